@@ -1,0 +1,243 @@
+//! Configuration of one server connection: transport, protocol era, limits and timeouts.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::types::Implementation;
+
+/// The protocol revision this client speaks in the modern (stateless) era.
+pub const MODERN_VERSION: &str = "2026-07-28";
+
+/// Legacy (handshake) revisions this client speaks, newest first.
+pub const LEGACY_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// Which protocol era to speak with a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProtocolMode {
+    /// Probe with `server/discover`; fall back to the legacy `initialize` handshake (default).
+    #[default]
+    Auto,
+    /// Speak 2026-07-28 only; a legacy-only server is a connection error.
+    Modern,
+    /// Speak a legacy revision only (no probe).
+    Legacy,
+}
+
+/// How to launch a stdio server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StdioCommand {
+    /// The program to run (looked up on `PATH` by the runtime).
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Extra environment variables (added to the inherited environment).
+    pub env: Vec<(String, String)>,
+    /// Working directory; `None` inherits the client's.
+    pub cwd: Option<String>,
+}
+
+impl StdioCommand {
+    /// A command with no arguments.
+    pub fn new(program: impl Into<String>) -> Self {
+        Self { program: program.into(), args: Vec::new(), env: Vec::new(), cwd: None }
+    }
+
+    /// Adds an argument.
+    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    /// Adds arguments.
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Adds an environment variable.
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Sets the working directory.
+    pub fn cwd(mut self, dir: impl Into<String>) -> Self {
+        self.cwd = Some(dir.into());
+        self
+    }
+
+    /// The command line for display (environment values are never shown).
+    pub fn display(&self) -> String {
+        std::iter::once(self.program.as_str())
+            .chain(self.args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// The transport a connection uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TransportConfig {
+    /// A child process speaking newline-delimited JSON-RPC on stdin/stdout.
+    Stdio(StdioCommand),
+}
+
+/// Bounds on everything an untrusted server can make the client hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest JSON-RPC message accepted (one stdout line). Default 16 MiB.
+    pub max_message_bytes: usize,
+    /// Longest stderr line kept; longer lines are reported as truncated. Default 4 KiB.
+    pub max_stderr_line_bytes: usize,
+    /// Stderr lines remembered to explain a crash. Default 8.
+    pub stderr_tail_lines: usize,
+    /// Host requests in flight (queued or sent) at once. Default 1024.
+    pub max_in_flight: usize,
+    /// Host events waiting to be polled; beyond this, non-terminal events are dropped and counted
+    /// (responses are never dropped). Default 4096.
+    pub max_pending_events: usize,
+    /// Characters kept of a server log message or progress message. Default 8192.
+    pub max_log_chars: usize,
+    /// Pages followed by one list request. Default 1000.
+    pub max_list_pages: usize,
+    /// Items collected by one list request across pages. Default 100 000.
+    pub max_list_items: usize,
+    /// Server-to-client requests handled concurrently (legacy eras); more are refused. Default 16.
+    pub max_concurrent_server_requests: usize,
+    /// Finished wire ids remembered so a late response is recognised as late. Default 1024.
+    pub recent_finished: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_message_bytes: 16 * 1024 * 1024,
+            max_stderr_line_bytes: 4096,
+            stderr_tail_lines: 8,
+            max_in_flight: 1024,
+            max_pending_events: 4096,
+            max_log_chars: 8192,
+            max_list_pages: 1000,
+            max_list_items: 100_000,
+            max_concurrent_server_requests: 16,
+            recent_finished: 1024,
+        }
+    }
+}
+
+/// Timeouts of one connection. All are enforced by the core through `poll_timeout`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Timeouts {
+    /// Default per-request timeout (a request may override it). Default 60 s.
+    pub request: Duration,
+    /// How long the `server/discover` probe may take before the server is judged legacy.
+    /// Default 5 s.
+    pub discover: Duration,
+    /// How long the legacy `initialize` handshake may take. Default 30 s.
+    pub initialize: Duration,
+    /// After closing stdin, how long to wait for the process to exit before terminating it.
+    /// Default 2 s.
+    pub shutdown_grace: Duration,
+    /// After a terminate signal, how long to wait before killing. Default 2 s.
+    pub terminate_grace: Duration,
+    /// After the process exited, how long to keep reading its stdout for final messages.
+    /// Default 200 ms.
+    pub exit_drain: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Self {
+            request: Duration::from_secs(60),
+            discover: Duration::from_secs(5),
+            initialize: Duration::from_secs(30),
+            shutdown_grace: Duration::from_secs(2),
+            terminate_grace: Duration::from_secs(2),
+            exit_drain: Duration::from_millis(200),
+        }
+    }
+}
+
+/// The client features the host can serve; capabilities are derived from these, never assumed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClientFeatures {
+    /// A roots handler is installed.
+    pub roots: bool,
+    /// A sampling handler is installed.
+    pub sampling: bool,
+    /// A form-mode elicitation handler is installed.
+    pub elicitation_form: bool,
+    /// A URL-mode elicitation handler is installed.
+    pub elicitation_url: bool,
+}
+
+impl ClientFeatures {
+    /// The capabilities object announced in a legacy `initialize`.
+    pub fn legacy_capabilities(&self) -> Value {
+        let mut caps = Map::new();
+        if self.roots {
+            caps.insert("roots".into(), Value::Object(Map::new()));
+        }
+        if self.sampling {
+            caps.insert("sampling".into(), Value::Object(Map::new()));
+        }
+        if self.elicitation_form || self.elicitation_url {
+            let mut e = Map::new();
+            if self.elicitation_form {
+                e.insert("form".into(), Value::Object(Map::new()));
+            }
+            if self.elicitation_url {
+                e.insert("url".into(), Value::Object(Map::new()));
+            }
+            caps.insert("elicitation".into(), Value::Object(e));
+        }
+        Value::Object(caps)
+    }
+
+    /// The `clientCapabilities` sent with every modern request. Server-to-client features are
+    /// delivered in 2026-07-28 through multi-round-trip results, which this client does not
+    /// process yet, so none are declared: a server that needs one answers `-32021`.
+    pub fn modern_capabilities(&self) -> Value {
+        Value::Object(Map::new())
+    }
+}
+
+/// Everything one connection needs.
+#[derive(Debug, Clone)]
+pub struct ConnectionConfig {
+    /// How to reach the server.
+    pub transport: TransportConfig,
+    /// Identity sent to the server.
+    pub client_info: Implementation,
+    /// Which era to speak.
+    pub protocol: ProtocolMode,
+    /// Memory and work bounds.
+    pub limits: Limits,
+    /// Timeouts.
+    pub timeouts: Timeouts,
+    /// Features the host serves.
+    pub features: ClientFeatures,
+    /// Static `_meta` merged into every request (request-specific `_meta` wins).
+    pub request_meta: Map<String, Value>,
+}
+
+impl ConnectionConfig {
+    /// A configuration with defaults for a stdio server.
+    pub fn stdio(command: StdioCommand) -> Self {
+        Self {
+            transport: TransportConfig::Stdio(command),
+            client_info: Implementation::new("mcp-client-rs", env!("CARGO_PKG_VERSION")),
+            protocol: ProtocolMode::Auto,
+            limits: Limits::default(),
+            timeouts: Timeouts::default(),
+            features: ClientFeatures::default(),
+            request_meta: Map::new(),
+        }
+    }
+}

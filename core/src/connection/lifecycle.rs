@@ -1,0 +1,312 @@
+//! Process lifecycle (spawn, loss, shutdown escalation) and the era handshake on each process.
+
+use std::time::Instant;
+
+use serde_json::Value;
+
+use super::{Connection, Phase, Proc, ReapStage, Session, WireUse};
+use crate::config::{ProtocolMode, TransportConfig};
+use crate::error::{RequestError, RpcError};
+use crate::event::Event;
+use crate::framing::LineFramer;
+use crate::handle::Epoch;
+use crate::io::{ExitInfo, Io};
+use crate::jsonrpc::{self, RpcErrorObject};
+use crate::session::{self, judge_probe, ProbeOutcome, ProbeVerdict, ServerInfo};
+use crate::timers::Timer;
+
+impl Connection {
+    /// Asks the runtime to start a new process.
+    pub(super) fn spawn(&mut self, _now: Instant) {
+        let epoch = Epoch::new(self.counters.epochs.next());
+        let TransportConfig::Stdio(command) = &self.cfg.transport;
+        self.io.push_back(Io::Spawn { epoch, command: command.clone() });
+        self.proc = Proc::Starting { epoch };
+        self.stdout = LineFramer::new(self.cfg.limits.max_message_bytes);
+        self.stderr = LineFramer::new(self.cfg.limits.max_stderr_line_bytes);
+        self.stderr_tail.clear();
+    }
+
+    /// The runtime started the process for `epoch`.
+    pub fn handle_process_started(&mut self, now: Instant, epoch: Epoch) {
+        let now = self.tick(now);
+        if self.reaping.get(&epoch) == Some(&ReapStage::AwaitSpawn) {
+            self.begin_reap(now, epoch);
+            return;
+        }
+        if !matches!(self.proc, Proc::Starting { epoch: e } if e == epoch) {
+            return;
+        }
+        self.proc = Proc::Running { epoch, session: Session::Probing, exited: None, stdout_eof: false };
+        self.start_handshake(now, epoch);
+    }
+
+    /// The runtime could not start the process for `epoch`.
+    pub fn handle_spawn_failed(&mut self, now: Instant, epoch: Epoch, reason: String) {
+        let now = self.tick(now);
+        if self.reaping.remove(&epoch).is_some() {
+            self.maybe_closed();
+            return;
+        }
+        if !matches!(self.proc, Proc::Starting { epoch: e } if e == epoch) {
+            return;
+        }
+        self.proc = Proc::Down;
+        let err = RequestError::Spawn { detail: reason };
+        self.fail_all(&err);
+        self.emit(Event::Disconnected { reason: err });
+        let _ = now;
+    }
+
+    /// The process for `epoch` exited.
+    pub fn handle_process_exited(&mut self, now: Instant, epoch: Epoch, status: ExitInfo) {
+        let now = self.tick(now);
+        if self.reaping.remove(&epoch).is_some() {
+            self.timers.clear(Timer::Reap(epoch));
+            self.maybe_closed();
+            return;
+        }
+        let Proc::Running { epoch: e, exited, stdout_eof, .. } = &mut self.proc else { return };
+        if *e != epoch || exited.is_some() {
+            return;
+        }
+        *exited = Some(status);
+        if *stdout_eof {
+            self.lose(now, epoch, format!("the server process exited ({status})"), false);
+        } else {
+            // Keep reading briefly: the process's last messages may still be in the pipe.
+            self.timers.set(Timer::ExitDrain(epoch), now + self.cfg.timeouts.exit_drain);
+        }
+    }
+
+    /// The current process's stdout ended.
+    pub(super) fn on_stdout_closed(&mut self, now: Instant, epoch: Epoch) {
+        let Proc::Running { exited, stdout_eof, .. } = &mut self.proc else { return };
+        *stdout_eof = true;
+        match *exited {
+            Some(status) => {
+                self.timers.clear(Timer::ExitDrain(epoch));
+                self.lose(now, epoch, format!("the server process exited ({status})"), false);
+            }
+            None => self.timers.set(Timer::ExitDrain(epoch), now + self.cfg.timeouts.exit_drain),
+        }
+    }
+
+    pub(super) fn on_exit_drain(&mut self, now: Instant, epoch: Epoch) {
+        let Proc::Running { epoch: e, exited, .. } = &self.proc else { return };
+        if *e != epoch {
+            return;
+        }
+        match *exited {
+            Some(status) => self.lose(now, epoch, format!("the server process exited ({status})"), false),
+            None => self.lose(now, epoch, "the server closed its stdout".into(), true),
+        }
+    }
+
+    /// The process is gone or useless: fail everything in flight, forget the session, and
+    /// reap the process if it may still be running. The next request starts a new one.
+    fn lose(&mut self, now: Instant, epoch: Epoch, what: String, still_running: bool) {
+        let mut detail = what;
+        if !self.stderr_tail.is_empty() {
+            let tail: Vec<_> = self.stderr_tail.iter().cloned().collect();
+            detail.push_str("; last stderr: ");
+            detail.push_str(&tail.join(" | "));
+        }
+        let err = RequestError::TransportClosed { detail };
+        self.drop_process(now, epoch, still_running);
+        self.fail_all(&err);
+        self.emit(Event::Disconnected { reason: err });
+        self.maybe_closed();
+    }
+
+    /// Forgets the current process (reaping it if needed) and everything tied to it.
+    fn drop_process(&mut self, now: Instant, epoch: Epoch, still_running: bool) {
+        self.proc = Proc::Down;
+        self.timers.clear(Timer::Handshake);
+        self.timers.clear(Timer::ExitDrain(epoch));
+        let stale: Vec<_> = self.wire.keys().cloned().collect();
+        for id in stale {
+            if let Some(WireUse::Op(h)) = self.wire.remove(&id) {
+                if let Some(op) = self.ops.get_mut(&h) {
+                    op.sent = None;
+                }
+            }
+            self.remember_finished(id);
+        }
+        self.server_requests.clear();
+        self.cache.clear();
+        self.known_tools = None;
+        self.log_level = None;
+        if still_running {
+            self.reaping.insert(epoch, ReapStage::Grace);
+            self.begin_reap(now, epoch);
+        }
+    }
+
+    /// Starts shutting down the current process (for `close`).
+    pub(super) fn retire_process(&mut self, now: Instant) {
+        match std::mem::replace(&mut self.proc, Proc::Down) {
+            Proc::Down => {}
+            Proc::Starting { epoch } => {
+                self.reaping.insert(epoch, ReapStage::AwaitSpawn);
+            }
+            Proc::Running { epoch, exited, .. } => self.drop_process(now, epoch, exited.is_none()),
+        }
+    }
+
+    /// Closes stdin and arms the grace timer.
+    fn begin_reap(&mut self, now: Instant, epoch: Epoch) {
+        self.io.push_back(Io::CloseStdin { epoch });
+        self.reaping.insert(epoch, ReapStage::Grace);
+        self.timers.set(Timer::Reap(epoch), now + self.cfg.timeouts.shutdown_grace);
+    }
+
+    pub(super) fn on_reap_timer(&mut self, now: Instant, epoch: Epoch) {
+        let grace = self.cfg.timeouts.terminate_grace;
+        match self.reaping.get(&epoch).copied() {
+            Some(ReapStage::Grace) => {
+                self.io.push_back(Io::Terminate { epoch, force: false });
+                self.reaping.insert(epoch, ReapStage::Terminated);
+                self.timers.set(Timer::Reap(epoch), now + grace);
+            }
+            Some(ReapStage::Terminated) => {
+                self.io.push_back(Io::Terminate { epoch, force: true });
+                self.reaping.insert(epoch, ReapStage::Killed);
+                self.timers.set(Timer::Reap(epoch), now + grace);
+            }
+            Some(ReapStage::Killed) => {
+                // Killed and still no exit report: stop waiting for it.
+                self.reaping.remove(&epoch);
+                self.maybe_closed();
+            }
+            Some(ReapStage::AwaitSpawn) | None => {}
+        }
+    }
+
+    /// After `close`: emits [`Event::Closed`] once nothing is left to shut down.
+    pub(super) fn maybe_closed(&mut self) {
+        if self.phase == Phase::Closing && matches!(self.proc, Proc::Down) && self.reaping.is_empty() {
+            self.phase = Phase::Closed;
+            self.emit(Event::Closed);
+        }
+    }
+
+    // ----- the era handshake ----------------------------------------------------------------
+
+    fn start_handshake(&mut self, now: Instant, epoch: Epoch) {
+        match self.cfg.protocol {
+            ProtocolMode::Legacy => self.send_initialize(now, epoch),
+            ProtocolMode::Auto | ProtocolMode::Modern => {
+                let id = self.next_wire_id();
+                let meta = session::modern_meta(&self.cfg.client_info, &self.cfg.features);
+                let params = serde_json::json!({ "_meta": Value::Object(meta) });
+                self.wire.insert(id.clone(), WireUse::Probe);
+                self.write(epoch, jsonrpc::encode_request(&id, "server/discover", Some(&params)));
+                self.timers.set(Timer::Handshake, now + self.cfg.timeouts.discover);
+            }
+        }
+    }
+
+    fn send_initialize(&mut self, now: Instant, epoch: Epoch) {
+        let id = self.next_wire_id();
+        let params = session::initialize_params(&self.cfg.client_info, &self.cfg.features);
+        self.wire.insert(id.clone(), WireUse::Initialize);
+        self.write(epoch, jsonrpc::encode_request(&id, "initialize", Some(&params)));
+        if let Proc::Running { session, .. } = &mut self.proc {
+            *session = Session::Initializing;
+        }
+        self.timers.set(Timer::Handshake, now + self.cfg.timeouts.initialize);
+    }
+
+    fn running_epoch(&self) -> Option<(Epoch, bool)> {
+        match &self.proc {
+            Proc::Running { epoch, session, .. } => Some((*epoch, matches!(session, Session::Probing))),
+            _ => None,
+        }
+    }
+
+    pub(super) fn on_probe_response(&mut self, now: Instant, outcome: Result<Value, RpcErrorObject>) {
+        let Some((epoch, probing)) = self.running_epoch() else { return };
+        let outcome = match outcome {
+            Ok(v) => ProbeOutcome::Result(v),
+            Err(e) => ProbeOutcome::Error(RpcError { code: e.code, message: e.message, data: e.data }),
+        };
+        let verdict = judge_probe(self.cfg.protocol, outcome);
+        if !probing {
+            // A late answer while `initialize` is under way: a modern result still wins.
+            if let ProbeVerdict::Modern(info) = verdict {
+                let stale: Vec<_> = self
+                    .wire
+                    .iter()
+                    .filter(|(_, u)| **u == WireUse::Initialize)
+                    .map(|(id, _)| id.clone())
+                    .collect();
+                for id in stale {
+                    self.wire.remove(&id);
+                    self.remember_finished(id);
+                }
+                self.ready(now, info);
+            }
+            return;
+        }
+        match verdict {
+            ProbeVerdict::Modern(info) => self.ready(now, info),
+            ProbeVerdict::Legacy => self.send_initialize(now, epoch),
+            ProbeVerdict::Fail(err) => self.fail_handshake(now, err),
+        }
+    }
+
+    pub(super) fn on_initialize_response(&mut self, now: Instant, outcome: Result<Value, RpcErrorObject>) {
+        let Some((epoch, _)) = self.running_epoch() else { return };
+        match outcome {
+            Ok(v) => match session::judge_initialize(v) {
+                Ok(info) => {
+                    self.write(epoch, jsonrpc::encode_notification("notifications/initialized", None));
+                    self.ready(now, info);
+                }
+                Err(e) => self.fail_handshake(now, e),
+            },
+            Err(e) => {
+                let detail =
+                    format!("server answered error {} {}", e.code, crate::text::sanitize(&e.message, 500));
+                self.fail_handshake(now, RequestError::Handshake { detail });
+            }
+        }
+    }
+
+    pub(super) fn on_handshake_timeout(&mut self, now: Instant) {
+        let Some((epoch, probing)) = self.running_epoch() else { return };
+        if probing {
+            match judge_probe(self.cfg.protocol, ProbeOutcome::Timeout) {
+                ProbeVerdict::Legacy => self.send_initialize(now, epoch),
+                ProbeVerdict::Fail(err) => self.fail_handshake(now, err),
+                ProbeVerdict::Modern(info) => self.ready(now, info),
+            }
+        } else {
+            let after = self.cfg.timeouts.initialize;
+            self.fail_handshake(
+                now,
+                RequestError::Handshake { detail: format!("no answer within {after:?}") },
+            );
+        }
+    }
+
+    /// The server cannot be spoken to: fail what waits for it and stop the process.
+    fn fail_handshake(&mut self, now: Instant, err: RequestError) {
+        let Some((epoch, _)) = self.running_epoch() else { return };
+        let running = matches!(self.proc, Proc::Running { exited: None, .. });
+        self.drop_process(now, epoch, running);
+        self.fail_all(&err);
+        self.emit(Event::Disconnected { reason: err });
+        self.maybe_closed();
+    }
+
+    fn ready(&mut self, now: Instant, info: ServerInfo) {
+        self.timers.clear(Timer::Handshake);
+        if let Proc::Running { session, .. } = &mut self.proc {
+            *session = Session::Ready(info.clone());
+        }
+        self.emit(Event::Connected(info));
+        self.pump(now);
+    }
+}

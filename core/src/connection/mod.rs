@@ -1,0 +1,382 @@
+//! The per-server state machine: one [`Connection`] per MCP server.
+//!
+//! Method groups, in the order a runtime uses them:
+//! - construction: [`Connection::new`];
+//! - inputs `handle_*` (process started, stdout/stderr bytes, EOF, exit, timer);
+//! - commands (plain verbs returning a handle at once): [`Connection::request`],
+//!   [`Connection::cancel`], [`Connection::respond_to_server`], [`Connection::close`];
+//! - outputs: [`Connection::poll_io`], [`Connection::poll_event`], [`Connection::poll_timeout`];
+//! - getters: [`Connection::server_info`], [`Connection::known_tools`], ...
+//!
+//! After every input or command, drain `poll_io` and `poll_event` until both are `None`, then
+//! sleep until `poll_timeout` (see the crate docs for the loop).
+
+mod inbound;
+mod lifecycle;
+mod ops;
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::time::{Duration, Instant};
+
+use crate::config::ConnectionConfig;
+use crate::error::{CommandError, RequestError, Warning};
+use crate::event::Event;
+use crate::framing::LineFramer;
+use crate::handle::{Counter, Epoch, RequestHandle, ServerRequestHandle};
+use crate::io::{ExitInfo, Io};
+use crate::jsonrpc::WireId;
+use crate::request::{Request, RequestOptions, Response};
+use crate::session::{Era, ServerInfo};
+use crate::timers::{Timer, Timers};
+use crate::types::{LoggingLevel, Tool};
+
+/// The sans-IO state machine for one MCP server. See the module docs for the method groups.
+#[derive(Debug)]
+pub struct Connection {
+    cfg: ConnectionConfig,
+    now: Option<Instant>,
+    counters: Counters,
+    phase: Phase,
+    proc: Proc,
+    reaping: BTreeMap<Epoch, ReapStage>,
+    ops: BTreeMap<RequestHandle, ops::Op>,
+    queue: VecDeque<RequestHandle>,
+    wire: BTreeMap<WireId, WireUse>,
+    recent: VecDeque<WireId>,
+    recent_set: BTreeSet<WireId>,
+    progress: BTreeMap<String, RequestHandle>,
+    timers: Timers,
+    server_requests: BTreeMap<ServerRequestHandle, inbound::PendingServerRequest>,
+    cache: BTreeMap<&'static str, ops::CacheEntry>,
+    known_tools: Option<Vec<Tool>>,
+    log_level: Option<LoggingLevel>,
+    io: VecDeque<Io>,
+    events: VecDeque<Event>,
+    dropped_events: usize,
+    stdout: LineFramer,
+    stderr: LineFramer,
+    stderr_tail: VecDeque<String>,
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    handles: Counter,
+    server: Counter,
+    epochs: Counter,
+    wire: Counter,
+    progress: Counter,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Open,
+    Closing,
+    Closed,
+}
+
+/// The current server process.
+#[derive(Debug)]
+enum Proc {
+    /// No process; the next request starts one.
+    Down,
+    /// Spawn requested, not yet confirmed.
+    Starting { epoch: Epoch },
+    /// Running (or just exited, with its last output still being read).
+    Running { epoch: Epoch, session: Session, exited: Option<ExitInfo>, stdout_eof: bool },
+}
+
+/// The era sub-protocol of a running process.
+#[derive(Debug)]
+enum Session {
+    /// `server/discover` sent.
+    Probing,
+    /// Legacy `initialize` sent (the probe may still answer late).
+    Initializing,
+    /// Usable.
+    Ready(ServerInfo),
+}
+
+/// What a wire id in flight is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WireUse {
+    Op(RequestHandle),
+    Probe,
+    Initialize,
+}
+
+/// Shutdown escalation of a process that is going away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReapStage {
+    /// Spawn not confirmed yet; close it as soon as it is.
+    AwaitSpawn,
+    /// Stdin closed; waiting for a voluntary exit.
+    Grace,
+    /// Terminate sent.
+    Terminated,
+    /// Kill sent; waiting for the exit report.
+    Killed,
+}
+
+impl Connection {
+    /// A connection in its initial state. Nothing happens until the first request.
+    pub fn new(cfg: ConnectionConfig, now: Instant) -> Self {
+        let stdout = LineFramer::new(cfg.limits.max_message_bytes);
+        let stderr = LineFramer::new(cfg.limits.max_stderr_line_bytes);
+        Self {
+            cfg,
+            now: Some(now),
+            counters: Counters::default(),
+            phase: Phase::Open,
+            proc: Proc::Down,
+            reaping: BTreeMap::new(),
+            ops: BTreeMap::new(),
+            queue: VecDeque::new(),
+            wire: BTreeMap::new(),
+            recent: VecDeque::new(),
+            recent_set: BTreeSet::new(),
+            progress: BTreeMap::new(),
+            timers: Timers::default(),
+            server_requests: BTreeMap::new(),
+            cache: BTreeMap::new(),
+            known_tools: None,
+            log_level: None,
+            io: VecDeque::new(),
+            events: VecDeque::new(),
+            dropped_events: 0,
+            stdout,
+            stderr,
+            stderr_tail: VecDeque::new(),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ConnectionConfig {
+        &self.cfg
+    }
+
+    /// Time only moves forward: an earlier `now` is treated as the latest seen.
+    fn tick(&mut self, now: Instant) -> Instant {
+        let now = match self.now {
+            Some(last) if last > now => last,
+            _ => now,
+        };
+        self.now = Some(now);
+        now
+    }
+
+    // ----- commands -------------------------------------------------------------------------
+
+    /// Starts a request. The outcome arrives later as exactly one [`Event::Response`] for the
+    /// returned handle. Fails at once only for host misuse.
+    pub fn request(
+        &mut self,
+        now: Instant,
+        request: Request,
+        opts: RequestOptions,
+    ) -> Result<RequestHandle, CommandError> {
+        let now = self.tick(now);
+        if self.phase != Phase::Open {
+            return Err(CommandError::Closed);
+        }
+        if self.ops.len() >= self.cfg.limits.max_in_flight {
+            return Err(CommandError::TooManyInFlight { limit: self.cfg.limits.max_in_flight });
+        }
+        ops::validate(&request)?;
+        let handle = RequestHandle::new(self.counters.handles.next());
+        if let Some(cached) = self.cached_list(now, &request, &opts) {
+            self.emit(Event::Response { handle, result: Ok(cached) });
+            return Ok(handle);
+        }
+        let timeout = opts.timeout.unwrap_or(self.cfg.timeouts.request);
+        let op = ops::Op::new(request, opts, now, timeout);
+        self.timers.set(Timer::Request(handle), now + timeout);
+        self.ops.insert(handle, op);
+        self.queue.push_back(handle);
+        self.pump(now);
+        Ok(handle)
+    }
+
+    /// Cancels a request: it ends with [`RequestError::Cancelled`] and, if it was sent, the
+    /// server gets `notifications/cancelled`. Returns false (and does nothing) if the request
+    /// already ended.
+    pub fn cancel(&mut self, now: Instant, handle: RequestHandle) -> bool {
+        let now = self.tick(now);
+        if !self.ops.contains_key(&handle) {
+            return false;
+        }
+        self.abandon(now, handle, "cancelled by the client");
+        self.finish(handle, Err(RequestError::Cancelled));
+        true
+    }
+
+    /// Closes the connection: pending requests fail with [`RequestError::Closed`], stdin is
+    /// closed, and the process is terminated, then killed, if it does not exit in time.
+    /// [`Event::Closed`] follows. Idempotent.
+    pub fn close(&mut self, now: Instant) {
+        let now = self.tick(now);
+        if self.phase != Phase::Open {
+            return;
+        }
+        self.phase = Phase::Closing;
+        let handles: Vec<_> = self.ops.keys().copied().collect();
+        for h in handles {
+            self.abandon(now, h, "client is closing");
+            self.finish(h, Err(RequestError::Closed));
+        }
+        self.server_requests.clear();
+        self.retire_process(now);
+        self.maybe_closed();
+    }
+
+    // ----- outputs --------------------------------------------------------------------------
+
+    /// The next IO action for the runtime.
+    #[must_use]
+    pub fn poll_io(&mut self) -> Option<Io> {
+        self.io.pop_front()
+    }
+
+    /// The next event for the host.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<Event> {
+        if let Some(ev) = self.events.pop_front() {
+            return Some(ev);
+        }
+        if self.dropped_events > 0 {
+            let count = std::mem::take(&mut self.dropped_events);
+            return Some(Event::Warning(Warning::EventsDropped { count }));
+        }
+        None
+    }
+
+    /// When to call [`Connection::handle_timeout`] next (`None`: no timer is armed).
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.timers.next().map(|(at, _)| at)
+    }
+
+    /// The next deadline and what it is for, for logs.
+    pub fn poll_timeout_reason(&self) -> Option<(Instant, &'static str)> {
+        self.timers.next().map(|(at, t)| (at, t.reason()))
+    }
+
+    /// Fires every timer due at `now`. Calling it early or twice is harmless; afterwards no
+    /// deadline at or before `now` remains.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        let now = self.tick(now);
+        while let Some(timer) = self.timers.pop_due(now) {
+            match timer {
+                Timer::Request(h) => self.on_request_timeout(now, h),
+                Timer::Handshake => self.on_handshake_timeout(now),
+                Timer::ExitDrain(epoch) => self.on_exit_drain(now, epoch),
+                Timer::Reap(epoch) => self.on_reap_timer(now, epoch),
+            }
+        }
+    }
+
+    // ----- getters --------------------------------------------------------------------------
+
+    /// What is known about the server, once connected.
+    pub fn server_info(&self) -> Option<&ServerInfo> {
+        match &self.proc {
+            Proc::Running { session: Session::Ready(info), .. } => Some(info),
+            _ => None,
+        }
+    }
+
+    /// The era, once connected.
+    pub fn era(&self) -> Option<Era> {
+        self.server_info().map(|i| i.era)
+    }
+
+    /// The tools of the last complete `tools/list`, until a `list_changed` or a restart makes
+    /// them unknown. Used to route tool calls between servers.
+    pub fn known_tools(&self) -> Option<&[Tool]> {
+        self.known_tools.as_deref()
+    }
+
+    /// Requests waiting for an outcome.
+    pub fn in_flight(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// True once [`Event::Closed`] has been emitted.
+    pub fn is_closed(&self) -> bool {
+        self.phase == Phase::Closed
+    }
+
+    /// The epoch of the current process, if one is starting or running.
+    pub fn current_epoch(&self) -> Option<Epoch> {
+        match self.proc {
+            Proc::Down => None,
+            Proc::Starting { epoch } | Proc::Running { epoch, .. } => Some(epoch),
+        }
+    }
+
+    // ----- shared helpers -------------------------------------------------------------------
+
+    /// Queues an event, dropping non-essential ones past the limit.
+    fn emit(&mut self, ev: Event) {
+        let essential = matches!(
+            ev,
+            Event::Response { .. }
+                | Event::Connected(_)
+                | Event::Disconnected { .. }
+                | Event::Closed
+                | Event::ServerRequest { .. }
+                | Event::ServerRequestCancelled { .. }
+        );
+        if !essential && self.events.len() >= self.cfg.limits.max_pending_events {
+            self.dropped_events += 1;
+            return;
+        }
+        self.events.push_back(ev);
+    }
+
+    fn warn(&mut self, w: Warning) {
+        self.emit(Event::Warning(w));
+    }
+
+    /// Writes bytes to the current process, if it is running with this epoch.
+    fn write(&mut self, epoch: Epoch, bytes: Vec<u8>) {
+        self.io.push_back(Io::Write { epoch, bytes });
+    }
+
+    fn remember_finished(&mut self, id: WireId) {
+        if self.recent_set.insert(id.clone()) {
+            self.recent.push_back(id);
+            while self.recent.len() > self.cfg.limits.recent_finished {
+                if let Some(old) = self.recent.pop_front() {
+                    self.recent_set.remove(&old);
+                }
+            }
+        }
+    }
+
+    fn next_wire_id(&mut self) -> WireId {
+        WireId::from_int(self.counters.wire.next())
+    }
+
+    fn request_timeout_of(&self, handle: RequestHandle) -> Duration {
+        self.ops.get(&handle).map_or(self.cfg.timeouts.request, |op| op.timeout)
+    }
+
+    /// Ends a request with its single outcome.
+    fn finish(&mut self, handle: RequestHandle, result: Result<Response, RequestError>) {
+        let Some(op) = self.ops.remove(&handle) else { return };
+        self.timers.clear(Timer::Request(handle));
+        self.queue.retain(|h| *h != handle);
+        if let Some(token) = &op.progress_token {
+            self.progress.remove(&ops::progress_key(token));
+        }
+        if let Some((_, id)) = op.sent {
+            if self.wire.remove(&id).is_some() {
+                self.remember_finished(id);
+            }
+        }
+        self.emit(Event::Response { handle, result });
+    }
+}
+
+#[cfg(test)]
+mod tests;

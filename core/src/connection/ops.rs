@@ -1,0 +1,502 @@
+//! Host requests: building them for the server's era, pagination, deadlines, caching.
+
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Map, Value};
+
+use super::{Connection, Proc, Session, WireUse};
+use crate::error::{CommandError, RequestError, RpcError, Warning};
+use crate::event::Progress;
+use crate::handle::{Epoch, RequestHandle};
+use crate::jsonrpc::{self, RpcErrorObject, WireId};
+use crate::request::{Request, RequestOptions, Response};
+use crate::session::{modern_meta, Era, ServerInfo};
+use crate::timers::Timer;
+use crate::types::{
+    CallToolResult, CompleteResult, GetPromptResult, ListPage, Prompt, ReadResourceResult, Resource,
+    ResourceTemplate, Tool,
+};
+
+/// One host request in flight.
+#[derive(Debug)]
+pub(super) struct Op {
+    pub(super) request: Request,
+    pub(super) opts: RequestOptions,
+    pub(super) timeout: Duration,
+    hard_deadline: Option<Instant>,
+    /// The process and wire id of the attempt on the wire, if any.
+    pub(super) sent: Option<(Epoch, WireId)>,
+    pub(super) progress_token: Option<String>,
+    pages: Pages,
+}
+
+#[derive(Debug, Default)]
+struct Pages {
+    items: Vec<Value>,
+    cursor: Option<String>,
+    seen: BTreeSet<String>,
+    count: usize,
+    ttl_ms: Option<u64>,
+}
+
+/// A cached list result.
+#[derive(Debug, Clone)]
+pub(super) struct CacheEntry {
+    response: Response,
+    /// `None`: valid until a `list_changed` notification or a restart.
+    expires: Option<Instant>,
+}
+
+impl Op {
+    pub(super) fn new(request: Request, opts: RequestOptions, now: Instant, timeout: Duration) -> Self {
+        let hard_deadline =
+            if opts.reset_timeout_on_progress { opts.max_total_timeout.map(|d| now + d) } else { None };
+        Self {
+            request,
+            opts,
+            timeout,
+            hard_deadline,
+            sent: None,
+            progress_token: None,
+            pages: Pages::default(),
+        }
+    }
+}
+
+/// Rejects requests that cannot be sent.
+pub(super) fn validate(request: &Request) -> Result<(), CommandError> {
+    match request {
+        Request::CallTool { name, arguments } => {
+            if name.is_empty() {
+                return Err(CommandError::InvalidArgument("tool name is empty".into()));
+            }
+            if !(arguments.is_object() || arguments.is_null()) {
+                return Err(CommandError::InvalidArgument("tool arguments must be a JSON object".into()));
+            }
+        }
+        Request::Custom { method, params } => {
+            if method.is_empty() {
+                return Err(CommandError::InvalidArgument("method is empty".into()));
+            }
+            if !(params.is_object() || params.is_null()) {
+                return Err(CommandError::InvalidArgument("params must be a JSON object".into()));
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+impl Connection {
+    /// A fresh cached answer for a list request, if there is one.
+    pub(super) fn cached_list(
+        &self,
+        now: Instant,
+        request: &Request,
+        opts: &RequestOptions,
+    ) -> Option<Response> {
+        let (_, method, _) = request.list_kind()?;
+        if opts.refresh {
+            return None;
+        }
+        let entry = self.cache.get(method)?;
+        match entry.expires {
+            Some(at) if at <= now => None,
+            _ => Some(entry.response.clone()),
+        }
+    }
+
+    /// Moves queued requests forward: starts the process if needed, sends when ready.
+    pub(super) fn pump(&mut self, now: Instant) {
+        if self.queue.is_empty() || self.phase != super::Phase::Open {
+            return;
+        }
+        match &self.proc {
+            Proc::Down => self.spawn(now),
+            Proc::Starting { .. } => {}
+            Proc::Running { session: Session::Ready(info), epoch, exited: None, stdout_eof: false } => {
+                let (epoch, info) = (*epoch, info.clone());
+                while let Some(h) = self.queue.pop_front() {
+                    self.send_op(now, epoch, &info, h);
+                }
+            }
+            Proc::Running { .. } => {}
+        }
+    }
+
+    /// Sends (or answers locally) one request on a ready connection.
+    fn send_op(&mut self, now: Instant, epoch: Epoch, info: &ServerInfo, handle: RequestHandle) {
+        let Some(op) = self.ops.get(&handle) else { return };
+        match (&op.request, info.era) {
+            (Request::Connect, _) => {
+                self.finish(handle, Ok(Response::Connected(info.clone())));
+                return;
+            }
+            (Request::SetLogLevel(level), Era::Modern) => {
+                self.log_level = Some(*level);
+                self.finish(handle, Ok(Response::Empty));
+                return;
+            }
+            _ => {}
+        }
+        let _ = now;
+        let (method, params) = self.build(handle, info.era);
+        let id = self.next_wire_id();
+        let bytes = jsonrpc::encode_request(&id, &method, params.as_ref());
+        self.wire.insert(id.clone(), WireUse::Op(handle));
+        if let Some(op) = self.ops.get_mut(&handle) {
+            op.sent = Some((epoch, id));
+        }
+        self.write(epoch, bytes);
+    }
+
+    /// The method and params of a request for the given era.
+    fn build(&mut self, handle: RequestHandle, era: Era) -> (Cow<'static, str>, Option<Value>) {
+        let op = self.ops.get(&handle).expect("op exists");
+        let mut hoisted: Option<Map<String, Value>> = None;
+        let (method, params): (&'static str, Map<String, Value>) = match &op.request {
+            Request::Connect => unreachable!("answered locally"),
+            r @ (Request::ListTools
+            | Request::ListPrompts
+            | Request::ListResources
+            | Request::ListResourceTemplates) => {
+                let (_, method, _) = r.list_kind().expect("list request");
+                let mut p = Map::new();
+                if let Some(c) = &op.pages.cursor {
+                    p.insert("cursor".into(), Value::String(c.clone()));
+                }
+                (method, p)
+            }
+            Request::CallTool { name, arguments } => {
+                let mut args = match arguments {
+                    Value::Object(m) => m.clone(),
+                    _ => Map::new(),
+                };
+                if let Some(meta) = args.remove("_meta") {
+                    hoisted = meta.as_object().cloned();
+                }
+                let mut p = Map::new();
+                p.insert("name".into(), Value::String(name.clone()));
+                p.insert("arguments".into(), Value::Object(args));
+                ("tools/call", p)
+            }
+            Request::GetPrompt { name, arguments } => {
+                let mut p = Map::new();
+                p.insert("name".into(), Value::String(name.clone()));
+                if !arguments.is_empty() {
+                    p.insert("arguments".into(), Value::Object(arguments.clone()));
+                }
+                ("prompts/get", p)
+            }
+            Request::ReadResource { uri } => ("resources/read", one("uri", Value::String(uri.clone()))),
+            Request::Complete { reference, argument, value, context } => {
+                let mut p = Map::new();
+                p.insert("ref".into(), reference.to_value());
+                p.insert("argument".into(), json!({"name": argument, "value": value}));
+                if let Some(ctx) = context {
+                    p.insert("context".into(), json!({"arguments": ctx}));
+                }
+                ("completion/complete", p)
+            }
+            Request::Ping => match era {
+                Era::Modern => ("server/discover", Map::new()),
+                Era::Legacy => ("ping", Map::new()),
+            },
+            Request::SetLogLevel(level) => {
+                ("logging/setLevel", one("level", Value::String(level.as_str().into())))
+            }
+            Request::Custom { method, params } => {
+                let p = params.as_object().cloned().unwrap_or_default();
+                return self.finish_build(handle, era, Cow::Owned(method.clone()), p, None);
+            }
+        };
+        self.finish_build(handle, era, Cow::Borrowed(method), params, hoisted)
+    }
+
+    /// Merges `_meta` into the params and registers the progress token.
+    fn finish_build(
+        &mut self,
+        handle: RequestHandle,
+        era: Era,
+        method: Cow<'static, str>,
+        mut params: Map<String, Value>,
+        hoisted: Option<Map<String, Value>>,
+    ) -> (Cow<'static, str>, Option<Value>) {
+        let op = self.ops.get(&handle).expect("op exists");
+        let (op_meta, want_progress, existing_token) =
+            (op.opts.meta.clone(), op.opts.progress, op.progress_token.clone());
+        // _meta: static, hoisted from arguments, per request, progress token, then the protocol
+        // envelope (which the host cannot override).
+        let mut meta = self.cfg.request_meta.clone();
+        if let Some(Value::Object(existing)) = params.remove("_meta") {
+            meta.extend(existing);
+        }
+        if let Some(h) = hoisted {
+            meta.extend(h);
+        }
+        if let Some(m) = op_meta {
+            meta.extend(m);
+        }
+        let mut token_to_register = None;
+        if want_progress {
+            let token = match existing_token {
+                Some(t) => t,
+                None => format!("mcp-progress-{}", self.counters.progress.next()),
+            };
+            meta.insert("progressToken".into(), Value::String(token.clone()));
+            token_to_register = Some(token);
+        }
+        if era == Era::Modern {
+            meta.extend(modern_meta(&self.cfg.client_info, &self.cfg.features));
+            if let Some(level) = self.log_level {
+                meta.insert("io.modelcontextprotocol/logLevel".into(), Value::String(level.as_str().into()));
+            }
+        }
+        if !meta.is_empty() {
+            params.insert("_meta".into(), Value::Object(meta));
+        }
+        if let Some(token) = token_to_register {
+            self.progress.insert(progress_key(&token), handle);
+            if let Some(op) = self.ops.get_mut(&handle) {
+                op.progress_token = Some(token);
+            }
+        }
+        let params = if params.is_empty() && era == Era::Legacy { None } else { Some(Value::Object(params)) };
+        (method, params)
+    }
+
+    /// The server answered a host request.
+    pub(super) fn on_op_response(
+        &mut self,
+        now: Instant,
+        handle: RequestHandle,
+        outcome: Result<Value, RpcErrorObject>,
+    ) {
+        let value = match outcome {
+            Err(e) => {
+                let err = RpcError { code: e.code, message: e.message, data: e.data };
+                self.finish(handle, Err(RequestError::Rpc(err)));
+                return;
+            }
+            Ok(v) => v,
+        };
+        if let Some(rt) = value.get("resultType") {
+            match rt.as_str() {
+                Some("complete") => {}
+                other => {
+                    let result_type = other.map_or_else(|| rt.to_string(), str::to_owned);
+                    self.finish(handle, Err(RequestError::UnsupportedResultType { result_type }));
+                    return;
+                }
+            }
+        }
+        let Some(op) = self.ops.get(&handle) else { return };
+        if op.request.list_kind().is_some() {
+            self.on_page(now, handle, value);
+            return;
+        }
+        let era = self.era();
+        let result = match &op.request {
+            Request::CallTool { .. } => CallToolResult::from_value(value).map(Response::ToolResult),
+            Request::GetPrompt { .. } => GetPromptResult::from_value(value).map(Response::Prompt),
+            Request::ReadResource { .. } => ReadResourceResult::from_value(value).map(Response::Resource),
+            Request::Complete { .. } => CompleteResult::from_value(value).map(Response::Completion),
+            Request::Ping => Ok(Response::Pong),
+            Request::SetLogLevel(_) => Ok(Response::Empty),
+            Request::Custom { .. } => Ok(Response::Raw(value)),
+            _ => Ok(Response::Raw(value)),
+        };
+        let _ = era;
+        let result = result.map_err(|e| RequestError::InvalidResponse { detail: e.to_string() });
+        self.finish(handle, result);
+    }
+
+    /// One page of a list arrived: follow the cursor or finish.
+    fn on_page(&mut self, now: Instant, handle: RequestHandle, value: Value) {
+        let limits = self.cfg.limits.clone();
+        let Some(op) = self.ops.get_mut(&handle) else { return };
+        let (kind, method, key) = op.request.list_kind().expect("list request");
+        let page = match ListPage::from_value(value, key) {
+            Ok(p) => p,
+            Err(e) => {
+                self.finish(handle, Err(RequestError::InvalidResponse { detail: e.to_string() }));
+                return;
+            }
+        };
+        op.sent = None;
+        op.pages.count += 1;
+        if let Some(ttl) = page.ttl_ms {
+            op.pages.ttl_ms = Some(op.pages.ttl_ms.map_or(ttl, |t| t.min(ttl)));
+        }
+        op.pages.items.extend(page.items);
+        let failure = if op.pages.items.len() > limits.max_list_items {
+            Some(format!("more than {} items", limits.max_list_items))
+        } else {
+            match &page.next_cursor {
+                Some(c) if !op.pages.seen.insert(c.clone()) => {
+                    Some(format!("the server repeated cursor {c:?}"))
+                }
+                Some(_) if op.pages.count >= limits.max_list_pages => {
+                    Some(format!("more than {} pages", limits.max_list_pages))
+                }
+                _ => None,
+            }
+        };
+        if let Some(detail) = failure {
+            self.finish(handle, Err(RequestError::Pagination { detail }));
+            return;
+        }
+        if let Some(cursor) = page.next_cursor {
+            op.pages.cursor = Some(cursor);
+            self.queue.push_front(handle);
+            self.pump(now);
+            return;
+        }
+        let items = std::mem::take(&mut op.pages.items);
+        let ttl = op.pages.ttl_ms;
+        let response = self.decode_list(method, items);
+        if method == "tools/list" {
+            if let Response::Tools(tools) = &response {
+                self.known_tools = Some(tools.clone());
+            }
+        }
+        self.store_cache(now, kind, method, ttl, &response);
+        self.finish(handle, Ok(response));
+    }
+
+    fn decode_list(&mut self, method: &'static str, items: Vec<Value>) -> Response {
+        fn all<T>(
+            conn: &mut Connection,
+            list: &'static str,
+            items: Vec<Value>,
+            f: fn(Value) -> Result<T, crate::types::DecodeError>,
+        ) -> Vec<T> {
+            let mut out = Vec::with_capacity(items.len());
+            for item in items {
+                match f(item) {
+                    Ok(t) => out.push(t),
+                    Err(e) => conn.warn(Warning::InvalidListItem { list, detail: e.to_string() }),
+                }
+            }
+            out
+        }
+        match method {
+            "tools/list" => Response::Tools(all(self, "tools", items, Tool::from_value)),
+            "prompts/list" => Response::Prompts(all(self, "prompts", items, Prompt::from_value)),
+            "resources/list" => Response::Resources(all(self, "resources", items, Resource::from_value)),
+            _ => Response::ResourceTemplates(all(
+                self,
+                "resource templates",
+                items,
+                ResourceTemplate::from_value,
+            )),
+        }
+    }
+
+    /// Caches a list: modern servers by `ttlMs`; legacy servers only when they promise
+    /// `listChanged` notifications for it.
+    fn store_cache(
+        &mut self,
+        now: Instant,
+        kind: crate::event::ListKind,
+        method: &'static str,
+        ttl_ms: Option<u64>,
+        response: &Response,
+    ) {
+        let Some(info) = self.server_info() else { return };
+        let expires = match info.era {
+            Era::Modern => match ttl_ms {
+                Some(ttl) if ttl > 0 => Some(now + Duration::from_millis(ttl)),
+                _ => return,
+            },
+            Era::Legacy => {
+                let caps = &info.capabilities;
+                let promised = match kind {
+                    crate::event::ListKind::Tools => caps.tools().is_some_and(|c| c.list_changed),
+                    crate::event::ListKind::Prompts => caps.prompts().is_some_and(|c| c.list_changed),
+                    crate::event::ListKind::Resources => caps.resources().is_some_and(|c| c.list_changed),
+                };
+                if !promised {
+                    return;
+                }
+                None
+            }
+        };
+        self.cache.insert(method, CacheEntry { response: response.clone(), expires });
+    }
+
+    /// Drops cached lists of a kind.
+    pub(super) fn invalidate(&mut self, kind: crate::event::ListKind) {
+        use crate::event::ListKind;
+        match kind {
+            ListKind::Tools => {
+                self.cache.remove("tools/list");
+                self.known_tools = None;
+            }
+            ListKind::Prompts => {
+                self.cache.remove("prompts/list");
+            }
+            ListKind::Resources => {
+                self.cache.remove("resources/list");
+                self.cache.remove("resources/templates/list");
+            }
+        }
+    }
+
+    /// Progress for a live request.
+    pub(super) fn on_progress(&mut self, now: Instant, token_key: &str, progress: Progress) {
+        let Some(&handle) = self.progress.get(token_key) else {
+            self.warn(Warning::StaleProgress { token: token_key.to_string() });
+            return;
+        };
+        if let Some(op) = self.ops.get(&handle) {
+            if op.opts.reset_timeout_on_progress {
+                let mut at = now + op.timeout;
+                if let Some(hard) = op.hard_deadline {
+                    at = at.min(hard);
+                }
+                self.timers.set(Timer::Request(handle), at);
+            }
+        }
+        self.emit(crate::event::Event::Progress { handle, progress });
+    }
+
+    pub(super) fn on_request_timeout(&mut self, now: Instant, handle: RequestHandle) {
+        let after = self.request_timeout_of(handle);
+        self.abandon(now, handle, "request timed out");
+        self.finish(handle, Err(RequestError::Timeout { after }));
+    }
+
+    /// Tells the server a sent request is no longer wanted (best effort, stdio).
+    pub(super) fn abandon(&mut self, _now: Instant, handle: RequestHandle, reason: &str) {
+        let Some(op) = self.ops.get(&handle) else { return };
+        let Some((epoch, id)) = op.sent.clone() else { return };
+        if self.current_epoch() != Some(epoch) || !self.wire.contains_key(&id) {
+            return;
+        }
+        let params = json!({"requestId": id.to_value(), "reason": reason});
+        let bytes = jsonrpc::encode_notification("notifications/cancelled", Some(&params));
+        self.write(epoch, bytes);
+    }
+
+    /// Fails every request with the same error (the process went away, or the handshake failed).
+    pub(super) fn fail_all(&mut self, err: &RequestError) {
+        let handles: Vec<_> = self.ops.keys().copied().collect();
+        for h in handles {
+            self.finish(h, Err(err.clone()));
+        }
+    }
+}
+
+fn one(key: &str, v: Value) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert(key.into(), v);
+    m
+}
+
+/// Progress tokens are matched by their JSON text, so a number never matches a string.
+pub(super) fn progress_key(token: &str) -> String {
+    Value::String(token.to_owned()).to_string()
+}

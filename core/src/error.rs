@@ -1,0 +1,301 @@
+//! Errors, split by who is at fault: the host (commands), the request's outcome, or the peer.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// A JSON-RPC error returned by the server, with its code, message and data kept intact.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("server error {code}: {message}")]
+pub struct RpcError {
+    /// The JSON-RPC error code.
+    pub code: i64,
+    /// The server's message.
+    pub message: String,
+    /// Structured data, if the server sent any.
+    pub data: Option<Value>,
+}
+
+/// The meaning of a JSON-RPC error code, where the specification gives one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RpcErrorKind {
+    /// -32700.
+    ParseError,
+    /// -32600.
+    InvalidRequest,
+    /// -32601.
+    MethodNotFound,
+    /// -32602 (also "resource not found" in 2026-07-28).
+    InvalidParams,
+    /// -32603.
+    InternalError,
+    /// -32002, resource not found in revisions up to 2025-11-25.
+    ResourceNotFound,
+    /// -32020: an HTTP header is missing or does not match the body.
+    HeaderMismatch,
+    /// -32021: the request lacks a client capability the server needs.
+    MissingRequiredClientCapability,
+    /// -32022: the server does not serve the requested protocol version.
+    UnsupportedProtocolVersion,
+    /// Any other code (implementation-defined).
+    Other,
+}
+
+impl RpcError {
+    /// Classifies the code.
+    pub fn kind(&self) -> RpcErrorKind {
+        match self.code {
+            -32700 => RpcErrorKind::ParseError,
+            -32600 => RpcErrorKind::InvalidRequest,
+            -32601 => RpcErrorKind::MethodNotFound,
+            -32602 => RpcErrorKind::InvalidParams,
+            -32603 => RpcErrorKind::InternalError,
+            -32002 => RpcErrorKind::ResourceNotFound,
+            -32020 => RpcErrorKind::HeaderMismatch,
+            -32021 => RpcErrorKind::MissingRequiredClientCapability,
+            -32022 => RpcErrorKind::UnsupportedProtocolVersion,
+            _ => RpcErrorKind::Other,
+        }
+    }
+
+    /// True for the errors only a 2026-07-28 server sends (they identify a modern server).
+    pub fn is_modern_error(&self) -> bool {
+        matches!(
+            self.kind(),
+            RpcErrorKind::HeaderMismatch
+                | RpcErrorKind::MissingRequiredClientCapability
+                | RpcErrorKind::UnsupportedProtocolVersion
+        )
+    }
+
+    /// For -32022: the versions the server says it supports.
+    pub fn supported_versions(&self) -> Vec<String> {
+        self.data
+            .as_ref()
+            .and_then(|d| d.get("supported"))
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// Host misuse, reported synchronously by a command.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CommandError {
+    /// The connection was closed; no more commands are accepted.
+    #[error("the connection is closed")]
+    Closed,
+    /// Too many requests are in flight.
+    #[error("too many requests in flight (limit {limit})")]
+    TooManyInFlight {
+        /// The configured limit.
+        limit: usize,
+    },
+    /// An argument is unusable (e.g. tool arguments that are not a JSON object).
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+}
+
+/// Why a request did not produce a result.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RequestError {
+    /// The server answered with a JSON-RPC error.
+    #[error(transparent)]
+    Rpc(#[from] RpcError),
+    /// No answer within the timeout; a cancellation was sent to the server.
+    #[error("request timed out after {after:?}")]
+    Timeout {
+        /// The timeout that expired.
+        after: Duration,
+    },
+    /// The host cancelled the request.
+    #[error("request cancelled")]
+    Cancelled,
+    /// The transport to the server was lost (process exited, stdout closed).
+    #[error("connection to the server was lost: {detail}")]
+    TransportClosed {
+        /// What happened, with the server's last stderr lines when there were any.
+        detail: String,
+    },
+    /// The server process could not be started.
+    #[error("could not start the server: {detail}")]
+    Spawn {
+        /// The operating system's reason.
+        detail: String,
+    },
+    /// A legacy server answered `initialize` with a revision this client cannot speak.
+    #[error(
+        "server answered protocol version {answered}, which this client does not speak (offered {offered})"
+    )]
+    UnsupportedProtocolVersion {
+        /// The version this client offered.
+        offered: String,
+        /// The version the server answered.
+        answered: String,
+    },
+    /// A modern server supports none of the versions this client speaks.
+    #[error("no common protocol version: server supports {server:?}, client speaks {client:?}")]
+    NoCommonVersion {
+        /// Versions the server listed.
+        server: Vec<String>,
+        /// Versions this client speaks.
+        client: Vec<String>,
+    },
+    /// The connection was configured for 2026-07-28 only, but the server does not speak it.
+    #[error("server does not speak protocol 2026-07-28 (modern mode): {detail}")]
+    ModernRequired {
+        /// What the probe saw.
+        detail: String,
+    },
+    /// The legacy `initialize` handshake failed.
+    #[error("initialize failed: {detail}")]
+    Handshake {
+        /// The reason.
+        detail: String,
+    },
+    /// The server's response could not be understood.
+    #[error("invalid response from server: {detail}")]
+    InvalidResponse {
+        /// What was wrong.
+        detail: String,
+    },
+    /// The server returned a `resultType` this client does not handle for this request.
+    #[error("unsupported resultType {result_type:?}")]
+    UnsupportedResultType {
+        /// The value received.
+        result_type: String,
+    },
+    /// A paginated list did not end within the configured bounds.
+    #[error("pagination stopped: {detail}")]
+    Pagination {
+        /// Which bound was hit (page count, item count, or a repeated cursor).
+        detail: String,
+    },
+    /// The connection was closed by the host while the request was pending.
+    #[error("the connection was closed")]
+    Closed,
+}
+
+impl RequestError {
+    /// The JSON-RPC error, when the server sent one.
+    pub fn rpc(&self) -> Option<&RpcError> {
+        match self {
+            RequestError::Rpc(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// True when the failure happened on the way to or from the server (not the server's
+    /// verdict), i.e. retrying on a fresh connection could succeed.
+    pub fn is_transport(&self) -> bool {
+        matches!(self, RequestError::TransportClosed { .. } | RequestError::Spawn { .. })
+    }
+}
+
+/// Non-fatal peer misbehaviour and dropped data, reported as events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Warning {
+    /// A stdout line was not JSON and was skipped.
+    NonJsonLine {
+        /// The start of the line, sanitised.
+        excerpt: String,
+    },
+    /// A message exceeded `max_message_bytes` and was discarded.
+    OversizeMessage {
+        /// Bytes discarded.
+        len: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// JSON that is not a valid JSON-RPC message.
+    InvalidMessage {
+        /// Why.
+        reason: String,
+    },
+    /// A response for an id with no pending request.
+    UnknownResponseId {
+        /// The id, as JSON text.
+        id: String,
+    },
+    /// A response for a request that already ended (timed out or cancelled).
+    LateResponse {
+        /// The id, as JSON text.
+        id: String,
+    },
+    /// A progress notification whose token names no live request.
+    StaleProgress {
+        /// The token, as JSON text.
+        token: String,
+    },
+    /// A modern server sent a request (2026-07-28 servers must not); it was refused.
+    UnexpectedServerRequest {
+        /// The method.
+        method: String,
+    },
+    /// A server-to-client request was refused (no handler, or too many at once).
+    ServerRequestRefused {
+        /// The method.
+        method: String,
+        /// Why.
+        reason: String,
+    },
+    /// A host handler failed; the server got a generic error, the detail is only here.
+    HandlerFailed {
+        /// The method handled.
+        method: String,
+        /// The handler's error.
+        detail: String,
+    },
+    /// An item of a list result was malformed and skipped.
+    InvalidListItem {
+        /// Which list.
+        list: &'static str,
+        /// Why.
+        detail: String,
+    },
+    /// Host events were dropped because the host did not poll them in time.
+    EventsDropped {
+        /// How many.
+        count: usize,
+    },
+    /// The probe or handshake saw something odd but carried on.
+    Handshake {
+        /// What.
+        detail: String,
+    },
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Warning::NonJsonLine { excerpt } => {
+                write!(f, "skipped a non-JSON line from the server: {excerpt}")
+            }
+            Warning::OversizeMessage { len, limit } => {
+                write!(f, "discarded a {len}-byte message from the server (limit {limit})")
+            }
+            Warning::InvalidMessage { reason } => write!(f, "ignored an invalid JSON-RPC message: {reason}"),
+            Warning::UnknownResponseId { id } => write!(f, "dropped a response for unknown id {id}"),
+            Warning::LateResponse { id } => write!(f, "dropped a late response for finished request {id}"),
+            Warning::StaleProgress { token } => write!(f, "dropped progress for unknown token {token}"),
+            Warning::UnexpectedServerRequest { method } => {
+                write!(f, "refused server request {method}: 2026-07-28 servers must not send requests")
+            }
+            Warning::ServerRequestRefused { method, reason } => {
+                write!(f, "refused server request {method}: {reason}")
+            }
+            Warning::HandlerFailed { method, detail } => write!(f, "handler for {method} failed: {detail}"),
+            Warning::InvalidListItem { list, detail } => {
+                write!(f, "skipped an invalid item in {list}: {detail}")
+            }
+            Warning::EventsDropped { count } => {
+                write!(f, "dropped {count} events the host did not poll in time")
+            }
+            Warning::Handshake { detail } => write!(f, "handshake: {detail}"),
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! Events for the host.
+
+use serde_json::Value;
+
+use crate::error::{RequestError, Warning};
+use crate::handle::{RequestHandle, ServerRequestHandle};
+use crate::request::Response;
+use crate::session::ServerInfo;
+use crate::types::LoggingLevel;
+
+/// Something the host should know. Every [`RequestHandle`] gets exactly one
+/// [`Event::Response`], and nothing after it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Event {
+    /// The era probe or handshake finished; the server is usable.
+    Connected(ServerInfo),
+    /// The final outcome of a request.
+    Response {
+        /// The request.
+        handle: RequestHandle,
+        /// Its outcome.
+        result: Result<Response, RequestError>,
+    },
+    /// Progress reported by the server for a request that asked for it.
+    Progress {
+        /// The request.
+        handle: RequestHandle,
+        /// The figures.
+        progress: Progress,
+    },
+    /// The server asks the host something (legacy eras): answer with
+    /// [`crate::Connection::respond_to_server`].
+    ServerRequest {
+        /// The handle to answer with.
+        handle: ServerRequestHandle,
+        /// What is asked.
+        request: ServerRequest,
+    },
+    /// The server withdrew a request it had sent; any answer to it is dropped.
+    ServerRequestCancelled {
+        /// The withdrawn request.
+        handle: ServerRequestHandle,
+    },
+    /// A notification from the server (caches are already updated).
+    Notification(Notification),
+    /// A line the server wrote to stderr (sanitised and length-capped).
+    Stderr(String),
+    /// Non-fatal peer misbehaviour or dropped data.
+    Warning(Warning),
+    /// The server process went away; in-flight requests failed. The next request restarts it.
+    Disconnected {
+        /// What happened.
+        reason: RequestError,
+    },
+    /// The connection is closed for good (after [`crate::Connection::close`]).
+    Closed,
+}
+
+/// Progress figures from `notifications/progress`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// Progress so far (increasing).
+    pub progress: f64,
+    /// Total, when known.
+    pub total: Option<f64>,
+    /// A human-readable message (sanitised).
+    pub message: Option<String>,
+}
+
+/// The kind of a server-to-client request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerRequestKind {
+    /// `roots/list`.
+    Roots,
+    /// `sampling/createMessage`.
+    Sampling,
+    /// `elicitation/create`.
+    Elicitation,
+}
+
+impl ServerRequestKind {
+    /// The JSON-RPC method.
+    pub fn method(self) -> &'static str {
+        match self {
+            ServerRequestKind::Roots => "roots/list",
+            ServerRequestKind::Sampling => "sampling/createMessage",
+            ServerRequestKind::Elicitation => "elicitation/create",
+        }
+    }
+}
+
+/// A server-to-client request for the host to answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerRequest {
+    /// What is asked.
+    pub kind: ServerRequestKind,
+    /// The request params as sent.
+    pub params: Value,
+}
+
+/// Which list a `list_changed` notification is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ListKind {
+    /// `tools/list`.
+    Tools,
+    /// `prompts/list`.
+    Prompts,
+    /// `resources/list` (and templates).
+    Resources,
+}
+
+/// A notification from the server.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Notification {
+    /// A list changed; the client's cache for it was already dropped.
+    ListChanged(ListKind),
+    /// A resource changed.
+    ResourceUpdated {
+        /// The resource.
+        uri: String,
+    },
+    /// A log message (`notifications/message`).
+    Log(LogMessage),
+    /// Anything else, as received.
+    Other {
+        /// The method.
+        method: String,
+        /// The params.
+        params: Value,
+    },
+}
+
+/// A server log message, made safe to display.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogMessage {
+    /// Severity (unknown levels read as `Info`).
+    pub level: LoggingLevel,
+    /// The logger name, sanitised.
+    pub logger: Option<String>,
+    /// The message text: the `data` string, or its JSON, with control characters escaped and
+    /// the length capped.
+    pub text: String,
+    /// The raw `data` value.
+    pub data: Value,
+}

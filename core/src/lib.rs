@@ -1,0 +1,89 @@
+//! `mcp-core`: the sans-IO engine of an MCP (Model Context Protocol) client.
+//!
+//! This crate holds every protocol decision and no IO: no clock, no threads, no sockets, no
+//! files, no OS randomness, no async runtime. A [`Connection`] is the state machine for one
+//! server; the runtime crates (`mcp-tokio`, `mcp-smol`, `mcp-blocking`) perform the IO it asks
+//! for and feed back what happened. Because time comes in as an argument, every behaviour (era
+//! probe timeouts, request deadlines, shutdown escalation) is testable with fake time.
+//!
+//! It speaks MCP 2026-07-28 (stateless: `server/discover`, per-request `_meta`) and the legacy
+//! revisions 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05 (`initialize` handshake),
+//! detecting per server which one it speaks ([`ProtocolMode::Auto`]).
+//!
+//! # The run loop
+//!
+//! After **every** `handle_*` input and **every** command, drain [`Connection::poll_io`] and
+//! [`Connection::poll_event`] until both return `None`, then read [`Connection::poll_timeout`]
+//! and sleep until that deadline, the next input, or the next host command, whichever comes
+//! first. Time passed in must come from a monotonic clock; an earlier `now` than before is
+//! treated as the latest seen. Calling [`Connection::handle_timeout`] early or twice is harmless.
+//!
+//! ```
+//! use std::time::{Duration, Instant};
+//! use mcp_core::{Connection, ConnectionConfig, Event, Io, Request, RequestOptions, StdioCommand};
+//!
+//! let t0 = Instant::now(); // a runtime reads its clock; the core never does
+//! let mut conn = Connection::new(ConnectionConfig::stdio(StdioCommand::new("my-server")), t0);
+//! let handle = conn.request(t0, Request::ListTools, RequestOptions::default()).unwrap();
+//!
+//! // Drain: the core asks for a process; a runtime would spawn it and report back.
+//! let Some(Io::Spawn { epoch, .. }) = conn.poll_io() else { unreachable!() };
+//! conn.handle_process_started(t0, epoch);
+//! // It now writes the `server/discover` probe to the process's stdin.
+//! let Some(Io::Write { bytes, .. }) = conn.poll_io() else { unreachable!() };
+//! assert!(String::from_utf8(bytes).unwrap().contains("server/discover"));
+//!
+//! // A modern server answers; the core becomes ready and sends the queued tools/list.
+//! conn.handle_stdout(t0, epoch, br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"ttlMs":0,"cacheScope":"private"}}
+//! "#);
+//! assert!(matches!(conn.poll_event(), Some(Event::Connected(_))));
+//! let Some(Io::Write { .. }) = conn.poll_io() else { unreachable!() };
+//! conn.handle_stdout(t0, epoch, br#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}
+//! "#);
+//! let Some(Event::Response { handle: h, result: Ok(_) }) = conn.poll_event() else { unreachable!() };
+//! assert_eq!(h, handle);
+//!
+//! // Nothing pending: the next deadline is whatever timer is armed (none here).
+//! assert!(conn.poll_timeout().is_none() || conn.poll_timeout() > Some(t0));
+//! # let _ = Duration::ZERO;
+//! ```
+//!
+//! # What lives here
+//!
+//! - [`jsonrpc`]: the JSON-RPC 2.0 codec; [`framing`]: bounded newline framing.
+//! - [`Connection`]: era detection, requests with pagination, timeouts, cancellation and
+//!   progress, legacy server-to-client requests, notifications, the stdio process lifecycle.
+//! - [`types`]: typed MCP data (tools, prompts, resources, content blocks) keeping raw JSON.
+//! - [`routing`]: which of several servers owns a tool name.
+//!
+//! Every buffer is bounded by [`Limits`]; untrusted input never panics the core.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod config;
+mod connection;
+mod error;
+mod event;
+pub mod framing;
+mod handle;
+mod io;
+pub mod jsonrpc;
+mod request;
+pub mod routing;
+mod session;
+pub mod text;
+mod timers;
+pub mod types;
+
+pub use config::{
+    ClientFeatures, ConnectionConfig, Limits, ProtocolMode, StdioCommand, Timeouts, TransportConfig,
+    LEGACY_VERSIONS, MODERN_VERSION,
+};
+pub use connection::Connection;
+pub use error::{CommandError, RequestError, RpcError, RpcErrorKind, Warning};
+pub use event::{Event, ListKind, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
+pub use handle::{Epoch, RequestHandle, ServerRequestHandle};
+pub use io::{ExitInfo, Io};
+pub use request::{Request, RequestOptions, Response};
+pub use session::{Era, ServerInfo};

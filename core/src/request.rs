@@ -1,0 +1,133 @@
+//! Host requests (what the host can ask a server) and their typed responses.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::event::ListKind;
+use crate::session::ServerInfo;
+use crate::types::{
+    CallToolResult, CompleteResult, CompletionReference, GetPromptResult, LoggingLevel, Prompt,
+    ReadResourceResult, Resource, ResourceTemplate, Tool,
+};
+
+/// What to ask the server.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Request {
+    /// Start the server (if needed) and wait until its era is known; answers
+    /// [`Response::Connected`] without sending anything once ready.
+    Connect,
+    /// `tools/list`, every page.
+    ListTools,
+    /// `prompts/list`, every page.
+    ListPrompts,
+    /// `resources/list`, every page.
+    ListResources,
+    /// `resources/templates/list`, every page.
+    ListResourceTemplates,
+    /// `tools/call`. A `_meta` key inside `arguments` is moved to `params._meta`.
+    CallTool {
+        /// The tool name.
+        name: String,
+        /// The arguments (a JSON object, or `null` for none).
+        arguments: Value,
+    },
+    /// `prompts/get`.
+    GetPrompt {
+        /// The prompt name.
+        name: String,
+        /// String arguments.
+        arguments: Map<String, Value>,
+    },
+    /// `resources/read`.
+    ReadResource {
+        /// The resource URI.
+        uri: String,
+    },
+    /// `completion/complete`.
+    Complete {
+        /// What is being completed.
+        reference: CompletionReference,
+        /// The argument name.
+        argument: String,
+        /// Its partial value.
+        value: String,
+        /// Values of other arguments already chosen.
+        context: Option<Map<String, Value>>,
+    },
+    /// A liveness check: `ping` (legacy) or `server/discover` (2026-07-28).
+    Ping,
+    /// Server log level: `logging/setLevel` (legacy) or the per-request `logLevel` `_meta`
+    /// (2026-07-28, where it is remembered and sent with every later request).
+    SetLogLevel(LoggingLevel),
+    /// Any other method, with raw params (the core still adds the modern `_meta` envelope).
+    Custom {
+        /// The method.
+        method: String,
+        /// The params (an object or `null`).
+        params: Value,
+    },
+}
+
+impl Request {
+    /// The list this request reads, for list requests.
+    pub fn list_kind(&self) -> Option<(ListKind, &'static str, &'static str)> {
+        match self {
+            Request::ListTools => Some((ListKind::Tools, "tools/list", "tools")),
+            Request::ListPrompts => Some((ListKind::Prompts, "prompts/list", "prompts")),
+            Request::ListResources => Some((ListKind::Resources, "resources/list", "resources")),
+            Request::ListResourceTemplates => {
+                Some((ListKind::Resources, "resources/templates/list", "resourceTemplates"))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Per-request options.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestOptions {
+    /// Overrides the connection's default request timeout.
+    pub timeout: Option<Duration>,
+    /// Ask for progress notifications (the core mints a unique `progressToken`).
+    pub progress: bool,
+    /// Restart the timeout whenever progress arrives (bounded by `max_total_timeout`).
+    pub reset_timeout_on_progress: bool,
+    /// Hard bound on the whole request when the timeout resets on progress.
+    pub max_total_timeout: Option<Duration>,
+    /// Extra `_meta` for this request (merged over the connection's static `_meta`).
+    pub meta: Option<Map<String, Value>>,
+    /// For list requests: fetch from the server even if the cached list is fresh.
+    pub refresh: bool,
+}
+
+/// A successful, typed response.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Response {
+    /// For [`Request::Connect`].
+    Connected(ServerInfo),
+    /// All tools, across pages.
+    Tools(Vec<Tool>),
+    /// All prompts.
+    Prompts(Vec<Prompt>),
+    /// All resources.
+    Resources(Vec<Resource>),
+    /// All resource templates.
+    ResourceTemplates(Vec<ResourceTemplate>),
+    /// A tool result (check `is_error`: a tool failure is a result, not an error).
+    ToolResult(CallToolResult),
+    /// A prompt.
+    Prompt(GetPromptResult),
+    /// Resource contents.
+    Resource(ReadResourceResult),
+    /// Completion values.
+    Completion(CompleteResult),
+    /// The server answered a ping.
+    Pong,
+    /// An empty acknowledgement (e.g. `logging/setLevel`).
+    Empty,
+    /// The result of a [`Request::Custom`], as received.
+    Raw(Value),
+}

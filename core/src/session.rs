@@ -1,0 +1,231 @@
+//! Protocol era detection: the `server/discover` probe and the legacy `initialize` handshake.
+//!
+//! The rules follow `basic/versioning.mdx` and `basic/transports/stdio.mdx` of 2026-07-28: a
+//! `DiscoverResult` or a recognised modern error means modern; any other error, or silence until
+//! the discover timeout, means legacy (never keyed to one error code).
+
+use serde_json::{json, Map, Value};
+
+use crate::config::{ClientFeatures, ProtocolMode, LEGACY_VERSIONS, MODERN_VERSION};
+use crate::error::{RequestError, RpcError, RpcErrorKind};
+use crate::types::{DiscoverResult, Implementation, InitializeResult, ServerCapabilities};
+
+/// The protocol era a server speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Era {
+    /// 2026-07-28 and later: stateless, per-request `_meta`.
+    Modern,
+    /// 2025-11-25 and earlier: `initialize` handshake.
+    Legacy,
+}
+
+impl Era {
+    /// `"modern"` or `"legacy"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Era::Modern => "modern",
+            Era::Legacy => "legacy",
+        }
+    }
+}
+
+/// What is known about a connected server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerInfo {
+    /// The era it speaks.
+    pub era: Era,
+    /// The protocol revision in use.
+    pub protocol_version: String,
+    /// The server's self-reported identity (not verified; do not base decisions on it).
+    pub implementation: Option<Implementation>,
+    /// Its capabilities.
+    pub capabilities: ServerCapabilities,
+    /// Usage instructions for models, if given.
+    pub instructions: Option<String>,
+    /// Versions a modern server listed in `server/discover` (empty for legacy servers).
+    pub supported_versions: Vec<String>,
+}
+
+/// How the probe ended.
+#[derive(Debug)]
+pub(crate) enum ProbeOutcome {
+    Result(Value),
+    Error(RpcError),
+    Timeout,
+}
+
+/// What to do after the probe.
+#[derive(Debug)]
+pub(crate) enum ProbeVerdict {
+    Modern(ServerInfo),
+    /// Fall back to `initialize`.
+    Legacy,
+    Fail(RequestError),
+}
+
+pub(crate) fn judge_probe(mode: ProtocolMode, outcome: ProbeOutcome) -> ProbeVerdict {
+    let legacy_or_fail = |why: String| match mode {
+        ProtocolMode::Modern => ProbeVerdict::Fail(RequestError::ModernRequired { detail: why }),
+        _ => {
+            let _ = why;
+            ProbeVerdict::Legacy
+        }
+    };
+    match outcome {
+        ProbeOutcome::Result(value) => match DiscoverResult::from_value(value) {
+            Ok(d) if d.supported_versions.iter().any(|v| v == MODERN_VERSION) => {
+                ProbeVerdict::Modern(ServerInfo {
+                    era: Era::Modern,
+                    protocol_version: MODERN_VERSION.into(),
+                    implementation: d.server_info.clone(),
+                    capabilities: d.capabilities.clone(),
+                    instructions: d.instructions.clone(),
+                    supported_versions: d.supported_versions.clone(),
+                })
+            }
+            Ok(d) => no_common_version(mode, d.supported_versions),
+            Err(e) => legacy_or_fail(format!("server/discover returned an unusable result ({e})")),
+        },
+        ProbeOutcome::Error(e) if e.kind() == RpcErrorKind::UnsupportedProtocolVersion => {
+            no_common_version(mode, e.supported_versions())
+        }
+        ProbeOutcome::Error(e) if e.is_modern_error() => ProbeVerdict::Modern(ServerInfo {
+            era: Era::Modern,
+            protocol_version: MODERN_VERSION.into(),
+            implementation: None,
+            capabilities: ServerCapabilities::default(),
+            instructions: None,
+            supported_versions: vec![MODERN_VERSION.into()],
+        }),
+        ProbeOutcome::Error(e) => {
+            legacy_or_fail(format!("server/discover failed with {} {}", e.code, e.message))
+        }
+        ProbeOutcome::Timeout => legacy_or_fail("server/discover got no answer in time".into()),
+    }
+}
+
+/// A modern server that does not list 2026-07-28: if it lists a legacy revision we speak, the
+/// handshake is the way in (unless the host demanded modern); otherwise there is nothing to speak.
+fn no_common_version(mode: ProtocolMode, server: Vec<String>) -> ProbeVerdict {
+    let legacy_ok = server.iter().any(|v| LEGACY_VERSIONS.contains(&v.as_str()));
+    if legacy_ok && mode == ProtocolMode::Auto {
+        return ProbeVerdict::Legacy;
+    }
+    let mut client = vec![MODERN_VERSION.to_string()];
+    if mode != ProtocolMode::Modern {
+        client.extend(LEGACY_VERSIONS.iter().map(|v| v.to_string()));
+    }
+    ProbeVerdict::Fail(RequestError::NoCommonVersion { server, client })
+}
+
+/// The params of the legacy `initialize` request.
+pub(crate) fn initialize_params(client_info: &Implementation, features: &ClientFeatures) -> Value {
+    json!({
+        "protocolVersion": LEGACY_VERSIONS[0],
+        "capabilities": features.legacy_capabilities(),
+        "clientInfo": client_info.to_value(),
+    })
+}
+
+/// Checks the `initialize` result.
+pub(crate) fn judge_initialize(result: Value) -> Result<ServerInfo, RequestError> {
+    let init = InitializeResult::from_value(result)
+        .map_err(|e| RequestError::Handshake { detail: e.to_string() })?;
+    if !LEGACY_VERSIONS.contains(&init.protocol_version.as_str()) {
+        return Err(RequestError::UnsupportedProtocolVersion {
+            offered: LEGACY_VERSIONS[0].into(),
+            answered: init.protocol_version,
+        });
+    }
+    Ok(ServerInfo {
+        era: Era::Legacy,
+        protocol_version: init.protocol_version,
+        implementation: init.server_info,
+        capabilities: init.capabilities,
+        instructions: init.instructions,
+        supported_versions: Vec::new(),
+    })
+}
+
+/// The `_meta` envelope every modern request carries.
+pub(crate) fn modern_meta(client_info: &Implementation, features: &ClientFeatures) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("io.modelcontextprotocol/protocolVersion".into(), Value::String(MODERN_VERSION.into()));
+    m.insert("io.modelcontextprotocol/clientInfo".into(), client_info.to_value());
+    m.insert("io.modelcontextprotocol/clientCapabilities".into(), features.modern_capabilities());
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn discover(versions: &[&str]) -> Value {
+        json!({"resultType":"complete","supportedVersions":versions,"capabilities":{"tools":{}},
+               "ttlMs":0,"cacheScope":"private",
+               "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}})
+    }
+
+    fn err(code: i64, data: Option<Value>) -> ProbeOutcome {
+        ProbeOutcome::Error(RpcError { code, message: "m".into(), data })
+    }
+
+    #[test]
+    fn discover_result_means_modern() {
+        let ProbeVerdict::Modern(info) =
+            judge_probe(ProtocolMode::Auto, ProbeOutcome::Result(discover(&["2026-07-28"])))
+        else {
+            panic!()
+        };
+        assert_eq!(info.era, Era::Modern);
+        assert_eq!(info.implementation.unwrap().name, "s");
+    }
+
+    #[test]
+    fn any_other_error_or_silence_means_legacy() {
+        for outcome in [err(-32601, None), err(-32602, None), err(-32000, None), ProbeOutcome::Timeout] {
+            assert!(matches!(judge_probe(ProtocolMode::Auto, outcome), ProbeVerdict::Legacy));
+        }
+    }
+
+    #[test]
+    fn modern_mode_refuses_legacy_servers() {
+        assert!(matches!(
+            judge_probe(ProtocolMode::Modern, err(-32601, None)),
+            ProbeVerdict::Fail(RequestError::ModernRequired { .. })
+        ));
+    }
+
+    #[test]
+    fn unsupported_version_error_is_modern_not_fallback() {
+        let v = judge_probe(ProtocolMode::Modern, err(-32022, Some(json!({"supported":["2099-01-01"]}))));
+        assert!(matches!(v, ProbeVerdict::Fail(RequestError::NoCommonVersion { .. })));
+        let v = judge_probe(ProtocolMode::Auto, err(-32022, Some(json!({"supported":["2025-11-25"]}))));
+        assert!(matches!(v, ProbeVerdict::Legacy));
+        let v = judge_probe(ProtocolMode::Auto, ProbeOutcome::Result(discover(&["2099-01-01"])));
+        assert!(matches!(v, ProbeVerdict::Fail(RequestError::NoCommonVersion { .. })));
+    }
+
+    #[test]
+    fn other_modern_errors_mean_modern() {
+        assert!(matches!(judge_probe(ProtocolMode::Auto, err(-32020, None)), ProbeVerdict::Modern(_)));
+        assert!(matches!(judge_probe(ProtocolMode::Auto, err(-32021, None)), ProbeVerdict::Modern(_)));
+    }
+
+    #[test]
+    fn initialize_accepts_every_legacy_revision_only() {
+        for v in LEGACY_VERSIONS {
+            let r =
+                json!({"protocolVersion": v, "capabilities": {}, "serverInfo": {"name":"x","version":"1"}});
+            assert_eq!(judge_initialize(r).unwrap().protocol_version, v);
+        }
+        let r = json!({"protocolVersion": "1999-01-01", "capabilities": {}, "serverInfo": {"name":"x","version":"1"}});
+        assert_eq!(
+            judge_initialize(r),
+            Err(RequestError::UnsupportedProtocolVersion {
+                offered: "2025-11-25".into(),
+                answered: "1999-01-01".into()
+            })
+        );
+    }
+}

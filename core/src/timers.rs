@@ -1,0 +1,92 @@
+//! The core's timer table: many purposes, one deadline reported to the runtime.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
+
+use crate::handle::{Epoch, RequestHandle};
+
+/// What a timer is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Timer {
+    /// A request's deadline.
+    Request(RequestHandle),
+    /// The era probe or the `initialize` handshake.
+    Handshake,
+    /// Waiting for the exit status (or the last stdout bytes) of a process that is going away.
+    ExitDrain(Epoch),
+    /// The next step of a process shutdown escalation.
+    Reap(Epoch),
+}
+
+impl Timer {
+    pub(crate) fn reason(self) -> &'static str {
+        match self {
+            Timer::Request(_) => "request timeout",
+            Timer::Handshake => "handshake timeout",
+            Timer::ExitDrain(_) => "process exit drain",
+            Timer::Reap(_) => "process shutdown escalation",
+        }
+    }
+}
+
+/// Timers keyed by purpose, ordered by deadline. Setting a key replaces its old deadline.
+#[derive(Debug, Default)]
+pub(crate) struct Timers {
+    by_key: BTreeMap<Timer, Instant>,
+    by_time: BTreeSet<(Instant, Timer)>,
+}
+
+impl Timers {
+    pub(crate) fn set(&mut self, key: Timer, at: Instant) {
+        self.clear(key);
+        self.by_key.insert(key, at);
+        self.by_time.insert((at, key));
+    }
+
+    pub(crate) fn clear(&mut self, key: Timer) {
+        if let Some(at) = self.by_key.remove(&key) {
+            self.by_time.remove(&(at, key));
+        }
+    }
+
+    pub(crate) fn next(&self) -> Option<(Instant, Timer)> {
+        self.by_time.first().copied()
+    }
+
+    /// Removes and returns the earliest timer due at `now`, if any.
+    pub(crate) fn pop_due(&mut self, now: Instant) -> Option<Timer> {
+        let &(at, key) = self.by_time.first()?;
+        if at > now {
+            return None;
+        }
+        self.by_time.remove(&(at, key));
+        self.by_key.remove(&key);
+        Some(key)
+    }
+
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.by_key.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn earliest_first_and_replace() {
+        let t0 = Instant::now();
+        let mut t = Timers::default();
+        t.set(Timer::Handshake, t0 + Duration::from_secs(5));
+        t.set(Timer::Reap(Epoch::new(1)), t0 + Duration::from_secs(1));
+        t.set(Timer::Handshake, t0 + Duration::from_secs(2));
+        assert_eq!(t.len(), 2);
+        assert_eq!(t.next(), Some((t0 + Duration::from_secs(1), Timer::Reap(Epoch::new(1)))));
+        assert_eq!(t.pop_due(t0), None);
+        assert_eq!(t.pop_due(t0 + Duration::from_secs(3)), Some(Timer::Reap(Epoch::new(1))));
+        assert_eq!(t.pop_due(t0 + Duration::from_secs(3)), Some(Timer::Handshake));
+        assert_eq!(t.pop_due(t0 + Duration::from_secs(3)), None);
+    }
+}

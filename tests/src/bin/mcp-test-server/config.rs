@@ -1,0 +1,155 @@
+//! Command-line flags, parsed by hand.
+
+use std::path::PathBuf;
+
+use crate::protocol::{LEGACY_VERSIONS, MODERN_VERSION};
+
+/// Which protocol era(s) the server speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProtocolMode {
+    /// Only the modern (per-request `_meta`) revision.
+    Modern,
+    /// Both: `server/discover` + modern `_meta`, or `initialize` (legacy).
+    Dual,
+    /// Only the given legacy (initialize-based) revision.
+    Legacy(&'static str),
+}
+
+/// Parsed command-line configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub protocol: ProtocolMode,
+    pub silent_discover: bool,
+    pub answer_version: Option<String>,
+    pub page_size: usize,
+    pub extra_tools: usize,
+    pub loop_cursor: bool,
+    pub record: Option<PathBuf>,
+    pub stderr_banner: bool,
+    pub exit_on_start: Option<i32>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            protocol: ProtocolMode::Dual,
+            silent_discover: false,
+            answer_version: None,
+            page_size: 0,
+            extra_tools: 0,
+            loop_cursor: false,
+            record: None,
+            stderr_banner: false,
+            exit_on_start: None,
+        }
+    }
+}
+
+pub const USAGE: &str =
+    "usage: mcp-test-server [--protocol modern|dual|2025-11-25|2025-06-18|2025-03-26|2024-11-05] \
+[--silent-discover] [--answer-version V] [--page-size N] [--extra-tools N] [--loop-cursor] \
+[--record FILE] [--stderr-banner] [--exit-on-start CODE]";
+
+/// Outcome of parsing: run with a config, or print help and exit.
+#[derive(Debug)]
+pub enum Parsed {
+    Run(Config),
+    Help,
+}
+
+fn parse_protocol(value: &str) -> Result<ProtocolMode, String> {
+    match value {
+        "modern" | MODERN_VERSION => Ok(ProtocolMode::Modern),
+        "dual" => Ok(ProtocolMode::Dual),
+        other => LEGACY_VERSIONS
+            .iter()
+            .find(|v| **v == other)
+            .map(|v| ProtocolMode::Legacy(v))
+            .ok_or_else(|| format!("unknown --protocol value {other:?}")),
+    }
+}
+
+fn parse_number<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, String> {
+    value.parse().map_err(|_| format!("{flag} expects a number, got {value:?}"))
+}
+
+/// Parses the arguments (without the program name). Accepts both
+/// `--flag value` and `--flag=value`.
+pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Parsed, String> {
+    let mut cfg = Config::default();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+            _ => (arg.clone(), None),
+        };
+        let takes_value = matches!(
+            flag.as_str(),
+            "--protocol"
+                | "--answer-version"
+                | "--page-size"
+                | "--extra-tools"
+                | "--record"
+                | "--exit-on-start"
+        );
+        let value = if takes_value {
+            match inline {
+                Some(v) => v,
+                None => args.next().ok_or_else(|| format!("{flag} requires a value"))?,
+            }
+        } else {
+            if inline.is_some() {
+                return Err(format!("{flag} takes no value"));
+            }
+            String::new()
+        };
+        match flag.as_str() {
+            "--protocol" => cfg.protocol = parse_protocol(&value)?,
+            "--answer-version" => cfg.answer_version = Some(value),
+            "--page-size" => cfg.page_size = parse_number(&flag, &value)?,
+            "--extra-tools" => cfg.extra_tools = parse_number(&flag, &value)?,
+            "--record" => cfg.record = Some(PathBuf::from(value)),
+            "--exit-on-start" => cfg.exit_on_start = Some(parse_number(&flag, &value)?),
+            "--silent-discover" => cfg.silent_discover = true,
+            "--loop-cursor" => cfg.loop_cursor = true,
+            "--stderr-banner" => cfg.stderr_banner = true,
+            "-h" | "--help" => return Ok(Parsed::Help),
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok(Parsed::Run(cfg))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(args: &[&str]) -> Config {
+        match parse(args.iter().map(|s| s.to_string())).unwrap() {
+            Parsed::Run(cfg) => cfg,
+            Parsed::Help => panic!("unexpected help"),
+        }
+    }
+
+    #[test]
+    fn defaults_to_dual() {
+        let cfg = run(&[]);
+        assert_eq!(cfg.protocol, ProtocolMode::Dual);
+        assert_eq!(cfg.page_size, 0);
+    }
+
+    #[test]
+    fn parses_values_both_ways() {
+        let cfg = run(&["--protocol", "2025-06-18", "--page-size=2", "--loop-cursor"]);
+        assert_eq!(cfg.protocol, ProtocolMode::Legacy("2025-06-18"));
+        assert_eq!(cfg.page_size, 2);
+        assert!(cfg.loop_cursor);
+    }
+
+    #[test]
+    fn rejects_unknown() {
+        assert!(parse(["--nope".to_string()]).is_err());
+        assert!(parse(["--protocol".to_string(), "1999-01-01".to_string()]).is_err());
+        assert!(parse(["--page-size".to_string()]).is_err());
+    }
+}

@@ -1,0 +1,314 @@
+//! The tool catalogue and `tools/call`. Every call runs on its own thread
+//! (see `Server::handle_request`); returning `None` sends no response.
+
+use serde_json::{json, Map, Value};
+
+use crate::protocol::{
+    compact, error_result, text_result, Era, Reply, RpcError, META_RESERVED_PREFIX, MODERN_VERSION,
+};
+use crate::server::{Request, Server};
+
+/// Tools that need server-to-client requests, which the modern revision
+/// does not allow on stdio.
+const LEGACY_ONLY: [&str; 4] = ["elicit", "sample", "roots", "ping_client"];
+
+/// `notifications/message` payload size for `noise` (2.5 MiB, so the line
+/// is longer than 2 MiB).
+const NOISE_STDOUT_BYTES: usize = 5 * 1024 * 1024 / 2;
+/// Size of the stderr line written by `noise`.
+const NOISE_STDERR_BYTES: usize = 100 * 1024;
+
+fn object_schema(properties: Value, required: &[&str]) -> Value {
+    json!({"type": "object", "properties": properties, "required": required})
+}
+
+fn tool(name: &str, description: &str, input_schema: Value) -> Value {
+    json!({"name": name, "description": description, "inputSchema": input_schema})
+}
+
+fn no_args() -> Value {
+    json!({"type": "object", "properties": {}})
+}
+
+fn message_schema() -> Value {
+    object_schema(json!({"message": {"type": "string"}}), &["message"])
+}
+
+fn echo_definition() -> Value {
+    let mut echo = tool("echo", "Echoes the message back as text and structured content", message_schema());
+    echo["title"] = json!("Echo");
+    echo["annotations"] = json!({"readOnlyHint": true});
+    echo["icons"] = json!([{"src": "data:image/png;base64,AA==", "mimeType": "image/png"}]);
+    echo["outputSchema"] = object_schema(
+        json!({
+            "message": {"type": "string"},
+            "receivedMeta": {"type": "object"},
+            "argumentsHadMeta": {"type": "boolean"}
+        }),
+        &["message"],
+    );
+    echo
+}
+
+/// The `tools/list` entries visible in `era`, in a fixed order.
+pub fn definitions(server: &Server, era: Era) -> Vec<Value> {
+    let mut tools = vec![
+        echo_definition(),
+        tool(
+            "add",
+            "Adds two numbers",
+            object_schema(json!({"a": {"type": "number"}, "b": {"type": "number"}}), &["a", "b"]),
+        ),
+        tool(
+            "slow",
+            "Sleeps for ms milliseconds, then answers (cancellable)",
+            object_schema(json!({"ms": {"type": "integer", "minimum": 0}}), &["ms"]),
+        ),
+        tool(
+            "progress",
+            "Reports steps progress notifications spaced by delayMs",
+            object_schema(
+                json!({
+                    "steps": {"type": "integer", "minimum": 0},
+                    "delayMs": {"type": "integer", "minimum": 0, "default": 10}
+                }),
+                &["steps"],
+            ),
+        ),
+        tool("fail", "Returns a tool result with isError", no_args()),
+        tool("rpc_error", "Answers with a JSON-RPC error", no_args()),
+        tool(
+            "crash",
+            "Exits the server process without answering",
+            object_schema(json!({"code": {"type": "integer", "default": 3}}), &[]),
+        ),
+        tool("notify", "Sends list_changed and log notifications, then answers", no_args()),
+        tool("noise", "Writes a non-JSON line, a >2 MiB line and a big stderr line", no_args()),
+    ];
+    if era == Era::Legacy {
+        tools.extend([
+            tool("elicit", "Asks the client for a name (elicitation/create)", no_args()),
+            tool("sample", "Asks the client's LLM (sampling/createMessage)", no_args()),
+            tool("roots", "Asks the client for its roots (roots/list)", no_args()),
+            tool("ping_client", "Pings the client", no_args()),
+        ]);
+    }
+    tools.extend((0..server.cfg.extra_tools).map(|i| {
+        tool(&format!("extra_{i}"), "Echoes the message back (pagination filler)", message_schema())
+    }));
+    tools
+}
+
+/// Handles `tools/call`. `None` means: send nothing (cancelled).
+pub fn call(server: &Server, req: &Request) -> Option<Reply> {
+    let Some(name) = req.param("name").and_then(Value::as_str) else {
+        return Some(Err(RpcError::invalid_params("tools/call requires a string name")));
+    };
+    let args = match req.param("arguments") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(args)) => args.clone(),
+        Some(_) => return Some(Err(RpcError::invalid_params("arguments must be an object"))),
+    };
+    if req.era == Era::Modern && LEGACY_ONLY.contains(&name) {
+        return Some(Ok(error_result(format!("not available in {MODERN_VERSION}"))));
+    }
+    let reply = match name {
+        "echo" => echo(req, &args),
+        "add" => add(&args),
+        "slow" => return slow(server, req, &args),
+        "progress" => return progress(server, req, &args),
+        "fail" => Ok(error_result("tool failed")),
+        "rpc_error" => Err(RpcError::new(-32050, "custom failure").with_data(json!({"why": "asked"}))),
+        "crash" => crash(&args),
+        "notify" => notify(server),
+        "noise" => noise(server),
+        "elicit" => return elicit(server, req),
+        "sample" => {
+            return ask_client(server, req, "sampling", "sampling/createMessage", Some(sampling_params()))
+        }
+        "roots" => return ask_client(server, req, "roots", "roots/list", None),
+        "ping_client" => return ping_client(server, req),
+        other if is_extra(server, other) => echo(req, &args),
+        other => {
+            Err(RpcError::invalid_params(format!("Unknown tool: {other}")).with_data(json!({"name": other})))
+        }
+    };
+    Some(reply)
+}
+
+fn is_extra(server: &Server, name: &str) -> bool {
+    name.strip_prefix("extra_")
+        .and_then(|n| n.parse::<usize>().ok())
+        .is_some_and(|n| n < server.cfg.extra_tools && name == format!("extra_{n}"))
+}
+
+/// A non-negative integer argument, or an `isError` result explaining why not.
+fn uint_arg(args: &Map<String, Value>, key: &str, default: Option<u64>) -> Result<u64, Value> {
+    let invalid = || error_result(format!("argument {key} must be a non-negative integer"));
+    match (args.get(key).filter(|v| !v.is_null()), default) {
+        (None, Some(default)) => Ok(default),
+        (None, None) => Err(invalid()),
+        (Some(value), _) => value.as_u64().ok_or_else(invalid),
+    }
+}
+
+fn echo(req: &Request, args: &Map<String, Value>) -> Reply {
+    let Some(message) = args.get("message").and_then(Value::as_str) else {
+        return Ok(error_result("argument message must be a string"));
+    };
+    let mut structured = json!({"message": message});
+    if let Some(meta) = req.meta() {
+        let visible: Map<String, Value> = meta
+            .iter()
+            .filter(|(key, _)| !key.starts_with(META_RESERVED_PREFIX))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        structured["receivedMeta"] = Value::Object(visible);
+    }
+    if args.contains_key("_meta") {
+        structured["argumentsHadMeta"] = json!(true);
+    }
+    let mut result = text_result(message);
+    result["structuredContent"] = structured;
+    Ok(result)
+}
+
+fn add(args: &Map<String, Value>) -> Reply {
+    let (Some(a), Some(b)) = (args.get("a"), args.get("b")) else {
+        return Ok(error_result("arguments a and b are required"));
+    };
+    let sum = match (a.as_i64(), b.as_i64(), a.as_f64(), b.as_f64()) {
+        (Some(a), Some(b), _, _) if a.checked_add(b).is_some() => json!(a + b),
+        (_, _, Some(a), Some(b)) => json!(a + b),
+        _ => return Ok(error_result("arguments a and b must be numbers")),
+    };
+    let mut result = text_result(compact(&sum));
+    result["structuredContent"] = json!({"sum": sum});
+    Ok(result)
+}
+
+fn slow(server: &Server, req: &Request, args: &Map<String, Value>) -> Option<Reply> {
+    let ms = match uint_arg(args, "ms", None) {
+        Ok(ms) => ms,
+        Err(result) => return Some(Ok(result)),
+    };
+    server.sleep_unless_cancelled(&req.id, ms).then(|| Ok(text_result(format!("slept {ms}"))))
+}
+
+fn progress(server: &Server, req: &Request, args: &Map<String, Value>) -> Option<Reply> {
+    let (steps, delay) = match (uint_arg(args, "steps", None), uint_arg(args, "delayMs", Some(10))) {
+        (Ok(steps), Ok(delay)) => (steps, delay),
+        (Err(result), _) | (_, Err(result)) => return Some(Ok(result)),
+    };
+    let token = req.meta().and_then(|meta| meta.get("progressToken")).cloned();
+    // A notification for a token the client never issued: it must drop it.
+    server.out.send_notification(
+        "notifications/progress",
+        Some(&json!({"progressToken": "stale-token", "progress": 0, "total": steps, "message": "stale"})),
+    );
+    for i in 1..=steps {
+        if !server.sleep_unless_cancelled(&req.id, delay) {
+            return None;
+        }
+        if let Some(token) = &token {
+            server.out.send_notification(
+                "notifications/progress",
+                Some(&json!({
+                    "progressToken": token,
+                    "progress": i,
+                    "total": steps,
+                    "message": format!("step {i}")
+                })),
+            );
+        }
+    }
+    Some(Ok(text_result(format!("done {steps}"))))
+}
+
+fn crash(args: &Map<String, Value>) -> Reply {
+    let code = match args.get("code") {
+        None | Some(Value::Null) => 3,
+        Some(v) => match v.as_i64().and_then(|c| i32::try_from(c).ok()) {
+            Some(code) => code,
+            None => return Ok(error_result("argument code must be an integer")),
+        },
+    };
+    eprintln!("crashing");
+    std::process::exit(code);
+}
+
+fn notify(server: &Server) -> Reply {
+    for method in [
+        "notifications/tools/list_changed",
+        "notifications/prompts/list_changed",
+        "notifications/resources/list_changed",
+    ] {
+        server.out.send_notification(method, None);
+    }
+    server.out.send_notification(
+        "notifications/message",
+        Some(&json!({"level": "warning", "logger": "test", "data": "line1\nline2\u{1b}[31m red"})),
+    );
+    Ok(text_result("notified"))
+}
+
+fn noise(server: &Server) -> Reply {
+    server.out.write_line("this is not json");
+    server.out.send_notification(
+        "notifications/message",
+        Some(&json!({"level": "info", "logger": "noise", "data": "x".repeat(NOISE_STDOUT_BYTES)})),
+    );
+    eprintln!("{}", "e".repeat(NOISE_STDERR_BYTES));
+    Ok(text_result("noisy"))
+}
+
+fn sampling_params() -> Value {
+    json!({
+        "messages": [{"role": "user", "content": {"type": "text", "text": "Say hi"}}],
+        "maxTokens": 10
+    })
+}
+
+fn elicit(server: &Server, req: &Request) -> Option<Reply> {
+    let params = json!({
+        "message": "What is your name?",
+        "requestedSchema": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "required": ["name"]
+        }
+    });
+    let text = match server.request_client(&req.id, "elicitation/create", Some(params))? {
+        Ok(result) => {
+            let action = result.get("action").and_then(Value::as_str).unwrap_or("null");
+            let content = result.get("content").cloned().unwrap_or(Value::Null);
+            format!("elicitation: {action} {}", compact(&content))
+        }
+        Err(error) => format!("elicitation error: {} {}", error.code, error.message),
+    };
+    Some(Ok(text_result(text)))
+}
+
+/// Sends `method` to the client and answers `<label>: <compact JSON>` of
+/// its result (or of its error object).
+fn ask_client(
+    server: &Server,
+    req: &Request,
+    label: &str,
+    method: &str,
+    params: Option<Value>,
+) -> Option<Reply> {
+    let answer = match server.request_client(&req.id, method, params)? {
+        Ok(result) => result,
+        Err(error) => error.to_value(),
+    };
+    Some(Ok(text_result(format!("{label}: {}", compact(&answer)))))
+}
+
+fn ping_client(server: &Server, req: &Request) -> Option<Reply> {
+    let text = match server.request_client(&req.id, "ping", None)? {
+        Ok(_) => "pong received".to_string(),
+        Err(error) => format!("ping error: {} {}", error.code, error.message),
+    };
+    Some(Ok(text_result(text)))
+}
