@@ -299,3 +299,33 @@ impl std::fmt::Display for Warning {
         }
     }
 }
+
+/// The error of the high-level clients (async and blocking): one type for every failure.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The request failed (server error, timeout, transport loss, ...).
+    #[error(transparent)]
+    Request(#[from] RequestError),
+    /// The request could not be issued.
+    #[error(transparent)]
+    Command(#[from] CommandError),
+    /// A tool name could not be routed to a server.
+    #[error(transparent)]
+    Route(#[from] crate::routing::RouteError),
+    /// A target string could not be understood.
+    #[error(transparent)]
+    Target(#[from] crate::target::TargetError),
+    /// The server answered with a response of the wrong kind (a client bug or a hostile peer).
+    #[error("unexpected response kind: expected {expected}")]
+    UnexpectedResponse {
+        /// What was expected.
+        expected: &'static str,
+    },
+    /// The client configuration is unusable (e.g. two servers with the same name).
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    /// The client is closed, or its driver stopped.
+    #[error("the client is closed")]
+    Closed,
+}

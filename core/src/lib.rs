@@ -72,6 +72,8 @@ pub mod jsonrpc;
 mod request;
 pub mod routing;
 mod session;
+mod spec;
+pub mod target;
 pub mod text;
 mod timers;
 pub mod types;
@@ -81,9 +83,10 @@ pub use config::{
     LEGACY_VERSIONS, MODERN_VERSION,
 };
 pub use connection::Connection;
-pub use error::{CommandError, RequestError, RpcError, RpcErrorKind, Warning};
+pub use error::{ClientError, CommandError, RequestError, RpcError, RpcErrorKind, Warning};
 pub use event::{Event, ListKind, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
 pub use handle::{Epoch, RequestHandle, ServerRequestHandle};
 pub use io::{ExitInfo, Io};
 pub use request::{Request, RequestOptions, Response};
 pub use session::{Era, ServerInfo};
+pub use spec::{ServerSpec, ServerTool};

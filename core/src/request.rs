@@ -131,3 +131,58 @@ pub enum Response {
     /// The result of a [`Request::Custom`], as received.
     Raw(Value),
 }
+
+macro_rules! into_variant {
+    ($(#[$doc:meta])* $fn:ident, $variant:ident, $ty:ty, $expected:literal) => {
+        $(#[$doc])*
+        pub fn $fn(self) -> Result<$ty, crate::error::ClientError> {
+            match self {
+                Response::$variant(v) => Ok(v),
+                _ => Err(crate::error::ClientError::UnexpectedResponse { expected: $expected }),
+            }
+        }
+    };
+}
+
+impl Response {
+    into_variant!(
+        /// The server info of a `Connect`.
+        into_connected, Connected, ServerInfo, "server info"
+    );
+    into_variant!(
+        /// The tools of a `ListTools`.
+        into_tools, Tools, Vec<Tool>, "tools"
+    );
+    into_variant!(
+        /// The prompts of a `ListPrompts`.
+        into_prompts, Prompts, Vec<Prompt>, "prompts"
+    );
+    into_variant!(
+        /// The resources of a `ListResources`.
+        into_resources, Resources, Vec<Resource>, "resources"
+    );
+    into_variant!(
+        /// The templates of a `ListResourceTemplates`.
+        into_resource_templates, ResourceTemplates, Vec<ResourceTemplate>, "resource templates"
+    );
+    into_variant!(
+        /// The result of a `CallTool`.
+        into_tool_result, ToolResult, CallToolResult, "a tool result"
+    );
+    into_variant!(
+        /// The prompt of a `GetPrompt`.
+        into_prompt, Prompt, GetPromptResult, "a prompt"
+    );
+    into_variant!(
+        /// The contents of a `ReadResource`.
+        into_resource, Resource, ReadResourceResult, "resource contents"
+    );
+    into_variant!(
+        /// The values of a `Complete`.
+        into_completion, Completion, CompleteResult, "completion values"
+    );
+    into_variant!(
+        /// The raw result of a `Custom` request.
+        into_raw, Raw, Value, "a raw result"
+    );
+}

@@ -1,0 +1,163 @@
+//! Turning a user's target string into a server configuration.
+//!
+//! For now every target is a command line (stdio); `stdio://` prefixes are accepted. Quoting
+//! follows POSIX shell words: single quotes are literal, double quotes allow `\"` and `\\`,
+//! a backslash outside quotes escapes the next character. No expansion is performed.
+
+use crate::config::StdioCommand;
+
+/// Why a target could not be understood.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TargetError {
+    /// Nothing to run.
+    #[error("empty command line")]
+    Empty,
+    /// A quote was opened and never closed.
+    #[error("unterminated quote in command line")]
+    UnterminatedQuote,
+    /// A URL was given, but HTTP transports are not available yet.
+    #[error("HTTP targets are not supported yet: {0}")]
+    UnsupportedUrl(String),
+}
+
+/// Splits a command line into words.
+pub fn split_command_line(line: &str) -> Result<Vec<String>, TargetError> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(ch) => cur.push(ch),
+                        None => return Err(TargetError::UnterminatedQuote),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(ch @ ('"' | '\\' | '$' | '`')) => cur.push(ch),
+                            Some(ch) => {
+                                cur.push('\\');
+                                cur.push(ch);
+                            }
+                            None => return Err(TargetError::UnterminatedQuote),
+                        },
+                        Some(ch) => cur.push(ch),
+                        None => return Err(TargetError::UnterminatedQuote),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                if let Some(ch) = chars.next() {
+                    cur.push(ch);
+                }
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                cur.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    Ok(words)
+}
+
+/// Parses a stdio target: a command line, optionally prefixed with `stdio://`.
+pub fn parse_stdio_target(target: &str) -> Result<StdioCommand, TargetError> {
+    let trimmed = target.trim();
+    if trimmed.starts_with("http://") || trimmed.starts_with("https://") {
+        return Err(TargetError::UnsupportedUrl(trimmed.to_owned()));
+    }
+    let line = trimmed.strip_prefix("stdio://").unwrap_or(trimmed);
+    command_from_argv(split_command_line(line)?)
+}
+
+/// A command from an argv array (program first).
+pub fn command_from_argv<I, S>(argv: I) -> Result<StdioCommand, TargetError>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<String>,
+{
+    let mut it = argv.into_iter().map(Into::into);
+    let program = it.next().filter(|p: &String| !p.is_empty()).ok_or(TargetError::Empty)?;
+    Ok(StdioCommand::new(program).args(it))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_like_a_shell() {
+        assert_eq!(
+            split_command_line(r#"npx -y "@scope/pkg name" 'a b' c\ d "q\"x""#).unwrap(),
+            vec!["npx", "-y", "@scope/pkg name", "a b", "c d", "q\"x"]
+        );
+        assert_eq!(split_command_line("  ").unwrap(), Vec::<String>::new());
+        assert_eq!(split_command_line("a ''").unwrap(), vec!["a", ""]);
+        assert_eq!(split_command_line("'open"), Err(TargetError::UnterminatedQuote));
+    }
+
+    #[test]
+    fn stdio_targets() {
+        let c = parse_stdio_target("stdio://python3 server.py --x").unwrap();
+        assert_eq!((c.program.as_str(), c.args.len()), ("python3", 2));
+        assert_eq!(parse_stdio_target(""), Err(TargetError::Empty));
+        assert!(matches!(parse_stdio_target("http://x/mcp"), Err(TargetError::UnsupportedUrl(_))));
+    }
+}
+
+/// A short server name derived from a command: the launched package or script for launchers
+/// (`npx -y @scope/pkg` → `pkg`), else the program's file name.
+pub fn suggested_name(command: &StdioCommand) -> String {
+    fn base(s: &str) -> &str {
+        let s = s.trim_end_matches('/');
+        let s = s.rsplit('/').next().unwrap_or(s);
+        s.split('@').find(|p| !p.is_empty()).unwrap_or(s)
+    }
+    let program = base(&command.program);
+    let launchers = ["npx", "uvx", "node", "python", "python3", "deno", "bun", "bunx", "pipx", "uv"];
+    if launchers.contains(&program) {
+        if let Some(arg) = command.args.iter().find(|a| !a.starts_with('-') && *a != "run") {
+            let name = base(arg);
+            let name = name.strip_suffix(".py").or_else(|| name.strip_suffix(".js")).unwrap_or(name);
+            if !name.is_empty() {
+                return name.to_owned();
+            }
+        }
+    }
+    program.to_owned()
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::*;
+
+    #[test]
+    fn names_from_commands() {
+        let n = |s: &str| suggested_name(&parse_stdio_target(s).unwrap());
+        assert_eq!(n("npx -y @modelcontextprotocol/server-everything"), "server-everything");
+        assert_eq!(n("python3 /srv/weather.py"), "weather");
+        assert_eq!(n("/usr/bin/my-server --flag"), "my-server");
+        assert_eq!(n("uvx mcp-server-git@1.2"), "mcp-server-git");
+    }
+}

@@ -1,0 +1,336 @@
+//! The driver task of one server: owns the core [`Connection`], performs its IO, routes events.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use async_channel::{Receiver, Sender};
+use futures_lite::{future, FutureExt};
+use mcp_core::types::Tool;
+use mcp_core::{
+    ClientError, Connection, Epoch, Event, ExitInfo, Io, Notification, Progress, Request, RequestHandle,
+    RequestOptions, Response, ServerInfo, ServerRequestHandle,
+};
+use serde_json::Value;
+
+use crate::handlers::{EventHook, Handlers};
+use crate::process::ProcessIo;
+use crate::runtime::Runtime;
+
+/// A progress callback.
+pub type ProgressFn = Box<dyn Fn(Progress) + Send + Sync>;
+
+/// Commands from API handles.
+pub(crate) enum Command {
+    Request {
+        call: u64,
+        request: Request,
+        opts: RequestOptions,
+        progress: Option<ProgressFn>,
+        reply: Sender<Result<Response, ClientError>>,
+    },
+    CancelCall(u64),
+    Close(Sender<()>),
+}
+
+/// Input from IO tasks.
+#[derive(Debug)]
+pub(crate) enum IoMsg {
+    Stdout(Epoch, Vec<u8>),
+    StdoutEof(Epoch),
+    Stderr(Epoch, Vec<u8>),
+    Exited(Epoch, ExitInfo),
+    ServerAnswer(ServerRequestHandle, Result<Value, String>),
+}
+
+/// State the API handles read without a round trip to the driver.
+#[derive(Debug, Default)]
+pub(crate) struct Shared {
+    pub(crate) info: Mutex<Option<ServerInfo>>,
+    pub(crate) tools: Mutex<Option<Vec<Tool>>>,
+}
+
+struct Pending {
+    call: u64,
+    reply: Sender<Result<Response, ClientError>>,
+    progress: Option<ProgressFn>,
+}
+
+/// How many inputs are handled before yielding to other tasks.
+const MAX_INPUTS_PER_TURN: usize = 64;
+
+pub(crate) struct Driver<R: Runtime> {
+    rt: R,
+    name: Arc<str>,
+    conn: Connection,
+    commands: Receiver<Command>,
+    io_rx: Receiver<IoMsg>,
+    io_tx: Sender<IoMsg>,
+    procs: BTreeMap<Epoch, ProcessIo>,
+    calls: BTreeMap<u64, RequestHandle>,
+    pending: BTreeMap<RequestHandle, Pending>,
+    close_waiters: Vec<Sender<()>>,
+    handlers: Arc<Handlers>,
+    hook: Option<EventHook>,
+    shared: Arc<Shared>,
+}
+
+enum Wake {
+    Command(Option<Command>),
+    Io(IoMsg),
+    Timer,
+}
+
+impl<R: Runtime> Driver<R> {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        rt: R,
+        name: Arc<str>,
+        conn: Connection,
+        commands: Receiver<Command>,
+        handlers: Arc<Handlers>,
+        hook: Option<EventHook>,
+        shared: Arc<Shared>,
+    ) -> Self {
+        let (io_tx, io_rx) = async_channel::bounded(256);
+        Self {
+            rt,
+            name,
+            conn,
+            commands,
+            io_rx,
+            io_tx,
+            procs: BTreeMap::new(),
+            calls: BTreeMap::new(),
+            pending: BTreeMap::new(),
+            close_waiters: Vec::new(),
+            handlers,
+            hook,
+            shared,
+        }
+    }
+
+    pub(crate) async fn run(mut self) {
+        let mut commands_open = true;
+        loop {
+            self.drain();
+            if self.conn.is_closed() && !commands_open {
+                return;
+            }
+            let deadline = self.conn.poll_timeout();
+            let mut handled = 0;
+            // Inputs already waiting are taken without building the wake-up futures.
+            while handled < MAX_INPUTS_PER_TURN {
+                if let Some(at) = deadline {
+                    if self.rt.now() >= at {
+                        break;
+                    }
+                }
+                if let Ok(msg) = self.io_rx.try_recv() {
+                    self.on_io(msg);
+                } else if let (true, Ok(cmd)) = (commands_open, self.commands.try_recv()) {
+                    self.on_command(cmd);
+                } else {
+                    break;
+                }
+                handled += 1;
+                self.drain();
+            }
+            if handled > 0 {
+                if handled == MAX_INPUTS_PER_TURN {
+                    future::yield_now().await;
+                }
+                continue;
+            }
+            let wake = {
+                let io = async { Wake::Io(self.io_rx.recv().await.expect("driver holds a sender")) };
+                let cmd = async {
+                    if commands_open {
+                        Wake::Command(self.commands.recv().await.ok())
+                    } else {
+                        future::pending().await
+                    }
+                };
+                let timer = async {
+                    match deadline {
+                        Some(at) => {
+                            self.rt.sleep_until(at).await;
+                            Wake::Timer
+                        }
+                        None => future::pending().await,
+                    }
+                };
+                io.or(cmd).or(timer).await
+            };
+            match wake {
+                Wake::Io(msg) => self.on_io(msg),
+                Wake::Command(Some(cmd)) => self.on_command(cmd),
+                Wake::Command(None) => {
+                    // Every API handle is gone: shut the server down and finish.
+                    commands_open = false;
+                    let now = self.rt.now();
+                    self.conn.close(now);
+                }
+                Wake::Timer => {
+                    let now = self.rt.now();
+                    self.conn.handle_timeout(now);
+                }
+            }
+        }
+    }
+
+    fn now(&self) -> Instant {
+        self.rt.now()
+    }
+
+    fn on_command(&mut self, cmd: Command) {
+        let now = self.now();
+        match cmd {
+            Command::Request { call, request, opts, progress, reply } => {
+                match self.conn.request(now, request, opts) {
+                    Ok(handle) => {
+                        self.calls.insert(call, handle);
+                        self.pending.insert(handle, Pending { call, reply, progress });
+                    }
+                    Err(e) => {
+                        let _ = reply.try_send(Err(e.into()));
+                    }
+                }
+            }
+            Command::CancelCall(call) => {
+                if let Some(handle) = self.calls.remove(&call) {
+                    self.pending.remove(&handle);
+                    self.conn.cancel(now, handle);
+                }
+            }
+            Command::Close(done) => {
+                if self.conn.is_closed() {
+                    let _ = done.try_send(());
+                } else {
+                    self.close_waiters.push(done);
+                    self.conn.close(now);
+                }
+            }
+        }
+    }
+
+    fn on_io(&mut self, msg: IoMsg) {
+        let now = self.now();
+        match msg {
+            IoMsg::Stdout(epoch, bytes) => self.conn.handle_stdout(now, epoch, &bytes),
+            IoMsg::StdoutEof(epoch) => self.conn.handle_stdout_eof(now, epoch),
+            IoMsg::Stderr(epoch, bytes) => self.conn.handle_stderr(now, epoch, &bytes),
+            IoMsg::Exited(epoch, status) => {
+                self.procs.remove(&epoch);
+                self.conn.handle_process_exited(now, epoch, status);
+            }
+            IoMsg::ServerAnswer(handle, outcome) => {
+                self.conn.respond_to_server(now, handle, outcome);
+            }
+        }
+    }
+
+    /// Performs every pending IO action and routes every event.
+    fn drain(&mut self) {
+        loop {
+            let mut progressed = false;
+            while let Some(io) = self.conn.poll_io() {
+                progressed = true;
+                self.perform(io);
+            }
+            while let Some(ev) = self.conn.poll_event() {
+                progressed = true;
+                self.route(ev);
+            }
+            if !progressed {
+                return;
+            }
+        }
+    }
+
+    fn perform(&mut self, io: Io) {
+        match io {
+            Io::Spawn { epoch, command } => {
+                let now = self.now();
+                match self.rt.spawn_process(&command) {
+                    Ok(parts) => {
+                        let pio = ProcessIo::start(&self.rt, epoch, parts, self.io_tx.clone());
+                        self.procs.insert(epoch, pio);
+                        self.conn.handle_process_started(now, epoch);
+                    }
+                    Err(e) => {
+                        let reason = format!("{}: {e}", command.program);
+                        self.conn.handle_spawn_failed(now, epoch, reason);
+                    }
+                }
+            }
+            Io::Write { epoch, bytes } => {
+                if let Some(p) = self.procs.get(&epoch) {
+                    p.write(bytes);
+                }
+            }
+            Io::CloseStdin { epoch } => {
+                if let Some(p) = self.procs.get_mut(&epoch) {
+                    p.close_stdin();
+                }
+            }
+            Io::Terminate { epoch, force } => {
+                if let Some(p) = self.procs.get(&epoch) {
+                    p.signal(force);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn route(&mut self, ev: Event) {
+        match &ev {
+            Event::Response { handle, result } => {
+                if let Some(p) = self.pending.remove(handle) {
+                    self.calls.remove(&p.call);
+                    if matches!(result, Ok(Response::Tools(_))) {
+                        *lock(&self.shared.tools) = self.conn.known_tools().map(<[Tool]>::to_vec);
+                    }
+                    let _ = p.reply.try_send(result.clone().map_err(ClientError::from));
+                }
+                return;
+            }
+            Event::Progress { handle, progress } => {
+                if let Some(Pending { progress: Some(f), .. }) = self.pending.get(handle) {
+                    f(progress.clone());
+                }
+                return;
+            }
+            Event::ServerRequest { handle, request } => {
+                let answer = self.handlers.answer(&self.name, request.clone());
+                let (tx, handle) = (self.io_tx.clone(), *handle);
+                self.rt.spawn(Box::pin(async move {
+                    let outcome = answer.await;
+                    let _ = tx.send(IoMsg::ServerAnswer(handle, outcome)).await;
+                }));
+            }
+            Event::Connected(info) => *lock(&self.shared.info) = Some(info.clone()),
+            Event::Disconnected { .. } => {
+                *lock(&self.shared.info) = None;
+                *lock(&self.shared.tools) = None;
+            }
+            Event::Notification(Notification::ListChanged(mcp_core::ListKind::Tools)) => {
+                *lock(&self.shared.tools) = None;
+            }
+            Event::Closed => {
+                *lock(&self.shared.info) = None;
+                for w in self.close_waiters.drain(..) {
+                    let _ = w.try_send(());
+                }
+            }
+            _ => {}
+        }
+        if let Some(hook) = &self.hook {
+            hook(&self.name, &ev);
+        }
+    }
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}

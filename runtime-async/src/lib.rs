@@ -1,0 +1,37 @@
+//! `mcp-async`: the async MCP client API, written once for every async runtime.
+//!
+//! This crate sits between the sans-IO engine (`mcp-core`) and the runtime crates. It holds
+//! the driver task that owns each server's [`mcp_core::Connection`], performs its IO through a
+//! small [`Runtime`] trait (spawn, sleep, clock, processes) and turns handles into futures.
+//! `mcp-tokio` and `mcp-smol` implement [`Runtime`] and re-export this API; use one of them.
+//!
+//! ```no_run
+//! # async fn demo<R: mcp_async::Runtime>(rt: R) -> Result<(), mcp_core::ClientError> {
+//! use mcp_core::ServerSpec;
+//! let client = mcp_async::Client::builder()
+//!     .server(ServerSpec::from_target("everything", "npx -y @modelcontextprotocol/server-everything")?)
+//!     .build(rt)?;
+//! for t in client.list_tools().await? {
+//!     println!("{}: {}", t.server, t.tool.name);
+//! }
+//! let result = client.call_tool("echo", serde_json::json!({"message": "hi"})).await?;
+//! println!("{}", result.text());
+//! client.close().await;
+//! # Ok(()) }
+//! ```
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod client;
+mod driver;
+mod handlers;
+mod process;
+mod runtime;
+mod server;
+
+pub use client::{Client, ClientBuilder};
+pub use driver::ProgressFn;
+pub use handlers::{handler, static_roots, EventHook, Handler, Handlers};
+pub use runtime::{exit_info, std_command, terminate, BoxFuture, ChildProcess, ProcessParts, Runtime};
+pub use server::Server;

@@ -1,0 +1,142 @@
+//! `mcp-smol`: the MCP client on smol's building blocks, for smol and async-std users.
+//!
+//! The protocol lives in `mcp-core` (sans-IO) and the async API in `mcp-async`; this crate only
+//! supplies processes (`async-process`), timers (`async-io`) and a spawner ([`SmolRuntime`]).
+//! It does not need a particular executor: the client's background tasks run on a small
+//! executor of their own (driven by one thread) unless you give it a spawner, so awaiting the
+//! client works the same under `smol::block_on`, `async_std::task::block_on` or any other.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), mcp_smol::ClientError> {
+//! futures_lite::future::block_on(async {
+//!     let client = mcp_smol::connect("npx -y @modelcontextprotocol/server-everything").await?;
+//!     println!("{} tools", client.list_tools().await?.len());
+//!     client.close().await;
+//!     Ok(())
+//! })
+//! # }
+//! ```
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+use std::io;
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+use mcp_async::{exit_info, std_command, BoxFuture, ChildProcess, ProcessParts, Runtime};
+use mcp_core::{ExitInfo, StdioCommand};
+
+pub use mcp_async::{handler, static_roots, Client, ClientBuilder, EventHook, Handler, Server};
+pub use mcp_core::{self as core, ClientError, Event, ProtocolMode, RequestOptions, ServerInfo, ServerSpec};
+
+type Spawner = Arc<dyn Fn(BoxFuture<'static, ()>) + Send + Sync>;
+
+/// async-io timers, async-process processes, and a spawner.
+#[derive(Clone)]
+pub struct SmolRuntime {
+    spawner: Spawner,
+}
+
+impl std::fmt::Debug for SmolRuntime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SmolRuntime").finish_non_exhaustive()
+    }
+}
+
+/// The shared background executor, driven by one thread started on first use.
+fn background() -> &'static Arc<async_executor::Executor<'static>> {
+    static EXECUTOR: OnceLock<Arc<async_executor::Executor<'static>>> = OnceLock::new();
+    EXECUTOR.get_or_init(|| {
+        let ex = Arc::new(async_executor::Executor::new());
+        let runner = ex.clone();
+        std::thread::Builder::new()
+            .name("mcp-smol".into())
+            .spawn(move || async_io::block_on(runner.run(futures_lite::future::pending::<()>())))
+            .expect("spawn the mcp-smol executor thread");
+        ex
+    })
+}
+
+impl Default for SmolRuntime {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SmolRuntime {
+    /// Background tasks on this crate's own one-thread executor (works under any executor).
+    pub fn new() -> Self {
+        Self::with_spawner(|f| background().spawn(f).detach())
+    }
+
+    /// Background tasks spawned by `spawn`, e.g. `|f| { smol::spawn(f).detach(); }` or
+    /// `|f| { async_std::task::spawn(f); }`.
+    pub fn with_spawner<F>(spawn: F) -> Self
+    where
+        F: Fn(BoxFuture<'static, ()>) + Send + Sync + 'static,
+    {
+        Self { spawner: Arc::new(spawn) }
+    }
+}
+
+struct SmolChild(async_process::Child);
+
+impl ChildProcess for SmolChild {
+    fn id(&self) -> Option<u32> {
+        Some(self.0.id())
+    }
+
+    fn wait(&mut self) -> BoxFuture<'_, io::Result<ExitInfo>> {
+        Box::pin(async move { self.0.status().await.map(exit_info) })
+    }
+
+    fn kill(&mut self) -> io::Result<()> {
+        self.0.kill()
+    }
+}
+
+impl Runtime for SmolRuntime {
+    fn spawn(&self, future: BoxFuture<'static, ()>) {
+        (self.spawner)(future)
+    }
+
+    fn sleep_until(&self, deadline: Instant) -> BoxFuture<'static, ()> {
+        Box::pin(async move {
+            async_io::Timer::at(deadline).await;
+        })
+    }
+
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+
+    fn spawn_process(&self, command: &StdioCommand) -> io::Result<ProcessParts> {
+        let mut cmd = async_process::Command::from(std_command(command));
+        cmd.kill_on_drop(true);
+        let mut child = cmd.spawn()?;
+        let missing = || io::Error::other("a pipe of the child process is missing");
+        let stdin = child.stdin.take().ok_or_else(missing)?;
+        let stdout = child.stdout.take().ok_or_else(missing)?;
+        let stderr = child.stderr.take().ok_or_else(missing)?;
+        Ok(ProcessParts {
+            stdin: Box::new(stdin),
+            stdout: Box::new(stdout),
+            stderr: Box::new(stderr),
+            child: Box::new(SmolChild(child)),
+        })
+    }
+}
+
+/// Builds a client on [`SmolRuntime::new`].
+pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
+    builder.build(SmolRuntime::new())
+}
+
+/// Connects to one server given as a target string (a command line for stdio) and waits
+/// until its protocol era is known.
+pub async fn connect(target: &str) -> Result<Client, ClientError> {
+    let client = build(Client::builder().server(ServerSpec::from_target_named(target)?))?;
+    client.connect().await?;
+    Ok(client)
+}

@@ -1,0 +1,105 @@
+//! `mcp-tokio`: the MCP client on tokio.
+//!
+//! The protocol lives in `mcp-core` (sans-IO) and the async API in `mcp-async`; this crate only
+//! supplies tokio's processes, timers and task spawning ([`TokioRuntime`]) and re-exports the
+//! API. Use it from inside a tokio runtime.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), mcp_tokio::ClientError> {
+//! let client = mcp_tokio::connect("npx -y @modelcontextprotocol/server-everything").await?;
+//! let result = client.call_tool("echo", serde_json::json!({"message": "hi"})).await?;
+//! println!("{}", result.text());
+//! client.close().await;
+//! # Ok(()) }
+//! ```
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+use std::io;
+use std::time::Instant;
+
+use mcp_async::{exit_info, std_command, BoxFuture, ChildProcess, ProcessParts, Runtime};
+use mcp_core::{ExitInfo, StdioCommand};
+use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
+
+pub use mcp_async::{handler, static_roots, Client, ClientBuilder, EventHook, Handler, Server};
+pub use mcp_core::{self as core, ClientError, Event, ProtocolMode, RequestOptions, ServerInfo, ServerSpec};
+
+/// Tokio's processes, timers and spawner.
+#[derive(Debug, Clone)]
+pub struct TokioRuntime {
+    handle: tokio::runtime::Handle,
+}
+
+impl TokioRuntime {
+    /// The runtime this is called from. Panics outside a tokio runtime (as `tokio::spawn` does).
+    pub fn current() -> Self {
+        Self { handle: tokio::runtime::Handle::current() }
+    }
+
+    /// A specific runtime.
+    pub fn from_handle(handle: tokio::runtime::Handle) -> Self {
+        Self { handle }
+    }
+}
+
+struct TokioChild(tokio::process::Child);
+
+impl ChildProcess for TokioChild {
+    fn id(&self) -> Option<u32> {
+        self.0.id()
+    }
+
+    fn wait(&mut self) -> BoxFuture<'_, io::Result<ExitInfo>> {
+        Box::pin(async move { self.0.wait().await.map(exit_info) })
+    }
+
+    fn kill(&mut self) -> io::Result<()> {
+        self.0.start_kill()
+    }
+}
+
+impl Runtime for TokioRuntime {
+    fn spawn(&self, future: BoxFuture<'static, ()>) {
+        self.handle.spawn(future);
+    }
+
+    fn sleep_until(&self, deadline: Instant) -> BoxFuture<'static, ()> {
+        Box::pin(tokio::time::sleep_until(deadline.into()))
+    }
+
+    fn now(&self) -> Instant {
+        tokio::time::Instant::now().into_std()
+    }
+
+    fn spawn_process(&self, command: &StdioCommand) -> io::Result<ProcessParts> {
+        let _guard = self.handle.enter();
+        let mut cmd = tokio::process::Command::from(std_command(command));
+        cmd.kill_on_drop(true);
+        let mut child = cmd.spawn()?;
+        let missing = || io::Error::other("a pipe of the child process is missing");
+        let stdin = child.stdin.take().ok_or_else(missing)?;
+        let stdout = child.stdout.take().ok_or_else(missing)?;
+        let stderr = child.stderr.take().ok_or_else(missing)?;
+        Ok(ProcessParts {
+            stdin: Box::new(stdin.compat_write()),
+            stdout: Box::new(stdout.compat()),
+            stderr: Box::new(stderr.compat()),
+            child: Box::new(TokioChild(child)),
+        })
+    }
+}
+
+/// Builds a client on the current tokio runtime.
+pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
+    builder.build(TokioRuntime::current())
+}
+
+/// Connects to one server given as a target string (a command line for stdio) and waits
+/// until its protocol era is known.
+pub async fn connect(target: &str) -> Result<Client, ClientError> {
+    let client = build(Client::builder().server(ServerSpec::from_target_named(target)?))?;
+    client.connect().await?;
+    Ok(client)
+}
