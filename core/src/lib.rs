@@ -66,6 +66,9 @@ mod connection;
 mod error;
 mod event;
 pub mod framing;
+#[cfg(any(test, feature = "_fuzz"))]
+#[doc(hidden)]
+pub mod fuzzing;
 mod handle;
 mod io;
 pub mod jsonrpc;

@@ -1,0 +1,136 @@
+//! Fuzz target bodies (feature `_fuzz`; also compiled for tests, which replay the committed
+//! corpora in `fuzz/corpus/<target>/`). Each body panics only when an invariant breaks.
+
+use std::time::{Duration, Instant};
+
+use crate::framing::{Frame, LineFramer};
+use crate::jsonrpc::{self, Message};
+
+/// Newline framing: output does not depend on chunking; no frame exceeds the limit.
+pub fn framing(data: &[u8]) {
+    let (limit, split, body) = match data {
+        [a, b, rest @ ..] => (usize::from(*a % 64) + 1, usize::from(*b), rest),
+        _ => return,
+    };
+    let run = |chunk: usize| {
+        let mut f = LineFramer::new(limit);
+        for c in body.chunks(chunk.max(1)) {
+            f.push(c);
+            assert!(f.buffered() <= limit + 2, "framer holds more than the limit");
+        }
+        f.finish();
+        std::iter::from_fn(|| f.next_frame()).collect::<Vec<_>>()
+    };
+    let whole = run(body.len().max(1));
+    for frame in &whole {
+        if let Frame::Line(l) = frame {
+            assert!(l.len() <= limit && !l.contains(&b'\n'));
+        }
+    }
+    assert_eq!(whole, run(split % 7 + 1), "chunking changed the frames");
+}
+
+/// JSON-RPC decoding is total, and a decoded message re-encodes to one line that decodes to
+/// the same message.
+pub fn jsonrpc(data: &[u8]) {
+    for msg in jsonrpc::decode(data).into_iter().flatten() {
+        let line = match &msg {
+            Message::Request { id, method, params } => jsonrpc::encode_request(id, method, Some(params)),
+            Message::Notification { method, params } => jsonrpc::encode_notification(method, Some(params)),
+            Message::Result { id, result } => jsonrpc::encode_result(id, result),
+            Message::Error { id: Some(id), error } => {
+                jsonrpc::encode_error(id, error.code, &error.message, error.data.as_ref())
+            }
+            Message::Error { id: None, .. } => continue,
+        };
+        assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1, "encoded message spans lines");
+        let again = jsonrpc::decode(&line[..line.len() - 1]);
+        assert_eq!(again.len(), 1);
+        let again = again.into_iter().next().and_then(Result::ok).expect("re-decodes");
+        let normalize = |m: Message| match m {
+            Message::Request { id, method, params } if params.is_null() => {
+                Message::Request { id, method, params: serde_json::Value::Null }
+            }
+            other => other,
+        };
+        assert_eq!(normalize(again), normalize(msg));
+    }
+}
+
+/// A whole connection fed arbitrary server output never panics, and every request still ends.
+pub fn stdio_connection(data: &[u8]) {
+    use crate::{Connection, ConnectionConfig, Event, Io, Request, RequestOptions, StdioCommand};
+    #[allow(clippy::disallowed_methods)] // a base instant for fake time; only offsets are used
+    let t0 = Instant::now();
+    let mut cfg = ConnectionConfig::stdio(StdioCommand::new("fuzz"));
+    cfg.limits.max_message_bytes = 4096;
+    let mut conn = Connection::new(cfg, t0);
+    let handle = conn.request(t0, Request::ListTools, RequestOptions::default()).expect("request");
+    let mut epoch = None;
+    while let Some(io) = conn.poll_io() {
+        if let Io::Spawn { epoch: e, .. } = io {
+            epoch = Some(e);
+        }
+    }
+    let epoch = epoch.expect("spawn requested");
+    conn.handle_process_started(t0, epoch);
+    let mut outcomes = 0;
+    let mut now = t0;
+    for chunk in data.chunks(97) {
+        conn.handle_stdout(now, epoch, chunk);
+        now += Duration::from_millis(10);
+        conn.handle_timeout(now);
+        while conn.poll_io().is_some() {}
+        while let Some(ev) = conn.poll_event() {
+            if matches!(ev, Event::Response { handle: h, .. } if h == handle) {
+                outcomes += 1;
+            }
+        }
+    }
+    // Time heals everything: the request times out if nothing answered it.
+    for _ in 0..4 {
+        now += Duration::from_secs(120);
+        conn.handle_timeout(now);
+        if let Some(next) = conn.poll_timeout() {
+            assert!(next > now, "a due timer survived handle_timeout");
+        }
+        while conn.poll_io().is_some() {}
+        while let Some(ev) = conn.poll_event() {
+            if matches!(ev, Event::Response { handle: h, .. } if h == handle) {
+                outcomes += 1;
+            }
+        }
+    }
+    assert_eq!(outcomes, 1, "a request must end exactly once");
+}
+
+#[cfg(test)]
+mod replay {
+    use std::path::Path;
+
+    fn corpus(target: &str) -> Vec<Vec<u8>> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus").join(target);
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("corpus {} missing: {e}", dir.display()))
+            .map(|e| e.expect("dir entry").path())
+            .collect();
+        files.sort();
+        assert!(!files.is_empty(), "empty corpus {}", dir.display());
+        files.into_iter().map(|p| std::fs::read(p).expect("corpus file")).collect()
+    }
+
+    #[test]
+    fn framing_corpus() {
+        corpus("framing").iter().for_each(|d| super::framing(d));
+    }
+
+    #[test]
+    fn jsonrpc_corpus() {
+        corpus("jsonrpc").iter().for_each(|d| super::jsonrpc(d));
+    }
+
+    #[test]
+    fn stdio_connection_corpus() {
+        corpus("stdio_connection").iter().for_each(|d| super::stdio_connection(d));
+    }
+}
