@@ -9,7 +9,7 @@
 //! ```
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -26,18 +26,21 @@ fn server_path() -> PathBuf {
     let exe = std::env::current_exe().expect("current exe");
     let path = exe.with_file_name("mcp-test-server");
     if !path.exists() {
-        eprintln!("error: {} not found; run `cargo build --release -p mcp-tests -p mcp-bench`", path.display());
+        eprintln!(
+            "error: {} not found; run `cargo build --release -p mcp-tests -p mcp-bench`",
+            path.display()
+        );
         std::process::exit(1);
     }
     path
 }
 
-fn target(server: &PathBuf) -> String {
+fn target(server: &Path) -> String {
     format!("{} --protocol modern", server.display())
 }
 
 /// The floor: the same server, requests pre-serialized, replies read as lines, no parsing.
-fn raw_floor(server: &PathBuf, n: usize) -> Sample {
+fn raw_floor(server: &Path, n: usize) -> Sample {
     let mut child = Command::new(server)
         .args(["--protocol", "modern"])
         .stdin(Stdio::piped())
@@ -71,7 +74,7 @@ fn raw_floor(server: &PathBuf, n: usize) -> Sample {
     sample
 }
 
-fn tokio_client(server: &PathBuf, n: usize) -> Sample {
+fn tokio_client(server: &Path, n: usize) -> Sample {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("rt");
     rt.block_on(async {
         let client = mcp_tokio::connect(&target(server)).await.expect("connect");
@@ -85,7 +88,7 @@ fn tokio_client(server: &PathBuf, n: usize) -> Sample {
     })
 }
 
-fn smol_client(server: &PathBuf, n: usize) -> Sample {
+fn smol_client(server: &Path, n: usize) -> Sample {
     futures_lite::future::block_on(async {
         let client = mcp_smol::connect(&target(server)).await.expect("connect");
         let (cpu0, wall0) = (ProcessTime::now(), Instant::now());
@@ -98,7 +101,7 @@ fn smol_client(server: &PathBuf, n: usize) -> Sample {
     })
 }
 
-fn blocking_client(server: &PathBuf, n: usize) -> Sample {
+fn blocking_client(server: &Path, n: usize) -> Sample {
     let client = mcp_blocking::connect(&target(server)).expect("connect");
     let (cpu0, wall0) = (ProcessTime::now(), Instant::now());
     for _ in 0..n {
@@ -119,7 +122,7 @@ fn main() {
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(5000);
     let rounds: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(3);
     let server = server_path();
-    type Runner = fn(&PathBuf, usize) -> Sample;
+    type Runner = fn(&Path, usize) -> Sample;
     let runners: [(&str, Runner); 4] = [
         ("raw-pipe floor", raw_floor),
         ("mcp-tokio", tokio_client),
@@ -138,7 +141,10 @@ fn main() {
     let floor_cpu = per_call(median(samples[0].iter().map(|s| s.cpu).collect()));
     let floor_wall = per_call(median(samples[0].iter().map(|s| s.wall).collect()));
     println!("{n} sequential echo calls x {rounds} rounds (medians), client process only");
-    println!("{:<16} {:>12} {:>12} {:>10} {:>10}", "client", "cpu µs/call", "wall µs/call", "cpu ratio", "wall ratio");
+    println!(
+        "{:<16} {:>12} {:>12} {:>10} {:>10}",
+        "client", "cpu µs/call", "wall µs/call", "cpu ratio", "wall ratio"
+    );
     for (i, (name, _)) in runners.iter().enumerate() {
         let cpu = per_call(median(samples[i].iter().map(|s| s.cpu).collect()));
         let wall = per_call(median(samples[i].iter().map(|s| s.wall).collect()));

@@ -48,7 +48,8 @@ pub enum Event {
     Stderr(String),
     /// Non-fatal peer misbehaviour or dropped data.
     Warning(Warning),
-    /// The server process went away; in-flight requests failed. The next request restarts it.
+    /// The server process went away; emitted just before the in-flight requests fail with the
+    /// same reason. The next request restarts the process.
     Disconnected {
         /// What happened.
         reason: RequestError,

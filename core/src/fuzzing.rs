@@ -108,6 +108,7 @@ pub fn stdio_connection(data: &[u8]) {
 mod replay {
     use std::path::Path;
 
+    #[allow(clippy::disallowed_methods)] // test-only: reads the committed corpus files
     fn corpus(target: &str) -> Vec<Vec<u8>> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus").join(target);
         let mut files: Vec<_> = std::fs::read_dir(&dir)

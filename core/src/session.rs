@@ -8,6 +8,7 @@ use serde_json::{json, Map, Value};
 
 use crate::config::{ClientFeatures, ProtocolMode, LEGACY_VERSIONS, MODERN_VERSION};
 use crate::error::{RequestError, RpcError, RpcErrorKind};
+use crate::text::sanitize;
 use crate::types::{DiscoverResult, Implementation, InitializeResult, ServerCapabilities};
 
 /// The protocol era a server speaks.
@@ -55,6 +56,8 @@ pub(crate) enum ProbeOutcome {
 }
 
 /// What to do after the probe.
+// Short-lived (one per probe answer): its size does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub(crate) enum ProbeVerdict {
     Modern(ServerInfo),
@@ -98,7 +101,7 @@ pub(crate) fn judge_probe(mode: ProtocolMode, outcome: ProbeOutcome) -> ProbeVer
             supported_versions: vec![MODERN_VERSION.into()],
         }),
         ProbeOutcome::Error(e) => {
-            legacy_or_fail(format!("server/discover failed with {} {}", e.code, e.message))
+            legacy_or_fail(format!("server/discover failed with {} {}", e.code, sanitize(&e.message, 500)))
         }
         ProbeOutcome::Timeout => legacy_or_fail("server/discover got no answer in time".into()),
     }
@@ -134,7 +137,7 @@ pub(crate) fn judge_initialize(result: Value) -> Result<ServerInfo, RequestError
     if !LEGACY_VERSIONS.contains(&init.protocol_version.as_str()) {
         return Err(RequestError::UnsupportedProtocolVersion {
             offered: LEGACY_VERSIONS[0].into(),
-            answered: init.protocol_version,
+            answered: sanitize(&init.protocol_version, 100),
         });
     }
     Ok(ServerInfo {

@@ -76,6 +76,7 @@ mod tests {
     use std::time::Duration;
 
     #[test]
+    #[allow(clippy::disallowed_methods)] // a base instant; only offsets are used
     fn earliest_first_and_replace() {
         let t0 = Instant::now();
         let mut t = Timers::default();

@@ -21,6 +21,7 @@ use crate::runtime::Runtime;
 pub type ProgressFn = Box<dyn Fn(Progress) + Send + Sync>;
 
 /// Commands from API handles.
+#[allow(clippy::large_enum_variant)] // requests are the common case; boxing them buys nothing
 pub(crate) enum Command {
     Request {
         call: u64,
@@ -39,6 +40,7 @@ pub(crate) enum IoMsg {
     Stdout(Epoch, Vec<u8>),
     StdoutEof(Epoch),
     Stderr(Epoch, Vec<u8>),
+    StderrEof(Epoch),
     Exited(Epoch, ExitInfo),
     ServerAnswer(ServerRequestHandle, Result<Value, String>),
 }
@@ -220,6 +222,7 @@ impl<R: Runtime> Driver<R> {
             IoMsg::Stdout(epoch, bytes) => self.conn.handle_stdout(now, epoch, &bytes),
             IoMsg::StdoutEof(epoch) => self.conn.handle_stdout_eof(now, epoch),
             IoMsg::Stderr(epoch, bytes) => self.conn.handle_stderr(now, epoch, &bytes),
+            IoMsg::StderrEof(epoch) => self.conn.handle_stderr_eof(now, epoch),
             IoMsg::Exited(epoch, status) => {
                 self.procs.remove(&epoch);
                 self.conn.handle_process_exited(now, epoch, status);

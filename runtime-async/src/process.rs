@@ -53,10 +53,14 @@ impl ProcessIo {
         rt.spawn(Box::pin(async move {
             let mut buf = vec![0u8; READ_CHUNK];
             while let Ok(n) = stderr.read(&mut buf).await {
-                if n == 0 || tx.send(IoMsg::Stderr(epoch, buf[..n].to_vec())).await.is_err() {
+                if n == 0 {
                     break;
                 }
+                if tx.send(IoMsg::Stderr(epoch, buf[..n].to_vec())).await.is_err() {
+                    return;
+                }
             }
+            let _ = tx.send(IoMsg::StderrEof(epoch)).await;
         }));
         rt.spawn(Box::pin(wait_for_exit(epoch, child, signal_rx, io_tx)));
         Self { stdin: Some(stdin_tx), signal: signal_tx }

@@ -21,6 +21,7 @@
 #![deny(missing_docs)]
 
 use std::io;
+use std::process::Stdio;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
@@ -112,8 +113,9 @@ impl Runtime for SmolRuntime {
     }
 
     fn spawn_process(&self, command: &StdioCommand) -> io::Result<ProcessParts> {
+        // async-process keeps its own stdio settings: the pipes must be requested again.
         let mut cmd = async_process::Command::from(std_command(command));
-        cmd.kill_on_drop(true);
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
         let mut child = cmd.spawn()?;
         let missing = || io::Error::other("a pipe of the child process is missing");
         let stdin = child.stdin.take().ok_or_else(missing)?;

@@ -58,6 +58,16 @@ impl Connection {
         self.drain_stderr();
     }
 
+    /// The server's stderr reached end of file: a final unterminated line is surfaced.
+    pub fn handle_stderr_eof(&mut self, now: Instant, epoch: Epoch) {
+        self.tick(now);
+        if self.current_epoch() != Some(epoch) {
+            return;
+        }
+        self.stderr.finish();
+        self.drain_stderr();
+    }
+
     fn is_current_reader(&self, epoch: Epoch) -> bool {
         matches!(self.proc, Proc::Running { epoch: e, stdout_eof: false, .. } if e == epoch)
     }
@@ -87,6 +97,10 @@ impl Connection {
                 Frame::Line(line) if line.iter().all(u8::is_ascii_whitespace) => {}
                 Frame::Line(line) => {
                     for msg in jsonrpc::decode(&line) {
+                        // A batch element may end the process's usefulness: skip the rest.
+                        if !self.is_current_reader(epoch) {
+                            return;
+                        }
                         match msg {
                             Ok(m) => self.on_message(now, epoch, m),
                             Err(DecodeError::NotJson(_)) => {

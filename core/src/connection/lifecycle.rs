@@ -53,8 +53,9 @@ impl Connection {
         }
         self.proc = Proc::Down;
         let err = RequestError::Spawn { detail: reason };
+        // The host learns the server is gone before the failed requests reach their callers.
+        self.emit(Event::Disconnected { reason: err.clone() });
         self.fail_all(&err);
-        self.emit(Event::Disconnected { reason: err });
         let _ = now;
     }
 
@@ -114,8 +115,9 @@ impl Connection {
         }
         let err = RequestError::TransportClosed { detail };
         self.drop_process(now, epoch, still_running);
+        // The host learns the server is gone before the failed requests reach their callers.
+        self.emit(Event::Disconnected { reason: err.clone() });
         self.fail_all(&err);
-        self.emit(Event::Disconnected { reason: err });
         self.maybe_closed();
     }
 
@@ -233,8 +235,10 @@ impl Connection {
         };
         let verdict = judge_probe(self.cfg.protocol, outcome);
         if !probing {
-            // A late answer while `initialize` is under way: a modern result still wins.
-            if let ProbeVerdict::Modern(info) = verdict {
+            // A late answer while `initialize` is under way: a modern result still wins. Once
+            // the legacy session is ready, the era is settled and the late answer is ignored.
+            let initializing = matches!(self.proc, Proc::Running { session: Session::Initializing, .. });
+            if let (ProbeVerdict::Modern(info), true) = (verdict, initializing) {
                 let stale: Vec<_> = self
                     .wire
                     .iter()
@@ -296,8 +300,9 @@ impl Connection {
         let Some((epoch, _)) = self.running_epoch() else { return };
         let running = matches!(self.proc, Proc::Running { exited: None, .. });
         self.drop_process(now, epoch, running);
+        // The host learns the server is gone before the failed requests reach their callers.
+        self.emit(Event::Disconnected { reason: err.clone() });
         self.fail_all(&err);
-        self.emit(Event::Disconnected { reason: err });
         self.maybe_closed();
     }
 

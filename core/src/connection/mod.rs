@@ -75,6 +75,8 @@ enum Phase {
 }
 
 /// The current server process.
+// One per connection, never collected: boxing the session would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 enum Proc {
     /// No process; the next request starts one.
@@ -86,6 +88,7 @@ enum Proc {
 }
 
 /// The era sub-protocol of a running process.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 enum Session {
     /// `server/discover` sent.
@@ -189,7 +192,9 @@ impl Connection {
         }
         let timeout = opts.timeout.unwrap_or(self.cfg.timeouts.request);
         let op = ops::Op::new(request, opts, now, timeout);
-        self.timers.set(Timer::Request(handle), now + timeout);
+        if let Some(at) = op.deadline(now) {
+            self.timers.set(Timer::Request(handle), at);
+        }
         self.ops.insert(handle, op);
         self.queue.push_back(handle);
         self.pump(now);

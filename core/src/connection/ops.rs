@@ -51,8 +51,11 @@ pub(super) struct CacheEntry {
 
 impl Op {
     pub(super) fn new(request: Request, opts: RequestOptions, now: Instant, timeout: Duration) -> Self {
-        let hard_deadline =
-            if opts.reset_timeout_on_progress { opts.max_total_timeout.map(|d| now + d) } else { None };
+        let hard_deadline = if opts.reset_timeout_on_progress {
+            opts.max_total_timeout.and_then(|d| now.checked_add(d))
+        } else {
+            None
+        };
         Self {
             request,
             opts,
@@ -61,6 +64,15 @@ impl Op {
             sent: None,
             progress_token: None,
             pages: Pages::default(),
+        }
+    }
+
+    /// The deadline of a timeout starting at `now`, within the hard bound; `None` when the
+    /// timeout is too long to be represented (no deadline).
+    pub(super) fn deadline(&self, now: Instant) -> Option<Instant> {
+        match (now.checked_add(self.timeout), self.hard_deadline) {
+            (Some(at), Some(hard)) => Some(at.min(hard)),
+            (at, hard) => at.or(hard),
         }
     }
 }
@@ -408,7 +420,8 @@ impl Connection {
         let Some(info) = self.server_info() else { return };
         let expires = match info.era {
             Era::Modern => match ttl_ms {
-                Some(ttl) if ttl > 0 => Some(now + Duration::from_millis(ttl)),
+                // A TTL past what the clock can represent never expires.
+                Some(ttl) if ttl > 0 => now.checked_add(Duration::from_millis(ttl)),
                 _ => return,
             },
             Era::Legacy => {
@@ -448,16 +461,14 @@ impl Connection {
     /// Progress for a live request.
     pub(super) fn on_progress(&mut self, now: Instant, token_key: &str, progress: Progress) {
         let Some(&handle) = self.progress.get(token_key) else {
-            self.warn(Warning::StaleProgress { token: token_key.to_string() });
+            self.warn(Warning::StaleProgress { token: crate::text::sanitize(token_key, 200) });
             return;
         };
         if let Some(op) = self.ops.get(&handle) {
             if op.opts.reset_timeout_on_progress {
-                let mut at = now + op.timeout;
-                if let Some(hard) = op.hard_deadline {
-                    at = at.min(hard);
+                if let Some(at) = op.deadline(now) {
+                    self.timers.set(Timer::Request(handle), at);
                 }
-                self.timers.set(Timer::Request(handle), at);
             }
         }
         self.emit(crate::event::Event::Progress { handle, progress });

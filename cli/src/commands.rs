@@ -1,0 +1,238 @@
+//! The commands that talk to one server: build a client, run one action, render, close.
+
+use std::future::Future;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use mcp_tokio::core::types::{ResourceTemplate, Tool};
+use mcp_tokio::core::{Event, Notification, RequestError, RpcErrorKind};
+use mcp_tokio::{Client, ClientError, ProtocolMode, Server, ServerSpec};
+use serde_json::Value;
+
+use crate::output::{self, emit, note};
+
+/// What the global flags ask for.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Print JSON instead of text.
+    pub json: bool,
+    /// The protocol era to speak.
+    pub protocol: ProtocolMode,
+    /// Overrides the default request timeout.
+    pub timeout: Option<Duration>,
+    /// Report the server's stderr, logs and warnings on stderr.
+    pub verbose: bool,
+}
+
+/// What to do with a server.
+#[derive(Debug, Clone)]
+pub enum Action {
+    /// Era, version, identity, capabilities.
+    Info,
+    /// List the tools.
+    Tools,
+    /// Call a tool with these (already validated) arguments.
+    Call {
+        /// The tool's name.
+        tool: String,
+        /// A JSON object.
+        arguments: Value,
+    },
+    /// List the prompts.
+    Prompts,
+    /// List the resources and resource templates.
+    Resources,
+    /// Read a resource.
+    Read {
+        /// The resource's URI.
+        uri: String,
+    },
+}
+
+/// A failure, shown as one `error: ...` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CliError(String);
+
+impl CliError {
+    /// An error with this message, folded onto one line.
+    pub fn new(message: impl std::fmt::Display) -> Self {
+        let message = message.to_string();
+        let lines: Vec<&str> = message.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        Self(lines.join(" | "))
+    }
+}
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<ClientError> for CliError {
+    fn from(e: ClientError) -> Self {
+        Self::new(e)
+    }
+}
+
+impl From<mcp_tokio::core::target::TargetError> for CliError {
+    fn from(e: mcp_tokio::core::target::TargetError) -> Self {
+        Self::new(format!("invalid TARGET: {e}"))
+    }
+}
+
+/// Parses the `JSON_ARGS` of `mcp call`: it must be a JSON object.
+pub fn parse_arguments(text: &str) -> Result<Value, CliError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        CliError::new(format!(
+            "JSON_ARGS is not valid JSON ({e}); expected an object like '{{\"key\": \"value\"}}'"
+        ))
+    })?;
+    match value {
+        Value::Object(_) => Ok(value),
+        other => {
+            let kind = match other {
+                Value::Null => "null",
+                Value::Bool(_) => "a boolean",
+                Value::Number(_) => "a number",
+                Value::String(_) => "a string",
+                Value::Array(_) => "an array",
+                Value::Object(_) => "an object",
+            };
+            Err(CliError::new(format!("JSON_ARGS must be a JSON object, got {kind}")))
+        }
+    }
+}
+
+/// With `--verbose`: one stderr line per stderr line, log message, warning or disconnect.
+fn report_event(server: &str, event: &Event) {
+    let line = match event {
+        Event::Stderr(line) => format!("[{server}] stderr: {line}"),
+        Event::Warning(w) => format!("[{server}] warning: {w}"),
+        Event::Notification(Notification::Log(m)) => {
+            let logger = m.logger.as_deref().map(|l| format!(" {l}")).unwrap_or_default();
+            format!("[{server}] log {}{logger}: {}", m.level, m.text)
+        }
+        Event::Disconnected { reason } => format!("[{server}] disconnected: {reason}"),
+        _ => return,
+    };
+    note(&line);
+}
+
+/// Builds a client for one server with the global settings applied.
+fn build_client(settings: &Settings, spec: ServerSpec) -> Result<Client, CliError> {
+    let mut spec = spec.protocol(settings.protocol);
+    if let Some(timeout) = settings.timeout {
+        spec = spec.request_timeout(timeout);
+    }
+    let mut builder = Client::builder().server(spec);
+    if settings.verbose {
+        builder = builder.on_event(report_event);
+    }
+    Ok(mcp_tokio::build(builder)?)
+}
+
+/// Runs `body` against the one server of `spec`, then closes the client whatever the outcome.
+pub async fn with_server<T, F, Fut>(settings: &Settings, spec: ServerSpec, body: F) -> Result<T, CliError>
+where
+    F: FnOnce(Server) -> Fut,
+    Fut: Future<Output = Result<T, CliError>>,
+{
+    let client = build_client(settings, spec)?;
+    let outcome = match client.servers().first() {
+        Some(server) => body(server.clone()).await,
+        None => Err(CliError::new("no server configured")),
+    };
+    client.close().await;
+    outcome
+}
+
+/// Prints the JSON or the text form, as the settings ask.
+fn show(settings: &Settings, json: impl FnOnce() -> Value, text: impl FnOnce() -> String) {
+    if settings.json {
+        emit(&output::pretty(&json()));
+    } else {
+        emit(&text());
+    }
+}
+
+/// Resource templates, treating "method not found" as none (servers from before templates).
+async fn resource_templates(server: &Server) -> Result<Vec<ResourceTemplate>, CliError> {
+    match server.list_resource_templates().await {
+        Err(ClientError::Request(RequestError::Rpc(e))) if e.kind() == RpcErrorKind::MethodNotFound => {
+            Ok(Vec::new())
+        }
+        other => Ok(other?),
+    }
+}
+
+/// Performs `action` on `server` and prints the outcome.
+async fn perform(settings: &Settings, server: Server, action: Action) -> Result<ExitCode, CliError> {
+    match action {
+        Action::Info => {
+            let info = server.connect().await?;
+            show(settings, || output::info_json(&info), || output::info_text(&info));
+        }
+        Action::Tools => {
+            let tools = server.list_tools().await?;
+            show(settings, || output::json_array(tools.iter().map(Tool::raw)), || output::tools_text(&tools));
+        }
+        Action::Call { tool, arguments } => {
+            let result = server.call_tool(&tool, arguments).await?;
+            show(settings, || result.raw().clone(), || output::call_result_text(&result));
+            if result.is_error {
+                note(&format!("error: tool {:?} reported an error (isError)", output::one_line(&tool, 120)));
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+        Action::Prompts => {
+            let prompts = server.list_prompts().await?;
+            let json = || output::json_array(prompts.iter().map(|p| p.raw()));
+            show(settings, json, || output::prompts_text(&prompts));
+        }
+        Action::Resources => {
+            let resources = server.list_resources().await?;
+            let templates = resource_templates(&server).await?;
+            show(
+                settings,
+                || output::resources_json(&resources, &templates),
+                || output::resources_text(&resources, &templates),
+            );
+        }
+        Action::Read { uri } => {
+            let result = server.read_resource(&uri).await?;
+            show(settings, || result.raw().clone(), || output::read_result_text(&result));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs one action against the server `target` names.
+pub async fn run(settings: &Settings, target: &str, action: Action) -> Result<ExitCode, CliError> {
+    let spec = ServerSpec::from_target_named(target)?;
+    with_server(settings, spec, |server| perform(settings, server, action)).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn arguments_must_be_a_json_object() {
+        assert_eq!(parse_arguments("{}").unwrap(), json!({}));
+        assert_eq!(parse_arguments(r#" {"message": "hi"} "#).unwrap(), json!({"message": "hi"}));
+        let err = parse_arguments("[1]").unwrap_err();
+        assert_eq!(err.to_string(), "JSON_ARGS must be a JSON object, got an array");
+        let err = parse_arguments("{message: hi}").unwrap_err();
+        assert!(err.to_string().starts_with("JSON_ARGS is not valid JSON ("), "{err}");
+        assert!(!err.to_string().contains('\n'));
+        assert!(parse_arguments("").is_err());
+        assert!(parse_arguments("null").unwrap_err().to_string().ends_with("got null"));
+    }
+
+    #[test]
+    fn errors_are_one_line() {
+        let err = CliError::new("connection lost: exit 3\n  last stderr:\n\n  boom\n");
+        assert_eq!(err.to_string(), "connection lost: exit 3 | last stderr: | boom");
+    }
+}

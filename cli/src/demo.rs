@@ -1,0 +1,90 @@
+//! `mcp demo`: a short tour of the client against the bundled test server (no network).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use mcp_tokio::core::types::CompletionReference;
+use mcp_tokio::core::StdioCommand;
+use mcp_tokio::{RequestOptions, Server, ServerSpec};
+use serde_json::{json, Map, Value};
+
+use crate::commands::{with_server, CliError, Settings};
+use crate::output::{self, emit, indent};
+
+/// The test server's file name.
+const SERVER_BINARY: &str = "mcp-test-server";
+
+/// The two connections of the tour: a label and the test server's `--protocol` flag.
+const TOUR: [(&str, &str); 2] = [("modern", "modern"), ("legacy", "2025-11-25")];
+
+/// Where the test server is: next to this executable (the workspace builds both into one
+/// target directory).
+fn locate_server() -> Result<PathBuf, CliError> {
+    let exe =
+        std::env::current_exe().map_err(|e| CliError::new(format!("cannot find this executable: {e}")))?;
+    let dir = exe.parent().ok_or_else(|| CliError::new("this executable has no parent directory"))?;
+    let path = dir.join(format!("{SERVER_BINARY}{}", std::env::consts::EXE_SUFFIX));
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(CliError::new(format!(
+            "the bundled test server is missing ({}); run `cargo build -p mcp-tests` first",
+            path.display()
+        )))
+    }
+}
+
+/// Prints a step's title and its indented outcome.
+fn step(title: &str, body: &str) {
+    emit(&format!("{title}:"));
+    emit(&indent(body, 4));
+}
+
+/// The tour of one connection.
+async fn tour(server: Server) -> Result<(), CliError> {
+    let info = server.connect().await?;
+    emit(&format!("connected: {}", output::connection_line(&info)));
+
+    let tools = server.list_tools().await?;
+    let names: Vec<String> = tools.iter().map(|t| output::one_line(&t.name, 60)).collect();
+    emit(&format!("tools ({}): {}", tools.len(), names.join(", ")));
+
+    let echo_args = json!({"message": "hello from mcp demo"});
+    let echo = server.call_tool("echo", echo_args.clone()).await?;
+    step(&format!("call echo {echo_args}"), &output::call_result_text(&echo));
+
+    let progress_args = json!({"steps": 3});
+    emit(&format!("call progress {progress_args}:"));
+    let report = |p| emit(&indent(&output::progress_line(&p), 4));
+    let done = server.call_tool_with_progress("progress", progress_args, RequestOptions::default(), report);
+    emit(&indent(&output::call_result_text(&done.await?), 4));
+
+    let uri = "test://text";
+    step(&format!("read {uri}"), &output::read_result_text(&server.read_resource(uri).await?));
+
+    let mut prompt_args = Map::new();
+    prompt_args.insert("name".into(), Value::String("Ada".into()));
+    let prompt = server.get_prompt("greet", prompt_args.clone()).await?;
+    step(&format!("prompt greet {}", Value::Object(prompt_args)), &output::prompt_result_text(&prompt));
+
+    let completion = server.complete(CompletionReference::prompt("greet"), "name", "A").await?;
+    step("complete prompt greet, argument name, \"A\"", &output::completion_text(&completion));
+    Ok(())
+}
+
+/// Runs the tour against the test server in each era.
+pub async fn run(settings: &Settings) -> Result<ExitCode, CliError> {
+    let path = locate_server()?;
+    let program = path.to_string_lossy().into_owned();
+    emit(&format!("mcp demo: a tour against the bundled test server ({program}), no network"));
+    for (label, flag) in TOUR {
+        emit(&format!("\n== test server --protocol {flag} ({label}) =="));
+        let spec = ServerSpec::stdio(
+            format!("{SERVER_BINARY}-{label}"),
+            StdioCommand::new(program.clone()).args(["--protocol", flag]),
+        );
+        with_server(settings, spec, tour).await?;
+        emit("closed");
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,196 @@
+//! `mcp`: a command-line MCP client.
+//!
+//! ```text
+//! mcp info  "npx -y @modelcontextprotocol/server-everything"
+//! mcp tools "npx -y @modelcontextprotocol/server-everything" --json
+//! mcp call  "npx -y @modelcontextprotocol/server-everything" echo '{"message":"hi"}'
+//! mcp demo
+//! ```
+//!
+//! Errors are one `error: ...` line on stderr and exit code 1 (usage errors exit 2).
+
+#![forbid(unsafe_code)]
+
+mod commands;
+mod demo;
+mod output;
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use mcp_tokio::ProtocolMode;
+
+use commands::{Action, CliError, Settings};
+
+const TARGET_HELP: &str = "TARGET is the command line of a stdio server, quoted as one argument, e.g. \
+\"npx -y @modelcontextprotocol/server-everything\"; a stdio:// prefix is accepted.";
+
+/// A command-line client for MCP (Model Context Protocol) servers.
+#[derive(Debug, Parser)]
+#[command(name = "mcp", version, after_help = TARGET_HELP)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// Print machine-readable JSON instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    /// The protocol era to speak: probe then fall back (auto), 2026-07-28 only (modern), or the
+    /// initialize handshake only (legacy).
+    #[arg(long, global = true, value_enum, default_value_t = Protocol::Auto)]
+    protocol: Protocol,
+    /// Request timeout, in seconds.
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = parse_timeout)]
+    timeout: Option<Duration>,
+    /// Print the server's stderr lines, log messages and client warnings to stderr.
+    #[arg(long, short, global = true)]
+    verbose: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Protocol {
+    Auto,
+    Modern,
+    Legacy,
+}
+
+impl From<Protocol> for ProtocolMode {
+    fn from(p: Protocol) -> Self {
+        match p {
+            Protocol::Auto => ProtocolMode::Auto,
+            Protocol::Modern => ProtocolMode::Modern,
+            Protocol::Legacy => ProtocolMode::Legacy,
+        }
+    }
+}
+
+/// The TARGET argument every server command takes.
+#[derive(Debug, Args)]
+struct Target {
+    /// The server's command line, quoted as one argument (see below).
+    target: String,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Show the era, protocol version, server identity, capabilities and instructions.
+    Info(Target),
+    /// List the tools: name, title, description and behaviour hints.
+    Tools(Target),
+    /// Call a tool and print its result (exit code 1 if the tool reports an error).
+    Call {
+        #[command(flatten)]
+        target: Target,
+        /// The tool's name.
+        tool: String,
+        /// The arguments, a JSON object.
+        #[arg(value_name = "JSON_ARGS", default_value = "{}", allow_hyphen_values = true)]
+        arguments: String,
+    },
+    /// List the prompts and their arguments (* marks required ones).
+    Prompts(Target),
+    /// List the resources and resource templates.
+    Resources(Target),
+    /// Read a resource: text is printed, binary contents are summarised.
+    Read {
+        #[command(flatten)]
+        target: Target,
+        /// The resource's URI.
+        uri: String,
+    },
+    /// A short tour against the bundled test server (no network; text output only).
+    Demo,
+}
+
+/// `--timeout`: a positive number of seconds.
+fn parse_timeout(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text.trim().parse().map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if secs.is_nan() || secs <= 0.0 {
+        return Err("the timeout must be more than 0 seconds".into());
+    }
+    Duration::try_from_secs_f64(secs).map_err(|_| format!("{text:?} seconds is too long"))
+}
+
+async fn dispatch(settings: &Settings, command: Command) -> Result<ExitCode, CliError> {
+    let (target, action) = match command {
+        Command::Demo => return demo::run(settings).await,
+        Command::Info(target) => (target, Action::Info),
+        Command::Tools(target) => (target, Action::Tools),
+        Command::Call { target, tool, arguments } => {
+            let arguments = commands::parse_arguments(&arguments)?;
+            (target, Action::Call { tool, arguments })
+        }
+        Command::Prompts(target) => (target, Action::Prompts),
+        Command::Resources(target) => (target, Action::Resources),
+        Command::Read { target, uri } => (target, Action::Read { uri }),
+    };
+    commands::run(settings, &target.target, action).await
+}
+
+fn main() -> ExitCode {
+    // A bug must still end as one line, not a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        output::note(&format!("error: internal error: {}", CliError::new(what)));
+    }));
+    let cli = Cli::parse();
+    let settings = Settings {
+        json: cli.json,
+        protocol: cli.protocol.into(),
+        timeout: cli.timeout,
+        verbose: cli.verbose,
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            output::note(&format!("error: cannot start the async runtime: {e}"));
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(dispatch(&settings, cli.command)) {
+        Ok(code) => code,
+        Err(e) => {
+            output::note(&format!("error: {e}"));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_valid() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn timeout_is_positive_seconds() {
+        assert_eq!(parse_timeout("1.5"), Ok(Duration::from_millis(1500)));
+        assert!(parse_timeout("0").is_err());
+        assert!(parse_timeout("-3").is_err());
+        assert!(parse_timeout("NaN").is_err());
+        assert!(parse_timeout("soon").is_err());
+        assert!(parse_timeout("1e300").is_err());
+    }
+
+    #[test]
+    fn global_flags_go_anywhere() {
+        let cli =
+            Cli::try_parse_from(["mcp", "call", "srv --flag", "echo", "--json", "--timeout", "2"]).unwrap();
+        assert!(cli.json);
+        assert_eq!(cli.timeout, Some(Duration::from_secs(2)));
+        let Command::Call { target, arguments, .. } = cli.command else { panic!("not call") };
+        assert_eq!((target.target.as_str(), arguments.as_str()), ("srv --flag", "{}"));
+        let cli = Cli::try_parse_from(["mcp", "--protocol", "legacy", "info", "x"]).unwrap();
+        assert_eq!(cli.protocol, Protocol::Legacy);
+        assert!(Cli::try_parse_from(["mcp", "--protocol", "old", "info", "x"]).is_err());
+    }
+}

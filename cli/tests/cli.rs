@@ -1,0 +1,155 @@
+//! Runs the built `mcp` binary against the workspace's test server.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+/// The test server, built first if it is missing. It sits next to `mcp` (by default
+/// `target/debug/`), which is also where `mcp demo` looks for it.
+fn server() -> &'static str {
+    static SERVER: OnceLock<String> = OnceLock::new();
+    SERVER.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_BIN_EXE_mcp")).parent().expect("bin dir").to_path_buf();
+        let path = dir.join(format!("mcp-test-server{}", std::env::consts::EXE_SUFFIX));
+        if !path.is_file() {
+            let mut build = Command::new(env!("CARGO"));
+            build.args(["build", "-p", "mcp-tests", "--bin", "mcp-test-server"]);
+            match dir.file_name().and_then(|n| n.to_str()) {
+                Some("debug") | None => {}
+                Some("release") => {
+                    build.arg("--release");
+                }
+                Some(profile) => {
+                    build.args(["--profile", profile]);
+                }
+            }
+            let status = build.status().expect("run cargo build");
+            assert!(status.success(), "cargo build -p mcp-tests failed");
+        }
+        assert!(path.is_file(), "{} is missing after the build", path.display());
+        let path = path.to_str().expect("a UTF-8 path").to_owned();
+        assert!(!path.contains([' ', '\'', '"', '\\']), "test server path needs quoting: {path}");
+        path
+    })
+}
+
+/// A TARGET running the test server with these flags.
+fn target(flags: &str) -> String {
+    format!("{} {flags}", server())
+}
+
+fn mcp(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcp")).args(args).output().expect("run mcp")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn json(out: &Output) -> Value {
+    assert!(out.status.success(), "mcp failed: {}", stderr(out));
+    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+}
+
+/// Exit code 1 and exactly one `error:` line on stderr.
+fn assert_one_error_line(out: &Output) {
+    assert_eq!(out.status.code(), Some(1), "stdout: {}\nstderr: {}", stdout(out), stderr(out));
+    let err = stderr(out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: "), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn info_reports_the_era() {
+    let modern = json(&mcp(&["info", &target("--protocol modern"), "--json"]));
+    assert_eq!(modern["era"], "modern");
+    assert_eq!(modern["protocolVersion"], "2026-07-28");
+    assert_eq!(modern["serverInfo"]["name"], "mcp-test-server");
+    assert_eq!(modern["transport"], "stdio");
+    assert!(modern["capabilities"]["tools"].is_object());
+
+    let legacy = json(&mcp(&["info", &target("--protocol 2025-11-25"), "--json"]));
+    assert_eq!(legacy["era"], "legacy");
+    assert_eq!(legacy["protocolVersion"], "2025-11-25");
+
+    let text = mcp(&["info", &format!("stdio://{}", target("--protocol modern"))]);
+    assert!(text.status.success(), "{}", stderr(&text));
+    let text = stdout(&text);
+    assert!(text.contains("era:          modern"), "{text}");
+    assert!(text.contains("transport:    stdio"), "{text}");
+}
+
+#[test]
+fn tools_lists_names_and_hints() {
+    let out = mcp(&["tools", &target("")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.lines().any(|l| l.starts_with("echo ") && l.contains("Echo") && l.contains("[read-only]")),
+        "{text}"
+    );
+    assert!(text.lines().any(|l| l.starts_with("fail ")), "{text}");
+
+    let raw = json(&mcp(&["tools", &target("--protocol modern"), "--json"]));
+    let names: Vec<&str> = raw.as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(names.contains(&"echo") && names.contains(&"progress"), "{names:?}");
+}
+
+#[test]
+fn call_prints_text_and_fails_on_is_error() {
+    let out = mcp(&["call", &target(""), "echo", r#"{"message":"hi"}"#]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).lines().next(), Some("hi"));
+
+    let raw = json(&mcp(&["call", &target("--protocol modern"), "echo", r#"{"message":"hi"}"#, "--json"]));
+    assert_eq!(raw["structuredContent"]["message"], "hi");
+
+    let out = mcp(&["call", &target(""), "fail"]);
+    assert_one_error_line(&out);
+    assert!(stdout(&out).contains("tool failed"));
+}
+
+#[test]
+fn bad_arguments_are_one_line_errors() {
+    for args in ["{not json", "[1, 2]", "\"text\""] {
+        let out = mcp(&["call", &target(""), "echo", args]);
+        assert_one_error_line(&out);
+        assert!(stderr(&out).contains("JSON_ARGS"), "{}", stderr(&out));
+    }
+    assert_one_error_line(&mcp(&["info", "mcp-no-such-program-anywhere"]));
+    assert_one_error_line(&mcp(&["call", &target(""), "crash"]));
+    assert_eq!(mcp(&["frobnicate"]).status.code(), Some(2));
+}
+
+#[test]
+fn prompts_resources_and_read() {
+    let out = mcp(&["prompts", &target("")]);
+    assert!(stdout(&out).contains("greet"), "{}", stderr(&out));
+    let out = mcp(&["resources", &target("")]);
+    let text = stdout(&out);
+    assert!(text.contains("test://text") && text.contains("test://item/{id}"), "{text}");
+    let out = mcp(&["read", &target(""), "test://text"]);
+    assert_eq!(stdout(&out).trim_end(), "hello resource");
+    let out = mcp(&["read", &target(""), "test://blob"]);
+    assert!(stdout(&out).contains("5 bytes"), "{}", stdout(&out));
+}
+
+#[test]
+fn demo_tours_both_eras() {
+    server();
+    let out = mcp(&["demo"]);
+    assert!(out.status.success(), "stdout: {}\nstderr: {}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("connected: modern era"), "{text}");
+    assert!(text.contains("connected: legacy era"), "{text}");
+    assert!(text.contains("progress 3/3"), "{text}");
+    assert!(text.contains("user: Hello, Ada!"), "{text}");
+    assert_eq!(text.matches("closed").count(), 2, "{text}");
+}

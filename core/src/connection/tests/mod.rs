@@ -1,0 +1,15 @@
+//! Fake-time unit tests of [`crate::Connection`].
+//!
+//! Every test drives the state machine through [`harness::Harness`], which owns the only clock
+//! (one base instant plus durations), drains every output after every input, and checks the
+//! invariants of the run loop as it goes: each `Io::Write` is exactly one line, each request
+//! handle gets exactly one `Event::Response` (and nothing after it), and after `handle_timeout`
+//! no deadline at or before `now` remains.
+
+mod harness;
+
+mod era;
+mod inbound;
+mod lifecycle;
+mod lists;
+mod requests;

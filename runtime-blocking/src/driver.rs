@@ -1,0 +1,312 @@
+//! The driver thread of one server: owns the core [`Connection`], performs its IO, routes
+//! events, and sleeps on its message channel until the core's next deadline.
+
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Instant;
+
+use mcp_async::EventHook;
+use mcp_core::types::Tool;
+use mcp_core::{
+    ClientError, Connection, Epoch, Event, ExitInfo, Io, ListKind, Notification, Progress, Request,
+    RequestHandle, RequestOptions, Response, ServerInfo, ServerRequestHandle,
+};
+use serde_json::Value;
+
+use crate::handlers::Handlers;
+use crate::process::ProcessIo;
+
+/// A progress callback. It runs on the server's driver thread: keep it short, and do not
+/// make blocking calls on the client from it.
+pub type ProgressFn = Box<dyn Fn(Progress) + Send>;
+
+/// How many messages may wait for the driver. Reader threads block when it is full, which
+/// back-pressures a server that writes faster than the client reads.
+pub(crate) const CHANNEL_BOUND: usize = 256;
+
+/// A request's outcome, as handed to the waiting caller.
+pub(crate) type Outcome = Result<Response, ClientError>;
+
+/// Everything the driver thread is told: commands from API handles and input from IO threads.
+pub(crate) enum Msg {
+    Request {
+        call: u64,
+        request: Request,
+        opts: RequestOptions,
+        progress: Option<ProgressFn>,
+        reply: SyncSender<Outcome>,
+    },
+    Cancel(u64),
+    Close(SyncSender<()>),
+    /// The last API handle is gone: close, finish shutting down, exit.
+    Released,
+    Stdout(Epoch, Vec<u8>),
+    StdoutEof(Epoch),
+    Stderr(Epoch, Vec<u8>),
+    StderrEof(Epoch),
+    Exited(Epoch, ExitInfo),
+    ServerAnswer(ServerRequestHandle, Result<Value, String>),
+}
+
+/// Sends without ever blocking the current thread (which may be the driver itself, inside a
+/// callback): when the channel is full, a short-lived thread waits for room.
+pub(crate) fn send_detached(tx: &SyncSender<Msg>, msg: Msg) {
+    if let Err(TrySendError::Full(msg)) = tx.try_send(msg) {
+        let tx = tx.clone();
+        thread::spawn(move || {
+            let _ = tx.send(msg);
+        });
+    }
+}
+
+/// A thread name for one of a server's threads (a NUL byte would make spawning panic).
+pub(crate) fn thread_name(server: &str, what: &str) -> String {
+    format!("mcp-{server}-{what}").replace('\0', "?")
+}
+
+/// State the API handles read without a round trip to the driver.
+#[derive(Debug, Default)]
+pub(crate) struct Shared {
+    pub(crate) info: Mutex<Option<ServerInfo>>,
+    pub(crate) tools: Mutex<Option<Vec<Tool>>>,
+}
+
+struct Pending {
+    call: u64,
+    reply: SyncSender<Outcome>,
+    progress: Option<ProgressFn>,
+}
+
+pub(crate) struct Driver {
+    name: Arc<str>,
+    conn: Connection,
+    rx: Receiver<Msg>,
+    /// Cloned into IO and handler threads.
+    tx: SyncSender<Msg>,
+    procs: BTreeMap<Epoch, ProcessIo>,
+    calls: BTreeMap<u64, RequestHandle>,
+    pending: BTreeMap<RequestHandle, Pending>,
+    close_waiters: Vec<SyncSender<()>>,
+    /// Outcomes routed in this drain, delivered once every event of the drain is routed, so
+    /// a woken caller already sees the state those events imply (e.g. `info()` after a crash).
+    replies: Vec<(SyncSender<Outcome>, Outcome)>,
+    handlers: Arc<Handlers>,
+    hook: Option<EventHook>,
+    shared: Arc<Shared>,
+    /// False once every API handle is gone.
+    open: bool,
+}
+
+impl Driver {
+    pub(crate) fn new(
+        name: Arc<str>,
+        conn: Connection,
+        channel: (SyncSender<Msg>, Receiver<Msg>),
+        handlers: Arc<Handlers>,
+        hook: Option<EventHook>,
+        shared: Arc<Shared>,
+    ) -> Self {
+        let (tx, rx) = channel;
+        Self {
+            name,
+            conn,
+            rx,
+            tx,
+            procs: BTreeMap::new(),
+            calls: BTreeMap::new(),
+            pending: BTreeMap::new(),
+            close_waiters: Vec::new(),
+            replies: Vec::new(),
+            handlers,
+            hook,
+            shared,
+            open: true,
+        }
+    }
+
+    /// The loop: drain the core, then wait for a message or the core's deadline.
+    pub(crate) fn run(mut self) {
+        loop {
+            self.drain();
+            if !self.open && self.conn.is_closed() {
+                return;
+            }
+            let msg = match self.conn.poll_timeout() {
+                None => self.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+                Some(at) => match at.checked_duration_since(Instant::now()) {
+                    Some(wait) if !wait.is_zero() => self.rx.recv_timeout(wait),
+                    _ => Err(RecvTimeoutError::Timeout),
+                },
+            };
+            match msg {
+                Ok(msg) => self.on_msg(msg),
+                Err(RecvTimeoutError::Timeout) => self.conn.handle_timeout(Instant::now()),
+                // Unreachable while `self.tx` lives; stop rather than spin.
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+        }
+    }
+
+    fn on_msg(&mut self, msg: Msg) {
+        let now = Instant::now();
+        match msg {
+            Msg::Request { call, request, opts, progress, reply } => {
+                match self.conn.request(now, request, opts) {
+                    Ok(handle) => {
+                        self.calls.insert(call, handle);
+                        self.pending.insert(handle, Pending { call, reply, progress });
+                    }
+                    Err(e) => {
+                        let _ = reply.try_send(Err(e.into()));
+                    }
+                }
+            }
+            // The outcome (`Cancelled`) reaches the caller as the request's response.
+            Msg::Cancel(call) => {
+                if let Some(handle) = self.calls.get(&call) {
+                    self.conn.cancel(now, *handle);
+                }
+            }
+            Msg::Close(done) => {
+                if self.conn.is_closed() {
+                    let _ = done.try_send(());
+                } else {
+                    self.close_waiters.push(done);
+                    self.conn.close(now);
+                }
+            }
+            Msg::Released => {
+                self.open = false;
+                self.conn.close(now);
+            }
+            Msg::Stdout(epoch, bytes) => self.conn.handle_stdout(now, epoch, &bytes),
+            Msg::StdoutEof(epoch) => self.conn.handle_stdout_eof(now, epoch),
+            Msg::Stderr(epoch, bytes) => self.conn.handle_stderr(now, epoch, &bytes),
+            Msg::StderrEof(epoch) => self.conn.handle_stderr_eof(now, epoch),
+            Msg::Exited(epoch, status) => {
+                self.procs.remove(&epoch);
+                self.conn.handle_process_exited(now, epoch, status);
+            }
+            Msg::ServerAnswer(handle, outcome) => {
+                self.conn.respond_to_server(now, handle, outcome);
+            }
+        }
+    }
+
+    /// Performs every pending IO action and routes every event.
+    fn drain(&mut self) {
+        loop {
+            let mut progressed = false;
+            while let Some(io) = self.conn.poll_io() {
+                progressed = true;
+                self.perform(io);
+            }
+            while let Some(ev) = self.conn.poll_event() {
+                progressed = true;
+                self.route(ev);
+            }
+            if !progressed {
+                break;
+            }
+        }
+        for (reply, outcome) in self.replies.drain(..) {
+            let _ = reply.try_send(outcome);
+        }
+    }
+
+    fn perform(&mut self, io: Io) {
+        match io {
+            Io::Spawn { epoch, command } => {
+                let started = mcp_async::std_command(&command)
+                    .spawn()
+                    .and_then(|child| ProcessIo::start(&self.name, epoch, child, self.tx.clone()));
+                let now = Instant::now();
+                match started {
+                    Ok(pio) => {
+                        self.procs.insert(epoch, pio);
+                        self.conn.handle_process_started(now, epoch);
+                    }
+                    Err(e) => {
+                        let reason = format!("{}: {e}", command.program);
+                        self.conn.handle_spawn_failed(now, epoch, reason);
+                    }
+                }
+            }
+            Io::Write { epoch, bytes } => {
+                if let Some(p) = self.procs.get(&epoch) {
+                    p.write(bytes);
+                }
+            }
+            Io::CloseStdin { epoch } => {
+                if let Some(p) = self.procs.get_mut(&epoch) {
+                    p.close_stdin();
+                }
+            }
+            Io::Terminate { epoch, force } => {
+                if let Some(p) = self.procs.get(&epoch) {
+                    p.signal(force);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn route(&mut self, ev: Event) {
+        match &ev {
+            Event::Response { handle, result } => {
+                if matches!(result, Ok(Response::Tools(_))) {
+                    *lock(&self.shared.tools) = self.conn.known_tools().map(<[Tool]>::to_vec);
+                }
+                if let Some(p) = self.pending.remove(handle) {
+                    self.calls.remove(&p.call);
+                    self.replies.push((p.reply, result.clone().map_err(ClientError::from)));
+                }
+                return;
+            }
+            Event::Progress { handle, progress } => {
+                if let Some(Pending { progress: Some(f), .. }) = self.pending.get(handle) {
+                    let _ = catch_unwind(AssertUnwindSafe(|| f(progress.clone())));
+                }
+                return;
+            }
+            Event::ServerRequest { handle, request } => {
+                let (handlers, name, request) = (self.handlers.clone(), self.name.clone(), request.clone());
+                let (tx, handle) = (self.tx.clone(), *handle);
+                let answered = thread::Builder::new().name(thread_name(&name, "handler")).spawn(move || {
+                    let outcome = handlers.answer(&name, request);
+                    let _ = tx.send(Msg::ServerAnswer(handle, outcome));
+                });
+                if answered.is_err() {
+                    let now = Instant::now();
+                    self.conn.respond_to_server(now, handle, Err("could not start a handler thread".into()));
+                }
+            }
+            Event::Connected(info) => *lock(&self.shared.info) = Some(info.clone()),
+            Event::Disconnected { .. } => {
+                *lock(&self.shared.info) = None;
+                *lock(&self.shared.tools) = None;
+            }
+            Event::Notification(Notification::ListChanged(ListKind::Tools)) => {
+                *lock(&self.shared.tools) = None;
+            }
+            Event::Closed => {
+                *lock(&self.shared.info) = None;
+                for w in self.close_waiters.drain(..) {
+                    let _ = w.try_send(());
+                }
+            }
+            _ => {}
+        }
+        if let Some(hook) = &self.hook {
+            let _ = catch_unwind(AssertUnwindSafe(|| hook(&self.name, &ev)));
+        }
+    }
+}
+
+/// Locks, ignoring poisoning (the data is plain state, valid after any panic).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}

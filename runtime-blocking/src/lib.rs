@@ -1,0 +1,65 @@
+//! `mcp-blocking`: the MCP client for plain synchronous code, with no async runtime.
+//!
+//! The protocol lives in `mcp-core`, a sans-IO engine; this crate performs its IO with
+//! `std::process` and threads and offers the same method names as the async API
+//! (`mcp-async`, re-exported by `mcp-tokio` and `mcp-smol`), each blocking until its outcome.
+//!
+//! # How it runs
+//!
+//! Each server gets a **driver thread** that owns its [`core::Connection`] and sleeps in
+//! `recv_timeout` on one bounded message channel until the core's next deadline
+//! (`poll_timeout`). API calls, process output and handler answers all arrive on that
+//! channel; after each one the driver drains the core's IO (spawn, write, close stdin,
+//! terminate) and events (responses, progress, server requests, notifications). A calling
+//! thread sends its request and blocks on a private reply channel.
+//!
+//! Each server process gets four threads: a stdin writer, a stdout and a stderr reader
+//! (64 KiB reads; they block when the driver's channel is full, which back-pressures the
+//! server) and an exit waiter. Processes never outlive the client: closing it, or dropping its
+//! last handle, runs the core's shutdown escalation (close stdin, SIGTERM, SIGKILL), and a
+//! driver that stops for any reason kills whatever is still running.
+//!
+//! Timeouts are the core's, per request ([`RequestOptions::timeout`]). A blocking call cannot
+//! be dropped half-way; cancel it from another thread with a [`CancelToken`].
+//! Server-to-client requests (roots, sampling, elicitation; legacy servers only) run the
+//! installed [`Handler`] on a thread of their own, so a handler may block, e.g. on a prompt.
+//! Progress callbacks and the [`ClientBuilder::on_event`] hook run on the driver thread:
+//! they must be short and must not make blocking calls on the client.
+//!
+//! HTTP transports are not implemented yet (the core only describes stdio so far).
+//!
+//! ```no_run
+//! # fn demo() -> Result<(), mcp_blocking::ClientError> {
+//! let client = mcp_blocking::connect("npx -y @modelcontextprotocol/server-everything")?;
+//! for t in client.list_tools()? {
+//!     println!("{}: {}", t.server, t.tool.name);
+//! }
+//! let result = client.call_tool("echo", serde_json::json!({"message": "hi"}))?;
+//! println!("{}", result.text());
+//! client.close();
+//! # Ok(()) }
+//! ```
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod client;
+mod driver;
+mod handlers;
+mod process;
+mod server;
+
+pub use client::{Client, ClientBuilder};
+pub use driver::ProgressFn;
+pub use handlers::{handler, static_roots, Handler, Handlers};
+pub use mcp_async::EventHook;
+pub use mcp_core::{self as core, ClientError, Event, ProtocolMode, RequestOptions, ServerInfo, ServerSpec};
+pub use server::{CancelToken, Server};
+
+/// Connects to one server given as a target string (a command line for stdio) and waits
+/// until its protocol era is known.
+pub fn connect(target: &str) -> Result<Client, ClientError> {
+    let client = Client::builder().server(ServerSpec::from_target_named(target)?).build()?;
+    client.connect()?;
+    Ok(client)
+}

@@ -1,0 +1,231 @@
+//! End-to-end checks of the blocking client against the workspace's test server
+//! (`cargo build -p mcp-tests --bin mcp-test-server` first).
+
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mcp_blocking::core::routing::RouteError;
+use mcp_blocking::core::{Era, Request, RequestError};
+use mcp_blocking::{CancelToken, Client, ClientError, Event, RequestOptions, ServerSpec};
+use serde_json::json;
+
+const EXE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../target/debug/mcp-test-server");
+
+fn target(protocol: &str) -> String {
+    assert!(
+        std::path::Path::new(EXE).exists(),
+        "build the test server first: cargo build -p mcp-tests --bin mcp-test-server"
+    );
+    format!("{EXE} --protocol {protocol}")
+}
+
+fn spec(name: &str, protocol: &str) -> ServerSpec {
+    ServerSpec::from_target(name, &target(protocol)).unwrap()
+}
+
+#[test]
+fn modern_and_legacy_connect_list_and_echo() {
+    for (proto, era) in [("modern", Era::Modern), ("2025-06-18", Era::Legacy), ("2024-11-05", Era::Legacy)] {
+        let client = mcp_blocking::connect(&target(proto)).unwrap();
+        let server = &client.servers()[0];
+        let info = server.info().expect("connected");
+        assert_eq!(info.era, era, "{proto}");
+        let tools = client.list_tools().unwrap();
+        assert!(tools.iter().any(|t| t.tool.name == "echo"), "{proto}: {tools:?}");
+        assert!(server.known_tools().is_some());
+        let r = client.call_tool("echo", json!({"message": "hi"})).unwrap();
+        assert!(r.text().contains("hi"), "{proto}: {}", r.text());
+        server.ping().unwrap();
+        client.close();
+        assert!(server.info().is_none());
+        assert!(matches!(server.list_tools(), Err(ClientError::Command(_))));
+    }
+}
+
+#[test]
+fn progress_callback() {
+    let client = mcp_blocking::connect(&target("modern")).unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let r = client.servers()[0]
+        .call_tool_with_progress(
+            "progress",
+            json!({"steps": 3, "delayMs": 5}),
+            RequestOptions::default(),
+            move |p| sink.lock().unwrap().push(p),
+        )
+        .unwrap();
+    assert_eq!(r.text(), "done 3");
+    let seen = seen.lock().unwrap();
+    let figures: Vec<_> = seen.iter().map(|p| (p.progress, p.total)).collect();
+    assert_eq!(figures, [(1.0, Some(3.0)), (2.0, Some(3.0)), (3.0, Some(3.0))]);
+    client.close();
+}
+
+#[test]
+fn request_timeout_then_server_still_usable() {
+    let client = mcp_blocking::connect(&target("2025-11-25")).unwrap();
+    let server = &client.servers()[0];
+    let opts = RequestOptions { timeout: Some(Duration::from_millis(200)), ..Default::default() };
+    let t0 = Instant::now();
+    let err = server.call_tool_with("slow", json!({"ms": 5000}), opts).unwrap_err();
+    assert!(matches!(err, ClientError::Request(RequestError::Timeout { .. })), "{err:?}");
+    assert!(t0.elapsed() < Duration::from_secs(3), "{:?}", t0.elapsed());
+    assert!(server.call_tool("echo", json!({"message": "after"})).unwrap().text().contains("after"));
+    client.close();
+}
+
+#[test]
+fn cancel_token_ends_a_blocked_call() {
+    let client = mcp_blocking::connect(&target("modern")).unwrap();
+    let server = client.servers()[0].clone();
+    let token = CancelToken::new();
+    let canceller = {
+        let token = token.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            token.cancel();
+        })
+    };
+    let t0 = Instant::now();
+    let call = Request::CallTool { name: "slow".into(), arguments: json!({"ms": 5000}) };
+    let err = server.request_with_cancel(call.clone(), RequestOptions::default(), &token).unwrap_err();
+    assert_eq!(err, ClientError::Request(RequestError::Cancelled));
+    assert!(t0.elapsed() < Duration::from_secs(3));
+    canceller.join().unwrap();
+    // A cancelled token refuses at once.
+    let err = server.request_with_cancel(call, RequestOptions::default(), &token).unwrap_err();
+    assert_eq!(err, ClientError::Request(RequestError::Cancelled));
+    server.ping().unwrap();
+    client.close();
+}
+
+#[test]
+fn crash_then_next_call_restarts() {
+    let client = mcp_blocking::connect(&target("modern")).unwrap();
+    let err = client.call_tool("crash", json!({"code": 3})).unwrap_err();
+    match &err {
+        ClientError::Request(e) => assert!(e.is_transport(), "{e:?}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(client.servers()[0].info().is_none());
+    let r = client.call_tool("echo", json!({"message": "back"})).unwrap();
+    assert!(r.text().contains("back"));
+    assert!(client.servers()[0].info().is_some());
+    client.close();
+}
+
+#[test]
+fn legacy_elicitation_round_trip() {
+    let client = Client::builder()
+        .server(spec("legacy", "2025-06-18"))
+        .on_elicitation(|server, req| {
+            assert_eq!(server, "legacy");
+            assert!(req.params["message"].is_string());
+            Ok(json!({"action": "accept", "content": {"name": "Ada"}}))
+        })
+        .build()
+        .unwrap();
+    let r = client.call_tool("elicit", json!({})).unwrap();
+    assert_eq!(r.text(), r#"elicitation: accept {"name":"Ada"}"#);
+    client.close();
+}
+
+#[test]
+fn roots_handler_and_missing_handler() {
+    let client = Client::builder()
+        .server(spec("legacy", "2025-11-25"))
+        .roots_handler(mcp_blocking::static_roots([("file:///tmp", Some("tmp"))]))
+        .build()
+        .unwrap();
+    let r = client.call_tool("roots", json!({})).unwrap();
+    assert!(r.text().contains("file:///tmp"), "{}", r.text());
+    // No sampling handler: the server gets an error, the client carries on.
+    let r = client.call_tool("sample", json!({})).unwrap();
+    assert!(r.text().starts_with("sampling:"), "{}", r.text());
+    client.close();
+}
+
+#[test]
+fn routing_between_servers() {
+    let client =
+        Client::builder().server(spec("a", "modern")).server(spec("b", "2025-06-18")).build().unwrap();
+    assert_eq!(client.connect().unwrap().len(), 2);
+    // `elicit` only exists on the legacy server.
+    let found = client.find_tool("elicit").unwrap().expect("routed");
+    assert_eq!(found.server, "b");
+    assert!(client.find_tool("nope").unwrap().is_none());
+    let err = client.call_tool("echo", json!({"message": "x"})).unwrap_err();
+    assert!(matches!(err, ClientError::Route(RouteError::Ambiguous { .. })), "{err:?}");
+    assert!(client.call_tool_on("a", "echo", json!({"message": "x"})).unwrap().text().contains('x'));
+    let err = client.call_tool_on("c", "echo", json!({})).unwrap_err();
+    assert!(matches!(err, ClientError::Route(RouteError::UnknownServer(_))));
+    assert_eq!(client.list_tools().unwrap().iter().filter(|t| t.tool.name == "echo").count(), 2);
+    client.close();
+}
+
+#[test]
+fn builder_validation_and_spawn_failure() {
+    assert!(matches!(Client::builder().build(), Err(ClientError::Config(_))));
+    let dup = Client::builder().server(spec("x", "modern")).server(spec("x", "modern")).build();
+    assert!(matches!(dup, Err(ClientError::Config(_))));
+    let err = mcp_blocking::connect("/nonexistent/mcp-server-binary").unwrap_err();
+    assert!(matches!(err, ClientError::Request(RequestError::Spawn { .. })), "{err:?}");
+}
+
+#[test]
+fn dropping_the_last_handle_closes_the_server() {
+    let (tx, rx) = mpsc::channel();
+    let tx = Mutex::new(tx);
+    let client = Client::builder()
+        .server(spec("s", "modern"))
+        .on_event(move |_, ev| {
+            if matches!(ev, Event::Closed) {
+                let _ = tx.lock().unwrap().send(());
+            }
+        })
+        .build()
+        .unwrap();
+    let server = client.servers()[0].clone();
+    server.connect().unwrap();
+    drop(client);
+    // A Server handle keeps it open.
+    assert!(rx.recv_timeout(Duration::from_millis(200)).is_err());
+    server.ping().unwrap();
+    drop(server);
+    rx.recv_timeout(Duration::from_secs(10)).expect("closed after the last handle is dropped");
+}
+
+#[cfg(unix)]
+#[test]
+fn close_escalates_to_kill_for_a_stubborn_process() {
+    use mcp_blocking::core::StdioCommand;
+    let pid_file = std::env::temp_dir().join(format!("mcp-blocking-stubborn-{}", std::process::id()));
+    let script = format!("echo $$ > {}; trap '' TERM; while :; do sleep 0.05; done", pid_file.display());
+    let mut spec = ServerSpec::stdio("stubborn", StdioCommand::new("sh").args(["-c", &script]))
+        .shutdown_grace(Duration::from_millis(100));
+    spec.config.timeouts.terminate_grace = Duration::from_millis(100);
+    let client = Client::builder().server(spec).build().unwrap();
+    let server = &client.servers()[0];
+    // It never answers: the request times out while the process keeps running.
+    let opts = RequestOptions { timeout: Some(Duration::from_millis(300)), ..Default::default() };
+    let err = server.request(Request::Ping, opts).unwrap_err();
+    assert!(matches!(err, ClientError::Request(RequestError::Timeout { .. })), "{err:?}");
+    let pid = std::fs::read_to_string(&pid_file).unwrap().trim().to_owned();
+    let _ = std::fs::remove_file(&pid_file);
+    assert!(std::path::Path::new(&format!("/proc/{pid}")).exists() || !cfg!(target_os = "linux"));
+    let t0 = Instant::now();
+    client.close();
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    if cfg!(target_os = "linux") {
+        assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists(), "process {pid} outlived close");
+    }
+}
+
+#[test]
+fn handles_are_clone_send_sync() {
+    fn check<T: Clone + Send + Sync + 'static>() {}
+    check::<Client>();
+    check::<mcp_blocking::Server>();
+    check::<CancelToken>();
+}
