@@ -54,7 +54,8 @@
 //! - [`Connection`]: era detection, requests with pagination, timeouts, cancellation and
 //!   progress, legacy server-to-client requests, notifications, the stdio process lifecycle.
 //! - [`types`]: typed MCP data (tools, prompts, resources, content blocks) keeping raw JSON.
-//! - [`routing`]: which of several servers owns a tool name.
+//! - [`routing`]: which of several servers owns a tool name; [`host`]: bookkeeping shared by
+//!   the runtimes' clients (handler sets, server views, pending calls).
 //!
 //! Every buffer is bounded by [`Limits`]; untrusted input never panics the core.
 
@@ -70,6 +71,7 @@ pub mod framing;
 #[doc(hidden)]
 pub mod fuzzing;
 mod handle;
+pub mod host;
 mod io;
 pub mod jsonrpc;
 mod request;

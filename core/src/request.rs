@@ -186,3 +186,25 @@ impl Response {
         into_raw, Raw, Value, "a raw result"
     );
 }
+
+impl Request {
+    /// `tools/call` of `name` with `arguments` (an object, or `null`).
+    pub fn call_tool(name: &str, arguments: Value) -> Self {
+        Request::CallTool { name: name.to_owned(), arguments }
+    }
+
+    /// `prompts/get` of `name`.
+    pub fn get_prompt(name: &str, arguments: Map<String, Value>) -> Self {
+        Request::GetPrompt { name: name.to_owned(), arguments }
+    }
+
+    /// `resources/read` of `uri`.
+    pub fn read_resource(uri: &str) -> Self {
+        Request::ReadResource { uri: uri.to_owned() }
+    }
+
+    /// `completion/complete` of one argument, without context.
+    pub fn complete(reference: CompletionReference, argument: &str, value: &str) -> Self {
+        Request::Complete { reference, argument: argument.to_owned(), value: value.to_owned(), context: None }
+    }
+}

@@ -1,8 +1,8 @@
 //! [`Client`]: several named servers behind one API, with tool routing.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use mcp_core::host::prepare_servers;
 use mcp_core::routing::route_tool;
 use mcp_core::types::CallToolResult;
 use mcp_core::{ClientError, Connection, Event, ServerInfo, ServerRequest, ServerSpec, ServerTool};
@@ -80,26 +80,12 @@ impl ClientBuilder {
     /// Starts one driver per server on the runtime. Servers start lazily, on first use
     /// (or on [`Client::connect`]).
     pub fn build<R: Runtime>(self, rt: R) -> Result<Client, ClientError> {
-        if self.specs.is_empty() {
-            return Err(ClientError::Config("no server configured".into()));
-        }
-        let mut names = BTreeSet::new();
-        for spec in &self.specs {
-            if spec.name.is_empty() || !names.insert(spec.name.clone()) {
-                return Err(ClientError::Config(format!(
-                    "server name {:?} is empty or used twice",
-                    spec.name
-                )));
-            }
-        }
+        let specs = prepare_servers(self.specs, &self.handlers.features())?;
         let handlers = Arc::new(self.handlers);
-        let features = handlers.features();
-        let servers: Vec<Server> = self
-            .specs
+        let servers: Vec<Server> = specs
             .into_iter()
             .map(|spec| {
-                let mut config = spec.config;
-                config.features = features.clone();
+                let config = spec.config;
                 let name: Arc<str> = spec.name.into();
                 let (tx, rx) = async_channel::unbounded();
                 let shared = Arc::new(Shared::default());

@@ -6,14 +6,14 @@ use std::time::Instant;
 
 use async_channel::{Receiver, Sender};
 use futures_lite::{future, FutureExt};
-use mcp_core::types::Tool;
+use mcp_core::host::{PendingCalls, ServerView};
 use mcp_core::{
-    ClientError, Connection, Epoch, Event, ExitInfo, Io, Notification, Progress, Request, RequestHandle,
-    RequestOptions, Response, ServerInfo, ServerRequestHandle,
+    ClientError, Connection, Epoch, Event, ExitInfo, Io, Progress, Request, RequestOptions, Response,
+    ServerRequestHandle,
 };
 use serde_json::Value;
 
-use crate::handlers::{EventHook, Handlers};
+use crate::handlers::{answer, EventHook, Handlers};
 use crate::process::ProcessIo;
 use crate::runtime::Runtime;
 
@@ -45,15 +45,10 @@ pub(crate) enum IoMsg {
     ServerAnswer(ServerRequestHandle, Result<Value, String>),
 }
 
-/// State the API handles read without a round trip to the driver.
-#[derive(Debug, Default)]
-pub(crate) struct Shared {
-    pub(crate) info: Mutex<Option<ServerInfo>>,
-    pub(crate) tools: Mutex<Option<Vec<Tool>>>,
-}
+/// What API handles read without a round trip to the driver.
+pub(crate) type Shared = Mutex<ServerView>;
 
 struct Pending {
-    call: u64,
     reply: Sender<Result<Response, ClientError>>,
     progress: Option<ProgressFn>,
 }
@@ -69,8 +64,7 @@ pub(crate) struct Driver<R: Runtime> {
     io_rx: Receiver<IoMsg>,
     io_tx: Sender<IoMsg>,
     procs: BTreeMap<Epoch, ProcessIo>,
-    calls: BTreeMap<u64, RequestHandle>,
-    pending: BTreeMap<RequestHandle, Pending>,
+    calls: PendingCalls<Pending>,
     close_waiters: Vec<Sender<()>>,
     handlers: Arc<Handlers>,
     hook: Option<EventHook>,
@@ -103,8 +97,7 @@ impl<R: Runtime> Driver<R> {
             io_rx,
             io_tx,
             procs: BTreeMap::new(),
-            calls: BTreeMap::new(),
-            pending: BTreeMap::new(),
+            calls: PendingCalls::default(),
             close_waiters: Vec::new(),
             handlers,
             hook,
@@ -191,8 +184,7 @@ impl<R: Runtime> Driver<R> {
             Command::Request { call, request, opts, progress, reply } => {
                 match self.conn.request(now, request, opts) {
                     Ok(handle) => {
-                        self.calls.insert(call, handle);
-                        self.pending.insert(handle, Pending { call, reply, progress });
+                        self.calls.insert(call, handle, Pending { reply, progress });
                     }
                     Err(e) => {
                         let _ = reply.try_send(Err(e.into()));
@@ -200,8 +192,7 @@ impl<R: Runtime> Driver<R> {
                 }
             }
             Command::CancelCall(call) => {
-                if let Some(handle) = self.calls.remove(&call) {
-                    self.pending.remove(&handle);
+                if let Some(handle) = self.calls.cancel(call) {
                     self.conn.cancel(now, handle);
                 }
             }
@@ -287,49 +278,39 @@ impl<R: Runtime> Driver<R> {
     }
 
     fn route(&mut self, ev: Event) {
-        match &ev {
+        lock(&self.shared).observe(&ev, &self.conn);
+        match ev {
             Event::Response { handle, result } => {
-                if let Some(p) = self.pending.remove(handle) {
-                    self.calls.remove(&p.call);
-                    if matches!(result, Ok(Response::Tools(_))) {
-                        *lock(&self.shared.tools) = self.conn.known_tools().map(<[Tool]>::to_vec);
-                    }
-                    let _ = p.reply.try_send(result.clone().map_err(ClientError::from));
+                if let Some(p) = self.calls.take(handle) {
+                    let _ = p.reply.try_send(result.map_err(ClientError::from));
                 }
-                return;
             }
             Event::Progress { handle, progress } => {
-                if let Some(Pending { progress: Some(f), .. }) = self.pending.get(handle) {
-                    f(progress.clone());
-                }
-                return;
-            }
-            Event::ServerRequest { handle, request } => {
-                let answer = self.handlers.answer(&self.name, request.clone());
-                let (tx, handle) = (self.io_tx.clone(), *handle);
-                self.rt.spawn(Box::pin(async move {
-                    let outcome = answer.await;
-                    let _ = tx.send(IoMsg::ServerAnswer(handle, outcome)).await;
-                }));
-            }
-            Event::Connected(info) => *lock(&self.shared.info) = Some(info.clone()),
-            Event::Disconnected { .. } => {
-                *lock(&self.shared.info) = None;
-                *lock(&self.shared.tools) = None;
-            }
-            Event::Notification(Notification::ListChanged(mcp_core::ListKind::Tools)) => {
-                *lock(&self.shared.tools) = None;
-            }
-            Event::Closed => {
-                *lock(&self.shared.info) = None;
-                for w in self.close_waiters.drain(..) {
-                    let _ = w.try_send(());
+                if let Some(Pending { progress: Some(f), .. }) = self.calls.get(handle) {
+                    f(progress);
                 }
             }
-            _ => {}
-        }
-        if let Some(hook) = &self.hook {
-            hook(&self.name, &ev);
+            ev => {
+                match &ev {
+                    Event::ServerRequest { handle, request } => {
+                        let answer = answer(&self.handlers, &self.name, request.clone());
+                        let (tx, handle) = (self.io_tx.clone(), *handle);
+                        self.rt.spawn(Box::pin(async move {
+                            let outcome = answer.await;
+                            let _ = tx.send(IoMsg::ServerAnswer(handle, outcome)).await;
+                        }));
+                    }
+                    Event::Closed => {
+                        for w in self.close_waiters.drain(..) {
+                            let _ = w.try_send(());
+                        }
+                    }
+                    _ => {}
+                }
+                if let Some(hook) = &self.hook {
+                    hook(&self.name, &ev);
+                }
+            }
         }
     }
 }

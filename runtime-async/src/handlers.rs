@@ -3,8 +3,9 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use mcp_core::{ClientFeatures, Event, ServerRequest, ServerRequestKind};
-use serde_json::{json, Value};
+use mcp_core::host::{roots_result, HandlerSet, NO_HANDLER};
+use mcp_core::{Event, ServerRequest};
+use serde_json::Value;
 
 use crate::runtime::BoxFuture;
 
@@ -18,22 +19,7 @@ pub type Handler =
 pub type EventHook = Arc<dyn Fn(&str, &Event) + Send + Sync>;
 
 /// The handlers a client has; capabilities are derived from which are present.
-#[derive(Clone, Default)]
-pub struct Handlers {
-    pub(crate) roots: Option<Handler>,
-    pub(crate) sampling: Option<Handler>,
-    pub(crate) elicitation: Option<Handler>,
-}
-
-impl std::fmt::Debug for Handlers {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Handlers")
-            .field("roots", &self.roots.is_some())
-            .field("sampling", &self.sampling.is_some())
-            .field("elicitation", &self.elicitation.is_some())
-            .finish()
-    }
-}
+pub type Handlers = HandlerSet<Handler>;
 
 /// Wraps an async closure as a [`Handler`].
 pub fn handler<F, Fut>(f: F) -> Handler
@@ -50,47 +36,21 @@ where
     I: IntoIterator<Item = (S, Option<S>)>,
     S: Into<String>,
 {
-    let list: Vec<Value> = roots
-        .into_iter()
-        .map(|(uri, name)| {
-            let mut root = json!({ "uri": uri.into() });
-            if let Some(n) = name {
-                root["name"] = Value::String(n.into());
-            }
-            root
-        })
-        .collect();
-    let answer = json!({ "roots": list });
+    let answer = roots_result(roots);
     Arc::new(move |_: &str, _: ServerRequest| {
         let answer = answer.clone();
         Box::pin(async move { Ok(answer) }) as BoxFuture<'static, _>
     })
 }
 
-impl Handlers {
-    /// The client features these handlers serve.
-    pub fn features(&self) -> ClientFeatures {
-        ClientFeatures {
-            roots: self.roots.is_some(),
-            sampling: self.sampling.is_some(),
-            elicitation_form: self.elicitation.is_some(),
-            elicitation_url: false,
-        }
-    }
-
-    pub(crate) fn answer(
-        &self,
-        server: &str,
-        request: ServerRequest,
-    ) -> BoxFuture<'static, Result<Value, String>> {
-        let handler = match request.kind {
-            ServerRequestKind::Roots => &self.roots,
-            ServerRequestKind::Sampling => &self.sampling,
-            ServerRequestKind::Elicitation => &self.elicitation,
-        };
-        match handler {
-            Some(h) => h(server, request),
-            None => Box::pin(async { Err("no handler installed".to_owned()) }),
-        }
+/// Starts the installed handler for `request` (an error future if none is installed).
+pub(crate) fn answer(
+    handlers: &Handlers,
+    server: &str,
+    request: ServerRequest,
+) -> BoxFuture<'static, Result<Value, String>> {
+    match handlers.for_kind(request.kind) {
+        Some(h) => h(server, request),
+        None => Box::pin(async { Err(NO_HANDLER.to_owned()) }),
     }
 }

@@ -65,12 +65,12 @@ impl Server {
 
     /// What is known about the server while it is connected.
     pub fn info(&self) -> Option<ServerInfo> {
-        lock(&self.shared.info).clone()
+        lock(&self.shared).info.clone()
     }
 
     /// The tools of the last complete listing, unless invalidated since.
     pub fn known_tools(&self) -> Option<Vec<Tool>> {
-        lock(&self.shared.tools).clone()
+        lock(&self.shared).tools.clone()
     }
 
     fn start(&self, request: Request, opts: RequestOptions, progress: Option<ProgressFn>) -> Call {
@@ -142,8 +142,7 @@ impl Server {
         arguments: Value,
         opts: RequestOptions,
     ) -> Result<CallToolResult, ClientError> {
-        let request = Request::CallTool { name: name.to_owned(), arguments };
-        self.request(request, opts).await?.into_tool_result()
+        self.request(Request::call_tool(name, arguments), opts).await?.into_tool_result()
     }
 
     /// Calls a tool, reporting progress notifications to `progress`.
@@ -157,8 +156,9 @@ impl Server {
     where
         F: Fn(Progress) + Send + Sync + 'static,
     {
-        let request = Request::CallTool { name: name.to_owned(), arguments };
-        self.request_with_progress(request, opts, progress).await?.into_tool_result()
+        self.request_with_progress(Request::call_tool(name, arguments), opts, progress)
+            .await?
+            .into_tool_result()
     }
 
     /// Gets a prompt with string arguments.
@@ -167,14 +167,12 @@ impl Server {
         name: &str,
         arguments: Map<String, Value>,
     ) -> Result<GetPromptResult, ClientError> {
-        let request = Request::GetPrompt { name: name.to_owned(), arguments };
-        self.request(request, RequestOptions::default()).await?.into_prompt()
+        self.request(Request::get_prompt(name, arguments), RequestOptions::default()).await?.into_prompt()
     }
 
     /// Reads a resource.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
-        let request = Request::ReadResource { uri: uri.to_owned() };
-        self.request(request, RequestOptions::default()).await?.into_resource()
+        self.request(Request::read_resource(uri), RequestOptions::default()).await?.into_resource()
     }
 
     /// Asks for completions of an argument.
@@ -184,13 +182,9 @@ impl Server {
         argument: &str,
         value: &str,
     ) -> Result<CompleteResult, ClientError> {
-        let request = Request::Complete {
-            reference,
-            argument: argument.to_owned(),
-            value: value.to_owned(),
-            context: None,
-        };
-        self.request(request, RequestOptions::default()).await?.into_completion()
+        self.request(Request::complete(reference, argument, value), RequestOptions::default())
+            .await?
+            .into_completion()
     }
 
     /// Checks the server is alive (`ping`, or `server/discover` on 2026-07-28 servers).

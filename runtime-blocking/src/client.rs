@@ -1,11 +1,11 @@
 //! [`Client`]: several named servers behind one blocking API, with tool routing.
 
-use std::collections::BTreeSet;
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Instant;
 
 use mcp_async::EventHook;
+use mcp_core::host::prepare_servers;
 use mcp_core::routing::{route_tool, RouteError};
 use mcp_core::types::{CallToolResult, Tool};
 use mcp_core::{ClientError, Connection, Event, ServerInfo, ServerRequest, ServerSpec, ServerTool};
@@ -83,24 +83,11 @@ impl ClientBuilder {
     /// Starts one driver thread per server. Servers start lazily, on first use (or on
     /// [`Client::connect`]).
     pub fn build(self) -> Result<Client, ClientError> {
-        if self.specs.is_empty() {
-            return Err(ClientError::Config("no server configured".into()));
-        }
-        let mut names = BTreeSet::new();
-        for spec in &self.specs {
-            if spec.name.is_empty() || !names.insert(spec.name.as_str()) {
-                return Err(ClientError::Config(format!(
-                    "server name {:?} is empty or used twice",
-                    spec.name
-                )));
-            }
-        }
+        let specs = prepare_servers(self.specs, &self.handlers.features())?;
         let handlers = Arc::new(self.handlers);
-        let features = handlers.features();
-        let mut servers = Vec::with_capacity(self.specs.len());
-        for spec in self.specs {
-            let mut config = spec.config;
-            config.features = features.clone();
+        let mut servers = Vec::with_capacity(specs.len());
+        for spec in specs {
+            let config = spec.config;
             let name: Arc<str> = spec.name.into();
             let (tx, rx) = mpsc::sync_channel(CHANNEL_BOUND);
             let shared = Arc::new(Shared::default());

@@ -9,14 +9,14 @@ use std::thread;
 use std::time::Instant;
 
 use mcp_async::EventHook;
-use mcp_core::types::Tool;
+use mcp_core::host::{PendingCalls, ServerView};
 use mcp_core::{
-    ClientError, Connection, Epoch, Event, ExitInfo, Io, ListKind, Notification, Progress, Request,
-    RequestHandle, RequestOptions, Response, ServerInfo, ServerRequestHandle,
+    ClientError, Connection, Epoch, Event, ExitInfo, Io, Progress, Request, RequestOptions, Response,
+    ServerRequest, ServerRequestHandle,
 };
 use serde_json::Value;
 
-use crate::handlers::Handlers;
+use crate::handlers::{answer, Handlers};
 use crate::process::ProcessIo;
 
 /// A progress callback. It runs on the server's driver thread: keep it short, and do not
@@ -67,15 +67,10 @@ pub(crate) fn thread_name(server: &str, what: &str) -> String {
     format!("mcp-{server}-{what}").replace('\0', "?")
 }
 
-/// State the API handles read without a round trip to the driver.
-#[derive(Debug, Default)]
-pub(crate) struct Shared {
-    pub(crate) info: Mutex<Option<ServerInfo>>,
-    pub(crate) tools: Mutex<Option<Vec<Tool>>>,
-}
+/// What API handles read without a round trip to the driver.
+pub(crate) type Shared = Mutex<ServerView>;
 
 struct Pending {
-    call: u64,
     reply: SyncSender<Outcome>,
     progress: Option<ProgressFn>,
 }
@@ -87,8 +82,7 @@ pub(crate) struct Driver {
     /// Cloned into IO and handler threads.
     tx: SyncSender<Msg>,
     procs: BTreeMap<Epoch, ProcessIo>,
-    calls: BTreeMap<u64, RequestHandle>,
-    pending: BTreeMap<RequestHandle, Pending>,
+    calls: PendingCalls<Pending>,
     close_waiters: Vec<SyncSender<()>>,
     /// Outcomes routed in this drain, delivered once every event of the drain is routed, so
     /// a woken caller already sees the state those events imply (e.g. `info()` after a crash).
@@ -116,8 +110,7 @@ impl Driver {
             rx,
             tx,
             procs: BTreeMap::new(),
-            calls: BTreeMap::new(),
-            pending: BTreeMap::new(),
+            calls: PendingCalls::default(),
             close_waiters: Vec::new(),
             replies: Vec::new(),
             handlers,
@@ -156,8 +149,7 @@ impl Driver {
             Msg::Request { call, request, opts, progress, reply } => {
                 match self.conn.request(now, request, opts) {
                     Ok(handle) => {
-                        self.calls.insert(call, handle);
-                        self.pending.insert(handle, Pending { call, reply, progress });
+                        self.calls.insert(call, handle, Pending { reply, progress });
                     }
                     Err(e) => {
                         let _ = reply.try_send(Err(e.into()));
@@ -166,8 +158,8 @@ impl Driver {
             }
             // The outcome (`Cancelled`) reaches the caller as the request's response.
             Msg::Cancel(call) => {
-                if let Some(handle) = self.calls.get(&call) {
-                    self.conn.cancel(now, *handle);
+                if let Some(handle) = self.calls.handle_of(call) {
+                    self.conn.cancel(now, handle);
                 }
             }
             Msg::Close(done) => {
@@ -255,53 +247,46 @@ impl Driver {
     }
 
     fn route(&mut self, ev: Event) {
-        match &ev {
+        lock(&self.shared).observe(&ev, &self.conn);
+        match ev {
             Event::Response { handle, result } => {
-                if matches!(result, Ok(Response::Tools(_))) {
-                    *lock(&self.shared.tools) = self.conn.known_tools().map(<[Tool]>::to_vec);
+                if let Some(p) = self.calls.take(handle) {
+                    self.replies.push((p.reply, result.map_err(ClientError::from)));
                 }
-                if let Some(p) = self.pending.remove(handle) {
-                    self.calls.remove(&p.call);
-                    self.replies.push((p.reply, result.clone().map_err(ClientError::from)));
-                }
-                return;
             }
             Event::Progress { handle, progress } => {
-                if let Some(Pending { progress: Some(f), .. }) = self.pending.get(handle) {
-                    let _ = catch_unwind(AssertUnwindSafe(|| f(progress.clone())));
-                }
-                return;
-            }
-            Event::ServerRequest { handle, request } => {
-                let (handlers, name, request) = (self.handlers.clone(), self.name.clone(), request.clone());
-                let (tx, handle) = (self.tx.clone(), *handle);
-                let answered = thread::Builder::new().name(thread_name(&name, "handler")).spawn(move || {
-                    let outcome = handlers.answer(&name, request);
-                    let _ = tx.send(Msg::ServerAnswer(handle, outcome));
-                });
-                if answered.is_err() {
-                    let now = Instant::now();
-                    self.conn.respond_to_server(now, handle, Err("could not start a handler thread".into()));
+                if let Some(Pending { progress: Some(f), .. }) = self.calls.get(handle) {
+                    let _ = catch_unwind(AssertUnwindSafe(|| f(progress)));
                 }
             }
-            Event::Connected(info) => *lock(&self.shared.info) = Some(info.clone()),
-            Event::Disconnected { .. } => {
-                *lock(&self.shared.info) = None;
-                *lock(&self.shared.tools) = None;
-            }
-            Event::Notification(Notification::ListChanged(ListKind::Tools)) => {
-                *lock(&self.shared.tools) = None;
-            }
-            Event::Closed => {
-                *lock(&self.shared.info) = None;
-                for w in self.close_waiters.drain(..) {
-                    let _ = w.try_send(());
+            ev => {
+                match &ev {
+                    Event::ServerRequest { handle, request } => self.start_handler(*handle, request.clone()),
+                    Event::Closed => {
+                        for w in self.close_waiters.drain(..) {
+                            let _ = w.try_send(());
+                        }
+                    }
+                    _ => {}
+                }
+                if let Some(hook) = &self.hook {
+                    let _ = catch_unwind(AssertUnwindSafe(|| hook(&self.name, &ev)));
                 }
             }
-            _ => {}
         }
-        if let Some(hook) = &self.hook {
-            let _ = catch_unwind(AssertUnwindSafe(|| hook(&self.name, &ev)));
+    }
+
+    /// Runs the host handler for a server request on a thread of its own.
+    fn start_handler(&mut self, handle: ServerRequestHandle, request: ServerRequest) {
+        let (handlers, name) = (self.handlers.clone(), self.name.clone());
+        let tx = self.tx.clone();
+        let answered = thread::Builder::new().name(thread_name(&name, "handler")).spawn(move || {
+            let outcome = answer(&handlers, &name, request);
+            let _ = tx.send(Msg::ServerAnswer(handle, outcome));
+        });
+        if answered.is_err() {
+            let now = Instant::now();
+            self.conn.respond_to_server(now, handle, Err("could not start a handler thread".into()));
         }
     }
 }

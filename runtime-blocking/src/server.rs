@@ -121,12 +121,12 @@ impl Server {
 
     /// What is known about the server while it is connected.
     pub fn info(&self) -> Option<ServerInfo> {
-        lock(&self.inner.shared.info).clone()
+        lock(&self.inner.shared).info.clone()
     }
 
     /// The tools of the last complete listing, unless invalidated since.
     pub fn known_tools(&self) -> Option<Vec<Tool>> {
-        lock(&self.inner.shared.tools).clone()
+        lock(&self.inner.shared).tools.clone()
     }
 
     fn call(
@@ -222,8 +222,7 @@ impl Server {
         arguments: Value,
         opts: RequestOptions,
     ) -> Result<CallToolResult, ClientError> {
-        let request = Request::CallTool { name: name.to_owned(), arguments };
-        self.request(request, opts)?.into_tool_result()
+        self.request(Request::call_tool(name, arguments), opts)?.into_tool_result()
     }
 
     /// Calls a tool, reporting progress notifications to `progress` (on the driver thread).
@@ -237,8 +236,7 @@ impl Server {
     where
         F: Fn(Progress) + Send + 'static,
     {
-        let request = Request::CallTool { name: name.to_owned(), arguments };
-        self.request_with_progress(request, opts, progress)?.into_tool_result()
+        self.request_with_progress(Request::call_tool(name, arguments), opts, progress)?.into_tool_result()
     }
 
     /// Gets a prompt with string arguments.
@@ -247,14 +245,12 @@ impl Server {
         name: &str,
         arguments: Map<String, Value>,
     ) -> Result<GetPromptResult, ClientError> {
-        let request = Request::GetPrompt { name: name.to_owned(), arguments };
-        self.request(request, RequestOptions::default())?.into_prompt()
+        self.request(Request::get_prompt(name, arguments), RequestOptions::default())?.into_prompt()
     }
 
     /// Reads a resource.
     pub fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
-        let request = Request::ReadResource { uri: uri.to_owned() };
-        self.request(request, RequestOptions::default())?.into_resource()
+        self.request(Request::read_resource(uri), RequestOptions::default())?.into_resource()
     }
 
     /// Asks for completions of an argument.
@@ -264,13 +260,8 @@ impl Server {
         argument: &str,
         value: &str,
     ) -> Result<CompleteResult, ClientError> {
-        let request = Request::Complete {
-            reference,
-            argument: argument.to_owned(),
-            value: value.to_owned(),
-            context: None,
-        };
-        self.request(request, RequestOptions::default())?.into_completion()
+        self.request(Request::complete(reference, argument, value), RequestOptions::default())?
+            .into_completion()
     }
 
     /// Checks the server is alive (`ping`, or `server/discover` on 2026-07-28 servers).
