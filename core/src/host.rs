@@ -236,3 +236,39 @@ mod tests {
         assert_eq!(p.cancel(8), None);
     }
 }
+
+/// A runtime's handle on one running server process.
+pub trait ProcessControl {
+    /// Queues bytes for the process's stdin.
+    fn write(&self, bytes: Vec<u8>);
+    /// Closes stdin.
+    fn close_stdin(&mut self);
+    /// Terminates (`force == false`) or kills the process.
+    fn signal(&self, force: bool);
+}
+
+/// A spawn the runtime must perform, then report with `handle_process_started` or
+/// `handle_spawn_failed`.
+#[derive(Debug)]
+pub struct SpawnRequest {
+    /// The epoch of the new process.
+    pub epoch: crate::handle::Epoch,
+    /// What to run.
+    pub command: crate::config::StdioCommand,
+}
+
+/// Applies an IO action to the runtime's table of live processes. A spawn is handed back for
+/// the runtime to perform; actions for a process that is gone are dropped.
+pub fn apply_process_io<P: ProcessControl>(
+    procs: &mut BTreeMap<crate::handle::Epoch, P>,
+    io: crate::io::Io,
+) -> Option<SpawnRequest> {
+    use crate::io::Io;
+    match io {
+        Io::Spawn { epoch, command } => return Some(SpawnRequest { epoch, command }),
+        Io::Write { epoch, bytes } => procs.get(&epoch).map(|p| p.write(bytes)),
+        Io::CloseStdin { epoch } => procs.get_mut(&epoch).map(P::close_stdin),
+        Io::Terminate { epoch, force } => procs.get(&epoch).map(|p| p.signal(force)),
+    };
+    None
+}

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use async_channel::{Receiver, Sender};
 use futures_lite::{future, FutureExt};
-use mcp_core::host::{PendingCalls, ServerView};
+use mcp_core::host::{apply_process_io, PendingCalls, ServerView, SpawnRequest};
 use mcp_core::{
     ClientError, Connection, Epoch, Event, ExitInfo, Io, Progress, Request, RequestOptions, Response,
     ServerRequestHandle,
@@ -243,37 +243,18 @@ impl<R: Runtime> Driver<R> {
     }
 
     fn perform(&mut self, io: Io) {
-        match io {
-            Io::Spawn { epoch, command } => {
-                let now = self.now();
-                match self.rt.spawn_process(&command) {
-                    Ok(parts) => {
-                        let pio = ProcessIo::start(&self.rt, epoch, parts, self.io_tx.clone());
-                        self.procs.insert(epoch, pio);
-                        self.conn.handle_process_started(now, epoch);
-                    }
-                    Err(e) => {
-                        let reason = format!("{}: {e}", command.program);
-                        self.conn.handle_spawn_failed(now, epoch, reason);
-                    }
-                }
+        let Some(SpawnRequest { epoch, command }) = apply_process_io(&mut self.procs, io) else { return };
+        let now = self.now();
+        match self.rt.spawn_process(&command) {
+            Ok(parts) => {
+                let pio = ProcessIo::start(&self.rt, epoch, parts, self.io_tx.clone());
+                self.procs.insert(epoch, pio);
+                self.conn.handle_process_started(now, epoch);
             }
-            Io::Write { epoch, bytes } => {
-                if let Some(p) = self.procs.get(&epoch) {
-                    p.write(bytes);
-                }
+            Err(e) => {
+                let reason = format!("{}: {e}", command.program);
+                self.conn.handle_spawn_failed(now, epoch, reason);
             }
-            Io::CloseStdin { epoch } => {
-                if let Some(p) = self.procs.get_mut(&epoch) {
-                    p.close_stdin();
-                }
-            }
-            Io::Terminate { epoch, force } => {
-                if let Some(p) = self.procs.get(&epoch) {
-                    p.signal(force);
-                }
-            }
-            _ => {}
         }
     }
 

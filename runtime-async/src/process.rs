@@ -3,6 +3,7 @@
 use async_channel::{Receiver, Sender};
 use futures_lite::io::{AsyncReadExt, AsyncWriteExt};
 use futures_lite::{future, FutureExt};
+use mcp_core::host::ProcessControl;
 use mcp_core::{Epoch, ExitInfo};
 
 use crate::driver::IoMsg;
@@ -65,18 +66,20 @@ impl ProcessIo {
         rt.spawn(Box::pin(wait_for_exit(epoch, child, signal_rx, io_tx)));
         Self { stdin: Some(stdin_tx), signal: signal_tx }
     }
+}
 
-    pub(crate) fn write(&self, bytes: Vec<u8>) {
+impl ProcessControl for ProcessIo {
+    fn write(&self, bytes: Vec<u8>) {
         if let Some(tx) = &self.stdin {
             let _ = tx.try_send(bytes);
         }
     }
 
-    pub(crate) fn close_stdin(&mut self) {
+    fn close_stdin(&mut self) {
         self.stdin = None;
     }
 
-    pub(crate) fn signal(&self, force: bool) {
+    fn signal(&self, force: bool) {
         let _ = self.signal.try_send(force);
     }
 }

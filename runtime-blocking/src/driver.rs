@@ -9,7 +9,7 @@ use std::thread;
 use std::time::Instant;
 
 use mcp_async::EventHook;
-use mcp_core::host::{PendingCalls, ServerView};
+use mcp_core::host::{apply_process_io, PendingCalls, ServerView, SpawnRequest};
 use mcp_core::{
     ClientError, Connection, Epoch, Event, ExitInfo, Io, Progress, Request, RequestOptions, Response,
     ServerRequest, ServerRequestHandle,
@@ -210,39 +210,20 @@ impl Driver {
     }
 
     fn perform(&mut self, io: Io) {
-        match io {
-            Io::Spawn { epoch, command } => {
-                let started = mcp_async::std_command(&command)
-                    .spawn()
-                    .and_then(|child| ProcessIo::start(&self.name, epoch, child, self.tx.clone()));
-                let now = Instant::now();
-                match started {
-                    Ok(pio) => {
-                        self.procs.insert(epoch, pio);
-                        self.conn.handle_process_started(now, epoch);
-                    }
-                    Err(e) => {
-                        let reason = format!("{}: {e}", command.program);
-                        self.conn.handle_spawn_failed(now, epoch, reason);
-                    }
-                }
+        let Some(SpawnRequest { epoch, command }) = apply_process_io(&mut self.procs, io) else { return };
+        let started = mcp_async::std_command(&command)
+            .spawn()
+            .and_then(|child| ProcessIo::start(&self.name, epoch, child, self.tx.clone()));
+        let now = Instant::now();
+        match started {
+            Ok(pio) => {
+                self.procs.insert(epoch, pio);
+                self.conn.handle_process_started(now, epoch);
             }
-            Io::Write { epoch, bytes } => {
-                if let Some(p) = self.procs.get(&epoch) {
-                    p.write(bytes);
-                }
+            Err(e) => {
+                let reason = format!("{}: {e}", command.program);
+                self.conn.handle_spawn_failed(now, epoch, reason);
             }
-            Io::CloseStdin { epoch } => {
-                if let Some(p) = self.procs.get_mut(&epoch) {
-                    p.close_stdin();
-                }
-            }
-            Io::Terminate { epoch, force } => {
-                if let Some(p) = self.procs.get(&epoch) {
-                    p.signal(force);
-                }
-            }
-            _ => {}
         }
     }
 

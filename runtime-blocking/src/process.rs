@@ -13,6 +13,7 @@ use std::sync::mpsc::{self, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
+use mcp_core::host::ProcessControl;
 use mcp_core::Epoch;
 
 use crate::driver::{lock, thread_name, Msg};
@@ -77,22 +78,24 @@ impl ProcessIo {
         spawn_thread(name, "stderr", move || read_stderr(epoch, stderr, &tx))?;
         Ok(io)
     }
+}
 
+impl ProcessControl for ProcessIo {
     /// Queues bytes for stdin (dropped silently once stdin is closed or broken).
-    pub(crate) fn write(&self, bytes: Vec<u8>) {
+    fn write(&self, bytes: Vec<u8>) {
         if let Some(tx) = &self.stdin {
             let _ = tx.send(bytes);
         }
     }
 
     /// Closes stdin once everything queued so far is written.
-    pub(crate) fn close_stdin(&mut self) {
+    fn close_stdin(&mut self) {
         self.stdin = None;
     }
 
     /// Terminates (`force == false`: SIGTERM, falling back to a kill) or kills the process,
     /// unless its exit was already seen.
-    pub(crate) fn signal(&self, force: bool) {
+    fn signal(&self, force: bool) {
         let exited = lock(&self.state.exited);
         if *exited {
             return;
