@@ -1,7 +1,62 @@
 //! Test support for the mcp client workspace.
 //!
-//! The crate also builds the `mcp-test-server` binary, a deterministic MCP
-//! server used as a fixture by the client integration tests.
+//! The crate also builds the `mcp-test-server` binary, a deterministic MCP server used as a
+//! fixture by the client integration tests (`tests/tests/*.rs`).
+//!
+//! The scenarios run unchanged on every runtime: [`define_scenarios!`] expands the same bodies
+//! either as `async fn` (each `aw!` becomes `.await`, through [`aw_async!`]) or as plain `fn`
+//! ([`aw_sync!`]), against a glue module `rt` that each test file writes for its runtime (see
+//! `tests/tests/runtime_tokio.rs`). [`scenario_tests!`] then generates one `#[test]` per
+//! scenario. The real-peer checks use the same trick ([`define_peer_checks!`]).
 
-/// Shared helpers for integration tests (to be filled in).
-pub mod support {}
+mod async_scenarios;
+mod peer_checks;
+mod scenarios;
+pub mod support;
+
+pub use futures_lite;
+pub use mcp_core;
+pub use serde_json;
+
+/// `aw_async!(e)` is `e.await`: the async flavour of the scenario bodies.
+#[macro_export]
+macro_rules! aw_async {
+    ($e:expr) => {
+        $e.await
+    };
+}
+
+/// `aw_sync!(e)` is `e`: the blocking flavour of the scenario bodies.
+#[macro_export]
+macro_rules! aw_sync {
+    ($e:expr) => {
+        $e
+    };
+}
+
+/// Generates one `#[test]` per scenario of [`define_scenarios!`]: `all_scenario_tests!(run)`,
+/// where `run(f)` runs `f()` to completion on the runtime.
+#[macro_export]
+macro_rules! all_scenario_tests {
+    ($run:path) => {
+        $crate::scenario_tests!(scenarios, $run;
+            connect_eras, connect_silent_discover_falls_back, connect_rejects_unknown_answered_version,
+            connect_protocol_modes, tools_list_typed, tools_call_and_meta, tools_errors, pagination,
+            prompts_and_resources, timeout_then_recovers, progress, crash_restarts, notifications, noise,
+            legacy_elicitation, legacy_handler_failure, legacy_roots_and_sampling, legacy_without_handlers,
+            multi_server, close_stops_everything);
+    };
+}
+
+/// Generates `#[test] fn name() { run(module::name) }` for each name.
+#[macro_export]
+macro_rules! scenario_tests {
+    ($module:ident, $run:path; $($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                $run($module::$name)
+            }
+        )*
+    };
+}

@@ -1,0 +1,604 @@
+//! The scenario suite against `mcp-test-server`, written once for every runtime.
+//!
+//! A test file defines a glue module `rt` and then instantiates the scenarios:
+//!
+//! ```text
+//! mod rt {
+//!     pub use mcp_tokio::{static_roots, Client, ClientBuilder};
+//!     pub const SERVER: &str = env!("CARGO_BIN_EXE_mcp-test-server");
+//!     pub async fn connect(target: &str) -> Result<Client, ClientError>;   // or a plain fn
+//!     pub fn build(builder: ClientBuilder) -> Result<Client, ClientError>;
+//!     pub fn sync_handler(f: impl Fn(&str, ServerRequest) -> Result<Value, String> ...) -> Handler;
+//!     pub async fn sleep(d: Duration);                                       // or a plain fn
+//! }
+//! mcp_tests::define_scenarios!(async, aw_async);   // or: define_scenarios!(, aw_sync);
+//! mcp_tests::all_scenario_tests!(run);              // run(f) executes f() on the runtime
+//! ```
+//!
+//! Inside the bodies `aw!(e)` is `e.await` or `e`; closures never contain `aw!`.
+
+/// Defines `pub mod scenarios` (one function per scenario) for the runtime glue module
+/// `rt` of the calling module: `define_scenarios!(async, aw_async)` or
+/// `define_scenarios!(, aw_sync)`.
+#[macro_export]
+macro_rules! define_scenarios {
+    ($($kw:ident)? , $aw:ident) => {
+        $crate::define_scenarios!(@impl [$($kw)?] $aw $);
+    };
+    (@impl [$($kw:ident)?] $aw:ident $d:tt) => {
+/// The scenarios against `mcp-test-server`, instantiated for this runtime.
+#[allow(unused_imports, clippy::needless_borrows_for_generic_args)]
+pub mod scenarios {
+    use super::rt;
+    use std::collections::BTreeSet;
+    use std::time::{Duration, Instant};
+    use $crate::mcp_core::routing::RouteError;
+    use $crate::mcp_core::types::{CompletionReference, LoggingLevel, Role};
+    use $crate::mcp_core::{
+        ClientError, CommandError, Era, Event, Limits, ListKind, Notification, ProtocolMode, RequestError,
+        RequestOptions, RpcError, ServerRequestKind, Warning, LEGACY_VERSIONS, MODERN_VERSION,
+    };
+    use $crate::serde_json::{json, Map, Value};
+    use $crate::support::{self, json_after, Events, ProgressLog};
+
+    macro_rules! aw {
+        ($d e:expr) => {
+            $crate::$aw!($d e)
+        };
+    }
+
+    /// The two eras most scenarios run in.
+    const PROTOCOLS: [&str; 2] = ["modern", "2025-11-25"];
+    const MODERN_TOOLS: [&str; 9] =
+        ["echo", "add", "slow", "progress", "fail", "rpc_error", "crash", "notify", "noise"];
+    const LEGACY_ONLY_TOOLS: [&str; 4] = ["elicit", "sample", "roots", "ping_client"];
+
+    fn builder(args: &[&str]) -> rt::ClientBuilder {
+        rt::Client::builder().server(support::spec(rt::SERVER, "t", args))
+    }
+
+    fn new_client(args: &[&str]) -> rt::Client {
+        rt::build(builder(args)).expect("build the client")
+    }
+
+    fn msg(text: &str) -> Value {
+        json!({ "message": text })
+    }
+
+    fn obj(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().expect("a JSON object")
+    }
+
+    fn timeout(ms: u64) -> RequestOptions {
+        RequestOptions { timeout: Some(Duration::from_millis(ms)), ..RequestOptions::default() }
+    }
+
+    fn rpc<T: std::fmt::Debug>(what: &str, r: Result<T, ClientError>) -> RpcError {
+        match r {
+            Err(ClientError::Request(RequestError::Rpc(e))) => e,
+            other => panic!("{what}: expected a JSON-RPC error, got {other:?}"),
+        }
+    }
+
+    fn expect_era(proto: &str) -> (Era, &'static str) {
+        match proto {
+            "modern" | "dual" => (Era::Modern, MODERN_VERSION),
+            v => (Era::Legacy, LEGACY_VERSIONS.into_iter().find(|l| *l == v).expect("a legacy revision")),
+        }
+    }
+
+    /// Polls `cond` every 10 ms for up to 5 s; panics with `what` if it never holds.
+    $($kw)? fn wait_until(what: &str, cond: impl Fn() -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !cond() {
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            aw!(rt::sleep(Duration::from_millis(10)));
+        }
+    }
+
+    /// echo answers on the server of `client` named `server`.
+    $($kw)? fn assert_echo(client: &rt::Client, server: &str, text: &str) {
+        let r = aw!(client.call_tool_on(server, "echo", msg(text))).expect("echo after the scenario");
+        assert_eq!(r.text(), text);
+    }
+
+    pub $($kw)? fn connect_eras() {
+        for proto in ["modern", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "dual"] {
+            let (era, version) = expect_era(proto);
+            let target = support::target(rt::SERVER, &["--protocol", proto]);
+            let client =
+                aw!(rt::connect(&target)).unwrap_or_else(|e| panic!("connect --protocol {proto}: {e}"));
+            let info = client.servers()[0].info().expect("server info after connect");
+            assert_eq!((info.era, info.protocol_version.as_str()), (era, version), "--protocol {proto}");
+            assert_eq!(info.implementation.as_ref().map(|i| i.name.as_str()), Some("mcp-test-server"));
+            assert!(info.capabilities.raw().get("tools").is_some(), "{proto}: {:?}", info.capabilities);
+            match era {
+                Era::Modern => assert_eq!(info.supported_versions, [MODERN_VERSION], "{proto}"),
+                Era::Legacy => assert!(info.supported_versions.is_empty(), "{proto}"),
+            }
+            let instructions = info.instructions.clone().unwrap_or_default();
+            assert!(instructions.starts_with("mcp-test-server"), "{proto}: {instructions:?}");
+            aw!(client.close());
+        }
+    }
+
+    pub $($kw)? fn connect_silent_discover_falls_back() {
+        let spec = support::spec(rt::SERVER, "t", &["--protocol", "2025-06-18", "--silent-discover"])
+            .discover_timeout(Duration::from_millis(300));
+        let client = rt::build(rt::Client::builder().server(spec)).expect("build");
+        let started = Instant::now();
+        let infos = aw!(client.connect()).expect("a silent discover falls back to initialize");
+        let took = started.elapsed();
+        assert_eq!((infos[0].era, infos[0].protocol_version.as_str()), (Era::Legacy, "2025-06-18"));
+        assert!(took >= Duration::from_millis(300), "fell back before the discover timeout: {took:?}");
+        assert!(took < Duration::from_secs(4), "fallback took {took:?} with a 300 ms discover timeout");
+        aw!(assert_echo(&client, "t", "after fallback"));
+        aw!(client.close());
+    }
+
+    pub $($kw)? fn connect_rejects_unknown_answered_version() {
+        let client = new_client(&["--protocol", "2025-11-25", "--answer-version", "1999-01-01"]);
+        match aw!(client.connect()) {
+            Err(ClientError::Request(RequestError::UnsupportedProtocolVersion { offered, answered })) => {
+                assert_eq!(answered, "1999-01-01");
+                assert_eq!(offered, "2025-11-25");
+            }
+            other => panic!("expected UnsupportedProtocolVersion, got {other:?}"),
+        }
+        aw!(client.close());
+    }
+
+    pub $($kw)? fn connect_protocol_modes() {
+        let spec =
+            support::spec(rt::SERVER, "t", &["--protocol", "2025-11-25"]).protocol(ProtocolMode::Modern);
+        let client = rt::build(rt::Client::builder().server(spec)).expect("build");
+        match aw!(client.connect()) {
+            Err(ClientError::Request(RequestError::ModernRequired { detail })) => assert!(!detail.is_empty()),
+            other => panic!("expected ModernRequired, got {other:?}"),
+        }
+        aw!(client.close());
+        let spec = support::spec(rt::SERVER, "t", &["--protocol", "modern"]).protocol(ProtocolMode::Modern);
+        let client = rt::build(rt::Client::builder().server(spec)).expect("build");
+        assert_eq!(aw!(client.connect()).expect("modern mode, modern server")[0].era, Era::Modern);
+        aw!(client.close());
+        let spec = support::spec(rt::SERVER, "t", &["--protocol", "dual"]).protocol(ProtocolMode::Legacy);
+        let client = rt::build(rt::Client::builder().server(spec)).expect("build");
+        let info = aw!(client.connect()).expect("legacy mode, dual server").remove(0);
+        assert_eq!((info.era, info.protocol_version.as_str()), (Era::Legacy, "2025-11-25"));
+        aw!(assert_echo(&client, "t", "legacy mode"));
+        aw!(client.close());
+    }
+
+    pub $($kw)? fn tools_list_typed() {
+        for proto in PROTOCOLS {
+            let client = new_client(&["--protocol", proto]);
+            let tools = aw!(client.list_tools()).expect("list_tools");
+            let names: Vec<&str> = tools.iter().map(|t| t.tool.name.as_str()).collect();
+            let mut expected = MODERN_TOOLS.to_vec();
+            if proto != "modern" {
+                expected.extend(LEGACY_ONLY_TOOLS);
+            }
+            assert_eq!(names, expected, "{proto}");
+            assert!(tools.iter().all(|t| t.server == "t"));
+            let echo = &tools[0].tool;
+            assert_eq!(echo.title.as_deref(), Some("Echo"));
+            assert_eq!(echo.display_name(), "Echo");
+            assert!(echo.description.as_deref().unwrap_or("").starts_with("Echoes"));
+            assert!(echo.annotations.read_only(), "{:?}", echo.annotations);
+            assert!(!echo.annotations.destructive());
+            assert_eq!(echo.icons.len(), 1);
+            assert_eq!(echo.icons[0].src, "data:image/png;base64,AA==");
+            assert_eq!(echo.icons[0].mime_type.as_deref(), Some("image/png"));
+            assert_eq!(echo.input_schema["required"], json!(["message"]));
+            let output = echo.output_schema.as_ref().expect("echo has an output schema");
+            assert_eq!(output["properties"]["argumentsHadMeta"]["type"], "boolean");
+            let add = &tools[1].tool;
+            assert_eq!((add.title.as_deref(), add.output_schema.as_ref()), (None, None));
+            assert!(add.icons.is_empty());
+            let known = client.servers()[0].known_tools().expect("tools are known after listing");
+            assert_eq!(known.len(), tools.len());
+            aw!(client.close());
+        }
+    }
+
+    pub $($kw)? fn tools_call_and_meta() {
+        for proto in PROTOCOLS {
+            let spec = support::spec(rt::SERVER, "t", &["--protocol", proto])
+                .request_meta(obj(json!({"origin": "spec"})));
+            let client = rt::build(rt::Client::builder().server(spec)).expect("build");
+            let r = aw!(client.call_tool("echo", msg("hi"))).expect("echo");
+            assert_eq!((r.text().as_str(), r.is_error), ("hi", false), "{proto}");
+            let sc = r.structured_content.clone().expect("echo has structured content");
+            assert_eq!(sc["message"], "hi");
+            assert_eq!(sc["receivedMeta"], json!({"origin": "spec"}), "{proto}: static _meta");
+            // A `_meta` key in the arguments is hoisted into params._meta.
+            let args = json!({"message": "m", "_meta": {"trace": "abc"}});
+            let r = aw!(client.call_tool("echo", args)).expect("echo with _meta");
+            let sc = r.structured_content.clone().expect("structured content");
+            assert_eq!(sc.get("argumentsHadMeta"), None, "{proto}: _meta left in the arguments: {sc}");
+            assert_eq!(sc["receivedMeta"], json!({"origin": "spec", "trace": "abc"}), "{proto}");
+            // Per-request options' _meta.
+            let opts = RequestOptions { meta: Some(obj(json!({"k": "v"}))), ..RequestOptions::default() };
+            let r = aw!(client.servers()[0].call_tool_with("echo", msg("o"), opts)).expect("echo with opts");
+            let sc = r.structured_content.clone().expect("structured content");
+            assert_eq!(sc["receivedMeta"], json!({"origin": "spec", "k": "v"}), "{proto}");
+            let r = aw!(client.call_tool("add", json!({"a": 2, "b": 3}))).expect("add");
+            assert_eq!(r.text(), "5");
+            assert_eq!(r.structured_content, Some(json!({"sum": 5})));
+            aw!(client.close());
+        }
+    }
+
+    pub $($kw)? fn tools_errors() {
+        for proto in PROTOCOLS {
+            let client = new_client(&["--protocol", proto]);
+            let r = aw!(client.call_tool("fail", json!({}))).expect("a tool failure is a result");
+            assert!(r.is_error, "{proto}");
+            assert_eq!(r.text(), "tool failed");
+            let e = rpc("rpc_error", aw!(client.call_tool("rpc_error", json!({}))));
+            assert_eq!((e.code, e.message.as_str()), (-32050, "custom failure"), "{proto}");
+            assert_eq!(e.data, Some(json!({"why": "asked"})));
+            let e = rpc("unknown tool", aw!(client.call_tool("no_such_tool", json!({}))));
+            assert_eq!(e.code, -32602, "{proto}: {e:?}");
+            assert!(e.message.contains("no_such_tool"), "{e:?}");
+            assert_eq!(e.data, Some(json!({"name": "no_such_tool"})));
+            aw!(assert_echo(&client, "t", "still fine"));
+            aw!(client.close());
+        }
+    }
+
+    pub $($kw)? fn pagination() {
+        for proto in PROTOCOLS {
+            let client = new_client(&["--protocol", proto, "--page-size", "3", "--extra-tools", "10"]);
+            let tools = aw!(client.list_tools()).expect("paginated list_tools");
+            let names: Vec<String> = tools.iter().map(|t| t.tool.name.clone()).collect();
+            let base = if proto == "modern" { 9 } else { 13 };
+            assert_eq!(names.len(), base + 10, "{proto}: {names:?}");
+            assert_eq!(names.iter().collect::<BTreeSet<_>>().len(), names.len(), "duplicates: {names:?}");
+            assert_eq!(names[0], "echo");
+            for i in 0..10 {
+                assert_eq!(names[base + i], format!("extra_{i}"), "{proto}: order");
+            }
+            let r = aw!(client.call_tool("extra_9", msg("x9"))).expect("an extra tool");
+            assert_eq!(r.text(), "x9");
+            let prompts = aw!(client.servers()[0].list_prompts()).expect("prompts");
+            assert_eq!(prompts.len(), 2);
+            aw!(client.close());
+            let client = new_client(&["--protocol", proto, "--page-size", "3", "--loop-cursor"]);
+            match aw!(client.list_tools()) {
+                Err(ClientError::Request(RequestError::Pagination { detail })) => assert!(!detail.is_empty()),
+                other => panic!("{proto}: expected a pagination error, got {other:?}"),
+            }
+            aw!(assert_echo(&client, "t", "after the loop"));
+            aw!(client.close());
+        }
+    }
+
+    pub $($kw)? fn prompts_and_resources() {
+        for proto in PROTOCOLS {
+            let client = new_client(&["--protocol", proto]);
+            let s = &client.servers()[0];
+            let prompts = aw!(s.list_prompts()).expect("list_prompts");
+            let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+            assert_eq!(names, ["greet", "plain"], "{proto}");
+            assert_eq!(prompts[0].title.as_deref(), Some("Greeting"));
+            assert_eq!(prompts[0].arguments.len(), 1);
+            let arg = &prompts[0].arguments[0];
+            assert_eq!((arg.name.as_str(), arg.required), ("name", true));
+            let p = aw!(s.get_prompt("greet", obj(json!({"name": "Ada"})))).expect("get_prompt greet");
+            assert_eq!(p.description.as_deref(), Some("A greeting"));
+            assert_eq!(p.messages.len(), 1);
+            assert_eq!(p.messages[0].role, Role::User);
+            assert_eq!(p.messages[0].content.as_text(), Some("Hello, Ada!"), "{proto}");
+            let e = rpc("greet without name", aw!(s.get_prompt("greet", Map::new())));
+            assert_eq!(e.code, -32602);
+
+            let resources = aw!(s.list_resources()).expect("list_resources");
+            let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
+            assert_eq!(uris, ["test://text", "test://blob"], "{proto}");
+            assert_eq!(resources[0].mime_type.as_deref(), Some("text/plain"));
+            assert_eq!(resources[1].title.as_deref(), Some("Binary resource"));
+            let text = aw!(s.read_resource("test://text")).expect("read test://text");
+            assert_eq!(text.contents.len(), 1);
+            assert_eq!(text.contents[0].uri(), "test://text");
+            assert_eq!(text.contents[0].as_text(), Some("hello resource"), "{proto}");
+            let blob = aw!(s.read_resource("test://blob")).expect("read test://blob");
+            assert_eq!(blob.contents[0].as_text(), None);
+            assert_eq!(blob.contents[0].decode_blob().expect("valid base64"), Some(vec![0u8, 1, 2, 3, 255]));
+            assert_eq!(blob.contents[0].mime_type(), Some("application/octet-stream"));
+            let e = rpc("missing resource", aw!(s.read_resource("test://missing")));
+            assert_eq!(e.code, if proto == "modern" { -32602 } else { -32002 }, "{proto}");
+
+            let templates = aw!(s.list_resource_templates()).expect("list_resource_templates");
+            assert_eq!(templates.len(), 1);
+            let t = &templates[0];
+            assert_eq!((t.uri_template.as_str(), t.name.as_str()), ("test://item/{id}", "item"));
+            let item = aw!(s.read_resource("test://item/7")).expect("read a templated resource");
+            assert_eq!(item.contents[0].as_text(), Some("item 7"));
+
+            let c = aw!(s.complete(CompletionReference::prompt("greet"), "name", "A")).expect("complete");
+            assert_eq!(c.values, ["Ada", "Alan"], "{proto}");
+            assert_eq!((c.total, c.has_more), (Some(2), Some(false)));
+            let reference = CompletionReference::resource("test://item/{id}");
+            let c = aw!(s.complete(reference, "id", "4")).expect("complete");
+            assert_eq!(c.values, ["42"]);
+            aw!(client.close());
+        }
+    }
+
+    pub $($kw)? fn timeout_then_recovers() {
+        for proto in PROTOCOLS {
+            let client = new_client(&["--protocol", proto]);
+            aw!(client.connect()).expect("connect");
+            let started = Instant::now();
+            let r = aw!(client.servers()[0].call_tool_with("slow", json!({"ms": 20000}), timeout(200)));
+            match r {
+                Err(ClientError::Request(RequestError::Timeout { after })) => {
+                    assert_eq!(after, Duration::from_millis(200))
+                }
+                other => panic!("{proto}: expected a timeout, got {other:?}"),
+            }
+            let took = started.elapsed();
+            assert!(took >= Duration::from_millis(200) && took < Duration::from_secs(3), "{took:?}");
+            aw!(assert_echo(&client, "t", "after the timeout"));
+            aw!(client.close());
+        }
+    }
+
+    pub $($kw)? fn progress() {
+        for proto in PROTOCOLS {
+            let events = Events::new();
+            let client = rt::build(builder(&["--protocol", proto]).on_event(events.hook())).expect("build");
+            let log = ProgressLog::new();
+            let args = json!({"steps": 3, "delayMs": 10});
+            let opts = RequestOptions::default();
+            let r = aw!(client.servers()[0].call_tool_with_progress("progress", args, opts, log.callback()))
+                .expect("progress tool");
+            assert_eq!(r.text(), "done 3");
+            aw!(wait_until("3 progress callbacks", || log.snapshot().len() >= 3));
+            let seen = log.snapshot();
+            assert_eq!(seen.len(), 3, "{proto}: {seen:?}");
+            for (i, p) in seen.iter().enumerate() {
+                assert_eq!(p.progress, (i + 1) as f64, "{proto}: {seen:?}");
+                assert_eq!(p.total, Some(3.0));
+                assert_eq!(p.message.clone(), Some(format!("step {}", i + 1)));
+            }
+            let stale = |e: &Event| {
+                matches!(e, Event::Warning(Warning::StaleProgress { token }) if token.contains("stale-token"))
+            };
+            aw!(wait_until("a StaleProgress warning", || events.any(stale)));
+            aw!(client.close());
+        }
+    }
+
+    pub $($kw)? fn crash_restarts() {
+        for proto in PROTOCOLS {
+            let events = Events::new();
+            let client = rt::build(builder(&["--protocol", proto]).on_event(events.hook())).expect("build");
+            aw!(assert_echo(&client, "t", "before"));
+            for code in [3, 7] {
+                let args = if code == 3 { json!({}) } else { json!({"code": code}) };
+                match aw!(client.call_tool("crash", args)) {
+                    Err(ClientError::Request(RequestError::TransportClosed { detail })) => {
+                        assert!(detail.contains(&format!("exit code {code}")), "{proto}: {detail:?}")
+                    }
+                    other => panic!("{proto}: expected TransportClosed, got {other:?}"),
+                }
+                aw!(assert_echo(&client, "t", "after the crash"));
+                let info = client.servers()[0].info().expect("reconnected");
+                assert_eq!(info.era, expect_era(proto).0);
+            }
+            let disconnects =
+                events.snapshot().iter().filter(|(_, e)| matches!(e, Event::Disconnected { .. })).count();
+            assert_eq!(disconnects, 2, "{proto}");
+            aw!(client.close());
+        }
+    }
+
+    pub $($kw)? fn notifications() {
+        for proto in PROTOCOLS {
+            let events = Events::new();
+            let client = rt::build(builder(&["--protocol", proto]).on_event(events.hook())).expect("build");
+            aw!(client.list_tools()).expect("list_tools");
+            assert!(client.servers()[0].known_tools().is_some());
+            let r = aw!(client.call_tool("notify", json!({}))).expect("notify");
+            assert_eq!(r.text(), "notified");
+            let changed =
+                |k: ListKind| move |e: &Event| *e == Event::Notification(Notification::ListChanged(k));
+            aw!(wait_until("tools list_changed", || events.any(changed(ListKind::Tools))));
+            aw!(wait_until("prompts list_changed", || events.any(changed(ListKind::Prompts))));
+            aw!(wait_until("resources list_changed", || events.any(changed(ListKind::Resources))));
+            let is_log = |e: &Event| matches!(e, Event::Notification(Notification::Log(_)));
+            aw!(wait_until("a log notification", || events.any(is_log)));
+            let log = events.snapshot().into_iter().find_map(|(server, e)| match e {
+                Event::Notification(Notification::Log(l)) => Some((server, l)),
+                _ => None,
+            });
+            let (server, log) = log.expect("a log message");
+            assert_eq!(server, "t");
+            assert_eq!(log.level, LoggingLevel::Warning);
+            assert_eq!(log.logger.as_deref(), Some("test"));
+            assert_eq!(log.text, "line1\\nline2\\u{1b}[31m red", "{proto}: control characters escaped");
+            assert_eq!(log.data, json!("line1\nline2\u{1b}[31m red"));
+            let known = client.servers()[0].known_tools();
+            assert!(known.is_none(), "{proto}: list_changed left a stale tool cache");
+            aw!(client.close());
+        }
+    }
+
+    pub $($kw)? fn noise() {
+        for proto in PROTOCOLS {
+            let events = Events::new();
+            let limits = Limits { max_message_bytes: 1 << 20, ..Limits::default() };
+            let spec = support::spec(rt::SERVER, "t", &["--protocol", proto]).limits(limits);
+            let b = rt::Client::builder().server(spec).on_event(events.hook());
+            let client = rt::build(b).expect("build");
+            let r = aw!(client.call_tool("noise", json!({}))).expect("noise answers");
+            assert_eq!(r.text(), "noisy", "{proto}");
+            let non_json = |e: &Event| {
+                matches!(e, Event::Warning(Warning::NonJsonLine { excerpt })
+                    if excerpt.contains("this is not json"))
+            };
+            let oversize = |e: &Event| {
+                matches!(e, Event::Warning(Warning::OversizeMessage { len, limit })
+                    if *limit == 1 << 20 && *len > *limit)
+            };
+            // The 100 KiB stderr line is over max_stderr_line_bytes: it is reported (capped, or
+            // as a notice naming its size), never passed on whole.
+            let stderr = |e: &Event| {
+                matches!(e, Event::Stderr(line) if line.len() <= 4096 + 64
+                    && (line.starts_with("eeee") || line.contains("102400")))
+            };
+            let whole = |e: &Event| matches!(e, Event::Stderr(line) if line.len() > 4096 + 64);
+            aw!(wait_until("a NonJsonLine warning", || events.any(non_json)));
+            aw!(wait_until("an OversizeMessage warning", || events.any(oversize)));
+            aw!(wait_until("the long stderr line reported", || events.any(stderr)));
+            assert!(!events.any(whole), "{proto}: a stderr line longer than the limit was passed on");
+            aw!(assert_echo(&client, "t", "after the noise"));
+            aw!(client.close());
+        }
+    }
+
+    pub $($kw)? fn legacy_elicitation() {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let record = seen.clone();
+        let h = rt::sync_handler(move |server: &str, req| {
+            record.lock().unwrap().push((server.to_owned(), req));
+            Ok(json!({"action": "accept", "content": {"name": "Ada"}}))
+        });
+        let client = rt::build(builder(&["--protocol", "2025-11-25"]).elicitation_handler(h)).expect("build");
+        let r = aw!(client.call_tool("elicit", json!({}))).expect("elicit");
+        assert_eq!(json_after(&r.text(), "elicitation: accept "), json!({"name": "Ada"}));
+        let seen = seen.lock().unwrap().clone();
+        assert_eq!(seen.len(), 1);
+        assert_eq!(seen[0].0, "t");
+        assert_eq!(seen[0].1.kind, ServerRequestKind::Elicitation);
+        assert_eq!(seen[0].1.params["message"], "What is your name?");
+        aw!(client.close());
+    }
+
+    pub $($kw)? fn legacy_handler_failure() {
+        let events = Events::new();
+        let h = rt::sync_handler(|_: &str, _| Err("the user walked away".to_owned()));
+        let b = builder(&["--protocol", "2025-11-25"]).elicitation_handler(h).on_event(events.hook());
+        let client = rt::build(b).expect("build");
+        let r = aw!(client.call_tool("elicit", json!({}))).expect("elicit");
+        let text = r.text();
+        assert!(text.starts_with("elicitation error: "), "{text:?}");
+        assert!(text.contains("Client handler failed"), "{text:?}");
+        assert!(!text.contains("walked away"), "the local detail leaked to the server: {text:?}");
+        let failed = |e: &Event| {
+            matches!(e, Event::Warning(Warning::HandlerFailed { method, detail })
+                if method == "elicitation/create" && detail.contains("walked away"))
+        };
+        aw!(wait_until("a HandlerFailed warning", || events.any(failed)));
+        aw!(client.close());
+    }
+
+    pub $($kw)? fn legacy_roots_and_sampling() {
+        let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Value>::new()));
+        let record = asked.clone();
+        let answer = json!({"role": "assistant", "content": {"type": "text", "text": "hi there"},
+                            "model": "test-model", "stopReason": "endTurn"});
+        let reply = answer.clone();
+        let sampling = rt::sync_handler(move |_: &str, req| {
+            record.lock().unwrap().push(json!({"kind": format!("{:?}", req.kind), "params": req.params}));
+            Ok(reply.clone())
+        });
+        let roots = rt::static_roots([("file:///tmp/project", Some("project")), ("file:///tmp/other", None)]);
+        let b = builder(&["--protocol", "2025-11-25"]).roots_handler(roots).sampling_handler(sampling);
+        let client = rt::build(b).expect("build");
+        let r = aw!(client.call_tool("roots", json!({}))).expect("roots");
+        let project = json!({"uri": "file:///tmp/project", "name": "project"});
+        let expected = json!({"roots": [project, {"uri": "file:///tmp/other"}]});
+        assert_eq!(json_after(&r.text(), "roots: "), expected);
+        let r = aw!(client.call_tool("sample", json!({}))).expect("sample");
+        assert_eq!(json_after(&r.text(), "sampling: "), answer);
+        let asked = asked.lock().unwrap().clone();
+        assert_eq!(asked.len(), 1);
+        assert_eq!(asked[0]["kind"], format!("{:?}", ServerRequestKind::Sampling));
+        assert_eq!(asked[0]["params"]["messages"][0]["content"]["text"], "Say hi");
+        assert_eq!(asked[0]["params"]["maxTokens"], 10);
+        aw!(client.close());
+    }
+
+    pub $($kw)? fn legacy_without_handlers() {
+        let client = new_client(&["--protocol", "2025-11-25"]);
+        let text = aw!(client.call_tool("elicit", json!({}))).expect("elicit").text();
+        assert!(text.starts_with("elicitation error: -32601 "), "{text:?}");
+        for (tool, label) in [("roots", "roots: "), ("sample", "sampling: ")] {
+            let text = aw!(client.call_tool(tool, json!({}))).expect(tool).text();
+            assert_eq!(json_after(&text, label)["code"], -32601, "{tool}: {text:?}");
+        }
+        aw!(client.close());
+    }
+
+    pub $($kw)? fn multi_server() {
+        let b = rt::Client::builder()
+            .server(support::spec(rt::SERVER, "a", &["--protocol", "modern"]))
+            .server(support::spec(rt::SERVER, "b", &["--protocol", "2025-11-25"]));
+        let client = rt::build(b).expect("build");
+        let infos = aw!(client.connect()).expect("connect both");
+        assert_eq!(infos.iter().map(|i| i.era).collect::<Vec<_>>(), [Era::Modern, Era::Legacy]);
+        assert_eq!(client.server("b").and_then(|s| s.info()).map(|i| i.era), Some(Era::Legacy));
+        let tools = aw!(client.list_tools()).expect("list_tools");
+        assert_eq!(tools.len(), 9 + 13);
+        assert_eq!(tools.iter().filter(|t| t.server == "a").count(), 9);
+        let owners = |name: &str| -> Vec<String> {
+            tools.iter().filter(|t| t.tool.name == name).map(|t| t.server.clone()).collect()
+        };
+        assert_eq!(owners("echo"), ["a", "b"]);
+        assert_eq!(owners("elicit"), ["b"]);
+        match aw!(client.call_tool("echo", msg("x"))) {
+            Err(ClientError::Route(RouteError::Ambiguous { name, servers })) => {
+                assert_eq!((name.as_str(), servers), ("echo", vec!["a".to_owned(), "b".to_owned()]))
+            }
+            other => panic!("expected an ambiguous route, got {other:?}"),
+        }
+        aw!(assert_echo(&client, "b", "from b"));
+        aw!(assert_echo(&client, "a", "from a"));
+        let text = aw!(client.call_tool("elicit", json!({}))).expect("elicit routes to b").text();
+        assert!(text.starts_with("elicitation error: -32601"), "{text:?}");
+        match aw!(client.call_tool("no_such_tool", json!({}))) {
+            Err(ClientError::Route(RouteError::UnknownTool(name))) => assert_eq!(name, "no_such_tool"),
+            other => panic!("expected UnknownTool, got {other:?}"),
+        }
+        match aw!(client.call_tool_on("zzz", "echo", msg("x"))) {
+            Err(ClientError::Route(RouteError::UnknownServer(name))) => assert_eq!(name, "zzz"),
+            other => panic!("expected UnknownServer, got {other:?}"),
+        }
+        let found = aw!(client.find_tool("elicit")).expect("find_tool").expect("elicit exists");
+        assert_eq!((found.server.as_str(), found.tool.name.as_str()), ("b", "elicit"));
+        assert_eq!(aw!(client.find_tool("no_such_tool")).expect("find_tool"), None);
+        let found = aw!(client.find_tool("echo"));
+        assert!(matches!(found, Err(ClientError::Route(RouteError::Ambiguous { .. }))), "{found:?}");
+        aw!(client.close());
+    }
+
+    pub $($kw)? fn close_stops_everything() {
+        for proto in PROTOCOLS {
+            let marker = support::unique_temp_path("close-record");
+            let marker_str = marker.to_str().expect("UTF-8 path").to_owned();
+            let client = new_client(&["--protocol", proto, "--record", &marker_str]);
+            aw!(assert_echo(&client, "t", "before close"));
+            assert_eq!(support::processes_with_marker(&marker_str).len(), 1, "{proto}: the server runs");
+            aw!(client.close());
+            let left = support::processes_with_marker(&marker_str);
+            assert!(left.is_empty(), "{proto}: the server process {left:?} survived close");
+            // The async clients answer `Command(Closed)` (the connection refuses new
+            // requests); `ClientError::Closed` (the driver is gone) means the same.
+            match aw!(client.list_tools()) {
+                Err(ClientError::Closed | ClientError::Command(CommandError::Closed)) => {}
+                other => panic!("{proto}: expected Closed after close, got {other:?}"),
+            }
+            match aw!(client.call_tool("echo", msg("x"))) {
+                Err(ClientError::Closed | ClientError::Command(CommandError::Closed)) => {}
+                other => panic!("{proto}: expected Closed after close, got {other:?}"),
+            }
+            aw!(client.close()); // a second close returns at once
+            let _ = std::fs::remove_file(&marker);
+        }
+    }
+}
+    };
+}

@@ -1,0 +1,206 @@
+//! Shared helpers for the integration tests: server specs, event collection, temporary files,
+//! process lookup, and locating the real peers.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use mcp_core::{Event, Progress, ServerSpec, StdioCommand};
+use serde_json::Value;
+
+/// A stdio server spec named `name` running `exe args...`.
+pub fn spec(exe: &str, name: &str, args: &[&str]) -> ServerSpec {
+    ServerSpec::stdio(name, StdioCommand::new(exe).args(args.iter().copied()))
+}
+
+/// The command line `exe args...` as a target string (no word contains a space here).
+pub fn target(exe: &str, args: &[&str]) -> String {
+    std::iter::once(exe).chain(args.iter().copied()).collect::<Vec<_>>().join(" ")
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Collects the events an `on_event` hook sees.
+#[derive(Debug, Clone, Default)]
+pub struct Events(Arc<Mutex<Vec<(String, Event)>>>);
+
+impl Events {
+    /// A new, empty collector.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The hook to install with `ClientBuilder::on_event`.
+    pub fn hook(&self) -> impl Fn(&str, &Event) + Send + Sync + 'static {
+        let events = self.0.clone();
+        move |server: &str, event: &Event| lock(&events).push((server.to_owned(), event.clone()))
+    }
+
+    /// Everything seen so far.
+    pub fn snapshot(&self) -> Vec<(String, Event)> {
+        lock(&self.0).clone()
+    }
+
+    /// Whether some event seen so far satisfies `f`.
+    pub fn any(&self, f: impl Fn(&Event) -> bool) -> bool {
+        lock(&self.0).iter().any(|(_, e)| f(e))
+    }
+}
+
+/// Collects progress callbacks.
+#[derive(Debug, Clone, Default)]
+pub struct ProgressLog(Arc<Mutex<Vec<Progress>>>);
+
+impl ProgressLog {
+    /// A new, empty log.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The callback to pass to `call_tool_with_progress`.
+    pub fn callback(&self) -> impl Fn(Progress) + Send + Sync + 'static {
+        let log = self.0.clone();
+        move |p| lock(&log).push(p)
+    }
+
+    /// Everything reported so far.
+    pub fn snapshot(&self) -> Vec<Progress> {
+        lock(&self.0).clone()
+    }
+}
+
+/// A fresh path under the system temporary directory (nothing is created).
+pub fn unique_temp_path(tag: &str) -> PathBuf {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    std::env::temp_dir().join(format!("mcp-tests-{tag}-{}-{n}-{nanos}", std::process::id()))
+}
+
+/// A temporary directory, removed on drop.
+#[derive(Debug)]
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    /// Creates a new empty directory.
+    pub fn new(tag: &str) -> Self {
+        let path = unique_temp_path(tag);
+        std::fs::create_dir_all(&path).expect("create a temporary directory");
+        Self(path)
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    /// Its path as a string.
+    pub fn path_str(&self) -> String {
+        self.0.to_str().expect("temporary paths are UTF-8").to_owned()
+    }
+
+    /// Writes a file inside it and returns its path.
+    pub fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
+        let path = self.0.join(name);
+        std::fs::write(&path, bytes).expect("write a temporary file");
+        path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Pids of live (non-zombie) processes whose command line contains `marker` (Linux `/proc`).
+pub fn processes_with_marker(marker: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let mut pids = Vec::new();
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        if !String::from_utf8_lossy(&cmdline).contains(marker) {
+            continue;
+        }
+        let zombie = std::fs::read_to_string(entry.path().join("stat"))
+            .ok()
+            .and_then(|stat| stat.rsplit_once(')').map(|(_, rest)| rest.trim_start().starts_with('Z')))
+            .unwrap_or(false);
+        if !zombie {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// The JSON lines of a file (a `--record` log); missing file or bad lines are skipped.
+pub fn json_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Parses the JSON that follows `prefix` in `text` (the test server's `label: {json}` answers).
+pub fn json_after(text: &str, prefix: &str) -> Value {
+    let rest = text.strip_prefix(prefix).unwrap_or_else(|| panic!("{text:?} does not start with {prefix:?}"));
+    serde_json::from_str(rest).unwrap_or_else(|e| panic!("{rest:?} is not JSON: {e}"))
+}
+
+// ---- real peers -------------------------------------------------------------------------
+
+/// Where the real peers are installed: `$MCP_PEERS`, else `<workspace root>/.peers`.
+pub fn peers_dir() -> PathBuf {
+    match std::env::var_os("MCP_PEERS") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.peers")),
+    }
+}
+
+/// The path of the peer command `bin/<name>`. Panics (failing the test, never skipping it)
+/// when the peer is not installed.
+pub fn peer_command(name: &str) -> String {
+    let path = peers_dir().join("bin").join(name);
+    assert!(
+        path.is_file(),
+        "MCP peer {name:?} is missing at {}: install the peers with `bash ../shared/peers/setup.sh .peers` \
+         from the workspace root (or point MCP_PEERS at an installed peers directory)",
+        path.display()
+    );
+    path.to_str().expect("peer paths are UTF-8").to_owned()
+}
+
+/// A stdio spec for the peer `name` with `args`.
+pub fn peer_spec(name: &str, args: &[&str]) -> ServerSpec {
+    spec(&peer_command(name), name, args)
+}
+
+/// A tiny valid WAV file: 8 kHz, mono, 16-bit, 64 samples of a square wave.
+pub fn wav_bytes() -> Vec<u8> {
+    let samples: Vec<i16> = (0..64).map(|i| if i % 16 < 8 { 8000 } else { -8000 }).collect();
+    let data_len = (samples.len() * 2) as u32;
+    let mut out = Vec::with_capacity(44 + data_len as usize);
+    out.extend_from_slice(b"RIFF");
+    out.extend_from_slice(&(36 + data_len).to_le_bytes());
+    out.extend_from_slice(b"WAVEfmt ");
+    out.extend_from_slice(&16u32.to_le_bytes()); // fmt chunk size
+    out.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    out.extend_from_slice(&1u16.to_le_bytes()); // mono
+    out.extend_from_slice(&8000u32.to_le_bytes()); // sample rate
+    out.extend_from_slice(&16000u32.to_le_bytes()); // byte rate
+    out.extend_from_slice(&2u16.to_le_bytes()); // block align
+    out.extend_from_slice(&16u16.to_le_bytes()); // bits per sample
+    out.extend_from_slice(b"data");
+    out.extend_from_slice(&data_len.to_le_bytes());
+    for s in samples {
+        out.extend_from_slice(&s.to_le_bytes());
+    }
+    out
+}

@@ -1,0 +1,58 @@
+//! Checks against real MCP servers: the two reference servers on the TypeScript SDK v1
+//! (legacy 2025-11-25) and three small servers of ours on the Python SDK 2.x, FastMCP 4.x and
+//! the TypeScript SDK v2 (modern 2026-07-28).
+//!
+//! The peers are installed by `bash ../shared/peers/setup.sh .peers` (run from the workspace
+//! root; CI does the same). They are found through `$MCP_PEERS`, else `<workspace>/.peers`.
+//! A missing peer fails its test with that instruction; nothing is skipped.
+//!
+//! The checks are written once (`mcp_tests::define_peer_checks!`) and run on mcp-tokio for
+//! every peer and on mcp-blocking for server-everything and py-mcp-peer.
+
+/// On mcp-tokio, every peer.
+mod on_tokio {
+    mod rt {
+        pub use mcp_tokio::{build, Client};
+    }
+
+    fn run<F: std::future::Future<Output = ()>>(check: impl FnOnce() -> F) {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("a tokio runtime")
+            .block_on(check());
+    }
+
+    mcp_tests::define_peer_checks!(async, aw_async);
+    mcp_tests::scenario_tests!(peer_checks, run;
+        server_everything, server_filesystem, py_mcp_peer, fastmcp_echo_peer, ts_v2_peer);
+}
+
+/// On mcp-blocking, one legacy and one modern peer.
+mod on_blocking {
+    mod rt {
+        pub use mcp_blocking::{Client, ClientBuilder, ClientError};
+
+        pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
+            builder.build()
+        }
+    }
+
+    fn run(check: impl FnOnce()) {
+        check();
+    }
+
+    mcp_tests::define_peer_checks!(, aw_sync);
+    mcp_tests::scenario_tests!(peer_checks, run; server_everything, py_mcp_peer);
+}
+
+/// The locating rule itself: `$MCP_PEERS` wins, and a missing peer panics with the fix.
+#[test]
+fn missing_peer_fails_with_setup_instructions() {
+    let message = std::panic::catch_unwind(|| mcp_tests::support::peer_command("no-such-peer"))
+        .expect_err("a missing peer must fail")
+        .downcast::<String>()
+        .expect("a formatted panic message");
+    assert!(message.contains("bash ../shared/peers/setup.sh .peers"), "{message}");
+}

@@ -1,0 +1,125 @@
+//! The scenario suite (`mcp_tests::define_scenarios!`) on mcp-blocking: the same bodies as
+//! the async runtimes, expanded as plain functions. Plus the blocking-only ways to cancel and
+//! to run calls concurrently (a `CancelToken`, threads).
+
+mod rt {
+    use std::time::Duration;
+
+    pub use mcp_blocking::{
+        connect, handler as sync_handler, static_roots, Client, ClientBuilder, ClientError,
+    };
+
+    pub const SERVER: &str = env!("CARGO_BIN_EXE_mcp-test-server");
+
+    pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
+        builder.build()
+    }
+
+    pub fn sleep(d: Duration) {
+        std::thread::sleep(d);
+    }
+}
+
+fn run(scenario: impl FnOnce()) {
+    scenario();
+}
+
+mcp_tests::define_scenarios!(, aw_sync);
+mcp_tests::all_scenario_tests!(run);
+
+mod blocking_only {
+    use std::time::{Duration, Instant};
+
+    use mcp_blocking::core::{ClientError, Request, RequestError, RequestOptions};
+    use mcp_blocking::CancelToken;
+    use mcp_tests::support;
+    use serde_json::json;
+
+    /// A `CancelToken` cancelled from another thread ends the call with `Cancelled` and
+    /// sends `notifications/cancelled` for it.
+    #[test]
+    fn cancel_token_cancels_request() {
+        for proto in ["modern", "2025-11-25"] {
+            let record = support::unique_temp_path("blocking-cancel");
+            let record_str = record.to_str().expect("UTF-8 path").to_owned();
+            let spec = support::spec(super::rt::SERVER, "t", &["--protocol", proto, "--record", &record_str]);
+            let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
+            client.connect().expect("connect");
+            let token = CancelToken::new();
+            let canceller = {
+                let token = token.clone();
+                std::thread::spawn(move || {
+                    std::thread::sleep(Duration::from_millis(200));
+                    token.cancel();
+                })
+            };
+            let started = Instant::now();
+            let request = Request::CallTool { name: "slow".into(), arguments: json!({"ms": 20000}) };
+            let r = client.servers()[0].request_with_cancel(request, RequestOptions::default(), &token);
+            canceller.join().expect("the canceller thread");
+            assert!(
+                matches!(r, Err(ClientError::Request(RequestError::Cancelled))),
+                "{proto}: expected Cancelled, got {r:?}"
+            );
+            assert!(started.elapsed() < Duration::from_secs(5), "{proto}: {:?}", started.elapsed());
+            let deadline = Instant::now() + Duration::from_secs(5);
+            loop {
+                let lines = support::json_lines(&record);
+                let call =
+                    lines.iter().find(|l| l["method"] == "tools/call" && l["params"]["name"] == "slow");
+                let cancelled = call.is_some_and(|call| {
+                    lines.iter().any(|l| {
+                        l["method"] == "notifications/cancelled" && l["params"]["requestId"] == call["id"]
+                    })
+                });
+                if cancelled {
+                    break;
+                }
+                assert!(Instant::now() < deadline, "{proto}: no notifications/cancelled in {lines:?}");
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            let r = client.call_tool("echo", json!({"message": "after cancel"})).expect("echo");
+            assert_eq!(r.text(), "after cancel");
+            client.close();
+            let _ = std::fs::remove_file(&record);
+        }
+    }
+
+    /// Calls from several threads share one server; a slow call does not hold up fast ones.
+    #[test]
+    fn concurrent_calls_from_threads() {
+        for proto in ["modern", "2025-11-25"] {
+            let spec = support::spec(super::rt::SERVER, "t", &["--protocol", proto]);
+            let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
+            client.connect().expect("connect");
+            let slow = {
+                let client = client.clone();
+                std::thread::spawn(move || {
+                    let r = client.call_tool("slow", json!({"ms": 1000}));
+                    (r, Instant::now())
+                })
+            };
+            std::thread::sleep(Duration::from_millis(100)); // let the slow call go out first
+            let echoes: Vec<_> = (0..4)
+                .map(|i| {
+                    let client = client.clone();
+                    std::thread::spawn(move || {
+                        let text = client
+                            .call_tool("echo", json!({"message": format!("m{i}")}))
+                            .expect("echo")
+                            .text();
+                        (text, Instant::now())
+                    })
+                })
+                .collect();
+            let echoes: Vec<_> = echoes.into_iter().map(|t| t.join().expect("an echo thread")).collect();
+            let (slow, slow_done) = slow.join().expect("the slow thread");
+            assert_eq!(slow.expect("slow").text(), "slept 1000");
+            for (i, (text, done)) in echoes.iter().enumerate() {
+                assert_eq!(text, &format!("m{i}"));
+                assert!(*done < slow_done, "{proto}: echo {i} waited for the slow call");
+            }
+            client.close();
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! The scenario suite (`mcp_tests::define_scenarios!`) on mcp-smol, twice: under
+//! `smol::block_on` and under `async_std::task::block_on`.
+//!
+//! async-std is discontinued; it is a dev-dependency only to prove that mcp-smol works under
+//! its executor (and with its spawner).
+
+/// A synchronous closure as an (async) mcp-smol handler.
+pub fn sync_handler<F>(f: F) -> mcp_smol::Handler
+where
+    F: Fn(&str, mcp_smol::core::ServerRequest) -> Result<serde_json::Value, String> + Send + Sync + 'static,
+{
+    mcp_smol::handler(move |server, request| {
+        let answer = f(server, request);
+        async move { answer }
+    })
+}
+
+/// Under `smol::block_on`; background tasks on smol's global executor.
+pub mod on_smol {
+    pub mod rt {
+        use std::time::Duration;
+
+        pub use super::super::sync_handler;
+        pub use mcp_smol::{connect, static_roots, Client, ClientBuilder, ClientError, SmolRuntime};
+
+        pub const SERVER: &str = env!("CARGO_BIN_EXE_mcp-test-server");
+
+        pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
+            builder.build(SmolRuntime::with_spawner(|f| smol::spawn(f).detach()))
+        }
+
+        pub async fn sleep(d: Duration) {
+            smol::Timer::after(d).await;
+        }
+    }
+
+    fn run<F: std::future::Future<Output = ()>>(scenario: impl FnOnce() -> F) {
+        smol::block_on(scenario());
+    }
+
+    mcp_tests::define_scenarios!(async, aw_async);
+    mcp_tests::define_async_scenarios!();
+    mcp_tests::all_scenario_tests!(run);
+    mcp_tests::all_async_scenario_tests!(run);
+}
+
+/// Under `async_std::task::block_on`; background tasks spawned on async-std's executor.
+pub mod on_async_std {
+    pub mod rt {
+        use std::time::Duration;
+
+        pub use super::super::sync_handler;
+        pub use mcp_smol::{connect, static_roots, Client, ClientBuilder, ClientError, SmolRuntime};
+
+        pub const SERVER: &str = env!("CARGO_BIN_EXE_mcp-test-server");
+
+        pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
+            builder.build(SmolRuntime::with_spawner(|f| {
+                async_std::task::spawn(f);
+            }))
+        }
+
+        pub async fn sleep(d: Duration) {
+            async_std::task::sleep(d).await;
+        }
+    }
+
+    fn run<F: std::future::Future<Output = ()>>(scenario: impl FnOnce() -> F) {
+        async_std::task::block_on(scenario());
+    }
+
+    mcp_tests::define_scenarios!(async, aw_async);
+    mcp_tests::define_async_scenarios!();
+    mcp_tests::all_scenario_tests!(run);
+    mcp_tests::all_async_scenario_tests!(run);
+}
