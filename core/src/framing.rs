@@ -15,8 +15,8 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 pub enum Frame {
     /// A complete line, without its terminator (`\n` or `\r\n`) and without a leading BOM.
     Line(Vec<u8>),
-    /// A line exceeded the limit and was discarded; `len` counts the bytes dropped (at least
-    /// the limit; the exact total when the line ended).
+    /// A line exceeded the limit (counting its raw bytes, a BOM included) and was discarded;
+    /// `len` counts the bytes dropped (the exact total when the line ended).
     Oversize {
         /// Bytes discarded, excluding the terminator.
         len: usize,
@@ -116,14 +116,16 @@ impl LineFramer {
         if line.last() == Some(&b'\r') {
             line.pop();
         }
+        // The limit counts the raw bytes of the line (a BOM included), as the discard path does,
+        // so the verdict never depends on how the input was chunked.
+        if line.len() > self.max_line_bytes {
+            self.ready.push_back(Frame::Oversize { len: line.len() });
+            return;
+        }
         if line.starts_with(BOM) {
             line.drain(..BOM.len());
         }
-        if line.len() > self.max_line_bytes {
-            self.ready.push_back(Frame::Oversize { len: line.len() });
-        } else {
-            self.ready.push_back(Frame::Line(line));
-        }
+        self.ready.push_back(Frame::Line(line));
     }
 
     /// Signals end of stream: a final unterminated line is emitted as a frame.
