@@ -6,7 +6,11 @@
 //! ```text
 //! cargo build --release -p mcp-tests -p mcp-bench
 //! target/release/mcp-bench [N] [ROUNDS]      # defaults: 5000 calls, 3 rounds
+//! MCP_BENCH_SERVER=/path/to/mini-stdio-server target/release/mcp-bench   # clients on another server
 //! ```
+//!
+//! The floor always runs against the bundled server; with `MCP_BENCH_SERVER` compare the
+//! clients with that kit's own floor (e.g. `raw-stdio-client`) from the same session.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -35,8 +39,10 @@ fn server_path() -> PathBuf {
     path
 }
 
+/// The clients' target: the bundled server in modern mode, or `MCP_BENCH_SERVER` (any stdio
+/// server with an `echo` tool, e.g. the shared kit's `mini-stdio-server`, for side-by-side runs).
 fn target(server: &Path) -> String {
-    format!("{} --protocol modern", server.display())
+    std::env::var("MCP_BENCH_SERVER").unwrap_or_else(|_| format!("{} --protocol modern", server.display()))
 }
 
 /// The floor: the same server, requests pre-serialized, replies read as lines, no parsing.

@@ -1,6 +1,7 @@
 //! The driver task of one server: owns the core [`Connection`], performs its IO, routes events.
 
 use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -138,7 +139,13 @@ impl<R: Runtime> Driver<R> {
                 continue;
             }
             let wake = {
-                let io = async { Wake::Io(self.io_rx.recv().await.expect("driver holds a sender")) };
+                let io = async {
+                    match self.io_rx.recv().await {
+                        Ok(msg) => Wake::Io(msg),
+                        // Cannot happen while the driver holds a sender; never wake for it.
+                        Err(_) => future::pending().await,
+                    }
+                };
                 let cmd = async {
                     if commands_open {
                         Wake::Command(self.commands.recv().await.ok())
@@ -268,7 +275,7 @@ impl<R: Runtime> Driver<R> {
             }
             Event::Progress { handle, progress } => {
                 if let Some(Pending { progress: Some(f), .. }) = self.calls.get(handle) {
-                    f(progress);
+                    let _ = catch_unwind(AssertUnwindSafe(|| f(progress)));
                 }
             }
             ev => {
@@ -277,7 +284,10 @@ impl<R: Runtime> Driver<R> {
                         let answer = answer(&self.handlers, &self.name, request.clone());
                         let (tx, handle) = (self.io_tx.clone(), *handle);
                         self.rt.spawn(Box::pin(async move {
-                            let outcome = answer.await;
+                            let outcome = AssertUnwindSafe(answer)
+                                .catch_unwind()
+                                .await
+                                .unwrap_or_else(|_| Err("the handler panicked".to_owned()));
                             let _ = tx.send(IoMsg::ServerAnswer(handle, outcome)).await;
                         }));
                     }
@@ -289,7 +299,8 @@ impl<R: Runtime> Driver<R> {
                     _ => {}
                 }
                 if let Some(hook) = &self.hook {
-                    hook(&self.name, &ev);
+                    // A panicking hook must not take the server's driver down with it.
+                    let _ = catch_unwind(AssertUnwindSafe(|| hook(&self.name, &ev)));
                 }
             }
         }
