@@ -24,8 +24,9 @@ pub enum ProtocolMode {
     Legacy,
 }
 
-/// How to launch a stdio server.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// How to launch a stdio server. Its `Debug` and [`StdioCommand::display`] never show
+/// environment values or credential-looking arguments.
+#[derive(Clone, PartialEq, Eq)]
 pub struct StdioCommand {
     /// The program to run (looked up on `PATH` by the runtime).
     pub program: String,
@@ -71,12 +72,21 @@ impl StdioCommand {
         self
     }
 
-    /// The command line for display (environment values are never shown).
+    /// The command line for display, with credential-looking arguments redacted
+    /// (environment values are never shown).
     pub fn display(&self) -> String {
-        std::iter::once(self.program.as_str())
-            .chain(self.args.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(" ")
+        crate::mcp_servers::redact_command(self)
+    }
+}
+
+impl std::fmt::Debug for StdioCommand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let env: Vec<String> = self.env.iter().map(|(k, _)| format!("{k}=***")).collect();
+        f.debug_struct("StdioCommand")
+            .field("command", &crate::mcp_servers::redact_command(self))
+            .field("env", &env)
+            .field("cwd", &self.cwd)
+            .finish()
     }
 }
 
@@ -239,5 +249,19 @@ impl ConnectionConfig {
             features: ClientFeatures::default(),
             request_meta: Map::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_and_display_hide_secrets() {
+        let cmd =
+            StdioCommand::new("server").args(["--token", "hunter2-secret"]).env("API_KEY", "sk-live-xyz");
+        let shown = format!("{cmd:?} {}", cmd.display());
+        assert!(!shown.contains("hunter2-secret") && !shown.contains("sk-live-xyz"), "{shown}");
+        assert!(shown.contains("API_KEY") && shown.contains("server"));
     }
 }

@@ -307,9 +307,10 @@ pub enum ClientError {
     /// The request failed (server error, timeout, transport loss, ...).
     #[error(transparent)]
     Request(#[from] RequestError),
-    /// The request could not be issued.
+    /// The request could not be issued (a closed connection is reported as
+    /// [`ClientError::Closed`] instead).
     #[error(transparent)]
-    Command(#[from] CommandError),
+    Command(CommandError),
     /// A tool name could not be routed to a server.
     #[error(transparent)]
     Route(#[from] crate::routing::RouteError),
@@ -328,4 +329,13 @@ pub enum ClientError {
     /// The client is closed, or its driver stopped.
     #[error("the client is closed")]
     Closed,
+}
+
+impl From<CommandError> for ClientError {
+    fn from(e: CommandError) -> Self {
+        match e {
+            CommandError::Closed => ClientError::Closed,
+            other => ClientError::Command(other),
+        }
+    }
 }

@@ -1,5 +1,7 @@
 //! Fuzz target bodies (feature `_fuzz`; also compiled for tests, which replay the committed
 //! corpora in `fuzz/corpus/<target>/`). Each body panics only when an invariant breaks.
+//! The bodies of the `sse`, `headers` and `gzip` targets live next to their code
+//! (`sse::fuzz_chunking`, `headers::fuzz_headers`, `gzip::fuzz_bounded`).
 
 use std::time::{Duration, Instant};
 
@@ -128,6 +130,21 @@ mod replay {
     #[test]
     fn jsonrpc_corpus() {
         corpus("jsonrpc").iter().for_each(|d| super::jsonrpc(d));
+    }
+
+    #[test]
+    fn sse_corpus() {
+        corpus("sse").iter().for_each(|d| crate::sse::fuzz_chunking(d));
+    }
+
+    #[test]
+    fn headers_corpus() {
+        corpus("headers").iter().for_each(|d| crate::headers::fuzz_headers(d));
+    }
+
+    #[test]
+    fn gzip_corpus() {
+        corpus("gzip").iter().for_each(|d| crate::gzip::fuzz_bounded(d));
     }
 
     #[test]

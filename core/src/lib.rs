@@ -53,6 +53,10 @@
 //! - [`jsonrpc`]: the JSON-RPC 2.0 codec; [`framing`]: bounded newline framing.
 //! - [`Connection`]: era detection, requests with pagination, timeouts, cancellation and
 //!   progress, legacy server-to-client requests, notifications, the stdio process lifecycle.
+//! - HTTP building blocks, pure and bounded, for the HTTP transports: [`sse`] (event-stream
+//!   decoder), [`gzip`] (capped body inflation), [`headers`] (`Mcp-Name`, `Mcp-Param-*`,
+//!   `WWW-Authenticate`), [`mcp_servers`] (transport detection from a target, `mcpServers`
+//!   config files, credential redaction).
 //! - [`types`]: typed MCP data (tools, prompts, resources, content blocks) keeping raw JSON.
 //! - [`routing`]: which of several servers owns a tool name; [`host`]: bookkeeping shared by
 //!   the runtimes' clients (handler sets, server views, pending calls).
@@ -70,14 +74,18 @@ pub mod framing;
 #[cfg(any(test, feature = "_fuzz"))]
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod gzip;
 mod handle;
+pub mod headers;
 pub mod host;
 mod io;
 pub mod jsonrpc;
+pub mod mcp_servers;
 mod request;
 pub mod routing;
 mod session;
 mod spec;
+pub mod sse;
 pub mod target;
 pub mod text;
 mod timers;

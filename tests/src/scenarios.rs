@@ -585,14 +585,13 @@ pub mod scenarios {
             aw!(client.close());
             let left = support::processes_with_marker(&marker_str);
             assert!(left.is_empty(), "{proto}: the server process {left:?} survived close");
-            // The async clients answer `Command(Closed)` (the connection refuses new
-            // requests); `ClientError::Closed` (the driver is gone) means the same.
+            // Every client family reports a closed client as `ClientError::Closed`.
             match aw!(client.list_tools()) {
-                Err(ClientError::Closed | ClientError::Command(CommandError::Closed)) => {}
+                Err(ClientError::Closed) => {}
                 other => panic!("{proto}: expected Closed after close, got {other:?}"),
             }
             match aw!(client.call_tool("echo", msg("x"))) {
-                Err(ClientError::Closed | ClientError::Command(CommandError::Closed)) => {}
+                Err(ClientError::Closed) => {}
                 other => panic!("{proto}: expected Closed after close, got {other:?}"),
             }
             aw!(client.close()); // a second close returns at once

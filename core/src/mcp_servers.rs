@@ -1,0 +1,941 @@
+//! Server targets and `mcpServers` configuration files: transport detection, parsing, redaction.
+//!
+//! - [`detect_target`] turns a target string into a [`DetectedTarget`]: an `http(s)://` URL whose
+//!   path ends in `/sse` is legacy HTTP+SSE, one ending in `/mcp` is Streamable HTTP, any other
+//!   URL is tried as Streamable HTTP, then SSE, then plain HTTP; `stdio://cmd args` or a bare
+//!   command line is a stdio server. [`detect_argv`] does the same for an argv array.
+//! - [`parse_mcp_servers`] reads the JSON MCP hosts use (`"mcpServers"`, or VS Code's
+//!   `"servers"`), comments and trailing commas tolerated; entries come back sorted by name.
+//! - Configurations carry credentials, so [`ServerEntry`], [`EntryTransport`], [`DetectedTarget`]
+//!   and [`HttpUrl`] print (`Display` and `Debug`) with environment values, credential headers,
+//!   credential query parameters and credential-looking arguments replaced by `***`.
+//!
+//! Parsing takes text (the core never reads files). URLs are parsed by hand and only as far as
+//! a client needs: scheme, host (IPv6 literals in brackets), port, path and query.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::net::Ipv6Addr;
+
+use serde_json::{Map, Value};
+
+use crate::config::StdioCommand;
+use crate::target::{command_from_argv, parse_stdio_target, TargetError};
+
+/// A transport a server can be reached over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum TransportKind {
+    /// A child process speaking JSON-RPC on stdin/stdout.
+    Stdio,
+    /// Streamable HTTP: POST to one endpoint, JSON or SSE responses.
+    StreamableHttp,
+    /// The deprecated HTTP+SSE transport: a GET event stream announcing a POST endpoint.
+    Sse,
+    /// Plain JSON-RPC over HTTP POST with a JSON response.
+    PlainHttp,
+}
+
+const AUTO_KINDS: [TransportKind; 3] =
+    [TransportKind::StreamableHttp, TransportKind::Sse, TransportKind::PlainHttp];
+
+impl TransportKind {
+    /// The canonical name: `stdio`, `streamable-http`, `sse` or `plain-http`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Stdio => "stdio",
+            Self::StreamableHttp => "streamable-http",
+            Self::Sse => "sse",
+            Self::PlainHttp => "plain-http",
+        }
+    }
+
+    /// Reads a name as written in configs and on command lines, ignoring case, `-` and `_`:
+    /// `stdio`; `http`, `streamable-http`, `streamableHttp` (Streamable HTTP: what MCP hosts
+    /// mean by `"type": "http"`); `sse`; `plain-http`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        let norm: String = name.chars().filter(|c| !matches!(c, '-' | '_')).collect();
+        match norm.to_ascii_lowercase().as_str() {
+            "stdio" => Some(Self::Stdio),
+            "http" | "streamablehttp" => Some(Self::StreamableHttp),
+            "sse" => Some(Self::Sse),
+            "plainhttp" => Some(Self::PlainHttp),
+            _ => None,
+        }
+    }
+
+    /// Whether this transport runs over HTTP.
+    pub fn is_http(self) -> bool {
+        self != Self::Stdio
+    }
+}
+
+impl fmt::Display for TransportKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a target or a configuration could not be understood. Messages never contain credential
+/// values (URLs, environment values and header values are not repeated).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TargetConfigError {
+    /// The text is not JSON (comments and trailing commas are accepted).
+    #[error("invalid JSON: {detail}")]
+    InvalidJson {
+        /// The parser's explanation, with its line and column.
+        detail: String,
+    },
+    /// The JSON is not an `mcpServers` configuration.
+    #[error("invalid config: {detail}")]
+    InvalidConfig {
+        /// What is wrong.
+        detail: String,
+    },
+    /// A server entry lacks a required field.
+    #[error("server {server:?}: missing {field:?}")]
+    MissingField {
+        /// The entry's name.
+        server: String,
+        /// The missing field.
+        field: &'static str,
+    },
+    /// A field of a server entry has the wrong type or an unusable value.
+    #[error("server {server:?}: {field:?} {detail}")]
+    InvalidField {
+        /// The entry's name.
+        server: String,
+        /// The offending field.
+        field: &'static str,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// A server entry as a whole is unusable (not an object, no transport, conflicting fields).
+    #[error("server {server:?}: {detail}")]
+    InvalidEntry {
+        /// The entry's name.
+        server: String,
+        /// What is wrong.
+        detail: String,
+    },
+    /// Two entries share a name (one in `"mcpServers"`, one in `"servers"`).
+    #[error("server {name:?} is defined more than once")]
+    DuplicateServer {
+        /// The repeated name.
+        name: String,
+    },
+    /// A URL is malformed or unsupported.
+    #[error("invalid URL: {detail}")]
+    InvalidUrl {
+        /// What is wrong (the URL itself is not repeated).
+        detail: String,
+    },
+    /// A forced transport does not fit the target (stdio on a URL, HTTP on a command).
+    #[error("{}", forced_mismatch(*forced, *target_is_url))]
+    ForcedMismatch {
+        /// The transport that was forced.
+        forced: TransportKind,
+        /// Whether the target was a URL (else a command line).
+        target_is_url: bool,
+    },
+    /// A command line could not be split.
+    #[error(transparent)]
+    Target(#[from] TargetError),
+}
+
+fn forced_mismatch(forced: TransportKind, target_is_url: bool) -> String {
+    if target_is_url {
+        format!("transport {forced} cannot be used with an HTTP URL; give a command line instead")
+    } else {
+        format!("transport {forced} needs an http:// or https:// URL, but the target is a command line")
+    }
+}
+
+fn url_err(detail: impl Into<String>) -> TargetConfigError {
+    TargetConfigError::InvalidUrl { detail: detail.into() }
+}
+
+fn ensure(ok: bool, detail: &str) -> Result<(), TargetConfigError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(url_err(detail))
+    }
+}
+
+/// A validated `http://` or `https://` URL, normalised: scheme and host lowercased, IPv6
+/// literals canonical, default ports elided, an empty path written `/`, the fragment dropped.
+/// `Debug` is redacted; the full URL (which may carry a token) is [`HttpUrl::as_str`].
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct HttpUrl {
+    https: bool,
+    host: String,
+    ipv6: bool,
+    port: u16,
+    path: String,
+    query: Option<String>,
+    serialized: String,
+}
+
+impl HttpUrl {
+    /// Parses and validates a URL: an `http` or `https` scheme, a host, an optional port, ASCII
+    /// only, no whitespace or control characters, and no `user:password@` credentials.
+    pub fn parse(url: &str) -> Result<Self, TargetConfigError> {
+        ensure(!url.is_empty(), "empty URL")?;
+        let clean = !url.chars().any(|c| c.is_whitespace() || c.is_control());
+        ensure(clean, "URLs must not contain whitespace or control characters")?;
+        ensure(url.is_ascii(), "URLs must be ASCII (percent-encode other characters)")?;
+        let (scheme, rest) = url.split_once("://").ok_or_else(|| url_err("expected http:// or https://"))?;
+        let https = match scheme.to_ascii_lowercase().as_str() {
+            "http" => false,
+            "https" => true,
+            _ => return Err(unsupported_scheme(scheme, "http:// or https://")),
+        };
+        let rest = rest.split_once('#').map_or(rest, |(r, _)| r);
+        let (authority, tail) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
+        ensure(
+            !authority.contains('@'),
+            "credentials in the URL (user:password@host) are not allowed; \
+             send them in a header such as \"Authorization\" instead",
+        )?;
+        let (host, ipv6, port) = if let Some(bracketed) = authority.strip_prefix('[') {
+            let (inner, after) =
+                bracketed.split_once(']').ok_or_else(|| url_err("missing ']' after IPv6"))?;
+            let addr: Ipv6Addr = inner.parse().map_err(|_| url_err("invalid IPv6 address in brackets"))?;
+            let port = after.strip_prefix(':');
+            ensure(after.is_empty() || port.is_some(), "unexpected text after ']'")?;
+            (addr.to_string(), true, port)
+        } else {
+            let (host, port) = authority.split_once(':').map_or((authority, None), |(h, p)| (h, Some(p)));
+            let bracketed = !port.is_some_and(|p| p.contains(':'));
+            ensure(bracketed, "IPv6 addresses must be written in brackets, e.g. http://[::1]:8080/")?;
+            ensure(!host.is_empty(), "missing host")?;
+            let valid = host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'));
+            ensure(valid, "invalid character in host")?;
+            (host.to_ascii_lowercase(), false, port)
+        };
+        let port = match port {
+            None | Some("") => [80, 443][usize::from(https)],
+            Some(p) => {
+                ensure(p.bytes().all(|b| b.is_ascii_digit()), "the port must be a number")?;
+                p.parse::<u16>().ok().filter(|n| *n != 0).ok_or_else(|| url_err("port out of range"))?
+            }
+        };
+        ensure(!tail.contains('\\'), "backslashes are not allowed in URLs")?;
+        let (path, query) = tail.split_once('?').map_or((tail, None), |(p, q)| (p, Some(q.to_owned())));
+        let path = if path.is_empty() { "/".to_owned() } else { path.to_owned() };
+        let mut url = Self { https, host, ipv6, port, path, query, serialized: String::new() };
+        url.serialized = format!("{}{}", url.origin(), url.request_target());
+        Ok(url)
+    }
+
+    /// The normalised URL in full; it may contain a credential, so log [`HttpUrl::redacted`].
+    pub fn as_str(&self) -> &str {
+        &self.serialized
+    }
+
+    /// Whether the scheme is `https`.
+    pub fn is_https(&self) -> bool {
+        self.https
+    }
+
+    /// The host, lowercased; an IPv6 address without brackets.
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    /// The port to connect to (the scheme's default when none was written).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// `host[:port]` as sent in a `Host` header: IPv6 in brackets, default port elided.
+    pub fn authority(&self) -> String {
+        let host = if self.ipv6 { format!("[{}]", self.host) } else { self.host.clone() };
+        if self.port == [80, 443][usize::from(self.https)] {
+            host
+        } else {
+            format!("{host}:{}", self.port)
+        }
+    }
+
+    /// The HTTP request target: the path (starting with `/`) and the query.
+    pub fn request_target(&self) -> String {
+        match &self.query {
+            Some(q) => format!("{}?{q}", self.path),
+            None => self.path.clone(),
+        }
+    }
+
+    /// `scheme://host[:port]`, default ports elided: equal origins mean the same server.
+    pub fn origin(&self) -> String {
+        format!("{}://{}", if self.https { "https" } else { "http" }, self.authority())
+    }
+
+    /// The transports to try, in order, judged from the path (a trailing `/` ignored): `…/sse`
+    /// is SSE only, `…/mcp` Streamable HTTP only, anything else Streamable HTTP, then SSE,
+    /// then plain HTTP.
+    pub fn default_kinds(&self) -> Vec<TransportKind> {
+        match self.path.trim_end_matches('/').rsplit('/').next() {
+            Some("sse") => vec![TransportKind::Sse],
+            Some("mcp") => vec![TransportKind::StreamableHttp],
+            _ => AUTO_KINDS.to_vec(),
+        }
+    }
+
+    /// The URL with credential query parameters and secret-looking path segments as `***`.
+    pub fn redacted(&self) -> String {
+        redact_url(&self.serialized)
+    }
+}
+
+impl fmt::Debug for HttpUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("HttpUrl").field(&self.redacted()).finish()
+    }
+}
+
+/// The origin (`scheme://host[:port]`, default ports elided) of an HTTP URL, or `None` if it is
+/// not a valid `http://` or `https://` URL.
+pub fn origin(url: &str) -> Option<String> {
+    HttpUrl::parse(url.trim()).ok().map(|u| u.origin())
+}
+
+fn is_scheme(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+}
+
+fn unsupported_scheme(scheme: &str, expected: &str) -> TargetConfigError {
+    if is_scheme(scheme) && scheme.len() <= 16 {
+        url_err(format!("unsupported scheme {scheme:?} (use {expected})"))
+    } else {
+        url_err(format!("unsupported scheme (use {expected})"))
+    }
+}
+
+/// What a target string names: a process to run or an HTTP endpoint. `Display` and `Debug`
+/// are redacted.
+#[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DetectedTarget {
+    /// Run this command and speak stdio.
+    Stdio(StdioCommand),
+    /// An HTTP endpoint.
+    Http {
+        /// The normalised URL (see [`HttpUrl`]); it may carry a token.
+        url: String,
+        /// The transports to try, in order; never empty.
+        kinds: Vec<TransportKind>,
+    },
+}
+
+impl DetectedTarget {
+    /// The redacted display form (same as `Display`).
+    pub fn redacted(&self) -> String {
+        self.to_string()
+    }
+
+    /// A short server name: what a command launches (see [`crate::target::suggested_name`]),
+    /// or a URL's host.
+    pub fn suggested_name(&self) -> String {
+        match self {
+            Self::Stdio(cmd) => crate::target::suggested_name(cmd),
+            Self::Http { url, .. } => HttpUrl::parse(url).map_or_else(|_| "server".into(), |u| u.host),
+        }
+    }
+}
+
+impl fmt::Display for DetectedTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Stdio(cmd) => write!(f, "stdio: {}", RedactedCommand(cmd)),
+            Self::Http { url, kinds } => {
+                let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+                write!(f, "{} (via {})", redact_url(url), names.join(", then "))
+            }
+        }
+    }
+}
+
+impl fmt::Debug for DetectedTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Stdio(cmd) => f.debug_tuple("Stdio").field(&RedactedCommand(cmd)).finish(),
+            Self::Http { url, kinds } => {
+                f.debug_struct("Http").field("url", &redact_url(url)).field("kinds", kinds).finish()
+            }
+        }
+    }
+}
+
+/// Detects the transport of a target string (see the module docs for the rules). `forced`
+/// replaces the order of transports to try; forcing stdio on a URL, or an HTTP transport on a
+/// command line, is an error.
+pub fn detect_target(
+    target: &str,
+    forced: Option<TransportKind>,
+) -> Result<DetectedTarget, TargetConfigError> {
+    let target = target.trim();
+    let mismatch = |target_is_url: bool| match forced {
+        Some(k) if k.is_http() != target_is_url => {
+            Err(TargetConfigError::ForcedMismatch { forced: k, target_is_url })
+        }
+        _ => Ok(()),
+    };
+    let scheme = target.split_once("://").map(|(s, _)| s).filter(|s| is_scheme(s));
+    match scheme.map(str::to_ascii_lowercase).as_deref() {
+        Some("http" | "https") => {
+            mismatch(true)?;
+            let url = HttpUrl::parse(target)?;
+            let kinds = forced.map_or_else(|| url.default_kinds(), |k| vec![k]);
+            Ok(DetectedTarget::Http { url: url.serialized, kinds })
+        }
+        Some("stdio") => {
+            mismatch(false)?;
+            match parse_stdio_target(&target["stdio://".len()..]) {
+                Err(TargetError::UnsupportedUrl(_)) => Err(url_err("stdio:// must be followed by a command")),
+                other => Ok(DetectedTarget::Stdio(other?)),
+            }
+        }
+        Some(_) => Err(unsupported_scheme(scheme.unwrap_or(""), "http://, https:// or stdio://")),
+        None => {
+            let head = target.get(..6).unwrap_or(target).to_ascii_lowercase();
+            ensure(
+                !head.starts_with("http:") && !head.starts_with("https:"),
+                "expected http:// or https://",
+            )?;
+            mismatch(false)?;
+            Ok(DetectedTarget::Stdio(parse_stdio_target(target)?))
+        }
+    }
+}
+
+/// A stdio target from an argv array (program first); never a URL.
+pub fn detect_argv(argv: &[String]) -> Result<DetectedTarget, TargetConfigError> {
+    Ok(DetectedTarget::Stdio(command_from_argv(argv.iter().cloned())?))
+}
+
+/// One server of an `mcpServers` configuration. `Display` and `Debug` are redacted.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ServerEntry {
+    /// The entry's key in the configuration.
+    pub name: String,
+    /// How to reach it.
+    pub transport: EntryTransport,
+}
+
+impl ServerEntry {
+    /// The redacted display form (same as `Display`).
+    pub fn redacted(&self) -> String {
+        self.to_string()
+    }
+
+    /// The entry as a [`DetectedTarget`] (HTTP headers are not part of it).
+    pub fn detected(&self) -> DetectedTarget {
+        match &self.transport {
+            EntryTransport::Stdio(cmd) => DetectedTarget::Stdio(cmd.clone()),
+            EntryTransport::Http { url, .. } => {
+                DetectedTarget::Http { url: url.clone(), kinds: self.transport.kinds() }
+            }
+        }
+    }
+}
+
+impl fmt::Display for ServerEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.name, self.transport)
+    }
+}
+
+impl fmt::Debug for ServerEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerEntry").field("name", &self.name).field("transport", &self.transport).finish()
+    }
+}
+
+/// The transport of a configured server. `Display` and `Debug` are redacted.
+#[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EntryTransport {
+    /// A command to run.
+    Stdio(StdioCommand),
+    /// An HTTP endpoint.
+    Http {
+        /// The normalised URL (see [`HttpUrl`]); it may carry a token.
+        url: String,
+        /// The transport named by `"type"`, if any; `None` means judge from the URL.
+        kind: Option<TransportKind>,
+        /// Headers sent with every request, validated, in configuration order.
+        headers: Vec<(String, String)>,
+    },
+}
+
+impl EntryTransport {
+    /// The transports to try, in order: the configured kind, else the URL's defaults.
+    pub fn kinds(&self) -> Vec<TransportKind> {
+        match self {
+            Self::Stdio(_) => vec![TransportKind::Stdio],
+            Self::Http { kind: Some(k), .. } => vec![*k],
+            Self::Http { url, .. } => HttpUrl::parse(url).map_or(AUTO_KINDS.to_vec(), |u| u.default_kinds()),
+        }
+    }
+}
+
+impl fmt::Display for EntryTransport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Stdio(cmd) => write!(f, "stdio: {}", RedactedCommand(cmd)),
+            Self::Http { url, kind, headers } => {
+                write!(f, "{} ({})", redact_url(url), kind.map_or("auto", TransportKind::as_str))?;
+                let shown: Vec<String> =
+                    headers.iter().map(|(n, v)| format!("{n}: {}", redact_header_value(n, v))).collect();
+                if !shown.is_empty() {
+                    write!(f, " [headers: {}]", shown.join(", "))?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl fmt::Debug for EntryTransport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Stdio(cmd) => f.debug_tuple("Stdio").field(&RedactedCommand(cmd)).finish(),
+            Self::Http { url, kind, headers } => {
+                let headers: Vec<(&str, &str)> =
+                    headers.iter().map(|(n, v)| (n.as_str(), redact_header_value(n, v))).collect();
+                let url = redact_url(url);
+                f.debug_struct("Http")
+                    .field("url", &url)
+                    .field("kind", kind)
+                    .field("headers", &headers)
+                    .finish()
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Redaction
+
+const MASK: &str = "***";
+const SENSITIVE_NAMES: [&str; 8] =
+    ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "sig", "pwd"];
+const SENSITIVE_PARTS: [&str; 8] =
+    ["token", "secret", "key", "auth", "pass", "credential", "signature", "session"];
+
+/// Whether a header, query parameter, environment variable or flag name suggests a credential
+/// (case-insensitive): `authorization`, `cookie`, `x-api-key`, … or any name containing
+/// `token`, `secret`, `key`, `auth`, `pass` (`password`), `credential`, `signature`, `session`.
+pub fn is_sensitive_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    SENSITIVE_NAMES.contains(&lower.as_str()) || SENSITIVE_PARTS.iter().any(|p| lower.contains(p))
+}
+
+/// `Bearer …`, `Basic …`, `Token …`, or a long opaque word (32+ letters, digits, `-`, `_`,
+/// mixing letters and digits: an API key, a secret path segment).
+fn looks_like_secret(s: &str) -> bool {
+    let head = s.trim_start().get(..7).unwrap_or("").to_ascii_lowercase();
+    ["bearer ", "basic ", "token "].iter().any(|p| head.starts_with(p))
+        || (s.len() >= 32
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            && s.chars().any(|c| c.is_ascii_digit())
+            && s.chars().any(|c| c.is_ascii_alphabetic()))
+}
+
+/// A header value for display: `***` when the name or the value suggests a credential.
+pub fn redact_header_value<'a>(name: &str, value: &'a str) -> &'a str {
+    if is_sensitive_name(name) || looks_like_secret(value) {
+        MASK
+    } else {
+        value
+    }
+}
+
+/// A URL (valid or not) for display: `user:password@`, credential query and fragment parameters
+/// (`?token=`, `?api_key=`, `?key=`, …) and secret-looking path segments become `***`.
+pub fn redact_url(url: &str) -> String {
+    let (main, fragment) = url.split_once('#').map_or((url, None), |(m, f)| (m, Some(f)));
+    let (main, query) = main.split_once('?').map_or((main, None), |(m, q)| (m, Some(q)));
+    let mut out = String::with_capacity(url.len());
+    let mut path = main;
+    if let Some(i) = main.find("://") {
+        let after = &main[i + 3..];
+        let (authority, rest) = after.split_at(after.find('/').unwrap_or(after.len()));
+        out.push_str(&main[..i + 3]);
+        out.push_str(
+            &authority.rfind('@').map_or(authority.to_owned(), |at| format!("***@{}", &authority[at + 1..])),
+        );
+        path = rest;
+    }
+    let segments: Vec<&str> = path.split('/').map(|s| if looks_like_secret(s) { MASK } else { s }).collect();
+    out.push_str(&segments.join("/"));
+    for (sep, part) in [('?', query), ('#', fragment)] {
+        if let Some(part) = part {
+            let params: Vec<String> = part
+                .split('&')
+                .map(|p| match p.split_once('=') {
+                    Some((n, v)) if is_sensitive_name(n) || looks_like_secret(v) => format!("{n}={MASK}"),
+                    None if looks_like_secret(p) => MASK.to_owned(),
+                    _ => p.to_owned(),
+                })
+                .collect();
+            out.push(sep);
+            out.push_str(&params.join("&"));
+        }
+    }
+    out
+}
+
+/// Command arguments for display: the values of `--token=…`, `--api-key …` (the next
+/// argument), `API_KEY=…`, `Authorization: …` and `Bearer …` become `***`, and URLs are
+/// redacted as by [`redact_url`].
+pub fn redact_args(args: &[String]) -> Vec<String> {
+    let mut redact_next = false;
+    args.iter()
+        .map(|arg| {
+            if std::mem::take(&mut redact_next) {
+                MASK.to_owned()
+            } else {
+                redact_arg(arg, &mut redact_next)
+            }
+        })
+        .collect()
+}
+
+fn is_word(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+fn redact_arg(arg: &str, redact_next: &mut bool) -> String {
+    if let Some((name, value)) = arg.split_once('=') {
+        let bare = name.trim_start_matches('-');
+        if is_word(bare) {
+            let value = if is_sensitive_name(bare) { MASK.to_owned() } else { redact_value(value) };
+            return format!("{name}={value}");
+        }
+    }
+    let flag = arg.trim_start_matches('-');
+    if flag.len() < arg.len() && is_word(flag) {
+        *redact_next = is_sensitive_name(flag);
+        return arg.to_owned();
+    }
+    redact_value(arg)
+}
+
+/// A free-standing value: a URL, a `Name: value` header, or an opaque secret.
+fn redact_value(value: &str) -> String {
+    if value.contains("://") {
+        return redact_url(value);
+    }
+    match value.split_once(':') {
+        Some((name, _)) if is_word(name) && is_sensitive_name(name) => format!("{name}: {MASK}"),
+        _ if looks_like_secret(value) => MASK.to_owned(),
+        _ => value.to_owned(),
+    }
+}
+
+/// A command line for display: redacted arguments (see [`redact_args`]), environment variables
+/// as `KEY=***`, and the working directory.
+pub fn redact_command(command: &StdioCommand) -> String {
+    RedactedCommand(command).to_string()
+}
+
+struct RedactedCommand<'a>(&'a StdioCommand);
+
+impl RedactedCommand<'_> {
+    fn env(&self) -> Vec<String> {
+        self.0.env.iter().map(|(k, _)| format!("{k}={MASK}")).collect()
+    }
+}
+
+impl fmt::Display for RedactedCommand<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&shell_quote(&self.0.program))?;
+        for arg in redact_args(&self.0.args) {
+            write!(f, " {}", shell_quote(&arg))?;
+        }
+        if !self.0.env.is_empty() {
+            write!(f, " [env: {}]", self.env().join(", "))?;
+        }
+        match &self.0.cwd {
+            Some(cwd) => write!(f, " [cwd: {cwd}]"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl fmt::Debug for RedactedCommand<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StdioCommand")
+            .field("program", &self.0.program)
+            .field("args", &redact_args(&self.0.args))
+            .field("env", &self.env())
+            .field("cwd", &self.0.cwd)
+            .finish()
+    }
+}
+
+/// Quotes a word so that [`crate::target::split_command_line`] reads it back unchanged.
+fn shell_quote(word: &str) -> String {
+    if !word.is_empty() && !word.chars().any(|c| c.is_whitespace() || matches!(c, '\'' | '"' | '\\')) {
+        return word.to_owned();
+    }
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// mcpServers configuration files
+
+/// Parses an MCP host configuration (Claude Desktop, VS Code, Cursor, …): servers under
+/// `"mcpServers"`, `"servers"` or `"mcp": {"servers": …}`, each either
+/// `{"command", "args", "env", "cwd"}` (stdio) or `{"url", "type", "headers"}` (HTTP), `"type"`
+/// being `stdio`, `http`/`streamable-http`, or `sse`. Comments and trailing commas are accepted
+/// (VS Code writes JSONC), unknown keys ignored, entries with `"disabled": true` skipped, and no
+/// `${…}` variables expanded. Entries are returned sorted by name.
+pub fn parse_mcp_servers(json: &str) -> Result<Vec<ServerEntry>, TargetConfigError> {
+    let text = strip_jsonc(json)?;
+    let root: Value =
+        serde_json::from_str(&text).map_err(|e| TargetConfigError::InvalidJson { detail: e.to_string() })?;
+    let config_err = |detail: String| TargetConfigError::InvalidConfig { detail };
+    let root = root.as_object().ok_or_else(|| config_err("the top level must be a JSON object".into()))?;
+    let nested = root.get("mcp").and_then(Value::as_object);
+    let candidates = [("mcpServers", Some(root)), ("servers", Some(root)), ("servers", nested)];
+    let mut sections = Vec::new();
+    for (key, obj) in candidates {
+        match obj.and_then(|o| o.get(key)) {
+            None => {}
+            Some(Value::Object(m)) => sections.push(m),
+            Some(_) => return Err(config_err(format!("{key:?} must be an object of server entries"))),
+        }
+    }
+    if sections.is_empty() {
+        return Err(config_err("no \"mcpServers\" (or \"servers\") object found".into()));
+    }
+    let mut entries = BTreeMap::new();
+    let mut seen = BTreeSet::new();
+    for (name, value) in sections.into_iter().flatten() {
+        if !seen.insert(name) {
+            return Err(TargetConfigError::DuplicateServer { name: name.clone() });
+        }
+        if let Some(transport) = parse_entry(name, value)? {
+            entries.insert(name, ServerEntry { name: name.clone(), transport });
+        }
+    }
+    Ok(entries.into_values().collect())
+}
+
+/// A field, treating `null` as absent.
+fn field<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    obj.get(key).filter(|v| !v.is_null())
+}
+
+fn invalid(server: &str, field: &'static str, detail: impl Into<String>) -> TargetConfigError {
+    TargetConfigError::InvalidField { server: server.to_owned(), field, detail: detail.into() }
+}
+
+fn parse_entry(name: &str, value: &Value) -> Result<Option<EntryTransport>, TargetConfigError> {
+    let entry_err =
+        |detail: &str| TargetConfigError::InvalidEntry { server: name.into(), detail: detail.into() };
+    let missing = |field| TargetConfigError::MissingField { server: name.into(), field };
+    if name.is_empty() || name.chars().any(char::is_control) {
+        return Err(entry_err("server names must be non-empty, without control characters"));
+    }
+    let obj = value.as_object().ok_or_else(|| entry_err("the entry must be a JSON object"))?;
+    match field(obj, "disabled") {
+        None | Some(Value::Bool(false)) => {}
+        Some(Value::Bool(true)) => return Ok(None),
+        Some(_) => return Err(invalid(name, "disabled", "must be true or false")),
+    }
+    let kind = match field(obj, "type") {
+        None => None,
+        Some(Value::String(s)) => Some(TransportKind::from_name(s).ok_or_else(|| {
+            let shown: String = s.chars().take(32).collect();
+            invalid(
+                name,
+                "type",
+                format!("must be \"stdio\", \"http\", \"streamable-http\" or \"sse\", not {shown:?}"),
+            )
+        })?),
+        Some(_) => return Err(invalid(name, "type", "must be a string")),
+    };
+    match (kind, field(obj, "command"), field(obj, "url")) {
+        (_, Some(_), Some(_)) => {
+            Err(entry_err("has both \"command\" and \"url\"; a server is one or the other"))
+        }
+        (None, None, None) => Err(entry_err("needs \"command\" (stdio) or \"url\" (HTTP)")),
+        (None | Some(TransportKind::Stdio), Some(command), None) => {
+            Ok(Some(EntryTransport::Stdio(parse_stdio_entry(name, obj, command)?)))
+        }
+        (Some(TransportKind::Stdio), None, _) => Err(missing("command")),
+        (Some(_), _, None) => Err(missing("url")),
+        (kind, None, Some(url)) => {
+            let url = url.as_str().ok_or_else(|| invalid(name, "url", "must be a string"))?;
+            let url = HttpUrl::parse(url.trim()).map_err(|e| match e {
+                TargetConfigError::InvalidUrl { detail } => {
+                    invalid(name, "url", format!("is not usable: {detail}"))
+                }
+                other => other,
+            })?;
+            let headers = parse_headers(name, obj)?;
+            Ok(Some(EntryTransport::Http { url: url.serialized, kind, headers }))
+        }
+    }
+}
+
+fn parse_stdio_entry(
+    name: &str,
+    obj: &Map<String, Value>,
+    command: &Value,
+) -> Result<StdioCommand, TargetConfigError> {
+    let mut cmd = match command {
+        Value::String(s) if !s.trim().is_empty() && !s.contains('\0') => StdioCommand::new(s.clone()),
+        _ => return Err(invalid(name, "command", "must be a non-empty string")),
+    };
+    let bad_args = || invalid(name, "args", "must be an array of strings");
+    if let Some(args) = field(obj, "args") {
+        for arg in args.as_array().ok_or_else(bad_args)? {
+            cmd.args.push(arg.as_str().filter(|s| !s.contains('\0')).ok_or_else(bad_args)?.to_owned());
+        }
+    }
+    for (key, value) in string_map(name, "env", obj)? {
+        if key.is_empty() || key.contains(['=', '\0']) {
+            let shown = safe_prefix(&key, |c| c == '=' || c == '\0');
+            return Err(invalid(name, "env", format!("has an invalid variable name {shown:?}")));
+        }
+        if value.contains('\0') {
+            return Err(invalid(name, "env", format!("value of {key:?} contains a NUL character")));
+        }
+        cmd.env.push((key, value));
+    }
+    match field(obj, "cwd") {
+        None => {}
+        Some(Value::String(s)) if !s.is_empty() && !s.contains('\0') => cmd.cwd = Some(s.clone()),
+        Some(_) => return Err(invalid(name, "cwd", "must be a non-empty string")),
+    }
+    Ok(cmd)
+}
+
+fn string_map(
+    name: &str,
+    key: &'static str,
+    obj: &Map<String, Value>,
+) -> Result<Vec<(String, String)>, TargetConfigError> {
+    let bad = || invalid(name, key, "must be an object of strings");
+    let Some(map) = field(obj, key) else { return Ok(Vec::new()) };
+    let map = map.as_object().ok_or_else(bad)?;
+    map.iter().map(|(k, v)| Ok((k.clone(), v.as_str().ok_or_else(bad)?.to_owned()))).collect()
+}
+
+fn is_tchar(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
+}
+
+/// Connection and framing headers a configuration must not set.
+const MANAGED_HEADERS: [&str; 8] =
+    ["host", "content-length", "transfer-encoding", "connection", "upgrade", "te", "trailer", "keep-alive"];
+
+fn parse_headers(name: &str, obj: &Map<String, Value>) -> Result<Vec<(String, String)>, TargetConfigError> {
+    let headers = string_map(name, "headers", obj)?;
+    let mut seen = BTreeSet::new();
+    for (header, value) in &headers {
+        if header.is_empty() || !header.chars().all(is_tchar) {
+            let shown = safe_prefix(header, |c| !is_tchar(c));
+            return Err(invalid(
+                name,
+                "headers",
+                format!("has an invalid name {shown:?} (must be an HTTP token)"),
+            ));
+        }
+        if value.chars().any(|c| c.is_control() && c != '\t') {
+            return Err(invalid(
+                name,
+                "headers",
+                format!("value of {header:?} contains CR, LF, NUL or a control"),
+            ));
+        }
+        let lower = header.to_ascii_lowercase();
+        if MANAGED_HEADERS.contains(&lower.as_str()) {
+            return Err(invalid(name, "headers", format!("sets {header:?}, which the HTTP client manages")));
+        }
+        if !seen.insert(lower) {
+            return Err(invalid(name, "headers", format!("repeat {header:?} (header names ignore case)")));
+        }
+    }
+    Ok(headers)
+}
+
+/// The part of an invalid name before its first offending character (what follows may be a
+/// credential pasted into the wrong place), at most 40 characters, with `…` if cut.
+fn safe_prefix(s: &str, bad: impl Fn(char) -> bool) -> String {
+    let mut out: String = s.chars().take_while(|c| !bad(*c)).take(40).collect();
+    if out.len() < s.len() {
+        out.push('…');
+    }
+    out
+}
+
+/// Turns JSONC into JSON: comments become spaces (newlines kept, so error lines still match)
+/// and trailing commas before `}` or `]` are dropped. Strings are left alone.
+fn strip_jsonc(src: &str) -> Result<String, TargetConfigError> {
+    let mut out = String::with_capacity(src.len());
+    let mut chars = src.chars().peekable();
+    let mut last_token = None;
+    while let Some(c) = chars.next() {
+        match (c, chars.peek().copied()) {
+            ('"', _) => {
+                last_token = Some(out.len());
+                out.push(c);
+                while let Some(s) = chars.next() {
+                    out.push(s);
+                    match s {
+                        '\\' => out.extend(chars.next()),
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+            }
+            ('/', Some('/')) => {
+                for s in chars.by_ref().take_while(|s| *s != '\n') {
+                    out.push(if s == '\r' { '\r' } else { ' ' });
+                }
+                out.push('\n');
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                let mut prev = ' ';
+                loop {
+                    let s = chars.next().ok_or_else(|| TargetConfigError::InvalidJson {
+                        detail: "unterminated /* comment".into(),
+                    })?;
+                    if prev == '*' && s == '/' {
+                        break;
+                    }
+                    out.push(if s == '\n' { '\n' } else { ' ' });
+                    prev = s;
+                }
+            }
+            ('}' | ']', _) => {
+                if let Some(i) = last_token.filter(|&i| out.as_bytes()[i] == b',') {
+                    out.replace_range(i..=i, " ");
+                }
+                last_token = Some(out.len());
+                out.push(c);
+            }
+            (c, _) if c.is_whitespace() => out.push(c),
+            (c, _) => {
+                last_token = Some(out.len());
+                out.push(c);
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+#[path = "mcp_servers_tests.rs"]
+mod tests;
