@@ -38,7 +38,7 @@ fn modern_and_legacy_connect_list_and_echo() {
         server.ping().unwrap();
         client.close();
         assert!(server.info().is_none());
-        assert!(matches!(server.list_tools(), Err(ClientError::Command(_))));
+        assert!(matches!(server.list_tools(), Err(ClientError::Closed)));
     }
 }
 
