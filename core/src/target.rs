@@ -16,7 +16,8 @@ pub enum TargetError {
     /// A quote was opened and never closed.
     #[error("unterminated quote in command line")]
     UnterminatedQuote,
-    /// A URL was given, but HTTP transports are not available yet.
+    /// A URL was given, but HTTP transports are not available yet (the URL is shown with
+    /// credential-looking parts redacted).
     #[error("HTTP targets are not supported yet: {0}")]
     UnsupportedUrl(String),
 }
@@ -85,7 +86,7 @@ pub fn split_command_line(line: &str) -> Result<Vec<String>, TargetError> {
 pub fn parse_stdio_target(target: &str) -> Result<StdioCommand, TargetError> {
     let trimmed = target.trim();
     if trimmed.starts_with("http://") || trimmed.starts_with("https://") {
-        return Err(TargetError::UnsupportedUrl(trimmed.to_owned()));
+        return Err(TargetError::UnsupportedUrl(crate::mcp_servers::redact_url(trimmed)));
     }
     let line = trimmed.strip_prefix("stdio://").unwrap_or(trimmed);
     command_from_argv(split_command_line(line)?)
@@ -123,6 +124,8 @@ mod tests {
         assert_eq!((c.program.as_str(), c.args.len()), ("python3", 2));
         assert_eq!(parse_stdio_target(""), Err(TargetError::Empty));
         assert!(matches!(parse_stdio_target("http://x/mcp"), Err(TargetError::UnsupportedUrl(_))));
+        let err = parse_stdio_target("https://h/mcp?api_key=sk-secret-1").unwrap_err().to_string();
+        assert!(!err.contains("sk-secret-1"), "{err}");
     }
 }
 
