@@ -5,6 +5,8 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::config::{ConnectionConfig, Limits, ProtocolMode, StdioCommand, TransportConfig};
+use crate::error::ClientError;
+use crate::mcp_servers::{parse_mcp_servers, redact_url, EntryTransport, ServerEntry};
 use crate::target::{parse_stdio_target, TargetError};
 use crate::types::{Implementation, Tool};
 
@@ -34,6 +36,22 @@ impl ServerSpec {
         let cmd = parse_stdio_target(target)?;
         let name = crate::target::suggested_name(&cmd);
         Ok(Self::stdio(name, cmd))
+    }
+
+    /// A server from an `mcpServers` configuration entry. Stdio entries are supported; HTTP
+    /// entries fail with [`TargetError::UnsupportedUrl`] (redacted) until the HTTP transports land.
+    pub fn from_entry(entry: ServerEntry) -> Result<Self, TargetError> {
+        match entry.transport {
+            EntryTransport::Stdio(command) => Ok(Self::stdio(entry.name, command)),
+            EntryTransport::Http { url, .. } => Err(TargetError::UnsupportedUrl(redact_url(&url))),
+        }
+    }
+
+    /// Every server of an `mcpServers` JSON configuration (the format MCP hosts use), sorted
+    /// by name; disabled entries are skipped.
+    pub fn from_mcp_servers(json: &str) -> Result<Vec<Self>, ClientError> {
+        let entries = parse_mcp_servers(json).map_err(|e| ClientError::Config(e.to_string()))?;
+        entries.into_iter().map(|e| Self::from_entry(e).map_err(ClientError::from)).collect()
     }
 
     /// Which protocol era to speak (default [`ProtocolMode::Auto`]).
@@ -106,4 +124,26 @@ pub struct ServerTool {
     pub server: String,
     /// The tool.
     pub tool: Tool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_from_an_mcp_servers_file() {
+        let json = r#"{"mcpServers": {
+            "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
+                      "env": {"API_KEY": "sk-secret"}},
+            "off": {"command": "x", "disabled": true}
+        }}"#;
+        let specs = ServerSpec::from_mcp_servers(json).unwrap();
+        assert_eq!(specs.len(), 1);
+        assert_eq!(specs[0].name, "files");
+        assert!(!format!("{:?} {}", specs[0], specs[0].describe()).contains("sk-secret"));
+        let http = r#"{"mcpServers": {"web": {"url": "https://h/mcp?token=t0ps3cret"}}}"#;
+        let err = ServerSpec::from_mcp_servers(http).unwrap_err().to_string();
+        assert!(err.contains("not supported yet") && !err.contains("t0ps3cret"), "{err}");
+        assert!(matches!(ServerSpec::from_mcp_servers("{"), Err(ClientError::Config(_))));
+    }
 }
