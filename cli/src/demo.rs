@@ -1,6 +1,5 @@
 //! `mcp demo`: a short tour of the client against the bundled test server (no network).
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use mcp_tokio::core::types::CompletionReference;
@@ -11,27 +10,14 @@ use serde_json::{json, Map, Value};
 use crate::commands::{with_server, CliError, Settings};
 use crate::output::{self, emit, indent};
 
-/// The test server's file name.
-const SERVER_BINARY: &str = "mcp-test-server";
-
 /// The two connections of the tour: a label and the test server's `--protocol` flag.
 const TOUR: [(&str, &str); 2] = [("modern", "modern"), ("legacy", "2025-11-25")];
 
-/// Where the test server is: next to this executable (the workspace builds both into one
-/// target directory).
-fn locate_server() -> Result<PathBuf, CliError> {
+/// This executable, which serves as the test server when given [`crate::TEST_SERVER_ARG`].
+fn this_executable() -> Result<String, CliError> {
     let exe =
         std::env::current_exe().map_err(|e| CliError::new(format!("cannot find this executable: {e}")))?;
-    let dir = exe.parent().ok_or_else(|| CliError::new("this executable has no parent directory"))?;
-    let path = dir.join(format!("{SERVER_BINARY}{}", std::env::consts::EXE_SUFFIX));
-    if path.is_file() {
-        Ok(path)
-    } else {
-        Err(CliError::new(format!(
-            "the bundled test server is missing ({}); run `cargo build -p mcp-tests` first",
-            path.display()
-        )))
-    }
+    Ok(exe.to_string_lossy().into_owned())
 }
 
 /// Prints a step's title and its indented outcome.
@@ -74,14 +60,13 @@ async fn tour(server: Server) -> Result<(), CliError> {
 
 /// Runs the tour against the test server in each era.
 pub async fn run(settings: &Settings) -> Result<ExitCode, CliError> {
-    let path = locate_server()?;
-    let program = path.to_string_lossy().into_owned();
-    emit(&format!("mcp demo: a tour against the bundled test server ({program}), no network"));
+    let program = this_executable()?;
+    emit("mcp demo: a tour against the bundled test server (this executable), no network");
     for (label, flag) in TOUR {
         emit(&format!("\n== test server --protocol {flag} ({label}) =="));
         let spec = ServerSpec::stdio(
-            format!("{SERVER_BINARY}-{label}"),
-            StdioCommand::new(program.clone()).args(["--protocol", flag]),
+            format!("test-server-{label}"),
+            StdioCommand::new(program.clone()).args([crate::TEST_SERVER_ARG, "--protocol", flag]),
         );
         with_server(settings, spec, tour).await?;
         emit("closed");

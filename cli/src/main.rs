@@ -127,7 +127,14 @@ async fn dispatch(settings: &Settings, command: Command) -> Result<ExitCode, Cli
     commands::run(settings, &target.target, action).await
 }
 
+/// The hidden first argument that turns this binary into the bundled test server (what
+/// `mcp demo` talks to), so the demo needs nothing but this executable.
+pub(crate) const TEST_SERVER_ARG: &str = "__test-server";
+
 fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some(TEST_SERVER_ARG) {
+        return mcp_tests::test_server::run(std::env::args().skip(2));
+    }
     // A bug must still end as one line, not a backtrace.
     std::panic::set_hook(Box::new(|info| {
         let what = info

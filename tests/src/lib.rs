@@ -13,6 +13,7 @@ mod async_scenarios;
 mod peer_checks;
 mod scenarios;
 pub mod support;
+pub mod test_server;
 
 pub use futures_lite;
 pub use mcp_core;

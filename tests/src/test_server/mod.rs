@@ -1,0 +1,101 @@
+//! The deterministic MCP test server (binary `mcp-test-server`, also `mcp demo`'s server),
+//! used as a fixture by the client's integration tests.
+//!
+//! It speaks newline-delimited JSON-RPC 2.0 on stdin/stdout (one compact
+//! message per line), never uses randomness or the wall clock in its
+//! output, and exits 0 when stdin reaches end-of-file.
+//!
+//! # Flags
+//!
+//! * `--protocol modern|dual|2025-11-25|2025-06-18|2025-03-26|2024-11-05`
+//!   (default `dual`): `modern` serves only revision 2026-07-28 (per-request
+//!   `_meta`, `server/discover`, no `initialize`); a legacy revision serves
+//!   only the `initialize` handshake; `dual` serves both, choosing the era of
+//!   each request by whether it carries the modern `_meta` protocol version.
+//! * `--silent-discover`: in a legacy mode, never answer `server/discover`
+//!   (or any other request before `initialize`).
+//! * `--answer-version V`: answer `initialize` with protocol version `V`
+//!   verbatim.
+//! * `--page-size N`: paginate every list result, `N` items per page
+//!   (0, the default, disables pagination).
+//! * `--extra-tools N`: add echo tools `extra_0` .. `extra_{N-1}`.
+//! * `--loop-cursor`: `tools/list` always returns `nextCursor: "again"`.
+//! * `--record FILE`: append every raw line received on stdin to `FILE`.
+//! * `--stderr-banner`: write `mcp-test-server starting` to stderr at start.
+//! * `--exit-on-start CODE`: exit immediately with status `CODE`.
+//!
+//! Flags taking a value also accept the `--flag=value` form.
+
+mod config;
+mod handlers;
+mod protocol;
+mod server;
+mod tools;
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use config::{Parsed, USAGE};
+use server::Server;
+
+fn open_record(path: &std::path::Path) -> io::Result<File> {
+    OpenOptions::new().create(true).append(true).open(path)
+}
+
+/// Runs the test server on this process's stdin/stdout with the given flags (see the module
+/// docs); returns when stdin ends. Used by the `mcp-test-server` binary and by `mcp demo`.
+pub fn run<I: Iterator<Item = String>>(args: I) -> ExitCode {
+    let cfg = match config::parse(args) {
+        Ok(Parsed::Run(cfg)) => cfg,
+        Ok(Parsed::Help) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            eprintln!("mcp-test-server: {message}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(code) = cfg.exit_on_start {
+        std::process::exit(code);
+    }
+    if cfg.stderr_banner {
+        eprintln!("mcp-test-server starting");
+    }
+    let mut record = match cfg.record.as_deref().map(open_record).transpose() {
+        Ok(record) => record,
+        Err(err) => {
+            eprintln!("mcp-test-server: cannot open --record file: {err}");
+            return ExitCode::from(2);
+        }
+    };
+
+    let server = Arc::new(Server::new(cfg));
+    let mut stdin = io::stdin().lock();
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match stdin.read_until(b'\n', &mut buf) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(err) => {
+                eprintln!("mcp-test-server: stdin read failed: {err}");
+                break;
+            }
+        }
+        if buf.last() == Some(&b'\n') {
+            buf.pop();
+        }
+        if let Some(file) = record.as_mut() {
+            let _ = file.write_all(&buf).and_then(|()| file.write_all(b"\n")).and_then(|()| file.flush());
+        }
+        match std::str::from_utf8(&buf) {
+            Ok(line) => server.handle_line(line.strip_suffix('\r').unwrap_or(line)),
+            Err(_) => server.out.send_parse_error(),
+        }
+    }
+    ExitCode::SUCCESS
+}
