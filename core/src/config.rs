@@ -103,7 +103,7 @@ pub enum TransportConfig {
 pub struct Limits {
     /// Largest JSON-RPC message accepted (one stdout line). Default 16 MiB.
     pub max_message_bytes: usize,
-    /// Longest stderr line kept; a longer line is discarded and reported by its length. Default 4 KiB.
+    /// Longest stderr line kept; a longer line is shown cut to this length, with its full length. Default 4 KiB.
     pub max_stderr_line_bytes: usize,
     /// Stderr lines remembered to explain a crash. Default 8.
     pub stderr_tail_lines: usize,

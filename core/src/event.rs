@@ -44,8 +44,8 @@ pub enum Event {
     },
     /// A notification from the server (caches are already updated).
     Notification(Notification),
-    /// A line the server wrote to stderr, sanitised; a line over the limit is replaced by a
-    /// notice giving its length.
+    /// A line the server wrote to stderr, sanitised; a line over the limit is cut to the limit
+    /// and marked with its full length.
     Stderr(String),
     /// Non-fatal peer misbehaviour or dropped data.
     Warning(Warning),

@@ -20,6 +20,9 @@ pub enum Frame {
     Oversize {
         /// Bytes discarded, excluding the terminator.
         len: usize,
+        /// The line's first bytes, when the framer keeps a head (see
+        /// [`LineFramer::keeping_head`]); empty otherwise.
+        head: Vec<u8>,
     },
 }
 
@@ -34,6 +37,10 @@ pub struct LineFramer {
     discarding: Option<usize>,
     /// While discarding: whether the last byte dropped was `\r` (half of a CRLF).
     dropped_cr: bool,
+    /// How many leading bytes of an oversize line to keep in its frame.
+    keep_head: usize,
+    /// The kept head of the line being discarded.
+    head: Vec<u8>,
     ready: VecDeque<Frame>,
 }
 
@@ -46,8 +53,18 @@ impl LineFramer {
             scanned: 0,
             discarding: None,
             dropped_cr: false,
+            keep_head: 0,
+            head: Vec::new(),
             ready: VecDeque::new(),
         }
+    }
+
+    /// Like [`LineFramer::new`], but an oversize line's frame keeps its first `keep` bytes
+    /// (at most the limit), e.g. to show the start of an overlong diagnostic line.
+    pub fn keeping_head(max_line_bytes: usize, keep: usize) -> Self {
+        let mut f = Self::new(max_line_bytes);
+        f.keep_head = keep.min(f.max_line_bytes);
+        f
     }
 
     /// Bytes currently buffered for an incomplete line.
@@ -63,7 +80,8 @@ impl LineFramer {
                     Some(i) => {
                         let cr = if i > 0 { bytes[i - 1] == b'\r' } else { self.dropped_cr };
                         let len = dropped + i - usize::from(cr);
-                        self.ready.push_back(Frame::Oversize { len });
+                        let head = std::mem::take(&mut self.head);
+                        self.ready.push_back(Frame::Oversize { len, head });
                         self.discarding = None;
                         bytes = &bytes[i + 1..];
                     }
@@ -103,6 +121,7 @@ impl LineFramer {
                     if content > self.max_line_bytes {
                         self.discarding = Some(self.buf.len());
                         self.dropped_cr = self.buf.last() == Some(&b'\r');
+                        self.head = self.buf[..self.keep_head.min(self.buf.len())].to_vec();
                         self.buf.clear();
                         self.scanned = 0;
                     }
@@ -119,7 +138,9 @@ impl LineFramer {
         // The limit counts the raw bytes of the line (a BOM included), as the discard path does,
         // so the verdict never depends on how the input was chunked.
         if line.len() > self.max_line_bytes {
-            self.ready.push_back(Frame::Oversize { len: line.len() });
+            let len = line.len();
+            line.truncate(self.keep_head);
+            self.ready.push_back(Frame::Oversize { len, head: line });
             return;
         }
         if line.starts_with(BOM) {
@@ -131,7 +152,8 @@ impl LineFramer {
     /// Signals end of stream: a final unterminated line is emitted as a frame.
     pub fn finish(&mut self) {
         if let Some(dropped) = self.discarding.take() {
-            self.ready.push_back(Frame::Oversize { len: dropped });
+            let head = std::mem::take(&mut self.head);
+            self.ready.push_back(Frame::Oversize { len: dropped, head });
         } else if !self.buf.is_empty() {
             let line = std::mem::take(&mut self.buf);
             self.emit(line);
@@ -190,7 +212,7 @@ mod tests {
         f.push(b"abcdef");
         assert!(f.buffered() <= 6);
         f.push(b"gh\nnext\n");
-        assert_eq!(frames(&mut f), vec![line("ok"), Frame::Oversize { len: 18 }, line("next")]);
+        assert_eq!(frames(&mut f), vec![line("ok"), Frame::Oversize { len: 18, head: vec![] }, line("next")]);
     }
 
     #[test]
@@ -198,14 +220,29 @@ mod tests {
         let mut f = LineFramer::new(2);
         f.push(b"abcdef");
         f.finish();
-        assert_eq!(frames(&mut f), vec![Frame::Oversize { len: 6 }]);
+        assert_eq!(frames(&mut f), vec![Frame::Oversize { len: 6, head: vec![] }]);
     }
 
     #[test]
     fn exact_limit_is_accepted() {
         let mut f = LineFramer::new(3);
         f.push(b"abc\r\nabcd\n");
-        assert_eq!(frames(&mut f), vec![line("abc"), Frame::Oversize { len: 4 }]);
+        assert_eq!(frames(&mut f), vec![line("abc"), Frame::Oversize { len: 4, head: vec![] }]);
+    }
+
+    #[test]
+    fn keeping_head_shows_the_start_of_an_oversize_line() {
+        for chunk in [1, 3, 100] {
+            let mut f = LineFramer::keeping_head(4, 2);
+            for c in b"abcdefgh\nxy\n".chunks(chunk) {
+                f.push(c);
+            }
+            assert_eq!(
+                frames(&mut f),
+                vec![Frame::Oversize { len: 8, head: b"ab".to_vec() }, line("xy")],
+                "chunk {chunk}"
+            );
+        }
     }
 
     #[test]

@@ -77,7 +77,9 @@ impl Connection {
         while let Some(frame) = self.stderr.next_frame() {
             let line = match frame {
                 Frame::Line(l) => sanitize_bytes(&l, max_chars),
-                Frame::Oversize { len } => format!("[a {len}-byte stderr line was discarded]"),
+                Frame::Oversize { len, head } => {
+                    format!("{}…[line of {len} bytes truncated]", sanitize_bytes(&head, max_chars))
+                }
             };
             self.stderr_tail.push_back(line.clone());
             while self.stderr_tail.len() > self.cfg.limits.stderr_tail_lines {
@@ -90,7 +92,7 @@ impl Connection {
     fn drain_stdout(&mut self, now: Instant, epoch: Epoch) {
         while let Some(frame) = self.stdout.next_frame() {
             match frame {
-                Frame::Oversize { len } => {
+                Frame::Oversize { len, .. } => {
                     let limit = self.cfg.limits.max_message_bytes;
                     self.warn(Warning::OversizeMessage { len, limit });
                 }

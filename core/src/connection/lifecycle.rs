@@ -23,7 +23,7 @@ impl Connection {
         self.io.push_back(Io::Spawn { epoch, command: command.clone() });
         self.proc = Proc::Starting { epoch };
         self.stdout = LineFramer::new(self.cfg.limits.max_message_bytes);
-        self.stderr = LineFramer::new(self.cfg.limits.max_stderr_line_bytes);
+        self.stderr = super::stderr_framer(&self.cfg);
         self.stderr_tail.clear();
     }
 

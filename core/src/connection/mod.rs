@@ -58,6 +58,12 @@ pub struct Connection {
     stderr_tail: VecDeque<String>,
 }
 
+/// Stderr lines over the limit are shown truncated (their start kept), not dropped.
+fn stderr_framer(cfg: &ConnectionConfig) -> LineFramer {
+    let max = cfg.limits.max_stderr_line_bytes;
+    LineFramer::keeping_head(max, max)
+}
+
 #[derive(Debug, Default)]
 struct Counters {
     handles: Counter,
@@ -124,7 +130,7 @@ impl Connection {
     /// A connection in its initial state. Nothing happens until the first request.
     pub fn new(cfg: ConnectionConfig, now: Instant) -> Self {
         let stdout = LineFramer::new(cfg.limits.max_message_bytes);
-        let stderr = LineFramer::new(cfg.limits.max_stderr_line_bytes);
+        let stderr = stderr_framer(&cfg);
         Self {
             cfg,
             now: Some(now),

@@ -401,7 +401,7 @@ fn stderr_lines_are_sanitised_events() {
             Event::Stderr("with \\u{1b}[31mcolour\\u{1b}[0m".into()),
             Event::Stderr("partial".into()),
             Event::Stderr("\u{fffd} bad utf8".into()),
-            Event::Stderr("[a 100-byte stderr line was discarded]".into()),
+            Event::Stderr(format!("{}…[line of 100 bytes truncated]", "y".repeat(32))),
             Event::Stderr("after".into()),
         ]
     );
