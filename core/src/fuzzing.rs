@@ -1,5 +1,6 @@
-//! Fuzz target bodies (feature `_fuzz`; also compiled for tests, which replay the committed
-//! corpora in `fuzz/corpus/<target>/`). Each body panics only when an invariant breaks.
+//! Fuzz target bodies (feature `_fuzz`). `cargo fuzz` runs them from `fuzz/`, and
+//! `core/tests/fuzz_corpus.rs` replays the committed corpora in `fuzz/corpus/<target>/` on every
+//! `cargo test`. Each body panics only when an invariant breaks.
 //! The bodies of the `sse`, `headers` and `gzip` targets live next to their code
 //! (`sse::fuzz_chunking`, `headers::fuzz_headers`, `gzip::fuzz_bounded`).
 
@@ -60,10 +61,9 @@ pub fn jsonrpc(data: &[u8]) {
 }
 
 /// A whole connection fed arbitrary server output never panics, and every request still ends.
-pub fn stdio_connection(data: &[u8]) {
+/// `t0` is the base of the fake clock (the caller reads a real clock once; the core never does).
+pub fn stdio_connection(t0: Instant, data: &[u8]) {
     use crate::{Connection, ConnectionConfig, Event, Io, Request, RequestOptions, StdioCommand};
-    #[allow(clippy::disallowed_methods)] // a base instant for fake time; only offsets are used
-    let t0 = Instant::now();
     let mut cfg = ConnectionConfig::stdio(StdioCommand::new("fuzz"));
     cfg.limits.max_message_bytes = 4096;
     let mut conn = Connection::new(cfg, t0);
@@ -104,51 +104,4 @@ pub fn stdio_connection(data: &[u8]) {
         }
     }
     assert_eq!(outcomes, 1, "a request must end exactly once");
-}
-
-#[cfg(test)]
-mod replay {
-    use std::path::Path;
-
-    #[allow(clippy::disallowed_methods)] // test-only: reads the committed corpus files
-    fn corpus(target: &str) -> Vec<Vec<u8>> {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus").join(target);
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("corpus {} missing: {e}", dir.display()))
-            .map(|e| e.expect("dir entry").path())
-            .collect();
-        files.sort();
-        assert!(!files.is_empty(), "empty corpus {}", dir.display());
-        files.into_iter().map(|p| std::fs::read(p).expect("corpus file")).collect()
-    }
-
-    #[test]
-    fn framing_corpus() {
-        corpus("framing").iter().for_each(|d| super::framing(d));
-    }
-
-    #[test]
-    fn jsonrpc_corpus() {
-        corpus("jsonrpc").iter().for_each(|d| super::jsonrpc(d));
-    }
-
-    #[test]
-    fn sse_corpus() {
-        corpus("sse").iter().for_each(|d| crate::sse::fuzz_chunking(d));
-    }
-
-    #[test]
-    fn headers_corpus() {
-        corpus("headers").iter().for_each(|d| crate::headers::fuzz_headers(d));
-    }
-
-    #[test]
-    fn gzip_corpus() {
-        corpus("gzip").iter().for_each(|d| crate::gzip::fuzz_bounded(d));
-    }
-
-    #[test]
-    fn stdio_connection_corpus() {
-        corpus("stdio_connection").iter().for_each(|d| super::stdio_connection(d));
-    }
 }

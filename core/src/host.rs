@@ -272,3 +272,56 @@ pub fn apply_process_io<P: ProcessControl>(
     };
     None
 }
+
+/// Everything a runtime's IO tasks report about a process, and host handlers' answers: one
+/// message type the runtimes pass to [`Connection::handle_input`].
+#[derive(Debug)]
+pub enum Input {
+    /// Bytes from stdout.
+    Stdout(crate::handle::Epoch, Vec<u8>),
+    /// Stdout reached end of file.
+    StdoutEof(crate::handle::Epoch),
+    /// Bytes from stderr.
+    Stderr(crate::handle::Epoch, Vec<u8>),
+    /// Stderr reached end of file.
+    StderrEof(crate::handle::Epoch),
+    /// The process exited.
+    Exited(crate::handle::Epoch, crate::io::ExitInfo),
+    /// A host handler's answer to a server-to-client request.
+    ServerAnswer(crate::handle::ServerRequestHandle, Result<Value, String>),
+}
+
+/// The next thing a runtime must act on: IO to perform, or an event to route.
+#[derive(Debug)]
+pub enum Output {
+    /// Perform this IO.
+    Io(crate::io::Io),
+    /// Route this event.
+    Event(Event),
+}
+
+impl Connection {
+    /// Feeds one [`Input`] to the matching `handle_*` method.
+    pub fn handle_input(&mut self, now: std::time::Instant, input: Input) {
+        match input {
+            Input::Stdout(epoch, bytes) => self.handle_stdout(now, epoch, &bytes),
+            Input::StdoutEof(epoch) => self.handle_stdout_eof(now, epoch),
+            Input::Stderr(epoch, bytes) => self.handle_stderr(now, epoch, &bytes),
+            Input::StderrEof(epoch) => self.handle_stderr_eof(now, epoch),
+            Input::Exited(epoch, status) => self.handle_process_exited(now, epoch, status),
+            Input::ServerAnswer(handle, outcome) => {
+                self.respond_to_server(now, handle, outcome);
+            }
+        }
+    }
+
+    /// The next output: pending IO first, then events. Draining until `None` is the run loop's
+    /// drain step (acting on an output may queue more; keep polling).
+    #[must_use]
+    pub fn poll_output(&mut self) -> Option<Output> {
+        if let Some(io) = self.poll_io() {
+            return Some(Output::Io(io));
+        }
+        self.poll_event().map(Output::Event)
+    }
+}

@@ -18,34 +18,38 @@
 //! first. Time passed in must come from a monotonic clock; an earlier `now` than before is
 //! treated as the latest seen. Calling [`Connection::handle_timeout`] early or twice is harmless.
 //!
+//! A runtime reads its own clock and passes the time in; the core never reads one. Here one
+//! `stdio` server is driven by hand (`core/tests/connection/` drives every path this way):
+//!
 //! ```
-//! use std::time::{Duration, Instant};
+//! use std::time::Instant;
 //! use mcp_core::{Connection, ConnectionConfig, Event, Io, Request, RequestOptions, StdioCommand};
 //!
-//! let t0 = Instant::now(); // a runtime reads its clock; the core never does
-//! let mut conn = Connection::new(ConnectionConfig::stdio(StdioCommand::new("my-server")), t0);
-//! let handle = conn.request(t0, Request::ListTools, RequestOptions::default()).unwrap();
+//! fn drive(t0: Instant) {
+//!     let mut conn = Connection::new(ConnectionConfig::stdio(StdioCommand::new("my-server")), t0);
+//!     let handle = conn.request(t0, Request::ListTools, RequestOptions::default()).unwrap();
 //!
-//! // Drain: the core asks for a process; a runtime would spawn it and report back.
-//! let Some(Io::Spawn { epoch, .. }) = conn.poll_io() else { unreachable!() };
-//! conn.handle_process_started(t0, epoch);
-//! // It now writes the `server/discover` probe to the process's stdin.
-//! let Some(Io::Write { bytes, .. }) = conn.poll_io() else { unreachable!() };
-//! assert!(String::from_utf8(bytes).unwrap().contains("server/discover"));
+//!     // Drain: the core asks for a process; the runtime spawns it and reports back.
+//!     let Some(Io::Spawn { epoch, .. }) = conn.poll_io() else { unreachable!() };
+//!     conn.handle_process_started(t0, epoch);
+//!     // It now writes the `server/discover` probe to the process's stdin.
+//!     let Some(Io::Write { bytes, .. }) = conn.poll_io() else { unreachable!() };
+//!     assert!(String::from_utf8(bytes).unwrap().contains("server/discover"));
 //!
-//! // A modern server answers; the core becomes ready and sends the queued tools/list.
-//! conn.handle_stdout(t0, epoch, br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"ttlMs":0,"cacheScope":"private"}}
+//!     // A modern server answers; the core becomes ready and sends the queued tools/list.
+//!     conn.handle_stdout(t0, epoch, br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"ttlMs":0,"cacheScope":"private"}}
 //! "#);
-//! assert!(matches!(conn.poll_event(), Some(Event::Connected(_))));
-//! let Some(Io::Write { .. }) = conn.poll_io() else { unreachable!() };
-//! conn.handle_stdout(t0, epoch, br#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}
+//!     assert!(matches!(conn.poll_event(), Some(Event::Connected(_))));
+//!     let Some(Io::Write { .. }) = conn.poll_io() else { unreachable!() };
+//!     conn.handle_stdout(t0, epoch, br#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}
 //! "#);
-//! let Some(Event::Response { handle: h, result: Ok(_) }) = conn.poll_event() else { unreachable!() };
-//! assert_eq!(h, handle);
+//!     let Some(Event::Response { handle: h, result: Ok(_) }) = conn.poll_event() else { unreachable!() };
+//!     assert_eq!(h, handle);
 //!
-//! // Nothing pending: the next deadline is whatever timer is armed (none here).
-//! assert!(conn.poll_timeout().is_none() || conn.poll_timeout() > Some(t0));
-//! # let _ = Duration::ZERO;
+//!     // Then sleep until `poll_timeout()` (or the next input) and call `handle_timeout`.
+//!     assert!(conn.poll_timeout().is_none_or(|at| at > t0));
+//! }
+//! # let _ = drive;
 //! ```
 //!
 //! # What lives here
@@ -71,7 +75,7 @@ mod connection;
 mod error;
 mod event;
 pub mod framing;
-#[cfg(any(test, feature = "_fuzz"))]
+#[cfg(feature = "_fuzz")]
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod gzip;

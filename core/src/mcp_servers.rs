@@ -13,9 +13,9 @@
 //! Parsing takes text (the core never reads files). URLs are parsed by hand and only as far as
 //! a client needs: scheme, host (IPv6 literals in brackets), port, path and query.
 
+use core::net::Ipv6Addr;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use std::net::Ipv6Addr;
 
 use serde_json::{Map, Value};
 

@@ -63,31 +63,4 @@ impl Timers {
         self.by_key.remove(&key);
         Some(key)
     }
-
-    #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
-        self.by_key.len()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::Duration;
-
-    #[test]
-    #[allow(clippy::disallowed_methods)] // a base instant; only offsets are used
-    fn earliest_first_and_replace() {
-        let t0 = Instant::now();
-        let mut t = Timers::default();
-        t.set(Timer::Handshake, t0 + Duration::from_secs(5));
-        t.set(Timer::Reap(Epoch::new(1)), t0 + Duration::from_secs(1));
-        t.set(Timer::Handshake, t0 + Duration::from_secs(2));
-        assert_eq!(t.len(), 2);
-        assert_eq!(t.next(), Some((t0 + Duration::from_secs(1), Timer::Reap(Epoch::new(1)))));
-        assert_eq!(t.pop_due(t0), None);
-        assert_eq!(t.pop_due(t0 + Duration::from_secs(3)), Some(Timer::Reap(Epoch::new(1))));
-        assert_eq!(t.pop_due(t0 + Duration::from_secs(3)), Some(Timer::Handshake));
-        assert_eq!(t.pop_due(t0 + Duration::from_secs(3)), None);
-    }
 }

@@ -7,12 +7,8 @@ use std::time::Instant;
 
 use async_channel::{Receiver, Sender};
 use futures_lite::{future, FutureExt};
-use mcp_core::host::{apply_process_io, PendingCalls, ServerView, SpawnRequest};
-use mcp_core::{
-    ClientError, Connection, Epoch, Event, ExitInfo, Io, Progress, Request, RequestOptions, Response,
-    ServerRequestHandle,
-};
-use serde_json::Value;
+use mcp_core::host::{apply_process_io, Input, Output, PendingCalls, ServerView, SpawnRequest};
+use mcp_core::{ClientError, Connection, Epoch, Event, Io, Progress, Request, RequestOptions, Response};
 
 use crate::handlers::{answer, EventHook, Handlers};
 use crate::process::ProcessIo;
@@ -35,16 +31,8 @@ pub(crate) enum Command {
     Close(Sender<()>),
 }
 
-/// Input from IO tasks.
-#[derive(Debug)]
-pub(crate) enum IoMsg {
-    Stdout(Epoch, Vec<u8>),
-    StdoutEof(Epoch),
-    Stderr(Epoch, Vec<u8>),
-    StderrEof(Epoch),
-    Exited(Epoch, ExitInfo),
-    ServerAnswer(ServerRequestHandle, Result<Value, String>),
-}
+/// Input from IO tasks and handlers.
+pub(crate) type IoMsg = Input;
 
 /// What API handles read without a round trip to the driver.
 pub(crate) type Shared = Mutex<ServerView>;
@@ -215,36 +203,19 @@ impl<R: Runtime> Driver<R> {
     }
 
     fn on_io(&mut self, msg: IoMsg) {
-        let now = self.now();
-        match msg {
-            IoMsg::Stdout(epoch, bytes) => self.conn.handle_stdout(now, epoch, &bytes),
-            IoMsg::StdoutEof(epoch) => self.conn.handle_stdout_eof(now, epoch),
-            IoMsg::Stderr(epoch, bytes) => self.conn.handle_stderr(now, epoch, &bytes),
-            IoMsg::StderrEof(epoch) => self.conn.handle_stderr_eof(now, epoch),
-            IoMsg::Exited(epoch, status) => {
-                self.procs.remove(&epoch);
-                self.conn.handle_process_exited(now, epoch, status);
-            }
-            IoMsg::ServerAnswer(handle, outcome) => {
-                self.conn.respond_to_server(now, handle, outcome);
-            }
+        if let Input::Exited(epoch, _) = &msg {
+            self.procs.remove(epoch);
         }
+        let now = self.now();
+        self.conn.handle_input(now, msg);
     }
 
     /// Performs every pending IO action and routes every event.
     fn drain(&mut self) {
-        loop {
-            let mut progressed = false;
-            while let Some(io) = self.conn.poll_io() {
-                progressed = true;
-                self.perform(io);
-            }
-            while let Some(ev) = self.conn.poll_event() {
-                progressed = true;
-                self.route(ev);
-            }
-            if !progressed {
-                return;
+        while let Some(out) = self.conn.poll_output() {
+            match out {
+                Output::Io(io) => self.perform(io),
+                Output::Event(ev) => self.route(ev),
             }
         }
     }
@@ -288,7 +259,7 @@ impl<R: Runtime> Driver<R> {
                                 .catch_unwind()
                                 .await
                                 .unwrap_or_else(|_| Err("the handler panicked".to_owned()));
-                            let _ = tx.send(IoMsg::ServerAnswer(handle, outcome)).await;
+                            let _ = tx.send(Input::ServerAnswer(handle, outcome)).await;
                         }));
                     }
                     Event::Closed => {

@@ -8,6 +8,7 @@ use mcp_core::{Epoch, ExitInfo};
 
 use crate::driver::IoMsg;
 use crate::runtime::{terminate, ChildProcess, ProcessParts, Runtime};
+use mcp_core::host::Input;
 
 /// Read buffer size for stdout and stderr.
 const READ_CHUNK: usize = 64 * 1024;
@@ -42,13 +43,13 @@ impl ProcessIo {
                 match stdout.read(&mut buf).await {
                     Ok(0) | Err(_) => break,
                     Ok(n) => {
-                        if tx.send(IoMsg::Stdout(epoch, buf[..n].to_vec())).await.is_err() {
+                        if tx.send(Input::Stdout(epoch, buf[..n].to_vec())).await.is_err() {
                             return;
                         }
                     }
                 }
             }
-            let _ = tx.send(IoMsg::StdoutEof(epoch)).await;
+            let _ = tx.send(Input::StdoutEof(epoch)).await;
         }));
         let tx = io_tx.clone();
         rt.spawn(Box::pin(async move {
@@ -57,11 +58,11 @@ impl ProcessIo {
                 if n == 0 {
                     break;
                 }
-                if tx.send(IoMsg::Stderr(epoch, buf[..n].to_vec())).await.is_err() {
+                if tx.send(Input::Stderr(epoch, buf[..n].to_vec())).await.is_err() {
                     return;
                 }
             }
-            let _ = tx.send(IoMsg::StderrEof(epoch)).await;
+            let _ = tx.send(Input::StderrEof(epoch)).await;
         }));
         rt.spawn(Box::pin(wait_for_exit(epoch, child, signal_rx, io_tx)));
         Self { stdin: Some(stdin_tx), signal: signal_tx }
@@ -128,5 +129,5 @@ async fn wait_for_exit(
             signals_open = false;
         }
     };
-    let _ = io_tx.send(IoMsg::Exited(epoch, status)).await;
+    let _ = io_tx.send(Input::Exited(epoch, status)).await;
 }

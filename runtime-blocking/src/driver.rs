@@ -9,12 +9,11 @@ use std::thread;
 use std::time::Instant;
 
 use mcp_async::EventHook;
-use mcp_core::host::{apply_process_io, PendingCalls, ServerView, SpawnRequest};
+use mcp_core::host::{apply_process_io, Input, Output, PendingCalls, ServerView, SpawnRequest};
 use mcp_core::{
-    ClientError, Connection, Epoch, Event, ExitInfo, Io, Progress, Request, RequestOptions, Response,
-    ServerRequest, ServerRequestHandle,
+    ClientError, Connection, Epoch, Event, Io, Progress, Request, RequestOptions, Response, ServerRequest,
+    ServerRequestHandle,
 };
-use serde_json::Value;
 
 use crate::handlers::{answer, Handlers};
 use crate::process::ProcessIo;
@@ -43,12 +42,8 @@ pub(crate) enum Msg {
     Close(SyncSender<()>),
     /// The last API handle is gone: close, finish shutting down, exit.
     Released,
-    Stdout(Epoch, Vec<u8>),
-    StdoutEof(Epoch),
-    Stderr(Epoch, Vec<u8>),
-    StderrEof(Epoch),
-    Exited(Epoch, ExitInfo),
-    ServerAnswer(ServerRequestHandle, Result<Value, String>),
+    /// Process output, exits and handler answers.
+    Input(Input),
 }
 
 /// Sends without ever blocking the current thread (which may be the driver itself, inside a
@@ -174,34 +169,21 @@ impl Driver {
                 self.open = false;
                 self.conn.close(now);
             }
-            Msg::Stdout(epoch, bytes) => self.conn.handle_stdout(now, epoch, &bytes),
-            Msg::StdoutEof(epoch) => self.conn.handle_stdout_eof(now, epoch),
-            Msg::Stderr(epoch, bytes) => self.conn.handle_stderr(now, epoch, &bytes),
-            Msg::StderrEof(epoch) => self.conn.handle_stderr_eof(now, epoch),
-            Msg::Exited(epoch, status) => {
-                self.procs.remove(&epoch);
-                self.conn.handle_process_exited(now, epoch, status);
-            }
-            Msg::ServerAnswer(handle, outcome) => {
-                self.conn.respond_to_server(now, handle, outcome);
+            Msg::Input(input) => {
+                if let Input::Exited(epoch, _) = &input {
+                    self.procs.remove(epoch);
+                }
+                self.conn.handle_input(now, input);
             }
         }
     }
 
     /// Performs every pending IO action and routes every event.
     fn drain(&mut self) {
-        loop {
-            let mut progressed = false;
-            while let Some(io) = self.conn.poll_io() {
-                progressed = true;
-                self.perform(io);
-            }
-            while let Some(ev) = self.conn.poll_event() {
-                progressed = true;
-                self.route(ev);
-            }
-            if !progressed {
-                break;
+        while let Some(out) = self.conn.poll_output() {
+            match out {
+                Output::Io(io) => self.perform(io),
+                Output::Event(ev) => self.route(ev),
             }
         }
         for (reply, outcome) in self.replies.drain(..) {
@@ -263,7 +245,7 @@ impl Driver {
         let tx = self.tx.clone();
         let answered = thread::Builder::new().name(thread_name(&name, "handler")).spawn(move || {
             let outcome = answer(&handlers, &name, request);
-            let _ = tx.send(Msg::ServerAnswer(handle, outcome));
+            let _ = tx.send(Msg::Input(Input::ServerAnswer(handle, outcome)));
         });
         if answered.is_err() {
             let now = Instant::now();

@@ -13,7 +13,7 @@ use std::sync::mpsc::{self, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use mcp_core::host::ProcessControl;
+use mcp_core::host::{Input, ProcessControl};
 use mcp_core::Epoch;
 
 use crate::driver::{lock, thread_name, Msg};
@@ -142,7 +142,7 @@ fn read_stdout(epoch: Epoch, mut stdout: ChildStdout, tx: &SyncSender<Msg>) {
         match stdout.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
-                if tx.send(Msg::Stdout(epoch, buf[..n].to_vec())).is_err() {
+                if tx.send(Msg::Input(Input::Stdout(epoch, buf[..n].to_vec()))).is_err() {
                     return;
                 }
             }
@@ -150,7 +150,7 @@ fn read_stdout(epoch: Epoch, mut stdout: ChildStdout, tx: &SyncSender<Msg>) {
             Err(_) => break,
         }
     }
-    let _ = tx.send(Msg::StdoutEof(epoch));
+    let _ = tx.send(Msg::Input(Input::StdoutEof(epoch)));
 }
 
 fn read_stderr(epoch: Epoch, mut stderr: ChildStderr, tx: &SyncSender<Msg>) {
@@ -159,7 +159,7 @@ fn read_stderr(epoch: Epoch, mut stderr: ChildStderr, tx: &SyncSender<Msg>) {
         match stderr.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
-                if tx.send(Msg::Stderr(epoch, buf[..n].to_vec())).is_err() {
+                if tx.send(Msg::Input(Input::Stderr(epoch, buf[..n].to_vec()))).is_err() {
                     return;
                 }
             }
@@ -167,7 +167,7 @@ fn read_stderr(epoch: Epoch, mut stderr: ChildStderr, tx: &SyncSender<Msg>) {
             Err(_) => break,
         }
     }
-    let _ = tx.send(Msg::StderrEof(epoch));
+    let _ = tx.send(Msg::Input(Input::StderrEof(epoch)));
 }
 
 /// Blocks until the process exits, marks it exited, reaps it and reports the exit.
@@ -184,7 +184,7 @@ fn wait_for_exit(epoch: Epoch, mut child: Child, pid: u32, state: &ExitState, tx
         status
     };
     let info = status.map(mcp_async::exit_info).unwrap_or_default();
-    let _ = tx.send(Msg::Exited(epoch, info));
+    let _ = tx.send(Msg::Input(Input::Exited(epoch, info)));
 }
 
 /// Waits until the child has exited without reaping it, so its pid stays reserved. False if
@@ -228,5 +228,5 @@ fn poll_for_exit(epoch: Epoch, state: &ExitState, tx: &SyncSender<Msg>) {
         }
         thread::sleep(std::time::Duration::from_millis(20));
     };
-    let _ = tx.send(Msg::Exited(epoch, info));
+    let _ = tx.send(Msg::Input(Input::Exited(epoch, info)));
 }

@@ -388,6 +388,3 @@ impl Connection {
         self.emit(Event::Response { handle, result });
     }
 }
-
-#[cfg(test)]
-mod tests;

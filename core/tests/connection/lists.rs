@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::harness::*;
-use crate::{
+use mcp_core::{
     Event, ListKind, Notification, ProtocolMode, Request, RequestError, RequestOptions, Response, Warning,
 };
 

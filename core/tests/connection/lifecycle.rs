@@ -3,10 +3,10 @@
 use serde_json::json;
 
 use super::harness::*;
-use crate::{CommandError, Event, ExitInfo, Io, ProtocolMode, Request, RequestError, Response};
+use mcp_core::{CommandError, Event, ExitInfo, Io, ProtocolMode, Request, RequestError, Response};
 
 /// A modern connection with one tool call in flight.
-fn busy() -> (Harness, crate::RequestHandle) {
+fn busy() -> (Harness, mcp_core::RequestHandle) {
     let mut h = Harness::auto();
     h.connect_modern();
     let r = h.request(call("t", json!({})));
@@ -352,7 +352,7 @@ fn time_never_runs_backwards_and_early_timer_calls_are_harmless() {
     // An earlier `now` than before counts as the latest seen: a deadline is counted from t = 30 s.
     let earlier = h.t0;
     h.conn.handle_timeout(earlier);
-    let opts = crate::RequestOptions { timeout: Some(secs(10)), ..Default::default() };
+    let opts = mcp_core::RequestOptions { timeout: Some(secs(10)), ..Default::default() };
     let late = h.conn.request(earlier, Request::Ping, opts).unwrap();
     h.advance(ms(0));
     h.expect_sent("server/discover");
@@ -372,11 +372,11 @@ fn the_next_deadline_is_the_earliest() {
     h.connect_modern();
     h.request_opts(
         call("a", json!({})),
-        crate::RequestOptions { timeout: Some(secs(9)), ..Default::default() },
+        mcp_core::RequestOptions { timeout: Some(secs(9)), ..Default::default() },
     );
     h.request_opts(
         call("b", json!({})),
-        crate::RequestOptions { timeout: Some(secs(3)), ..Default::default() },
+        mcp_core::RequestOptions { timeout: Some(secs(3)), ..Default::default() },
     );
     h.sent();
     assert_eq!(h.next_timer_in(), Some(secs(3)));

@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::types::Implementation;
-use crate::{
+use mcp_core::types::Implementation;
+use mcp_core::{
     CommandError, Connection, ConnectionConfig, Epoch, Event, ExitInfo, Io, ProtocolMode, Request,
     RequestError, RequestHandle, RequestOptions, Response, ServerInfo, ServerRequestHandle, StdioCommand,
     Warning, MODERN_VERSION,
@@ -14,24 +14,24 @@ use crate::{
 
 /// The one reading of the real clock in these tests; everything else adds durations to it.
 #[allow(clippy::disallowed_methods)]
-pub(super) fn base_instant() -> Instant {
+pub(crate) fn base_instant() -> Instant {
     Instant::now()
 }
 
-pub(super) fn ms(n: u64) -> Duration {
+pub(crate) fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
 }
 
-pub(super) fn secs(n: u64) -> Duration {
+pub(crate) fn secs(n: u64) -> Duration {
     Duration::from_secs(n)
 }
 
-pub(super) fn opts() -> RequestOptions {
+pub(crate) fn opts() -> RequestOptions {
     RequestOptions::default()
 }
 
 /// A connected harness: a legacy (2025-11-25) or a modern server.
-pub(super) fn connected(legacy: bool) -> Harness {
+pub(crate) fn connected(legacy: bool) -> Harness {
     let mut h = Harness::auto();
     if legacy {
         h.connect_legacy();
@@ -42,7 +42,7 @@ pub(super) fn connected(legacy: bool) -> Harness {
 }
 
 /// A configuration for a fake stdio server in the given mode.
-pub(super) fn config(mode: ProtocolMode) -> ConnectionConfig {
+pub(crate) fn config(mode: ProtocolMode) -> ConnectionConfig {
     let mut cfg = ConnectionConfig::stdio(StdioCommand::new("fake-server").arg("--stdio"));
     cfg.protocol = mode;
     cfg.client_info = Implementation::new("test-client", "9.9.9");
@@ -50,7 +50,7 @@ pub(super) fn config(mode: ProtocolMode) -> ConnectionConfig {
 }
 
 /// A `DiscoverResult`.
-pub(super) fn discover(versions: &[&str], caps: Value, ttl_ms: u64) -> Value {
+pub(crate) fn discover(versions: &[&str], caps: Value, ttl_ms: u64) -> Value {
     json!({
         "resultType": "complete",
         "supportedVersions": versions,
@@ -62,12 +62,12 @@ pub(super) fn discover(versions: &[&str], caps: Value, ttl_ms: u64) -> Value {
 }
 
 /// The usual modern server: 2026-07-28, tools.
-pub(super) fn discover_ok() -> Value {
+pub(crate) fn discover_ok() -> Value {
     discover(&[MODERN_VERSION], json!({"tools": {}}), 0)
 }
 
 /// An `initialize` result.
-pub(super) fn init_result(version: &str, caps: Value) -> Value {
+pub(crate) fn init_result(version: &str, caps: Value) -> Value {
     json!({
         "protocolVersion": version,
         "capabilities": caps,
@@ -75,12 +75,12 @@ pub(super) fn init_result(version: &str, caps: Value) -> Value {
     })
 }
 
-pub(super) fn tool(name: &str) -> Value {
+pub(crate) fn tool(name: &str) -> Value {
     json!({"name": name, "inputSchema": {"type": "object"}})
 }
 
 /// One `tools/list` page.
-pub(super) fn tools_page(names: &[&str], cursor: Option<&str>) -> Value {
+pub(crate) fn tools_page(names: &[&str], cursor: Option<&str>) -> Value {
     let mut v = json!({"tools": names.iter().map(|n| tool(n)).collect::<Vec<_>>()});
     if let Some(c) = cursor {
         v["nextCursor"] = json!(c);
@@ -88,34 +88,34 @@ pub(super) fn tools_page(names: &[&str], cursor: Option<&str>) -> Value {
     v
 }
 
-pub(super) fn call(name: &str, arguments: Value) -> Request {
+pub(crate) fn call(name: &str, arguments: Value) -> Request {
     Request::CallTool { name: name.into(), arguments }
 }
 
-pub(super) fn text_result(text: &str) -> Value {
+pub(crate) fn text_result(text: &str) -> Value {
     json!({"content": [{"type": "text", "text": text}]})
 }
 
-pub(super) fn tool_names(r: Response) -> Vec<String> {
+pub(crate) fn tool_names(r: Response) -> Vec<String> {
     match r {
         Response::Tools(t) => t.into_iter().map(|t| t.name).collect(),
         other => panic!("expected tools, got {other:?}"),
     }
 }
 
-pub(super) fn exit_code(code: i32) -> ExitInfo {
+pub(crate) fn exit_code(code: i32) -> ExitInfo {
     ExitInfo { code: Some(code), signal: None }
 }
 
 /// True if a `_meta` object holds any `io.modelcontextprotocol/*` key.
-pub(super) fn has_modern_meta(msg: &Value) -> bool {
+pub(crate) fn has_modern_meta(msg: &Value) -> bool {
     msg.pointer("/params/_meta")
         .and_then(Value::as_object)
         .is_some_and(|m| m.keys().any(|k| k.starts_with("io.modelcontextprotocol/")))
 }
 
 /// Asserts the modern `_meta` envelope of a written request.
-pub(super) fn assert_modern_meta(msg: &Value) {
+pub(crate) fn assert_modern_meta(msg: &Value) {
     let meta = &msg["params"]["_meta"];
     assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], json!(MODERN_VERSION), "{msg}");
     assert_eq!(
@@ -126,12 +126,12 @@ pub(super) fn assert_modern_meta(msg: &Value) {
 }
 
 /// A connection plus a fake clock and everything it output that a test has not looked at yet.
-pub(super) struct Harness {
-    pub(super) conn: Connection,
-    pub(super) t0: Instant,
-    pub(super) now: Instant,
+pub(crate) struct Harness {
+    pub(crate) conn: Connection,
+    pub(crate) t0: Instant,
+    pub(crate) now: Instant,
     /// The epoch of the process the fake server runs as.
-    pub(super) epoch: Option<Epoch>,
+    pub(crate) epoch: Option<Epoch>,
     io: VecDeque<Io>,
     events: VecDeque<Event>,
     issued: BTreeSet<RequestHandle>,
@@ -139,7 +139,7 @@ pub(super) struct Harness {
 }
 
 impl Harness {
-    pub(super) fn new(cfg: ConnectionConfig) -> Self {
+    pub(crate) fn new(cfg: ConnectionConfig) -> Self {
         let t0 = base_instant();
         let conn = Connection::new(cfg, t0);
         let mut h = Self {
@@ -158,26 +158,26 @@ impl Harness {
         h
     }
 
-    pub(super) fn with(mode: ProtocolMode, f: impl FnOnce(&mut ConnectionConfig)) -> Self {
+    pub(crate) fn with(mode: ProtocolMode, f: impl FnOnce(&mut ConnectionConfig)) -> Self {
         let mut cfg = config(mode);
         f(&mut cfg);
         Self::new(cfg)
     }
 
-    pub(super) fn auto() -> Self {
+    pub(crate) fn auto() -> Self {
         Self::new(config(ProtocolMode::Auto))
     }
 
-    pub(super) fn modern_mode() -> Self {
+    pub(crate) fn modern_mode() -> Self {
         Self::new(config(ProtocolMode::Modern))
     }
 
-    pub(super) fn legacy_mode() -> Self {
+    pub(crate) fn legacy_mode() -> Self {
         Self::new(config(ProtocolMode::Legacy))
     }
 
     /// Time since the harness was created.
-    pub(super) fn elapsed(&self) -> Duration {
+    pub(crate) fn elapsed(&self) -> Duration {
         self.now - self.t0
     }
 
@@ -220,7 +220,7 @@ impl Harness {
 
     // ----- commands -------------------------------------------------------------------------
 
-    pub(super) fn try_request(
+    pub(crate) fn try_request(
         &mut self,
         request: Request,
         opts: RequestOptions,
@@ -233,26 +233,26 @@ impl Harness {
         r
     }
 
-    pub(super) fn request_opts(&mut self, request: Request, opts: RequestOptions) -> RequestHandle {
+    pub(crate) fn request_opts(&mut self, request: Request, opts: RequestOptions) -> RequestHandle {
         self.try_request(request, opts).expect("request accepted")
     }
 
-    pub(super) fn request(&mut self, request: Request) -> RequestHandle {
+    pub(crate) fn request(&mut self, request: Request) -> RequestHandle {
         self.request_opts(request, RequestOptions::default())
     }
 
-    pub(super) fn cancel(&mut self, h: RequestHandle) -> bool {
+    pub(crate) fn cancel(&mut self, h: RequestHandle) -> bool {
         let r = self.conn.cancel(self.now, h);
         self.drain();
         r
     }
 
-    pub(super) fn close(&mut self) {
+    pub(crate) fn close(&mut self) {
         self.conn.close(self.now);
         self.drain();
     }
 
-    pub(super) fn respond(&mut self, h: ServerRequestHandle, outcome: Result<Value, String>) -> bool {
+    pub(crate) fn respond(&mut self, h: ServerRequestHandle, outcome: Result<Value, String>) -> bool {
         let r = self.conn.respond_to_server(self.now, h, outcome);
         self.drain();
         r
@@ -261,7 +261,7 @@ impl Harness {
     // ----- time -----------------------------------------------------------------------------
 
     /// Moves the clock forward and fires due timers.
-    pub(super) fn advance(&mut self, d: Duration) {
+    pub(crate) fn advance(&mut self, d: Duration) {
         self.now += d;
         self.conn.handle_timeout(self.now);
         self.drain();
@@ -270,7 +270,7 @@ impl Harness {
     }
 
     /// Moves the clock to the next armed deadline and fires it; returns how far that was.
-    pub(super) fn fire_next_timer(&mut self) -> Duration {
+    pub(crate) fn fire_next_timer(&mut self) -> Duration {
         let at = self.conn.poll_timeout().expect("a timer is armed");
         let d = at.saturating_duration_since(self.now);
         self.advance(d);
@@ -278,14 +278,14 @@ impl Harness {
     }
 
     /// How long until the next armed deadline.
-    pub(super) fn next_timer_in(&self) -> Option<Duration> {
+    pub(crate) fn next_timer_in(&self) -> Option<Duration> {
         self.conn.poll_timeout().map(|t| t.saturating_duration_since(self.now))
     }
 
     // ----- the fake process -----------------------------------------------------------------
 
     /// Takes the pending `Io::Spawn` (there must be exactly one) without starting it.
-    pub(super) fn take_spawn(&mut self) -> Epoch {
+    pub(crate) fn take_spawn(&mut self) -> Epoch {
         let spawns: Vec<_> = self.io.iter().filter(|io| matches!(io, Io::Spawn { .. })).cloned().collect();
         assert_eq!(spawns.len(), 1, "expected one spawn, io: {:?}", self.io);
         self.io.retain(|io| !matches!(io, Io::Spawn { .. }));
@@ -295,14 +295,14 @@ impl Harness {
     }
 
     /// Takes the pending spawn and reports the process started.
-    pub(super) fn start(&mut self) -> Epoch {
+    pub(crate) fn start(&mut self) -> Epoch {
         let epoch = self.take_spawn();
         self.started(epoch);
         epoch
     }
 
     /// Reports the process of `epoch` started (and makes it the current one).
-    pub(super) fn started(&mut self, epoch: Epoch) {
+    pub(crate) fn started(&mut self, epoch: Epoch) {
         self.epoch = Some(epoch);
         self.conn.handle_process_started(self.now, epoch);
         self.drain();
@@ -313,28 +313,28 @@ impl Harness {
     }
 
     /// Raw stdout bytes from the current process.
-    pub(super) fn stdout(&mut self, bytes: &[u8]) {
+    pub(crate) fn stdout(&mut self, bytes: &[u8]) {
         let epoch = self.cur();
         self.stdout_from(epoch, bytes);
     }
 
-    pub(super) fn stdout_from(&mut self, epoch: Epoch, bytes: &[u8]) {
+    pub(crate) fn stdout_from(&mut self, epoch: Epoch, bytes: &[u8]) {
         self.conn.handle_stdout(self.now, epoch, bytes);
         self.drain();
     }
 
     /// One JSON-RPC message from the server, as one line.
-    pub(super) fn server_says(&mut self, msg: Value) {
+    pub(crate) fn server_says(&mut self, msg: Value) {
         let mut line = serde_json::to_vec(&msg).unwrap();
         line.push(b'\n');
         self.stdout(&line);
     }
 
-    pub(super) fn reply(&mut self, req: &Value, result: Value) {
+    pub(crate) fn reply(&mut self, req: &Value, result: Value) {
         self.server_says(json!({"jsonrpc": "2.0", "id": req["id"].clone(), "result": result}));
     }
 
-    pub(super) fn reply_error(&mut self, req: &Value, code: i64, message: &str, data: Option<Value>) {
+    pub(crate) fn reply_error(&mut self, req: &Value, code: i64, message: &str, data: Option<Value>) {
         let mut error = json!({"code": code, "message": message});
         if let Some(d) = data {
             error["data"] = d;
@@ -342,28 +342,28 @@ impl Harness {
         self.server_says(json!({"jsonrpc": "2.0", "id": req["id"].clone(), "error": error}));
     }
 
-    pub(super) fn notify(&mut self, method: &str, params: Value) {
+    pub(crate) fn notify(&mut self, method: &str, params: Value) {
         self.server_says(json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
 
-    pub(super) fn stderr(&mut self, bytes: &[u8]) {
+    pub(crate) fn stderr(&mut self, bytes: &[u8]) {
         let epoch = self.cur();
         self.conn.handle_stderr(self.now, epoch, bytes);
         self.drain();
     }
 
-    pub(super) fn eof(&mut self) {
+    pub(crate) fn eof(&mut self) {
         let epoch = self.cur();
         self.conn.handle_stdout_eof(self.now, epoch);
         self.drain();
     }
 
-    pub(super) fn exited(&mut self, status: ExitInfo) {
+    pub(crate) fn exited(&mut self, status: ExitInfo) {
         let epoch = self.cur();
         self.exited_epoch(epoch, status);
     }
 
-    pub(super) fn exited_epoch(&mut self, epoch: Epoch, status: ExitInfo) {
+    pub(crate) fn exited_epoch(&mut self, epoch: Epoch, status: ExitInfo) {
         self.conn.handle_process_exited(self.now, epoch, status);
         self.drain();
     }
@@ -371,7 +371,7 @@ impl Harness {
     // ----- what the client wrote ------------------------------------------------------------
 
     /// Takes every pending write, parsed; other IO stays pending.
-    pub(super) fn sent(&mut self) -> Vec<Value> {
+    pub(crate) fn sent(&mut self) -> Vec<Value> {
         let mut out = Vec::new();
         let mut rest = VecDeque::new();
         for io in self.io.drain(..) {
@@ -390,7 +390,7 @@ impl Harness {
     }
 
     /// Takes the first pending write.
-    pub(super) fn next_sent(&mut self) -> Value {
+    pub(crate) fn next_sent(&mut self) -> Value {
         let i = self.io.iter().position(|io| matches!(io, Io::Write { .. })).expect("a write is pending");
         let Some(Io::Write { epoch, bytes }) = self.io.remove(i) else { unreachable!() };
         assert_eq!(Some(epoch), self.epoch, "write for a process that is not current");
@@ -398,7 +398,7 @@ impl Harness {
     }
 
     /// Takes the only pending write, which must be a request or notification for `method`.
-    pub(super) fn expect_sent(&mut self, method: &str) -> Value {
+    pub(crate) fn expect_sent(&mut self, method: &str) -> Value {
         let mut all = self.sent();
         assert_eq!(all.len(), 1, "expected one write ({method}), got {all:#?}");
         let msg = all.remove(0);
@@ -408,18 +408,18 @@ impl Harness {
     }
 
     /// Takes every pending IO action (writes included, unparsed).
-    pub(super) fn io(&mut self) -> Vec<Io> {
+    pub(crate) fn io(&mut self) -> Vec<Io> {
         self.io.drain(..).collect()
     }
 
     // ----- what the host saw ----------------------------------------------------------------
 
-    pub(super) fn events(&mut self) -> Vec<Event> {
+    pub(crate) fn events(&mut self) -> Vec<Event> {
         self.events.drain(..).collect()
     }
 
     /// Takes the pending warnings; other events stay pending.
-    pub(super) fn warnings(&mut self) -> Vec<Warning> {
+    pub(crate) fn warnings(&mut self) -> Vec<Warning> {
         let mut out = Vec::new();
         self.events.retain(|ev| match ev {
             Event::Warning(w) => {
@@ -432,42 +432,42 @@ impl Harness {
     }
 
     /// Takes the first pending event matching `f`.
-    pub(super) fn take_event(&mut self, f: impl Fn(&Event) -> bool) -> Option<Event> {
+    pub(crate) fn take_event(&mut self, f: impl Fn(&Event) -> bool) -> Option<Event> {
         let i = self.events.iter().position(f)?;
         self.events.remove(i)
     }
 
     /// Takes the outcome of a request (it must have one pending).
-    pub(super) fn response(&mut self, h: RequestHandle) -> Result<Response, RequestError> {
+    pub(crate) fn response(&mut self, h: RequestHandle) -> Result<Response, RequestError> {
         match self.take_event(|ev| matches!(ev, Event::Response { handle, .. } if *handle == h)) {
             Some(Event::Response { result, .. }) => result,
             _ => panic!("no response for {h}; events: {:#?}", self.events),
         }
     }
 
-    pub(super) fn ok(&mut self, h: RequestHandle) -> Response {
+    pub(crate) fn ok(&mut self, h: RequestHandle) -> Response {
         self.response(h).unwrap_or_else(|e| panic!("{h} failed: {e:?}"))
     }
 
-    pub(super) fn err(&mut self, h: RequestHandle) -> RequestError {
+    pub(crate) fn err(&mut self, h: RequestHandle) -> RequestError {
         match self.response(h) {
             Ok(r) => panic!("{h} succeeded: {r:?}"),
             Err(e) => e,
         }
     }
 
-    pub(super) fn has_response(&self, h: RequestHandle) -> bool {
+    pub(crate) fn has_response(&self, h: RequestHandle) -> bool {
         self.answered.contains(&h)
     }
 
-    pub(super) fn take_connected(&mut self) -> ServerInfo {
+    pub(crate) fn take_connected(&mut self) -> ServerInfo {
         match self.take_event(|ev| matches!(ev, Event::Connected(_))) {
             Some(Event::Connected(info)) => info,
             _ => panic!("not connected; events: {:#?}", self.events),
         }
     }
 
-    pub(super) fn take_disconnected(&mut self) -> RequestError {
+    pub(crate) fn take_disconnected(&mut self) -> RequestError {
         match self.take_event(|ev| matches!(ev, Event::Disconnected { .. })) {
             Some(Event::Disconnected { reason }) => reason,
             _ => panic!("not disconnected; events: {:#?}", self.events),
@@ -475,13 +475,13 @@ impl Harness {
     }
 
     /// Nothing written and nothing to report.
-    pub(super) fn assert_quiet(&mut self) {
+    pub(crate) fn assert_quiet(&mut self) {
         assert!(self.io.is_empty(), "unexpected io: {:#?}", self.io);
         assert!(self.events.is_empty(), "unexpected events: {:#?}", self.events);
     }
 
     /// Every handle issued so far got its response.
-    pub(super) fn assert_all_answered(&self) {
+    pub(crate) fn assert_all_answered(&self) {
         let open: Vec<_> = self.issued.difference(&self.answered).collect();
         assert!(open.is_empty(), "requests without a response: {open:?}");
         assert_eq!(self.conn.in_flight(), 0);
@@ -490,17 +490,17 @@ impl Harness {
     // ----- handshakes -----------------------------------------------------------------------
 
     /// Answers the pending probe with a `DiscoverResult`; the connection must become modern.
-    pub(super) fn modern_handshake(&mut self, result: Value) -> ServerInfo {
+    pub(crate) fn modern_handshake(&mut self, result: Value) -> ServerInfo {
         let probe = self.next_sent();
         assert_eq!(probe["method"], json!("server/discover"));
         self.reply(&probe, result);
         let info = self.take_connected();
-        assert_eq!(info.era, crate::Era::Modern);
+        assert_eq!(info.era, mcp_core::Era::Modern);
         info
     }
 
     /// Answers the probe (if the mode probes) with -32601 and completes `initialize`.
-    pub(super) fn legacy_handshake(&mut self, version: &str, caps: Value) -> ServerInfo {
+    pub(crate) fn legacy_handshake(&mut self, version: &str, caps: Value) -> ServerInfo {
         if self.conn.config().protocol != ProtocolMode::Legacy {
             let probe = self.next_sent();
             assert_eq!(probe["method"], json!("server/discover"));
@@ -512,17 +512,17 @@ impl Harness {
         let initialized = self.next_sent();
         assert_eq!(initialized, json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         let info = self.take_connected();
-        assert_eq!(info.era, crate::Era::Legacy);
+        assert_eq!(info.era, mcp_core::Era::Legacy);
         assert_eq!(info.protocol_version, version);
         info
     }
 
     /// Connects to a modern server (tools capability) through `Request::Connect`.
-    pub(super) fn connect_modern(&mut self) -> ServerInfo {
+    pub(crate) fn connect_modern(&mut self) -> ServerInfo {
         self.connect_modern_with(discover_ok())
     }
 
-    pub(super) fn connect_modern_with(&mut self, result: Value) -> ServerInfo {
+    pub(crate) fn connect_modern_with(&mut self, result: Value) -> ServerInfo {
         let h = self.request(Request::Connect);
         self.start();
         let info = self.modern_handshake(result);
@@ -532,11 +532,11 @@ impl Harness {
     }
 
     /// Connects to a legacy server answering 2025-11-25 with no capabilities.
-    pub(super) fn connect_legacy(&mut self) -> ServerInfo {
+    pub(crate) fn connect_legacy(&mut self) -> ServerInfo {
         self.connect_legacy_with("2025-11-25", json!({}))
     }
 
-    pub(super) fn connect_legacy_with(&mut self, version: &str, caps: Value) -> ServerInfo {
+    pub(crate) fn connect_legacy_with(&mut self, version: &str, caps: Value) -> ServerInfo {
         let h = self.request(Request::Connect);
         self.start();
         let info = self.legacy_handshake(version, caps);

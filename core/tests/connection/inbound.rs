@@ -3,8 +3,8 @@
 use serde_json::{json, Value};
 
 use super::harness::*;
-use crate::types::LoggingLevel;
-use crate::{
+use mcp_core::types::LoggingLevel;
+use mcp_core::{
     ClientFeatures, Event, LogMessage, Notification, ProtocolMode, Request, ServerRequest, ServerRequestKind,
     Warning,
 };
@@ -19,7 +19,7 @@ fn roots() -> ClientFeatures {
     ClientFeatures { roots: true, ..Default::default() }
 }
 
-fn take_server_request(h: &mut Harness) -> (crate::ServerRequestHandle, ServerRequest) {
+fn take_server_request(h: &mut Harness) -> (mcp_core::ServerRequestHandle, ServerRequest) {
     match h.take_event(|e| matches!(e, Event::ServerRequest { .. })) {
         Some(Event::ServerRequest { handle, request }) => (handle, request),
         _ => panic!("no server request"),
@@ -273,7 +273,7 @@ fn a_non_json_line_is_skipped_and_the_next_one_works() {
     let [Warning::NonJsonLine { excerpt }] = &w[..] else { panic!("{w:?}") };
     assert!(excerpt.starts_with("Server listening") && !excerpt.contains('\u{1b}'), "{excerpt}");
     h.stdout(format!("{}\n", json!({"jsonrpc": "2.0", "id": id, "result": discover_ok()})).as_bytes());
-    assert_eq!(h.ok(r), crate::Response::Pong);
+    assert_eq!(h.ok(r), mcp_core::Response::Pong);
     h.assert_quiet();
 }
 
@@ -307,7 +307,7 @@ fn an_oversize_line_is_discarded_and_the_next_one_works() {
     }
     assert_eq!(h.warnings(), vec![Warning::OversizeMessage { len, limit: 512 }]);
     h.reply(&msg, discover_ok());
-    assert_eq!(h.ok(r), crate::Response::Pong);
+    assert_eq!(h.ok(r), mcp_core::Response::Pong);
     h.assert_quiet();
 }
 
@@ -380,7 +380,7 @@ fn a_batch_that_ends_the_session_is_not_read_further() {
     h.take_disconnected();
     // Nothing is answered to, or reported from, a process that is being shut down.
     let io = h.io();
-    assert_eq!(io, vec![crate::Io::CloseStdin { epoch: h.epoch.unwrap() }]);
+    assert_eq!(io, vec![mcp_core::Io::CloseStdin { epoch: h.epoch.unwrap() }]);
     h.assert_quiet();
 }
 

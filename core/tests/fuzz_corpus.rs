@@ -1,0 +1,51 @@
+//! Replays the committed fuzz corpora (`fuzz/corpus/<target>/`, regression seeds included)
+//! through the fuzz target bodies, so every `cargo test` re-checks what fuzzing once found.
+//! This test plays the runtime: it reads the files and the clock the core never touches.
+#![allow(clippy::disallowed_methods)]
+
+use std::path::Path;
+use std::time::Instant;
+
+use mcp_core::fuzzing;
+
+fn corpus(target: &str) -> Vec<Vec<u8>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus").join(target);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("corpus {} missing: {e}", dir.display()))
+        .map(|e| e.expect("dir entry").path())
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "empty corpus {}", dir.display());
+    files.into_iter().map(|p| std::fs::read(p).expect("corpus file")).collect()
+}
+
+#[test]
+fn framing_corpus() {
+    corpus("framing").iter().for_each(|d| fuzzing::framing(d));
+}
+
+#[test]
+fn jsonrpc_corpus() {
+    corpus("jsonrpc").iter().for_each(|d| fuzzing::jsonrpc(d));
+}
+
+#[test]
+fn stdio_connection_corpus() {
+    let t0 = Instant::now();
+    corpus("stdio_connection").iter().for_each(|d| fuzzing::stdio_connection(t0, d));
+}
+
+#[test]
+fn sse_corpus() {
+    corpus("sse").iter().for_each(|d| mcp_core::sse::fuzz_chunking(d));
+}
+
+#[test]
+fn headers_corpus() {
+    corpus("headers").iter().for_each(|d| mcp_core::headers::fuzz_headers(d));
+}
+
+#[test]
+fn gzip_corpus() {
+    corpus("gzip").iter().for_each(|d| mcp_core::gzip::fuzz_bounded(d));
+}
