@@ -156,6 +156,27 @@ impl<P> PendingCalls<P> {
         self.by_handle.insert(handle, (call, pending));
     }
 
+    /// Issues a request on `conn` and records it under `call`; a refused request hands the
+    /// pending entry back with the error, for the runtime to answer its caller.
+    #[allow(clippy::result_large_err)]
+    pub fn start(
+        &mut self,
+        conn: &mut Connection,
+        now: std::time::Instant,
+        call: u64,
+        request: crate::request::Request,
+        opts: crate::request::RequestOptions,
+        pending: P,
+    ) -> Result<(), (P, ClientError)> {
+        match conn.request(now, request, opts) {
+            Ok(handle) => {
+                self.insert(call, handle, pending);
+                Ok(())
+            }
+            Err(e) => Err((pending, e.into())),
+        }
+    }
+
     /// Forgets a call its caller abandoned; returns the handle to cancel in the core.
     pub fn cancel(&mut self, call: u64) -> Option<RequestHandle> {
         let handle = self.by_call.remove(&call)?;
@@ -234,6 +255,35 @@ mod tests {
         p.insert(8, RequestHandle::new(2), "y");
         assert_eq!(p.take(RequestHandle::new(2)), Some("y"));
         assert_eq!(p.cancel(8), None);
+    }
+}
+
+/// Callers of `close` waiting for [`Event::Closed`].
+#[derive(Debug)]
+pub struct CloseWaiters<W> {
+    waiting: Vec<W>,
+}
+
+impl<W> Default for CloseWaiters<W> {
+    fn default() -> Self {
+        Self { waiting: Vec::new() }
+    }
+}
+
+impl<W> CloseWaiters<W> {
+    /// Starts closing `conn` for `waiter`; hands the waiter back at once if `conn` is closed.
+    pub fn close(&mut self, conn: &mut Connection, now: std::time::Instant, waiter: W) -> Option<W> {
+        if conn.is_closed() {
+            return Some(waiter);
+        }
+        self.waiting.push(waiter);
+        conn.close(now);
+        None
+    }
+
+    /// The waiters to release once [`Event::Closed`] was routed.
+    pub fn release(&mut self) -> std::vec::Drain<'_, W> {
+        self.waiting.drain(..)
     }
 }
 

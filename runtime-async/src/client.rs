@@ -206,3 +206,11 @@ impl Client {
         }
     }
 }
+
+/// Connects to one server given as a target string (a command line for stdio) on `rt` and waits
+/// until its protocol era is known. The runtime crates wrap this as their `connect`.
+pub async fn connect<R: Runtime>(rt: R, target: &str) -> Result<Client, ClientError> {
+    let client = Client::builder().server(ServerSpec::from_target_named(target)?).build(rt)?;
+    client.connect().await?;
+    Ok(client)
+}

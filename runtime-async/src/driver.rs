@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use async_channel::{Receiver, Sender};
 use futures_lite::{future, FutureExt};
-use mcp_core::host::{apply_process_io, Input, Output, PendingCalls, ServerView, SpawnRequest};
+use mcp_core::host::{apply_process_io, CloseWaiters, Input, Output, PendingCalls, ServerView, SpawnRequest};
 use mcp_core::{ClientError, Connection, Epoch, Event, Io, Progress, Request, RequestOptions, Response};
 
 use crate::handlers::{answer, EventHook, Handlers};
@@ -54,7 +54,7 @@ pub(crate) struct Driver<R: Runtime> {
     io_tx: Sender<IoMsg>,
     procs: BTreeMap<Epoch, ProcessIo>,
     calls: PendingCalls<Pending>,
-    close_waiters: Vec<Sender<()>>,
+    close_waiters: CloseWaiters<Sender<()>>,
     handlers: Arc<Handlers>,
     hook: Option<EventHook>,
     shared: Arc<Shared>,
@@ -87,7 +87,7 @@ impl<R: Runtime> Driver<R> {
             io_tx,
             procs: BTreeMap::new(),
             calls: PendingCalls::default(),
-            close_waiters: Vec::new(),
+            close_waiters: CloseWaiters::default(),
             handlers,
             hook,
             shared,
@@ -177,13 +177,9 @@ impl<R: Runtime> Driver<R> {
         let now = self.now();
         match cmd {
             Command::Request { call, request, opts, progress, reply } => {
-                match self.conn.request(now, request, opts) {
-                    Ok(handle) => {
-                        self.calls.insert(call, handle, Pending { reply, progress });
-                    }
-                    Err(e) => {
-                        let _ = reply.try_send(Err(e.into()));
-                    }
+                let pending = Pending { reply, progress };
+                if let Err((p, e)) = self.calls.start(&mut self.conn, now, call, request, opts, pending) {
+                    let _ = p.reply.try_send(Err(e));
                 }
             }
             Command::CancelCall(call) => {
@@ -192,11 +188,8 @@ impl<R: Runtime> Driver<R> {
                 }
             }
             Command::Close(done) => {
-                if self.conn.is_closed() {
+                if let Some(done) = self.close_waiters.close(&mut self.conn, now, done) {
                     let _ = done.try_send(());
-                } else {
-                    self.close_waiters.push(done);
-                    self.conn.close(now);
                 }
             }
         }
@@ -263,7 +256,7 @@ impl<R: Runtime> Driver<R> {
                         }));
                     }
                     Event::Closed => {
-                        for w in self.close_waiters.drain(..) {
+                        for w in self.close_waiters.release() {
                             let _ = w.try_send(());
                         }
                     }

@@ -30,7 +30,7 @@ mod process;
 mod runtime;
 mod server;
 
-pub use client::{Client, ClientBuilder};
+pub use client::{connect, Client, ClientBuilder};
 pub use driver::ProgressFn;
 pub use handlers::{handler, static_roots, EventHook, Handler, Handlers};
 pub use runtime::{exit_info, std_command, terminate, BoxFuture, ChildProcess, ProcessParts, Runtime};

@@ -9,7 +9,7 @@ use std::thread;
 use std::time::Instant;
 
 use mcp_async::EventHook;
-use mcp_core::host::{apply_process_io, Input, Output, PendingCalls, ServerView, SpawnRequest};
+use mcp_core::host::{apply_process_io, CloseWaiters, Input, Output, PendingCalls, ServerView, SpawnRequest};
 use mcp_core::{
     ClientError, Connection, Epoch, Event, Io, Progress, Request, RequestOptions, Response, ServerRequest,
     ServerRequestHandle,
@@ -78,7 +78,7 @@ pub(crate) struct Driver {
     tx: SyncSender<Msg>,
     procs: BTreeMap<Epoch, ProcessIo>,
     calls: PendingCalls<Pending>,
-    close_waiters: Vec<SyncSender<()>>,
+    close_waiters: CloseWaiters<SyncSender<()>>,
     /// Outcomes routed in this drain, delivered once every event of the drain is routed, so
     /// a woken caller already sees the state those events imply (e.g. `info()` after a crash).
     replies: Vec<(SyncSender<Outcome>, Outcome)>,
@@ -106,7 +106,7 @@ impl Driver {
             tx,
             procs: BTreeMap::new(),
             calls: PendingCalls::default(),
-            close_waiters: Vec::new(),
+            close_waiters: CloseWaiters::default(),
             replies: Vec::new(),
             handlers,
             hook,
@@ -142,13 +142,9 @@ impl Driver {
         let now = Instant::now();
         match msg {
             Msg::Request { call, request, opts, progress, reply } => {
-                match self.conn.request(now, request, opts) {
-                    Ok(handle) => {
-                        self.calls.insert(call, handle, Pending { reply, progress });
-                    }
-                    Err(e) => {
-                        let _ = reply.try_send(Err(e.into()));
-                    }
+                let pending = Pending { reply, progress };
+                if let Err((p, e)) = self.calls.start(&mut self.conn, now, call, request, opts, pending) {
+                    let _ = p.reply.try_send(Err(e));
                 }
             }
             // The outcome (`Cancelled`) reaches the caller as the request's response.
@@ -158,11 +154,8 @@ impl Driver {
                 }
             }
             Msg::Close(done) => {
-                if self.conn.is_closed() {
+                if let Some(done) = self.close_waiters.close(&mut self.conn, now, done) {
                     let _ = done.try_send(());
-                } else {
-                    self.close_waiters.push(done);
-                    self.conn.close(now);
                 }
             }
             Msg::Released => {
@@ -226,7 +219,7 @@ impl Driver {
                 match &ev {
                     Event::ServerRequest { handle, request } => self.start_handler(*handle, request.clone()),
                     Event::Closed => {
-                        for w in self.close_waiters.drain(..) {
+                        for w in self.close_waiters.release() {
                             let _ = w.try_send(());
                         }
                     }

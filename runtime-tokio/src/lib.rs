@@ -99,7 +99,5 @@ pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
 /// Connects to one server given as a target string (a command line for stdio) and waits
 /// until its protocol era is known.
 pub async fn connect(target: &str) -> Result<Client, ClientError> {
-    let client = build(Client::builder().server(ServerSpec::from_target_named(target)?))?;
-    client.connect().await?;
-    Ok(client)
+    mcp_async::connect(TokioRuntime::current(), target).await
 }
