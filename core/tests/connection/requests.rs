@@ -582,3 +582,22 @@ fn a_timeout_between_pages_cancels_the_page_in_flight() {
     assert_eq!(c["params"]["requestId"], p2["id"]);
     assert_ne!(p1["id"], p2["id"]);
 }
+
+#[test]
+fn finished_ids_are_remembered_up_to_the_limit_then_unknown() {
+    let mut h = Harness::with(ProtocolMode::Auto, |c| c.limits.recent_finished = 1);
+    h.connect_modern();
+    let first = h.request(call("a", json!({})));
+    let first_msg = h.expect_sent("tools/call");
+    let second = h.request(call("b", json!({})));
+    let second_msg = h.expect_sent("tools/call");
+    assert!(h.cancel(first) && h.cancel(second));
+    let _ = (h.err(first), h.err(second));
+    let _ = h.sent();
+    // Only the most recent finished id is remembered: the older answer is simply unknown.
+    h.reply(&second_msg, text_result("late"));
+    assert_eq!(h.warnings(), vec![Warning::LateResponse { id: second_msg["id"].to_string() }]);
+    h.reply(&first_msg, text_result("later"));
+    assert_eq!(h.warnings(), vec![Warning::UnknownResponseId { id: first_msg["id"].to_string() }]);
+    h.assert_all_answered();
+}
