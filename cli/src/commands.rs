@@ -74,8 +74,8 @@ impl From<ClientError> for CliError {
     }
 }
 
-impl From<mcp_tokio::core::target::TargetError> for CliError {
-    fn from(e: mcp_tokio::core::target::TargetError) -> Self {
+impl From<mcp_tokio::core::mcp_servers::TargetConfigError> for CliError {
+    fn from(e: mcp_tokio::core::mcp_servers::TargetConfigError) -> Self {
         Self::new(format!("invalid TARGET: {e}"))
     }
 }

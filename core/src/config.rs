@@ -96,6 +96,61 @@ impl std::fmt::Debug for StdioCommand {
 pub enum TransportConfig {
     /// A child process speaking newline-delimited JSON-RPC on stdin/stdout.
     Stdio(StdioCommand),
+    /// An HTTP server (Streamable HTTP, HTTP+SSE or plain HTTP).
+    Http(HttpConfig),
+}
+
+/// How to reach an HTTP server. `Debug` redacts credentials (URL tokens, auth headers).
+#[derive(Clone, PartialEq, Eq)]
+pub struct HttpConfig {
+    /// The server URL: the MCP endpoint (Streamable or plain HTTP), or the event-stream URL
+    /// (HTTP+SSE).
+    pub url: String,
+    /// The transports to try, in order (see [`crate::mcp_servers::detect_target`]); the first
+    /// that works is kept for the connection's lifetime.
+    pub kinds: Vec<crate::mcp_servers::TransportKind>,
+    /// Headers sent with every request. In a modern session, `Mcp-Param-*` headers are dropped
+    /// (that namespace belongs to the protocol).
+    pub headers: Vec<(String, String)>,
+    /// How many times a request that failed in transport or with HTTP 5xx is retried (never a
+    /// `tools/call`, never after a JSON-RPC error, a 4xx, a timeout or an oversized body).
+    /// Default 0.
+    pub retries: u32,
+    /// The first retry waits about this long; each later one twice as long (with jitter).
+    /// Default 500 ms.
+    pub retry_delay: Duration,
+}
+
+impl HttpConfig {
+    /// A configuration for `url`, trying the transports its shape suggests (see
+    /// [`crate::mcp_servers::HttpUrl::default_kinds`]).
+    pub fn new(url: &str) -> Result<Self, crate::mcp_servers::TargetConfigError> {
+        let parsed = crate::mcp_servers::HttpUrl::parse(url)?;
+        Ok(Self {
+            kinds: parsed.default_kinds(),
+            url: parsed.as_str().to_owned(),
+            headers: Vec::new(),
+            retries: 0,
+            retry_delay: Duration::from_millis(500),
+        })
+    }
+}
+
+impl std::fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let headers: Vec<(&str, &str)> = self
+            .headers
+            .iter()
+            .map(|(n, v)| (n.as_str(), crate::mcp_servers::redact_header_value(n, v)))
+            .collect();
+        f.debug_struct("HttpConfig")
+            .field("url", &crate::mcp_servers::redact_url(&self.url))
+            .field("kinds", &self.kinds)
+            .field("headers", &headers)
+            .field("retries", &self.retries)
+            .field("retry_delay", &self.retry_delay)
+            .finish()
+    }
 }
 
 /// Bounds on everything an untrusted server can make the client hold.
@@ -159,6 +214,8 @@ pub struct Timeouts {
     /// After the process exited, how long to keep reading its stdout for final messages.
     /// Default 200 ms.
     pub exit_drain: Duration,
+    /// How long opening an HTTP connection (TCP, proxy, TLS) may take. Default 10 s.
+    pub http_connect: Duration,
 }
 
 impl Default for Timeouts {
@@ -170,6 +227,7 @@ impl Default for Timeouts {
             shutdown_grace: Duration::from_secs(2),
             terminate_grace: Duration::from_secs(2),
             exit_drain: Duration::from_millis(200),
+            http_connect: Duration::from_secs(10),
         }
     }
 }
@@ -240,8 +298,18 @@ pub struct ConnectionConfig {
 impl ConnectionConfig {
     /// A configuration with defaults for a stdio server.
     pub fn stdio(command: StdioCommand) -> Self {
+        Self::with_transport(TransportConfig::Stdio(command))
+    }
+
+    /// A configuration with defaults for an HTTP server.
+    pub fn http(http: HttpConfig) -> Self {
+        Self::with_transport(TransportConfig::Http(http))
+    }
+
+    /// A configuration with defaults for any transport.
+    pub fn with_transport(transport: TransportConfig) -> Self {
         Self {
-            transport: TransportConfig::Stdio(command),
+            transport,
             client_info: Implementation::new("mcp-client-rs", env!("CARGO_PKG_VERSION")),
             protocol: ProtocolMode::Auto,
             limits: Limits::default(),

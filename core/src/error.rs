@@ -314,9 +314,9 @@ pub enum ClientError {
     /// A tool name could not be routed to a server.
     #[error(transparent)]
     Route(#[from] crate::routing::RouteError),
-    /// A target string could not be understood.
+    /// A target string or server configuration could not be understood.
     #[error(transparent)]
-    Target(#[from] crate::target::TargetError),
+    Target(#[from] crate::mcp_servers::TargetConfigError),
     /// The server answered with a response of the wrong kind (a client bug or a hostile peer).
     #[error("unexpected response kind: expected {expected}")]
     UnexpectedResponse {
@@ -329,6 +329,12 @@ pub enum ClientError {
     /// The client is closed, or its driver stopped.
     #[error("the client is closed")]
     Closed,
+}
+
+impl From<crate::target::TargetError> for ClientError {
+    fn from(e: crate::target::TargetError) -> Self {
+        ClientError::Target(e.into())
+    }
 }
 
 impl From<CommandError> for ClientError {

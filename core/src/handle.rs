@@ -39,6 +39,13 @@ handle!(
     "epoch#"
 );
 
+handle!(
+    /// Names one HTTP exchange (request and response); reports for an aborted or finished
+    /// exchange are ignored.
+    ExchangeId,
+    "http#"
+);
+
 /// Allocates strictly increasing values, starting at 1.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Counter(u64);
@@ -63,6 +70,12 @@ impl ServerRequestHandle {
 }
 
 impl Epoch {
+    pub(crate) fn new(n: u64) -> Self {
+        Self(n)
+    }
+}
+
+impl ExchangeId {
     pub(crate) fn new(n: u64) -> Self {
         Self(n)
     }

@@ -307,15 +307,33 @@ pub struct SpawnRequest {
     pub command: crate::config::StdioCommand,
 }
 
-/// Applies an IO action to the runtime's table of live processes. A spawn is handed back for
-/// the runtime to perform; actions for a process that is gone are dropped.
+/// IO that [`apply_process_io`] hands back to the runtime: what is not a process action.
+#[derive(Debug)]
+pub enum OtherIo {
+    /// Start a process.
+    Spawn(SpawnRequest),
+    /// Start an HTTP exchange.
+    HttpStart {
+        /// The exchange.
+        exchange: crate::handle::ExchangeId,
+        /// What to send.
+        request: crate::io::HttpRequest,
+    },
+    /// Abort an HTTP exchange.
+    HttpAbort(crate::handle::ExchangeId),
+}
+
+/// Applies an IO action to the runtime's table of live processes. Spawns and HTTP actions are
+/// handed back for the runtime to perform; actions for a process that is gone are dropped.
 pub fn apply_process_io<P: ProcessControl>(
     procs: &mut BTreeMap<crate::handle::Epoch, P>,
     io: crate::io::Io,
-) -> Option<SpawnRequest> {
+) -> Option<OtherIo> {
     use crate::io::Io;
     match io {
-        Io::Spawn { epoch, command } => return Some(SpawnRequest { epoch, command }),
+        Io::Spawn { epoch, command } => return Some(OtherIo::Spawn(SpawnRequest { epoch, command })),
+        Io::HttpStart { exchange, request } => return Some(OtherIo::HttpStart { exchange, request }),
+        Io::HttpAbort { exchange } => return Some(OtherIo::HttpAbort(exchange)),
         Io::Write { epoch, bytes } => procs.get(&epoch).map(|p| p.write(bytes)),
         Io::CloseStdin { epoch } => procs.get_mut(&epoch).map(P::close_stdin),
         Io::Terminate { epoch, force } => procs.get(&epoch).map(|p| p.signal(force)),
@@ -339,6 +357,14 @@ pub enum Input {
     Exited(crate::handle::Epoch, crate::io::ExitInfo),
     /// A host handler's answer to a server-to-client request.
     ServerAnswer(crate::handle::ServerRequestHandle, Result<Value, String>),
+    /// The status and headers of an HTTP exchange's response.
+    HttpHead(crate::handle::ExchangeId, crate::io::HttpHead),
+    /// A chunk of an HTTP response body, raw (not decompressed).
+    HttpBody(crate::handle::ExchangeId, Vec<u8>),
+    /// The HTTP response body ended normally.
+    HttpEnd(crate::handle::ExchangeId),
+    /// The HTTP exchange failed (connect, TLS, reset, timeout...), with a description.
+    HttpFailed(crate::handle::ExchangeId, String),
 }
 
 /// The next thing a runtime must act on: IO to perform, or an event to route.
@@ -362,6 +388,10 @@ impl Connection {
             Input::ServerAnswer(handle, outcome) => {
                 self.respond_to_server(now, handle, outcome);
             }
+            Input::HttpHead(exchange, head) => self.handle_http_head(now, exchange, head),
+            Input::HttpBody(exchange, bytes) => self.handle_http_body(now, exchange, &bytes),
+            Input::HttpEnd(exchange) => self.handle_http_end(now, exchange),
+            Input::HttpFailed(exchange, detail) => self.handle_http_failed(now, exchange, detail),
         }
     }
 

@@ -96,14 +96,14 @@ mod timers;
 pub mod types;
 
 pub use config::{
-    ClientFeatures, ConnectionConfig, Limits, ProtocolMode, StdioCommand, Timeouts, TransportConfig,
-    LEGACY_VERSIONS, MODERN_VERSION,
+    ClientFeatures, ConnectionConfig, HttpConfig, Limits, ProtocolMode, StdioCommand, Timeouts,
+    TransportConfig, LEGACY_VERSIONS, MODERN_VERSION,
 };
 pub use connection::Connection;
 pub use error::{ClientError, CommandError, RequestError, RpcError, RpcErrorKind, Warning};
 pub use event::{Event, ListKind, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
-pub use handle::{Epoch, RequestHandle, ServerRequestHandle};
-pub use io::{ExitInfo, Io};
+pub use handle::{Epoch, ExchangeId, RequestHandle, ServerRequestHandle};
+pub use io::{ExitInfo, HttpHead, HttpMethod, HttpRequest, Io};
 pub use request::{Request, RequestOptions, Response};
 pub use session::{Era, ServerInfo};
 pub use spec::{ServerSpec, ServerTool};

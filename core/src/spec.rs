@@ -4,10 +4,16 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::config::{ConnectionConfig, Limits, ProtocolMode, StdioCommand, TransportConfig};
+use crate::config::{ConnectionConfig, HttpConfig, Limits, ProtocolMode, StdioCommand, TransportConfig};
 use crate::error::ClientError;
-use crate::mcp_servers::{parse_mcp_servers, redact_url, EntryTransport, ServerEntry};
-use crate::target::{parse_stdio_target, TargetError};
+use crate::mcp_servers::{
+    detect_target, parse_mcp_servers, redact_url, DetectedTarget, EntryTransport, ServerEntry,
+    TargetConfigError, TransportKind,
+};
+
+fn detect(target: &str, forced: Option<TransportKind>) -> Result<DetectedTarget, TargetConfigError> {
+    detect_target(target, forced)
+}
 use crate::types::{Implementation, Tool};
 
 /// One server of a client: a name and its connection configuration, with builder methods.
@@ -25,25 +31,64 @@ impl ServerSpec {
         Self { name: name.into(), config: ConnectionConfig::stdio(command) }
     }
 
-    /// A server from a target string (a command line, or `stdio://` plus one).
-    pub fn from_target(name: impl Into<String>, target: &str) -> Result<Self, TargetError> {
-        Ok(Self::stdio(name, parse_stdio_target(target)?))
+    /// An HTTP server.
+    pub fn http(name: impl Into<String>, http: HttpConfig) -> Self {
+        Self { name: name.into(), config: ConnectionConfig::http(http) }
+    }
+
+    /// A server from a target string: an `http(s)://` URL (transport detected from its shape,
+    /// see [`detect_target`]), `stdio://` plus a command line, or a command line.
+    pub fn from_target(name: impl Into<String>, target: &str) -> Result<Self, TargetConfigError> {
+        Ok(Self::from_detected(name.into(), detect(target, None)?))
+    }
+
+    /// Like [`ServerSpec::from_target`], with the transport forced (`None`: detect it).
+    pub fn from_target_with(
+        name: impl Into<String>,
+        target: &str,
+        transport: Option<TransportKind>,
+    ) -> Result<Self, TargetConfigError> {
+        Ok(Self::from_detected(name.into(), detect(target, transport)?))
     }
 
     /// A server from a target string, named after what it runs (see
-    /// [`crate::target::suggested_name`]).
-    pub fn from_target_named(target: &str) -> Result<Self, TargetError> {
-        let cmd = parse_stdio_target(target)?;
-        let name = crate::target::suggested_name(&cmd);
-        Ok(Self::stdio(name, cmd))
+    /// [`crate::target::suggested_name`]) or the URL's host.
+    pub fn from_target_named(target: &str) -> Result<Self, TargetConfigError> {
+        let detected = detect(target, None)?;
+        Ok(Self::from_detected(detected.suggested_name(), detected))
     }
 
-    /// A server from an `mcpServers` configuration entry. Stdio entries are supported; HTTP
-    /// entries fail with [`TargetError::UnsupportedUrl`] (redacted) until the HTTP transports land.
-    pub fn from_entry(entry: ServerEntry) -> Result<Self, TargetError> {
+    /// A server from a detected target.
+    pub fn from_detected(name: String, detected: DetectedTarget) -> Self {
+        match detected {
+            DetectedTarget::Stdio(cmd) => Self::stdio(name, cmd),
+            DetectedTarget::Http { url, kinds } => {
+                let mut http = HttpConfig::new(&url).unwrap_or_else(|_| HttpConfig {
+                    url: url.clone(),
+                    kinds: Vec::new(),
+                    headers: Vec::new(),
+                    retries: 0,
+                    retry_delay: Duration::from_millis(500),
+                });
+                http.url = url;
+                http.kinds = kinds;
+                Self::http(name, http)
+            }
+        }
+    }
+
+    /// A server from an `mcpServers` configuration entry (stdio or HTTP, headers included).
+    pub fn from_entry(entry: ServerEntry) -> Result<Self, TargetConfigError> {
+        let kinds = entry.transport.kinds();
         match entry.transport {
             EntryTransport::Stdio(command) => Ok(Self::stdio(entry.name, command)),
-            EntryTransport::Http { url, .. } => Err(TargetError::UnsupportedUrl(redact_url(&url))),
+            EntryTransport::Http { url, headers, .. } => {
+                let mut spec = Self::from_detected(entry.name, DetectedTarget::Http { url, kinds });
+                if let TransportConfig::Http(http) = &mut spec.config.transport {
+                    http.headers = headers;
+                }
+                Ok(spec)
+            }
         }
     }
 
@@ -80,15 +125,34 @@ impl ServerSpec {
 
     /// Adds an environment variable for a stdio server.
     pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
-        let TransportConfig::Stdio(cmd) = &mut self.config.transport;
-        cmd.env.push((key.into(), value.into()));
+        if let TransportConfig::Stdio(cmd) = &mut self.config.transport {
+            cmd.env.push((key.into(), value.into()));
+        }
         self
     }
 
     /// Sets the working directory of a stdio server.
     pub fn cwd(mut self, dir: impl Into<String>) -> Self {
-        let TransportConfig::Stdio(cmd) = &mut self.config.transport;
-        cmd.cwd = Some(dir.into());
+        if let TransportConfig::Stdio(cmd) = &mut self.config.transport {
+            cmd.cwd = Some(dir.into());
+        }
+        self
+    }
+
+    /// Adds a header sent with every HTTP request (ignored for stdio servers).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        if let TransportConfig::Http(http) = &mut self.config.transport {
+            http.headers.push((name.into(), value.into()));
+        }
+        self
+    }
+
+    /// How many times an HTTP request failing in transport or with 5xx is retried (see
+    /// [`HttpConfig::retries`]; ignored for stdio servers).
+    pub fn retries(mut self, retries: u32) -> Self {
+        if let TransportConfig::Http(http) = &mut self.config.transport {
+            http.retries = retries;
+        }
         self
     }
 
@@ -112,8 +176,13 @@ impl ServerSpec {
 
     /// A display form of the target (environment values are never shown).
     pub fn describe(&self) -> String {
-        let TransportConfig::Stdio(cmd) = &self.config.transport;
-        format!("{} (stdio: {})", self.name, cmd.display())
+        match &self.config.transport {
+            TransportConfig::Stdio(cmd) => format!("{} (stdio: {})", self.name, cmd.display()),
+            TransportConfig::Http(http) => {
+                let kinds: Vec<&str> = http.kinds.iter().map(|k| k.as_str()).collect();
+                format!("{} ({}: {})", self.name, kinds.join(" or "), redact_url(&http.url))
+            }
+        }
     }
 }
 

@@ -7,7 +7,9 @@ use std::time::Instant;
 
 use async_channel::{Receiver, Sender};
 use futures_lite::{future, FutureExt};
-use mcp_core::host::{apply_process_io, CloseWaiters, Input, Output, PendingCalls, ServerView, SpawnRequest};
+use mcp_core::host::{
+    apply_process_io, CloseWaiters, Input, OtherIo, Output, PendingCalls, ServerView, SpawnRequest,
+};
 use mcp_core::{ClientError, Connection, Epoch, Event, Io, Progress, Request, RequestOptions, Response};
 
 use crate::handlers::{answer, EventHook, Handlers};
@@ -214,7 +216,10 @@ impl<R: Runtime> Driver<R> {
     }
 
     fn perform(&mut self, io: Io) {
-        let Some(SpawnRequest { epoch, command }) = apply_process_io(&mut self.procs, io) else { return };
+        let Some(OtherIo::Spawn(SpawnRequest { epoch, command })) = apply_process_io(&mut self.procs, io)
+        else {
+            return;
+        };
         let now = self.now();
         match self.rt.spawn_process(&command) {
             Ok(parts) => {

@@ -9,7 +9,9 @@ use std::thread;
 use std::time::Instant;
 
 use mcp_async::EventHook;
-use mcp_core::host::{apply_process_io, CloseWaiters, Input, Output, PendingCalls, ServerView, SpawnRequest};
+use mcp_core::host::{
+    apply_process_io, CloseWaiters, Input, OtherIo, Output, PendingCalls, ServerView, SpawnRequest,
+};
 use mcp_core::{
     ClientError, Connection, Epoch, Event, Io, Progress, Request, RequestOptions, Response, ServerRequest,
     ServerRequestHandle,
@@ -185,7 +187,10 @@ impl Driver {
     }
 
     fn perform(&mut self, io: Io) {
-        let Some(SpawnRequest { epoch, command }) = apply_process_io(&mut self.procs, io) else { return };
+        let Some(OtherIo::Spawn(SpawnRequest { epoch, command })) = apply_process_io(&mut self.procs, io)
+        else {
+            return;
+        };
         let started = mcp_async::std_command(&command)
             .spawn()
             .and_then(|child| ProcessIo::start(&self.name, epoch, child, self.tx.clone()));

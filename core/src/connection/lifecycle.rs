@@ -17,9 +17,12 @@ use crate::timers::Timer;
 
 impl Connection {
     /// Asks the runtime to start a new process.
-    pub(super) fn spawn(&mut self, _now: Instant) {
+    pub(super) fn spawn(&mut self, now: Instant) {
         let epoch = Epoch::new(self.counters.epochs.next());
-        let TransportConfig::Stdio(command) = &self.cfg.transport;
+        let command = match &self.cfg.transport {
+            TransportConfig::Stdio(command) => command,
+            TransportConfig::Http(_) => return self.open_http(now, epoch),
+        };
         self.io.push_back(Io::Spawn { epoch, command: command.clone() });
         self.proc = Proc::Starting { epoch };
         self.stdout = LineFramer::new(self.cfg.limits.max_message_bytes);

@@ -11,6 +11,7 @@
 //! After every input or command, drain `poll_io` and `poll_event` until both are `None`, then
 //! sleep until `poll_timeout` (see the crate docs for the loop).
 
+mod http;
 mod inbound;
 mod lifecycle;
 mod ops;
