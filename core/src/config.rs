@@ -177,6 +177,11 @@ pub struct Limits {
     pub max_concurrent_server_requests: usize,
     /// Finished wire ids remembered so a late response is recognised as late. Default 1024.
     pub recent_finished: usize,
+    /// Largest HTTP response body after decompression (a JSON body, or one SSE event is
+    /// bounded by `max_message_bytes` as well). Default 64 MiB.
+    pub max_decompressed_body_bytes: usize,
+    /// Bytes of an HTTP error body read to find a JSON-RPC error in it. Default 64 KiB.
+    pub max_error_body_bytes: usize,
 }
 
 impl Default for Limits {
@@ -192,6 +197,8 @@ impl Default for Limits {
             max_list_items: 100_000,
             max_concurrent_server_requests: 16,
             recent_finished: 1024,
+            max_decompressed_body_bytes: 64 * 1024 * 1024,
+            max_error_body_bytes: 64 * 1024,
         }
     }
 }
@@ -293,6 +300,9 @@ pub struct ConnectionConfig {
     pub features: ClientFeatures,
     /// Static `_meta` merged into every request (request-specific `_meta` wins).
     pub request_meta: Map<String, Value>,
+    /// Seed of the jitter applied to retry and reconnection delays. The core has no source of
+    /// randomness of its own; runtimes seed it from the OS, simulations from their seed.
+    pub random_seed: u64,
 }
 
 impl ConnectionConfig {
@@ -316,6 +326,7 @@ impl ConnectionConfig {
             timeouts: Timeouts::default(),
             features: ClientFeatures::default(),
             request_meta: Map::new(),
+            random_seed: 0,
         }
     }
 }

@@ -177,6 +177,51 @@ pub enum RequestError {
     /// The connection was closed by the host while the request was pending.
     #[error("the connection was closed")]
     Closed,
+    /// The HTTP server refused the credentials (401) or the access (403). The parsed
+    /// `WWW-Authenticate` challenges say what it wants.
+    #[error("HTTP {status}: {}", if *status == 401 { "authentication required" } else { "access forbidden" })]
+    Unauthorized {
+        /// 401 or 403.
+        status: u16,
+        /// The challenges of `WWW-Authenticate`, if the server sent any.
+        challenges: Vec<crate::headers::Challenge>,
+        /// The JSON-RPC error of the body, if there was one.
+        rpc: Option<RpcError>,
+    },
+    /// The HTTP server failed (5xx), after any configured retries: a server error that may go
+    /// away on its own.
+    #[error("HTTP {status} from the server (transient server error): {detail}")]
+    TransientServer {
+        /// The status code.
+        status: u16,
+        /// The start of the body, sanitised.
+        detail: String,
+    },
+    /// The HTTP server answered with an error status and no JSON-RPC error.
+    #[error("HTTP {status} from the server: {detail}")]
+    Http {
+        /// The status code.
+        status: u16,
+        /// The start of the body, sanitised.
+        detail: String,
+    },
+    /// The response stream closed before the result arrived (after the one re-issue the
+    /// protocol allows, for modern servers).
+    #[error("the response stream closed before the result: {detail}")]
+    StreamClosed {
+        /// What happened.
+        detail: String,
+    },
+    /// The legacy HTTP session expired (404) while a non-idempotent request (`tools/call`) was
+    /// in flight; it is not re-sent automatically: the caller decides.
+    #[error("the HTTP session expired before the result (the request was not re-sent)")]
+    SessionExpired,
+    /// A response body exceeded a size limit (after decompression).
+    #[error("response too large: {detail}")]
+    ResponseTooLarge {
+        /// Which limit.
+        detail: String,
+    },
 }
 
 impl RequestError {
@@ -191,7 +236,21 @@ impl RequestError {
     /// True when the failure happened on the way to or from the server (not the server's
     /// verdict), i.e. retrying on a fresh connection could succeed.
     pub fn is_transport(&self) -> bool {
-        matches!(self, RequestError::TransportClosed { .. } | RequestError::Spawn { .. })
+        matches!(
+            self,
+            RequestError::TransportClosed { .. }
+                | RequestError::Spawn { .. }
+                | RequestError::StreamClosed { .. }
+        )
+    }
+
+    /// True for errors the server is responsible for: a JSON-RPC error, an HTTP error status
+    /// (including transient 5xx ones).
+    pub fn is_server_error(&self) -> bool {
+        matches!(
+            self,
+            RequestError::Rpc(_) | RequestError::TransientServer { .. } | RequestError::Http { .. }
+        )
     }
 }
 
@@ -267,6 +326,18 @@ pub enum Warning {
         /// What.
         detail: String,
     },
+    /// An HTTP transport misbehaved but the connection carried on.
+    Http {
+        /// What.
+        detail: String,
+    },
+    /// A deprecated protocol feature is in use (reported once per connection).
+    Deprecated {
+        /// The feature.
+        feature: &'static str,
+        /// What to do instead.
+        advice: &'static str,
+    },
 }
 
 impl std::fmt::Display for Warning {
@@ -296,6 +367,8 @@ impl std::fmt::Display for Warning {
                 write!(f, "dropped {count} events the host did not poll in time")
             }
             Warning::Handshake { detail } => write!(f, "handshake: {detail}"),
+            Warning::Http { detail } => write!(f, "HTTP: {detail}"),
+            Warning::Deprecated { feature, advice } => write!(f, "{feature} is deprecated: {advice}"),
         }
     }
 }

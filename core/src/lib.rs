@@ -82,6 +82,7 @@ pub mod gzip;
 mod handle;
 pub mod headers;
 pub mod host;
+mod http_url;
 mod io;
 pub mod jsonrpc;
 pub mod mcp_servers;

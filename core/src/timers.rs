@@ -16,6 +16,12 @@ pub(crate) enum Timer {
     ExitDrain(Epoch),
     /// The next step of a process shutdown escalation.
     Reap(Epoch),
+    /// A request waits to be retried (HTTP).
+    Retry(RequestHandle),
+    /// Reopening the legacy HTTP event stream (or resuming a broken response stream) of a session.
+    HttpReconnect(Epoch),
+    /// Giving up on the `DELETE` that ends a legacy HTTP session at close.
+    HttpClose,
 }
 
 impl Timer {
@@ -25,6 +31,9 @@ impl Timer {
             Timer::Handshake => "handshake timeout",
             Timer::ExitDrain(_) => "process exit drain",
             Timer::Reap(_) => "process shutdown escalation",
+            Timer::Retry(_) => "request retry backoff",
+            Timer::HttpReconnect(_) => "HTTP event stream reconnection",
+            Timer::HttpClose => "HTTP session close",
         }
     }
 }

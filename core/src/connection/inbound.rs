@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::{Connection, Proc, Session, WireUse};
+use super::{Connection, Outgoing, Proc, Session, WireUse};
 use crate::error::Warning;
 use crate::event::{Event, ListKind, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
 use crate::framing::Frame;
@@ -123,7 +123,7 @@ impl Connection {
         }
     }
 
-    fn on_message(&mut self, now: Instant, epoch: Epoch, msg: Message) {
+    pub(super) fn on_message(&mut self, now: Instant, epoch: Epoch, msg: Message) {
         match msg {
             Message::Result { id, result } => self.on_response(now, id, Ok(result)),
             Message::Error { id: Some(id), error } => self.on_response(now, id, Err(error)),
@@ -135,7 +135,9 @@ impl Connection {
                 ),
             }),
             Message::Notification { method, params } => self.on_notification(now, epoch, &method, params),
-            Message::Request { id, method, params } => self.on_server_request(epoch, id, &method, params),
+            Message::Request { id, method, params } => {
+                self.on_server_request(now, epoch, id, &method, params)
+            }
         }
     }
 
@@ -237,17 +239,24 @@ impl Connection {
         }
     }
 
-    fn on_server_request(&mut self, epoch: Epoch, id: WireId, method: &str, params: Value) {
+    pub(super) fn on_server_request(
+        &mut self,
+        now: Instant,
+        epoch: Epoch,
+        id: WireId,
+        method: &str,
+        params: Value,
+    ) {
         if self.session_era() != Some(Era::Legacy) {
             self.warn(Warning::UnexpectedServerRequest { method: sanitize(method, 100) });
             let bytes = jsonrpc::encode_error(&id, -32601, "Method not found", None);
-            self.write(epoch, bytes);
+            self.send(now, epoch, Outgoing::Response(bytes));
             return;
         }
         let features = &self.cfg.features;
         let kind = match method {
             "ping" => {
-                self.write(epoch, jsonrpc::encode_result(&id, &json!({})));
+                self.send(now, epoch, Outgoing::Response(jsonrpc::encode_result(&id, &json!({}))));
                 return;
             }
             "roots/list" if features.roots => ServerRequestKind::Roots,
@@ -258,7 +267,11 @@ impl Connection {
             other => {
                 let method = sanitize(other, 100);
                 self.warn(Warning::ServerRequestRefused { method, reason: "no handler is installed".into() });
-                self.write(epoch, jsonrpc::encode_error(&id, -32601, "Method not found", None));
+                self.send(
+                    now,
+                    epoch,
+                    Outgoing::Response(jsonrpc::encode_error(&id, -32601, "Method not found", None)),
+                );
                 return;
             }
         };
@@ -268,7 +281,11 @@ impl Connection {
                 self.cfg.limits.max_concurrent_server_requests
             );
             self.warn(Warning::ServerRequestRefused { method: method.into(), reason });
-            self.write(epoch, jsonrpc::encode_error(&id, -32603, "Client is busy", None));
+            self.send(
+                now,
+                epoch,
+                Outgoing::Response(jsonrpc::encode_error(&id, -32603, "Client is busy", None)),
+            );
             return;
         }
         let handle = ServerRequestHandle::new(self.counters.server.next());
@@ -286,7 +303,7 @@ impl Connection {
         handle: ServerRequestHandle,
         outcome: Result<Value, String>,
     ) -> bool {
-        self.tick(now);
+        let now = self.tick(now);
         let Some(pending) = self.server_requests.remove(&handle) else { return false };
         if self.current_epoch() != Some(pending.epoch) {
             return false;
@@ -299,7 +316,7 @@ impl Connection {
                 jsonrpc::encode_error(&pending.id, -32603, HANDLER_FAILED, None)
             }
         };
-        self.write(pending.epoch, bytes);
+        self.send(now, pending.epoch, Outgoing::Response(bytes));
         true
     }
 }

@@ -4,14 +4,14 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use super::{Connection, Phase, Proc, ReapStage, Session, WireUse};
+use super::{Connection, Outgoing, Phase, Proc, ReapStage, Session, WireUse};
 use crate::config::{ProtocolMode, TransportConfig};
 use crate::error::{RequestError, RpcError};
 use crate::event::Event;
 use crate::framing::LineFramer;
 use crate::handle::Epoch;
 use crate::io::{ExitInfo, Io};
-use crate::jsonrpc::{self, RpcErrorObject};
+use crate::jsonrpc::RpcErrorObject;
 use crate::session::{self, judge_probe, ProbeOutcome, ProbeVerdict, ServerInfo};
 use crate::timers::Timer;
 
@@ -109,7 +109,7 @@ impl Connection {
 
     /// The process is gone or useless: fail everything in flight, forget the session, and
     /// reap the process if it may still be running. The next request starts a new one.
-    fn lose(&mut self, now: Instant, epoch: Epoch, what: String, still_running: bool) {
+    pub(super) fn lose(&mut self, now: Instant, epoch: Epoch, what: String, still_running: bool) {
         let mut detail = what;
         if !self.stderr_tail.is_empty() {
             let tail: Vec<_> = self.stderr_tail.iter().cloned().collect();
@@ -125,7 +125,7 @@ impl Connection {
     }
 
     /// Forgets the current process (reaping it if needed) and everything tied to it.
-    fn drop_process(&mut self, now: Instant, epoch: Epoch, still_running: bool) {
+    pub(super) fn drop_process(&mut self, now: Instant, epoch: Epoch, still_running: bool) {
         self.proc = Proc::Down;
         self.timers.clear(Timer::Handshake);
         self.timers.clear(Timer::ExitDrain(epoch));
@@ -142,7 +142,9 @@ impl Connection {
         self.cache.clear();
         self.known_tools = None;
         self.log_level = None;
-        if still_running {
+        if self.http.is_some() {
+            self.http_drop_session(epoch);
+        } else if still_running {
             self.reaping.insert(epoch, ReapStage::Grace);
             self.begin_reap(now, epoch);
         }
@@ -150,6 +152,10 @@ impl Connection {
 
     /// Starts shutting down the current process (for `close`).
     pub(super) fn retire_process(&mut self, now: Instant) {
+        if self.http.is_some() {
+            self.http_retire(now);
+            return;
+        }
         match std::mem::replace(&mut self.proc, Proc::Down) {
             Proc::Down => {}
             Proc::Starting { epoch } => {
@@ -190,7 +196,8 @@ impl Connection {
 
     /// After `close`: emits [`Event::Closed`] once nothing is left to shut down.
     pub(super) fn maybe_closed(&mut self) {
-        if self.phase == Phase::Closing && matches!(self.proc, Proc::Down) && self.reaping.is_empty() {
+        let idle = matches!(self.proc, Proc::Down) && self.reaping.is_empty() && !self.http_closing();
+        if self.phase == Phase::Closing && idle {
             self.phase = Phase::Closed;
             self.emit(Event::Closed);
         }
@@ -198,7 +205,11 @@ impl Connection {
 
     // ----- the era handshake ----------------------------------------------------------------
 
-    fn start_handshake(&mut self, now: Instant, epoch: Epoch) {
+    pub(super) fn start_handshake(&mut self, now: Instant, epoch: Epoch) {
+        if self.http_known_legacy() {
+            self.send_initialize(now, epoch);
+            return;
+        }
         match self.cfg.protocol {
             ProtocolMode::Legacy => self.send_initialize(now, epoch),
             ProtocolMode::Auto | ProtocolMode::Modern => {
@@ -206,17 +217,18 @@ impl Connection {
                 let meta = session::modern_meta(&self.cfg.client_info, &self.cfg.features);
                 let params = serde_json::json!({ "_meta": Value::Object(meta) });
                 self.wire.insert(id.clone(), WireUse::Probe);
-                self.write(epoch, jsonrpc::encode_request(&id, "server/discover", Some(&params)));
+                let probe = Outgoing::Request { id, method: "server/discover".into(), params: Some(params) };
+                self.send(now, epoch, probe);
                 self.timers.set(Timer::Handshake, now + self.cfg.timeouts.discover);
             }
         }
     }
 
-    fn send_initialize(&mut self, now: Instant, epoch: Epoch) {
+    pub(super) fn send_initialize(&mut self, now: Instant, epoch: Epoch) {
         let id = self.next_wire_id();
         let params = session::initialize_params(&self.cfg.client_info, &self.cfg.features);
         self.wire.insert(id.clone(), WireUse::Initialize);
-        self.write(epoch, jsonrpc::encode_request(&id, "initialize", Some(&params)));
+        self.send(now, epoch, Outgoing::Request { id, method: "initialize".into(), params: Some(params) });
         if let Proc::Running { session, .. } = &mut self.proc {
             *session = Session::Initializing;
         }
@@ -268,7 +280,13 @@ impl Connection {
         match outcome {
             Ok(v) => match session::judge_initialize(v) {
                 Ok(info) => {
-                    self.write(epoch, jsonrpc::encode_notification("notifications/initialized", None));
+                    if let Some(link) = self.http.as_mut() {
+                        // `notifications/initialized` already carries the negotiated version.
+                        link.legacy_version = Some(info.protocol_version.clone());
+                    }
+                    let initialized =
+                        Outgoing::Notification { method: "notifications/initialized", params: None };
+                    self.send(now, epoch, initialized);
                     self.ready(now, info);
                 }
                 Err(e) => self.fail_handshake(now, e),
@@ -285,7 +303,10 @@ impl Connection {
         let Some((epoch, probing)) = self.running_epoch() else { return };
         if probing {
             match judge_probe(self.cfg.protocol, ProbeOutcome::Timeout) {
-                ProbeVerdict::Legacy => self.send_initialize(now, epoch),
+                ProbeVerdict::Legacy => {
+                    self.http_abort_probe();
+                    self.send_initialize(now, epoch);
+                }
                 ProbeVerdict::Fail(err) => self.fail_handshake(now, err),
                 ProbeVerdict::Modern(info) => self.ready(now, info),
             }
@@ -299,8 +320,8 @@ impl Connection {
     }
 
     /// The server cannot be spoken to: fail what waits for it and stop the process.
-    fn fail_handshake(&mut self, now: Instant, err: RequestError) {
-        let Some((epoch, _)) = self.running_epoch() else { return };
+    pub(super) fn fail_handshake(&mut self, now: Instant, err: RequestError) {
+        let Some(epoch) = self.current_epoch() else { return };
         let running = matches!(self.proc, Proc::Running { exited: None, .. });
         self.drop_process(now, epoch, running);
         // The host learns the server is gone before the failed requests reach their callers.
@@ -313,6 +334,9 @@ impl Connection {
         self.timers.clear(Timer::Handshake);
         if let Proc::Running { session, .. } = &mut self.proc {
             *session = Session::Ready(info.clone());
+        }
+        if self.http.is_some() {
+            self.http_on_ready(now, info.era, &info.protocol_version);
         }
         self.emit(Event::Connected(info));
         self.pump(now);

@@ -25,7 +25,7 @@ use crate::event::Event;
 use crate::framing::LineFramer;
 use crate::handle::{Counter, Epoch, RequestHandle, ServerRequestHandle};
 use crate::io::{ExitInfo, Io};
-use crate::jsonrpc::WireId;
+use crate::jsonrpc::{self, WireId};
 use crate::request::{Request, RequestOptions, Response};
 use crate::session::{Era, ServerInfo};
 use crate::timers::{Timer, Timers};
@@ -57,6 +57,8 @@ pub struct Connection {
     stdout: LineFramer,
     stderr: LineFramer,
     stderr_tail: VecDeque<String>,
+    /// The HTTP transport state (`None` for stdio).
+    http: Option<Box<http::HttpLink>>,
 }
 
 /// Stderr lines over the limit are shown truncated (their start kept), not dropped.
@@ -106,6 +108,29 @@ enum Session {
     Ready(ServerInfo),
 }
 
+/// One message for the server.
+#[derive(Debug)]
+pub(crate) enum Outgoing {
+    /// A request (it expects a response with this id).
+    Request { id: WireId, method: String, params: Option<serde_json::Value> },
+    /// A notification.
+    Notification { method: &'static str, params: Option<serde_json::Value> },
+    /// An answer to a server-to-client request, already encoded.
+    Response(Vec<u8>),
+}
+
+impl Outgoing {
+    fn encode(&self) -> Vec<u8> {
+        match self {
+            Outgoing::Request { id, method, params } => jsonrpc::encode_request(id, method, params.as_ref()),
+            Outgoing::Notification { method, params } => {
+                jsonrpc::encode_notification(method, params.as_ref())
+            }
+            Outgoing::Response(bytes) => bytes.clone(),
+        }
+    }
+}
+
 /// What a wire id in flight is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum WireUse {
@@ -133,7 +158,6 @@ impl Connection {
         let stdout = LineFramer::new(cfg.limits.max_message_bytes);
         let stderr = stderr_framer(&cfg);
         Self {
-            cfg,
             now: Some(now),
             counters: Counters::default(),
             phase: Phase::Open,
@@ -153,9 +177,11 @@ impl Connection {
             io: VecDeque::new(),
             events: VecDeque::new(),
             dropped_events: 0,
+            http: http::HttpLink::for_config(&cfg).map(Box::new),
             stdout,
             stderr,
             stderr_tail: VecDeque::new(),
+            cfg,
         }
     }
 
@@ -282,6 +308,9 @@ impl Connection {
                 Timer::Handshake => self.on_handshake_timeout(now),
                 Timer::ExitDrain(epoch) => self.on_exit_drain(now, epoch),
                 Timer::Reap(epoch) => self.on_reap_timer(now, epoch),
+                Timer::Retry(h) => self.on_retry_timer(now, h),
+                Timer::HttpReconnect(epoch) => self.on_http_reconnect(now, epoch),
+                Timer::HttpClose => self.on_http_close_timeout(now),
             }
         }
     }
@@ -349,9 +378,13 @@ impl Connection {
         self.emit(Event::Warning(w));
     }
 
-    /// Writes bytes to the current process, if it is running with this epoch.
-    fn write(&mut self, epoch: Epoch, bytes: Vec<u8>) {
-        self.io.push_back(Io::Write { epoch, bytes });
+    /// Sends one message on the current transport: a stdin line, or an HTTP POST.
+    fn send(&mut self, now: Instant, epoch: Epoch, out: Outgoing) {
+        if self.http.is_some() {
+            self.http_send(now, epoch, out);
+        } else {
+            self.io.push_back(Io::Write { epoch, bytes: out.encode() });
+        }
     }
 
     fn remember_finished(&mut self, id: WireId) {
@@ -377,6 +410,7 @@ impl Connection {
     fn finish(&mut self, handle: RequestHandle, result: Result<Response, RequestError>) {
         let Some(op) = self.ops.remove(&handle) else { return };
         self.timers.clear(Timer::Request(handle));
+        self.timers.clear(Timer::Retry(handle));
         self.queue.retain(|h| *h != handle);
         if let Some(token) = &op.progress_token {
             self.progress.remove(&ops::progress_key(token));

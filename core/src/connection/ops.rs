@@ -6,11 +6,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
-use super::{Connection, Proc, Session, WireUse};
+use super::{Connection, Outgoing, Proc, Session, WireUse};
 use crate::error::{CommandError, RequestError, RpcError, Warning};
 use crate::event::Progress;
 use crate::handle::{Epoch, RequestHandle};
-use crate::jsonrpc::{self, RpcErrorObject, WireId};
+use crate::jsonrpc::{RpcErrorObject, WireId};
 use crate::request::{Request, RequestOptions, Response};
 use crate::session::{modern_meta, Era, ServerInfo};
 use crate::timers::Timer;
@@ -30,6 +30,10 @@ pub(super) struct Op {
     pub(super) sent: Option<(Epoch, WireId)>,
     pub(super) progress_token: Option<String>,
     pages: Pages,
+    /// HTTP: transport retries made so far.
+    pub(super) retries: u32,
+    /// HTTP (modern): the one re-issue after a broken response stream was used.
+    pub(super) reissued: bool,
 }
 
 #[derive(Debug, Default)]
@@ -64,6 +68,8 @@ impl Op {
             sent: None,
             progress_token: None,
             pages: Pages::default(),
+            retries: 0,
+            reissued: false,
         }
     }
 
@@ -153,15 +159,13 @@ impl Connection {
             }
             _ => {}
         }
-        let _ = now;
         let (method, params) = self.build(handle, info.era);
         let id = self.next_wire_id();
-        let bytes = jsonrpc::encode_request(&id, &method, params.as_ref());
         self.wire.insert(id.clone(), WireUse::Op(handle));
         if let Some(op) = self.ops.get_mut(&handle) {
-            op.sent = Some((epoch, id));
+            op.sent = Some((epoch, id.clone()));
         }
-        self.write(epoch, bytes);
+        self.send(now, epoch, Outgoing::Request { id, method: method.into_owned(), params });
     }
 
     /// The method and params of a request for the given era.
@@ -368,7 +372,10 @@ impl Connection {
         }
         let items = std::mem::take(&mut op.pages.items);
         let ttl = op.pages.ttl_ms;
-        let response = self.decode_list(method, items);
+        let mut response = self.decode_list(method, items);
+        if let Response::Tools(tools) = &mut response {
+            self.http_exclude_invalid_header_tools(tools);
+        }
         if method == "tools/list" {
             if let Response::Tools(tools) = &response {
                 self.known_tools = Some(tools.clone());
@@ -480,16 +487,28 @@ impl Connection {
         self.finish(handle, Err(RequestError::Timeout { after }));
     }
 
-    /// Tells the server a sent request is no longer wanted (best effort, stdio).
-    pub(super) fn abandon(&mut self, _now: Instant, handle: RequestHandle, reason: &str) {
+    /// Tells the server a sent request is no longer wanted (best effort): on stdio and legacy
+    /// HTTP a `notifications/cancelled`; on modern HTTP closing the response stream is the
+    /// cancellation.
+    pub(super) fn abandon(&mut self, now: Instant, handle: RequestHandle, reason: &str) {
         let Some(op) = self.ops.get(&handle) else { return };
         let Some((epoch, id)) = op.sent.clone() else { return };
         if self.current_epoch() != Some(epoch) || !self.wire.contains_key(&id) {
             return;
         }
+        if self.http.is_some() {
+            // Modern: closing the stream is the cancellation. Closing: the session ends anyway.
+            let modern = self.http_abandon(epoch, &id);
+            if modern || self.phase != super::Phase::Open {
+                return;
+            }
+        }
         let params = json!({"requestId": id.to_value(), "reason": reason});
-        let bytes = jsonrpc::encode_notification("notifications/cancelled", Some(&params));
-        self.write(epoch, bytes);
+        self.send(
+            now,
+            epoch,
+            Outgoing::Notification { method: "notifications/cancelled", params: Some(params) },
+        );
     }
 
     /// Fails every request with the same error (the process went away, or the handshake failed).

@@ -136,6 +136,7 @@ pub(crate) struct Harness {
     events: VecDeque<Event>,
     issued: BTreeSet<RequestHandle>,
     answered: BTreeSet<RequestHandle>,
+    exchanges: BTreeSet<mcp_core::ExchangeId>,
 }
 
 impl Harness {
@@ -151,6 +152,7 @@ impl Harness {
             events: VecDeque::new(),
             issued: BTreeSet::new(),
             answered: BTreeSet::new(),
+            exchanges: BTreeSet::new(),
         };
         h.drain();
         h.assert_quiet();
@@ -182,7 +184,7 @@ impl Harness {
     }
 
     /// Drains every output of the connection, checking the run-loop invariants.
-    fn drain(&mut self) {
+    pub(crate) fn drain(&mut self) {
         loop {
             let mut any = false;
             while let Some(io) = self.conn.poll_io() {
@@ -196,6 +198,15 @@ impl Harness {
                         "a write is exactly one line: {:?}",
                         String::from_utf8_lossy(bytes)
                     );
+                }
+                if let Io::HttpStart { exchange, request } = &io {
+                    assert!(self.exchanges.insert(*exchange), "exchange {exchange} started twice");
+                    for (name, value) in &request.headers {
+                        assert!(
+                            !name.is_empty() && !value.contains(['\r', '\n', '\0']),
+                            "unsafe header {name:?}: {value:?}"
+                        );
+                    }
                 }
                 self.io.push_back(io);
             }
@@ -405,6 +416,11 @@ impl Harness {
         assert_eq!(msg["method"], json!(method), "{msg}");
         assert_eq!(msg["jsonrpc"], json!("2.0"));
         msg
+    }
+
+    /// The pending IO actions, for helpers that pick some out.
+    pub(crate) fn io_queue(&mut self) -> &mut VecDeque<Io> {
+        &mut self.io
     }
 
     /// Takes every pending IO action (writes included, unparsed).

@@ -7,8 +7,10 @@
 //! no deadline at or before `now` remains.
 
 mod harness;
+mod http_harness;
 
 mod era;
+mod http;
 mod inbound;
 mod lifecycle;
 mod lists;

@@ -1,0 +1,337 @@
+//! One HTTP exchange's response: status, bounded decompression, and the body as JSON, as an
+//! event stream, or as an error body.
+
+use crate::config::Limits;
+use crate::error::Warning;
+use crate::gzip::{BodyDecoder, BodyError, ContentEncoding};
+use crate::handle::Epoch;
+use crate::io::HttpHead;
+use crate::jsonrpc::{self, DecodeError, Message, RpcErrorObject, WireId};
+use crate::sse::{SseDecoder, SseItem, SseLimits};
+use crate::text::sanitize_bytes;
+
+/// What an exchange is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// A POSTed message; `id` is set for a request (which expects its response here, except
+    /// on HTTP+SSE). `modern` when it went out under the 2026-07-28 rules.
+    Post { id: Option<WireId>, modern: bool },
+    /// The legacy Streamable HTTP GET stream (server requests and notifications).
+    Listen,
+    /// The HTTP+SSE event stream (the `endpoint` event, then every server message).
+    SseStream,
+    /// Resuming a broken legacy response stream with `Last-Event-ID` (`last`), for the
+    /// `attempts`-th time.
+    Resume { id: WireId, last: String, attempts: u32 },
+    /// The `DELETE` that ends a legacy session.
+    Delete,
+}
+
+impl Role {
+    /// Whether closing this exchange is the whole cancellation of its request (modern).
+    pub(crate) fn is_modern(&self) -> bool {
+        matches!(self, Role::Post { modern: true, .. })
+    }
+
+    /// The request whose response this exchange carries, if any.
+    pub(crate) fn request_id(&self) -> Option<&WireId> {
+        match self {
+            Role::Post { id: Some(id), .. } | Role::Resume { id, .. } => Some(id),
+            _ => None,
+        }
+    }
+}
+
+/// Input for [`Exchange::feed`].
+#[derive(Debug)]
+pub(crate) enum Feed<'a> {
+    /// Nothing new (after the head, or a failure): just report.
+    Nothing,
+    /// Raw body bytes.
+    Bytes(&'a [u8]),
+    /// The body ended.
+    End,
+}
+
+/// Something the body carried.
+#[derive(Debug)]
+pub(crate) enum Item {
+    /// A JSON-RPC message.
+    Message(Message),
+    /// An HTTP+SSE `endpoint` event's data.
+    Endpoint(String),
+}
+
+/// What one feed produced.
+#[derive(Debug, Default)]
+pub(crate) struct Output {
+    pub(crate) items: Vec<Item>,
+    pub(crate) warnings: Vec<Warning>,
+}
+
+/// How an exchange ended.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum End {
+    /// The body ended normally.
+    Complete,
+    /// The transport failed (before the head if [`Exchange::status`] is `None`).
+    Failed(String),
+    /// The body passed a size limit.
+    TooLarge(String),
+    /// The body could not be decoded (corrupt gzip, unknown `Content-Encoding`).
+    BadBody(String),
+}
+
+#[derive(Debug)]
+enum Body {
+    /// No head yet.
+    Waiting,
+    /// A 2xx JSON body, buffered up to `max_message_bytes`.
+    Json(Vec<u8>),
+    /// A 2xx event stream.
+    Events(Box<SseDecoder>),
+    /// An error status: the start of the body, to find a JSON-RPC error in it.
+    Error(Vec<u8>),
+}
+
+/// One exchange in flight.
+#[derive(Debug)]
+pub(crate) struct Exchange {
+    pub(crate) epoch: Epoch,
+    pub(crate) role: Role,
+    status: Option<u16>,
+    www_authenticate: Option<String>,
+    decoder: Option<BodyDecoder>,
+    body: Body,
+    end: Option<End>,
+    /// The response to [`Role::request_id`] arrived.
+    pub(crate) answered: bool,
+    /// The last event id of the stream (to resume it).
+    pub(crate) last_event_id: Option<String>,
+    /// The server's `retry`, clamped, in milliseconds.
+    pub(crate) retry_ms: Option<u64>,
+    /// Any body byte arrived on a 2xx response.
+    pub(crate) got_bytes: bool,
+    max_message: usize,
+    max_decompressed: usize,
+    max_error_body: usize,
+}
+
+impl Exchange {
+    pub(crate) fn new(epoch: Epoch, role: Role, limits: &Limits) -> Self {
+        Self {
+            epoch,
+            role,
+            status: None,
+            www_authenticate: None,
+            decoder: None,
+            body: Body::Waiting,
+            end: None,
+            answered: false,
+            last_event_id: None,
+            retry_ms: None,
+            got_bytes: false,
+            max_message: limits.max_message_bytes,
+            max_decompressed: limits.max_decompressed_body_bytes,
+            max_error_body: limits.max_error_body_bytes,
+        }
+    }
+
+    /// The response status, once the head arrived.
+    pub(crate) fn status(&self) -> Option<u16> {
+        self.status
+    }
+
+    /// The `WWW-Authenticate` header of the response.
+    pub(crate) fn www_authenticate(&self) -> Option<&str> {
+        self.www_authenticate.as_deref()
+    }
+
+    /// How it ended, once it did.
+    pub(crate) fn finished(&self) -> Option<&End> {
+        self.end.as_ref()
+    }
+
+    /// The head arrived: pick how to read the body.
+    pub(crate) fn on_head(&mut self, head: &HttpHead) {
+        if self.status.is_some() || self.end.is_some() {
+            return;
+        }
+        self.status = Some(head.status);
+        self.www_authenticate = head.header("www-authenticate").map(str::to_owned);
+        let success = (200..300).contains(&head.status);
+        let cap = if success { self.max_decompressed } else { self.max_error_body.saturating_mul(64) };
+        match ContentEncoding::from_header(head.header("content-encoding")) {
+            Ok(encoding) => self.decoder = Some(BodyDecoder::new(encoding, cap)),
+            Err(e) => {
+                self.end = Some(End::BadBody(e.to_string()));
+                return;
+            }
+        }
+        let content_type = head.header("content-type").unwrap_or("").to_ascii_lowercase();
+        self.body = if !success {
+            Body::Error(Vec::new())
+        } else if content_type.trim_start().starts_with("text/event-stream") {
+            Body::Events(Box::new(SseDecoder::new(SseLimits {
+                max_event_bytes: self.max_message,
+                ..SseLimits::default()
+            })))
+        } else {
+            Body::Json(Vec::new())
+        };
+    }
+
+    /// The transport failed.
+    pub(crate) fn fail(&mut self, detail: String) {
+        if self.end.is_none() {
+            self.end = Some(End::Failed(detail));
+        }
+    }
+
+    /// Pushes input through the decoders.
+    pub(crate) fn feed(&mut self, input: Feed<'_>) -> Output {
+        let mut out = Output::default();
+        if self.end.is_some() {
+            return out;
+        }
+        let decoded = match (input, self.decoder.as_mut()) {
+            (Feed::Nothing, _) => return out,
+            (Feed::Bytes(_) | Feed::End, None) => {
+                // Body bytes without a head: a runtime bug; end the exchange cleanly.
+                self.end = Some(End::Failed("body data before the response head".into()));
+                return out;
+            }
+            (Feed::Bytes(bytes), Some(d)) => d.push(bytes).map(|b| (b, false)),
+            (Feed::End, Some(d)) => d.finish().map(|b| (b, true)),
+        };
+        match decoded {
+            Ok((bytes, at_end)) => {
+                self.take(&bytes, &mut out);
+                if at_end && self.end.is_none() {
+                    self.finish_body(&mut out);
+                }
+            }
+            Err(BodyError::TooLarge { limit }) => {
+                self.end = Some(End::TooLarge(format!(
+                    "the response body passed {limit} bytes after decompression"
+                )));
+            }
+            Err(e) => self.end = Some(End::BadBody(e.to_string())),
+        }
+        out
+    }
+
+    fn take(&mut self, bytes: &[u8], out: &mut Output) {
+        if bytes.is_empty() {
+            return;
+        }
+        match &mut self.body {
+            Body::Waiting => {}
+            Body::Error(buf) => {
+                let room = self.max_error_body.saturating_sub(buf.len());
+                buf.extend_from_slice(&bytes[..bytes.len().min(room)]);
+            }
+            Body::Json(buf) => {
+                self.got_bytes = true;
+                if buf.len() + bytes.len() > self.max_message {
+                    let limit = self.max_message;
+                    self.end = Some(End::TooLarge(format!("a JSON response body passed {limit} bytes")));
+                    return;
+                }
+                buf.extend_from_slice(bytes);
+            }
+            Body::Events(sse) => {
+                self.got_bytes = true;
+                sse.push(bytes);
+                self.drain_events(out);
+            }
+        }
+    }
+
+    fn finish_body(&mut self, out: &mut Output) {
+        match &mut self.body {
+            Body::Json(buf) => {
+                let buf = std::mem::take(buf);
+                if !buf.iter().all(u8::is_ascii_whitespace) {
+                    self.decode_into(&buf, out);
+                }
+            }
+            Body::Events(sse) => {
+                sse.finish();
+                self.drain_events(out);
+            }
+            Body::Waiting | Body::Error(_) => {}
+        }
+        self.end = Some(End::Complete);
+    }
+
+    fn drain_events(&mut self, out: &mut Output) {
+        loop {
+            let Body::Events(sse) = &mut self.body else { return };
+            let Some(item) = sse.next_event() else { return };
+            match item {
+                SseItem::Event(ev) => {
+                    if ev.id.is_some() {
+                        self.last_event_id = ev.id.clone();
+                    }
+                    match ev.event.as_str() {
+                        "endpoint" => out.items.push(Item::Endpoint(ev.data)),
+                        "message" if !ev.data.trim().is_empty() => self.decode_into(ev.data.as_bytes(), out),
+                        // Priming events (an id, no data) and other event types carry no message.
+                        _ => {}
+                    }
+                }
+                SseItem::Retry(ms) => self.retry_ms = Some(ms),
+                SseItem::Comment => {}
+                SseItem::Overflow { dropped } => {
+                    out.warnings.push(Warning::OversizeMessage { len: dropped, limit: self.max_message })
+                }
+            }
+        }
+    }
+
+    fn decode_into(&mut self, bytes: &[u8], out: &mut Output) {
+        let request_id = self.role.request_id().cloned();
+        for msg in jsonrpc::decode(bytes) {
+            match msg {
+                Ok(mut m) => {
+                    if let Some(rid) = &request_id {
+                        // An error without id in the response to one request is about it.
+                        if let Message::Error { id: id @ None, .. } = &mut m {
+                            *id = Some(rid.clone());
+                        }
+                        if matches!(&m, Message::Result { id, .. } | Message::Error { id: Some(id), .. } if id == rid)
+                        {
+                            self.answered = true;
+                        }
+                    }
+                    out.items.push(Item::Message(m));
+                }
+                Err(DecodeError::NotJson(_)) => {
+                    let excerpt = sanitize_bytes(&bytes[..bytes.len().min(200)], 200);
+                    out.warnings.push(Warning::NonJsonLine { excerpt });
+                }
+                Err(DecodeError::Invalid(reason)) => {
+                    out.warnings.push(Warning::InvalidMessage { reason: reason.into() })
+                }
+            }
+        }
+    }
+
+    /// For an error status: the JSON-RPC error in the body, if there is one.
+    pub(crate) fn error_body(&self) -> Option<RpcErrorObject> {
+        let Body::Error(buf) = &self.body else { return None };
+        jsonrpc::decode(buf).into_iter().find_map(|m| match m {
+            Ok(Message::Error { error, .. }) => Some(error),
+            _ => None,
+        })
+    }
+
+    /// For an error status: the start of the body as text, sanitised.
+    pub(crate) fn error_text(&self) -> String {
+        match &self.body {
+            Body::Error(buf) if !buf.is_empty() => sanitize_bytes(&buf[..buf.len().min(500)], 500),
+            _ => "(no body)".into(),
+        }
+    }
+}

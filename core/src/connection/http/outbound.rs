@@ -1,0 +1,137 @@
+//! The HTTP requests of each transport and era: URL, headers, body.
+
+use serde_json::Value;
+
+use super::super::{Connection, Outgoing};
+use crate::config::MODERN_VERSION;
+use crate::headers::{self, MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION};
+use crate::io::{HttpMethod, HttpRequest};
+use crate::mcp_servers::TransportKind;
+
+/// Headers the protocol sets; a configured header of the same name is not sent.
+const PROTOCOL_HEADERS: [&str; 8] = [
+    "content-type",
+    "accept",
+    "accept-encoding",
+    "mcp-protocol-version",
+    "mcp-session-id",
+    "mcp-method",
+    "mcp-name",
+    "last-event-id",
+];
+
+impl Connection {
+    /// The POST carrying one message.
+    pub(super) fn post_request(&self, out: &Outgoing, modern: bool) -> HttpRequest {
+        let link = self.http.as_deref().expect("an HTTP connection");
+        let kind = link.kind();
+        let mut headers = self.user_headers(modern);
+        headers.push(("Content-Type".into(), "application/json".into()));
+        let accept = match kind {
+            TransportKind::PlainHttp => "application/json",
+            _ => "application/json, text/event-stream",
+        };
+        headers.push(("Accept".into(), accept.into()));
+        if kind != TransportKind::Sse {
+            headers.push(("Accept-Encoding".into(), "gzip".into()));
+        }
+        if modern {
+            headers.push((MCP_PROTOCOL_VERSION.into(), MODERN_VERSION.into()));
+            let (method, params) = match out {
+                Outgoing::Request { method, params, .. } => (Some(method.as_str()), params.as_ref()),
+                Outgoing::Notification { method, params } => (Some(*method), params.as_ref()),
+                Outgoing::Response(_) => (None, None),
+            };
+            if let Some(method) = method {
+                headers.push((MCP_METHOD.into(), headers::encode_header_value(method)));
+                let params = params.unwrap_or(&Value::Null);
+                if let Some(name) = headers::mcp_name(method, params) {
+                    headers.push((MCP_NAME.into(), name));
+                }
+                if method == "tools/call" {
+                    headers.extend(self.param_headers_for(params));
+                }
+            }
+        } else {
+            self.legacy_headers(&mut headers);
+        }
+        HttpRequest {
+            method: HttpMethod::Post,
+            url: link.post_url.clone(),
+            headers,
+            body: out.encode(),
+            connect_timeout: self.cfg.timeouts.http_connect,
+        }
+    }
+
+    /// A GET opening an event stream (HTTP+SSE, the legacy listen stream, or a resumption).
+    pub(super) fn stream_request(&self, method: HttpMethod, last_event_id: Option<&str>) -> HttpRequest {
+        let link = self.http.as_deref().expect("an HTTP connection");
+        let mut headers = self.user_headers(false);
+        headers.push(("Accept".into(), "text/event-stream".into()));
+        self.legacy_headers(&mut headers);
+        if let Some(id) = last_event_id {
+            headers.push(("Last-Event-ID".into(), id.to_owned()));
+        }
+        HttpRequest {
+            method,
+            url: link.base_url().to_owned(),
+            headers,
+            body: Vec::new(),
+            connect_timeout: self.cfg.timeouts.http_connect,
+        }
+    }
+
+    /// The DELETE ending a legacy session.
+    pub(super) fn delete_request(&self, session: &str) -> HttpRequest {
+        let link = self.http.as_deref().expect("an HTTP connection");
+        let mut headers = self.user_headers(false);
+        if let Some(v) = &link.legacy_version {
+            headers.push((MCP_PROTOCOL_VERSION.into(), v.clone()));
+        }
+        headers.push(("Mcp-Session-Id".into(), session.to_owned()));
+        HttpRequest {
+            method: HttpMethod::Delete,
+            url: link.base_url().to_owned(),
+            headers,
+            body: Vec::new(),
+            connect_timeout: self.cfg.timeouts.http_connect,
+        }
+    }
+
+    /// Configured headers, minus those the protocol sets (and, in a modern session, minus the
+    /// `Mcp-Param-*` namespace).
+    fn user_headers(&self, modern: bool) -> Vec<(String, String)> {
+        let link = self.http.as_deref().expect("an HTTP connection");
+        let mut out = headers::filter_user_headers(&link.cfg.headers, modern);
+        out.retain(|(name, _)| !PROTOCOL_HEADERS.iter().any(|p| name.eq_ignore_ascii_case(p)));
+        out
+    }
+
+    /// `MCP-Protocol-Version` (once negotiated) and `Mcp-Session-Id` (once assigned).
+    fn legacy_headers(&self, headers: &mut Vec<(String, String)>) {
+        let link = self.http.as_deref().expect("an HTTP connection");
+        if let Some(v) = &link.legacy_version {
+            headers.push((MCP_PROTOCOL_VERSION.into(), v.clone()));
+        }
+        if let Some(s) = &link.session_id {
+            headers.push(("Mcp-Session-Id".into(), s.clone()));
+        }
+    }
+
+    /// `Mcp-Param-*` headers of a modern `tools/call`, from the tool's `x-mcp-header`
+    /// annotations (when the tool is known from `tools/list`).
+    fn param_headers_for(&self, params: &Value) -> Vec<(String, String)> {
+        let Some(name) = params.get("name").and_then(Value::as_str) else { return Vec::new() };
+        let Some(tool) = self.known_tools().and_then(|ts| ts.iter().find(|t| t.name == name)) else {
+            return Vec::new();
+        };
+        match headers::param_headers(&tool.input_schema) {
+            Ok(annotations) => {
+                let arguments = params.get("arguments").unwrap_or(&Value::Null);
+                headers::param_header_values(&annotations, arguments)
+            }
+            Err(_) => Vec::new(),
+        }
+    }
+}

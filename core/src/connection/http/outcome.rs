@@ -1,0 +1,442 @@
+//! What the end of an exchange means: the handshake's fallbacks, request errors, retries,
+//! the modern re-issue, legacy resumption, session expiry, and the event streams' reconnection.
+
+use std::time::{Duration, Instant};
+
+use super::super::{Connection, Proc, WireUse};
+use super::exchange::{End, Exchange, Role};
+use super::{Listen, MAX_RESUMES};
+use crate::config::ProtocolMode;
+use crate::error::{RequestError, RpcError, Warning};
+use crate::event::Event;
+use crate::handle::{Epoch, ExchangeId, RequestHandle};
+use crate::jsonrpc::{Message, WireId};
+use crate::mcp_servers::TransportKind;
+use crate::request::Request;
+use crate::timers::Timer;
+
+/// Failed reconnections of the legacy GET stream before it is given up.
+const MAX_LISTEN_FAILURES: u32 = 5;
+/// Longest backoff between retries of a request.
+const MAX_RETRY_DELAY: Duration = Duration::from_secs(30);
+
+/// An exchange that ended without carrying the response its request waited for, classified.
+#[derive(Debug)]
+enum Failure {
+    /// No response head: connecting or sending failed.
+    Transport(String),
+    /// A 2xx response whose stream ended (or broke) before the result.
+    Broken(String),
+    /// The body passed a limit.
+    TooLarge(String),
+    /// An error status with a JSON-RPC error in its body (401/403 excepted).
+    Rpc(u16, RpcError),
+    /// 401 or 403.
+    Unauthorized(u16, Option<RpcError>),
+    /// 404 on a legacy session.
+    SessionGone,
+    /// 5xx without a JSON-RPC error.
+    Server(u16, String),
+    /// Any other status.
+    Status(u16, String),
+}
+
+impl Failure {
+    fn into_error(self, x: &Exchange) -> RequestError {
+        match self {
+            Failure::Transport(detail) => RequestError::TransportClosed { detail },
+            Failure::Broken(detail) => RequestError::StreamClosed { detail },
+            Failure::TooLarge(detail) => RequestError::ResponseTooLarge { detail },
+            Failure::Rpc(_, e) => RequestError::Rpc(e),
+            Failure::Unauthorized(status, rpc) => RequestError::Unauthorized {
+                status,
+                challenges: x
+                    .www_authenticate()
+                    .map(crate::headers::parse_www_authenticate)
+                    .unwrap_or_default(),
+                rpc,
+            },
+            Failure::SessionGone => RequestError::SessionExpired,
+            Failure::Server(status, detail) => RequestError::TransientServer { status, detail },
+            Failure::Status(status, detail) => RequestError::Http { status, detail },
+        }
+    }
+}
+
+impl Connection {
+    /// Classifies an exchange that ended without the awaited response.
+    fn classify(&self, x: &Exchange) -> Failure {
+        let end = x.finished().cloned().unwrap_or(End::Complete);
+        let status = match (x.status(), &end) {
+            (_, End::TooLarge(detail)) => return Failure::TooLarge(detail.clone()),
+            (None, End::Failed(detail) | End::BadBody(detail)) => return Failure::Transport(detail.clone()),
+            (None, End::Complete) => return Failure::Transport("no response".into()),
+            (Some(s), _) => s,
+        };
+        if (200..300).contains(&status) {
+            return Failure::Broken(match end {
+                End::Failed(d) | End::BadBody(d) => format!("the response stream broke: {d}"),
+                _ => format!("HTTP {status}: the response ended without a result"),
+            });
+        }
+        let rpc = x.error_body().map(|e| RpcError { code: e.code, message: e.message, data: e.data });
+        let legacy_session = self.http.as_ref().is_some_and(|l| l.session_id.is_some());
+        match (status, rpc) {
+            (401 | 403, rpc) => Failure::Unauthorized(status, rpc),
+            (404, _) if legacy_session => Failure::SessionGone,
+            (_, Some(e)) => Failure::Rpc(status, e),
+            (500..=599, None) => Failure::Server(status, x.error_text()),
+            (_, None) => Failure::Status(status, x.error_text()),
+        }
+    }
+
+    /// An exchange ended (normally or not): act on what it means.
+    pub(super) fn on_exchange_done(&mut self, now: Instant, exchange: ExchangeId, x: Exchange) {
+        if x.role == Role::Delete {
+            if self.http.as_ref().is_some_and(|l| l.closing == Some(exchange)) {
+                self.link().closing = None;
+                self.timers.clear(Timer::HttpClose);
+                self.maybe_closed();
+            }
+            return;
+        }
+        if self.current_epoch() != Some(x.epoch) {
+            return;
+        }
+        match x.role.clone() {
+            Role::Post { id: Some(id), .. } => self.on_request_exchange_done(now, id, &x),
+            Role::Post { id: None, .. } => self.on_message_exchange_done(now, &x),
+            Role::Resume { id, last, attempts } => self.on_resume_done(now, id, last, attempts, &x),
+            Role::Listen => self.on_listen_done(now, &x),
+            Role::SseStream => self.on_sse_stream_done(now, &x),
+            Role::Delete => {}
+        }
+    }
+
+    /// A POSTed notification or answer ended: only a failure is worth reporting.
+    fn on_message_exchange_done(&mut self, now: Instant, x: &Exchange) {
+        if matches!(x.finished(), Some(End::Complete)) && x.status().is_some_and(|s| (200..300).contains(&s))
+        {
+            return;
+        }
+        match self.classify(x) {
+            Failure::SessionGone => self.on_session_expired(now, x.epoch),
+            f => {
+                let detail = format!("a message the client posted was not delivered: {}", f.into_error(x));
+                self.warn(Warning::Http { detail });
+            }
+        }
+    }
+
+    /// A POSTed request's exchange ended without its response (or with it: then nothing to do).
+    fn on_request_exchange_done(&mut self, now: Instant, id: WireId, x: &Exchange) {
+        if x.answered {
+            return;
+        }
+        let Some(usage) = self.wire.get(&id).copied() else { return };
+        let sse_transport = self.http.as_ref().is_some_and(|l| l.kind() == TransportKind::Sse);
+        let accepted = x.status().is_some_and(|s| (200..300).contains(&s));
+        if sse_transport && accepted && matches!(x.finished(), Some(End::Complete)) {
+            // HTTP+SSE: the response comes on the event stream.
+            return;
+        }
+        let failure = self.classify(x);
+        match usage {
+            WireUse::Probe => self.on_probe_failed(now, id, failure, x),
+            WireUse::Initialize => self.on_initialize_failed(now, id, failure, x),
+            WireUse::Op(handle) => self.on_op_failed(now, handle, id, failure, x),
+        }
+    }
+
+    /// The modern probe got no JSON-RPC answer: a 4xx without a modern error body, or a body
+    /// that is not an answer, means a legacy server.
+    fn on_probe_failed(&mut self, now: Instant, id: WireId, failure: Failure, x: &Exchange) {
+        match failure {
+            Failure::Rpc(_, e) => {
+                self.deliver(now, id, Err(e));
+            }
+            f @ (Failure::Transport(_)
+            | Failure::TooLarge(_)
+            | Failure::Unauthorized(..)
+            | Failure::Server(..)) => {
+                let err = f.into_error(x);
+                self.fail_handshake(now, handshake_error(err));
+            }
+            Failure::Broken(_) | Failure::Status(..) | Failure::SessionGone => {
+                self.forget_wire(&id);
+                if self.cfg.protocol == ProtocolMode::Modern {
+                    let detail = "the server did not answer server/discover (HTTP)".into();
+                    self.fail_handshake(now, RequestError::ModernRequired { detail });
+                    return;
+                }
+                if let Some(epoch) = self.current_epoch() {
+                    self.timers.clear(Timer::Handshake);
+                    self.send_initialize(now, epoch);
+                }
+            }
+        }
+    }
+
+    /// The legacy `initialize` got no answer: a 4xx means this is not the transport (try the
+    /// next one); anything else fails the handshake.
+    fn on_initialize_failed(&mut self, now: Instant, id: WireId, failure: Failure, x: &Exchange) {
+        match failure {
+            Failure::Rpc(status, e) if !self.has_next_kind() || !(400..500).contains(&status) => {
+                self.deliver(now, id, Err(e));
+            }
+            Failure::Rpc(..) | Failure::Status(..) | Failure::Broken(_) | Failure::SessionGone
+                if self.has_next_kind() =>
+            {
+                self.next_kind(now);
+            }
+            f => {
+                let err = f.into_error(x);
+                self.fail_handshake(now, handshake_error(err));
+            }
+        }
+    }
+
+    fn has_next_kind(&self) -> bool {
+        self.http.as_ref().is_some_and(|l| l.has_next_kind())
+    }
+
+    /// Gives up on the transport being tried and opens the next one.
+    fn next_kind(&mut self, now: Instant) {
+        let Some(epoch) = self.current_epoch() else { return };
+        self.drop_process(now, epoch, false);
+        self.link().kind_at += 1;
+        self.spawn(now);
+    }
+
+    /// A host request's exchange ended without its response.
+    fn on_op_failed(
+        &mut self,
+        now: Instant,
+        handle: RequestHandle,
+        id: WireId,
+        failure: Failure,
+        x: &Exchange,
+    ) {
+        let Some(op) = self.ops.get(&handle) else { return };
+        let is_tool_call = matches!(op.request, Request::CallTool { .. });
+        let retries_left = op.retries < self.link().cfg.retries;
+        let modern = x.role.is_modern();
+        match failure {
+            Failure::Rpc(_, e) => self.deliver(now, id, Err(e)),
+            Failure::SessionGone => self.on_session_expired(now, x.epoch),
+            Failure::Transport(_) | Failure::Server(..) if retries_left && !is_tool_call => {
+                self.forget_wire(&id);
+                self.schedule_retry(now, handle);
+            }
+            Failure::Broken(detail) if modern => {
+                let reissued = std::mem::replace(&mut self.ops.get_mut(&handle).expect("op").reissued, true);
+                self.forget_wire(&id);
+                if reissued {
+                    let detail = format!("{detail} (after the one re-issue)");
+                    self.finish(handle, Err(RequestError::StreamClosed { detail }));
+                } else {
+                    self.queue.push_front(handle);
+                    self.pump(now);
+                }
+            }
+            Failure::Broken(detail) => match x.last_event_id.clone() {
+                Some(last)
+                    if self.http.as_ref().is_some_and(|l| l.kind() == TransportKind::StreamableHttp) =>
+                {
+                    self.note_retry_ms(x);
+                    self.link().resumes.push((id, last, 1));
+                    self.schedule_reconnect(now, x.epoch);
+                }
+                _ => self.finish(handle, Err(RequestError::StreamClosed { detail })),
+            },
+            f => {
+                let err = f.into_error(x);
+                self.finish(handle, Err(err));
+            }
+        }
+    }
+
+    /// A resumption of a broken legacy response stream ended.
+    fn on_resume_done(&mut self, now: Instant, id: WireId, last: String, attempts: u32, x: &Exchange) {
+        if x.answered {
+            return;
+        }
+        let Some(WireUse::Op(handle)) = self.wire.get(&id).copied() else { return };
+        match self.classify(x) {
+            Failure::SessionGone => self.on_session_expired(now, x.epoch),
+            Failure::Broken(_) | Failure::Transport(_) if attempts < MAX_RESUMES => {
+                // A resumption that carried no event keeps the id it resumed from.
+                let last = x.last_event_id.clone().unwrap_or(last);
+                self.note_retry_ms(x);
+                self.link().resumes.push((id, last, attempts + 1));
+                self.schedule_reconnect(now, x.epoch);
+            }
+            f => {
+                let err = match f {
+                    Failure::Broken(d) | Failure::Transport(d) => {
+                        RequestError::StreamClosed { detail: format!("{d} (after {attempts} resumptions)") }
+                    }
+                    other => other.into_error(x),
+                };
+                self.finish(handle, Err(err));
+            }
+        }
+    }
+
+    /// The legacy GET stream ended: reconnect (with `Last-Event-ID`), or give up on it.
+    fn on_listen_done(&mut self, now: Instant, x: &Exchange) {
+        let status = x.status();
+        if status == Some(404) && self.link().session_id.is_some() {
+            self.on_session_expired(now, x.epoch);
+            return;
+        }
+        self.note_retry_ms(x);
+        let link = self.link();
+        if x.last_event_id.is_some() {
+            link.listen_event_id = x.last_event_id.clone();
+        }
+        let healthy = status.is_some_and(|s| (200..300).contains(&s)) && x.got_bytes;
+        match status {
+            // The server offers no GET stream.
+            Some(405) => {
+                link.listen = Listen::Unsupported;
+                return;
+            }
+            Some(s) if !(200..300).contains(&s) && s != 429 && s < 500 => {
+                link.listen = Listen::Unsupported;
+                let detail = format!(
+                    "the server refused the event stream (HTTP {s}); server requests will not arrive"
+                );
+                self.warn(Warning::Http { detail });
+                return;
+            }
+            _ => {}
+        }
+        link.listen_failures = if healthy { 0 } else { link.listen_failures + 1 };
+        if link.listen_failures > MAX_LISTEN_FAILURES {
+            link.listen = Listen::Unsupported;
+            let detail = format!("gave up reopening the event stream after {MAX_LISTEN_FAILURES} failures");
+            self.warn(Warning::Http { detail });
+            return;
+        }
+        link.listen = Listen::Waiting;
+        self.schedule_reconnect(now, x.epoch);
+    }
+
+    /// The HTTP+SSE event stream ended: before the `endpoint` event the transport failed;
+    /// afterwards the session is lost (requests in flight fail; the next one reconnects).
+    fn on_sse_stream_done(&mut self, now: Instant, x: &Exchange) {
+        if matches!(self.proc, Proc::Starting { .. }) {
+            let failure = self.classify(x);
+            match failure {
+                Failure::Status(..) | Failure::Rpc(..) | Failure::Broken(_) if self.has_next_kind() => {
+                    self.next_kind(now);
+                }
+                f => {
+                    let err = match f {
+                        Failure::Broken(_) => RequestError::Handshake {
+                            detail: "the HTTP+SSE stream ended before its endpoint event".into(),
+                        },
+                        other => handshake_error(other.into_error(x)),
+                    };
+                    self.fail_handshake(now, err);
+                }
+            }
+            return;
+        }
+        let detail = match x.finished() {
+            Some(End::Failed(d) | End::BadBody(d) | End::TooLarge(d)) => {
+                format!("the HTTP+SSE event stream broke: {d}")
+            }
+            _ => "the HTTP+SSE event stream ended".into(),
+        };
+        self.lose(now, x.epoch, detail, false);
+    }
+
+    /// A legacy session expired (404): start a new one. Requests in flight on it are re-sent
+    /// there, except `tools/call`, which fails with [`RequestError::SessionExpired`].
+    fn on_session_expired(&mut self, now: Instant, epoch: Epoch) {
+        if self.current_epoch() != Some(epoch) {
+            return;
+        }
+        let in_flight: Vec<RequestHandle> = self
+            .ops
+            .iter()
+            .filter(|(_, op)| op.sent.as_ref().is_some_and(|(e, _)| *e == epoch))
+            .map(|(h, _)| *h)
+            .collect();
+        self.link().session_id = None;
+        self.drop_process(now, epoch, false);
+        self.emit(Event::Disconnected { reason: RequestError::SessionExpired });
+        for handle in in_flight.into_iter().rev() {
+            let tool_call =
+                self.ops.get(&handle).is_some_and(|op| matches!(op.request, Request::CallTool { .. }));
+            if tool_call {
+                self.finish(handle, Err(RequestError::SessionExpired));
+            } else {
+                self.queue.push_front(handle);
+            }
+        }
+        self.pump(now);
+    }
+
+    /// Waits before re-sending a request that failed in transport or with 5xx.
+    fn schedule_retry(&mut self, now: Instant, handle: RequestHandle) {
+        let Some(op) = self.ops.get_mut(&handle) else { return };
+        op.sent = None;
+        op.retries += 1;
+        let shift = (op.retries - 1).min(16);
+        let link = self.http.as_deref_mut().expect("an HTTP connection");
+        let base = link.cfg.retry_delay.saturating_mul(1 << shift).min(MAX_RETRY_DELAY);
+        let delay = link.jittered(base);
+        self.timers.set(Timer::Retry(handle), now + delay);
+    }
+
+    /// A retry's wait is over: send the request again.
+    pub(in crate::connection) fn on_retry_timer(&mut self, now: Instant, handle: RequestHandle) {
+        if self.ops.get(&handle).is_some_and(|op| op.sent.is_none()) && !self.queue.contains(&handle) {
+            self.queue.push_back(handle);
+            self.pump(now);
+        }
+    }
+
+    /// Hands a JSON-RPC error from an HTTP error body to whoever waits for `id`.
+    fn deliver(&mut self, now: Instant, id: WireId, outcome: Result<serde_json::Value, RpcError>) {
+        let Some(epoch) = self.current_epoch() else { return };
+        let msg = match outcome {
+            Ok(result) => Message::Result { id, result },
+            Err(e) => Message::Error {
+                id: Some(id),
+                error: crate::jsonrpc::RpcErrorObject { code: e.code, message: e.message, data: e.data },
+            },
+        };
+        self.on_message(now, epoch, msg);
+    }
+
+    /// Drops a wire id that will get no response.
+    fn forget_wire(&mut self, id: &WireId) {
+        if let Some(WireUse::Op(h)) = self.wire.remove(id) {
+            if let Some(op) = self.ops.get_mut(&h) {
+                op.sent = None;
+            }
+        }
+        self.remember_finished(id.clone());
+    }
+
+    fn note_retry_ms(&mut self, x: &Exchange) {
+        if let Some(ms) = x.retry_ms {
+            self.link().retry_ms = Some(ms);
+        }
+    }
+}
+
+/// Handshake failures keep their HTTP meaning (401 stays `Unauthorized`); transport ones say
+/// they happened during the handshake.
+fn handshake_error(err: RequestError) -> RequestError {
+    match err {
+        RequestError::TransportClosed { detail } => {
+            RequestError::TransportClosed { detail: format!("connecting to the server failed: {detail}") }
+        }
+        other => other,
+    }
+}

@@ -1,0 +1,567 @@
+//! The HTTP transports, against a scripted server: era detection, headers, streams, errors,
+//! retries, the modern re-issue, legacy sessions (expiry, resumption, GET stream, DELETE),
+//! HTTP+SSE and bounded bodies.
+
+use serde_json::json;
+
+use mcp_core::mcp_servers::TransportKind;
+use mcp_core::{Era, Event, HttpMethod, Request, RequestError, Response, Warning, MODERN_VERSION};
+
+use crate::harness::{call, discover_ok, init_result, ms, secs, text_result, tools_page, Harness};
+use crate::http_harness::{error_for, gzip, http_config, legacy_http, modern_http, result_for, sse_message};
+
+fn tool_text(r: Response) -> String {
+    match r {
+        Response::ToolResult(t) => match &t.content[..] {
+            [mcp_core::types::ContentBlock::Text(t)] => t.text.clone(),
+            other => panic!("unexpected content {other:?}"),
+        },
+        other => panic!("expected a tool result, got {other:?}"),
+    }
+}
+
+// ----- modern ------------------------------------------------------------------------------
+
+#[test]
+fn modern_probe_and_request_headers() {
+    let mut h = Harness::new(http_config("http://srv.test/mcp", &[]));
+    let c = h.request(Request::Connect);
+    let probe = h.expect_http("server/discover");
+    assert_eq!(probe.req.url, "http://srv.test/mcp");
+    assert_eq!(probe.header("MCP-Protocol-Version"), Some(MODERN_VERSION));
+    assert_eq!(probe.header("Mcp-Method"), Some("server/discover"));
+    assert_eq!(probe.header("Content-Type"), Some("application/json"));
+    assert_eq!(probe.header("Accept"), Some("application/json, text/event-stream"));
+    assert_eq!(probe.header("Accept-Encoding"), Some("gzip"));
+    assert_eq!(probe.header("Mcp-Session-Id"), None);
+    h.reply_http(&probe, discover_ok());
+    assert_eq!(h.take_connected().era, Era::Modern);
+    h.ok(c);
+    assert_eq!(h.conn.http_transport(), Some(TransportKind::StreamableHttp));
+
+    let t = h.request(call("echo", json!({"text": "hi"})));
+    let sent = h.expect_http("tools/call");
+    assert_eq!(sent.header("Mcp-Method"), Some("tools/call"));
+    assert_eq!(sent.header("Mcp-Name"), Some("echo"));
+    assert_eq!(sent.header("MCP-Protocol-Version"), Some(MODERN_VERSION));
+    assert!(sent.json()["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"].is_string());
+    h.reply_http(&sent, text_result("hi"));
+    assert_eq!(tool_text(h.ok(t)), "hi");
+    h.assert_all_answered();
+}
+
+#[test]
+fn modern_result_on_an_event_stream_with_progress_closes_the_stream() {
+    let mut h = modern_http();
+    let t = h.request_opts(
+        call("slow", json!({})),
+        mcp_core::RequestOptions { progress: true, ..Default::default() },
+    );
+    let sent = h.expect_http("tools/call");
+    let token = sent.json()["params"]["_meta"]["progressToken"].clone();
+    let progress = json!({"jsonrpc": "2.0", "method": "notifications/progress",
+        "params": {"progressToken": token, "progress": 1, "total": 2}});
+    h.sse_open(sent.id, &sse_message(Some("e1"), &progress));
+    assert!(h.take_event(|e| matches!(e, Event::Progress { .. })).is_some());
+    // The result, split across chunks.
+    let msg = sse_message(Some("e2"), &result_for(&sent.json(), text_result("done")));
+    let (a, b) = msg.as_bytes().split_at(10);
+    h.body(sent.id, a);
+    assert!(!h.has_response(t));
+    h.body(sent.id, b);
+    assert_eq!(tool_text(h.ok(t)), "done");
+    assert_eq!(h.aborted(), vec![sent.id], "the stream is closed once the result is in");
+    // A late failure report for the closed exchange changes nothing.
+    h.http_fail(sent.id, "reset");
+    assert!(h.started_http().is_empty());
+}
+
+#[test]
+fn modern_cancel_closes_the_stream_without_a_notification() {
+    let mut h = modern_http();
+    let t = h.request(call("slow", json!({})));
+    let sent = h.expect_http("tools/call");
+    h.sse_open(sent.id, "");
+    assert!(h.cancel(t));
+    assert!(matches!(h.err(t), RequestError::Cancelled));
+    assert_eq!(h.aborted(), vec![sent.id]);
+    assert!(h.started_http().is_empty(), "no notifications/cancelled in the modern era");
+}
+
+#[test]
+fn modern_broken_stream_is_reissued_once_then_fails() {
+    let mut h = modern_http();
+    let t = h.request(call("slow", json!({})));
+    let first = h.expect_http("tools/call");
+    h.sse_open(first.id, ": started\n\n");
+    h.http_fail(first.id, "connection reset");
+    let second = h.expect_http("tools/call");
+    assert_ne!(first.json()["id"], second.json()["id"], "the re-issue has a new id");
+    assert!(!h.has_response(t));
+    h.sse_open(second.id, "");
+    h.end(second.id);
+    match h.err(t) {
+        RequestError::StreamClosed { detail } => assert!(detail.contains("re-issue"), "{detail}"),
+        other => panic!("expected StreamClosed, got {other:?}"),
+    }
+    assert!(h.started_http().is_empty(), "only one re-issue");
+}
+
+#[test]
+fn a_result_that_arrived_survives_a_broken_socket() {
+    let mut h = modern_http();
+    let t = h.request(call("echo", json!({})));
+    let sent = h.expect_http("tools/call");
+    let msg = sse_message(None, &result_for(&sent.json(), text_result("kept")));
+    h.sse_open(sent.id, &msg);
+    h.http_fail(sent.id, "socket died after the final event");
+    assert_eq!(tool_text(h.ok(t)), "kept");
+    assert!(h.started_http().is_empty());
+}
+
+#[test]
+fn jsonrpc_error_in_a_4xx_body_keeps_code_message_and_data() {
+    let mut h = modern_http();
+    let t = h.request(call("x", json!({})));
+    let sent = h.expect_http("tools/call");
+    let body = json!({"jsonrpc": "2.0", "id": null,
+        "error": {"code": -32602, "message": "bad args", "data": {"field": "x"}}});
+    h.respond_http(sent.id, 400, &[("Content-Type", "application/json")], body.to_string().as_bytes());
+    match h.err(t) {
+        RequestError::Rpc(e) => {
+            assert_eq!((e.code, e.message.as_str()), (-32602, "bad args"));
+            assert_eq!(e.data, Some(json!({"field": "x"})));
+        }
+        other => panic!("expected Rpc, got {other:?}"),
+    }
+}
+
+#[test]
+fn http_errors_are_typed_and_4xx_is_never_retried() {
+    let mut h = Harness::new({
+        let mut cfg = http_config("http://srv.test/mcp", &[]);
+        if let mcp_core::TransportConfig::Http(http) = &mut cfg.transport {
+            http.retries = 3;
+        }
+        cfg
+    });
+    let c = h.request(Request::Connect);
+    h.http_connect_modern();
+    h.ok(c);
+    let t = h.request(Request::ListPrompts);
+    let sent = h.expect_http("prompts/list");
+    h.respond_http(sent.id, 418, &[("Content-Type", "text/plain")], b"teapot");
+    match h.err(t) {
+        RequestError::Http { status: 418, detail } => assert!(detail.contains("teapot")),
+        other => panic!("expected Http 418, got {other:?}"),
+    }
+    assert!(h.started_http().is_empty());
+    assert_eq!(h.conn.poll_timeout(), None);
+}
+
+#[test]
+fn transient_failures_are_retried_with_backoff_but_never_tool_calls() {
+    let mut h = Harness::new({
+        let mut cfg = http_config("http://srv.test/mcp", &[]);
+        if let mcp_core::TransportConfig::Http(http) = &mut cfg.transport {
+            http.retries = 2;
+            http.retry_delay = ms(100);
+        }
+        cfg
+    });
+    let c = h.request(Request::Connect);
+    h.http_connect_modern();
+    h.ok(c);
+    let p = h.request(Request::ListPrompts);
+    let first = h.expect_http("prompts/list");
+    h.respond_http(first.id, 503, &[], b"busy");
+    assert!(h.started_http().is_empty(), "the retry waits");
+    let waited = h.fire_next_timer();
+    assert!(waited >= ms(75) && waited <= ms(125), "{waited:?}");
+    let second = h.expect_http("prompts/list");
+    h.http_fail(second.id, "connection refused");
+    let waited = h.fire_next_timer();
+    assert!(waited >= ms(150) && waited <= ms(250), "{waited:?}");
+    let third = h.expect_http("prompts/list");
+    h.reply_http(&third, json!({"prompts": []}));
+    assert!(matches!(h.ok(p), Response::Prompts(p) if p.is_empty()));
+
+    let t = h.request(call("x", json!({})));
+    let sent = h.expect_http("tools/call");
+    h.respond_http(sent.id, 502, &[], b"bad gateway");
+    match h.err(t) {
+        RequestError::TransientServer { status: 502, .. } => {}
+        other => panic!("expected TransientServer, got {other:?}"),
+    }
+    assert!(RequestError::TransientServer { status: 502, detail: String::new() }.is_server_error());
+    assert!(h.started_http().is_empty());
+}
+
+#[test]
+fn unauthorized_probe_fails_the_handshake_with_the_challenge() {
+    let mut h = Harness::new(http_config("http://srv.test/mcp", &[]));
+    let c = h.request(Request::Connect);
+    let probe = h.expect_http("server/discover");
+    let challenge = r#"Bearer resource_metadata="https://srv.test/.well-known/oauth-protected-resource", scope="files:read""#;
+    h.respond_http(probe.id, 401, &[("WWW-Authenticate", challenge)], b"");
+    match h.err(c) {
+        RequestError::Unauthorized { status: 401, challenges, .. } => {
+            assert_eq!(challenges.len(), 1);
+            assert!(challenges[0].is_scheme("bearer"));
+            assert_eq!(challenges[0].scope(), Some("files:read"));
+        }
+        other => panic!("expected Unauthorized, got {other:?}"),
+    }
+    assert!(h.started_http().is_empty(), "no fallback after 401");
+}
+
+#[test]
+fn transport_failure_of_the_probe_fails_without_fallback() {
+    let mut h = Harness::new(http_config("http://srv.test/", &[]));
+    let c = h.request(Request::Connect);
+    let probe = h.expect_http("server/discover");
+    h.http_fail(probe.id, "connection refused");
+    match h.err(c) {
+        RequestError::TransportClosed { detail } => {
+            assert!(detail.contains("connection refused"), "{detail}")
+        }
+        other => panic!("expected TransportClosed, got {other:?}"),
+    }
+    assert!(h.started_http().is_empty());
+}
+
+#[test]
+fn a_400_with_a_modern_error_body_keeps_the_client_modern() {
+    let mut h = Harness::new(http_config("http://srv.test/mcp", &[]));
+    let c = h.request(Request::Connect);
+    let probe = h.expect_http("server/discover");
+    let body = json!({"jsonrpc": "2.0", "id": probe.json()["id"], "error": {"code": -32022,
+        "message": "unsupported", "data": {"supported": ["2099-01-01"]}}});
+    h.respond_http(probe.id, 400, &[("Content-Type", "application/json")], body.to_string().as_bytes());
+    assert!(matches!(h.err(c), RequestError::NoCommonVersion { .. }), "no legacy fallback");
+    assert!(h.started_http().is_empty());
+}
+
+#[test]
+fn configured_headers_go_everywhere_but_mcp_param_only_to_legacy() {
+    let headers = vec![
+        ("Authorization".to_owned(), "Bearer t0k".to_owned()),
+        ("Mcp-Param-Region".to_owned(), "eu".to_owned()),
+        ("Mcp-Method".to_owned(), "spoofed".to_owned()),
+    ];
+    let mk = |headers: Vec<(String, String)>| {
+        let mut cfg = http_config("http://srv.test/mcp", &[]);
+        if let mcp_core::TransportConfig::Http(http) = &mut cfg.transport {
+            http.headers = headers;
+        }
+        Harness::new(cfg)
+    };
+    let mut h = mk(headers.clone());
+    let c = h.request(Request::Connect);
+    let probe = h.expect_http("server/discover");
+    assert_eq!(probe.header("Authorization"), Some("Bearer t0k"));
+    assert_eq!(probe.header("Mcp-Param-Region"), None, "modern: the namespace is the protocol's");
+    assert_eq!(probe.header_count("Mcp-Method"), 1);
+    assert_eq!(probe.header("Mcp-Method"), Some("server/discover"), "protocol headers win");
+    h.respond_http(probe.id, 404, &[], b"");
+    let init = h.expect_http("initialize");
+    assert_eq!(init.header("Mcp-Param-Region"), Some("eu"), "legacy: sent unchanged");
+    assert_eq!(init.header("Authorization"), Some("Bearer t0k"));
+    assert_eq!(init.header("Mcp-Method"), None);
+    h.reply_http(&init, init_result("2025-03-26", json!({})));
+    h.ok(c);
+}
+
+#[test]
+fn mcp_param_headers_come_from_the_tool_schema() {
+    let mut h = modern_http();
+    let l = h.request(Request::ListTools);
+    let sent = h.expect_http("tools/list");
+    let tools = json!({"tools": [
+        {"name": "geo", "inputSchema": {"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"}}}},
+        {"name": "bad", "inputSchema": {"type": "object", "properties": {
+            "n": {"type": "number", "x-mcp-header": "N"}}}},
+    ]});
+    h.reply_http(&sent, tools);
+    let names: Vec<String> = match h.ok(l) {
+        Response::Tools(t) => t.into_iter().map(|t| t.name).collect(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(names, vec!["geo"], "a tool with an invalid x-mcp-header is excluded");
+    assert!(h
+        .warnings()
+        .iter()
+        .any(|w| matches!(w, Warning::InvalidListItem { detail, .. } if detail.contains("bad"))));
+    let t = h.request(call("geo", json!({"region": "eu-west"})));
+    let sent = h.expect_http("tools/call");
+    assert_eq!(sent.header("Mcp-Param-Region"), Some("eu-west"));
+    h.reply_http(&sent, text_result("ok"));
+    h.ok(t);
+}
+
+// ----- bodies ------------------------------------------------------------------------------
+
+#[test]
+fn gzip_bodies_are_inflated_and_bombs_stop_at_the_cap() {
+    let mut h = Harness::new({
+        let mut cfg = http_config("http://srv.test/mcp", &[]);
+        cfg.limits.max_decompressed_body_bytes = 1 << 20;
+        cfg
+    });
+    let c = h.request(Request::Connect);
+    let probe = h.expect_http("server/discover");
+    let body = gzip(result_for(&probe.json(), discover_ok()).to_string().as_bytes());
+    h.respond_http(
+        probe.id,
+        200,
+        &[("Content-Type", "application/json"), ("Content-Encoding", "gzip")],
+        &body,
+    );
+    h.ok(c);
+    h.take_connected();
+
+    let t = h.request(call("bomb", json!({})));
+    let sent = h.expect_http("tools/call");
+    let bomb = gzip(&vec![b' '; 8 << 20]);
+    h.head(sent.id, 200, &[("Content-Type", "application/json"), ("Content-Encoding", "gzip")]);
+    for chunk in bomb.chunks(4096) {
+        h.body(sent.id, chunk);
+        if h.has_response(t) {
+            break;
+        }
+    }
+    match h.err(t) {
+        RequestError::ResponseTooLarge { detail } => assert!(detail.contains("1048576"), "{detail}"),
+        other => panic!("expected ResponseTooLarge, got {other:?}"),
+    }
+    assert_eq!(h.aborted(), Vec::new(), "the exchange ended on its own");
+    h.end(sent.id);
+    assert!(h.started_http().is_empty(), "too-large is never retried");
+}
+
+#[test]
+fn an_oversize_json_body_is_refused() {
+    let mut h = Harness::new({
+        let mut cfg = http_config("http://srv.test/mcp", &[]);
+        cfg.limits.max_message_bytes = 1024;
+        cfg
+    });
+    let c = h.request(Request::Connect);
+    h.http_connect_modern();
+    h.ok(c);
+    let t = h.request(call("big", json!({})));
+    let sent = h.expect_http("tools/call");
+    h.head(sent.id, 200, &[("Content-Type", "application/json")]);
+    h.body(sent.id, &vec![b'['; 2048]);
+    assert!(matches!(h.err(t), RequestError::ResponseTooLarge { .. }));
+}
+
+// ----- legacy Streamable HTTP ----------------------------------------------------------------
+
+#[test]
+fn legacy_session_headers_server_requests_and_delete_on_close() {
+    let (mut h, listen) = legacy_http();
+    assert_eq!(h.conn.era(), Some(Era::Legacy));
+    let l = h.request(Request::ListTools);
+    let sent = h.expect_http("tools/list");
+    assert_eq!(sent.header("Mcp-Session-Id"), Some("sess-1"));
+    assert_eq!(sent.header("MCP-Protocol-Version"), Some("2025-06-18"));
+    assert_eq!(sent.header("Mcp-Method"), None, "no modern headers on a legacy session");
+    assert!(!crate::harness::has_modern_meta(&sent.json()));
+    h.reply_http(&sent, tools_page(&["a"], None));
+    h.ok(l);
+
+    // A server request on the GET stream is answered by POST.
+    h.body(
+        listen.id,
+        sse_message(Some("g1"), &json!({"jsonrpc": "2.0", "id": 7, "method": "ping"})).as_bytes(),
+    );
+    let answer = h.expect_http("");
+    assert_eq!(answer.json(), json!({"jsonrpc": "2.0", "id": 7, "result": {}}));
+    assert_eq!(answer.header("Mcp-Session-Id"), Some("sess-1"));
+    h.accepted(&answer);
+
+    h.close();
+    let mut started = h.started_http();
+    assert_eq!(started.len(), 1);
+    let delete = started.remove(0);
+    assert_eq!(delete.req.method, HttpMethod::Delete);
+    assert_eq!(delete.header("Mcp-Session-Id"), Some("sess-1"));
+    assert!(h.aborted().contains(&listen.id));
+    assert!(!h.conn.is_closed(), "waits for the DELETE");
+    h.respond_http(delete.id, 200, &[], b"");
+    assert!(h.conn.is_closed());
+}
+
+#[test]
+fn close_gives_up_on_a_slow_delete() {
+    let (mut h, _listen) = legacy_http();
+    h.close();
+    let delete = h.expect_http("DELETE");
+    assert!(!h.conn.is_closed());
+    let waited = h.fire_next_timer();
+    assert_eq!(waited, secs(2));
+    assert!(h.conn.is_closed());
+    assert!(h.aborted().contains(&delete.id));
+}
+
+#[test]
+fn legacy_cancel_aborts_and_sends_cancelled() {
+    let (mut h, _listen) = legacy_http();
+    let t = h.request(call("slow", json!({})));
+    let sent = h.expect_http("tools/call");
+    h.sse_open(sent.id, "");
+    assert!(h.cancel(t));
+    assert!(h.aborted().contains(&sent.id));
+    let note = h.expect_http("notifications/cancelled");
+    assert_eq!(note.json()["params"]["requestId"], sent.json()["id"]);
+}
+
+#[test]
+fn session_expiry_resends_idempotent_requests_but_not_tool_calls() {
+    let (mut h, _listen) = legacy_http();
+    let l = h.request(Request::ListPrompts);
+    let t = h.request(call("x", json!({})));
+    let mut sent = h.started_http();
+    assert_eq!(sent.len(), 2);
+    let (list, tool) = (sent.remove(0), sent.remove(0));
+    h.respond_http(list.id, 404, &[], b"session not found");
+    assert!(matches!(h.take_disconnected(), RequestError::SessionExpired));
+    assert!(matches!(h.err(t), RequestError::SessionExpired), "tools/call is not re-sent");
+    assert!(h.aborted().contains(&tool.id));
+    // A new session: the handshake again (the era is known: no probe), then the re-send.
+    let init = h.expect_http("initialize");
+    assert_eq!(init.header("Mcp-Session-Id"), None);
+    let msg = result_for(&init.json(), init_result("2025-06-18", json!({})));
+    h.head(init.id, 200, &[("Content-Type", "application/json"), ("Mcp-Session-Id", "sess-2")]);
+    h.body(init.id, msg.to_string().as_bytes());
+    h.end(init.id);
+    let started = h.started_http();
+    let resent = started.iter().find(|s| s.method() == "prompts/list").expect("re-sent");
+    assert_eq!(resent.header("Mcp-Session-Id"), Some("sess-2"));
+    h.reply_http(&resent.clone(), json!({"prompts": []}));
+    h.ok(l);
+}
+
+#[test]
+fn a_broken_legacy_response_stream_is_resumed_with_last_event_id() {
+    let (mut h, _listen) = legacy_http();
+    let t = h.request(call("slow", json!({})));
+    let sent = h.expect_http("tools/call");
+    h.sse_open(sent.id, "retry: 2000\nid: ev-5\ndata: \n\n");
+    h.http_fail(sent.id, "reset");
+    assert!(h.started_http().is_empty(), "waits for the retry delay");
+    let waited = h.fire_next_timer();
+    assert_eq!(waited, secs(2), "the server's retry is honoured");
+    let resume = h.expect_http("GET");
+    assert_eq!(resume.header("Last-Event-ID"), Some("ev-5"));
+    assert_eq!(resume.header("Mcp-Session-Id"), Some("sess-1"));
+    h.sse_open(resume.id, &sse_message(Some("ev-6"), &result_for(&sent.json(), text_result("resumed"))));
+    assert_eq!(tool_text(h.ok(t)), "resumed");
+}
+
+#[test]
+fn the_get_stream_reconnects_and_stops_on_405() {
+    let (mut h, listen) = legacy_http();
+    h.body(
+        listen.id,
+        b"id: g7\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n",
+    );
+    h.end(listen.id);
+    h.fire_next_timer();
+    let again = h.expect_http("GET");
+    assert_eq!(again.header("Last-Event-ID"), Some("g7"));
+    h.respond_http(again.id, 405, &[], b"");
+    assert_eq!(h.conn.poll_timeout(), None, "405: no GET stream, no reconnection");
+}
+
+// ----- fallback to HTTP+SSE ----------------------------------------------------------------
+
+#[test]
+fn fallback_to_http_sse_with_a_relative_endpoint() {
+    let mut h = Harness::new(http_config("http://srv.test/api", &[]));
+    let c = h.request(Request::Connect);
+    let probe = h.expect_http("server/discover");
+    h.respond_http(probe.id, 404, &[], b"not found");
+    let init = h.expect_http("initialize");
+    h.respond_http(init.id, 405, &[], b"method not allowed");
+    let stream = h.expect_http("GET");
+    assert_eq!(stream.req.url, "http://srv.test/api");
+    assert!(h
+        .warnings()
+        .iter()
+        .any(|w| matches!(w, Warning::Deprecated { feature, .. } if feature.contains("HTTP+SSE"))));
+    h.sse_open(stream.id, "event: endpoint\ndata: /messages?session=abc\n\n");
+    let init = h.expect_http("initialize");
+    assert_eq!(init.req.url, "http://srv.test/messages?session=abc");
+    assert_eq!(init.header("Accept-Encoding"), None, "HTTP+SSE never asks for gzip");
+    h.accepted(&init);
+    let msg = result_for(&init.json(), init_result("2024-11-05", json!({"tools": {}})));
+    h.body(stream.id, sse_message(None, &msg).as_bytes());
+    let info = h.take_connected();
+    assert_eq!((info.era, info.protocol_version.as_str()), (Era::Legacy, "2024-11-05"));
+    h.ok(c);
+    assert_eq!(h.conn.http_transport(), Some(TransportKind::Sse));
+    let initialized = h.expect_http("notifications/initialized");
+    h.accepted(&initialized);
+
+    let l = h.request(Request::ListTools);
+    let sent = h.expect_http("tools/list");
+    h.accepted(&sent);
+    assert!(!h.has_response(l));
+    h.body(stream.id, sse_message(None, &result_for(&sent.json(), tools_page(&["t"], None))).as_bytes());
+    h.ok(l);
+
+    // Losing the stream loses the session; the next request reconnects.
+    let p = h.request(Request::ListPrompts);
+    let _pending = h.expect_http("prompts/list");
+    h.end(stream.id);
+    assert!(matches!(h.err(p), RequestError::TransportClosed { .. }));
+    h.request(Request::ListPrompts);
+    h.expect_http("GET");
+}
+
+#[test]
+fn an_off_origin_endpoint_is_refused() {
+    let mut h = Harness::new(http_config("http://srv.test/sse", &[]));
+    let c = h.request(Request::Connect);
+    let stream = h.expect_http("GET");
+    h.sse_open(stream.id, "event: endpoint\ndata: http://evil.test/messages\n\n");
+    match h.err(c) {
+        RequestError::Handshake { detail } => assert!(detail.contains("origin"), "{detail}"),
+        other => panic!("expected Handshake, got {other:?}"),
+    }
+    assert!(h.started_http().is_empty(), "nothing is posted to the other host");
+    assert!(h.aborted().contains(&stream.id));
+}
+
+#[test]
+fn plain_http_after_every_streaming_transport_fails() {
+    let mut h = Harness::new(http_config("http://srv.test/rpc", &[]));
+    let c = h.request(Request::Connect);
+    let probe = h.expect_http("server/discover");
+    h.respond_http(probe.id, 404, &[], b"");
+    let init = h.expect_http("initialize");
+    h.respond_http(init.id, 404, &[], b"");
+    let stream = h.expect_http("GET");
+    h.respond_http(stream.id, 404, &[], b"");
+    let init = h.expect_http("initialize");
+    assert_eq!(init.header("Accept"), Some("application/json"));
+    h.reply_http(&init, init_result("2025-03-26", json!({})));
+    h.ok(c);
+    assert_eq!(h.conn.http_transport(), Some(TransportKind::PlainHttp));
+    let initialized = h.expect_http("notifications/initialized");
+    h.accepted(&initialized);
+    assert!(h.started_http().is_empty(), "no GET stream on plain HTTP");
+}
+
+#[test]
+fn an_error_result_without_id_answers_the_request() {
+    let mut h = modern_http();
+    let t = h.request(Request::ListPrompts);
+    let sent = h.expect_http("prompts/list");
+    let msg = error_for(&json!({"id": null}), -32603, "boom");
+    h.json_reply(&sent, &msg);
+    assert!(matches!(h.err(t), RequestError::Rpc(e) if e.code == -32603));
+}
