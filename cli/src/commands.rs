@@ -4,6 +4,7 @@ use std::future::Future;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use mcp_tokio::core::mcp_servers::{detect_target, DetectedTarget, TransportKind};
 use mcp_tokio::core::types::{ResourceTemplate, Tool};
 use mcp_tokio::core::{Event, Notification, RequestError, RpcErrorKind};
 use mcp_tokio::{Client, ClientError, ProtocolMode, Server, ServerSpec};
@@ -22,6 +23,12 @@ pub struct Settings {
     pub timeout: Option<Duration>,
     /// Report the server's stderr, logs and warnings on stderr.
     pub verbose: bool,
+    /// Headers for every HTTP request.
+    pub headers: Vec<(String, String)>,
+    /// A forced transport (`None`: detect it from the target).
+    pub transport: Option<TransportKind>,
+    /// Retries of failed HTTP requests.
+    pub retries: u32,
 }
 
 /// What to do with a server.
@@ -208,7 +215,15 @@ async fn perform(settings: &Settings, server: Server, action: Action) -> Result<
 
 /// Runs one action against the server `target` names.
 pub async fn run(settings: &Settings, target: &str, action: Action) -> Result<ExitCode, CliError> {
-    let spec = ServerSpec::from_target_named(target)?;
+    let detected = detect_target(target, settings.transport)?;
+    let is_http = matches!(detected, DetectedTarget::Http { .. });
+    if !is_http && (!settings.headers.is_empty() || settings.retries > 0) {
+        return Err(CliError::new("--header and --retries apply to HTTP servers; TARGET is a command line"));
+    }
+    let mut spec = ServerSpec::from_detected(detected.suggested_name(), detected).retries(settings.retries);
+    for (name, value) in &settings.headers {
+        spec = spec.header(name, value);
+    }
     with_server(settings, spec, |server| perform(settings, server, action)).await
 }
 

@@ -19,12 +19,15 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use mcp_tokio::core::mcp_servers::TransportKind;
 use mcp_tokio::ProtocolMode;
 
 use commands::{Action, CliError, Settings};
 
 const TARGET_HELP: &str = "TARGET is the command line of a stdio server, quoted as one argument, e.g. \
-\"npx -y @modelcontextprotocol/server-everything\"; a stdio:// prefix is accepted.";
+\"npx -y @modelcontextprotocol/server-everything\" (a stdio:// prefix is accepted), or the http:// or \
+https:// URL of an HTTP server: a path ending in /mcp is Streamable HTTP, one ending in /sse the legacy \
+HTTP+SSE transport, and any other URL tries Streamable HTTP, then HTTP+SSE, then plain HTTP.";
 
 /// A command-line client for MCP (Model Context Protocol) servers.
 #[derive(Debug, Parser)]
@@ -45,6 +48,44 @@ struct Cli {
     /// Print the server's stderr lines, log messages and client warnings to stderr.
     #[arg(long, short, global = true)]
     verbose: bool,
+    /// A header sent with every HTTP request, as "Name: value" (repeatable).
+    #[arg(long = "header", short = 'H', global = true, value_name = "NAME: VALUE", value_parser = parse_header)]
+    headers: Vec<(String, String)>,
+    /// Force a transport instead of detecting it from TARGET.
+    #[arg(long, global = true, value_enum, default_value_t = Transport::Auto)]
+    transport: Transport,
+    /// Retries of an HTTP request that failed in transport or with a 5xx status (never a tool call).
+    #[arg(long, global = true, value_name = "N", default_value_t = 0)]
+    retries: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Transport {
+    Auto,
+    Stdio,
+    StreamableHttp,
+    Sse,
+    PlainHttp,
+}
+
+impl Transport {
+    fn forced(self) -> Option<TransportKind> {
+        match self {
+            Transport::Auto => None,
+            Transport::Stdio => Some(TransportKind::Stdio),
+            Transport::StreamableHttp => Some(TransportKind::StreamableHttp),
+            Transport::Sse => Some(TransportKind::Sse),
+            Transport::PlainHttp => Some(TransportKind::PlainHttp),
+        }
+    }
+}
+
+/// `--header`: `Name: value`, a valid header name and a value without control characters.
+fn parse_header(text: &str) -> Result<(String, String), String> {
+    let (name, value) = text.split_once(':').ok_or("expected \"Name: value\"")?;
+    let (name, value) = (name.trim(), value.trim());
+    mcp_tokio::core::headers::validate_header(name, value).map_err(|e| e.to_string())?;
+    Ok((name.to_owned(), value.to_owned()))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -151,6 +192,9 @@ fn main() -> ExitCode {
         protocol: cli.protocol.into(),
         timeout: cli.timeout,
         verbose: cli.verbose,
+        headers: cli.headers,
+        transport: cli.transport.forced(),
+        retries: cli.retries,
     };
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(rt) => rt,
@@ -199,5 +243,32 @@ mod tests {
         let cli = Cli::try_parse_from(["mcp", "--protocol", "legacy", "info", "x"]).unwrap();
         assert_eq!(cli.protocol, Protocol::Legacy);
         assert!(Cli::try_parse_from(["mcp", "--protocol", "old", "info", "x"]).is_err());
+    }
+
+    #[test]
+    fn http_flags() {
+        let cli = Cli::try_parse_from([
+            "mcp",
+            "info",
+            "http://h/mcp",
+            "-H",
+            "Authorization: Bearer x",
+            "--header",
+            "X-A:1",
+            "--transport",
+            "sse",
+            "--retries",
+            "2",
+        ])
+        .unwrap();
+        assert_eq!(
+            cli.headers,
+            vec![("Authorization".into(), "Bearer x".into()), ("X-A".into(), "1".into())]
+        );
+        assert_eq!(cli.transport.forced(), Some(TransportKind::Sse));
+        assert_eq!(cli.retries, 2);
+        assert!(Cli::try_parse_from(["mcp", "info", "x", "-H", "no colon"]).is_err());
+        assert!(Cli::try_parse_from(["mcp", "info", "x", "-H", "bad name: v"]).is_err());
+        assert!(Cli::try_parse_from(["mcp", "info", "x", "--transport", "carrier-pigeon"]).is_err());
     }
 }

@@ -161,7 +161,7 @@ pub fn info_text(info: &ServerInfo) -> String {
     if let Some(text) = info.instructions.as_deref().map(instructions_excerpt).filter(|t| !t.is_empty()) {
         rows.push(("instructions", text));
     }
-    rows.push(("transport", "stdio".into()));
+    rows.push(("transport", info.transport.as_str().into()));
     fields(&rows)
 }
 
@@ -174,7 +174,7 @@ pub fn info_json(info: &ServerInfo) -> Value {
         "serverInfo": info.implementation.as_ref().map(Implementation::raw),
         "capabilities": info.capabilities.raw(),
         "instructions": info.instructions,
-        "transport": "stdio",
+        "transport": info.transport.as_str(),
     })
 }
 

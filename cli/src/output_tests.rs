@@ -27,6 +27,7 @@ fn info(era: Era, instructions: Option<&str>) -> ServerInfo {
         capabilities: caps(json!({"tools": {}, "resources": {"subscribe": true, "listChanged": true}})),
         instructions: instructions.map(str::to_owned),
         supported_versions: Vec::new(),
+        transport: mcp_tokio::core::mcp_servers::TransportKind::Stdio,
     }
 }
 

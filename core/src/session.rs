@@ -45,6 +45,8 @@ pub struct ServerInfo {
     pub instructions: Option<String>,
     /// Versions a modern server listed in `server/discover` (empty for legacy servers).
     pub supported_versions: Vec<String>,
+    /// The transport the connection uses.
+    pub transport: crate::mcp_servers::TransportKind,
 }
 
 /// How the probe ended.
@@ -84,6 +86,7 @@ pub(crate) fn judge_probe(mode: ProtocolMode, outcome: ProbeOutcome) -> ProbeVer
                     capabilities: d.capabilities.clone(),
                     instructions: d.instructions.clone(),
                     supported_versions: d.supported_versions.clone(),
+                    transport: crate::mcp_servers::TransportKind::Stdio,
                 })
             }
             Ok(d) => no_common_version(mode, d.supported_versions),
@@ -99,6 +102,7 @@ pub(crate) fn judge_probe(mode: ProtocolMode, outcome: ProbeOutcome) -> ProbeVer
             capabilities: ServerCapabilities::default(),
             instructions: None,
             supported_versions: vec![MODERN_VERSION.into()],
+            transport: crate::mcp_servers::TransportKind::Stdio,
         }),
         ProbeOutcome::Error(e) => {
             legacy_or_fail(format!("server/discover failed with {} {}", e.code, sanitize(&e.message, 500)))
@@ -147,6 +151,7 @@ pub(crate) fn judge_initialize(result: Value) -> Result<ServerInfo, RequestError
         capabilities: init.capabilities,
         instructions: init.instructions,
         supported_versions: Vec::new(),
+        transport: crate::mcp_servers::TransportKind::Stdio,
     })
 }
 

@@ -211,8 +211,12 @@ mod tests {
         assert_eq!(specs[0].name, "files");
         assert!(!format!("{:?} {}", specs[0], specs[0].describe()).contains("sk-secret"));
         let http = r#"{"mcpServers": {"web": {"url": "https://h/mcp?token=t0ps3cret"}}}"#;
-        let err = ServerSpec::from_mcp_servers(http).unwrap_err().to_string();
-        assert!(err.contains("not supported yet") && !err.contains("t0ps3cret"), "{err}");
+        let specs = ServerSpec::from_mcp_servers(http).unwrap();
+        let shown = format!("{:?} {}", specs[0], specs[0].describe());
+        assert!(shown.contains("https://h/mcp") && !shown.contains("t0ps3cret"), "{shown}");
+        assert!(
+            matches!(&specs[0].config.transport, TransportConfig::Http(h) if h.url.contains("t0ps3cret"))
+        );
         assert!(matches!(ServerSpec::from_mcp_servers("{"), Err(ClientError::Config(_))));
     }
 }

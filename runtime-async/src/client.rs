@@ -85,7 +85,8 @@ impl ClientBuilder {
         let servers: Vec<Server> = specs
             .into_iter()
             .map(|spec| {
-                let config = spec.config;
+                let mut config = spec.config;
+                crate::runtime::seed_config(&mut config);
                 let name: Arc<str> = spec.name.into();
                 let (tx, rx) = async_channel::unbounded();
                 let shared = Arc::new(Shared::default());

@@ -33,5 +33,8 @@ mod server;
 pub use client::{connect, Client, ClientBuilder};
 pub use driver::ProgressFn;
 pub use handlers::{handler, static_roots, EventHook, Handler, Handlers};
-pub use runtime::{exit_info, std_command, terminate, BoxFuture, ChildProcess, ProcessParts, Runtime};
+pub use runtime::{
+    exit_info, os_random_seed, seed_config, std_command, terminate, BoxFuture, ChildProcess, ProcessParts,
+    Runtime,
+};
 pub use server::Server;

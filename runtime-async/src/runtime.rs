@@ -89,3 +89,19 @@ pub fn terminate(pid: u32) -> io::Result<()> {
         Err(io::Error::new(io::ErrorKind::Unsupported, "no polite termination on this platform"))
     }
 }
+
+/// A seed from the operating system's randomness (via the standard library's hasher keys),
+/// for the core's retry and reconnection jitter: the core has no randomness of its own.
+pub fn os_random_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(0x6d63_705f_6a69_7474);
+    hasher.finish()
+}
+
+/// Seeds a configuration's jitter from the OS unless the host chose a seed (non-zero).
+pub fn seed_config(config: &mut mcp_core::ConnectionConfig) {
+    if config.random_seed == 0 {
+        config.random_seed = os_random_seed();
+    }
+}

@@ -87,7 +87,8 @@ impl ClientBuilder {
         let handlers = Arc::new(self.handlers);
         let mut servers = Vec::with_capacity(specs.len());
         for spec in specs {
-            let config = spec.config;
+            let mut config = spec.config;
+            mcp_async::seed_config(&mut config);
             let name: Arc<str> = spec.name.into();
             let (tx, rx) = mpsc::sync_channel(CHANNEL_BOUND);
             let shared = Arc::new(Shared::default());

@@ -330,8 +330,9 @@ impl Connection {
         self.maybe_closed();
     }
 
-    fn ready(&mut self, now: Instant, info: ServerInfo) {
+    fn ready(&mut self, now: Instant, mut info: ServerInfo) {
         self.timers.clear(Timer::Handshake);
+        info.transport = self.http_transport().unwrap_or(crate::mcp_servers::TransportKind::Stdio);
         if let Proc::Running { session, .. } = &mut self.proc {
             *session = Session::Ready(info.clone());
         }
