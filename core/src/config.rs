@@ -223,6 +223,10 @@ pub struct Timeouts {
     pub exit_drain: Duration,
     /// How long opening an HTTP connection (TCP, proxy, TLS) may take. Default 10 s.
     pub http_connect: Duration,
+    /// HTTP+SSE: after this long without a byte on the event stream the client sends a `ping`;
+    /// if the stream stays silent for as long again, it is judged dead and reopened.
+    /// Default 30 s.
+    pub sse_keepalive: Duration,
 }
 
 impl Default for Timeouts {
@@ -235,6 +239,7 @@ impl Default for Timeouts {
             terminate_grace: Duration::from_secs(2),
             exit_drain: Duration::from_millis(200),
             http_connect: Duration::from_secs(10),
+            sse_keepalive: Duration::from_secs(30),
         }
     }
 }

@@ -22,6 +22,10 @@ pub(crate) enum Timer {
     HttpReconnect(Epoch),
     /// Giving up on the `DELETE` that ends a legacy HTTP session at close.
     HttpClose,
+    /// HTTP+SSE: checking the event stream for silence (and pinging).
+    SseKeepAlive(Epoch),
+    /// HTTP+SSE: reopening the event stream after it was lost.
+    SseReopen,
 }
 
 impl Timer {
@@ -34,6 +38,8 @@ impl Timer {
             Timer::Retry(_) => "request retry backoff",
             Timer::HttpReconnect(_) => "HTTP event stream reconnection",
             Timer::HttpClose => "HTTP session close",
+            Timer::SseKeepAlive(_) => "HTTP+SSE keep-alive",
+            Timer::SseReopen => "HTTP+SSE reconnection",
         }
     }
 }

@@ -161,6 +161,8 @@ impl Connection {
             }
             WireUse::Probe => self.on_probe_response(now, outcome),
             WireUse::Initialize => self.on_initialize_response(now, outcome),
+            // The answer is proof of life; its arrival already counted as stream activity.
+            WireUse::KeepAlive => {}
         }
     }
 

@@ -137,6 +137,8 @@ enum WireUse {
     Op(RequestHandle),
     Probe,
     Initialize,
+    /// A `ping` the client sent on its own (HTTP+SSE keep-alive).
+    KeepAlive,
 }
 
 /// Shutdown escalation of a process that is going away.
@@ -311,6 +313,8 @@ impl Connection {
                 Timer::Retry(h) => self.on_retry_timer(now, h),
                 Timer::HttpReconnect(epoch) => self.on_http_reconnect(now, epoch),
                 Timer::HttpClose => self.on_http_close_timeout(now),
+                Timer::SseKeepAlive(epoch) => self.on_sse_keepalive(now, epoch),
+                Timer::SseReopen => self.on_sse_reopen(now),
             }
         }
     }

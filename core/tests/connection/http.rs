@@ -565,3 +565,70 @@ fn an_error_result_without_id_answers_the_request() {
     h.json_reply(&sent, &msg);
     assert!(matches!(h.err(t), RequestError::Rpc(e) if e.code == -32603));
 }
+
+// ----- HTTP+SSE liveness -------------------------------------------------------------------
+
+/// A session over HTTP+SSE (URL ending in `/sse`), connected, with its stream open.
+fn sse_connected() -> (Harness, crate::http_harness::Sent) {
+    let mut h = Harness::new(http_config("http://srv.test/sse", &[]));
+    let c = h.request(Request::Connect);
+    let stream = h.expect_http("GET");
+    h.sse_open(stream.id, "event: endpoint\ndata: /messages\n\n");
+    let init = h.expect_http("initialize");
+    h.accepted(&init);
+    let msg = result_for(&init.json(), init_result("2024-11-05", json!({})));
+    h.body(stream.id, sse_message(None, &msg).as_bytes());
+    h.ok(c);
+    h.take_connected();
+    let initialized = h.expect_http("notifications/initialized");
+    h.accepted(&initialized);
+    h.warnings();
+    (h, stream)
+}
+
+#[test]
+fn a_silent_sse_stream_is_pinged_then_reopened() {
+    let (mut h, stream) = sse_connected();
+    assert_eq!(h.fire_next_timer(), secs(30));
+    let ping = h.expect_http("ping");
+    h.accepted(&ping);
+    h.body(stream.id, sse_message(None, &result_for(&ping.json(), json!({}))).as_bytes());
+    // Alive: the next check comes a full interval after that activity; the next ping too.
+    assert_eq!(h.fire_next_timer(), secs(30));
+    let ping = h.expect_http("ping");
+    h.accepted(&ping);
+    let t = h.request(Request::ListTools);
+    let _sent = h.expect_http("tools/list");
+    // Silence after the ping: the stream is dead.
+    assert_eq!(h.fire_next_timer(), secs(30));
+    assert!(matches!(h.take_disconnected(), RequestError::TransportClosed { .. }));
+    assert!(matches!(h.err(t), RequestError::TransportClosed { detail } if detail.contains("silent")));
+    assert!(h.aborted().contains(&stream.id));
+    // Reopened after a jittered backoff of about a second.
+    let waited = h.fire_next_timer();
+    assert!(waited >= ms(750) && waited <= ms(1250), "{waited:?}");
+    let again = h.expect_http("GET");
+    assert_eq!(again.req.url, "http://srv.test/sse");
+}
+
+#[test]
+fn a_lost_sse_stream_reopens_with_growing_backoff_then_stops() {
+    let (mut h, stream) = sse_connected();
+    h.end(stream.id);
+    assert!(matches!(h.take_disconnected(), RequestError::TransportClosed { .. }));
+    let mut waits = Vec::new();
+    for _ in 0..5 {
+        waits.push(h.fire_next_timer());
+        let get = h.expect_http("GET");
+        h.http_fail(get.id, "connection refused");
+        h.take_disconnected();
+    }
+    assert_eq!(h.conn.poll_timeout(), None, "gives up after five reopenings: {waits:?}");
+    for (i, w) in waits.iter().enumerate() {
+        let base = ms(1000 << i);
+        assert!(*w >= base * 3 / 4 && *w <= base * 5 / 4, "wait {i}: {w:?}");
+    }
+    // A request still reconnects.
+    h.request(Request::ListTools);
+    h.expect_http("GET");
+}

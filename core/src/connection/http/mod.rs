@@ -11,6 +11,7 @@
 //!   session expiry, resumption).
 
 mod exchange;
+mod keepalive;
 mod outbound;
 mod outcome;
 
@@ -69,6 +70,14 @@ pub(crate) struct HttpLink {
     deprecation_reported: bool,
     /// The `DELETE` ending a legacy session, while closing.
     closing: Option<ExchangeId>,
+    /// HTTP+SSE: when the event stream last carried bytes.
+    stream_activity: Option<Instant>,
+    /// HTTP+SSE: when the keep-alive `ping` went out, if one is outstanding.
+    ping_sent: Option<Instant>,
+    /// HTTP+SSE: automatic reopenings of a lost stream in a row.
+    reopens: u32,
+    /// HTTP+SSE: the stream being opened is an automatic reopening.
+    reopening: bool,
     rng: SplitMix64,
 }
 
@@ -106,6 +115,10 @@ impl HttpLink {
             resumes: Vec::new(),
             deprecation_reported: false,
             closing: None,
+            stream_activity: None,
+            ping_sent: None,
+            reopens: 0,
+            reopening: false,
             rng: SplitMix64(cfg.random_seed),
         })
     }
@@ -291,6 +304,11 @@ impl Connection {
     /// A chunk of an exchange's response body arrived (raw, not decompressed).
     pub fn handle_http_body(&mut self, now: Instant, exchange: ExchangeId, bytes: &[u8]) {
         let now = self.tick(now);
+        if let Some(link) = self.http.as_mut() {
+            if link.exchanges.get(&exchange).is_some_and(|x| x.role == Role::SseStream) {
+                link.stream_activity = Some(now);
+            }
+        }
         self.feed(now, exchange, Feed::Bytes(bytes));
     }
 
@@ -450,8 +468,10 @@ impl Connection {
         link.verdict = Some((kind, era));
         if era == Era::Legacy {
             link.legacy_version = Some(protocol_version.to_owned());
-            if kind == TransportKind::StreamableHttp {
-                self.open_listen(now, epoch);
+            match kind {
+                TransportKind::StreamableHttp => self.open_listen(now, epoch),
+                TransportKind::Sse => self.sse_watch(now, epoch),
+                _ => {}
             }
         }
     }
@@ -497,6 +517,7 @@ impl Connection {
     /// Ends the HTTP side of a session: aborts its exchanges (the close `DELETE` excepted).
     pub(super) fn http_drop_session(&mut self, epoch: Epoch) {
         self.timers.clear(Timer::HttpReconnect(epoch));
+        self.timers.clear(Timer::SseKeepAlive(epoch));
         let Some(link) = self.http.as_mut() else { return };
         let closing = link.closing;
         let doomed: Vec<ExchangeId> = link
@@ -514,6 +535,7 @@ impl Connection {
 
     /// At close: ends a legacy session with `DELETE` (waiting for it briefly).
     pub(super) fn http_retire(&mut self, now: Instant) {
+        self.timers.clear(Timer::SseReopen);
         let Some(epoch) = self.current_epoch() else { return };
         self.drop_process(now, epoch, false);
         if let Some(session) = self.link().session_id.take() {

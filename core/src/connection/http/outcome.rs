@@ -145,6 +145,11 @@ impl Connection {
             WireUse::Probe => self.on_probe_failed(now, id, failure, x),
             WireUse::Initialize => self.on_initialize_failed(now, id, failure, x),
             WireUse::Op(handle) => self.on_op_failed(now, handle, id, failure, x),
+            WireUse::KeepAlive => {
+                self.forget_wire(&id);
+                let detail = format!("the keep-alive ping failed: {}", failure.into_error(x));
+                self.warn(Warning::Http { detail });
+            }
         }
     }
 
@@ -340,6 +345,9 @@ impl Connection {
                         other => handshake_error(other.into_error(x)),
                     };
                     self.fail_handshake(now, err);
+                    if self.sse_reopening() {
+                        self.schedule_sse_reopen(now);
+                    }
                 }
             }
             return;
@@ -350,7 +358,7 @@ impl Connection {
             }
             _ => "the HTTP+SSE event stream ended".into(),
         };
-        self.lose(now, x.epoch, detail, false);
+        self.lose_sse_stream(now, x.epoch, detail);
     }
 
     /// A legacy session expired (404): start a new one. Requests in flight on it are re-sent
