@@ -10,6 +10,8 @@
 //! scenario. The real-peer checks use the same trick ([`define_peer_checks!`]).
 
 mod async_scenarios;
+mod http_peer_checks;
+pub mod http_peers;
 mod peer_checks;
 mod scenarios;
 pub mod support;

@@ -39,7 +39,7 @@ pub mod peer_checks {
     }
 
     /// Connects, checks the era and revision, lists the tools and checks `expected` are there.
-    $($kw)? fn start(spec: ServerSpec, era: Era, expected: &[&str]) -> (rt::Client, ServerInfo, Tools) {
+    pub $($kw)? fn start(spec: ServerSpec, era: Era, expected: &[&str]) -> (rt::Client, ServerInfo, Tools) {
         let name = spec.name.clone();
         let client = rt::build(rt::Client::builder().server(spec)).expect("build the client");
         let info = aw!(client.connect()).unwrap_or_else(|e| panic!("{name}: connect: {e}")).remove(0);
@@ -67,7 +67,7 @@ pub mod peer_checks {
 
     /// echo returns its text, add returns the sum (as text and, where `structured`, as
     /// `structuredContent.sum`).
-    $($kw)? fn echo_and_add(client: &rt::Client, name: &str, echo_prefix: &str) {
+    pub $($kw)? fn echo_and_add(client: &rt::Client, name: &str, echo_prefix: &str) {
         let r = aw!(client.call_tool("echo", json!({"message": "hello peers"}))).expect("echo");
         assert_eq!(text_of(&r, "echo"), format!("{echo_prefix}hello peers"), "{name}");
         let r = aw!(client.call_tool("add", json!({"a": 2, "b": 3}))).expect("add");
@@ -81,7 +81,7 @@ pub mod peer_checks {
     }
 
     /// Reads `uri` (which the resource list must contain) and expects `text`.
-    $($kw)? fn read_text(client: &rt::Client, uri: &str, text: &str) {
+    pub $($kw)? fn read_text(client: &rt::Client, uri: &str, text: &str) {
         let s = &client.servers()[0];
         let resources = aw!(s.list_resources()).expect("list_resources");
         assert!(resources.iter().any(|r| r.uri == uri), "{uri} missing from {resources:?}");
@@ -92,7 +92,7 @@ pub mod peer_checks {
     }
 
     /// Gets `prompt` with `args` and expects one user message containing `contains`.
-    $($kw)? fn prompt_text(client: &rt::Client, prompt: &str, args: Value, contains: &str) {
+    pub $($kw)? fn prompt_text(client: &rt::Client, prompt: &str, args: Value, contains: &str) {
         let s = &client.servers()[0];
         let prompts = aw!(s.list_prompts()).expect("list_prompts");
         assert!(prompts.iter().any(|p| p.name == prompt), "{prompt} missing from {prompts:?}");

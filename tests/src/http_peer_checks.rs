@@ -1,0 +1,182 @@
+//! The real-peer checks over HTTP (Streamable HTTP in both eras, HTTP+SSE, and the transport
+//! fallback), written once for every runtime like [`crate::define_peer_checks!`], whose helpers
+//! (`start`, `echo_and_add`, ...) they reuse: a test file calls both macros in the same module.
+
+/// Defines `pub mod http_peer_checks` for the runtime glue module `rt` of the calling module
+/// (which must also have `peer_checks` from [`crate::define_peer_checks!`]).
+#[macro_export]
+macro_rules! define_http_peer_checks {
+    ($($kw:ident)? , $aw:ident) => {
+        $crate::define_http_peer_checks!(@impl [$($kw)?] $aw $);
+    };
+    (@impl [$($kw:ident)?] $aw:ident $d:tt) => {
+/// The real-peer checks over HTTP, instantiated for this runtime.
+#[allow(unused_imports, clippy::needless_borrows_for_generic_args)]
+pub mod http_peer_checks {
+    use super::peer_checks::{echo_and_add, prompt_text, read_text, start};
+    use super::rt;
+    use std::time::Duration;
+    use $crate::http_peers::HttpPeer;
+    use $crate::mcp_core::TransportConfig;
+    use $crate::mcp_core::mcp_servers::TransportKind;
+    use $crate::mcp_core::{Era, ProtocolMode, ServerSpec};
+    use $crate::serde_json::json;
+    use $crate::support::ProgressLog;
+
+    macro_rules! aw {
+        ($d e:expr) => {
+            $crate::$aw!($d e)
+        };
+    }
+
+    /// A spec for `url` with a patient timeout, in `mode`.
+    fn spec(name: &str, url: &str, mode: ProtocolMode) -> ServerSpec {
+        ServerSpec::from_target(name, url)
+            .expect("a valid URL")
+            .protocol(mode)
+            .request_timeout(Duration::from_secs(30))
+    }
+
+    /// The same, trying every HTTP transport in the automatic order (for the fallback).
+    fn spec_auto(name: &str, url: &str) -> ServerSpec {
+        let mut s = spec(name, url, ProtocolMode::Auto);
+        if let TransportConfig::Http(http) = &mut s.config.transport {
+            http.kinds = vec![TransportKind::StreamableHttp, TransportKind::Sse, TransportKind::PlainHttp];
+        }
+        s
+    }
+
+    fn assert_transport(info: &$crate::mcp_core::ServerInfo, kind: TransportKind, peer: &HttpPeer) {
+        assert_eq!(info.transport, kind, "{info:?}; peer stderr: {}", peer.stderr());
+    }
+
+    /// Progress over a response stream: `slow` (py) reports each step.
+    $($kw)? fn slow_with_progress(client: &rt::Client) {
+        let log = ProgressLog::new();
+        let s = &client.servers()[0];
+        let r = aw!(s.call_tool_with_progress("slow", json!({"steps": 3}), Default::default(), log.callback()))
+            .expect("slow with progress");
+        assert_eq!(r.text(), "done after 3 steps", "{:?}", r.raw());
+        let seen: Vec<f64> = log.snapshot().iter().map(|p| p.progress).collect();
+        assert_eq!(seen, [1.0, 2.0, 3.0]);
+    }
+
+    pub $($kw)? fn everything_streamable() {
+        let peer = HttpPeer::start("server-everything", &["streamableHttp"], &[("PORT", "{port}")]);
+        let tools = ["echo", "get-sum", "trigger-long-running-operation"];
+        let s = spec("everything-http", &peer.url("/mcp"), ProtocolMode::Auto);
+        let (client, info, _) = aw!(start(s, Era::Legacy, &tools));
+        assert_transport(&info, TransportKind::StreamableHttp, &peer);
+        let r = aw!(client.call_tool("echo", json!({"message": "over http"}))).expect("echo");
+        assert_eq!(r.text(), "Echo: over http");
+        let log = ProgressLog::new();
+        let server = &client.servers()[0];
+        let args = json!({"duration": 0.3, "steps": 3});
+        let r = aw!(server.call_tool_with_progress(
+            "trigger-long-running-operation", args, Default::default(), log.callback()))
+        .expect("long-running operation");
+        assert!(r.text().contains("Steps: 3"), "{:?}", r.raw());
+        let seen: Vec<f64> = log.snapshot().iter().map(|p| p.progress).collect();
+        assert_eq!(seen, [1.0, 2.0, 3.0]);
+        aw!(prompt_text(&client, "args-prompt", json!({"city": "Paris"}), "Paris"));
+        aw!(client.close());
+    }
+
+    pub $($kw)? fn everything_sse() {
+        let peer = HttpPeer::start("server-everything", &["sse"], &[("PORT", "{port}")]);
+        let s = spec("everything-sse", &peer.url("/sse"), ProtocolMode::Auto);
+        let (client, info, _) = aw!(start(s, Era::Legacy, &["echo", "get-sum"]));
+        assert_transport(&info, TransportKind::Sse, &peer);
+        let r = aw!(client.call_tool("echo", json!({"message": "over sse"}))).expect("echo");
+        assert_eq!(r.text(), "Echo: over sse");
+        let r = aw!(client.call_tool("get-sum", json!({"a": 20, "b": 22}))).expect("get-sum");
+        assert!(r.text().ends_with(" is 42."), "{:?}", r.raw());
+        aw!(client.close());
+    }
+
+    /// Streamable HTTP, then `initialize`, then HTTP+SSE: the SSE endpoint answers 404 to the
+    /// POSTs, so the client ends on HTTP+SSE.
+    pub $($kw)? fn everything_fallback_to_sse() {
+        let peer = HttpPeer::start("server-everything", &["sse"], &[("PORT", "{port}")]);
+        let (client, info, _) = aw!(start(spec_auto("everything-auto", &peer.url("/sse")), Era::Legacy, &["echo"]));
+        assert_transport(&info, TransportKind::Sse, &peer);
+        let r = aw!(client.call_tool("echo", json!({"message": "fell back"}))).expect("echo");
+        assert_eq!(r.text(), "Echo: fell back");
+        aw!(client.close());
+    }
+
+    pub $($kw)? fn py_streamable_modern() {
+        let peer = HttpPeer::start("py-mcp-peer", &["streamable-http", "--port", "{port}"], &[]);
+        let s = spec("py-http", &peer.url("/mcp"), ProtocolMode::Auto);
+        let (client, info, _) = aw!(start(s, Era::Modern, &["echo", "add", "slow"]));
+        assert_transport(&info, TransportKind::StreamableHttp, &peer);
+        aw!(echo_and_add(&client, "py-http", ""));
+        aw!(slow_with_progress(&client));
+        aw!(read_text(&client, "peer://hello", "hello resource"));
+        aw!(client.close());
+    }
+
+    pub $($kw)? fn py_stateless_json_modern() {
+        let args = ["streamable-http", "--port", "{port}", "--stateless", "--json"];
+        let peer = HttpPeer::start("py-mcp-peer", &args, &[]);
+        let s = spec("py-json", &peer.url("/mcp"), ProtocolMode::Auto);
+        let (client, info, _) = aw!(start(s, Era::Modern, &["echo", "add"]));
+        assert_transport(&info, TransportKind::StreamableHttp, &peer);
+        aw!(echo_and_add(&client, "py-json", ""));
+        aw!(prompt_text(&client, "greet", json!({"name": "Ada"}), "Please greet Ada."));
+        aw!(client.close());
+    }
+
+    /// The stateful server in the legacy era: `Mcp-Session-Id`, SSE responses, GET stream.
+    pub $($kw)? fn py_streamable_legacy_session() {
+        let peer = HttpPeer::start("py-mcp-peer", &["streamable-http", "--port", "{port}"], &[]);
+        let s = spec("py-legacy", &peer.url("/mcp"), ProtocolMode::Legacy);
+        let (client, info, _) = aw!(start(s, Era::Legacy, &["echo", "add", "slow"]));
+        assert_transport(&info, TransportKind::StreamableHttp, &peer);
+        aw!(echo_and_add(&client, "py-legacy", ""));
+        aw!(slow_with_progress(&client));
+        aw!(client.close());
+    }
+
+    pub $($kw)? fn py_sse() {
+        let peer = HttpPeer::start("py-mcp-peer", &["sse", "--port", "{port}"], &[]);
+        let s = spec("py-sse", &peer.url("/sse"), ProtocolMode::Auto);
+        let (client, info, _) = aw!(start(s, Era::Legacy, &["echo", "add"]));
+        assert_transport(&info, TransportKind::Sse, &peer);
+        aw!(echo_and_add(&client, "py-sse", ""));
+        aw!(client.close());
+    }
+
+    pub $($kw)? fn fastmcp_streamable_and_sse() {
+        let peer = HttpPeer::start("fastmcp-echo-peer", &["--port", "{port}"], &[]);
+        let s = spec("fastmcp-http", &peer.url("/mcp"), ProtocolMode::Auto);
+        let (client, info, _) = aw!(start(s, Era::Modern, &["echo", "add"]));
+        assert_transport(&info, TransportKind::StreamableHttp, &peer);
+        aw!(echo_and_add(&client, "fastmcp-http", ""));
+        aw!(client.close());
+        drop(peer);
+        let peer = HttpPeer::start("fastmcp-echo-peer", &["--transport", "sse", "--port", "{port}"], &[]);
+        let s = spec("fastmcp-sse", &peer.url("/sse"), ProtocolMode::Auto);
+        let (client, info, _) = aw!(start(s, Era::Legacy, &["echo", "add"]));
+        assert_transport(&info, TransportKind::Sse, &peer);
+        aw!(echo_and_add(&client, "fastmcp-sse", ""));
+        aw!(client.close());
+    }
+
+    /// The TS SDK v2 server: modern, and statelessly legacy (its GET and DELETE answer 405).
+    pub $($kw)? fn ts_v2_both_eras() {
+        let peer = HttpPeer::start("ts-v2-peer", &["http", "--port", "{port}"], &[]);
+        let s = spec("ts-v2-http", &peer.url("/mcp"), ProtocolMode::Auto);
+        let (client, info, _) = aw!(start(s, Era::Modern, &["echo", "add"]));
+        assert_transport(&info, TransportKind::StreamableHttp, &peer);
+        aw!(echo_and_add(&client, "ts-v2-http", ""));
+        aw!(client.close());
+        let s = spec("ts-v2-legacy", &peer.url("/mcp"), ProtocolMode::Legacy);
+        let (client, info, _) = aw!(start(s, Era::Legacy, &["echo", "add"]));
+        assert_transport(&info, TransportKind::StreamableHttp, &peer);
+        aw!(echo_and_add(&client, "ts-v2-legacy", ""));
+        aw!(client.close());
+    }
+}
+    };
+}
