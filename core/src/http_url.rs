@@ -114,6 +114,15 @@ impl HttpUrl {
         }
     }
 
+    /// `host:port` with the port always written (IPv6 in brackets), as a `CONNECT` target.
+    pub fn authority_with_port(&self) -> String {
+        if self.ipv6 {
+            format!("[{}]:{}", self.host, self.port)
+        } else {
+            format!("{}:{}", self.host, self.port)
+        }
+    }
+
     /// The HTTP request target: the path (starting with `/`) and the query.
     pub fn request_target(&self) -> String {
         match &self.query {

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::driver::{Driver, Shared};
 use crate::handlers::{handler, EventHook, Handler, Handlers};
+use crate::http::{HttpClient, HttpClientConfig};
 use crate::runtime::Runtime;
 use crate::server::Server;
 
@@ -25,11 +26,16 @@ pub struct ClientBuilder {
     specs: Vec<ServerSpec>,
     handlers: Handlers,
     hook: Option<EventHook>,
+    http: HttpClientConfig,
 }
 
 impl std::fmt::Debug for ClientBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClientBuilder").field("specs", &self.specs).field("handlers", &self.handlers).finish()
+        f.debug_struct("ClientBuilder")
+            .field("specs", &self.specs)
+            .field("handlers", &self.handlers)
+            .field("http", &self.http)
+            .finish()
     }
 }
 
@@ -37,6 +43,13 @@ impl ClientBuilder {
     /// Adds a server.
     pub fn server(mut self, spec: ServerSpec) -> Self {
         self.specs.push(spec);
+        self
+    }
+
+    /// Sets up the HTTP client every HTTP server of this client uses: extra root
+    /// certificates, proxy, keep-alive, or a custom [`crate::Connector`].
+    pub fn http_client(mut self, config: HttpClientConfig) -> Self {
+        self.http = config;
         self
     }
 
@@ -82,6 +95,7 @@ impl ClientBuilder {
     pub fn build<R: Runtime>(self, rt: R) -> Result<Client, ClientError> {
         let specs = prepare_servers(self.specs, &self.handlers.features())?;
         let handlers = Arc::new(self.handlers);
+        let http = Arc::new(HttpClient::new(&self.http).map_err(ClientError::Config)?);
         let servers: Vec<Server> = specs
             .into_iter()
             .map(|spec| {
@@ -99,6 +113,7 @@ impl ClientBuilder {
                     handlers.clone(),
                     self.hook.clone(),
                     shared.clone(),
+                    http.clone(),
                 );
                 rt.spawn(Box::pin(driver.run()));
                 Server::new(name, tx, shared)

@@ -13,6 +13,7 @@ use mcp_core::host::{
 use mcp_core::{ClientError, Connection, Epoch, Event, Io, Progress, Request, RequestOptions, Response};
 
 use crate::handlers::{answer, EventHook, Handlers};
+use crate::http::{Exchanges, HttpClient};
 use crate::process::ProcessIo;
 use crate::runtime::Runtime;
 
@@ -55,6 +56,8 @@ pub(crate) struct Driver<R: Runtime> {
     io_rx: Receiver<IoMsg>,
     io_tx: Sender<IoMsg>,
     procs: BTreeMap<Epoch, ProcessIo>,
+    http: Arc<HttpClient>,
+    exchanges: Exchanges,
     calls: PendingCalls<Pending>,
     close_waiters: CloseWaiters<Sender<()>>,
     handlers: Arc<Handlers>,
@@ -78,6 +81,7 @@ impl<R: Runtime> Driver<R> {
         handlers: Arc<Handlers>,
         hook: Option<EventHook>,
         shared: Arc<Shared>,
+        http: Arc<HttpClient>,
     ) -> Self {
         let (io_tx, io_rx) = async_channel::bounded(256);
         Self {
@@ -88,6 +92,8 @@ impl<R: Runtime> Driver<R> {
             io_rx,
             io_tx,
             procs: BTreeMap::new(),
+            http,
+            exchanges: Exchanges::default(),
             calls: PendingCalls::default(),
             close_waiters: CloseWaiters::default(),
             handlers,
@@ -201,6 +207,7 @@ impl<R: Runtime> Driver<R> {
         if let Input::Exited(epoch, _) = &msg {
             self.procs.remove(epoch);
         }
+        self.exchanges.ended(&msg);
         let now = self.now();
         self.conn.handle_input(now, msg);
     }
@@ -216,9 +223,17 @@ impl<R: Runtime> Driver<R> {
     }
 
     fn perform(&mut self, io: Io) {
-        let Some(OtherIo::Spawn(SpawnRequest { epoch, command })) = apply_process_io(&mut self.procs, io)
-        else {
-            return;
+        let (epoch, command) = match apply_process_io(&mut self.procs, io) {
+            None => return,
+            Some(OtherIo::Spawn(SpawnRequest { epoch, command })) => (epoch, command),
+            Some(OtherIo::HttpStart { exchange, request }) => {
+                self.exchanges.start(&self.http, &self.rt, exchange, request, self.io_tx.clone());
+                return;
+            }
+            Some(OtherIo::HttpAbort(exchange)) => {
+                self.exchanges.abort(exchange);
+                return;
+            }
         };
         let now = self.now();
         match self.rt.spawn_process(&command) {

@@ -26,6 +26,7 @@
 mod client;
 mod driver;
 mod handlers;
+mod http;
 mod process;
 mod runtime;
 mod server;
@@ -33,6 +34,7 @@ mod server;
 pub use client::{connect, Client, ClientBuilder};
 pub use driver::ProgressFn;
 pub use handlers::{handler, static_roots, EventHook, Handler, Handlers};
+pub use http::{AsyncStream, BoxedStream, Connector, HttpClientConfig, ProxySetting};
 pub use runtime::{
     exit_info, os_random_seed, seed_config, std_command, terminate, BoxFuture, ChildProcess, ProcessParts,
     Runtime,

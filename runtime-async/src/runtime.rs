@@ -21,6 +21,9 @@ pub trait Runtime: Clone + Send + Sync + 'static {
     fn now(&self) -> Instant;
     /// Starts a process with piped stdin, stdout and stderr (see [`std_command`]).
     fn spawn_process(&self, command: &StdioCommand) -> io::Result<ProcessParts>;
+    /// Opens a TCP connection to `host:port` (a name or an IP address). The HTTP client bounds
+    /// the time it may take and layers TLS and proxies on top.
+    fn connect_tcp(&self, host: &str, port: u16) -> BoxFuture<'static, io::Result<crate::http::BoxedStream>>;
 }
 
 /// A started process, as handed to the client.

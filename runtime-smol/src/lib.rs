@@ -128,6 +128,15 @@ impl Runtime for SmolRuntime {
             child: Box::new(SmolChild(child)),
         })
     }
+
+    fn connect_tcp(&self, host: &str, port: u16) -> BoxFuture<'static, io::Result<mcp_async::BoxedStream>> {
+        let host = host.to_owned();
+        Box::pin(async move {
+            let stream = async_net::TcpStream::connect((host.as_str(), port)).await?;
+            stream.set_nodelay(true)?;
+            Ok(Box::new(stream) as mcp_async::BoxedStream)
+        })
+    }
 }
 
 /// Builds a client on [`SmolRuntime::new`].

@@ -89,6 +89,18 @@ impl Runtime for TokioRuntime {
             child: Box::new(TokioChild(child)),
         })
     }
+
+    fn connect_tcp(&self, host: &str, port: u16) -> BoxFuture<'static, io::Result<mcp_async::BoxedStream>> {
+        let (host, handle) = (host.to_owned(), self.handle.clone());
+        Box::pin(async move {
+            // Connecting (and resolving) happens on the client's runtime, whoever polls this.
+            let stream =
+                handle.spawn(async move { tokio::net::TcpStream::connect((host.as_str(), port)).await });
+            let stream = stream.await.map_err(io::Error::other)??;
+            stream.set_nodelay(true)?;
+            Ok(Box::new(stream.compat()) as mcp_async::BoxedStream)
+        })
+    }
 }
 
 /// Builds a client on the current tokio runtime.

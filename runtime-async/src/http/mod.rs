@@ -1,0 +1,343 @@
+//! The HTTP half of the IO contract ([`mcp_core::Io::HttpStart`] / [`mcp_core::Io::HttpAbort`]),
+//! written once on hyper 1.x for every async runtime: connection pool with keep-alive, TLS
+//! (rustls with the webpki roots plus configured ones), proxies, connect timeouts, and a
+//! [`Connector`] hook to replace how byte streams are opened.
+
+mod hyper_io;
+mod proxy;
+mod tls;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_channel::{Receiver, Sender};
+use bytes::Bytes;
+use futures_lite::FutureExt;
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::http1::SendRequest;
+use mcp_core::host::Input;
+use mcp_core::mcp_servers::HttpUrl;
+use mcp_core::{ExchangeId, HttpHead, HttpMethod, HttpRequest};
+
+pub use hyper_io::{AsyncStream, BoxedStream};
+pub use proxy::ProxySetting;
+
+use crate::runtime::{BoxFuture, Runtime};
+use hyper_io::HyperIo;
+use proxy::{Proxies, Proxy};
+
+/// Opens byte streams to `host:port` (a server's, or a proxy's). The default uses the runtime's
+/// TCP; install your own with [`HttpClientConfig::connector`] (custom DNS, Unix sockets, an
+/// in-process transport for tests...). TLS and proxy tunnels are layered on top of it.
+pub trait Connector: Send + Sync + 'static {
+    /// Opens a stream. The client bounds the time it may take (`Timeouts::http_connect`).
+    fn connect(&self, host: &str, port: u16) -> BoxFuture<'static, std::io::Result<BoxedStream>>;
+}
+
+/// How the HTTP client of a [`crate::Client`] is set up (see
+/// [`crate::ClientBuilder::http_client`]).
+#[derive(Clone)]
+pub struct HttpClientConfig {
+    /// Extra trusted root certificates, each PEM (one or more certificates) or DER, added to the
+    /// webpki roots.
+    pub extra_root_certificates: Vec<Vec<u8>>,
+    /// Which proxy to use (default: from the environment).
+    pub proxy: ProxySetting,
+    /// Idle keep-alive connections kept per server (default 4; 0 disables reuse).
+    pub max_idle_per_host: usize,
+    /// Replaces how TCP streams are opened.
+    pub connector: Option<Arc<dyn Connector>>,
+}
+
+impl Default for HttpClientConfig {
+    fn default() -> Self {
+        Self {
+            extra_root_certificates: Vec::new(),
+            proxy: ProxySetting::default(),
+            max_idle_per_host: 4,
+            connector: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for HttpClientConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpClientConfig")
+            .field("extra_root_certificates", &self.extra_root_certificates.len())
+            .field("proxy", &self.proxy)
+            .field("max_idle_per_host", &self.max_idle_per_host)
+            .field("connector", &self.connector.as_ref().map(|_| "custom"))
+            .finish()
+    }
+}
+
+impl HttpClientConfig {
+    /// Adds a trusted root certificate (PEM or DER).
+    pub fn root_certificate(mut self, certificate: impl Into<Vec<u8>>) -> Self {
+        self.extra_root_certificates.push(certificate.into());
+        self
+    }
+
+    /// Sets the proxy setting.
+    pub fn proxy(mut self, proxy: ProxySetting) -> Self {
+        self.proxy = proxy;
+        self
+    }
+
+    /// Installs a custom [`Connector`].
+    pub fn connector(mut self, connector: Arc<dyn Connector>) -> Self {
+        self.connector = Some(connector);
+        self
+    }
+}
+
+type Sender1 = SendRequest<Full<Bytes>>;
+
+/// One client's HTTP machinery, shared by its servers' drivers.
+pub(crate) struct HttpClient {
+    tls: Arc<futures_rustls::rustls::ClientConfig>,
+    proxies: Proxies,
+    connector: Option<Arc<dyn Connector>>,
+    max_idle: usize,
+    pool: Mutex<HashMap<String, Vec<Sender1>>>,
+}
+
+impl std::fmt::Debug for HttpClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpClient").field("proxies", &self.proxies).finish_non_exhaustive()
+    }
+}
+
+/// The runtime's TCP as a [`Connector`].
+struct RuntimeTcp<R: Runtime>(R);
+
+impl<R: Runtime> Connector for RuntimeTcp<R> {
+    fn connect(&self, host: &str, port: u16) -> BoxFuture<'static, std::io::Result<BoxedStream>> {
+        self.0.connect_tcp(host, port)
+    }
+}
+
+impl HttpClient {
+    /// Builds the client: TLS roots, proxies (the environment is read here, once).
+    pub(crate) fn new(config: &HttpClientConfig) -> Result<Self, String> {
+        Ok(Self {
+            tls: tls::client_config(&config.extra_root_certificates)?,
+            proxies: Proxies::resolve(&config.proxy)?,
+            connector: config.connector.clone(),
+            max_idle: config.max_idle_per_host,
+            pool: Mutex::new(HashMap::new()),
+        })
+    }
+
+    fn checkout(&self, key: &str) -> Option<Sender1> {
+        let mut pool = crate::driver::lock(&self.pool);
+        let idle = pool.get_mut(key)?;
+        while let Some(sender) = idle.pop() {
+            if sender.is_ready() && !sender.is_closed() {
+                return Some(sender);
+            }
+        }
+        None
+    }
+
+    fn checkin(&self, key: String, sender: Sender1) {
+        if self.max_idle == 0 || sender.is_closed() {
+            return;
+        }
+        let mut pool = crate::driver::lock(&self.pool);
+        let idle = pool.entry(key).or_default();
+        if idle.len() < self.max_idle {
+            idle.push(sender);
+        }
+    }
+
+    /// A new connection to the server (through its proxy, if any), handshaken.
+    async fn connect<R: Runtime>(
+        &self,
+        rt: &R,
+        url: &HttpUrl,
+        proxy: Option<&Proxy>,
+        timeout: Duration,
+    ) -> Result<Sender1, String> {
+        let deadline = rt.now() + timeout;
+        let open = async {
+            let (host, port) = match proxy {
+                Some(p) => (p.host.clone(), p.port),
+                None => (url.host().to_owned(), url.port()),
+            };
+            let opened = match &self.connector {
+                Some(c) => c.connect(&host, port).await,
+                None => RuntimeTcp(rt.clone()).connect(&host, port).await,
+            };
+            let mut stream = opened.map_err(|e| format!("connecting to {host}:{port} failed: {e}"))?;
+            if let (Some(p), true) = (proxy, url.is_https()) {
+                stream = proxy::tunnel(stream, p, url).await?;
+            }
+            if url.is_https() {
+                stream = tls::wrap(&self.tls, stream, url.host()).await?;
+            }
+            Ok::<_, String>(stream)
+        };
+        let expired = async {
+            rt.sleep_until(deadline).await;
+            Err(format!("connecting to the server took longer than {timeout:?}"))
+        };
+        let stream = open.or(expired).await?;
+        let (sender, connection) = hyper::client::conn::http1::handshake(HyperIo(stream))
+            .await
+            .map_err(|e| format!("HTTP handshake failed: {e}"))?;
+        rt.spawn(Box::pin(async move {
+            let _ = connection.await;
+        }));
+        Ok(sender)
+    }
+}
+
+/// Runs one exchange to its end, reporting to `tx`, unless `abort` fires (or its sender is
+/// dropped) first: then the connection is closed and nothing more is reported.
+pub(crate) async fn run_exchange<R: Runtime>(
+    client: Arc<HttpClient>,
+    rt: R,
+    id: ExchangeId,
+    request: HttpRequest,
+    tx: Sender<Input>,
+    abort: Receiver<()>,
+) {
+    let work = async {
+        if let Err(detail) = exchange(&client, &rt, id, request, &tx).await {
+            let _ = tx.send(Input::HttpFailed(id, detail)).await;
+        }
+    };
+    let aborted = async {
+        let _ = abort.recv().await;
+    };
+    work.or(aborted).await;
+}
+
+fn method_of(m: HttpMethod) -> hyper::Method {
+    match m {
+        HttpMethod::Get => hyper::Method::GET,
+        HttpMethod::Post => hyper::Method::POST,
+        HttpMethod::Delete => hyper::Method::DELETE,
+    }
+}
+
+/// The hyper request: origin-form (or absolute-form through a plain-HTTP proxy), `Host`, then
+/// exactly the core's headers.
+fn build(
+    url: &HttpUrl,
+    request: &HttpRequest,
+    proxy_auth: Option<&str>,
+    absolute: bool,
+) -> Result<hyper::Request<Full<Bytes>>, String> {
+    let target = if absolute { url.as_str().to_owned() } else { url.request_target() };
+    let mut builder = hyper::Request::builder().method(method_of(request.method)).uri(target);
+    builder = builder.header(hyper::header::HOST, url.authority());
+    for (name, value) in &request.headers {
+        builder = builder.header(name.as_str(), value.as_str());
+    }
+    if let (true, Some(auth)) = (absolute, proxy_auth) {
+        builder = builder.header(hyper::header::PROXY_AUTHORIZATION, auth);
+    }
+    builder
+        .body(Full::new(Bytes::from(request.body.clone())))
+        .map_err(|e| format!("the request cannot be sent: {e}"))
+}
+
+async fn exchange<R: Runtime>(
+    client: &HttpClient,
+    rt: &R,
+    id: ExchangeId,
+    request: HttpRequest,
+    tx: &Sender<Input>,
+) -> Result<(), String> {
+    let url = HttpUrl::parse(&request.url).map_err(|e| format!("invalid URL: {e}"))?;
+    let proxy = client.proxies.for_url(&url).cloned();
+    let absolute = proxy.is_some() && !url.is_https();
+    let key = match &proxy {
+        Some(p) => format!("{} via {}:{}", url.origin(), p.host, p.port),
+        None => url.origin(),
+    };
+    let auth = proxy.as_ref().and_then(|p| p.auth.as_deref());
+    let (mut sender, reused) = match client.checkout(&key) {
+        Some(s) => (s, true),
+        None => (client.connect(rt, &url, proxy.as_ref(), request.connect_timeout).await?, false),
+    };
+    let response = match sender.send_request(build(&url, &request, auth, absolute)?).await {
+        Ok(r) => r,
+        // A pooled connection the server closed while idle: the request never went out.
+        Err(e) if reused && e.is_canceled() => {
+            sender = client.connect(rt, &url, proxy.as_ref(), request.connect_timeout).await?;
+            sender.send_request(build(&url, &request, auth, absolute)?).await.map_err(describe)?
+        }
+        Err(e) => return Err(describe(e)),
+    };
+    let head = HttpHead {
+        status: response.status().as_u16(),
+        headers: response
+            .headers()
+            .iter()
+            .filter_map(|(n, v)| v.to_str().ok().map(|v| (n.as_str().to_owned(), v.to_owned())))
+            .collect(),
+    };
+    if tx.send(Input::HttpHead(id, head)).await.is_err() {
+        return Ok(());
+    }
+    let mut body = response.into_body();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| format!("the response body broke: {e}"))?;
+        if let Ok(data) = frame.into_data() {
+            if !data.is_empty() && tx.send(Input::HttpBody(id, data.to_vec())).await.is_err() {
+                return Ok(());
+            }
+        }
+    }
+    client.checkin(key, sender);
+    let _ = tx.send(Input::HttpEnd(id)).await;
+    Ok(())
+}
+
+fn describe(e: hyper::Error) -> String {
+    let mut text = format!("HTTP request failed: {e}");
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        text.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    text
+}
+
+/// A driver's exchanges in flight: dropping an exchange's abort sender aborts it.
+#[derive(Debug, Default)]
+pub(crate) struct Exchanges {
+    aborts: BTreeMap<ExchangeId, Sender<()>>,
+}
+
+impl Exchanges {
+    /// Starts an exchange on the runtime.
+    pub(crate) fn start<R: Runtime>(
+        &mut self,
+        client: &Arc<HttpClient>,
+        rt: &R,
+        id: ExchangeId,
+        request: HttpRequest,
+        tx: Sender<Input>,
+    ) {
+        let (abort_tx, abort_rx) = async_channel::bounded(1);
+        self.aborts.insert(id, abort_tx);
+        rt.spawn(Box::pin(run_exchange(client.clone(), rt.clone(), id, request, tx, abort_rx)));
+    }
+
+    /// Aborts an exchange (a no-op if it ended).
+    pub(crate) fn abort(&mut self, id: ExchangeId) {
+        self.aborts.remove(&id);
+    }
+
+    /// Forgets an exchange that ended (its last report arrived).
+    pub(crate) fn ended(&mut self, input: &Input) {
+        if let Input::HttpEnd(id) | Input::HttpFailed(id, _) = input {
+            self.aborts.remove(id);
+        }
+    }
+}
