@@ -153,3 +153,44 @@ fn demo_tours_both_eras() {
     assert!(text.contains("user: Hello, Ada!"), "{text}");
     assert_eq!(text.matches("closed").count(), 2, "{text}");
 }
+
+/// `mcp info <url> --json` against real peers over HTTP reports the transport and era chosen.
+#[test]
+fn info_over_http_reports_transport_and_era() {
+    use mcp_tests::http_peers::HttpPeer;
+    let cases: [(&str, &[&str], &[(&str, &str)], &str, &str, &str); 4] = [
+        (
+            "py-mcp-peer",
+            &["streamable-http", "--port", "{port}", "--stateless", "--json"],
+            &[],
+            "/mcp",
+            "streamable-http",
+            "modern",
+        ),
+        ("py-mcp-peer", &["sse", "--port", "{port}"], &[], "/sse", "sse", "legacy"),
+        (
+            "server-everything",
+            &["streamableHttp"],
+            &[("PORT", "{port}")],
+            "/mcp",
+            "streamable-http",
+            "legacy",
+        ),
+        ("fastmcp-echo-peer", &["--port", "{port}"], &[], "/mcp", "streamable-http", "modern"),
+    ];
+    for (peer, args, env, path, transport, era) in cases {
+        let server = HttpPeer::start(peer, args, env);
+        let out = mcp(&["info", &server.url(path), "--json"]);
+        assert!(out.status.success(), "{peer}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        assert_eq!((v["transport"].as_str(), v["era"].as_str()), (Some(transport), Some(era)), "{peer}: {v}");
+    }
+    // A forced transport and a header are accepted; a header on a command line is refused.
+    let server = HttpPeer::start("py-mcp-peer", &["sse", "--port", "{port}"], &[]);
+    let url = server.url("/sse");
+    let out = mcp(&["info", &url, "--json", "--transport", "sse", "-H", "X-Test: 1"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = mcp(&["info", &target(""), "-H", "X-Test: 1"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--header"));
+}
