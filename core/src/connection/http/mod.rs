@@ -298,7 +298,7 @@ impl Connection {
             self.abort_exchange(exchange);
             return;
         }
-        self.feed(now, exchange, Feed::Nothing);
+        self.feed(now, exchange, Feed::Nothing, false);
     }
 
     /// A chunk of an exchange's response body arrived (raw, not decompressed).
@@ -309,13 +309,13 @@ impl Connection {
                 link.stream_activity = Some(now);
             }
         }
-        self.feed(now, exchange, Feed::Bytes(bytes));
+        self.feed(now, exchange, Feed::Bytes(bytes), false);
     }
 
     /// An exchange's response body ended normally.
     pub fn handle_http_end(&mut self, now: Instant, exchange: ExchangeId) {
         let now = self.tick(now);
-        self.feed(now, exchange, Feed::End);
+        self.feed(now, exchange, Feed::End, true);
     }
 
     /// An exchange failed in transport (connect, TLS, reset, ...).
@@ -323,11 +323,12 @@ impl Connection {
         let now = self.tick(now);
         let Some(x) = self.http.as_mut().and_then(|l| l.exchanges.get_mut(&exchange)) else { return };
         x.fail(detail);
-        self.feed(now, exchange, Feed::Nothing);
+        self.feed(now, exchange, Feed::Nothing, true);
     }
 
     /// Pushes input into an exchange's decoder and acts on what comes out.
-    fn feed(&mut self, now: Instant, exchange: ExchangeId, input: Feed<'_>) {
+    /// `runtime_done`: the runtime reported the exchange's end or failure (nothing to abort).
+    fn feed(&mut self, now: Instant, exchange: ExchangeId, input: Feed<'_>, runtime_done: bool) {
         let Some(x) = self.http.as_mut().and_then(|l| l.exchanges.get_mut(&exchange)) else { return };
         let output = x.feed(input);
         let (epoch, role) = (x.epoch, x.role.clone());
@@ -353,6 +354,10 @@ impl Connection {
             .map(|x| (x.finished().is_some(), x.answered));
         match state {
             Some((true, _)) => {
+                if !runtime_done {
+                    // Ended by the core (a limit, a bad body): the runtime must stop reading.
+                    self.io.push_back(Io::HttpAbort { exchange });
+                }
                 if let Some(x) = self.http.as_mut().and_then(|l| l.exchanges.remove(&exchange)) {
                     self.on_exchange_done(now, exchange, x);
                 }

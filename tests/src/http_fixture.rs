@@ -1,0 +1,140 @@
+//! A scripted HTTP/1.1 server for client tests that no real peer can stage (hostile bodies,
+//! exact status codes): every request is parsed (method, path, headers, JSON body) and answered
+//! by a closure. One thread per connection; `Connection: close` after every answer.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+/// One request the fixture received.
+#[derive(Debug, Clone)]
+pub struct FixtureRequest {
+    /// `GET`, `POST`, ...
+    pub method: String,
+    /// The request target.
+    pub path: String,
+    /// Header names (lowercased) and values.
+    pub headers: Vec<(String, String)>,
+    /// The body parsed as JSON (`Null` if empty or not JSON).
+    pub json: Value,
+}
+
+impl FixtureRequest {
+    /// A header value by (case-insensitive) name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// An answer: status, headers, and a body written in chunks (so it can be huge without being
+/// held in memory at once).
+pub struct FixtureResponse {
+    /// The status code.
+    pub status: u16,
+    /// Extra headers.
+    pub headers: Vec<(String, String)>,
+    /// The body, as successive chunks.
+    pub body: Box<dyn Iterator<Item = Vec<u8>> + Send>,
+}
+
+impl FixtureResponse {
+    /// A JSON answer.
+    pub fn json(status: u16, value: &Value) -> Self {
+        Self {
+            status,
+            headers: vec![("Content-Type".into(), "application/json".into())],
+            body: Box::new(std::iter::once(value.to_string().into_bytes())),
+        }
+    }
+}
+
+/// The running fixture; stops accepting when dropped.
+#[derive(Debug)]
+pub struct HttpFixture {
+    port: u16,
+    stop: Arc<AtomicBool>,
+}
+
+type Handler = dyn Fn(FixtureRequest) -> FixtureResponse + Send + Sync;
+
+impl HttpFixture {
+    /// Starts serving on a free loopback port.
+    pub fn start(handler: impl Fn(FixtureRequest) -> FixtureResponse + Send + Sync + 'static) -> Self {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind the fixture");
+        let port = listener.local_addr().expect("address").port();
+        let stop = Arc::new(AtomicBool::new(false));
+        let handler: Arc<Handler> = Arc::new(handler);
+        let flag = stop.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if flag.load(Ordering::Relaxed) {
+                    return;
+                }
+                let Ok(stream) = stream else { continue };
+                let handler = handler.clone();
+                std::thread::spawn(move || {
+                    let _ = serve(stream, &*handler);
+                });
+            }
+        });
+        Self { port, stop }
+    }
+
+    /// `http://127.0.0.1:<port><path>`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+}
+
+impl Drop for HttpFixture {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        // Wake the accept loop so it sees the flag.
+        let _ = TcpStream::connect((Ipv4Addr::LOCALHOST, self.port));
+    }
+}
+
+fn serve(stream: TcpStream, handler: &Handler) -> std::io::Result<()> {
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut line = String::new();
+    reader.read_line(&mut line)?;
+    let mut parts = line.split_whitespace();
+    let (method, path) = (parts.next().unwrap_or("").to_owned(), parts.next().unwrap_or("").to_owned());
+    let mut headers = Vec::new();
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h)? == 0 || h == "\r\n" {
+            break;
+        }
+        if let Some((n, v)) = h.trim_end().split_once(':') {
+            headers.push((n.trim().to_ascii_lowercase(), v.trim().to_owned()));
+        }
+    }
+    let len =
+        headers.iter().find(|(n, _)| n == "content-length").and_then(|(_, v)| v.parse().ok()).unwrap_or(0);
+    let mut body = vec![0; len];
+    reader.read_exact(&mut body)?;
+    let json = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let response = handler(FixtureRequest { method, path, headers, json });
+    let mut out = stream;
+    let mut head =
+        format!("HTTP/1.1 {} X\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n", response.status);
+    for (n, v) in &response.headers {
+        head.push_str(&format!("{n}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    out.write_all(head.as_bytes())?;
+    for chunk in response.body {
+        if chunk.is_empty() {
+            continue;
+        }
+        out.write_all(format!("{:x}\r\n", chunk.len()).as_bytes())?;
+        out.write_all(&chunk)?;
+        out.write_all(b"\r\n")?;
+    }
+    out.write_all(b"0\r\n\r\n")?;
+    out.flush()
+}
