@@ -158,7 +158,9 @@ fn demo_tours_both_eras() {
 #[test]
 fn info_over_http_reports_transport_and_era() {
     use mcp_tests::http_peers::HttpPeer;
-    let cases: [(&str, &[&str], &[(&str, &str)], &str, &str, &str); 4] = [
+    /// Peer, its arguments, its environment, the URL path, the transport and era expected.
+    type Case<'a> = (&'a str, &'a [&'a str], &'a [(&'a str, &'a str)], &'a str, &'a str, &'a str);
+    let cases: [Case<'_>; 4] = [
         (
             "py-mcp-peer",
             &["streamable-http", "--port", "{port}", "--stateless", "--json"],

@@ -40,6 +40,15 @@ pub struct FixtureResponse {
     pub body: Box<dyn Iterator<Item = Vec<u8>> + Send>,
 }
 
+impl std::fmt::Debug for FixtureResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FixtureResponse")
+            .field("status", &self.status)
+            .field("headers", &self.headers)
+            .finish()
+    }
+}
+
 impl FixtureResponse {
     /// A JSON answer.
     pub fn json(status: u16, value: &Value) -> Self {
