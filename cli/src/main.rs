@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 
 mod commands;
+mod conformance;
 mod demo;
 mod output;
 
@@ -175,6 +176,9 @@ pub(crate) const TEST_SERVER_ARG: &str = "__test-server";
 fn main() -> ExitCode {
     if std::env::args().nth(1).as_deref() == Some(TEST_SERVER_ARG) {
         return mcp_tests::test_server::run(std::env::args().skip(2));
+    }
+    if std::env::args().nth(1).as_deref() == Some(conformance::CONFORMANCE_ARG) {
+        return conformance::run(std::env::args().skip(2));
     }
     // A bug must still end as one line, not a backtrace.
     std::panic::set_hook(Box::new(|info| {

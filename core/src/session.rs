@@ -65,6 +65,9 @@ pub(crate) enum ProbeVerdict {
     Modern(ServerInfo),
     /// Fall back to `initialize`.
     Legacy,
+    /// The server rejected the version it says it supports (`-32022` listing 2026-07-28):
+    /// send the probe again, once.
+    Retry,
     Fail(RequestError),
 }
 
@@ -93,7 +96,12 @@ pub(crate) fn judge_probe(mode: ProtocolMode, outcome: ProbeOutcome) -> ProbeVer
             Err(e) => legacy_or_fail(format!("server/discover returned an unusable result ({e})")),
         },
         ProbeOutcome::Error(e) if e.kind() == RpcErrorKind::UnsupportedProtocolVersion => {
-            no_common_version(mode, e.supported_versions())
+            let supported = e.supported_versions();
+            if supported.iter().any(|v| v == MODERN_VERSION) {
+                ProbeVerdict::Retry
+            } else {
+                no_common_version(mode, supported)
+            }
         }
         ProbeOutcome::Error(e) if e.is_modern_error() => ProbeVerdict::Modern(ServerInfo {
             era: Era::Modern,

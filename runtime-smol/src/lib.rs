@@ -28,8 +28,13 @@ use std::time::Instant;
 use mcp_async::{exit_info, std_command, BoxFuture, ChildProcess, ProcessParts, Runtime};
 use mcp_core::{ExitInfo, StdioCommand};
 
-pub use mcp_async::{handler, static_roots, Client, ClientBuilder, EventHook, Handler, Server};
-pub use mcp_core::{self as core, ClientError, Event, ProtocolMode, RequestOptions, ServerInfo, ServerSpec};
+pub use mcp_async::{
+    handler, static_roots, AsyncStream, BoxedStream, Client, ClientBuilder, Connector, EventHook, Handler,
+    HttpClientConfig, ProxySetting, Server,
+};
+pub use mcp_core::{
+    self as core, ClientError, Event, ProtocolMode, RequestOptions, ServerInfo, ServerRequest, ServerSpec,
+};
 
 type Spawner = Arc<dyn Fn(BoxFuture<'static, ()>) + Send + Sync>;
 

@@ -23,8 +23,13 @@ use mcp_async::{exit_info, std_command, BoxFuture, ChildProcess, ProcessParts, R
 use mcp_core::{ExitInfo, StdioCommand};
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
-pub use mcp_async::{handler, static_roots, Client, ClientBuilder, EventHook, Handler, Server};
-pub use mcp_core::{self as core, ClientError, Event, ProtocolMode, RequestOptions, ServerInfo, ServerSpec};
+pub use mcp_async::{
+    handler, static_roots, AsyncStream, BoxedStream, Client, ClientBuilder, Connector, EventHook, Handler,
+    HttpClientConfig, ProxySetting, Server,
+};
+pub use mcp_core::{
+    self as core, ClientError, Event, ProtocolMode, RequestOptions, ServerInfo, ServerRequest, ServerSpec,
+};
 
 /// Tokio's processes, timers and spawner.
 #[derive(Debug, Clone)]

@@ -213,15 +213,21 @@ impl Connection {
         match self.cfg.protocol {
             ProtocolMode::Legacy => self.send_initialize(now, epoch),
             ProtocolMode::Auto | ProtocolMode::Modern => {
-                let id = self.next_wire_id();
-                let meta = session::modern_meta(&self.cfg.client_info, &self.cfg.features);
-                let params = serde_json::json!({ "_meta": Value::Object(meta) });
-                self.wire.insert(id.clone(), WireUse::Probe);
-                let probe = Outgoing::Request { id, method: "server/discover".into(), params: Some(params) };
-                self.send(now, epoch, probe);
-                self.timers.set(Timer::Handshake, now + self.cfg.timeouts.discover);
+                self.probe_retried = false;
+                self.send_probe(now, epoch);
             }
         }
+    }
+
+    /// Sends the `server/discover` probe and arms its timeout.
+    fn send_probe(&mut self, now: Instant, epoch: Epoch) {
+        let id = self.next_wire_id();
+        let meta = session::modern_meta(&self.cfg.client_info, &self.cfg.features);
+        let params = serde_json::json!({ "_meta": Value::Object(meta) });
+        self.wire.insert(id.clone(), WireUse::Probe);
+        let probe = Outgoing::Request { id, method: "server/discover".into(), params: Some(params) };
+        self.send(now, epoch, probe);
+        self.timers.set(Timer::Handshake, now + self.cfg.timeouts.discover);
     }
 
     pub(super) fn send_initialize(&mut self, now: Instant, epoch: Epoch) {
@@ -271,6 +277,14 @@ impl Connection {
         match verdict {
             ProbeVerdict::Modern(info) => self.ready(now, info),
             ProbeVerdict::Legacy => self.send_initialize(now, epoch),
+            ProbeVerdict::Retry if !std::mem::replace(&mut self.probe_retried, true) => {
+                self.send_probe(now, epoch)
+            }
+            ProbeVerdict::Retry => {
+                let client = vec![crate::config::MODERN_VERSION.to_owned()];
+                let err = RequestError::NoCommonVersion { server: client.clone(), client };
+                self.fail_handshake(now, err)
+            }
             ProbeVerdict::Fail(err) => self.fail_handshake(now, err),
         }
     }
@@ -309,6 +323,7 @@ impl Connection {
                 }
                 ProbeVerdict::Fail(err) => self.fail_handshake(now, err),
                 ProbeVerdict::Modern(info) => self.ready(now, info),
+                ProbeVerdict::Retry => self.send_probe(now, epoch),
             }
         } else {
             let after = self.cfg.timeouts.initialize;

@@ -59,6 +59,8 @@ pub struct Connection {
     stderr_tail: VecDeque<String>,
     /// The HTTP transport state (`None` for stdio).
     http: Option<Box<http::HttpLink>>,
+    /// The probe of the current handshake was sent a second time (after `-32022`).
+    probe_retried: bool,
 }
 
 /// Stderr lines over the limit are shown truncated (their start kept), not dropped.
@@ -180,6 +182,7 @@ impl Connection {
             events: VecDeque::new(),
             dropped_events: 0,
             http: http::HttpLink::for_config(&cfg).map(Box::new),
+            probe_retried: false,
             stdout,
             stderr,
             stderr_tail: VecDeque::new(),

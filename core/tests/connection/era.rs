@@ -259,6 +259,33 @@ fn unsupported_version_error_listing_a_legacy_revision_uses_initialize_in_auto_m
 }
 
 #[test]
+fn unsupported_version_error_listing_our_version_retries_the_probe_once() {
+    let mut h = Harness::auto();
+    let r = h.request(Request::ListTools);
+    h.start();
+    let probe = h.expect_sent("server/discover");
+    let data = json!({"supported": [MODERN_VERSION], "requested": MODERN_VERSION});
+    h.reply_error(&probe, -32022, "Unsupported protocol version", Some(data.clone()));
+    let again = h.expect_sent("server/discover");
+    assert_ne!(again["id"], probe["id"]);
+    h.reply(&again, discover_ok());
+    h.take_connected();
+    let list = h.expect_sent("tools/list");
+    h.reply(&list, tools_page(&["a"], None));
+    h.ok(r);
+
+    // A server that keeps refusing gets one retry, then a typed error.
+    let mut h = Harness::auto();
+    let r = h.request(Request::ListTools);
+    h.start();
+    for _ in 0..2 {
+        let probe = h.expect_sent("server/discover");
+        h.reply_error(&probe, -32022, "Unsupported protocol version", Some(data.clone()));
+    }
+    assert!(matches!(h.err(r), RequestError::NoCommonVersion { .. }));
+}
+
+#[test]
 fn discover_without_the_modern_version_is_no_common_version() {
     let mut h = Harness::auto();
     let r = h.request(Request::ListTools);
