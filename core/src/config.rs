@@ -280,11 +280,10 @@ impl ClientFeatures {
         Value::Object(caps)
     }
 
-    /// The `clientCapabilities` sent with every modern request. Server-to-client features are
-    /// delivered in 2026-07-28 through multi-round-trip results, which this client does not
-    /// process yet, so none are declared: a server that needs one answers `-32021`.
+    /// The `clientCapabilities` sent with every modern request: the same features, served in
+    /// 2026-07-28 through multi-round-trip `input_required` results.
     pub fn modern_capabilities(&self) -> Value {
-        Value::Object(Map::new())
+        self.legacy_capabilities()
     }
 }
 

@@ -162,6 +162,15 @@ pub enum RequestError {
         /// What was wrong.
         detail: String,
     },
+    /// A host handler failed to produce the input a server asked for (`input_required`); the
+    /// request was not retried.
+    #[error("the {method} input the server asked for failed: {detail}")]
+    InputFailed {
+        /// The input request's method.
+        method: String,
+        /// The handler's error.
+        detail: String,
+    },
     /// The server returned a `resultType` this client does not handle for this request.
     #[error("unsupported resultType {result_type:?}")]
     UnsupportedResultType {

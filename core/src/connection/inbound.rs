@@ -306,6 +306,9 @@ impl Connection {
         outcome: Result<Value, String>,
     ) -> bool {
         let now = self.tick(now);
+        if self.inputs.contains_key(&handle) {
+            return self.answer_input(now, handle, outcome);
+        }
         let Some(pending) = self.server_requests.remove(&handle) else { return false };
         if self.current_epoch() != Some(pending.epoch) {
             return false;

@@ -14,6 +14,7 @@
 mod http;
 mod inbound;
 mod lifecycle;
+mod mrtr;
 mod ops;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -61,6 +62,8 @@ pub struct Connection {
     http: Option<Box<http::HttpLink>>,
     /// The probe of the current handshake was sent a second time (after `-32022`).
     probe_retried: bool,
+    /// Host requests of multi-round-trip input rounds (2026-07-28 `input_required`).
+    inputs: BTreeMap<ServerRequestHandle, mrtr::PendingInput>,
 }
 
 /// Stderr lines over the limit are shown truncated (their start kept), not dropped.
@@ -183,6 +186,7 @@ impl Connection {
             dropped_events: 0,
             http: http::HttpLink::for_config(&cfg).map(Box::new),
             probe_retried: false,
+            inputs: BTreeMap::new(),
             stdout,
             stderr,
             stderr_tail: VecDeque::new(),
@@ -427,6 +431,7 @@ impl Connection {
                 self.remember_finished(id);
             }
         }
+        self.drop_inputs(handle);
         self.emit(Event::Response { handle, result });
     }
 }

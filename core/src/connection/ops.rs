@@ -34,6 +34,8 @@ pub(super) struct Op {
     pub(super) retries: u32,
     /// HTTP (modern): the one re-issue after a broken response stream was used.
     pub(super) reissued: bool,
+    /// Multi-round-trip input, once the server asked for some.
+    pub(super) input: Option<super::mrtr::InputRound>,
 }
 
 #[derive(Debug, Default)]
@@ -70,6 +72,7 @@ impl Op {
             pages: Pages::default(),
             retries: 0,
             reissued: false,
+            input: None,
         }
     }
 
@@ -243,6 +246,12 @@ impl Connection {
         let op = self.ops.get(&handle).expect("op exists");
         let (op_meta, want_progress, existing_token) =
             (op.opts.meta.clone(), op.opts.progress, op.progress_token.clone());
+        if let Some((responses, state)) = op.input.as_ref().and_then(|r| r.retry.as_ref()) {
+            params.insert("inputResponses".into(), Value::Object(responses.clone()));
+            if let Some(state) = state {
+                params.insert("requestState".into(), Value::String(state.clone()));
+            }
+        }
         // _meta: static, hoisted from arguments, per request, progress token, then the protocol
         // envelope (which the host cannot override).
         let mut meta = self.cfg.request_meta.clone();
@@ -298,9 +307,17 @@ impl Connection {
             }
             Ok(v) => v,
         };
+        if let Some(round) = self.ops.get_mut(&handle).and_then(|op| op.input.as_mut()) {
+            // The retry's input was for that one attempt.
+            round.retry = None;
+        }
         if let Some(rt) = value.get("resultType") {
             match rt.as_str() {
                 Some("complete") => {}
+                Some("input_required") => {
+                    self.on_input_required(now, handle, value);
+                    return;
+                }
                 other => {
                     let result_type = other.map_or_else(|| rt.to_string(), str::to_owned);
                     self.finish(handle, Err(RequestError::UnsupportedResultType { result_type }));

@@ -555,7 +555,7 @@ fn capabilities_in_initialize_derive_from_features() {
         json!({"roots": {}, "sampling": {}, "elicitation": {"form": {}}})
     );
 
-    // Modern requests declare none, whatever the features.
+    // Modern requests declare the same (served through input_required rounds).
     let mut h = Harness::with(ProtocolMode::Auto, |c| {
         c.features =
             ClientFeatures { roots: true, sampling: true, elicitation_form: true, elicitation_url: true };
@@ -563,7 +563,10 @@ fn capabilities_in_initialize_derive_from_features() {
     h.request(Request::Connect);
     h.start();
     let probe = h.expect_sent("server/discover");
-    assert_eq!(probe["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"], json!({}));
+    assert_eq!(
+        probe["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"],
+        json!({"roots": {}, "sampling": {}, "elicitation": {"form": {}, "url": {}}})
+    );
 }
 
 #[test]

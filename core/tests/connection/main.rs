@@ -14,4 +14,5 @@ mod http;
 mod inbound;
 mod lifecycle;
 mod lists;
+mod mrtr;
 mod requests;

@@ -455,7 +455,7 @@ fn tool_results_are_decoded() {
 
 #[test]
 fn other_result_types_are_unsupported() {
-    for (rt, shown) in [(json!("input_required"), "input_required"), (json!(5), "5")] {
+    for (rt, shown) in [(json!("task"), "task"), (json!(5), "5")] {
         let mut h = connected(false);
         let r = h.request(call("t", json!({})));
         let msg = h.expect_sent("tools/call");

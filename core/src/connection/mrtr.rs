@@ -1,0 +1,180 @@
+//! Multi-round-trip input (2026-07-28): a `tools/call`, `prompts/get` or `resources/read` may
+//! answer `input_required` with requests for the host (elicitation, sampling, roots) and an
+//! opaque `requestState`. The host's answers go back in a retry of the original request under
+//! a new id, with `inputResponses` and the exact `requestState`; the caller sees only the
+//! final result.
+
+use std::time::Instant;
+
+use serde_json::{Map, Value};
+
+use super::Connection;
+use crate::error::{RequestError, Warning};
+use crate::event::{Event, ServerRequest, ServerRequestKind};
+use crate::handle::{RequestHandle, ServerRequestHandle};
+use crate::request::Request;
+
+/// Rounds of input one request may take before it fails (a server asking forever).
+const MAX_ROUNDS: u32 = 8;
+
+/// The input state of one request between rounds.
+#[derive(Debug, Default)]
+pub(super) struct InputRound {
+    /// Rounds completed so far.
+    rounds: u32,
+    /// Answers collected for the current round, by the server's key.
+    responses: Map<String, Value>,
+    /// Keys still waiting for the host.
+    waiting: usize,
+    /// The `requestState` to echo (absent: none is sent).
+    state: Option<String>,
+    /// Ready to be merged into the retry's params.
+    pub(super) retry: Option<(Map<String, Value>, Option<String>)>,
+}
+
+/// A host request that belongs to a request's input round.
+#[derive(Debug)]
+pub(super) struct PendingInput {
+    op: RequestHandle,
+    key: String,
+    kind: ServerRequestKind,
+}
+
+fn fail(detail: impl Into<String>) -> RequestError {
+    RequestError::InvalidResponse { detail: detail.into() }
+}
+
+impl Connection {
+    /// The server answered `input_required`: ask the host, or retry at once when it asked for
+    /// nothing.
+    pub(super) fn on_input_required(&mut self, now: Instant, handle: RequestHandle, value: Value) {
+        let Some(op) = self.ops.get_mut(&handle) else { return };
+        if !matches!(
+            op.request,
+            Request::CallTool { .. } | Request::GetPrompt { .. } | Request::ReadResource { .. }
+        ) {
+            self.finish(
+                handle,
+                Err(fail("input_required is only allowed for tools/call, prompts/get and resources/read")),
+            );
+            return;
+        }
+        let round = op.input.get_or_insert_with(InputRound::default);
+        round.rounds += 1;
+        if round.rounds > MAX_ROUNDS {
+            self.finish(
+                handle,
+                Err(fail(format!("the server asked for input more than {MAX_ROUNDS} times"))),
+            );
+            return;
+        }
+        let state = match value.get("requestState") {
+            None => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => {
+                self.finish(handle, Err(fail("requestState is not a string")));
+                return;
+            }
+        };
+        let requests = match value.get("inputRequests") {
+            None => Map::new(),
+            Some(Value::Object(m)) => m.clone(),
+            Some(_) => {
+                self.finish(handle, Err(fail("inputRequests is not an object")));
+                return;
+            }
+        };
+        if requests.is_empty() && state.is_none() {
+            self.finish(handle, Err(fail("input_required without inputRequests or requestState")));
+            return;
+        }
+        if requests.len() > self.cfg.limits.max_concurrent_server_requests {
+            let limit = self.cfg.limits.max_concurrent_server_requests;
+            self.finish(handle, Err(fail(format!("more than {limit} input requests in one round"))));
+            return;
+        }
+        let mut asks = Vec::with_capacity(requests.len());
+        for (key, request) in requests {
+            let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
+            let kind = match method {
+                "elicitation/create"
+                    if self.cfg.features.elicitation_form || self.cfg.features.elicitation_url =>
+                {
+                    ServerRequestKind::Elicitation
+                }
+                "sampling/createMessage" if self.cfg.features.sampling => ServerRequestKind::Sampling,
+                "roots/list" if self.cfg.features.roots => ServerRequestKind::Roots,
+                other => {
+                    let detail = format!(
+                        "the server asked for {:?} input, which this client did not declare",
+                        crate::text::sanitize(other, 100)
+                    );
+                    self.finish(handle, Err(fail(detail)));
+                    return;
+                }
+            };
+            let params = request.get("params").cloned().unwrap_or(Value::Object(Map::new()));
+            asks.push((key, kind, params));
+        }
+        let Some(round) = self.ops.get_mut(&handle).and_then(|op| op.input.as_mut()) else { return };
+        round.responses = Map::new();
+        round.waiting = asks.len();
+        round.state = state;
+        if asks.is_empty() {
+            self.retry_with_input(now, handle);
+            return;
+        }
+        for (key, kind, params) in asks {
+            let server = ServerRequestHandle::new(self.counters.server.next());
+            self.inputs.insert(server, PendingInput { op: handle, key, kind });
+            self.emit(Event::ServerRequest { handle: server, request: ServerRequest { kind, params } });
+        }
+    }
+
+    /// The host answered one input request. Returns false if it is not one.
+    pub(super) fn answer_input(
+        &mut self,
+        now: Instant,
+        handle: ServerRequestHandle,
+        outcome: Result<Value, String>,
+    ) -> bool {
+        let Some(pending) = self.inputs.remove(&handle) else { return false };
+        let op = pending.op;
+        match outcome {
+            Ok(value) => {
+                let Some(round) = self.ops.get_mut(&op).and_then(|o| o.input.as_mut()) else { return true };
+                round.responses.insert(pending.key, value);
+                round.waiting = round.waiting.saturating_sub(1);
+                if round.waiting == 0 {
+                    self.retry_with_input(now, op);
+                }
+            }
+            Err(detail) => {
+                let method = pending.kind.method().to_owned();
+                self.warn(Warning::HandlerFailed { method: method.clone(), detail: detail.clone() });
+                self.finish(op, Err(RequestError::InputFailed { method, detail }));
+            }
+        }
+        true
+    }
+
+    /// Every answer is in: send the request again (new id) with them and the state.
+    fn retry_with_input(&mut self, now: Instant, handle: RequestHandle) {
+        let Some(op) = self.ops.get_mut(&handle) else { return };
+        let Some(round) = op.input.as_mut() else { return };
+        round.retry = Some((std::mem::take(&mut round.responses), round.state.take()));
+        op.sent = None;
+        self.queue.push_front(handle);
+        self.pump(now);
+    }
+
+    /// A request ended: its host requests still waiting are withdrawn.
+    pub(super) fn drop_inputs(&mut self, handle: RequestHandle) {
+        let gone: Vec<ServerRequestHandle> =
+            self.inputs.iter().filter(|(_, p)| p.op == handle).map(|(h, _)| *h).collect();
+        for h in gone {
+            self.inputs.remove(&h);
+            self.emit(Event::ServerRequestCancelled { handle: h });
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! Multi-round-trip input (2026-07-28 `input_required`): host requests, the retry with a new
+//! id, `inputResponses` and the exact `requestState`, bounds and withdrawal.
+
+use serde_json::{json, Value};
+
+use super::harness::*;
+use mcp_core::{ClientFeatures, Event, ProtocolMode, RequestError, ServerRequest, ServerRequestKind};
+
+fn modern_with(features: ClientFeatures) -> Harness {
+    let mut h = Harness::with(ProtocolMode::Auto, |c| c.features = features);
+    h.connect_modern();
+    h
+}
+
+fn all_features() -> ClientFeatures {
+    ClientFeatures { roots: true, sampling: true, elicitation_form: true, elicitation_url: false }
+}
+
+fn take_server_request(h: &mut Harness) -> (mcp_core::ServerRequestHandle, ServerRequest) {
+    match h.take_event(|e| matches!(e, Event::ServerRequest { .. })) {
+        Some(Event::ServerRequest { handle, request }) => (handle, request),
+        _ => panic!("no server request"),
+    }
+}
+
+fn input_required(requests: Value, state: Option<&str>) -> Value {
+    let mut v = json!({"resultType": "input_required", "inputRequests": requests});
+    if let Some(s) = state {
+        v["requestState"] = json!(s);
+    }
+    v
+}
+
+fn elicit(message: &str) -> Value {
+    json!({"method": "elicitation/create", "params": {"message": message,
+        "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}})
+}
+
+#[test]
+fn input_is_asked_of_the_host_and_the_request_retried_with_state() {
+    let mut h = modern_with(all_features());
+    let r = h.request(call("book", json!({"when": "now"})));
+    let first = h.expect_sent("tools/call");
+    let state = "v1.opaque+/=state";
+    let requests = json!({"confirm": elicit("Sure?"), "roots": {"method": "roots/list", "params": {}}});
+    h.reply(&first, input_required(requests, Some(state)));
+    assert!(!h.has_response(r));
+    let (a, req_a) = take_server_request(&mut h);
+    let (b, req_b) = take_server_request(&mut h);
+    let kinds = [req_a.kind, req_b.kind];
+    assert!(kinds.contains(&ServerRequestKind::Elicitation) && kinds.contains(&ServerRequestKind::Roots));
+    let answer = |kind| match kind {
+        ServerRequestKind::Elicitation => json!({"action": "accept", "content": {"ok": true}}),
+        _ => json!({"roots": []}),
+    };
+    assert!(h.respond(a, Ok(answer(req_a.kind))));
+    assert!(h.sent().is_empty(), "waits for every answer");
+    assert!(h.respond(b, Ok(answer(req_b.kind))));
+    let retry = h.expect_sent("tools/call");
+    assert_ne!(retry["id"], first["id"]);
+    assert_eq!(retry["params"]["name"], "book");
+    assert_eq!(retry["params"]["arguments"], json!({"when": "now"}));
+    assert_eq!(retry["params"]["requestState"], json!(state));
+    assert_eq!(
+        retry["params"]["inputResponses"],
+        json!({"confirm": {"action": "accept", "content": {"ok": true}}, "roots": {"roots": []}})
+    );
+    assert_eq!(
+        retry["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        json!(mcp_core::MODERN_VERSION)
+    );
+    h.reply(&retry, json!({"resultType": "complete", "content": [{"type": "text", "text": "booked"}]}));
+    assert_eq!(h.ok(r).into_tool_result().unwrap().text(), "booked");
+    assert!(!h.respond(a, Ok(json!({}))), "answered input is gone");
+}
+
+#[test]
+fn no_state_means_none_is_sent_and_parallel_requests_are_untouched() {
+    let mut h = modern_with(all_features());
+    let r = h.request(call("a", json!({})));
+    let first = h.expect_sent("tools/call");
+    h.reply(&first, input_required(json!({"q": elicit("?")}), None));
+    let other = h.request(call("b", json!({})));
+    let parallel = h.expect_sent("tools/call");
+    assert!(
+        parallel["params"].get("inputResponses").is_none()
+            && parallel["params"].get("requestState").is_none()
+    );
+    let (q, _) = take_server_request(&mut h);
+    h.respond(q, Ok(json!({"action": "decline"})));
+    let retry = h.expect_sent("tools/call");
+    assert!(retry["params"].get("requestState").is_none(), "{retry}");
+    assert_eq!(retry["params"]["inputResponses"]["q"], json!({"action": "decline"}));
+    h.reply(&retry, text_result("done"));
+    h.reply(&parallel, text_result("other"));
+    h.ok(r);
+    h.ok(other);
+}
+
+#[test]
+fn state_only_retries_at_once_and_rounds_are_bounded() {
+    let mut h = modern_with(all_features());
+    let r = h.request(call("shed", json!({})));
+    let mut msg = h.expect_sent("tools/call");
+    for round in 0..8 {
+        h.reply(&msg, json!({"resultType": "input_required", "requestState": format!("s{round}")}));
+        msg = h.expect_sent("tools/call");
+        assert_eq!(msg["params"]["requestState"], json!(format!("s{round}")));
+        assert_eq!(msg["params"]["inputResponses"], json!({}));
+    }
+    h.reply(&msg, json!({"resultType": "input_required", "requestState": "again"}));
+    assert!(matches!(h.err(r), RequestError::InvalidResponse { detail } if detail.contains("8 times")));
+}
+
+#[test]
+fn undeclared_input_and_bad_shapes_fail_the_request() {
+    let mut h = modern_with(ClientFeatures { elicitation_form: true, ..Default::default() });
+    for (result, what) in [
+        (
+            input_required(json!({"s": {"method": "sampling/createMessage", "params": {}}}), None),
+            "did not declare",
+        ),
+        (json!({"resultType": "input_required", "requestState": 7}), "not a string"),
+        (json!({"resultType": "input_required"}), "without inputRequests"),
+    ] {
+        let r = h.request(call("x", json!({})));
+        let msg = h.expect_sent("tools/call");
+        h.reply(&msg, result);
+        assert!(matches!(h.err(r), RequestError::InvalidResponse { detail } if detail.contains(what)));
+    }
+    // Only tools/call, prompts/get and resources/read may ask for input.
+    let r = h.request(mcp_core::Request::ListPrompts);
+    let msg = h.expect_sent("prompts/list");
+    h.reply(&msg, input_required(json!({"q": elicit("?")}), None));
+    assert!(h.has_response(r));
+}
+
+#[test]
+fn cancel_withdraws_pending_input_and_handler_failure_fails_typed() {
+    let mut h = modern_with(all_features());
+    let r = h.request(call("x", json!({})));
+    let msg = h.expect_sent("tools/call");
+    h.reply(&msg, input_required(json!({"q": elicit("?")}), Some("st")));
+    let (q, _) = take_server_request(&mut h);
+    assert!(h.cancel(r));
+    assert!(h
+        .take_event(|e| matches!(e, Event::ServerRequestCancelled { handle } if *handle == q))
+        .is_some());
+    assert!(!h.respond(q, Ok(json!({}))));
+    assert!(h.sent().is_empty());
+
+    let r = h.request(call("y", json!({})));
+    let msg = h.expect_sent("tools/call");
+    h.reply(&msg, input_required(json!({"q": elicit("?")}), None));
+    let (q, _) = take_server_request(&mut h);
+    h.respond(q, Err("the user closed the dialog".into()));
+    match h.err(r) {
+        RequestError::InputFailed { method, detail } => {
+            assert_eq!(method, "elicitation/create");
+            assert!(detail.contains("closed"));
+        }
+        other => panic!("expected InputFailed, got {other:?}"),
+    }
+}
