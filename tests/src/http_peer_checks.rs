@@ -116,6 +116,26 @@ pub mod http_peer_checks {
         aw!(client.close());
     }
 
+    /// Multi-round-trip input against a real server: `ask_name` answers `input_required` with
+    /// an elicitation (2026-07-28) or sends `elicitation/create` (legacy session); either way the
+    /// host's handler answers and the call returns the greeting.
+    pub $($kw)? fn py_ask_name_both_eras() {
+        let peer = HttpPeer::start("py-mcp-peer", &["streamable-http", "--port", "{port}"], &[]);
+        for (mode, era) in [(ProtocolMode::Auto, Era::Modern), (ProtocolMode::Legacy, Era::Legacy)] {
+            let builder = rt::Client::builder()
+                .server(spec("py-ask", &peer.url("/mcp"), mode))
+                .elicitation_handler(rt::sync_handler(|_: &str, _| {
+                    Ok(json!({"action": "accept", "content": {"name": "Ada"}}))
+                }));
+            let client = rt::build(builder).expect("build the client");
+            let info = aw!(client.connect()).expect("connect").remove(0);
+            assert_eq!(info.era, era);
+            let r = aw!(client.call_tool("ask_name", json!({}))).expect("ask_name");
+            assert_eq!(r.text(), "Hello, Ada!", "{era:?}: {:?}", r.raw());
+            aw!(client.close());
+        }
+    }
+
     pub $($kw)? fn py_stateless_json_modern() {
         let args = ["streamable-http", "--port", "{port}", "--stateless", "--json"];
         let peer = HttpPeer::start("py-mcp-peer", &args, &[]);

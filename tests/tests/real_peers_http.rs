@@ -8,7 +8,7 @@ macro_rules! all_http_checks {
     ($run:path) => {
         mcp_tests::scenario_tests!(http_peer_checks, $run;
             everything_streamable, everything_sse, everything_fallback_to_sse, py_streamable_modern,
-            py_stateless_json_modern, py_streamable_legacy_session, py_sse, fastmcp_streamable_and_sse,
+            py_stateless_json_modern, py_ask_name_both_eras, py_streamable_legacy_session, py_sse, fastmcp_streamable_and_sse,
             ts_v2_both_eras);
     };
 }
@@ -16,6 +16,19 @@ macro_rules! all_http_checks {
 mod on_tokio {
     mod rt {
         pub use mcp_tokio::{build, Client};
+
+        pub fn sync_handler<F>(f: F) -> mcp_tokio::Handler
+        where
+            F: Fn(&str, mcp_tokio::ServerRequest) -> Result<serde_json::Value, String>
+                + Send
+                + Sync
+                + 'static,
+        {
+            mcp_tokio::handler(move |server, request| {
+                let answer = f(server, request);
+                async move { answer }
+            })
+        }
     }
 
     fn run<F: std::future::Future<Output = ()>>(check: impl FnOnce() -> F) {
@@ -35,6 +48,16 @@ mod on_tokio {
 mod on_smol {
     mod rt {
         pub use mcp_smol::{build, Client};
+
+        pub fn sync_handler<F>(f: F) -> mcp_smol::Handler
+        where
+            F: Fn(&str, mcp_smol::ServerRequest) -> Result<serde_json::Value, String> + Send + Sync + 'static,
+        {
+            mcp_smol::handler(move |server, request| {
+                let answer = f(server, request);
+                async move { answer }
+            })
+        }
     }
 
     fn run<F: std::future::Future<Output = ()>>(check: impl FnOnce() -> F) {
