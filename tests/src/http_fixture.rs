@@ -65,6 +65,7 @@ impl FixtureResponse {
 pub struct HttpFixture {
     port: u16,
     stop: Arc<AtomicBool>,
+    tls: bool,
 }
 
 type Handler = dyn Fn(FixtureRequest) -> FixtureResponse + Send + Sync;
@@ -72,29 +73,65 @@ type Handler = dyn Fn(FixtureRequest) -> FixtureResponse + Send + Sync;
 impl HttpFixture {
     /// Starts serving on a free loopback port.
     pub fn start(handler: impl Fn(FixtureRequest) -> FixtureResponse + Send + Sync + 'static) -> Self {
+        Self::spawn(Arc::new(handler), None)
+    }
+
+    fn spawn(handler: Arc<Handler>, tls: Option<Arc<rustls::ServerConfig>>) -> Self {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind the fixture");
         let port = listener.local_addr().expect("address").port();
         let stop = Arc::new(AtomicBool::new(false));
-        let handler: Arc<Handler> = Arc::new(handler);
         let flag = stop.clone();
+        let is_tls = tls.is_some();
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 if flag.load(Ordering::Relaxed) {
                     return;
                 }
                 let Ok(stream) = stream else { continue };
-                let handler = handler.clone();
+                let (handler, tls) = (handler.clone(), tls.clone());
                 std::thread::spawn(move || {
-                    let _ = serve(stream, &*handler);
+                    let _ = match tls {
+                        None => serve(stream, &*handler),
+                        Some(config) => match rustls::ServerConnection::new(config) {
+                            Ok(conn) => serve(rustls::StreamOwned::new(conn, stream), &*handler),
+                            Err(_) => Ok(()),
+                        },
+                    };
                 });
             }
         });
-        Self { port, stop }
+        Self { port, stop, tls: is_tls }
     }
 
-    /// `http://127.0.0.1:<port><path>`.
+    /// Starts serving HTTPS with this certificate chain and PKCS#8 key (PEM).
+    pub fn start_tls(
+        cert_pem: &[u8],
+        key_pem: &[u8],
+        handler: impl Fn(FixtureRequest) -> FixtureResponse + Send + Sync + 'static,
+    ) -> Self {
+        use rustls::pki_types::pem::PemObject;
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+        let certs: Vec<CertificateDer<'static>> =
+            CertificateDer::pem_slice_iter(cert_pem).collect::<Result<_, _>>().expect("certificate PEM");
+        let key = PrivateKeyDer::from_pem_slice(key_pem).expect("key PEM");
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .expect("TLS versions")
+            .with_no_client_auth()
+            .with_single_cert(certs, key)
+            .expect("server certificate");
+        let config = Arc::new(config);
+        Self::spawn(Arc::new(handler), Some(config))
+    }
+
+    /// `http://127.0.0.1:<port><path>` (or `https://localhost:<port><path>` for TLS).
     pub fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}{path}", self.port)
+        if self.tls {
+            format!("https://localhost:{}{path}", self.port)
+        } else {
+            format!("http://127.0.0.1:{}{path}", self.port)
+        }
     }
 }
 
@@ -106,8 +143,8 @@ impl Drop for HttpFixture {
     }
 }
 
-fn serve(stream: TcpStream, handler: &Handler) -> std::io::Result<()> {
-    let mut reader = BufReader::new(stream.try_clone()?);
+fn serve(stream: impl Read + Write, handler: &Handler) -> std::io::Result<()> {
+    let mut reader = BufReader::new(stream);
     let mut line = String::new();
     reader.read_line(&mut line)?;
     let mut parts = line.split_whitespace();
@@ -128,7 +165,7 @@ fn serve(stream: TcpStream, handler: &Handler) -> std::io::Result<()> {
     reader.read_exact(&mut body)?;
     let json = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let response = handler(FixtureRequest { method, path, headers, json });
-    let mut out = stream;
+    let out = reader.get_mut();
     let mut head =
         format!("HTTP/1.1 {} X\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n", response.status);
     for (n, v) in &response.headers {

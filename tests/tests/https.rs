@@ -1,0 +1,56 @@
+//! HTTPS: the async client's TLS (rustls, webpki roots) trusts a server whose certificate is
+//! signed by a root added through `HttpClientConfig`, and refuses it without that root.
+//!
+//! `tests/fixtures/tls`: a test CA (`ca.pem`, its key discarded) and a `localhost` /
+//! `127.0.0.1` server certificate valid until 2126, made with `openssl` from `ca.cnf` and
+//! `server.cnf` (EC P-256).
+
+use mcp_core::{ClientError, ServerSpec, MODERN_VERSION};
+use mcp_tests::http_fixture::{FixtureResponse, HttpFixture};
+use serde_json::json;
+
+const CA: &[u8] = include_bytes!("../fixtures/tls/ca.pem");
+const CERT: &[u8] = include_bytes!("../fixtures/tls/server.pem");
+const KEY: &[u8] = include_bytes!("../fixtures/tls/server.key");
+
+fn fixture() -> HttpFixture {
+    HttpFixture::start_tls(CERT, KEY, |req| {
+        let id = req.json["id"].clone();
+        let result = match req.json["method"].as_str() {
+            Some("server/discover") => {
+                json!({"resultType": "complete", "supportedVersions": [MODERN_VERSION],
+                "capabilities": {"tools": {}}, "ttlMs": 0, "cacheScope": "private"})
+            }
+            _ => json!({"resultType": "complete", "content": [{"type": "text", "text": "over tls"}]}),
+        };
+        FixtureResponse::json(200, &json!({"jsonrpc": "2.0", "id": id, "result": result}))
+    })
+}
+
+async fn call(url: &str, config: mcp_tokio::HttpClientConfig) -> Result<String, ClientError> {
+    let spec = ServerSpec::from_target("tls", url)?;
+    let client = mcp_tokio::build(mcp_tokio::Client::builder().server(spec).http_client(config))?;
+    let r = client.call_tool("hello", json!({})).await.map(|r| r.text());
+    client.close().await;
+    r
+}
+
+#[test]
+fn a_configured_root_is_trusted_and_required() {
+    let server = fixture();
+    let url = server.url("/mcp");
+    assert!(url.starts_with("https://localhost:"));
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    rt.block_on(async {
+        let trusted = mcp_tokio::HttpClientConfig::default().root_certificate(CA);
+        assert_eq!(call(&url, trusted).await.expect("TLS with the test root"), "over tls");
+        let err = call(&url, mcp_tokio::HttpClientConfig::default()).await.expect_err("untrusted");
+        assert!(err.to_string().contains("certificate"), "{err}");
+        // A root that is not a certificate is a configuration error at build time.
+        let bad = mcp_tokio::HttpClientConfig::default()
+            .root_certificate(&b"-----BEGIN CERTIFICATE-----\nnope\n"[..]);
+        let spec = ServerSpec::from_target("tls", &url).unwrap();
+        let built = mcp_tokio::build(mcp_tokio::Client::builder().server(spec).http_client(bad));
+        assert!(matches!(built, Err(ClientError::Config(_))), "{built:?}");
+    });
+}
