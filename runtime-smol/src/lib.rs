@@ -25,12 +25,12 @@ use std::process::Stdio;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-use mcp_async::{exit_info, std_command, BoxFuture, ChildProcess, ProcessParts, Runtime};
+use mcp_async::{exit_info, std_command, ChildProcess, ProcessParts, Runtime};
 use mcp_core::{ExitInfo, StdioCommand};
 
 pub use mcp_async::{
-    handler, static_roots, AsyncStream, BoxedStream, Client, ClientBuilder, Connector, EventHook, Handler,
-    HttpClientConfig, ProxySetting, Server,
+    handler, static_roots, AsyncStream, BoxFuture, BoxedStream, Client, ClientBuilder, Connector, EventHook,
+    Handler, HttpClientConfig, ProxySetting, Server,
 };
 pub use mcp_core::{
     self as core, ClientError, Event, ProtocolMode, RequestOptions, ServerInfo, ServerRequest, ServerSpec,
