@@ -49,6 +49,21 @@ impl std::fmt::Debug for FixtureResponse {
     }
 }
 
+/// A minimal modern (2026-07-28) server: answers `server/discover`, and every other request
+/// with a tool result whose text is `text`.
+pub fn modern_tool_server(text: &'static str) -> impl Fn(&FixtureRequest) -> FixtureResponse + Send + Sync {
+    move |req: &FixtureRequest| {
+        let id = req.json["id"].clone();
+        let result = match req.json["method"].as_str() {
+            Some("server/discover") => serde_json::json!({"resultType": "complete",
+                "supportedVersions": [mcp_core::MODERN_VERSION], "capabilities": {"tools": {}},
+                "ttlMs": 0, "cacheScope": "private"}),
+            _ => serde_json::json!({"resultType": "complete", "content": [{"type": "text", "text": text}]}),
+        };
+        FixtureResponse::json(200, &serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}))
+    }
+}
+
 impl FixtureResponse {
     /// A JSON answer.
     pub fn json(status: u16, value: &Value) -> Self {

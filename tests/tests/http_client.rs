@@ -4,23 +4,16 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use mcp_core::{ServerSpec, MODERN_VERSION};
-use mcp_tests::http_fixture::{FixtureResponse, HttpFixture};
+use mcp_core::ServerSpec;
+use mcp_tests::http_fixture::{modern_tool_server, HttpFixture};
 use serde_json::json;
 
 /// A modern server (or proxy) that records each request's target and `Host`.
 fn fixture(seen: Arc<Mutex<Vec<(String, String)>>>) -> HttpFixture {
+    let server = modern_tool_server("ok");
     HttpFixture::start(move |req| {
         seen.lock().unwrap().push((req.path.clone(), req.header("host").unwrap_or("").to_owned()));
-        let id = req.json["id"].clone();
-        let result = match req.json["method"].as_str() {
-            Some("server/discover") => {
-                json!({"resultType": "complete", "supportedVersions": [MODERN_VERSION],
-                "capabilities": {"tools": {}}, "ttlMs": 0, "cacheScope": "private"})
-            }
-            _ => json!({"resultType": "complete", "content": [{"type": "text", "text": "ok"}]}),
-        };
-        FixtureResponse::json(200, &json!({"jsonrpc": "2.0", "id": id, "result": result}))
+        server(&req)
     })
 }
 

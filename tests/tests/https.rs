@@ -5,8 +5,8 @@
 //! `127.0.0.1` server certificate valid until 2126, made with `openssl` from `ca.cnf` and
 //! `server.cnf` (EC P-256).
 
-use mcp_core::{ClientError, ServerSpec, MODERN_VERSION};
-use mcp_tests::http_fixture::{FixtureResponse, HttpFixture};
+use mcp_core::{ClientError, ServerSpec};
+use mcp_tests::http_fixture::{modern_tool_server, HttpFixture};
 use serde_json::json;
 
 const CA: &[u8] = include_bytes!("../fixtures/tls/ca.pem");
@@ -14,17 +14,8 @@ const CERT: &[u8] = include_bytes!("../fixtures/tls/server.pem");
 const KEY: &[u8] = include_bytes!("../fixtures/tls/server.key");
 
 fn fixture() -> HttpFixture {
-    HttpFixture::start_tls(CERT, KEY, |req| {
-        let id = req.json["id"].clone();
-        let result = match req.json["method"].as_str() {
-            Some("server/discover") => {
-                json!({"resultType": "complete", "supportedVersions": [MODERN_VERSION],
-                "capabilities": {"tools": {}}, "ttlMs": 0, "cacheScope": "private"})
-            }
-            _ => json!({"resultType": "complete", "content": [{"type": "text", "text": "over tls"}]}),
-        };
-        FixtureResponse::json(200, &json!({"jsonrpc": "2.0", "id": id, "result": result}))
-    })
+    let server = modern_tool_server("over tls");
+    HttpFixture::start_tls(CERT, KEY, move |req| server(&req))
 }
 
 async fn call(url: &str, config: mcp_tokio::HttpClientConfig) -> Result<String, ClientError> {

@@ -6,13 +6,41 @@
 //! root; CI does the same). They are found through `$MCP_PEERS`, else `<workspace>/.peers`.
 //! A missing peer fails its test with that instruction; nothing is skipped.
 //!
-//! The checks are written once (`mcp_tests::define_peer_checks!`) and run on mcp-tokio for
-//! every peer and on mcp-blocking for server-everything and py-mcp-peer.
+//! Over HTTP: server-everything (Streamable HTTP with sessions and resumption, HTTP+SSE, the
+//! transport fallback), py-mcp-peer and fastmcp-echo-peer (modern stateless and legacy stateful,
+//! HTTP+SSE, multi-round-trip input), ts-v2-peer (both eras); each check starts its own server
+//! on a free loopback port.
+//!
+//! The checks are written once (`mcp_tests::define_peer_checks!`,
+//! `mcp_tests::define_http_peer_checks!`) and run on mcp-tokio for every peer, on mcp-smol over
+//! HTTP, and on mcp-blocking for server-everything and py-mcp-peer.
+
+macro_rules! all_http_checks {
+    ($run:path) => {
+        mcp_tests::scenario_tests!(http_peer_checks, $run;
+            everything_streamable, everything_sse, everything_fallback_to_sse, py_streamable_modern,
+            py_stateless_json_modern, py_ask_name_both_eras, py_streamable_legacy_session, py_sse, fastmcp_streamable_and_sse,
+            ts_v2_both_eras);
+    };
+}
 
 /// On mcp-tokio, every peer.
 mod on_tokio {
     mod rt {
         pub use mcp_tokio::{build, Client};
+
+        pub fn sync_handler<F>(f: F) -> mcp_tokio::Handler
+        where
+            F: Fn(&str, mcp_tokio::ServerRequest) -> Result<serde_json::Value, String>
+                + Send
+                + Sync
+                + 'static,
+        {
+            mcp_tokio::handler(move |server, request| {
+                let answer = f(server, request);
+                async move { answer }
+            })
+        }
     }
 
     fn run<F: std::future::Future<Output = ()>>(check: impl FnOnce() -> F) {
@@ -25,8 +53,35 @@ mod on_tokio {
     }
 
     mcp_tests::define_peer_checks!(async, aw_async);
+    mcp_tests::define_http_peer_checks!(async, aw_async);
     mcp_tests::scenario_tests!(peer_checks, run;
         server_everything, server_filesystem, py_mcp_peer, fastmcp_echo_peer, ts_v2_peer);
+    all_http_checks!(run);
+}
+
+/// On mcp-smol, the HTTP checks (stdio is covered by the scenarios).
+mod on_smol {
+    mod rt {
+        pub use mcp_smol::{build, Client};
+
+        pub fn sync_handler<F>(f: F) -> mcp_smol::Handler
+        where
+            F: Fn(&str, mcp_smol::ServerRequest) -> Result<serde_json::Value, String> + Send + Sync + 'static,
+        {
+            mcp_smol::handler(move |server, request| {
+                let answer = f(server, request);
+                async move { answer }
+            })
+        }
+    }
+
+    fn run<F: std::future::Future<Output = ()>>(check: impl FnOnce() -> F) {
+        smol::block_on(check());
+    }
+
+    mcp_tests::define_peer_checks!(async, aw_async);
+    mcp_tests::define_http_peer_checks!(async, aw_async);
+    all_http_checks!(run);
 }
 
 /// On mcp-blocking, one legacy and one modern peer.
