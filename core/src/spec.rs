@@ -117,6 +117,12 @@ impl ServerSpec {
         self
     }
 
+    /// How long opening an HTTP connection (TCP, proxy, TLS) may take (ignored for stdio).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.config.timeouts.http_connect = timeout;
+        self
+    }
+
     /// Grace period between closing stdin and terminating the process at shutdown.
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
         self.config.timeouts.shutdown_grace = grace;
