@@ -12,6 +12,7 @@
 mod async_scenarios;
 mod http_peer_checks;
 pub mod http_peers;
+pub mod http_test_server;
 mod peer_checks;
 mod scenarios;
 pub mod support;
