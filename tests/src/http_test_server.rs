@@ -321,10 +321,8 @@ fn read_request(
     let mut request_line = lines.next().unwrap_or_default().split(' ');
     let method = request_line.next().unwrap_or_default().to_owned();
     let target = request_line.next().unwrap_or_default().to_owned();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.to_owned(), v.trim().to_owned()))
-        .collect();
+    let headers: Vec<(String, String)> =
+        lines.filter_map(|l| l.split_once(':')).map(|(n, v)| (n.to_owned(), v.trim().to_owned())).collect();
     let length = headers
         .iter()
         .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))

@@ -192,7 +192,12 @@ fn get_and_delete_carry_no_body_framing() {
 #[test]
 fn abort_closes_an_endless_stream_and_silences_it() {
     let server = HttpTestServer::start(|_| {
-        Reply::endless(200, &[("content-type", "text/event-stream")], b": ping\n\n", Duration::from_millis(30))
+        Reply::endless(
+            200,
+            &[("content-type", "text/event-stream")],
+            b": ping\n\n",
+            Duration::from_millis(30),
+        )
     });
     abort_and_check(&server);
 }
@@ -256,7 +261,9 @@ fn connection_refused_fails_the_exchange() {
 
 #[test]
 fn malformed_responses_fail_the_exchange() {
-    let server = HttpTestServer::start(|_| Reply { steps: vec![Step::Send(b"garbage\r\n\r\n".to_vec())] }.then_close());
+    let server = HttpTestServer::start(|_| {
+        Reply { steps: vec![Step::Send(b"garbage\r\n\r\n".to_vec())] }.then_close()
+    });
     let reports = run(&client(), get(&server.url("/mcp")));
     assert!(matches!(&reports[..], [HttpReport::Failed(_)]), "{reports:?}");
 }
@@ -294,9 +301,8 @@ fn sequential_exchanges_share_one_connection() {
 
 #[test]
 fn bad_configuration_is_refused() {
-    let bad_pem = HttpClientConfig::default().root_certificate(
-        b"-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n".to_vec(),
-    );
+    let bad_pem = HttpClientConfig::default()
+        .root_certificate(b"-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n".to_vec());
     assert!(HttpClient::new(&bad_pem).is_err());
     let bad_proxy = HttpClientConfig::default().proxy(ProxySetting::Url("::not a url::".into()));
     assert!(HttpClient::new(&bad_proxy).is_err());

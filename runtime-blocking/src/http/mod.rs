@@ -116,9 +116,9 @@ impl HttpClient {
         let proxy = match &config.proxy {
             ProxySetting::FromEnv => ureq::Proxy::try_from_env(),
             ProxySetting::None => None,
-            ProxySetting::Url(url) => Some(
-                ureq::Proxy::new(url).map_err(|e| ClientError::Config(format!("proxy URL: {e}")))?,
-            ),
+            ProxySetting::Url(url) => {
+                Some(ureq::Proxy::new(url).map_err(|e| ClientError::Config(format!("proxy URL: {e}")))?)
+            }
         };
         let tls = TlsConfig::builder().root_certs(root_certs(&config.extra_root_certificates)?).build();
         let agent_config = ureq::Agent::config_builder()
@@ -212,8 +212,10 @@ fn root_certs(extra: &[Vec<u8>]) -> Result<RootCerts, ClientError> {
     if extra.is_empty() {
         return Ok(RootCerts::WebPki);
     }
-    let mut roots: Vec<Certificate<'static>> =
-        webpki_root_certs::TLS_SERVER_ROOT_CERTS.iter().map(|c| Certificate::from_der(c).to_owned()).collect();
+    let mut roots: Vec<Certificate<'static>> = webpki_root_certs::TLS_SERVER_ROOT_CERTS
+        .iter()
+        .map(|c| Certificate::from_der(c).to_owned())
+        .collect();
     for (i, cert) in extra.iter().enumerate() {
         let bad = |why: String| ClientError::Config(format!("root certificate {i}: {why}"));
         if cert.windows(11).any(|w| w == b"-----BEGIN ") {
