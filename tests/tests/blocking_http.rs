@@ -299,6 +299,34 @@ fn sequential_exchanges_share_one_connection() {
     assert_eq!(connections, [1, 1]);
 }
 
+/// Aborting an exchange that already ended is a no-op, even when its connection now serves
+/// another exchange.
+#[test]
+fn aborting_a_finished_exchange_spares_the_connections_next_user() {
+    let server = HttpTestServer::start(|req| {
+        if req.target == "/sse" {
+            Reply::endless(200, &[], b"x", Duration::from_millis(20))
+        } else {
+            Reply::fixed(200, &[], b"ok")
+        }
+    });
+    let client = client();
+    let (first, rx) = start(&client, get(&server.url("/mcp")));
+    let reports: Vec<HttpReport> = rx.iter().take(3).collect();
+    assert_eq!(reports.last(), Some(&HttpReport::End), "{reports:?}");
+    let (second, rx) = start(&client, get(&server.url("/sse")));
+    assert!(matches!(rx.recv_timeout(PATIENCE), Ok(HttpReport::Head(_))));
+    first.abort();
+    drop(first);
+    for _ in 0..5 {
+        assert!(matches!(rx.recv_timeout(PATIENCE), Ok(HttpReport::Body(_))));
+    }
+    assert_eq!(server.accepts(), 1, "the second exchange reused the first one's connection");
+    assert!(server.wait_closed_by_peer(Duration::from_millis(100)).is_empty());
+    drop(second);
+    assert_eq!(server.wait_closed_by_peer(PATIENCE), [1]);
+}
+
 #[test]
 fn bad_configuration_is_refused() {
     let bad_pem = HttpClientConfig::default()
@@ -353,4 +381,88 @@ mod real_peers {
         everything_streamable, everything_sse, everything_fallback_to_sse, py_streamable_modern,
         py_stateless_json_modern, py_streamable_legacy_session, py_sse, fastmcp_streamable_and_sse,
         ts_v2_both_eras);
+}
+
+/// HTTPS with the extra root certificates of `HttpClientConfig`, against a rustls server whose
+/// certificate (for `127.0.0.1` and `localhost`) is signed by `tests/data/tls/root.pem`.
+mod https {
+    use std::io::{BufRead, BufReader, Write};
+    use std::net::{Ipv4Addr, TcpListener};
+    use std::sync::Arc;
+
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+
+    use super::*;
+
+    const ROOT: &[u8] = include_bytes!("../data/tls/root.pem");
+    const SERVER_CERT: &[u8] = include_bytes!("../data/tls/server.pem");
+    const SERVER_KEY: &[u8] = include_bytes!("../data/tls/server.key");
+
+    /// Serves `hello` over HTTPS to every connection; the base URL.
+    fn serve() -> String {
+        let certs: Vec<CertificateDer<'static>> =
+            CertificateDer::pem_slice_iter(SERVER_CERT).collect::<Result<_, _>>().expect("server cert");
+        let key = PrivateKeyDer::from_pem_slice(SERVER_KEY).expect("server key");
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .expect("TLS versions")
+            .with_no_client_auth()
+            .with_single_cert(certs, key)
+            .expect("server TLS config");
+        let config = Arc::new(config);
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind");
+        let port = listener.local_addr().expect("address").port();
+        std::thread::spawn(move || {
+            for tcp in listener.incoming().flatten() {
+                let config = config.clone();
+                std::thread::spawn(move || {
+                    let Ok(conn) = rustls::ServerConnection::new(config) else { return };
+                    let mut tls = BufReader::new(rustls::StreamOwned::new(conn, tcp));
+                    let mut line = String::new();
+                    // The request head, up to its blank line (a failed handshake ends it).
+                    while tls.read_line(&mut line).is_ok_and(|n| n > 0) && line != "\r\n" {
+                        line.clear();
+                    }
+                    let _ = tls.get_mut().write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello");
+                    let _ = tls.get_mut().flush();
+                });
+            }
+        });
+        format!("https://127.0.0.1:{port}")
+    }
+
+    fn https_client(roots: Vec<Vec<u8>>) -> HttpClient {
+        let mut config = HttpClientConfig::default().proxy(ProxySetting::None);
+        for r in roots {
+            config = config.root_certificate(r);
+        }
+        HttpClient::new(&config).expect("an HTTPS client")
+    }
+
+    #[test]
+    fn an_extra_pem_root_is_trusted() {
+        let url = serve();
+        let reports = run(&https_client(vec![ROOT.to_vec()]), get(&format!("{url}/mcp")));
+        let (head, body, _) = parts(&reports);
+        assert_eq!(head.status, 200);
+        assert_eq!(body, b"hello");
+    }
+
+    #[test]
+    fn an_extra_der_root_is_trusted() {
+        let url = serve();
+        let der = CertificateDer::from_pem_slice(ROOT).expect("root").to_vec();
+        let (_, body, _) = parts(&run(&https_client(vec![der]), get(&format!("{url}/mcp"))));
+        assert_eq!(body, b"hello");
+    }
+
+    #[test]
+    fn an_unknown_issuer_fails_the_exchange() {
+        let url = serve();
+        let reports = run(&https_client(Vec::new()), get(&format!("{url}/mcp")));
+        let [HttpReport::Failed(detail)] = &reports[..] else { panic!("{reports:?}") };
+        assert!(detail.to_lowercase().contains("certificate"), "{detail}");
+    }
 }
