@@ -20,9 +20,11 @@
 //!   work; each report waits for room in the driver's bounded channel (back-pressure).
 //! - The only timeout is the request's `connect_timeout` (name resolution, TCP, proxy and TLS);
 //!   the core runs every other timer itself.
-//! - [`HttpExchange::abort`] shuts the exchange's socket down at once (waking a blocked read;
-//!   see `abort.rs`), so the connection is closed rather than pooled, and nothing more is
-//!   reported for the exchange.
+//! - [`HttpExchange::abort`] shuts the exchange's socket down at once (`shutdown(Both)`, which
+//!   wakes a blocked read), so the connection is closed rather than pooled, and nothing more is
+//!   reported for the exchange. ureq has no abort of its own: the adapter wraps ureq's
+//!   connector chain and keeps the socket handles that ureq's TCP and SOCKS connectors
+//!   register, attached to whichever exchange's thread is using the connection.
 //!
 //! TLS is rustls with the *ring* provider, trusting the Mozilla (webpki) roots plus
 //! [`HttpClientConfig::extra_root_certificates`]. Proxies come from the environment by default
@@ -262,8 +264,10 @@ where
     abort::set_current(ctl.clone());
     let mut reporter = Reporter { report, ctl, gone: false };
     let outcome = exchange(agent, request, &mut reporter);
-    // Deciding under the abort lock makes "aborted" and "delivered an outcome" exclusive.
-    if !reporter.gone && reporter.ctl.finish() {
+    // Deciding under the abort lock makes "aborted" and "delivered an outcome" exclusive;
+    // finishing also forgets the sockets, so a late abort cannot touch a pooled connection.
+    let deliver = reporter.ctl.finish();
+    if deliver && !reporter.gone {
         let last = match outcome {
             Ok(Flow::Done) => HttpReport::End,
             Ok(Flow::Stopped) => return,
