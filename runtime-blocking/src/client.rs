@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::driver::{thread_name, Driver, Shared, CHANNEL_BOUND};
 use crate::handlers::{handler, Handler, Handlers};
+use crate::http::{HttpClient, HttpClientConfig};
 use crate::server::Server;
 
 /// An MCP client over one or more servers. Cheap to clone; `Send + Sync`. Dropping the last
@@ -22,17 +23,22 @@ pub struct Client {
     servers: Arc<[Server]>,
 }
 
-/// Builds a [`Client`]: servers, handlers, event hook.
+/// Builds a [`Client`]: servers, handlers, event hook, HTTP client setup.
 #[derive(Default)]
 pub struct ClientBuilder {
     specs: Vec<ServerSpec>,
     handlers: Handlers,
     hook: Option<EventHook>,
+    http: HttpClientConfig,
 }
 
 impl std::fmt::Debug for ClientBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClientBuilder").field("specs", &self.specs).field("handlers", &self.handlers).finish()
+        f.debug_struct("ClientBuilder")
+            .field("specs", &self.specs)
+            .field("handlers", &self.handlers)
+            .field("http", &self.http)
+            .finish()
     }
 }
 
@@ -80,11 +86,21 @@ impl ClientBuilder {
         self
     }
 
+    /// Sets up the HTTP client every HTTP server of this client shares (one keep-alive pool):
+    /// extra root certificates and the proxy. The default trusts the webpki roots and takes
+    /// the proxy from the environment.
+    pub fn http_client(mut self, config: HttpClientConfig) -> Self {
+        self.http = config;
+        self
+    }
+
     /// Starts one driver thread per server. Servers start lazily, on first use (or on
-    /// [`Client::connect`]).
+    /// [`Client::connect`]). Fails for an empty or inconsistent server list, or an unusable
+    /// [`HttpClientConfig`] (a bad certificate or proxy URL).
     pub fn build(self) -> Result<Client, ClientError> {
         let specs = prepare_servers(self.specs, &self.handlers.features())?;
         let handlers = Arc::new(self.handlers);
+        let http = HttpClient::new(&self.http)?;
         let mut servers = Vec::with_capacity(specs.len());
         for spec in specs {
             let mut config = spec.config;
@@ -100,6 +116,7 @@ impl ClientBuilder {
                 handlers.clone(),
                 self.hook.clone(),
                 shared.clone(),
+                http.clone(),
             );
             std::thread::Builder::new()
                 .name(thread_name(&name, "driver"))

@@ -13,11 +13,12 @@ use mcp_core::host::{
     apply_process_io, CloseWaiters, Input, OtherIo, Output, PendingCalls, ServerView, SpawnRequest,
 };
 use mcp_core::{
-    ClientError, Connection, Epoch, Event, Io, Progress, Request, RequestOptions, Response, ServerRequest,
-    ServerRequestHandle,
+    ClientError, Connection, Epoch, Event, ExchangeId, HttpRequest, Io, Progress, Request, RequestOptions,
+    Response, ServerRequest, ServerRequestHandle,
 };
 
 use crate::handlers::{answer, Handlers};
+use crate::http::{HttpClient, HttpExchange};
 use crate::process::ProcessIo;
 
 /// A progress callback. It runs on the server's driver thread: keep it short, and do not
@@ -79,6 +80,10 @@ pub(crate) struct Driver {
     /// Cloned into IO and handler threads.
     tx: SyncSender<Msg>,
     procs: BTreeMap<Epoch, ProcessIo>,
+    /// The client's HTTP machinery (shared by every server of the client).
+    http: HttpClient,
+    /// Exchanges that have not reported their end (dropping one aborts it).
+    exchanges: BTreeMap<ExchangeId, HttpExchange>,
     calls: PendingCalls<Pending>,
     close_waiters: CloseWaiters<SyncSender<()>>,
     /// Outcomes routed in this drain, delivered once every event of the drain is routed, so
@@ -99,6 +104,7 @@ impl Driver {
         handlers: Arc<Handlers>,
         hook: Option<EventHook>,
         shared: Arc<Shared>,
+        http: HttpClient,
     ) -> Self {
         let (tx, rx) = channel;
         Self {
@@ -107,6 +113,8 @@ impl Driver {
             rx,
             tx,
             procs: BTreeMap::new(),
+            http,
+            exchanges: BTreeMap::new(),
             calls: PendingCalls::default(),
             close_waiters: CloseWaiters::default(),
             replies: Vec::new(),
@@ -165,8 +173,14 @@ impl Driver {
                 self.conn.close(now);
             }
             Msg::Input(input) => {
-                if let Input::Exited(epoch, _) = &input {
-                    self.procs.remove(epoch);
+                match &input {
+                    Input::Exited(epoch, _) => {
+                        self.procs.remove(epoch);
+                    }
+                    Input::HttpEnd(exchange) | Input::HttpFailed(exchange, _) => {
+                        self.exchanges.remove(exchange);
+                    }
+                    _ => {}
                 }
                 self.conn.handle_input(now, input);
             }
@@ -187,10 +201,31 @@ impl Driver {
     }
 
     fn perform(&mut self, io: Io) {
-        let Some(OtherIo::Spawn(SpawnRequest { epoch, command })) = apply_process_io(&mut self.procs, io)
-        else {
-            return;
-        };
+        match apply_process_io(&mut self.procs, io) {
+            None => {}
+            Some(OtherIo::Spawn(spawn)) => self.spawn(spawn),
+            Some(OtherIo::HttpStart { exchange, request }) => self.start_exchange(exchange, request),
+            // Dropping the handle aborts the exchange (a no-op if it already ended).
+            Some(OtherIo::HttpAbort(exchange)) => drop(self.exchanges.remove(&exchange)),
+        }
+    }
+
+    /// Starts an HTTP exchange whose reports come back on the driver's channel.
+    fn start_exchange(&mut self, exchange: ExchangeId, request: HttpRequest) {
+        let tx = self.tx.clone();
+        let report = move |r: crate::http::HttpReport| tx.send(Msg::Input(r.into_input(exchange))).is_ok();
+        match self.http.start(request, report) {
+            Ok(handle) => {
+                self.exchanges.insert(exchange, handle);
+            }
+            Err(e) => {
+                let detail = format!("could not start an HTTP thread: {e}");
+                self.conn.handle_http_failed(Instant::now(), exchange, detail);
+            }
+        }
+    }
+
+    fn spawn(&mut self, SpawnRequest { epoch, command }: SpawnRequest) {
         let started = mcp_async::std_command(&command)
             .spawn()
             .and_then(|child| ProcessIo::start(&self.name, epoch, child, self.tx.clone()));

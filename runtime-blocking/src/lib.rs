@@ -8,9 +8,9 @@
 //!
 //! Each server gets a **driver thread** that owns its [`core::Connection`] and sleeps in
 //! `recv_timeout` on one bounded message channel until the core's next deadline
-//! (`poll_timeout`). API calls, process output and handler answers all arrive on that
-//! channel; after each one the driver drains the core's IO (spawn, write, close stdin,
-//! terminate) and events (responses, progress, server requests, notifications). A calling
+//! (`poll_timeout`). API calls, process output, HTTP responses and handler answers all arrive
+//! on that channel; after each one the driver drains the core's IO (spawn, write, close stdin,
+//! terminate, start or abort an HTTP exchange) and events (responses, progress, server requests, notifications). A calling
 //! thread sends its request and blocks on a private reply channel.
 //!
 //! Each server process gets four threads: a stdin writer, a stdout and a stderr reader
@@ -26,7 +26,14 @@
 //! Progress callbacks and the [`ClientBuilder::on_event`] hook run on the driver thread:
 //! they must be short and must not make blocking calls on the client.
 //!
-//! HTTP transports are not implemented yet (the core only describes stdio so far).
+//! HTTP servers (Streamable HTTP, HTTP+SSE, plain HTTP: the core decides which) are reached
+//! through one [`http::HttpClient`] per client, a `ureq` agent whose keep-alive pool every
+//! server of the client shares. Each HTTP exchange gets a thread of its own that reports the
+//! response head and every body chunk (16 KiB reads) to the driver as it arrives; an aborted
+//! exchange has its socket shut down at once. The library never decompresses, never follows
+//! redirects and adds no headers of its own: the core owns all of that. TLS is rustls (ring)
+//! with the webpki roots; extra roots and the proxy are set with
+//! [`ClientBuilder::http_client`] (see [`HttpClientConfig`]).
 //!
 //! ```no_run
 //! # fn demo() -> Result<(), mcp_blocking::ClientError> {
@@ -46,12 +53,14 @@
 mod client;
 mod driver;
 mod handlers;
+pub mod http;
 mod process;
 mod server;
 
 pub use client::{Client, ClientBuilder};
 pub use driver::ProgressFn;
 pub use handlers::{handler, static_roots, Handler, Handlers};
+pub use http::{HttpClientConfig, ProxySetting};
 pub use mcp_async::EventHook;
 pub use mcp_core::{self as core, ClientError, Event, ProtocolMode, RequestOptions, ServerInfo, ServerSpec};
 pub use server::{CancelToken, Server};

@@ -13,6 +13,7 @@ mod async_scenarios;
 pub mod http_fixture;
 mod http_peer_checks;
 pub mod http_peers;
+pub mod http_test_server;
 mod peer_checks;
 mod scenarios;
 pub mod support;

@@ -13,7 +13,7 @@
 //!
 //! The checks are written once (`mcp_tests::define_peer_checks!`,
 //! `mcp_tests::define_http_peer_checks!`) and run on mcp-tokio for every peer, on mcp-smol over
-//! HTTP, and on mcp-blocking for server-everything and py-mcp-peer.
+//! HTTP, and on mcp-blocking over HTTP and for server-everything and py-mcp-peer over stdio.
 
 macro_rules! all_http_checks {
     ($run:path) => {
@@ -87,7 +87,7 @@ mod on_smol {
 /// On mcp-blocking, one legacy and one modern peer.
 mod on_blocking {
     mod rt {
-        pub use mcp_blocking::{Client, ClientBuilder, ClientError};
+        pub use mcp_blocking::{handler as sync_handler, Client, ClientBuilder, ClientError};
 
         pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
             builder.build()
@@ -99,7 +99,9 @@ mod on_blocking {
     }
 
     mcp_tests::define_peer_checks!(, aw_sync);
+    mcp_tests::define_http_peer_checks!(, aw_sync);
     mcp_tests::scenario_tests!(peer_checks, run; server_everything, py_mcp_peer);
+    all_http_checks!(run);
 }
 
 /// The locating rule itself: `$MCP_PEERS` wins, and a missing peer panics with the fix.

@@ -10,13 +10,16 @@ use mcp_core::mcp_servers::HttpUrl;
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum ProxySetting {
-    /// `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` and `NO_PROXY` from the environment (the default).
-    /// Only `http://` proxies are supported; other schemes in the environment are ignored.
+    /// `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` and `NO_PROXY` from the environment, read once
+    /// when the client is built (the default). The async runtimes use `http://` proxies (other
+    /// schemes in the environment are ignored); mcp-blocking also `https://` and `socks*://`.
     #[default]
     FromEnv,
     /// No proxy, whatever the environment says.
     None,
-    /// This `http://[user:password@]host:port` proxy for every server.
+    /// This proxy for every server: `http://[user:password@]host:port` (`CONNECT` tunnels for
+    /// `https://` servers); mcp-blocking also takes `https://` and `socks4://`, `socks4a://`,
+    /// `socks5://`, `socks5h://` proxies.
     Url(String),
 }
 

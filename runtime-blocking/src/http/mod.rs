@@ -1,0 +1,332 @@
+//! The HTTP adapter: performs the core's [`Io::HttpStart`](mcp_core::Io::HttpStart) and
+//! [`Io::HttpAbort`](mcp_core::Io::HttpAbort) with [ureq] 3, one thread per exchange.
+//!
+//! A [`Client`](crate::Client) owns one [`HttpClient`] (one `ureq::Agent`, so keep-alive
+//! connections are reused between exchanges and servers), configured by the
+//! [`HttpClientConfig`] given to [`ClientBuilder::http_client`](crate::ClientBuilder::http_client).
+//! Each server's driver thread starts exchanges with [`HttpClient::start`] and keeps the
+//! returned [`HttpExchange`] until the exchange ends or the core aborts it.
+//!
+//! What the adapter does, as the core's [`HttpRequest`] contract requires:
+//!
+//! - It sends exactly the request's headers (names go out lower-cased), plus `Host` and the
+//!   body framing (`Content-Length`): ureq's automatic `User-Agent`, `Accept` and
+//!   `Accept-Encoding` are all turned off.
+//! - It never decompresses (ureq is built without its `gzip` and `brotli` features): bodies
+//!   are reported as they came off the wire.
+//! - It never follows redirects: a 3xx is reported like any other status, and no status is an
+//!   error.
+//! - It reports body bytes as they arrive, in reads of at most 16 KiB, so endless event streams
+//!   work; each report waits for room in the driver's bounded channel (back-pressure).
+//! - The only timeout is the request's `connect_timeout` (name resolution, TCP, proxy and TLS);
+//!   the core runs every other timer itself.
+//! - [`HttpExchange::abort`] shuts the exchange's socket down at once (`shutdown(Both)`, which
+//!   wakes a blocked read), so the connection is closed rather than pooled, and nothing more is
+//!   reported for the exchange. ureq has no abort of its own: the adapter wraps ureq's
+//!   connector chain and keeps the socket handles that ureq's TCP and SOCKS connectors
+//!   register, attached to whichever exchange's thread is using the connection.
+//!
+//! TLS is rustls with the *ring* provider, trusting the Mozilla (webpki) roots plus
+//! [`HttpClientConfig::extra_root_certificates`]. Proxies come from the environment by default
+//! (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`; `http://`, `https://` and `socks*://`
+//! proxies), see [`ProxySetting`].
+
+mod abort;
+
+use std::io::{self, Read};
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
+
+use ureq::typestate::HttpCrateScope;
+
+use mcp_core::host::Input;
+use mcp_core::{ClientError, ExchangeId, HttpHead, HttpMethod, HttpRequest};
+use ureq::config::AutoHeaderValue;
+use ureq::http;
+use ureq::tls::{Certificate, RootCerts, TlsConfig};
+use ureq::unversioned::resolver::DefaultResolver;
+use ureq::unversioned::transport::DefaultConnector;
+
+use abort::{AbortCtl, AbortableConnector};
+
+/// The size of one body read, hence the largest body chunk reported.
+pub const READ_CHUNK: usize = 16 * 1024;
+
+/// The HTTP client settings, shared with the async runtimes: extra roots, proxy, idle
+/// connections per host. A custom [`mcp_async::Connector`] is async-only and refused here.
+pub use mcp_async::{HttpClientConfig, ProxySetting};
+
+/// One client's HTTP machinery: a `ureq::Agent` (and its keep-alive pool) configured for the
+/// core's contract. Cheap to clone; every clone shares the pool.
+#[derive(Debug, Clone)]
+pub struct HttpClient {
+    agent: ureq::Agent,
+}
+
+impl HttpClient {
+    /// Builds the client: TLS roots, proxy (the environment is read here, once). Fails with
+    /// [`ClientError::Config`] for an unusable certificate or proxy URL.
+    pub fn new(config: &HttpClientConfig) -> Result<Self, ClientError> {
+        if config.connector.is_some() {
+            let detail =
+                "a custom Connector applies to the async runtimes; mcp-blocking opens its own sockets";
+            return Err(ClientError::Config(detail.into()));
+        }
+        let proxy = match &config.proxy {
+            ProxySetting::None => None,
+            ProxySetting::Url(url) => {
+                Some(ureq::Proxy::new(url).map_err(|e| ClientError::Config(format!("proxy URL: {e}")))?)
+            }
+            _ => ureq::Proxy::try_from_env(),
+        };
+        let tls = TlsConfig::builder().root_certs(root_certs(&config.extra_root_certificates)?).build();
+        let agent_config = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .max_redirects_will_error(false)
+            .user_agent(AutoHeaderValue::None)
+            .accept(AutoHeaderValue::None)
+            .accept_encoding(AutoHeaderValue::None)
+            .proxy(proxy)
+            .max_idle_connections_per_host(config.max_idle_per_host)
+            .tls_config(tls)
+            .build();
+        let connector = AbortableConnector(DefaultConnector::new());
+        Ok(Self { agent: ureq::Agent::with_parts(agent_config, connector, DefaultResolver::default()) })
+    }
+
+    /// Starts one exchange on a thread of its own. `report` receives, in order, the response
+    /// head, every body chunk as it arrives, then exactly one of [`HttpReport::End`] or
+    /// [`HttpReport::Failed`]; nothing is reported once the exchange is aborted (a report may
+    /// race with the abort). `report` returns false when its receiver is gone, which stops the
+    /// exchange. Fails only if the thread cannot be started.
+    pub fn start<F>(&self, request: HttpRequest, report: F) -> io::Result<HttpExchange>
+    where
+        F: FnMut(HttpReport) -> bool + Send + 'static,
+    {
+        let ctl = Arc::new(AbortCtl::default());
+        let (agent, thread_ctl) = (self.agent.clone(), ctl.clone());
+        thread::Builder::new()
+            .name("mcp-http".into())
+            .spawn(move || run_exchange(&agent, request, thread_ctl, report))?;
+        Ok(HttpExchange { ctl })
+    }
+}
+
+/// One running exchange. Aborting it, or dropping this handle, closes its connection and
+/// stops its reports; both are no-ops once it ended.
+#[derive(Debug)]
+pub struct HttpExchange {
+    ctl: Arc<AbortCtl>,
+}
+
+impl HttpExchange {
+    /// Aborts the exchange: its socket is shut down (a blocked read wakes at once), its
+    /// connection is never reused, and nothing more is reported (a report already on its way
+    /// may still arrive). A no-op once the exchange delivered its outcome.
+    pub fn abort(&self) {
+        self.ctl.abort();
+    }
+
+    /// True once the exchange delivered its outcome or was aborted.
+    pub fn is_done(&self) -> bool {
+        self.ctl.is_done()
+    }
+}
+
+impl Drop for HttpExchange {
+    fn drop(&mut self) {
+        self.ctl.abort();
+    }
+}
+
+/// What an exchange reports, in order: [`Head`](Self::Head), any number of
+/// [`Body`](Self::Body), then one of [`End`](Self::End) or [`Failed`](Self::Failed) (which
+/// may also come first, when no response arrived).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HttpReport {
+    /// The status and headers (values that are not UTF-8 are left out).
+    Head(HttpHead),
+    /// Body bytes as they came off the wire (never decompressed), at most [`READ_CHUNK`].
+    Body(Vec<u8>),
+    /// The body ended normally.
+    End,
+    /// The exchange failed (connect, TLS, proxy, reset, malformed response...).
+    Failed(String),
+}
+
+impl HttpReport {
+    /// The core input for this report of `exchange`.
+    pub fn into_input(self, exchange: ExchangeId) -> Input {
+        match self {
+            Self::Head(head) => Input::HttpHead(exchange, head),
+            Self::Body(bytes) => Input::HttpBody(exchange, bytes),
+            Self::End => Input::HttpEnd(exchange),
+            Self::Failed(detail) => Input::HttpFailed(exchange, detail),
+        }
+    }
+}
+
+/// The roots to trust: the webpki roots alone, or with the extra certificates.
+fn root_certs(extra: &[Vec<u8>]) -> Result<RootCerts, ClientError> {
+    if extra.is_empty() {
+        return Ok(RootCerts::WebPki);
+    }
+    let mut roots: Vec<Certificate<'static>> = webpki_root_certs::TLS_SERVER_ROOT_CERTS
+        .iter()
+        .map(|c| Certificate::from_der(c).to_owned())
+        .collect();
+    for (i, cert) in extra.iter().enumerate() {
+        let bad = |why: String| ClientError::Config(format!("root certificate {i}: {why}"));
+        if cert.windows(11).any(|w| w == b"-----BEGIN ") {
+            let before = roots.len();
+            for item in ureq::tls::parse_pem(cert) {
+                match item.map_err(|e| bad(format!("not valid PEM: {e}")))? {
+                    ureq::tls::PemItem::Certificate(c) => roots.push(c),
+                    _ => continue,
+                }
+            }
+            if roots.len() == before {
+                return Err(bad("no certificate in the PEM".into()));
+            }
+        } else {
+            roots.push(Certificate::from_der(cert).to_owned());
+        }
+    }
+    Ok(RootCerts::from(roots))
+}
+
+/// Forwards reports until the exchange is aborted or the receiver is gone.
+struct Reporter<F> {
+    report: F,
+    ctl: Arc<AbortCtl>,
+    gone: bool,
+}
+
+impl<F: FnMut(HttpReport) -> bool> Reporter<F> {
+    /// Reports `r`; false if the exchange should stop.
+    fn send(&mut self, r: HttpReport) -> bool {
+        if self.gone || self.ctl.is_aborted() {
+            return false;
+        }
+        self.gone = !(self.report)(r);
+        !self.gone
+    }
+}
+
+/// The body of an exchange thread.
+fn run_exchange<F>(agent: &ureq::Agent, request: HttpRequest, ctl: Arc<AbortCtl>, report: F)
+where
+    F: FnMut(HttpReport) -> bool,
+{
+    abort::set_current(ctl.clone());
+    let mut reporter = Reporter { report, ctl, gone: false };
+    let outcome = exchange(agent, request, &mut reporter);
+    // Deciding under the abort lock makes "aborted" and "delivered an outcome" exclusive;
+    // finishing also forgets the sockets, so a late abort cannot touch a pooled connection.
+    let deliver = reporter.ctl.finish();
+    if deliver && !reporter.gone {
+        let last = match outcome {
+            Ok(Flow::Done) => HttpReport::End,
+            Ok(Flow::Stopped) => return,
+            Err(detail) => HttpReport::Failed(detail),
+        };
+        (reporter.report)(last);
+    }
+}
+
+/// How an exchange's body loop ended.
+enum Flow {
+    /// The body ended.
+    Done,
+    /// Aborted, or nobody listens any more: report nothing.
+    Stopped,
+}
+
+fn exchange<F>(agent: &ureq::Agent, request: HttpRequest, reporter: &mut Reporter<F>) -> Result<Flow, String>
+where
+    F: FnMut(HttpReport) -> bool,
+{
+    let response = match build(agent, request)? {
+        Built::WithBody(req) => agent.run(req),
+        Built::Empty(req) => agent.run(req),
+    }
+    .map_err(describe)?;
+    let (parts, body) = response.into_parts();
+    let headers = parts
+        .headers
+        .iter()
+        .filter_map(|(name, value)| {
+            let value = std::str::from_utf8(value.as_bytes()).ok()?;
+            Some((name.as_str().to_owned(), value.to_owned()))
+        })
+        .collect();
+    if !reporter.send(HttpReport::Head(HttpHead { status: parts.status.as_u16(), headers })) {
+        return Ok(Flow::Stopped);
+    }
+    let mut reader = body.into_reader();
+    let mut buf = vec![0u8; READ_CHUNK];
+    loop {
+        if reporter.ctl.is_aborted() {
+            return Ok(Flow::Stopped);
+        }
+        match reader.read(&mut buf) {
+            Ok(0) => return Ok(Flow::Done),
+            Ok(n) => {
+                if !reporter.send(HttpReport::Body(buf[..n].to_vec())) {
+                    return Ok(Flow::Stopped);
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(format!("reading the response body: {e}")),
+        }
+    }
+}
+
+/// A request ready for ureq: with a body (`POST`, or any method given one) or without.
+enum Built {
+    WithBody(http::Request<Vec<u8>>),
+    Empty(http::Request<()>),
+}
+
+/// The ureq request for `request`, with its connect timeout.
+fn build(agent: &ureq::Agent, request: HttpRequest) -> Result<Built, String> {
+    let method = match request.method {
+        HttpMethod::Get => http::Method::GET,
+        HttpMethod::Post => http::Method::POST,
+        HttpMethod::Delete => http::Method::DELETE,
+    };
+    let mut builder = http::Request::builder().method(method).uri(request.url.as_str());
+    for (name, value) in &request.headers {
+        builder = builder.header(name.as_str(), value.as_str());
+    }
+    let invalid = |e: http::Error| format!("invalid request: {e}");
+    let timeout = Some(request.connect_timeout).filter(|t| !t.is_zero());
+    if request.body.is_empty() && request.method != HttpMethod::Post {
+        let req = builder.body(()).map_err(invalid)?;
+        Ok(Built::Empty(with_connect_timeout(agent, req, timeout)))
+    } else {
+        let req = builder.body(request.body).map_err(invalid)?;
+        Ok(Built::WithBody(with_connect_timeout(agent, req, timeout)))
+    }
+}
+
+/// Bounds name resolution and connecting (TCP, proxy, TLS) of one request.
+fn with_connect_timeout<S: ureq::AsSendBody>(
+    agent: &ureq::Agent,
+    request: http::Request<S>,
+    timeout: Option<Duration>,
+) -> http::Request<S> {
+    let config: ureq::config::ConfigBuilder<HttpCrateScope<S>> = agent.configure_request(request);
+    config.timeout_resolve(timeout).timeout_connect(timeout).build()
+}
+
+/// A failure as reported to the core.
+fn describe(e: ureq::Error) -> String {
+    match e {
+        ureq::Error::Timeout(what) => format!("timed out ({what})"),
+        ureq::Error::Io(e) => format!("io: {e}"),
+        e => e.to_string(),
+    }
+}
