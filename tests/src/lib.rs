@@ -16,6 +16,7 @@ pub mod http_peers;
 pub mod http_test_server;
 mod peer_checks;
 mod scenarios;
+pub mod sim;
 pub mod support;
 pub mod test_server;
 
