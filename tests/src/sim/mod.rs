@@ -4,7 +4,7 @@
 //! mid-line, spawn failures, output split at random byte boundaries, garbage lines, duplicate
 //! and unknown-id responses) and random host actions (requests of every kind, cancels, a close).
 //!
-//! Invariants are checked after every step (see [`World::check`]); a run has a safety phase
+//! Invariants are checked after every step (see `World::check` and `World::on_write`); a run has a safety phase
 //! (faults on) and a liveness phase (faults healed: every handle must end and the close must
 //! complete within bounded simulated time). A failing seed is replayed with
 //! `MCP_SIM_SEED=<seed> cargo test -p mcp-tests --test simulation replay_one_seed -- --nocapture`.
