@@ -50,6 +50,20 @@ pub mod http_peer_checks {
         assert_eq!(info.transport, kind, "{info:?}; peer stderr: {}", peer.stderr());
     }
 
+    /// Connects to `peer` at `path` in `mode`, checks the era, tools and transport.
+    $($kw)? fn open(
+        peer: &HttpPeer,
+        name: &str,
+        path: &str,
+        mode: ProtocolMode,
+        (era, kind): (Era, TransportKind),
+        tools: &[&str],
+    ) -> rt::Client {
+        let (client, info, _) = aw!(start(spec(name, &peer.url(path), mode), era, tools));
+        assert_transport(&info, kind, peer);
+        client
+    }
+
     /// Progress over a response stream: `slow` (py) reports each step.
     $($kw)? fn slow_with_progress(client: &rt::Client) {
         let log = ProgressLog::new();
@@ -84,9 +98,7 @@ pub mod http_peer_checks {
 
     pub $($kw)? fn everything_sse() {
         let peer = HttpPeer::start("server-everything", &["sse"], &[("PORT", "{port}")]);
-        let s = spec("everything-sse", &peer.url("/sse"), ProtocolMode::Auto);
-        let (client, info, _) = aw!(start(s, Era::Legacy, &["echo", "get-sum"]));
-        assert_transport(&info, TransportKind::Sse, &peer);
+        let client = aw!(open(&peer, "everything-sse", "/sse", ProtocolMode::Auto, (Era::Legacy, TransportKind::Sse), &["echo", "get-sum"]));
         let r = aw!(client.call_tool("echo", json!({"message": "over sse"}))).expect("echo");
         assert_eq!(r.text(), "Echo: over sse");
         let r = aw!(client.call_tool("get-sum", json!({"a": 20, "b": 22}))).expect("get-sum");
@@ -107,9 +119,7 @@ pub mod http_peer_checks {
 
     pub $($kw)? fn py_streamable_modern() {
         let peer = HttpPeer::start("py-mcp-peer", &["streamable-http", "--port", "{port}"], &[]);
-        let s = spec("py-http", &peer.url("/mcp"), ProtocolMode::Auto);
-        let (client, info, _) = aw!(start(s, Era::Modern, &["echo", "add", "slow"]));
-        assert_transport(&info, TransportKind::StreamableHttp, &peer);
+        let client = aw!(open(&peer, "py-http", "/mcp", ProtocolMode::Auto, (Era::Modern, TransportKind::StreamableHttp), &["echo", "add", "slow"]));
         aw!(echo_and_add(&client, "py-http", ""));
         aw!(slow_with_progress(&client));
         aw!(read_text(&client, "peer://hello", "hello resource"));
@@ -139,9 +149,7 @@ pub mod http_peer_checks {
     pub $($kw)? fn py_stateless_json_modern() {
         let args = ["streamable-http", "--port", "{port}", "--stateless", "--json"];
         let peer = HttpPeer::start("py-mcp-peer", &args, &[]);
-        let s = spec("py-json", &peer.url("/mcp"), ProtocolMode::Auto);
-        let (client, info, _) = aw!(start(s, Era::Modern, &["echo", "add"]));
-        assert_transport(&info, TransportKind::StreamableHttp, &peer);
+        let client = aw!(open(&peer, "py-json", "/mcp", ProtocolMode::Auto, (Era::Modern, TransportKind::StreamableHttp), &["echo", "add"]));
         aw!(echo_and_add(&client, "py-json", ""));
         aw!(prompt_text(&client, "greet", json!({"name": "Ada"}), "Please greet Ada."));
         aw!(client.close());
@@ -150,9 +158,7 @@ pub mod http_peer_checks {
     /// The stateful server in the legacy era: `Mcp-Session-Id`, SSE responses, GET stream.
     pub $($kw)? fn py_streamable_legacy_session() {
         let peer = HttpPeer::start("py-mcp-peer", &["streamable-http", "--port", "{port}"], &[]);
-        let s = spec("py-legacy", &peer.url("/mcp"), ProtocolMode::Legacy);
-        let (client, info, _) = aw!(start(s, Era::Legacy, &["echo", "add", "slow"]));
-        assert_transport(&info, TransportKind::StreamableHttp, &peer);
+        let client = aw!(open(&peer, "py-legacy", "/mcp", ProtocolMode::Legacy, (Era::Legacy, TransportKind::StreamableHttp), &["echo", "add", "slow"]));
         aw!(echo_and_add(&client, "py-legacy", ""));
         aw!(slow_with_progress(&client));
         aw!(client.close());
@@ -160,25 +166,19 @@ pub mod http_peer_checks {
 
     pub $($kw)? fn py_sse() {
         let peer = HttpPeer::start("py-mcp-peer", &["sse", "--port", "{port}"], &[]);
-        let s = spec("py-sse", &peer.url("/sse"), ProtocolMode::Auto);
-        let (client, info, _) = aw!(start(s, Era::Legacy, &["echo", "add"]));
-        assert_transport(&info, TransportKind::Sse, &peer);
+        let client = aw!(open(&peer, "py-sse", "/sse", ProtocolMode::Auto, (Era::Legacy, TransportKind::Sse), &["echo", "add"]));
         aw!(echo_and_add(&client, "py-sse", ""));
         aw!(client.close());
     }
 
     pub $($kw)? fn fastmcp_streamable_and_sse() {
         let peer = HttpPeer::start("fastmcp-echo-peer", &["--port", "{port}"], &[]);
-        let s = spec("fastmcp-http", &peer.url("/mcp"), ProtocolMode::Auto);
-        let (client, info, _) = aw!(start(s, Era::Modern, &["echo", "add"]));
-        assert_transport(&info, TransportKind::StreamableHttp, &peer);
+        let client = aw!(open(&peer, "fastmcp-http", "/mcp", ProtocolMode::Auto, (Era::Modern, TransportKind::StreamableHttp), &["echo", "add"]));
         aw!(echo_and_add(&client, "fastmcp-http", ""));
         aw!(client.close());
         drop(peer);
         let peer = HttpPeer::start("fastmcp-echo-peer", &["--transport", "sse", "--port", "{port}"], &[]);
-        let s = spec("fastmcp-sse", &peer.url("/sse"), ProtocolMode::Auto);
-        let (client, info, _) = aw!(start(s, Era::Legacy, &["echo", "add"]));
-        assert_transport(&info, TransportKind::Sse, &peer);
+        let client = aw!(open(&peer, "fastmcp-sse", "/sse", ProtocolMode::Auto, (Era::Legacy, TransportKind::Sse), &["echo", "add"]));
         aw!(echo_and_add(&client, "fastmcp-sse", ""));
         aw!(client.close());
     }
@@ -186,14 +186,10 @@ pub mod http_peer_checks {
     /// The TS SDK v2 server: modern, and statelessly legacy (its GET and DELETE answer 405).
     pub $($kw)? fn ts_v2_both_eras() {
         let peer = HttpPeer::start("ts-v2-peer", &["http", "--port", "{port}"], &[]);
-        let s = spec("ts-v2-http", &peer.url("/mcp"), ProtocolMode::Auto);
-        let (client, info, _) = aw!(start(s, Era::Modern, &["echo", "add"]));
-        assert_transport(&info, TransportKind::StreamableHttp, &peer);
+        let client = aw!(open(&peer, "ts-v2-http", "/mcp", ProtocolMode::Auto, (Era::Modern, TransportKind::StreamableHttp), &["echo", "add"]));
         aw!(echo_and_add(&client, "ts-v2-http", ""));
         aw!(client.close());
-        let s = spec("ts-v2-legacy", &peer.url("/mcp"), ProtocolMode::Legacy);
-        let (client, info, _) = aw!(start(s, Era::Legacy, &["echo", "add"]));
-        assert_transport(&info, TransportKind::StreamableHttp, &peer);
+        let client = aw!(open(&peer, "ts-v2-legacy", "/mcp", ProtocolMode::Legacy, (Era::Legacy, TransportKind::StreamableHttp), &["echo", "add"]));
         aw!(echo_and_add(&client, "ts-v2-legacy", ""));
         aw!(client.close());
     }

@@ -232,15 +232,20 @@ fn abort_and_check(server: &HttpTestServer) {
     assert!(exchange.is_done());
 }
 
-#[test]
-fn an_aborted_connection_is_not_reused() {
-    let server = HttpTestServer::start(|req| {
+/// `/sse` streams `x` every `every` forever; anything else answers `ok`.
+fn sse_or_ok(every: Duration) -> HttpTestServer {
+    HttpTestServer::start(move |req| {
         if req.target == "/sse" {
-            Reply::endless(200, &[], b"x", Duration::from_millis(30))
+            Reply::endless(200, &[], b"x", every)
         } else {
             Reply::fixed(200, &[], b"ok")
         }
-    });
+    })
+}
+
+#[test]
+fn an_aborted_connection_is_not_reused() {
+    let server = sse_or_ok(Duration::from_millis(30));
     let client = client();
     let (exchange, rx) = start(&client, get(&server.url("/sse")));
     assert!(matches!(rx.recv_timeout(PATIENCE), Ok(HttpReport::Head(_))));
@@ -303,13 +308,7 @@ fn sequential_exchanges_share_one_connection() {
 /// another exchange.
 #[test]
 fn aborting_a_finished_exchange_spares_the_connections_next_user() {
-    let server = HttpTestServer::start(|req| {
-        if req.target == "/sse" {
-            Reply::endless(200, &[], b"x", Duration::from_millis(20))
-        } else {
-            Reply::fixed(200, &[], b"ok")
-        }
-    });
+    let server = sse_or_ok(Duration::from_millis(20));
     let client = client();
     let (first, rx) = start(&client, get(&server.url("/mcp")));
     let reports: Vec<HttpReport> = rx.iter().take(3).collect();

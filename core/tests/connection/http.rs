@@ -632,3 +632,71 @@ fn a_lost_sse_stream_reopens_with_growing_backoff_then_stops() {
     h.request(Request::ListTools);
     h.expect_http("GET");
 }
+
+// ----- limits ------------------------------------------------------------------------------
+
+#[test]
+fn the_get_stream_is_given_up_after_repeated_failures() {
+    let (mut h, listen) = legacy_http();
+    h.http_fail(listen.id, "reset");
+    for _ in 0..5 {
+        h.fire_next_timer();
+        let again = h.expect_http("GET");
+        h.http_fail(again.id, "connection refused");
+    }
+    assert_eq!(h.conn.poll_timeout(), None, "no further reconnection");
+    assert!(h.warnings().iter().any(|w| matches!(w, Warning::Http { detail } if detail.contains("gave up"))));
+    // Requests still work without the stream.
+    let l = h.request(Request::ListPrompts);
+    let sent = h.expect_http("prompts/list");
+    h.reply_http(&sent, json!({"prompts": []}));
+    h.ok(l);
+}
+
+#[test]
+fn resumption_stops_after_three_attempts() {
+    let (mut h, _listen) = legacy_http();
+    let t = h.request(call("slow", json!({})));
+    let sent = h.expect_http("tools/call");
+    h.sse_open(sent.id, "id: ev-1\ndata: \n\n");
+    h.http_fail(sent.id, "reset");
+    for _ in 0..3 {
+        h.fire_next_timer();
+        let resume = h.expect_http("GET");
+        assert_eq!(resume.header("Last-Event-ID"), Some("ev-1"));
+        h.http_fail(resume.id, "reset again");
+    }
+    match h.err(t) {
+        RequestError::StreamClosed { detail } => assert!(detail.contains("3 resumptions"), "{detail}"),
+        other => panic!("expected StreamClosed, got {other:?}"),
+    }
+    assert!(h.started_http().is_empty());
+}
+
+#[test]
+fn error_bodies_are_read_only_up_to_their_cap() {
+    let mut h = Harness::new({
+        let mut cfg = http_config("http://srv.test/mcp", &[]);
+        cfg.limits.max_error_body_bytes = 16;
+        cfg
+    });
+    let c = h.request(Request::Connect);
+    h.http_connect_modern();
+    h.ok(c);
+    let t = h.request(Request::ListPrompts);
+    let sent = h.expect_http("prompts/list");
+    h.respond_http(sent.id, 500, &[], &[b'A'; 10_000]);
+    match h.err(t) {
+        RequestError::TransientServer { status: 500, detail } => assert_eq!(detail, "A".repeat(16)),
+        other => panic!("expected TransientServer, got {other:?}"),
+    }
+    // A compressed error body is inflated only as far as its start: a bomb is still a 5xx.
+    let t = h.request(Request::ListPrompts);
+    let sent = h.expect_http("prompts/list");
+    let bomb = gzip(&vec![b'B'; 8 << 20]);
+    h.respond_http(sent.id, 503, &[("Content-Encoding", "gzip")], &bomb);
+    match h.err(t) {
+        RequestError::TransientServer { status: 503, detail } => assert_eq!(detail, "B".repeat(16)),
+        other => panic!("expected TransientServer, got {other:?}"),
+    }
+}

@@ -112,6 +112,8 @@ pub(crate) struct Exchange {
     pub(crate) retry_ms: Option<u64>,
     /// Any body byte arrived on a 2xx response.
     pub(crate) got_bytes: bool,
+    /// An error body reached its cap; the rest is ignored until the end.
+    error_full: bool,
     max_message: usize,
     max_decompressed: usize,
     max_error_body: usize,
@@ -131,6 +133,7 @@ impl Exchange {
             last_event_id: None,
             retry_ms: None,
             got_bytes: false,
+            error_full: false,
             max_message: limits.max_message_bytes,
             max_decompressed: limits.max_decompressed_body_bytes,
             max_error_body: limits.max_error_body_bytes,
@@ -160,9 +163,8 @@ impl Exchange {
         self.status = Some(head.status);
         self.www_authenticate = head.header("www-authenticate").map(str::to_owned);
         let success = (200..300).contains(&head.status);
-        let cap = if success { self.max_decompressed } else { self.max_error_body.saturating_mul(64) };
         match ContentEncoding::from_header(head.header("content-encoding")) {
-            Ok(encoding) => self.decoder = Some(BodyDecoder::new(encoding, cap)),
+            Ok(encoding) => self.decoder = Some(BodyDecoder::new(encoding, self.max_decompressed)),
             Err(e) => {
                 self.end = Some(End::BadBody(e.to_string()));
                 return;
@@ -194,6 +196,12 @@ impl Exchange {
         if self.end.is_some() {
             return out;
         }
+        if self.error_full {
+            if matches!(input, Feed::End) {
+                self.end = Some(End::Complete);
+            }
+            return out;
+        }
         let decoded = match (input, self.decoder.as_mut()) {
             (Feed::Nothing, _) => return out,
             (Feed::Bytes(_) | Feed::End, None) => {
@@ -210,6 +218,10 @@ impl Exchange {
                 if at_end && self.end.is_none() {
                     self.finish_body(&mut out);
                 }
+            }
+            // The start of an error body is all that is wanted: the rest is ignored.
+            Err(BodyError::TooLarge { .. }) if matches!(self.body, Body::Error(_)) => {
+                self.error_full = true;
             }
             Err(BodyError::TooLarge { limit }) => {
                 self.end = Some(End::TooLarge(format!(
@@ -230,6 +242,8 @@ impl Exchange {
             Body::Error(buf) => {
                 let room = self.max_error_body.saturating_sub(buf.len());
                 buf.extend_from_slice(&bytes[..bytes.len().min(room)]);
+                // The start is all that is wanted: stop decoding the rest.
+                self.error_full = buf.len() >= self.max_error_body;
             }
             Body::Json(buf) => {
                 self.got_bytes = true;

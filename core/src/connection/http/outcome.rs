@@ -318,7 +318,7 @@ impl Connection {
             _ => {}
         }
         link.listen_failures = if healthy { 0 } else { link.listen_failures + 1 };
-        if link.listen_failures > MAX_LISTEN_FAILURES {
+        if link.listen_failures >= MAX_LISTEN_FAILURES {
             link.listen = Listen::Unsupported;
             let detail = format!("gave up reopening the event stream after {MAX_LISTEN_FAILURES} failures");
             self.warn(Warning::Http { detail });
