@@ -2,13 +2,27 @@
 # The sans-IO core must not depend on any runtime, socket, HTTP or TLS crate (DESIGN.md §3),
 # and must not use the clock, threads, OS randomness or HashMap iteration (core/clippy.toml,
 # enforced by the workspace clippy run).
+#
+# One exception: `getrandom` may appear only as a dependency of `ahash`, which the JSON Schema
+# engine (jsonschema) uses for its internal hash maps and seeds once from the OS. No core code
+# calls it (clippy bans that), and hash order never reaches the core's outputs (violations are
+# sorted before they are reported).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tree="$(cargo tree -p mcp-core -e normal --prefix none --format '{p}')"
-banned='^(tokio|async-io|async-std|mio|hyper|hyper-util|ureq|rustls|tokio-rustls|futures-rustls|async-process|async-net|smol|getrandom|rand) '
+banned='^(tokio|async-io|async-std|mio|hyper|hyper-util|ureq|rustls|tokio-rustls|futures-rustls|async-process|async-net|smol|rand|rand_core) '
 if grep -Eq "$banned" <<<"$tree"; then
     echo "mcp-core's normal dependency tree contains a banned crate:" >&2
     grep -E "$banned" <<<"$tree" >&2
     exit 1
 fi
+for version in $(grep -Eo '^getrandom v[0-9.]+' <<<"$tree" | sort -u | sed 's/^getrandom v//'); do
+    dependents="$(cargo tree -p mcp-core -e normal -i "getrandom@$version" --depth 1 --prefix none --format '{p}' \
+        | grep -Ev '^getrandom ' | sort -u)"
+    if grep -Evq '^ahash ' <<<"$dependents"; then
+        echo "getrandom $version is pulled into mcp-core by something other than ahash:" >&2
+        echo "$dependents" >&2
+        exit 1
+    fi
+done
 echo "core purity: ok ($(sort -u <<<"$tree" | wc -l) crates in mcp-core's normal tree, none banned)"

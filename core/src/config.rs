@@ -287,6 +287,32 @@ impl ClientFeatures {
     }
 }
 
+/// What to do when a tool's `structuredContent` does not match its `outputSchema`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ValidationMode {
+    /// Deliver the result and report the violations as a [`crate::Warning::StructuredContent`].
+    #[default]
+    Warn,
+    /// Fail the call with [`crate::RequestError::StructuredContent`] (or
+    /// [`crate::RequestError::ToolSchema`] when the schema cannot be used).
+    Strict,
+    /// Do not validate.
+    Off,
+}
+
+/// How tool schemas are used.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct SchemaValidation {
+    /// What a violating `structuredContent` does (default [`ValidationMode::Warn`]).
+    pub structured_content: ValidationMode,
+    /// Assert `format` in output schemas (an annotation by default).
+    pub assert_format: bool,
+    /// Bounds on schemas and validations.
+    pub limits: crate::schema::SchemaLimits,
+}
+
 /// Everything one connection needs.
 #[derive(Debug, Clone)]
 pub struct ConnectionConfig {
@@ -304,6 +330,8 @@ pub struct ConnectionConfig {
     pub features: ClientFeatures,
     /// Static `_meta` merged into every request (request-specific `_meta` wins).
     pub request_meta: Map<String, Value>,
+    /// Tool schema checks (`outputSchema` validation, `inputSchema` dialects).
+    pub validation: SchemaValidation,
     /// Seed of the jitter applied to retry and reconnection delays. The core has no source of
     /// randomness of its own; runtimes seed it from the OS, simulations from their seed.
     pub random_seed: u64,
@@ -330,6 +358,7 @@ impl ConnectionConfig {
             timeouts: Timeouts::default(),
             features: ClientFeatures::default(),
             request_meta: Map::new(),
+            validation: SchemaValidation::default(),
             random_seed: 0,
         }
     }

@@ -231,6 +231,26 @@ pub enum RequestError {
         /// Which limit.
         detail: String,
     },
+    /// A tool's schema cannot be used: an `inputSchema` dialect this client does not implement
+    /// (the call was not sent), or an `outputSchema` that cannot check the result (unsupported
+    /// dialect in every validating mode; any other problem in strict mode).
+    #[error("tool {tool:?}: {which} unusable: {problem}")]
+    ToolSchema {
+        /// The tool.
+        tool: String,
+        /// `"inputSchema"` or `"outputSchema"`.
+        which: &'static str,
+        /// What is wrong with it.
+        problem: crate::schema::SchemaProblem,
+    },
+    /// Strict mode: the tool's `structuredContent` breaks its `outputSchema` (or is missing).
+    #[error("tool {tool:?} returned structured content that breaks its outputSchema: {failure}")]
+    StructuredContent {
+        /// The tool.
+        tool: String,
+        /// The violations.
+        failure: crate::schema::ValidationFailure,
+    },
 }
 
 impl RequestError {
@@ -261,6 +281,19 @@ impl RequestError {
             RequestError::Rpc(_) | RequestError::TransientServer { .. } | RequestError::Http { .. }
         )
     }
+}
+
+/// Why [`crate::Connection::respond_to_server`] did not send an answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AnswerError {
+    /// The server request is gone (answered already, withdrawn, or its process ended).
+    #[error("the server request is gone (answered, withdrawn, or its process ended)")]
+    Gone,
+    /// The elicitation answer does not match the requested form; nothing was sent and the
+    /// request still waits for an answer.
+    #[error(transparent)]
+    InvalidAnswer(#[from] crate::schema::elicitation::ElicitationError),
 }
 
 /// Non-fatal peer misbehaviour and dropped data, reported as events.
@@ -347,6 +380,32 @@ pub enum Warning {
         /// What to do instead.
         advice: &'static str,
     },
+    /// A tool's `structuredContent` breaks its `outputSchema` (or is missing); the result was
+    /// delivered anyway (warn mode).
+    StructuredContent {
+        /// The tool.
+        tool: String,
+        /// The violations.
+        failure: crate::schema::ValidationFailure,
+    },
+    /// A tool's schema cannot be used, so its results are not validated (reported once per
+    /// tool definition).
+    ToolSchema {
+        /// The tool.
+        tool: String,
+        /// `"inputSchema"` or `"outputSchema"`.
+        which: &'static str,
+        /// What is wrong with it.
+        problem: crate::schema::SchemaProblem,
+    },
+    /// A tool's `outputSchema` uses keywords that are not asserted, so validation of its
+    /// results is partial (reported once per tool definition).
+    PartialValidation {
+        /// The tool.
+        tool: String,
+        /// The keywords (`format`, `contentMediaType`, `contentEncoding`, `contentSchema`).
+        keywords: Vec<&'static str>,
+    },
 }
 
 impl std::fmt::Display for Warning {
@@ -378,6 +437,17 @@ impl std::fmt::Display for Warning {
             Warning::Handshake { detail } => write!(f, "handshake: {detail}"),
             Warning::Http { detail } => write!(f, "HTTP: {detail}"),
             Warning::Deprecated { feature, advice } => write!(f, "{feature} is deprecated: {advice}"),
+            Warning::StructuredContent { tool, failure } => {
+                write!(f, "tool {tool:?} returned structured content that breaks its outputSchema: {failure}")
+            }
+            Warning::ToolSchema { tool, which, problem } => {
+                write!(f, "tool {tool:?}: {which} unusable, not validated: {problem}")
+            }
+            Warning::PartialValidation { tool, keywords } => write!(
+                f,
+                "tool {tool:?}: outputSchema validation is partial ({} not asserted)",
+                keywords.join(", ")
+            ),
         }
     }
 }

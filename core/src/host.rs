@@ -386,7 +386,13 @@ impl Connection {
             Input::StderrEof(epoch) => self.handle_stderr_eof(now, epoch),
             Input::Exited(epoch, status) => self.handle_process_exited(now, epoch, status),
             Input::ServerAnswer(handle, outcome) => {
-                self.respond_to_server(now, handle, outcome);
+                // A handler's elicitation answer that breaks the form is not sent: the server
+                // gets an error and the host a HandlerFailed warning naming the problem.
+                if let Err(crate::error::AnswerError::InvalidAnswer(e)) =
+                    self.respond_to_server(now, handle, outcome)
+                {
+                    let _ = self.respond_to_server(now, handle, Err(e.to_string()));
+                }
             }
             Input::HttpHead(exchange, head) => self.handle_http_head(now, exchange, head),
             Input::HttpBody(exchange, bytes) => self.handle_http_body(now, exchange, &bytes),

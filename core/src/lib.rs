@@ -88,6 +88,7 @@ pub mod jsonrpc;
 pub mod mcp_servers;
 mod request;
 pub mod routing;
+pub mod schema;
 mod session;
 mod spec;
 pub mod sse;
@@ -97,11 +98,11 @@ mod timers;
 pub mod types;
 
 pub use config::{
-    ClientFeatures, ConnectionConfig, HttpConfig, Limits, ProtocolMode, StdioCommand, Timeouts,
-    TransportConfig, LEGACY_VERSIONS, MODERN_VERSION,
+    ClientFeatures, ConnectionConfig, HttpConfig, Limits, ProtocolMode, SchemaValidation, StdioCommand,
+    Timeouts, TransportConfig, ValidationMode, LEGACY_VERSIONS, MODERN_VERSION,
 };
 pub use connection::Connection;
-pub use error::{ClientError, CommandError, RequestError, RpcError, RpcErrorKind, Warning};
+pub use error::{AnswerError, ClientError, CommandError, RequestError, RpcError, RpcErrorKind, Warning};
 pub use event::{Event, ListKind, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
 pub use handle::{Epoch, ExchangeId, RequestHandle, ServerRequestHandle};
 pub use io::{ExitInfo, HttpHead, HttpMethod, HttpRequest, Io};

@@ -105,6 +105,19 @@ impl ServerSpec {
         self
     }
 
+    /// What a `structuredContent` that breaks its tool's `outputSchema` does (default
+    /// [`crate::ValidationMode::Warn`]).
+    pub fn validate_structured_content(mut self, mode: crate::ValidationMode) -> Self {
+        self.config.validation.structured_content = mode;
+        self
+    }
+
+    /// Assert `format` when validating `structuredContent` (off by default: an annotation).
+    pub fn assert_format(mut self, yes: bool) -> Self {
+        self.config.validation.assert_format = yes;
+        self
+    }
+
     /// Default timeout of every request.
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.config.timeouts.request = timeout;

@@ -282,7 +282,7 @@ impl Driver {
         });
         if answered.is_err() {
             let now = Instant::now();
-            self.conn.respond_to_server(now, handle, Err("could not start a handler thread".into()));
+            let _ = self.conn.respond_to_server(now, handle, Err("could not start a handler thread".into()));
         }
     }
 }

@@ -5,11 +5,12 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use super::{Connection, Outgoing, Proc, Session, WireUse};
-use crate::error::Warning;
+use crate::error::{AnswerError, Warning};
 use crate::event::{Event, ListKind, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
 use crate::framing::Frame;
 use crate::handle::{Epoch, ServerRequestHandle};
 use crate::jsonrpc::{self, DecodeError, Message, RpcErrorObject, WireId};
+use crate::schema::elicitation::{form_of, FormSchema};
 use crate::session::Era;
 use crate::text::{sanitize, sanitize_bytes};
 use crate::types::LoggingLevel;
@@ -23,6 +24,8 @@ pub(super) struct PendingServerRequest {
     epoch: Epoch,
     id: WireId,
     kind: ServerRequestKind,
+    /// Elicitation (form mode): the form the answer must match.
+    form: Option<FormSchema>,
 }
 
 impl Connection {
@@ -290,28 +293,49 @@ impl Connection {
             );
             return;
         }
+        let form = if kind == ServerRequestKind::Elicitation {
+            match form_of(&params) {
+                Ok(form) => form,
+                Err(e) => {
+                    self.warn(Warning::ServerRequestRefused { method: method.into(), reason: e.to_string() });
+                    let message = crate::text::sanitize(&e.to_string(), 300);
+                    let bytes = jsonrpc::encode_error(&id, -32602, &message, None);
+                    self.send(now, epoch, Outgoing::Response(bytes));
+                    return;
+                }
+            }
+        } else {
+            None
+        };
         let handle = ServerRequestHandle::new(self.counters.server.next());
-        self.server_requests.insert(handle, PendingServerRequest { epoch, id, kind });
+        self.server_requests.insert(handle, PendingServerRequest { epoch, id, kind, form });
         self.emit(Event::ServerRequest { handle, request: ServerRequest { kind, params } });
     }
 
     /// Answers a server-to-client request: `Ok(result)` is sent as the result; `Err(detail)`
     /// sends a constant JSON-RPC error and reports the detail locally as
-    /// [`Warning::HandlerFailed`]. Returns false if the request is gone (withdrawn by the
-    /// server, or its process exited), in which case nothing is sent.
+    /// [`Warning::HandlerFailed`].
+    ///
+    /// Nothing is sent when the request is gone ([`AnswerError::Gone`]: withdrawn by the server,
+    /// or its process exited), or when an elicitation answer does not match the requested form
+    /// ([`AnswerError::InvalidAnswer`]; the request still waits for a valid answer or a decline).
     pub fn respond_to_server(
         &mut self,
         now: Instant,
         handle: ServerRequestHandle,
         outcome: Result<Value, String>,
-    ) -> bool {
+    ) -> Result<(), AnswerError> {
         let now = self.tick(now);
         if self.inputs.contains_key(&handle) {
             return self.answer_input(now, handle, outcome);
         }
-        let Some(pending) = self.server_requests.remove(&handle) else { return false };
+        let Some(pending) = self.server_requests.get(&handle) else { return Err(AnswerError::Gone) };
+        if let (Some(form), Ok(result)) = (&pending.form, &outcome) {
+            form.check_result(result)?;
+        }
+        let Some(pending) = self.server_requests.remove(&handle) else { return Err(AnswerError::Gone) };
         if self.current_epoch() != Some(pending.epoch) {
-            return false;
+            return Err(AnswerError::Gone);
         }
         let bytes = match outcome {
             Ok(result) => jsonrpc::encode_result(&pending.id, &result),
@@ -322,6 +346,6 @@ impl Connection {
             }
         };
         self.send(now, pending.epoch, Outgoing::Response(bytes));
-        true
+        Ok(())
     }
 }

@@ -141,6 +141,7 @@ impl Connection {
         self.server_requests.clear();
         self.cache.clear();
         self.known_tools = None;
+        self.tool_schemas.mark_stale();
         self.log_level = None;
         if self.http.is_some() {
             self.http_drop_session(epoch);

@@ -16,6 +16,7 @@ mod inbound;
 mod lifecycle;
 mod mrtr;
 mod ops;
+mod validation;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::{Duration, Instant};
@@ -51,6 +52,8 @@ pub struct Connection {
     server_requests: BTreeMap<ServerRequestHandle, inbound::PendingServerRequest>,
     cache: BTreeMap<&'static str, ops::CacheEntry>,
     known_tools: Option<Vec<Tool>>,
+    /// Compiled schemas of the known tools.
+    tool_schemas: validation::ToolSchemaCache,
     log_level: Option<LoggingLevel>,
     io: VecDeque<Io>,
     events: VecDeque<Event>,
@@ -180,6 +183,7 @@ impl Connection {
             server_requests: BTreeMap::new(),
             cache: BTreeMap::new(),
             known_tools: None,
+            tool_schemas: validation::ToolSchemaCache::default(),
             log_level: None,
             io: VecDeque::new(),
             events: VecDeque::new(),

@@ -9,10 +9,11 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 
 use super::Connection;
-use crate::error::{RequestError, Warning};
+use crate::error::{AnswerError, RequestError, Warning};
 use crate::event::{Event, ServerRequest, ServerRequestKind};
 use crate::handle::{RequestHandle, ServerRequestHandle};
 use crate::request::Request;
+use crate::schema::elicitation::{form_of, FormSchema};
 
 /// Rounds of input one request may take before it fails (a server asking forever).
 const MAX_ROUNDS: u32 = 8;
@@ -38,6 +39,8 @@ pub(super) struct PendingInput {
     op: RequestHandle,
     key: String,
     kind: ServerRequestKind,
+    /// Elicitation (form mode): the form the answer must match.
+    form: Option<FormSchema>,
 }
 
 fn fail(detail: impl Into<String>) -> RequestError {
@@ -114,7 +117,18 @@ impl Connection {
                 }
             };
             let params = request.get("params").cloned().unwrap_or(Value::Object(Map::new()));
-            asks.push((key, kind, params));
+            let form = if kind == ServerRequestKind::Elicitation {
+                match form_of(&params) {
+                    Ok(form) => form,
+                    Err(e) => {
+                        self.finish(handle, Err(fail(e.to_string())));
+                        return;
+                    }
+                }
+            } else {
+                None
+            };
+            asks.push((key, kind, params, form));
         }
         let Some(round) = self.ops.get_mut(&handle).and_then(|op| op.input.as_mut()) else { return };
         round.responses = Map::new();
@@ -124,25 +138,29 @@ impl Connection {
             self.retry_with_input(now, handle);
             return;
         }
-        for (key, kind, params) in asks {
+        for (key, kind, params, form) in asks {
             let server = ServerRequestHandle::new(self.counters.server.next());
-            self.inputs.insert(server, PendingInput { op: handle, key, kind });
+            self.inputs.insert(server, PendingInput { op: handle, key, kind, form });
             self.emit(Event::ServerRequest { handle: server, request: ServerRequest { kind, params } });
         }
     }
 
-    /// The host answered one input request. Returns false if it is not one.
+    /// The host answered one input request.
     pub(super) fn answer_input(
         &mut self,
         now: Instant,
         handle: ServerRequestHandle,
         outcome: Result<Value, String>,
-    ) -> bool {
-        let Some(pending) = self.inputs.remove(&handle) else { return false };
+    ) -> Result<(), AnswerError> {
+        let Some(pending) = self.inputs.get(&handle) else { return Err(AnswerError::Gone) };
+        if let (Some(form), Ok(result)) = (&pending.form, &outcome) {
+            form.check_result(result)?;
+        }
+        let Some(pending) = self.inputs.remove(&handle) else { return Err(AnswerError::Gone) };
         let op = pending.op;
         match outcome {
             Ok(value) => {
-                let Some(round) = self.ops.get_mut(&op).and_then(|o| o.input.as_mut()) else { return true };
+                let Some(round) = self.ops.get_mut(&op).and_then(|o| o.input.as_mut()) else { return Ok(()) };
                 round.responses.insert(pending.key, value);
                 round.waiting = round.waiting.saturating_sub(1);
                 if round.waiting == 0 {
@@ -155,7 +173,7 @@ impl Connection {
                 self.finish(op, Err(RequestError::InputFailed { method, detail }));
             }
         }
-        true
+        Ok(())
     }
 
     /// Every answer is in: send the request again (new id) with them and the state.

@@ -36,6 +36,9 @@ pub(super) struct Op {
     pub(super) reissued: bool,
     /// Multi-round-trip input, once the server asked for some.
     pub(super) input: Option<super::mrtr::InputRound>,
+    /// `tools/call`: the tool's schemas when the call first went out (its result is checked
+    /// against them, whatever definition arrives later).
+    tool: Option<std::sync::Arc<super::validation::ToolSchemas>>,
 }
 
 #[derive(Debug, Default)]
@@ -73,6 +76,7 @@ impl Op {
             retries: 0,
             reissued: false,
             input: None,
+            tool: None,
         }
     }
 
@@ -159,6 +163,18 @@ impl Connection {
                 self.log_level = Some(*level);
                 self.finish(handle, Ok(Response::Empty));
                 return;
+            }
+            (Request::CallTool { name, .. }, _)
+                if op.sent.is_none() && op.tool.is_none() && op.input.is_none() =>
+            {
+                let schemas = self.tool_schemas.for_call(name);
+                if let Some(refusal) = schemas.as_ref().and_then(|s| s.refusal()) {
+                    self.finish(handle, Err(refusal));
+                    return;
+                }
+                if let Some(op) = self.ops.get_mut(&handle) {
+                    op.tool = schemas;
+                }
             }
             _ => {}
         }
@@ -330,7 +346,7 @@ impl Connection {
             self.on_page(now, handle, value);
             return;
         }
-        let era = self.era();
+        let tool = op.tool.clone();
         let result = match &op.request {
             Request::CallTool { .. } => CallToolResult::from_value(value).map(Response::ToolResult),
             Request::GetPrompt { .. } => GetPromptResult::from_value(value).map(Response::Prompt),
@@ -341,8 +357,12 @@ impl Connection {
             Request::Custom { .. } => Ok(Response::Raw(value)),
             _ => Ok(Response::Raw(value)),
         };
-        let _ = era;
-        let result = result.map_err(|e| RequestError::InvalidResponse { detail: e.to_string() });
+        let mut result = result.map_err(|e| RequestError::InvalidResponse { detail: e.to_string() });
+        if let (Ok(Response::ToolResult(call)), Some(schemas)) = (&result, tool) {
+            if let Err(e) = self.check_tool_result(&schemas, call) {
+                result = Err(e);
+            }
+        }
         self.finish(handle, result);
     }
 
@@ -396,6 +416,7 @@ impl Connection {
         if method == "tools/list" {
             if let Response::Tools(tools) = &response {
                 self.known_tools = Some(tools.clone());
+                self.compile_tool_schemas(tools);
             }
         }
         self.store_cache(now, kind, method, ttl, &response);
@@ -471,6 +492,7 @@ impl Connection {
             ListKind::Tools => {
                 self.cache.remove("tools/list");
                 self.known_tools = None;
+                self.tool_schemas.mark_stale();
             }
             ListKind::Prompts => {
                 self.cache.remove("prompts/list");

@@ -264,6 +264,20 @@ impl Harness {
     }
 
     pub(crate) fn respond(&mut self, h: ServerRequestHandle, outcome: Result<Value, String>) -> bool {
+        self.respond_checked(h, outcome).is_ok()
+    }
+
+    /// Feeds one runtime input (as a driver would).
+    pub(crate) fn input(&mut self, input: mcp_core::host::Input) {
+        self.conn.handle_input(self.now, input);
+        self.drain();
+    }
+
+    pub(crate) fn respond_checked(
+        &mut self,
+        h: ServerRequestHandle,
+        outcome: Result<Value, String>,
+    ) -> Result<(), mcp_core::AnswerError> {
         let r = self.conn.respond_to_server(self.now, h, outcome);
         self.drain();
         r

@@ -100,7 +100,8 @@ fn sampling_and_elicitation_need_their_features() {
     let mut h = legacy_with(ClientFeatures { sampling: true, elicitation_url: true, ..Default::default() });
     h.server_says(json!({"jsonrpc": "2.0", "id": 1, "method": "sampling/createMessage", "params": {}}));
     assert_eq!(take_server_request(&mut h).1.kind, ServerRequestKind::Sampling);
-    h.server_says(json!({"jsonrpc": "2.0", "id": 2, "method": "elicitation/create", "params": {}}));
+    h.server_says(json!({"jsonrpc": "2.0", "id": 2, "method": "elicitation/create",
+        "params": {"mode": "url", "url": "https://example.com/auth", "message": "Sign in", "elicitationId": "e1"}}));
     assert_eq!(take_server_request(&mut h).1.kind, ServerRequestKind::Elicitation);
     h.server_says(json!({"jsonrpc": "2.0", "id": 3, "method": "roots/list"}));
     assert!(matches!(&h.warnings()[..], [Warning::ServerRequestRefused { .. }]));

@@ -16,3 +16,4 @@ mod lifecycle;
 mod lists;
 mod mrtr;
 mod requests;
+mod validation;
