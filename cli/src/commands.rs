@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use mcp_tokio::core::mcp_servers::{detect_target, DetectedTarget, TransportKind};
 use mcp_tokio::core::types::{ResourceTemplate, Tool};
-use mcp_tokio::core::{Event, Notification, RequestError, RpcErrorKind};
+use mcp_tokio::core::{Event, Notification, RequestError, RpcErrorKind, ValidationMode, Warning};
 use mcp_tokio::{Client, ClientError, ProtocolMode, Server, ServerSpec};
 use serde_json::Value;
 
@@ -29,6 +29,8 @@ pub struct Settings {
     pub transport: Option<TransportKind>,
     /// Retries of failed HTTP requests.
     pub retries: u32,
+    /// What `call` does with structured content that breaks the tool's outputSchema.
+    pub validation: ValidationMode,
 }
 
 /// What to do with a server.
@@ -125,16 +127,25 @@ fn report_event(server: &str, event: &Event) {
     note(&line);
 }
 
+/// Without `--verbose`: only the warnings about a result's schema (they are about the output).
+fn report_schema_warning(server: &str, event: &Event) {
+    if let Event::Warning(w @ (Warning::StructuredContent { .. } | Warning::ToolSchema { .. })) = event {
+        note(&format!("[{server}] warning: {w}"));
+    }
+}
+
 /// Builds a client for one server with the global settings applied.
 fn build_client(settings: &Settings, spec: ServerSpec) -> Result<Client, CliError> {
-    let mut spec = spec.protocol(settings.protocol);
+    let mut spec = spec.protocol(settings.protocol).validate_structured_content(settings.validation);
     if let Some(timeout) = settings.timeout {
         spec = spec.request_timeout(timeout);
     }
     let mut builder = Client::builder().server(spec);
-    if settings.verbose {
-        builder = builder.on_event(report_event);
-    }
+    builder = if settings.verbose {
+        builder.on_event(report_event)
+    } else {
+        builder.on_event(report_schema_warning)
+    };
     Ok(mcp_tokio::build(builder)?)
 }
 
@@ -184,6 +195,10 @@ async fn perform(settings: &Settings, server: Server, action: Action) -> Result<
             show(settings, || output::json_array(tools.iter().map(Tool::raw)), || output::tools_text(&tools));
         }
         Action::Call { tool, arguments } => {
+            if settings.validation != ValidationMode::Off {
+                // The tool's schemas come from its definition.
+                server.list_tools().await?;
+            }
             let result = server.call_tool(&tool, arguments).await?;
             show(settings, || result.raw().clone(), || output::call_result_text(&result));
             if result.is_error {

@@ -58,6 +58,27 @@ struct Cli {
     /// Retries of an HTTP request that failed in transport or with a 5xx status (never a tool call).
     #[arg(long, global = true, value_name = "N", default_value_t = 0)]
     retries: u32,
+    /// What `call` does with structured content that breaks the tool's outputSchema: print a
+    /// warning (warn), fail (strict), or skip the check (off).
+    #[arg(long, global = true, value_enum, default_value_t = Validate::Warn)]
+    validate: Validate,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Validate {
+    Warn,
+    Strict,
+    Off,
+}
+
+impl From<Validate> for mcp_tokio::core::ValidationMode {
+    fn from(v: Validate) -> Self {
+        match v {
+            Validate::Warn => Self::Warn,
+            Validate::Strict => Self::Strict,
+            Validate::Off => Self::Off,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -199,6 +220,7 @@ fn main() -> ExitCode {
         headers: cli.headers,
         transport: cli.transport.forced(),
         retries: cli.retries,
+        validation: cli.validate.into(),
     };
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(rt) => rt,

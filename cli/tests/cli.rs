@@ -196,3 +196,31 @@ fn info_over_http_reports_transport_and_era() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--header"));
 }
+
+/// `--validate`: py-mcp-peer's `add` overflows to `{"sum": null}`, which breaks its outputSchema.
+#[test]
+fn call_validates_structured_content_against_the_output_schema() {
+    let peer = mcp_tests::support::peer_command("py-mcp-peer");
+    let overflow = r#"{"a": 1e308, "b": 1e308}"#;
+    let out = mcp(&["call", &peer, "add", overflow, "--validate", "strict"]);
+    assert_one_error_line(&out);
+    assert!(
+        stderr(&out).contains("breaks its outputSchema") && stderr(&out).contains("/sum"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = mcp(&["call", &peer, "add", overflow]);
+    assert!(out.status.success(), "warn is the default: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("warning: tool \"add\" returned structured content that breaks"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = mcp(&["call", &peer, "add", overflow, "--validate", "off"]);
+    assert!(out.status.success() && stderr(&out).is_empty(), "{}", stderr(&out));
+
+    let out = mcp(&["call", &peer, "add", r#"{"a": 2, "b": 3}"#, "--validate", "strict"]);
+    assert!(out.status.success() && stderr(&out).is_empty(), "{}", stderr(&out));
+}
