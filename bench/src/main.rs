@@ -6,19 +6,26 @@
 //! ```text
 //! cargo build --release -p mcp-tests -p mcp-bench
 //! target/release/mcp-bench [N] [ROUNDS]      # defaults: 5000 calls, 3 rounds
+//! target/release/mcp-bench schema [N] [ROUNDS]   # defaults: 20000 calls, 3 rounds
 //! MCP_BENCH_SERVER=/path/to/mini-stdio-server target/release/mcp-bench   # clients on another server
 //! ```
 //!
 //! The floor always runs against the bundled server; with `MCP_BENCH_SERVER` compare the
 //! clients with that kit's own floor (e.g. `raw-stdio-client`) from the same session.
+//!
+//! `schema` needs no server: it measures validating a ~3 KB tool result against a realistic
+//! `outputSchema` compiled once, against the floor of cloning the same `serde_json::Value`,
+//! and reports the one-time compile cost.
 
+use std::hint::black_box;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use cpu_time::ProcessTime;
-use serde_json::json;
+use mcp_core::schema::{CompiledSchema, SchemaOptions};
+use serde_json::{json, Value};
 
 #[derive(Clone, Copy, Default)]
 struct Sample {
@@ -124,7 +131,13 @@ fn median(mut v: Vec<Duration>) -> Duration {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).peekable();
+    if args.peek().map(String::as_str) == Some("schema") {
+        args.next();
+        let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20_000);
+        let rounds: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(3);
+        return schema_bench(n, rounds.max(1));
+    }
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(5000);
     let rounds: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(3);
     let server = server_path();
@@ -155,5 +168,156 @@ fn main() {
         let cpu = per_call(median(samples[i].iter().map(|s| s.cpu).collect()));
         let wall = per_call(median(samples[i].iter().map(|s| s.wall).collect()));
         println!("{name:<16} {cpu:>12.1} {wall:>12.1} {:>10.2} {:>10.2}", cpu / floor_cpu, wall / floor_wall);
+    }
+}
+
+/// A search tool's `outputSchema`: ten properties, nested arrays of objects, enums, patterns,
+/// number ranges, `required` lists, `additionalProperties`, a `$ref` to `$defs`.
+fn tool_output_schema() -> Value {
+    json!({
+        "type": "object",
+        "required": ["request_id", "status", "query", "total", "took_ms", "results"],
+        "additionalProperties": false,
+        "properties": {
+            "request_id": {"type": "string", "pattern": "^req_[0-9a-f]{16}$"},
+            "status": {"enum": ["ok", "partial", "degraded"]},
+            "query": {"type": "string", "minLength": 1, "maxLength": 512},
+            "total": {"type": "integer", "minimum": 0},
+            "took_ms": {"type": "number", "minimum": 0, "maximum": 60000},
+            "page": {
+                "type": "object",
+                "required": ["index", "size"],
+                "properties": {
+                    "index": {"type": "integer", "minimum": 0},
+                    "size": {"type": "integer", "minimum": 1, "maximum": 100},
+                    "next_cursor": {"type": ["string", "null"], "pattern": "^[A-Za-z0-9_-]+$"}
+                }
+            },
+            "results": {"type": "array", "maxItems": 100, "items": {"$ref": "#/$defs/result"}},
+            "facets": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+            "warnings": {"type": "array", "items": {"type": "string", "maxLength": 200}},
+            "source": {"enum": ["index", "cache", "live"]}
+        },
+        "$defs": {
+            "result": {
+                "type": "object",
+                "required": ["id", "title", "score", "kind", "author"],
+                "additionalProperties": false,
+                "properties": {
+                    "id": {"type": "string", "pattern": "^doc-[0-9]{6}$"},
+                    "title": {"type": "string", "minLength": 1, "maxLength": 200},
+                    "url": {"type": "string", "pattern": "^https://"},
+                    "score": {"type": "number", "minimum": 0, "maximum": 1},
+                    "kind": {"enum": ["article", "issue", "commit", "page"]},
+                    "tags": {
+                        "type": "array",
+                        "maxItems": 8,
+                        "uniqueItems": true,
+                        "items": {"type": "string", "pattern": "^[a-z][a-z0-9-]*$"}
+                    },
+                    "author": {
+                        "type": "object",
+                        "required": ["name"],
+                        "properties": {
+                            "name": {"type": "string", "minLength": 1},
+                            "handle": {"type": "string", "pattern": "^@[A-Za-z0-9_]{1,30}$"}
+                        }
+                    },
+                    "updated": {"type": "string", "format": "date-time"}
+                }
+            }
+        }
+    })
+}
+
+/// A matching result of about 3 KB.
+fn tool_output_instance() -> Value {
+    let kinds = ["article", "issue", "commit", "page"];
+    let results: Vec<Value> = (0..12)
+        .map(|i| {
+            json!({
+                "id": format!("doc-{:06}", 1000 + i),
+                "title": format!("Handling structured tool output, part {i}"),
+                "url": format!("https://example.com/docs/{i}"),
+                "score": 1.0 - f64::from(i) / 20.0,
+                "kind": kinds[i as usize % kinds.len()],
+                "tags": ["json-schema", "mcp", format!("t{i}")],
+                "author": {"name": "Ada Lovelace", "handle": "@ada"},
+                "updated": "2025-06-18T12:00:00Z"
+            })
+        })
+        .collect();
+    json!({
+        "request_id": "req_0123456789abcdef",
+        "status": "ok",
+        "query": "structured output validation",
+        "total": 1234,
+        "took_ms": 12.5,
+        "page": {"index": 0, "size": 12, "next_cursor": "c_12"},
+        "results": results,
+        "facets": {"article": 700, "issue": 300, "commit": 200, "page": 34},
+        "warnings": ["index is 2 minutes stale"],
+        "source": "index"
+    })
+}
+
+/// Per-call validation cost of a compiled tool `outputSchema`, against cloning the instance.
+fn schema_bench(n: usize, rounds: usize) {
+    let schema = tool_output_schema();
+    let instance = tool_output_instance();
+    let mut invalid = instance.clone();
+    invalid["results"][7]["score"] = json!(1.5);
+    let options = SchemaOptions::default();
+
+    let t0 = Instant::now();
+    let compiled = CompiledSchema::compile(&schema, &options).expect("schema compiles");
+    let first_compile = t0.elapsed();
+    let compiles: Vec<Duration> = (0..50)
+        .map(|_| {
+            let t = Instant::now();
+            black_box(CompiledSchema::compile(black_box(&schema), &options).expect("compiles"));
+            t.elapsed()
+        })
+        .collect();
+    assert!(compiled.validate(&instance).is_ok(), "the instance matches");
+    assert_eq!(compiled.validate(&invalid).map_err(|e| e.violations().len()), Err(1), "one violation");
+
+    type Runner<'a> = (&'a str, Box<dyn Fn() + 'a>);
+    let runners: [Runner<'_>; 3] = [
+        ("Value::clone floor", Box::new(|| drop(black_box(black_box(&instance).clone())))),
+        ("validate (valid)", Box::new(|| drop(black_box(compiled.validate(black_box(&instance)))))),
+        ("validate (1 error)", Box::new(|| drop(black_box(compiled.validate(black_box(&invalid)))))),
+    ];
+    for (_, run) in &runners {
+        (0..n / 10 + 1).for_each(|_| run()); // warm-up
+    }
+    let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); runners.len()];
+    for round in 0..rounds {
+        for k in 0..runners.len() {
+            let i = (k + round) % runners.len();
+            let (cpu0, wall0) = (ProcessTime::now(), Instant::now());
+            (0..n).for_each(|_| (runners[i].1)());
+            samples[i].push(Sample { cpu: cpu0.elapsed(), wall: wall0.elapsed() });
+        }
+    }
+    let per_call = |d: Duration| d.as_secs_f64() * 1e9 / n as f64;
+    let floor_cpu = per_call(median(samples[0].iter().map(|s| s.cpu).collect()));
+    let floor_wall = per_call(median(samples[0].iter().map(|s| s.wall).collect()));
+    let bytes = serde_json::to_vec(&instance).expect("json").len();
+    println!("schema validation: {bytes}-byte tool result, {n} calls x {rounds} rounds (medians)");
+    println!(
+        "compile once: {:.1} µs (first), {:.1} µs (median of {})",
+        first_compile.as_secs_f64() * 1e6,
+        median(compiles.clone()).as_secs_f64() * 1e6,
+        compiles.len()
+    );
+    println!(
+        "{:<20} {:>12} {:>12} {:>10} {:>10}",
+        "operation", "cpu ns/call", "wall ns/call", "cpu ratio", "wall ratio"
+    );
+    for (i, (name, _)) in runners.iter().enumerate() {
+        let cpu = per_call(median(samples[i].iter().map(|s| s.cpu).collect()));
+        let wall = per_call(median(samples[i].iter().map(|s| s.wall).collect()));
+        println!("{name:<20} {cpu:>12.0} {wall:>12.0} {:>10.2} {:>10.2}", cpu / floor_cpu, wall / floor_wall);
     }
 }

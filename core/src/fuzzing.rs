@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 use crate::framing::{Frame, LineFramer};
 use crate::jsonrpc::{self, Message};
+use crate::schema::elicitation::{self, FormSchema};
+use crate::schema::{CompiledSchema, SchemaOptions, ValidationFailure};
 
 /// Newline framing: output does not depend on chunking; no frame exceeds the limit.
 pub fn framing(data: &[u8]) {
@@ -104,4 +106,51 @@ pub fn stdio_connection(t0: Instant, data: &[u8]) {
         }
     }
     assert_eq!(outcomes, 1, "a request must end exactly once");
+}
+
+/// JSON Schema validation: the input is a schema and an instance, split at the first NUL byte
+/// (or newline). Compiling under either option set never panics and succeeds or fails the same
+/// way twice (the same problem); compiled schemas judge the instance the same way every time, and a failure keeps
+/// 1..=`max_violations` violations of its `total`. The schema, read as elicitation params and as
+/// a `requestedSchema`, and the instance as an answer, go through the form checks too.
+pub fn schema_validate(data: &[u8]) {
+    let Some(at) = data.iter().position(|&b| b == 0).or_else(|| data.iter().position(|&b| b == b'\n')) else {
+        return;
+    };
+    let (Ok(schema), Ok(instance)) = (
+        serde_json::from_slice::<serde_json::Value>(&data[..at]),
+        serde_json::from_slice::<serde_json::Value>(&data[at + 1..]),
+    ) else {
+        return;
+    };
+    for options in [SchemaOptions::default(), SchemaOptions::asserting_format()] {
+        let (compiled, again) =
+            (CompiledSchema::compile(&schema, &options), CompiledSchema::compile(&schema, &options));
+        assert_eq!(compiled.as_ref().err(), again.as_ref().err(), "compiling is not deterministic");
+        let (Ok(compiled), Ok(again)) = (compiled, again) else { continue };
+        let first = compiled.validate(&instance);
+        assert_eq!(first, compiled.validate(&instance), "validation is not deterministic");
+        assert_eq!(first, again.validate(&instance), "two compilations judge the instance differently");
+        if let Err(ValidationFailure::Invalid { violations, total }) = &first {
+            assert!(
+                (1..=options.limits.max_violations).contains(&violations.len()),
+                "{} violations kept (limit {})",
+                violations.len(),
+                options.limits.max_violations
+            );
+            assert!(*total >= violations.len(), "total {total} < {} kept", violations.len());
+        }
+    }
+    let wrapped = serde_json::json!({"mode": "form", "requestedSchema": schema});
+    for params in [&schema, &wrapped] {
+        if let Ok(Some(form)) = elicitation::form_of(params) {
+            check_form(&form, &instance);
+        }
+    }
+}
+
+fn check_form(form: &FormSchema, instance: &serde_json::Value) {
+    let first = form.check_content(instance);
+    assert_eq!(first, form.check_content(instance), "form check is not deterministic");
+    let _ = form.check_result(instance);
 }

@@ -49,3 +49,8 @@ fn headers_corpus() {
 fn gzip_corpus() {
     corpus("gzip").iter().for_each(|d| mcp_core::gzip::fuzz_bounded(d));
 }
+
+#[test]
+fn schema_validate_corpus() {
+    corpus("schema_validate").iter().for_each(|d| fuzzing::schema_validate(d));
+}

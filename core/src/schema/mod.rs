@@ -54,6 +54,10 @@ pub struct SchemaLimits {
     pub max_pattern_len: usize,
     /// Backtracking steps one pattern match may take before it fails.
     pub backtrack_limit: usize,
+    /// Backtracking steps one validation may take in all: an instance with more strings than
+    /// `max_backtrack_steps / backtrack_limit` is refused unvalidated by a schema whose patterns
+    /// need backtracking (backreferences, lookaround). Other patterns run in linear time.
+    pub max_backtrack_steps: usize,
     /// Most JSON values (objects, arrays and scalars) in an instance.
     pub max_instance_nodes: usize,
     /// Deepest nesting of an instance.
@@ -68,7 +72,8 @@ impl Default for SchemaLimits {
     fn default() -> Self {
         Self {
             max_pattern_len: 4096,
-            backtrack_limit: 100_000,
+            backtrack_limit: 20_000,
+            max_backtrack_steps: 20_000_000,
             max_instance_nodes: 1_000_000,
             max_instance_depth: 128,
             max_schema_nodes: 100_000,
@@ -227,6 +232,8 @@ struct Inner {
     dialect: Dialect,
     unasserted: Vec<&'static str>,
     limits: SchemaLimits,
+    /// Some pattern needs the backtracking engine.
+    backtracking: bool,
 }
 
 impl fmt::Debug for CompiledSchema {
@@ -242,7 +249,7 @@ impl CompiledSchema {
     /// Compiles `schema` (an object or a boolean) under `options`.
     pub fn compile(schema: &Value, options: &SchemaOptions) -> Result<Self, SchemaProblem> {
         let dialect = Dialect::resolve(schema, options.default_dialect, &options.resources)?;
-        let found = scan::scan(schema, dialect, &options.limits)?;
+        let found = scan::scan(schema, dialect, &options.limits, &options.resources)?;
         // The engine reads `$schema` itself (custom meta-schemas' vocabularies included); the
         // default applies only to a schema that declares none.
         let mut builder = jsonschema::options();
@@ -266,7 +273,14 @@ impl CompiledSchema {
         if options.assert_format {
             unasserted.retain(|k| *k != "format");
         }
-        Ok(Self { inner: Arc::new(Inner { validator, dialect, unasserted, limits: options.limits.clone() }) })
+        let inner = Inner {
+            validator,
+            dialect,
+            unasserted,
+            limits: options.limits.clone(),
+            backtracking: found.backtracking,
+        };
+        Ok(Self { inner: Arc::new(inner) })
     }
 
     /// The dialect the schema was compiled under.
@@ -283,7 +297,7 @@ impl CompiledSchema {
     /// Validates `instance`.
     pub fn validate(&self, instance: &Value) -> Result<(), ValidationFailure> {
         let limits = &self.inner.limits;
-        check_size(instance, limits)?;
+        check_size(instance, limits, self.inner.backtracking)?;
         if self.inner.validator.is_valid(instance) {
             return Ok(());
         }
@@ -312,8 +326,11 @@ impl CompiledSchema {
     }
 }
 
-/// Refuses instances larger or deeper than the limits, without recursion.
-fn check_size(instance: &Value, limits: &SchemaLimits) -> Result<(), ValidationFailure> {
+/// Refuses instances larger or deeper than the limits, without recursion; with backtracking
+/// patterns, also instances whose strings could exceed the whole-validation step budget.
+fn check_size(instance: &Value, limits: &SchemaLimits, backtracking: bool) -> Result<(), ValidationFailure> {
+    let max_strings = limits.max_backtrack_steps / limits.backtrack_limit.max(1);
+    let mut strings = 0usize;
     let mut nodes = 0usize;
     let mut stack: Vec<(&Value, usize)> = vec![(instance, 1)];
     while let Some((value, depth)) = stack.pop() {
@@ -330,8 +347,20 @@ fn check_size(instance: &Value, limits: &SchemaLimits) -> Result<(), ValidationF
         }
         match value {
             Value::Array(items) => stack.extend(items.iter().map(|v| (v, depth + 1))),
-            Value::Object(map) => stack.extend(map.values().map(|v| (v, depth + 1))),
+            Value::Object(map) => {
+                strings += map.len();
+                stack.extend(map.values().map(|v| (v, depth + 1)));
+            }
+            Value::String(_) => strings += 1,
             _ => {}
+        }
+        if backtracking && strings > max_strings {
+            return Err(ValidationFailure::TooLarge {
+                detail: format!(
+                    "more than {max_strings} strings for patterns that backtrack (budget {} steps)",
+                    limits.max_backtrack_steps
+                ),
+            });
         }
     }
     Ok(())

@@ -39,11 +39,22 @@ const DEFAULT_BASE: &str = "json-schema:///";
 pub(super) struct Found {
     /// Annotation-only keywords the schema uses, in [`ANNOTATION_KEYWORDS`] order.
     pub(super) annotation_keywords: Vec<&'static str>,
+    /// Some pattern needs the backtracking engine (backreferences or lookaround); the others
+    /// run on a linear-time engine.
+    pub(super) backtracking: bool,
 }
 
-pub(super) fn scan(schema: &Value, dialect: Dialect, limits: &SchemaLimits) -> Result<Found, SchemaProblem> {
+pub(super) fn scan(
+    schema: &Value,
+    dialect: Dialect,
+    limits: &SchemaLimits,
+    resources: &BTreeMap<String, Value>,
+) -> Result<Found, SchemaProblem> {
     count_values(schema, limits.max_schema_nodes)?;
     let mut used = [false; ANNOTATION_KEYWORDS.len()];
+    let mut backtracking = false;
+    // Resolved references, in the order met.
+    let mut references: Vec<String> = Vec::new();
     // Identifier -> JSON Pointer of the schema that declares it.
     let mut identifiers: BTreeMap<String, String> = BTreeMap::new();
     let mut stack: Vec<(&Value, String, String)> = vec![(schema, DEFAULT_BASE.to_owned(), String::new())];
@@ -52,7 +63,12 @@ pub(super) fn scan(schema: &Value, dialect: Dialect, limits: &SchemaLimits) -> R
         for (i, keyword) in ANNOTATION_KEYWORDS.iter().enumerate() {
             used[i] |= map.contains_key(*keyword);
         }
-        check_patterns(map, limits)?;
+        backtracking |= check_patterns(map, limits)?;
+        for keyword in ["$ref", "$dynamicRef", "$recursiveRef"] {
+            if let Some(Value::String(reference)) = map.get(keyword) {
+                references.push(resolve(&base_of(map, dialect, &base)?, reference)?);
+            }
+        }
         let ids_ignored = dialect.ref_overrides_siblings() && map.contains_key("$ref");
         let base = if ids_ignored { base } else { declare(map, dialect, base, &pointer, &mut identifiers)? };
         for (keyword, sub) in map {
@@ -78,9 +94,46 @@ pub(super) fn scan(schema: &Value, dialect: Dialect, limits: &SchemaLimits) -> R
             }
         }
     }
+    // The first reference (in document order) to a resource neither the document, the caller's
+    // in-memory documents nor the engine's built-in meta-schemas provide.
+    for reference in references {
+        let resource = reference.split_once('#').map_or(reference.as_str(), |(r, _)| r);
+        let known = resource == DEFAULT_BASE.trim_end_matches('/')
+            || resource == DEFAULT_BASE
+            || identifiers.contains_key(resource)
+            || resources.contains_key(resource)
+            || is_meta_schema(resource);
+        if !known {
+            return Err(SchemaProblem::ExternalReference {
+                reference: crate::text::sanitize(&reference, 200),
+            });
+        }
+    }
     let annotation_keywords =
         ANNOTATION_KEYWORDS.iter().zip(used).filter(|(_, u)| *u).map(|(k, _)| *k).collect();
-    Ok(Found { annotation_keywords })
+    Ok(Found { annotation_keywords, backtracking })
+}
+
+/// The base URI references in `map` resolve against: its own `$id` when it has one.
+fn base_of(map: &Map<String, Value>, dialect: Dialect, base: &str) -> Result<String, SchemaProblem> {
+    let id_keyword = if dialect == Dialect::Draft4 { "id" } else { "$id" };
+    if dialect.ref_overrides_siblings() {
+        // A `$ref` beside an `$id` ignores it in draft-07 and older.
+        return Ok(base.to_owned());
+    }
+    match map.get(id_keyword) {
+        Some(Value::String(id)) => {
+            let resolved = resolve(base, id)?;
+            Ok(resolved.split_once('#').map_or(resolved.clone(), |(r, _)| r.to_owned()))
+        }
+        _ => Ok(base.to_owned()),
+    }
+}
+
+/// The engine ships the meta-schemas (and vocabularies) of every dialect.
+fn is_meta_schema(resource: &str) -> bool {
+    let rest = resource.strip_prefix("https://").or_else(|| resource.strip_prefix("http://"));
+    rest.is_some_and(|r| r.starts_with("json-schema.org/"))
 }
 
 /// Registers the `$id` and anchors of one schema object; returns its base URI.
@@ -145,22 +198,35 @@ fn resolve(base: &str, reference: &str) -> Result<String, SchemaProblem> {
     Ok(s.strip_suffix('#').unwrap_or(s).to_owned())
 }
 
-fn check_patterns(map: &Map<String, Value>, limits: &SchemaLimits) -> Result<(), SchemaProblem> {
+/// Checks pattern lengths; returns whether a pattern needs the backtracking engine.
+fn check_patterns(map: &Map<String, Value>, limits: &SchemaLimits) -> Result<bool, SchemaProblem> {
     let too_long = |p: &str| {
         (p.len() > limits.max_pattern_len)
             .then_some(SchemaProblem::PatternTooLong { len: p.len(), limit: limits.max_pattern_len })
     };
+    let mut backtracking = false;
     if let Some(Value::String(p)) = map.get("pattern") {
         if let Some(problem) = too_long(p) {
             return Err(problem);
         }
+        backtracking |= needs_backtracking(p);
     }
     if let Some(Value::Object(props)) = map.get("patternProperties") {
         if let Some(problem) = props.keys().find_map(|p| too_long(p)) {
             return Err(problem);
         }
+        backtracking |= props.keys().any(|p| needs_backtracking(p));
     }
-    Ok(())
+    Ok(backtracking)
+}
+
+/// Whether a pattern uses what only the backtracking engine implements (backreferences,
+/// lookaround). Over-approximates: an escaped backslash before a digit also counts.
+fn needs_backtracking(pattern: &str) -> bool {
+    let b = pattern.as_bytes();
+    let backreference =
+        b.windows(2).any(|w| w[0] == b'\\' && (w[1].is_ascii_digit() && w[1] != b'0' || w[1] == b'k'));
+    backreference || ["(?=", "(?!", "(?<=", "(?<!"].iter().any(|l| pattern.contains(l))
 }
 
 /// Refuses documents with more values than `limit` (serde_json already bounds their depth).

@@ -284,3 +284,38 @@ mod elicitation_forms {
             .is_none());
     }
 }
+
+#[test]
+fn backtracking_patterns_share_one_budget_per_validation() {
+    // Each string matches just inside the per-match budget; many of them must not add up to
+    // minutes of work: the instance is refused before any pattern runs.
+    let schema = json!({"type": "array", "items": {"type": "string", "pattern": "^(?:(a|aa)+\\1c|.*)$"}});
+    let compiled = compile(schema).unwrap();
+    let few: Vec<String> = (0..10).map(|_| "a".repeat(12)).collect();
+    assert!(compiled.validate(&json!(few)).is_ok());
+    let many: Vec<String> = (0..5_000).map(|_| "a".repeat(21)).collect();
+    match compiled.validate(&json!(many)) {
+        Err(ValidationFailure::TooLarge { detail }) => assert!(detail.contains("backtrack"), "{detail}"),
+        other => panic!("{other:?}"),
+    }
+    // Linear-time patterns have no such cap.
+    let linear = compile(json!({"type": "array", "items": {"pattern": "^(a+)+$"}})).unwrap();
+    let strings: Vec<String> = (0..5_000).map(|_| "a".repeat(21)).collect();
+    assert!(linear.validate(&json!(strings)).is_ok());
+}
+
+#[test]
+fn the_reported_external_reference_is_always_the_same() {
+    let schema = json!({"properties": {
+        "a": {"$ref": "https://a.example/x.json"}, "b": {"$ref": "https://b.example/y.json"}}});
+    let first = compile(schema.clone()).unwrap_err();
+    assert!(matches!(first, SchemaProblem::ExternalReference { .. }), "{first:?}");
+    for _ in 0..50 {
+        assert_eq!(compile(schema.clone()).unwrap_err(), first);
+    }
+    // References to the engine's meta-schemas and to ids inside the document are not external.
+    assert!(compile(json!({"$ref": "https://json-schema.org/draft/2020-12/schema"})).is_ok());
+    assert!(compile(json!({"$defs": {"n": {"$id": "https://example.com/n", "type": "number"}},
+                           "$ref": "https://example.com/n"}))
+    .is_ok());
+}
