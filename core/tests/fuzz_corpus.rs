@@ -54,3 +54,15 @@ fn gzip_corpus() {
 fn schema_validate_corpus() {
     corpus("schema_validate").iter().for_each(|d| fuzzing::schema_validate(d));
 }
+
+#[test]
+fn client_ops_stdio_corpus() {
+    let t0 = Instant::now();
+    corpus("client_ops_stdio").iter().for_each(|d| fuzzing::client_ops_stdio(t0, d));
+}
+
+#[test]
+fn client_ops_http_corpus() {
+    let t0 = Instant::now();
+    corpus("client_ops_http").iter().for_each(|d| fuzzing::client_ops_http(t0, d));
+}

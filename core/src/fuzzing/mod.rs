@@ -4,7 +4,11 @@
 //! The bodies of the `sse`, `headers` and `gzip` targets live next to their code
 //! (`sse::fuzz_chunking`, `headers::fuzz_headers`, `gzip::fuzz_bounded`).
 
+mod client_ops;
+
 use std::time::{Duration, Instant};
+
+pub use client_ops::{client_ops_http, client_ops_stdio};
 
 use crate::framing::{Frame, LineFramer};
 use crate::jsonrpc::{self, Message};
