@@ -340,6 +340,7 @@ impl Connection {
         let Some(epoch) = self.current_epoch() else { return };
         let running = matches!(self.proc, Proc::Running { exited: None, .. });
         self.drop_process(now, epoch, running);
+        self.http_restart_detection();
         // The host learns the server is gone before the failed requests reach their callers.
         self.emit(Event::Disconnected { reason: err.clone() });
         self.fail_all(&err);

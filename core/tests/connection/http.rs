@@ -700,3 +700,62 @@ fn error_bodies_are_read_only_up_to_their_cap() {
         other => panic!("expected TransientServer, got {other:?}"),
     }
 }
+
+// ----- transport detection after a failure (found by the HTTP simulation) ------------------
+
+/// Simulation seed 526 (`MCP_SIM_SEED=526 MCP_SIM_TRANSPORT=http`; 42 and 199 are the same
+/// bug): an HTTP+SSE server at an auto-detected URL. Its event stream breaks before the
+/// `endpoint` event once, detection moves on to plain HTTP, which fails too; the server is
+/// healthy afterwards, but every later attempt starts again at plain HTTP and fails: the
+/// connection never recovers. After a failed detection the next request must find the working
+/// transport again.
+#[test]
+fn a_failed_transport_detection_is_run_again_by_the_next_request() {
+    let mut h = Harness::new(http_config("http://srv.test/api", &[]));
+    let c = h.request(Request::Connect);
+    let probe = h.expect_http("server/discover");
+    h.respond_http(probe.id, 405, &[], b"");
+    let init = h.expect_http("initialize");
+    h.respond_http(init.id, 405, &[], b"");
+    let stream = h.expect_http("GET");
+    h.sse_open(stream.id, "event: endp");
+    h.http_fail(stream.id, "connection reset");
+    let plain = h.expect_http("initialize");
+    assert_eq!(plain.header("Accept"), Some("application/json"), "plain HTTP is tried last");
+    h.respond_http(plain.id, 405, &[], b"");
+    h.err(c);
+    h.warnings();
+
+    // The server is healthy again: a request must reach it over HTTP+SSE.
+    let l = h.request(Request::ListTools);
+    let mut stream = None;
+    for _ in 0..10 {
+        for sent in h.started_http() {
+            match (sent.req.method, sent.req.url.as_str()) {
+                (HttpMethod::Get, "http://srv.test/api") => {
+                    h.sse_open(sent.id, "event: endpoint\ndata: /messages\n\n");
+                    stream = Some(sent.id);
+                }
+                (HttpMethod::Post, "http://srv.test/messages") => {
+                    h.accepted(&sent);
+                    let body = sent.json();
+                    let result = match body["method"].as_str() {
+                        Some("initialize") => init_result("2024-11-05", json!({"tools": {}})),
+                        Some("tools/list") => tools_page(&["t"], None),
+                        _ => continue,
+                    };
+                    let ex = stream.expect("the stream is open");
+                    h.body(ex, sse_message(None, &result_for(&body, result)).as_bytes());
+                }
+                _ => h.respond_http(sent.id, 405, &[], b""),
+            }
+        }
+        if h.has_response(l) {
+            break;
+        }
+    }
+    assert!(
+        h.has_response(l) && matches!(h.ok(l), Response::Tools(_)),
+        "the next request never found the HTTP+SSE stream again"
+    );
+}

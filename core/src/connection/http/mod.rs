@@ -209,6 +209,16 @@ impl Connection {
         self.start_handshake(now, epoch);
     }
 
+    /// A handshake failed before any transport worked: the next attempt tries the transports
+    /// from the first again (a transient fault must not lose the transport that works).
+    pub(super) fn http_restart_detection(&mut self) {
+        if let Some(l) = self.http.as_mut() {
+            if l.verdict.is_none() {
+                l.kind_at = 0;
+            }
+        }
+    }
+
     /// Whether the handshake must skip the probe: the era is known to be legacy already, or
     /// the transport is HTTP+SSE (2024-11-05 only).
     pub(super) fn http_known_legacy(&self) -> bool {
