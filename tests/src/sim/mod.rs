@@ -1,30 +1,42 @@
-//! Deterministic simulation of the client core over stdio: a seeded world with a fake clock
-//! and an event queue drives one [`Connection`] against a simulated server process
-//! ([`server::ServerModel`], modern or legacy per seed), with faults chosen per seed (crashes
-//! mid-line, spawn failures, output split at random byte boundaries, garbage lines, duplicate
-//! and unknown-id responses) and random host actions (requests of every kind, cancels, a close).
+//! Deterministic simulation of the client core: a seeded world with a fake clock and an event
+//! queue drives one [`Connection`] against a simulated server, over stdio or HTTP.
 //!
-//! Invariants are checked after every step (see `World::check` and `World::on_write`); a run has a safety phase
-//! (faults on) and a liveness phase (faults healed: every handle must end and the close must
-//! complete within bounded simulated time). A failing seed is replayed with
-//! `MCP_SIM_SEED=<seed> cargo test -p mcp-tests --test simulation replay_one_seed -- --nocapture`.
+//! - stdio ([`server::ServerModel`], modern or legacy per seed): crashes mid-line, spawn
+//!   failures, output split at random byte boundaries, garbage lines, duplicate and unknown-id
+//!   responses.
+//! - HTTP ([`http::HttpServer`]: modern Streamable HTTP, legacy Streamable HTTP with sessions,
+//!   or HTTP+SSE): connection refused, connect timeouts, 5xx, response streams cut mid-event,
+//!   slow heads and slow bodies, reordering between exchanges, session expiry, 400 with modern
+//!   and legacy JSON-RPC error bodies, garbage and oversize bodies.
+//!
+//! Both serve the same scripted tools ([`tools::Peer`]). Host actions are random: requests of
+//! every kind, bursts (requests while the era probe runs), cancels before send, after send and
+//! just before the answer lands, and in some seeds a close mid-flight.
+//!
+//! Invariants are checked after every step (`World::check`, `Sim::on_client_message` and the
+//! links' checks on what the client sends); a run has a safety phase (faults on) and a liveness
+//! phase (faults healed: what is in flight must end, fresh requests must succeed, the close must
+//! complete, nothing may stay open, within bounded simulated time). A failing seed prints its
+//! replay command, e.g. `MCP_SIM_SEED=7 MCP_SIM_TRANSPORT=http cargo test -p mcp-tests --test
+//! simulation replay_one_seed -- --nocapture`, with the last lines of its trace (`MCP_SIM_TRACE=1`
+//! prints the whole trace).
 
+pub mod http;
+mod http_link;
 mod rng;
 pub mod server;
+mod stdio;
+pub mod tools;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::hash::{Hash, Hasher};
 use std::time::{Duration, Instant};
 
-use mcp_core::types::Implementation;
-use mcp_core::{
-    CommandError, Connection, ConnectionConfig, Epoch, Event, ExitInfo, Io, ProtocolMode, Request,
-    RequestHandle, RequestOptions, StdioCommand,
-};
+use mcp_core::{CommandError, Connection, Event, Request, RequestError, RequestHandle, RequestOptions};
 use serde_json::{json, Value};
 
 pub use rng::Rng;
-use server::{ServerFaults, ServerModel, ServerOutput, SimEra, TOOLS};
+use tools::TOOLS;
 
 /// How long the faulty phase lasts, in simulated time.
 const SAFETY_PHASE: Duration = Duration::from_secs(120);
@@ -33,158 +45,308 @@ const LIVENESS_BOUND: Duration = Duration::from_secs(300);
 /// The client's message limit in the simulation (the `huge` tool exceeds it).
 const MAX_MESSAGE: usize = 64 * 1024;
 
+/// The client configuration of every simulated link, on its transport.
+fn client_config(transport: mcp_core::TransportConfig, seed: u64) -> mcp_core::ConnectionConfig {
+    let mut cfg = mcp_core::ConnectionConfig::with_transport(transport);
+    cfg.protocol = mcp_core::ProtocolMode::Auto;
+    cfg.client_info = mcp_core::types::Implementation::new("sim-client", "1");
+    cfg.limits.max_message_bytes = MAX_MESSAGE;
+    cfg.timeouts.request = Duration::from_secs(10);
+    cfg.timeouts.discover = Duration::from_secs(2);
+    cfg.timeouts.initialize = Duration::from_secs(5);
+    cfg.random_seed = seed;
+    cfg
+}
+/// Outputs one drain may produce before it counts as a livelock.
+const MAX_DRAIN: usize = 1000;
+/// Trace lines kept for the failure report.
+const RECENT: usize = 60;
+
+/// Which transport a run simulates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Transport {
+    /// A server process on stdin/stdout.
+    Stdio,
+    /// An HTTP server (modern, legacy Streamable HTTP, or HTTP+SSE per seed).
+    Http,
+}
+
+impl Transport {
+    /// From `MCP_SIM_TRANSPORT` (`stdio`, the default, or `http`).
+    pub fn from_env() -> Self {
+        match std::env::var("MCP_SIM_TRANSPORT") {
+            Ok(t) if t.eq_ignore_ascii_case("http") => Transport::Http,
+            _ => Transport::Stdio,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Transport::Stdio => "stdio",
+            Transport::Http => "http",
+        }
+    }
+}
+
 /// What one run covered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunReport {
     /// The seed.
     pub seed: u64,
+    /// The transport.
+    pub transport: Transport,
     /// Simulated time covered.
     pub simulated: Duration,
     /// Host requests issued.
     pub requests: usize,
     /// Steps taken (inputs and host actions).
     pub steps: u64,
-    /// Processes started (restarts included).
+    /// Processes started (restarts included; stdio).
     pub spawns: u64,
-    /// Processes that died under the client (crashes, including mid-line).
+    /// Processes that died under the client (crashes, including mid-line; stdio).
     pub crashes: u64,
+    /// HTTP exchanges the client started.
+    pub exchanges: u64,
+    /// Faults injected, by kind.
+    pub faults: BTreeMap<&'static str, u64>,
+    /// Paths taken, by kind (re-issues, resumptions, session expiries, cancels...).
+    pub coverage: BTreeMap<&'static str, u64>,
     /// A hash of the whole trace (every IO action and event), for the determinism check.
     pub trace_hash: u64,
 }
 
+/// Something the world does at a point in simulated time.
 #[derive(Debug)]
 enum Ev {
-    Started(Epoch),
-    SpawnFailed(Epoch),
-    Stdout(Epoch, Vec<u8>),
-    Crash(Epoch),
-    Exit(Epoch),
+    Started(mcp_core::Epoch),
+    SpawnFailed(mcp_core::Epoch),
+    Stdout(mcp_core::Epoch, Vec<u8>),
+    Crash(mcp_core::Epoch),
+    Exit(mcp_core::Epoch),
     /// A modern `server/discover` answer has reached the client (era invariant).
-    DiscoverDelivered(Epoch),
+    DiscoverDelivered(mcp_core::Epoch),
+    /// A part of an HTTP response.
+    Http(mcp_core::ExchangeId, http_link::Part),
+    /// A long-lived stream is cut (a fault; nothing once healed). `true`: as a failure.
+    HttpCut(mcp_core::ExchangeId, bool),
     HostAction,
+    /// The host cancels the `tools/call` with this nonce (its answer is on its way).
+    Cancel(u64),
 }
 
-/// The process the world runs for the current epoch.
+/// The state every transport shares: clock, queue, client, and the bookkeeping behind the
+/// invariants on handles and messages.
 #[derive(Debug)]
-struct Process {
-    epoch: Epoch,
-    model: ServerModel,
-    /// Bytes of an unfinished client line.
-    pending: Vec<u8>,
-    alive: bool,
-}
-
-/// Per-epoch facts for the era invariants.
-#[derive(Debug, Default)]
-struct EpochFacts {
-    discover_answered_modern: bool,
-    legacy_session: bool,
-}
-
-/// The simulated world for one seed.
-#[derive(Debug)]
-pub struct World {
+struct Sim {
     seed: u64,
+    transport: Transport,
     rng: Rng,
     base: Instant,
     now: Duration,
     conn: Connection,
-    era: SimEra,
     faults_on: bool,
-    faults: ServerFaults,
-    spawn_fail: u64,
     queue: BTreeMap<(Duration, u64), Ev>,
     seq: u64,
-    process: Option<Process>,
     live: BTreeSet<RequestHandle>,
     done: BTreeSet<RequestHandle>,
+    /// Cancelled by the host: their outcome must be `Cancelled`.
+    cancelled: BTreeSet<RequestHandle>,
+    /// `tools/call` nonces (an argument) to their handles.
+    nonces: BTreeMap<u64, RequestHandle>,
     ids_written: BTreeSet<String>,
     cancels: BTreeSet<String>,
-    facts: BTreeMap<Epoch, EpochFacts>,
     requests: usize,
     steps: u64,
-    spawns: u64,
-    crashes: u64,
-    /// When the last stdout piece is due: stdout is one ordered pipe.
-    stdout_cursor: Duration,
+    faults: BTreeMap<&'static str, u64>,
+    coverage: BTreeMap<&'static str, u64>,
     closed_at: Option<Duration>,
     saw_closed: bool,
+    /// Inside `close`: every outcome must be `Closed`.
+    closing_now: bool,
     trace: std::collections::hash_map::DefaultHasher,
+    recent: VecDeque<String>,
+    /// The swarm options, for the failure report.
+    options: String,
+    /// `MCP_SIM_TRACE=1`: print every trace line (for replays).
+    print_trace: bool,
 }
 
-fn violation(seed: u64, what: impl std::fmt::Display) -> ! {
-    panic!(
-        "seed {seed}: invariant violated: {what}\nreplay: MCP_SIM_SEED={seed} cargo test -p mcp-tests --test simulation replay_one_seed -- --nocapture"
-    )
-}
-
-impl World {
-    /// A world for `seed`: the server's era and the fault rates come from the seed (seed
-    /// multiples of 4 run without faults).
-    pub fn new(seed: u64, base: Instant) -> Self {
-        let mut rng = Rng::new(seed);
-        let era = if rng.percent(50) { SimEra::Modern } else { SimEra::Legacy };
-        let faulty = seed % 4 != 0;
-        let pick = |rng: &mut Rng, max: u64| if faulty { rng.below(max + 1) } else { 0 };
-        let faults = ServerFaults {
-            duplicate: pick(&mut rng, 10),
-            unknown_id: pick(&mut rng, 10),
-            garbage: pick(&mut rng, 10),
-            crash: pick(&mut rng, 4),
-        };
-        let spawn_fail = pick(&mut rng, 20);
-        let mut cfg = ConnectionConfig::stdio(StdioCommand::new("sim-server"));
-        cfg.protocol = ProtocolMode::Auto;
-        cfg.client_info = Implementation::new("sim-client", "1");
-        cfg.limits.max_message_bytes = MAX_MESSAGE;
-        cfg.timeouts.request = Duration::from_secs(10);
-        cfg.timeouts.discover = Duration::from_secs(2);
-        cfg.timeouts.initialize = Duration::from_secs(5);
-        cfg.random_seed = seed;
-        let conn = Connection::new(cfg, base);
-        let mut w = Self {
-            seed,
-            rng,
-            base,
-            now: Duration::ZERO,
-            conn,
-            era,
-            faults_on: true,
-            faults,
-            spawn_fail,
-            queue: BTreeMap::new(),
-            seq: 0,
-            process: None,
-            live: BTreeSet::new(),
-            done: BTreeSet::new(),
-            ids_written: BTreeSet::new(),
-            cancels: BTreeSet::new(),
-            facts: BTreeMap::new(),
-            requests: 0,
-            steps: 0,
-            spawns: 0,
-            crashes: 0,
-            stdout_cursor: Duration::ZERO,
-            closed_at: None,
-            saw_closed: false,
-            trace: Default::default(),
-        };
-        w.schedule(Duration::ZERO, Ev::HostAction);
-        w
-    }
-
+impl Sim {
     fn at(&self) -> Instant {
         self.base + self.now
     }
 
     fn schedule(&mut self, after: Duration, ev: Ev) {
+        self.schedule_at(self.now + after, ev);
+    }
+
+    fn schedule_at(&mut self, at: Duration, ev: Ev) {
         self.seq += 1;
-        self.queue.insert((self.now + after, self.seq), ev);
+        self.queue.insert((at.max(self.now), self.seq), ev);
+    }
+
+    fn fault(&mut self, kind: &'static str) {
+        *self.faults.entry(kind).or_default() += 1;
+    }
+
+    /// Counts a path taken, for the coverage figures.
+    fn seen(&mut self, kind: &'static str) {
+        *self.coverage.entry(kind).or_default() += 1;
+    }
+
+    /// A trace line: hashed for the determinism check, kept for the failure report.
+    fn note(&mut self, line: String) {
+        line.hash(&mut self.trace);
+        if self.recent.len() == RECENT {
+            self.recent.pop_front();
+        }
+        let mut line = line;
+        if line.len() > 400 {
+            let mut cut = 400;
+            while !line.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            line.truncate(cut);
+            line.push_str("...");
+        }
+        if self.print_trace {
+            println!("{line}");
+        }
+        self.recent.push_back(line);
+    }
+
+    /// Reports a broken invariant with the replay command and the end of the trace.
+    fn fail(&self, what: impl std::fmt::Display) -> ! {
+        let (seed, transport) = (self.seed, self.transport.name());
+        let trace: Vec<&str> = self.recent.iter().map(String::as_str).collect();
+        panic!(
+            "seed {seed} ({transport}) at {:?}: invariant violated: {what}\noptions: {}\nlast trace lines:\n  {}\n\
+             replay: MCP_SIM_SEED={seed} MCP_SIM_TRANSPORT={transport} cargo test -p mcp-tests --test simulation replay_one_seed -- --nocapture",
+            self.now,
+            self.options,
+            trace.join("\n  ")
+        )
+    }
+
+    /// Checks one JSON-RPC message the client sent, on any transport: request ids are never
+    /// reused, and a request is cancelled at most once.
+    fn on_client_message(&mut self, msg: &Value) {
+        let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+        if let (Some(id), false) = (msg.get("id"), method.is_empty()) {
+            if !self.ids_written.insert(id.to_string()) {
+                self.fail(format!("request id {id} sent twice"));
+            }
+        }
+        if method == "notifications/cancelled" {
+            let id = msg.pointer("/params/requestId").map(Value::to_string).unwrap_or_default();
+            if !self.cancels.insert(id.clone()) {
+                self.fail(format!("request {id} cancelled twice"));
+            }
+        }
+    }
+
+    /// A `tools/call`'s nonce (the simulation tags every call with one).
+    fn nonce_of(msg: &Value) -> Option<u64> {
+        if msg.get("method").and_then(Value::as_str) != Some("tools/call") {
+            return None;
+        }
+        msg.pointer("/params/arguments/nonce").and_then(Value::as_u64)
+    }
+
+    /// Sometimes (faults on) cancels the call with `nonce` just before its answer lands at `at`.
+    fn maybe_cancel_before(&mut self, nonce: Option<u64>, at: Duration) {
+        if let Some(nonce) = nonce.filter(|_| self.faults_on) {
+            if self.rng.percent(10) {
+                self.schedule_at(at.saturating_sub(Duration::from_micros(1)), Ev::Cancel(nonce));
+            }
+        }
+    }
+
+    /// A modern `_meta` key is in the params.
+    fn has_modern_meta(msg: &Value) -> bool {
+        msg.pointer("/params/_meta")
+            .and_then(Value::as_object)
+            .is_some_and(|m| m.keys().any(|k| k.starts_with("io.modelcontextprotocol/")))
+    }
+}
+
+#[derive(Debug)]
+enum Link {
+    Stdio(stdio::StdioLink),
+    Http(Box<http_link::HttpLink>),
+}
+
+/// The simulated world for one seed.
+#[derive(Debug)]
+pub struct World {
+    sim: Sim,
+    link: Link,
+    /// When the host closes mid-flight (some seeds).
+    close_mid: Option<Duration>,
+    /// The fresh requests of the liveness phase, which must succeed.
+    healed: BTreeSet<RequestHandle>,
+}
+
+impl World {
+    /// A stdio world for `seed` (see [`World::with_transport`]).
+    pub fn new(seed: u64, base: Instant) -> Self {
+        Self::with_transport(seed, Transport::Stdio, base)
+    }
+
+    /// A world for `seed` over `transport`: the server, its era and the fault rates come from
+    /// the seed (seed multiples of 4 run without faults; one seed in 8 closes mid-flight).
+    pub fn with_transport(seed: u64, transport: Transport, base: Instant) -> Self {
+        let mut rng = Rng::new(seed);
+        let faulty = seed % 4 != 0;
+        let (link, conn, options) = match transport {
+            Transport::Stdio => {
+                let (link, conn) = stdio::StdioLink::new(seed, &mut rng, faulty, base);
+                let options = format!("{link:?}");
+                (Link::Stdio(link), conn, options)
+            }
+            Transport::Http => {
+                let (link, conn) = http_link::HttpLink::new(seed, &mut rng, faulty, base);
+                let options = link.options();
+                (Link::Http(Box::new(link)), conn, options)
+            }
+        };
+        let close_mid = (seed % 8 == 5).then(|| Duration::from_secs(5 + rng.below(110)));
+        let sim = Sim {
+            seed,
+            transport,
+            rng,
+            base,
+            now: Duration::ZERO,
+            conn,
+            faults_on: true,
+            queue: BTreeMap::new(),
+            seq: 0,
+            live: BTreeSet::new(),
+            done: BTreeSet::new(),
+            cancelled: BTreeSet::new(),
+            nonces: BTreeMap::new(),
+            ids_written: BTreeSet::new(),
+            cancels: BTreeSet::new(),
+            requests: 0,
+            steps: 0,
+            faults: BTreeMap::new(),
+            coverage: BTreeMap::new(),
+            closed_at: None,
+            saw_closed: false,
+            closing_now: false,
+            trace: Default::default(),
+            recent: VecDeque::new(),
+            options: format!("{options}, close mid-flight at {close_mid:?}"),
+            print_trace: std::env::var("MCP_SIM_TRACE").is_ok_and(|v| v == "1"),
+        };
+        let mut w = Self { sim, link, close_mid, healed: BTreeSet::new() };
+        w.sim.schedule(Duration::ZERO, Ev::HostAction);
+        w
     }
 
     /// Runs the safety phase, then heals the faults and runs the liveness phase.
     pub fn run(mut self) -> RunReport {
-        while let Some(((t, _), _)) = self.queue.first_key_value() {
+        while let Some(((t, _), _)) = self.sim.queue.first_key_value() {
             let t = *t;
             if t > SAFETY_PHASE {
                 break;
@@ -192,169 +354,288 @@ impl World {
             self.advance_to(t);
             self.step();
         }
-        // Liveness: no faults, no new requests; everything in flight must end, then close.
-        self.faults_on = false;
-        self.faults = ServerFaults::default();
-        self.spawn_fail = 0;
-        let deadline = self.now.max(SAFETY_PHASE) + LIVENESS_BOUND;
-        loop {
-            if self.live.is_empty() && self.closed_at.is_none() {
-                self.host_close();
+        self.liveness();
+        let (spawns, crashes, exchanges) = match &self.link {
+            Link::Stdio(l) => (l.spawns, l.crashes, 0),
+            Link::Http(l) => (0, 0, l.exchanges),
+        };
+        if let Link::Http(l) = &self.link {
+            let (faults, seen) = l.server_stats();
+            for (k, v) in faults {
+                *self.sim.faults.entry(k).or_default() += v;
             }
-            if self.saw_closed {
+            for (k, v) in seen {
+                *self.sim.coverage.entry(k).or_default() += v;
+            }
+        }
+        RunReport {
+            seed: self.sim.seed,
+            transport: self.sim.transport,
+            simulated: self.sim.now,
+            requests: self.sim.requests,
+            steps: self.sim.steps,
+            spawns,
+            crashes,
+            exchanges,
+            faults: self.sim.faults.clone(),
+            coverage: self.sim.coverage.clone(),
+            trace_hash: self.sim.trace.finish(),
+        }
+    }
+
+    /// No faults and no new random requests: what is in flight must end; then (unless the host
+    /// closed already) fresh requests must succeed; then the close must complete, leaving no
+    /// timer, request or exchange behind.
+    fn liveness(&mut self) {
+        self.sim.faults_on = false;
+        match &mut self.link {
+            Link::Stdio(l) => l.heal(),
+            Link::Http(l) => l.heal(),
+        }
+        let deadline = self.sim.now.max(SAFETY_PHASE) + LIVENESS_BOUND;
+        // Rounds of fresh requests once what was in flight has ended: idempotent ones first
+        // (the first request may be the one that finds a stale session, and only those are
+        // re-sent on a new one), then a tool call on the session that just worked.
+        let mut rounds = 0;
+        loop {
+            let quiet = self
+                .sim
+                .queue
+                .values()
+                .all(|e| matches!(e, Ev::HttpCut(..) | Ev::HostAction | Ev::Cancel(_)));
+            if self.sim.live.is_empty() && self.sim.closed_at.is_none() {
+                match rounds {
+                    0 if quiet => self.healed_requests(&[Request::Ping, Request::ListTools]),
+                    0 => {}
+                    1 => self.healed_requests(&[Request::CallTool {
+                        name: "echo".into(),
+                        arguments: json!({"n": 1, "nonce": u64::MAX}),
+                    }]),
+                    _ => self.host_close(),
+                }
+                if quiet || rounds > 0 {
+                    rounds += 1;
+                }
+            }
+            if self.sim.saw_closed {
                 break;
             }
-            let next_queue = self.queue.first_key_value().map(|((t, _), _)| *t);
-            let next_timer = self.conn.poll_timeout().map(|t| t.saturating_duration_since(self.base));
+            let next_queue = self.sim.queue.first_key_value().map(|((t, _), _)| *t);
+            let next_timer = self.sim.conn.poll_timeout().map(|t| t.saturating_duration_since(self.sim.base));
             let next = match (next_queue, next_timer) {
                 (Some(a), Some(b)) => a.min(b),
                 (a, b) => match a.or(b) {
                     Some(t) => t,
-                    None => violation(
-                        self.seed,
-                        format!("stuck: nothing scheduled, live handles {:?}", self.live),
-                    ),
+                    None => {
+                        self.sim.fail(format!("stuck: nothing scheduled, live handles {:?}", self.sim.live))
+                    }
                 },
             };
             if next > deadline {
-                violation(self.seed, format!("not settled within {LIVENESS_BOUND:?}: live {:?}", self.live));
+                self.sim.fail(format!("not settled within {LIVENESS_BOUND:?}: live {:?}", self.sim.live));
             }
             self.advance_to(next);
             self.step();
         }
-        if self.conn.poll_timeout().is_some() {
-            violation(self.seed, "a timer is still armed after Closed");
+        if self.sim.conn.poll_timeout().is_some() {
+            self.sim.fail("a timer is still armed after Closed");
         }
-        if self.conn.in_flight() != 0 {
-            violation(self.seed, "requests are still in flight after Closed");
+        if self.sim.conn.in_flight() != 0 {
+            self.sim.fail("requests are still in flight after Closed");
         }
-        match self.conn.request(self.at(), Request::Ping, RequestOptions::default()) {
-            Err(CommandError::Closed) => {}
-            other => violation(self.seed, format!("a request after close was not refused: {other:?}")),
+        if let Link::Http(l) = &self.link {
+            if let Some(x) = l.open_exchanges().first() {
+                self.sim.fail(format!("exchange {x} is still open after Closed"));
+            }
         }
-        RunReport {
-            seed: self.seed,
-            simulated: self.now,
-            requests: self.requests,
-            steps: self.steps,
-            spawns: self.spawns,
-            crashes: self.crashes,
-            trace_hash: self.trace.finish(),
+        self.refused_after_close();
+    }
+
+    /// Fresh requests of the liveness phase: with every fault healed they must all succeed.
+    fn healed_requests(&mut self, requests: &[Request]) {
+        for request in requests {
+            self.sim.requests += 1;
+            match self.sim.conn.request(self.sim.at(), request.clone(), RequestOptions::default()) {
+                Ok(h) => {
+                    self.sim.live.insert(h);
+                    self.sim.nonces.insert(u64::MAX, h);
+                    self.healed.insert(h);
+                }
+                Err(e) => self.sim.fail(format!("a healed request was refused: {e}")),
+            }
         }
+        self.drain();
     }
 
     /// Moves the clock to `t`, firing the client's timers on the way.
     fn advance_to(&mut self, t: Duration) {
-        while let Some(deadline) = self.conn.poll_timeout() {
-            let d = deadline.saturating_duration_since(self.base);
+        while let Some(deadline) = self.sim.conn.poll_timeout() {
+            let d = deadline.saturating_duration_since(self.sim.base);
             if d > t {
                 break;
             }
-            self.now = self.now.max(d);
-            self.conn.handle_timeout(self.at());
-            if self.conn.poll_timeout().is_some_and(|n| n <= self.at()) {
-                violation(self.seed, "a deadline at or before now survived handle_timeout");
+            self.sim.now = self.sim.now.max(d);
+            self.sim.conn.handle_timeout(self.sim.at());
+            if self.sim.conn.poll_timeout().is_some_and(|n| n <= self.sim.at()) {
+                self.sim.fail("a deadline at or before now survived handle_timeout");
             }
             self.drain();
         }
-        self.now = self.now.max(t);
+        self.sim.now = self.sim.now.max(t);
     }
 
     /// Takes the next queued event due now, if any, and handles it.
     fn step(&mut self) {
-        let Some((&key, _)) = self.queue.first_key_value() else { return };
-        if key.0 > self.now {
+        let Some((&key, _)) = self.sim.queue.first_key_value() else { return };
+        if key.0 > self.sim.now {
             return;
         }
-        let Some(ev) = self.queue.remove(&key) else { return };
-        self.steps += 1;
-        let now = self.at();
+        let Some(ev) = self.sim.queue.remove(&key) else { return };
+        self.sim.steps += 1;
         match ev {
-            Ev::Started(epoch) => self.conn.handle_process_started(now, epoch),
-            Ev::SpawnFailed(epoch) => {
-                self.conn.handle_spawn_failed(now, epoch, "simulated spawn failure".into())
-            }
-            Ev::Stdout(epoch, bytes) => self.conn.handle_stdout(now, epoch, &bytes),
-            Ev::Crash(epoch) => {
-                if let Some(p) = self.process.as_mut().filter(|p| p.epoch == epoch && p.alive) {
-                    p.alive = false;
-                    if self.closed_at.is_none() {
-                        self.crashes += 1;
-                    }
-                    self.conn.handle_stdout_eof(now, epoch);
-                    self.schedule(Duration::from_millis(1), Ev::Exit(epoch));
-                }
-            }
-            Ev::Exit(epoch) => {
-                let status = ExitInfo { code: Some(1), signal: None };
-                self.conn.handle_process_exited(now, epoch, status);
-            }
-            Ev::DiscoverDelivered(epoch) => {
-                if self.process.as_ref().is_some_and(|p| p.epoch == epoch && p.alive) {
-                    self.facts.entry(epoch).or_default().discover_answered_modern = true;
-                }
-            }
             Ev::HostAction => self.host_action(),
+            Ev::Cancel(nonce) => {
+                let h = self.sim.nonces.get(&nonce).copied();
+                if let Some(h) = h.filter(|h| self.sim.faults_on && self.sim.live.contains(h)) {
+                    self.sim.seen("cancel_as_answer_lands");
+                    self.cancel(h);
+                }
+            }
+            ev => match &mut self.link {
+                Link::Stdio(l) => l.on_event(&mut self.sim, ev),
+                Link::Http(l) => l.on_event(&mut self.sim, ev),
+            },
         }
         self.drain();
+    }
+
+    /// Cancels a live request. The core may have ended it already in the same step (a local
+    /// answer, a cached list) with its outcome not yet drained: then cancelling does nothing
+    /// and the outcome must be waiting.
+    fn cancel(&mut self, h: RequestHandle) {
+        if self.sim.conn.cancel(self.sim.at(), h) {
+            self.sim.cancelled.insert(h);
+            self.sim.seen("cancel");
+            return;
+        }
+        self.drain();
+        if self.sim.live.contains(&h) {
+            self.sim.fail(format!("cancel of live {h} did nothing, and it has no outcome"));
+        }
     }
 
     fn host_action(&mut self) {
-        if !self.faults_on || self.now > SAFETY_PHASE {
+        if !self.sim.faults_on || self.sim.now > SAFETY_PHASE {
             return;
         }
-        let roll = self.rng.below(100);
-        if roll < 15 && !self.live.is_empty() {
-            let i = self.rng.below(self.live.len() as u64) as usize;
-            if let Some(&h) = self.live.iter().nth(i) {
-                self.conn.cancel(self.at(), h);
-            }
+        if self.close_mid.is_some_and(|t| self.sim.now >= t) && self.sim.closed_at.is_none() {
+            self.sim.seen("close_mid_flight");
+            self.host_close();
+        }
+        if self.sim.closed_at.is_some() {
+            self.refused_after_close();
         } else {
-            let request = match self.rng.below(6) {
-                0 => Request::ListTools,
-                1 => Request::Ping,
-                2 => Request::ListPrompts,
-                3 => Request::Connect,
-                _ => {
-                    let name = TOOLS[self.rng.below(TOOLS.len() as u64) as usize];
-                    Request::CallTool { name: name.into(), arguments: json!({"n": self.rng.below(100)}) }
+            let roll = self.sim.rng.below(100);
+            if roll < 12 && !self.sim.live.is_empty() {
+                let i = self.sim.rng.below(self.sim.live.len() as u64) as usize;
+                if let Some(&h) = self.sim.live.iter().nth(i) {
+                    self.cancel(h);
                 }
-            };
-            let opts = RequestOptions { progress: self.rng.percent(30), ..Default::default() };
-            match self.conn.request(self.at(), request, opts) {
-                Ok(h) => {
-                    self.requests += 1;
-                    if !self.live.insert(h) || self.done.contains(&h) {
-                        violation(self.seed, format!("handle {h} reused"));
-                    }
+            } else {
+                let burst = if roll < 17 { 2 + self.sim.rng.below(2) } else { 1 };
+                for _ in 0..burst {
+                    self.random_request();
                 }
-                Err(CommandError::TooManyInFlight { .. }) => {}
-                Err(e) => violation(self.seed, format!("a request was refused while open: {e}")),
             }
         }
-        let gap = Duration::from_millis(50 + self.rng.below(3000));
-        self.schedule(gap, Ev::HostAction);
+        let gap = Duration::from_millis(50 + self.sim.rng.below(3000));
+        self.sim.schedule(gap, Ev::HostAction);
+    }
+
+    fn random_request(&mut self) {
+        let nonce = self.sim.requests as u64;
+        let request = match self.sim.rng.below(6) {
+            0 => Request::ListTools,
+            1 => Request::Ping,
+            2 => Request::ListPrompts,
+            3 => Request::Connect,
+            _ => {
+                let name = TOOLS[self.sim.rng.below(TOOLS.len() as u64) as usize];
+                let arguments = json!({"n": self.sim.rng.below(100), "nonce": nonce});
+                Request::CallTool { name: name.into(), arguments }
+            }
+        };
+        let opts = RequestOptions { progress: self.sim.rng.percent(30), ..Default::default() };
+        if self.sim.conn.server_info().is_none() {
+            self.sim.seen("request_while_handshaking");
+        }
+        match self.sim.conn.request(self.sim.at(), request, opts) {
+            Ok(h) => {
+                self.sim.requests += 1;
+                if !self.sim.live.insert(h) || self.sim.done.contains(&h) {
+                    self.sim.fail(format!("handle {h} reused"));
+                }
+                self.sim.nonces.insert(nonce, h);
+                // Cancelled before it is sent (queued behind the probe, or not yet written).
+                if self.sim.rng.percent(5) {
+                    self.sim.seen("cancel_before_send");
+                    self.cancel(h);
+                }
+            }
+            Err(CommandError::TooManyInFlight { .. }) => {}
+            Err(e) => self.sim.fail(format!("a request was refused while open: {e}")),
+        }
+    }
+
+    /// After close every command fails with the close error.
+    fn refused_after_close(&mut self) {
+        let at = self.sim.at();
+        match self.sim.conn.request(at, Request::Ping, RequestOptions::default()) {
+            Err(CommandError::Closed) => {}
+            other => self.sim.fail(format!("a request after close was not refused: {other:?}")),
+        }
+        if let Some(&h) = self.sim.done.iter().next_back() {
+            if self.sim.conn.cancel(at, h) {
+                self.sim.fail(format!("cancel of {h} after close did something"));
+            }
+        }
+        self.drain();
     }
 
     fn host_close(&mut self) {
-        self.closed_at = Some(self.now);
-        self.conn.close(self.at());
+        self.sim.closed_at = Some(self.sim.now);
+        self.sim.note(format!("{:?} host: close", self.sim.now));
+        self.sim.conn.close(self.sim.at());
+        self.sim.closing_now = true;
         self.drain();
+        self.sim.closing_now = false;
+        if !self.sim.live.is_empty() {
+            self.sim.fail(format!("handles {:?} got no outcome from close", self.sim.live));
+        }
     }
 
     /// Performs every IO action and checks every event.
     fn drain(&mut self) {
+        let mut outputs = 0;
         loop {
             let mut any = false;
-            while let Some(io) = self.conn.poll_io() {
+            while let Some(io) = self.sim.conn.poll_io() {
                 any = true;
-                format!("{:?} {io:?}", self.now).hash(&mut self.trace);
-                self.perform(io);
+                outputs += 1;
+                self.sim.note(format!("{:?} {}", self.sim.now, describe_io(&io)));
+                match &mut self.link {
+                    Link::Stdio(l) => l.perform(&mut self.sim, io),
+                    Link::Http(l) => l.perform(&mut self.sim, io),
+                }
             }
-            while let Some(ev) = self.conn.poll_event() {
+            while let Some(ev) = self.sim.conn.poll_event() {
                 any = true;
-                format!("{:?} {ev:?}", self.now).hash(&mut self.trace);
+                outputs += 1;
+                self.sim.note(format!("{:?} {ev:?}", self.sim.now));
                 self.check(&ev);
+            }
+            if outputs > MAX_DRAIN {
+                self.sim.fail(format!("a drain produced more than {MAX_DRAIN} outputs"));
             }
             if !any {
                 break;
@@ -362,134 +643,67 @@ impl World {
         }
     }
 
-    /// The invariants on events: one terminal outcome per handle, nothing for it after.
+    /// The invariants on events: one terminal outcome per handle, nothing for it after; a
+    /// cancelled request ends `Cancelled`, a closed one `Closed`; healed requests succeed.
     fn check(&mut self, ev: &Event) {
+        let sim = &mut self.sim;
         match ev {
-            Event::Response { handle, .. } => {
-                if !self.live.remove(handle) {
-                    violation(self.seed, format!("a response for {handle}, which is not live"));
+            Event::Response { handle, result } => {
+                if !sim.live.remove(handle) {
+                    sim.fail(format!("a response for {handle}, which is not live"));
                 }
-                self.done.insert(*handle);
+                sim.done.insert(*handle);
+                if sim.cancelled.contains(handle) && !matches!(result, Err(RequestError::Cancelled)) {
+                    sim.fail(format!("cancelled {handle} ended with {result:?}"));
+                }
+                if sim.closing_now && !matches!(result, Err(RequestError::Closed)) {
+                    sim.fail(format!("{handle} ended with {result:?} at close"));
+                }
+                if self.healed.contains(handle) {
+                    if result.is_err() {
+                        sim.fail(format!("{handle}, sent after every fault healed, failed: {result:?}"));
+                    }
+                    sim.seen("healed_ok");
+                }
+                match result {
+                    Ok(_) => sim.seen("ok"),
+                    Err(RequestError::Rpc(_)) => sim.seen("rpc_error"),
+                    Err(RequestError::StreamClosed { .. }) => sim.seen("stream_closed"),
+                    Err(RequestError::SessionExpired) => sim.seen("session_expired"),
+                    Err(RequestError::Timeout { .. }) => sim.seen("timeout"),
+                    Err(RequestError::ResponseTooLarge { .. }) => sim.seen("too_large"),
+                    Err(RequestError::TransientServer { .. }) => sim.seen("transient_5xx"),
+                    _ => {}
+                }
             }
-            Event::Progress { handle, .. } if !self.live.contains(handle) => {
-                violation(self.seed, format!("progress for {handle}, which is not live"));
+            Event::Progress { handle, .. } => {
+                if !sim.live.contains(handle) {
+                    sim.fail(format!("progress for {handle}, which is not live"));
+                }
+                sim.seen("progress");
             }
+            Event::Connected(info) => match info.era {
+                mcp_core::Era::Modern => sim.seen("connected_modern"),
+                mcp_core::Era::Legacy => sim.seen("connected_legacy"),
+            },
             Event::Closed => {
-                if self.closed_at.is_none() || self.saw_closed {
-                    violation(self.seed, "Closed without close, or twice");
+                if sim.closed_at.is_none() || sim.saw_closed {
+                    sim.fail("Closed without close, or twice");
                 }
-                if !self.live.is_empty() {
-                    violation(self.seed, format!("Closed with live handles {:?}", self.live));
+                if !sim.live.is_empty() {
+                    sim.fail(format!("Closed with live handles {:?}", sim.live));
                 }
-                self.saw_closed = true;
+                sim.saw_closed = true;
             }
             _ => {}
         }
     }
+}
 
-    fn perform(&mut self, io: Io) {
-        match io {
-            Io::Spawn { epoch, .. } => {
-                self.spawns += 1;
-                let delay = Duration::from_millis(5 + self.rng.below(50));
-                if self.rng.percent(self.spawn_fail) {
-                    self.schedule(delay, Ev::SpawnFailed(epoch));
-                } else {
-                    let model = ServerModel::new(self.era, MAX_MESSAGE + 1024);
-                    self.process = Some(Process { epoch, model, pending: Vec::new(), alive: true });
-                    self.schedule(delay, Ev::Started(epoch));
-                }
-            }
-            Io::Write { epoch, bytes } => self.on_write(epoch, &bytes),
-            Io::CloseStdin { epoch } | Io::Terminate { epoch, .. } => {
-                if self.process.as_ref().is_some_and(|p| p.epoch == epoch && p.alive) {
-                    let delay = Duration::from_millis(1 + self.rng.below(30));
-                    self.schedule(delay, Ev::Crash(epoch));
-                }
-            }
-            other => violation(self.seed, format!("unexpected IO on stdio: {other:?}")),
-        }
-    }
-
-    /// The invariants on writes (whole single-line JSON-RPC, unique ids, at most one
-    /// cancellation per request, era rules), then the server's reaction.
-    fn on_write(&mut self, epoch: Epoch, bytes: &[u8]) {
-        if bytes.last() != Some(&b'\n') || bytes.iter().filter(|b| **b == b'\n').count() != 1 {
-            violation(
-                self.seed,
-                format!("a write is not exactly one line: {:?}", String::from_utf8_lossy(bytes)),
-            );
-        }
-        let msg: Value = serde_json::from_slice(bytes)
-            .unwrap_or_else(|e| violation(self.seed, format!("a write is not JSON ({e})")));
-        let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
-        if let (Some(id), false) = (msg.get("id"), method.is_empty()) {
-            if !self.ids_written.insert(id.to_string()) {
-                violation(self.seed, format!("request id {id} written twice"));
-            }
-        }
-        if method == "notifications/cancelled" {
-            let id = msg.pointer("/params/requestId").map(Value::to_string).unwrap_or_default();
-            if !self.cancels.insert(id.clone()) {
-                violation(self.seed, format!("request {id} cancelled twice"));
-            }
-        }
-        let facts = self.facts.entry(epoch).or_default();
-        if method == "initialize" && facts.discover_answered_modern {
-            violation(self.seed, "initialize sent to a server that answered server/discover");
-        }
-        let modern_meta = msg
-            .pointer("/params/_meta")
-            .and_then(Value::as_object)
-            .is_some_and(|m| m.keys().any(|k| k.starts_with("io.modelcontextprotocol/")));
-        if facts.legacy_session && modern_meta {
-            violation(self.seed, format!("modern _meta sent to a legacy session: {msg}"));
-        }
-        if method == "notifications/initialized" {
-            facts.legacy_session = true;
-        }
-        let Some(p) = self.process.as_mut().filter(|p| p.epoch == epoch && p.alive) else { return };
-        p.pending.extend_from_slice(bytes);
-        let faults = if self.faults_on { self.faults } else { ServerFaults::default() };
-        let mut lines = Vec::new();
-        while let Some(i) = p.pending.iter().position(|b| *b == b'\n') {
-            let line: Vec<u8> = p.pending.drain(..=i).collect();
-            let outputs = p.model.on_line(&line, &mut self.rng, faults);
-            lines.push((line, outputs));
-        }
-        for (line, outputs) in lines {
-            let discover = self.era == SimEra::Modern
-                && serde_json::from_slice::<Value>(&line).is_ok_and(|m| m["method"] == "server/discover");
-            let mut answered = false;
-            for (delay, output) in outputs {
-                match output {
-                    ServerOutput::Crash => self.schedule(delay, Ev::Crash(epoch)),
-                    ServerOutput::Stdout(bytes) => {
-                        self.deliver(epoch, delay, bytes);
-                        answered = true;
-                    }
-                }
-            }
-            if discover && answered {
-                let at = self.stdout_cursor.saturating_sub(self.now);
-                self.schedule(at, Ev::DiscoverDelivered(epoch));
-            }
-        }
-    }
-
-    /// Stdout bytes, split at random boundaries when faults are on.
-    fn deliver(&mut self, epoch: Epoch, delay: Duration, bytes: Vec<u8>) {
-        let pieces = if self.faults_on && bytes.len() > 1 { 1 + self.rng.below(4) } else { 1 };
-        let mut rest = bytes.as_slice();
-        for k in 0..pieces {
-            let take =
-                if k + 1 == pieces { rest.len() } else { self.rng.below(rest.len() as u64 + 1) as usize };
-            let (piece, tail) = rest.split_at(take);
-            rest = tail;
-            // One ordered pipe: a message's pieces, and messages, never interleave.
-            let at = (self.now + delay).max(self.stdout_cursor + Duration::from_micros(1));
-            self.stdout_cursor = at;
-            self.schedule(at - self.now, Ev::Stdout(epoch, piece.to_vec()));
-        }
+/// An IO action for the trace (stdin writes as text).
+fn describe_io(io: &mcp_core::Io) -> String {
+    match io {
+        mcp_core::Io::Write { epoch, bytes } => format!("Write {epoch} {:?}", String::from_utf8_lossy(bytes)),
+        other => format!("{other:?}"),
     }
 }

@@ -1,0 +1,633 @@
+//! Simulated MCP servers behind HTTP, answering the exchanges the client starts:
+//!
+//! - [`HttpKind::Modern`]: 2026-07-28 Streamable HTTP, stateless; each POST is answered with
+//!   `application/json` or an event stream (chosen per exchange), progress on the stream;
+//!   GET and DELETE get 405; an unknown method gets 404 with a JSON-RPC error.
+//! - [`HttpKind::LegacyStreamable`]: 2025-11-25 Streamable HTTP with sessions: `initialize`
+//!   mints an `Mcp-Session-Id`, later requests must carry it (400 without, 404 for one that
+//!   expired), the GET stream is offered or refused with 405, response streams carry event ids
+//!   and are resumable with `Last-Event-ID`, DELETE ends the session.
+//! - [`HttpKind::LegacySse`]: 2024-11-05 HTTP+SSE: GET opens the event stream whose first
+//!   event is `endpoint`; POSTs to it get 202 and their responses travel on the stream.
+//!
+//! The request handling itself (handshake answers, lists, tools) is [`Peer::answer`], shared
+//! with the stdio model. Network faults (refusals, cuts, delays, garbage) are the world's
+//! business ([`super::http_link`]); the model only decides what a correct server (with
+//! session expiry and error bodies when the seed says so) would send.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use mcp_core::{ExchangeId, HttpMethod, HttpRequest};
+use serde_json::{json, Value};
+
+use super::rng::Rng;
+use super::tools::{ms, Outcome, Peer, Reply, SimEra};
+
+/// Where the simulated server lives.
+pub const ORIGIN: &str = "http://sim.test";
+
+/// Which HTTP server the seed runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpKind {
+    /// 2026-07-28 Streamable HTTP.
+    Modern,
+    /// 2025-11-25 Streamable HTTP with sessions.
+    LegacyStreamable,
+    /// 2024-11-05 HTTP+SSE.
+    LegacySse,
+}
+
+/// Marks the body or SSE event that completes the answer to a request, so the world knows
+/// when the client has had a usable response (within its message limit).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tag {
+    /// The request's id, as JSON text.
+    pub id: String,
+    /// The answer is a modern `server/discover` result.
+    pub discover: bool,
+}
+
+/// One SSE event (or comment) the server writes, `at` after the request arrived.
+#[derive(Debug, Clone)]
+pub struct SseOut {
+    /// When it is written.
+    pub at: Duration,
+    /// The event's text, blank line included.
+    pub text: String,
+    /// Set when it completes an answer.
+    pub tag: Option<Tag>,
+}
+
+/// How an event stream ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamEnd {
+    /// The server ends the body after the last event.
+    Close,
+    /// The stream stays open (GET streams).
+    Open,
+    /// The server dies after the last event (the exchange fails).
+    Fail,
+}
+
+/// A response body.
+#[derive(Debug, Clone)]
+pub enum Body {
+    /// Written at once with the head (JSON, text, nothing).
+    Bytes {
+        /// The bytes.
+        bytes: Vec<u8>,
+        /// Set when the body completes an answer.
+        tag: Option<Tag>,
+    },
+    /// An event stream.
+    Events {
+        /// The events, in order.
+        events: Vec<SseOut>,
+        /// What happens after the last one.
+        end: StreamEnd,
+        /// When it happens (after the request arrived; ignored for [`StreamEnd::Open`]).
+        end_at: Duration,
+    },
+}
+
+/// The server's response to the exchange being handled.
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// When the head is written, after the request arrived.
+    pub at: Duration,
+    /// The status.
+    pub status: u16,
+    /// The headers.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: Body,
+    /// The answer dies before its head (the `flaky` tool over a JSON answer).
+    pub dies: bool,
+}
+
+/// Something the server does.
+#[derive(Debug, Clone)]
+pub enum Action {
+    /// Answers the exchange being handled.
+    Respond(Response),
+    /// Writes events on another open stream (HTTP+SSE, the legacy GET stream).
+    Push {
+        /// The stream.
+        exchange: ExchangeId,
+        /// What to write.
+        events: Vec<SseOut>,
+    },
+    /// Ends another stream (`fail`: breaks it) after `at`.
+    End {
+        /// The stream.
+        exchange: ExchangeId,
+        /// When.
+        at: Duration,
+        /// Breaks it instead of ending it.
+        fail: bool,
+    },
+}
+
+/// Per-seed behaviour of the server (not faults).
+#[derive(Debug, Clone, Copy)]
+pub struct HttpOptions {
+    /// Which server.
+    pub kind: HttpKind,
+    /// Percent of request POSTs answered with an event stream.
+    pub sse_percent: u64,
+    /// Legacy Streamable HTTP offers the GET stream (else 405).
+    pub get_stream: bool,
+    /// Legacy response streams start with a priming event (an id, no data).
+    pub priming: bool,
+    /// Legacy response streams carry this `retry`.
+    pub retry_ms: Option<u64>,
+    /// How a legacy server refuses a POST it cannot take (the modern probe): 0 = 400 with a
+    /// legacy JSON-RPC error, 1 = 400 plain text, 2 = 404, 3 = 405.
+    pub refusal: u64,
+    /// DELETE of a session is allowed (else 405).
+    pub delete_ok: bool,
+    /// Percent of legacy requests that also push something on the GET stream.
+    pub notify_percent: u64,
+    /// Largest message the client accepts (bigger answers are not tagged as usable).
+    pub max_message: usize,
+    /// Size of the `huge` tool's text.
+    pub huge_bytes: usize,
+}
+
+/// Server-side faults in percent (zero when healed).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ModelFaults {
+    /// A legacy session expires just before a request on it.
+    pub expire: u64,
+    /// A request is refused with 400 and a JSON-RPC error body (modern or legacy shaped).
+    pub err400: u64,
+}
+
+#[derive(Debug)]
+struct Session {
+    peer: Peer,
+    listen: Option<ExchangeId>,
+    streams: u64,
+    listen_events: u64,
+}
+
+/// One event of a legacy response stream: when, its number in the stream, its text, its tag.
+type StoredEvent = (Duration, u64, String, Option<Tag>);
+
+/// A legacy response stream kept for resumption: its events with absolute times.
+#[derive(Debug)]
+struct Stored {
+    events: Vec<StoredEvent>,
+}
+
+#[derive(Debug)]
+struct SseSession {
+    peer: Peer,
+    stream: ExchangeId,
+}
+
+/// One simulated HTTP server.
+#[derive(Debug)]
+pub struct HttpServer {
+    opts: HttpOptions,
+    modern: Peer,
+    sessions: BTreeMap<String, Session>,
+    stored: BTreeMap<String, Stored>,
+    sse_sessions: BTreeMap<u64, SseSession>,
+    next_session: u64,
+    server_requests: u64,
+    /// Faults the server injected (session expiries, 400s), by kind.
+    pub faults: BTreeMap<&'static str, u64>,
+    /// Paths the server took, by kind.
+    pub seen: BTreeMap<&'static str, u64>,
+}
+
+fn text_response(at: Duration, status: u16, text: &str) -> Response {
+    let headers = vec![("Content-Type".to_owned(), "text/plain".to_owned())];
+    let body = Body::Bytes { bytes: text.as_bytes().to_vec(), tag: None };
+    Response { at, status, headers, body, dies: false }
+}
+
+fn json_response(at: Duration, status: u16, msg: &Value, tag: Option<Tag>) -> Response {
+    let headers = vec![("Content-Type".to_owned(), "application/json".to_owned())];
+    let body = Body::Bytes { bytes: msg.to_string().into_bytes(), tag };
+    Response { at, status, headers, body, dies: false }
+}
+
+fn sse_head(at: Duration, events: Vec<SseOut>, end: StreamEnd) -> Response {
+    let end_at = events.last().map_or(at, |e| e.at);
+    sse_head_until(at, events, end, end_at)
+}
+
+fn sse_head_until(at: Duration, events: Vec<SseOut>, end: StreamEnd, end_at: Duration) -> Response {
+    let headers = vec![
+        ("Content-Type".to_owned(), "text/event-stream".to_owned()),
+        ("X-Accel-Buffering".to_owned(), "no".to_owned()),
+    ];
+    Response { at, status: 200, headers, body: Body::Events { events, end, end_at }, dies: false }
+}
+
+fn event(id: Option<&str>, msg: &Value) -> String {
+    match id {
+        Some(id) => format!("id: {id}\ndata: {msg}\n\n"),
+        None => format!("data: {msg}\n\n"),
+    }
+}
+
+/// The client takes an event stream as the answer to this POST (plain HTTP does not).
+fn accepts_sse(req: &HttpRequest) -> bool {
+    header(req, "accept").is_some_and(|a| a.contains("text/event-stream"))
+}
+
+fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
+    req.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+}
+
+impl HttpServer {
+    /// A server with these options.
+    pub fn new(opts: HttpOptions) -> Self {
+        Self {
+            modern: Peer::new(SimEra::Modern, "", opts.huge_bytes),
+            opts,
+            sessions: BTreeMap::new(),
+            stored: BTreeMap::new(),
+            sse_sessions: BTreeMap::new(),
+            next_session: 0,
+            server_requests: 0,
+            faults: BTreeMap::new(),
+            seen: BTreeMap::new(),
+        }
+    }
+
+    fn fault(&mut self, kind: &'static str) {
+        *self.faults.entry(kind).or_default() += 1;
+    }
+
+    fn seen(&mut self, kind: &'static str) {
+        *self.seen.entry(kind).or_default() += 1;
+    }
+
+    /// Counts a path the world saw, with the server's own.
+    pub fn note_seen(&mut self, kind: &'static str) {
+        self.seen(kind);
+    }
+
+    /// The options.
+    pub fn options(&self) -> &HttpOptions {
+        &self.opts
+    }
+
+    /// An exchange ended (either side): a stream it was is gone.
+    pub fn on_closed(&mut self, exchange: ExchangeId) {
+        self.sse_sessions.retain(|_, s| s.stream != exchange);
+        for s in self.sessions.values_mut() {
+            if s.listen == Some(exchange) {
+                s.listen = None;
+            }
+        }
+    }
+
+    /// Handles one exchange the client started, at simulated time `now`.
+    pub fn on_request(
+        &mut self,
+        now: Duration,
+        exchange: ExchangeId,
+        req: &HttpRequest,
+        rng: &mut Rng,
+        faults: ModelFaults,
+    ) -> Vec<Action> {
+        let path = req.url.strip_prefix(ORIGIN).unwrap_or(&req.url).to_owned();
+        match self.opts.kind {
+            HttpKind::Modern => self.modern(req, rng, faults),
+            HttpKind::LegacyStreamable => self.streamable(now, req, rng, faults),
+            HttpKind::LegacySse => self.sse(exchange, &path, req, rng, faults),
+        }
+    }
+
+    /// What a legacy server says to a POST it cannot take.
+    fn refusal(&self, at: Duration) -> Response {
+        match self.opts.refusal {
+            0 => {
+                let body = json!({"jsonrpc": "2.0", "id": null,
+                    "error": {"code": -32000, "message": "Bad Request: No valid session ID provided"}});
+                json_response(at, 400, &body, None)
+            }
+            1 => text_response(at, 400, "Bad Request"),
+            2 => text_response(at, 404, "Not Found"),
+            _ => text_response(at, 405, "Method Not Allowed"),
+        }
+    }
+
+    fn modern(&mut self, req: &HttpRequest, rng: &mut Rng, faults: ModelFaults) -> Vec<Action> {
+        let quick = ms(1 + rng.below(10));
+        if req.method != HttpMethod::Post {
+            return vec![Action::Respond(text_response(quick, 405, "Method Not Allowed"))];
+        }
+        let Ok(msg) = serde_json::from_slice::<Value>(&req.body) else {
+            return vec![Action::Respond(text_response(quick, 400, "not JSON"))];
+        };
+        let method = msg.get("method").and_then(Value::as_str).unwrap_or("").to_owned();
+        let Some(id) = msg.get("id").cloned() else {
+            return vec![Action::Respond(text_response(
+                quick,
+                if method.is_empty() { 400 } else { 202 },
+                "",
+            ))];
+        };
+        if rng.percent(faults.err400) {
+            self.fault("err400_modern");
+            let error = if method == "server/discover" {
+                json!({"code": -32022, "message": "Unsupported protocol version",
+                    "data": {"supported": [mcp_core::MODERN_VERSION], "requested": "?"}})
+            } else {
+                json!({"code": -32602, "message": "Invalid params (simulated)"})
+            };
+            let body = json!({"jsonrpc": "2.0", "id": id, "error": error});
+            return vec![Action::Respond(json_response(quick, 400, &body, None))];
+        }
+        let Some(reply) = self.modern.answer(&msg, rng) else {
+            return vec![Action::Respond(text_response(quick, 400, "not a request"))];
+        };
+        let sse = rng.percent(self.opts.sse_percent) || (!reply.notes.is_empty() && rng.percent(70));
+        let sse = sse && accepts_sse(req);
+        let status = match reply.outcome {
+            Outcome::Error(-32601, _) => 404,
+            _ => 200,
+        };
+        vec![Action::Respond(self.answer(quick, &id, &method, reply, sse, status, None).0)]
+    }
+
+    /// The response carrying `reply`: JSON, or an event stream (with event ids under `ids`,
+    /// a legacy stream). Also returns the stream's events with their offsets, for resumption.
+    #[allow(clippy::too_many_arguments)]
+    fn answer(
+        &self,
+        quick: Duration,
+        id: &Value,
+        method: &str,
+        reply: Reply,
+        sse: bool,
+        status: u16,
+        ids: Option<&str>,
+    ) -> (Response, Vec<StoredEvent>) {
+        let msg = reply.response(id);
+        let discover = method == "server/discover" && matches!(reply.outcome, Outcome::Result(_));
+        let size = msg.as_ref().map_or(0, |m| m.to_string().len());
+        let tag = (msg.is_some() && size <= self.opts.max_message)
+            .then(|| Tag { id: id.to_string(), discover: discover && status == 200 });
+        if !sse {
+            return match msg {
+                Some(m) => (json_response(reply.delay, status, &m, tag), Vec::new()),
+                None => {
+                    let mut r = text_response(reply.delay, 500, "");
+                    r.dies = true;
+                    (r, Vec::new())
+                }
+            };
+        }
+        let mut events = Vec::new();
+        let mut stored = Vec::new();
+        let mut k = 0;
+        let next_id = |k: &mut u64| {
+            *k += 1;
+            ids.map(|p| format!("{p}-{k}"))
+        };
+        if let (Some(p), true) = (ids, self.opts.priming) {
+            let retry = self.opts.retry_ms.map(|r| format!("retry: {r}\n")).unwrap_or_default();
+            events.push(SseOut { at: quick, text: format!("{retry}id: {p}-0\ndata: \n\n"), tag: None });
+        }
+        for (at, note) in reply.notes.iter().filter(|(at, _)| *at < reply.delay) {
+            let eid = next_id(&mut k);
+            let text = event(eid.as_deref(), note);
+            stored.push((*at, k, text.clone(), None));
+            events.push(SseOut { at: *at, text, tag: None });
+        }
+        let end = match &msg {
+            Some(m) => {
+                let eid = next_id(&mut k);
+                let text = event(eid.as_deref(), m);
+                stored.push((reply.delay, k, text.clone(), tag.clone()));
+                events.push(SseOut { at: reply.delay, text, tag });
+                StreamEnd::Close
+            }
+            None => StreamEnd::Fail,
+        };
+        (sse_head_until(quick, events, end, reply.delay.max(quick)), stored)
+    }
+
+    fn streamable(
+        &mut self,
+        now: Duration,
+        req: &HttpRequest,
+        rng: &mut Rng,
+        faults: ModelFaults,
+    ) -> Vec<Action> {
+        let quick = ms(1 + rng.below(10));
+        let sid = header(req, "mcp-session-id").map(str::to_owned);
+        let msg = serde_json::from_slice::<Value>(&req.body).unwrap_or(Value::Null);
+        let method = msg.get("method").and_then(Value::as_str).unwrap_or("").to_owned();
+        if req.method == HttpMethod::Post && method == "initialize" {
+            return self.initialize(quick, req, &msg, rng);
+        }
+        let Some(sid) = sid else {
+            return match req.method {
+                HttpMethod::Post => vec![Action::Respond(self.refusal(quick))],
+                _ => vec![Action::Respond(text_response(quick, 400, "Bad Request: no session"))],
+            };
+        };
+        if !self.sessions.contains_key(&sid) {
+            self.seen("404_old_session");
+            return vec![Action::Respond(text_response(quick, 404, "Session not found"))];
+        }
+        if rng.percent(faults.expire) {
+            self.fault("session_expired");
+            let mut out = vec![Action::Respond(text_response(quick, 404, "Session not found"))];
+            if let Some(listen) = self.sessions.remove(&sid).and_then(|s| s.listen) {
+                out.push(Action::End { exchange: listen, at: quick, fail: false });
+            }
+            return out;
+        }
+        match req.method {
+            HttpMethod::Delete if self.opts.delete_ok => {
+                self.seen("delete");
+                let mut out = vec![Action::Respond(text_response(quick, 200, ""))];
+                if let Some(listen) = self.sessions.remove(&sid).and_then(|s| s.listen) {
+                    out.push(Action::End { exchange: listen, at: quick, fail: false });
+                }
+                out
+            }
+            HttpMethod::Delete => vec![Action::Respond(text_response(quick, 405, "Method Not Allowed"))],
+            HttpMethod::Get => self.get_stream(now, quick, &sid, header(req, "last-event-id")),
+            HttpMethod::Post => self.session_post(now, quick, req, &sid, &msg, &method, rng, faults),
+        }
+    }
+
+    fn initialize(&mut self, quick: Duration, req: &HttpRequest, msg: &Value, rng: &mut Rng) -> Vec<Action> {
+        self.next_session += 1;
+        self.seen("session");
+        let sid = format!("sess-{}", self.next_session);
+        let mut peer = Peer::new(SimEra::Legacy, "2025-11-25", self.opts.huge_bytes);
+        let Some(reply) = peer.answer(msg, rng) else { return Vec::new() };
+        self.sessions.insert(sid.clone(), Session { peer, listen: None, streams: 0, listen_events: 0 });
+        let id = msg.get("id").cloned().unwrap_or(Value::Null);
+        let sse = rng.percent(self.opts.sse_percent) && accepts_sse(req);
+        let (mut resp, _) = self.answer(quick, &id, "initialize", reply, sse, 200, None);
+        resp.headers.push(("Mcp-Session-Id".to_owned(), sid));
+        vec![Action::Respond(resp)]
+    }
+
+    fn get_stream(&mut self, now: Duration, quick: Duration, sid: &str, last: Option<&str>) -> Vec<Action> {
+        if let Some(stored) = last.and_then(|l| l.rsplit_once('-')).and_then(|(prefix, k)| {
+            let k: u64 = k.parse().ok()?;
+            self.stored.get(prefix).map(|s| (s, k))
+        }) {
+            // A resumption: replay what followed the last event the client saw.
+            let (s, k) = stored;
+            *self.seen.entry("resumed").or_default() += 1;
+            let events = s
+                .events
+                .iter()
+                .filter(|(_, n, _, _)| *n > k)
+                .map(|(at, _, text, tag)| SseOut {
+                    at: at.saturating_sub(now).max(quick),
+                    text: text.clone(),
+                    tag: tag.clone(),
+                })
+                .collect();
+            return vec![Action::Respond(sse_head(quick, events, StreamEnd::Close))];
+        }
+        if !self.opts.get_stream {
+            self.seen("get_405");
+            return vec![Action::Respond(text_response(quick, 405, "Method Not Allowed"))];
+        }
+        let Some(session) = self.sessions.get_mut(sid) else { return Vec::new() };
+        let mut out = Vec::new();
+        if let Some(old) = session.listen.take() {
+            out.push(Action::End { exchange: old, at: quick, fail: false });
+        }
+        self.seen("get_stream");
+        let hello = SseOut { at: quick, text: ": listening\n\n".into(), tag: None };
+        out.push(Action::Respond(sse_head(quick, vec![hello], StreamEnd::Open)));
+        out
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn session_post(
+        &mut self,
+        now: Duration,
+        quick: Duration,
+        req: &HttpRequest,
+        sid: &str,
+        msg: &Value,
+        method: &str,
+        rng: &mut Rng,
+        faults: ModelFaults,
+    ) -> Vec<Action> {
+        let Some(id) = msg.get("id").cloned().filter(|_| !method.is_empty()) else {
+            // A notification or an answer to a server request.
+            return vec![Action::Respond(text_response(quick, 202, ""))];
+        };
+        if rng.percent(faults.err400) {
+            self.fault("err400_legacy");
+            let body = json!({"jsonrpc": "2.0", "id": null,
+                "error": {"code": -32600, "message": "Bad Request (simulated)"}});
+            return vec![Action::Respond(json_response(quick, 400, &body, None))];
+        }
+        let mut out = Vec::new();
+        let session = self.sessions.get_mut(sid).expect("checked");
+        if let (Some(listen), true) = (session.listen, rng.percent(self.opts.notify_percent)) {
+            session.listen_events += 1;
+            let eid = format!("{sid}-L-{}", session.listen_events);
+            *self.seen.entry("get_stream_push").or_default() += 1;
+            let msg = if rng.percent(50) {
+                self.server_requests += 1;
+                json!({"jsonrpc": "2.0", "id": format!("srv-{}", self.server_requests), "method": "ping"})
+            } else {
+                json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            };
+            let text = event(Some(&eid), &msg);
+            out.push(Action::Push { exchange: listen, events: vec![SseOut { at: quick, text, tag: None }] });
+        }
+        let Some(reply) = session.peer.answer(msg, rng) else { return out };
+        session.streams += 1;
+        let prefix = format!("{sid}-{}", session.streams);
+        let sse = rng.percent(self.opts.sse_percent) || (!reply.notes.is_empty() && rng.percent(70));
+        let sse = sse && accepts_sse(req);
+        let (resp, stored) = self.answer(quick, &id, method, reply, sse, 200, Some(&prefix));
+        if sse {
+            let events = stored.into_iter().map(|(at, k, text, tag)| (now + at, k, text, tag)).collect();
+            self.stored.insert(prefix, Stored { events });
+        }
+        out.insert(0, Action::Respond(resp));
+        out
+    }
+
+    fn sse(
+        &mut self,
+        exchange: ExchangeId,
+        path: &str,
+        req: &HttpRequest,
+        rng: &mut Rng,
+        faults: ModelFaults,
+    ) -> Vec<Action> {
+        let quick = ms(1 + rng.below(10));
+        if let Some(n) = path.strip_prefix("/messages?session=") {
+            let Some(session) = n.parse().ok().and_then(|n: u64| self.sse_sessions.get_mut(&n)) else {
+                return vec![Action::Respond(text_response(quick, 404, "Could not find session"))];
+            };
+            if req.method != HttpMethod::Post {
+                return vec![Action::Respond(text_response(quick, 405, "Method Not Allowed"))];
+            }
+            let msg = serde_json::from_slice::<Value>(&req.body).unwrap_or(Value::Null);
+            let accepted = Action::Respond(text_response(quick, 202, "Accepted"));
+            if rng.percent(faults.err400) {
+                self.fault("err400_sse");
+                return vec![Action::Respond(text_response(quick, 400, "Bad Request (simulated)"))];
+            }
+            let stream = session.stream;
+            let Some(reply) = session.peer.answer(&msg, rng) else { return vec![accepted] };
+            let id = msg.get("id").cloned().unwrap_or(Value::Null);
+            let mut events: Vec<SseOut> = reply
+                .notes
+                .iter()
+                .filter(|(at, _)| *at < reply.delay)
+                .map(|(at, note)| SseOut {
+                    at: quick + *at,
+                    text: format!("event: message\n{}", event(None, note)),
+                    tag: None,
+                })
+                .collect();
+            let at = quick + reply.delay;
+            let response = reply.response(&id);
+            if let Some(m) = &response {
+                let fits = m.to_string().len() <= self.opts.max_message;
+                let tag = fits.then(|| Tag { id: id.to_string(), discover: false });
+                events.push(SseOut { at, text: format!("event: message\n{}", event(None, m)), tag });
+            }
+            let mut out = vec![accepted, Action::Push { exchange: stream, events }];
+            if response.is_none() {
+                // The flaky tool: the server dies, and the event stream with it.
+                out.push(Action::End { exchange: stream, at, fail: true });
+            }
+            return out;
+        }
+        match req.method {
+            HttpMethod::Get => {
+                self.next_session += 1;
+                self.seen("sse_stream");
+                let n = self.next_session;
+                let peer = Peer::new(SimEra::Legacy, "2024-11-05", self.opts.huge_bytes);
+                self.sse_sessions.insert(n, SseSession { peer, stream: exchange });
+                let endpoint = SseOut {
+                    at: quick,
+                    text: format!("event: endpoint\ndata: /messages?session={n}\n\n"),
+                    tag: None,
+                };
+                vec![Action::Respond(sse_head(quick, vec![endpoint], StreamEnd::Open))]
+            }
+            HttpMethod::Post => vec![Action::Respond(self.refusal(quick))],
+            HttpMethod::Delete => vec![Action::Respond(text_response(quick, 405, "Method Not Allowed"))],
+        }
+    }
+}

@@ -1,0 +1,651 @@
+//! The HTTP side of the world: exchanges between the client and [`HttpServer`], the network
+//! between them (delays, chunking, reordering, refusals, cuts, garbage), and the invariants on
+//! what the client sends and how it treats exchanges:
+//!
+//! - exchange ids are unique; after `HttpAbort(x)`, or after the world reported the end or
+//!   failure of `x`, the client never names `x` again;
+//! - no `initialize` once the server answered `server/discover`; no modern `_meta` or headers
+//!   once a legacy session exists; modern POSTs mirror the body into their headers, never carry
+//!   a session, never post `notifications/cancelled` or a JSON-RPC response;
+//! - a legacy session's POSTs carry its `Mcp-Session-Id`;
+//! - a `tools/call` goes out once per host request, except the one re-issue (modern, new id)
+//!   after its response stream broke (a 2xx whose body ended or failed without the answer);
+//! - after `Closed`, no exchange is left open.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use mcp_core::mcp_servers::TransportKind;
+use mcp_core::{Connection, ExchangeId, HttpConfig, HttpHead, HttpMethod, HttpRequest, Io, MODERN_VERSION};
+use serde_json::Value;
+
+use super::http::{
+    Action, Body, HttpKind, HttpOptions, HttpServer, ModelFaults, Response, SseOut, StreamEnd, Tag, ORIGIN,
+};
+use super::{Ev, Rng, Sim, MAX_MESSAGE};
+
+/// A part of an HTTP response, as the runtime reports it.
+#[derive(Debug)]
+pub(super) enum Part {
+    Head(HttpHead),
+    /// Body bytes; the tags of the answers they complete.
+    Body(Vec<u8>, Vec<Tag>),
+    /// The end of the body; the tags of the answers that completes (JSON bodies).
+    End(Vec<Tag>),
+    Fail(String),
+}
+
+/// Network faults in percent (zero when healed).
+#[derive(Debug, Clone, Copy, Default)]
+struct NetFaults {
+    refused: u64,
+    connect_timeout: u64,
+    proxy_5xx: u64,
+    cut: u64,
+    slow_head: u64,
+    slow_body: u64,
+    reorder: u64,
+    garbage: u64,
+    oversize: u64,
+    split: u64,
+    /// A response to an id nobody asked for is slipped into an event stream; on the HTTP+SSE
+    /// stream an answer is also sent twice.
+    stray: u64,
+}
+
+/// What the world knows about one exchange.
+#[derive(Debug, Default)]
+struct Xs {
+    open: bool,
+    aborted: bool,
+    /// The world reported its end or failure.
+    ended: bool,
+    head_2xx: bool,
+    /// A usable answer was delivered on it.
+    answered: bool,
+    /// The last part scheduled (parts of one exchange are delivered in order).
+    cursor: Duration,
+    /// The end of a long-lived stream's first response (pushes come after it).
+    floor: Duration,
+    /// `tools/call` nonce of the POST.
+    nonce: Option<u64>,
+}
+
+/// One `tools/call` POST.
+#[derive(Debug, Clone)]
+struct ToolPost {
+    exchange: ExchangeId,
+    id: String,
+    modern: bool,
+}
+
+/// The HTTP link and its server.
+#[derive(Debug)]
+pub(super) struct HttpLink {
+    server: HttpServer,
+    url: String,
+    /// Retries and their first delay (client configuration).
+    retries: (u32, Duration),
+    net: NetFaults,
+    model: ModelFaults,
+    xs: BTreeMap<ExchangeId, Xs>,
+    /// A modern `server/discover` result reached the client.
+    discover_answered: bool,
+    /// The client sent `notifications/initialized`: the connection is legacy from then on.
+    legacy_session: bool,
+    tool_posts: BTreeMap<u64, Vec<ToolPost>>,
+    /// The server ends its SSE lines with CRLF.
+    crlf: bool,
+    pub(super) exchanges: u64,
+}
+
+fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
+    req.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+}
+
+fn micros(n: u64) -> Duration {
+    Duration::from_micros(n)
+}
+
+impl HttpLink {
+    pub(super) fn new(seed: u64, rng: &mut Rng, faulty: bool, base: Instant) -> (Self, Connection) {
+        let kind = match rng.below(100) {
+            0..=39 => HttpKind::Modern,
+            40..=74 => HttpKind::LegacyStreamable,
+            _ => HttpKind::LegacySse,
+        };
+        let path = match (kind, rng.percent(35)) {
+            (_, true) => "/api",
+            (HttpKind::LegacySse, false) => "/sse",
+            (_, false) => "/mcp",
+        };
+        let opts = HttpOptions {
+            kind,
+            sse_percent: rng.below(101),
+            get_stream: rng.percent(70),
+            priming: rng.percent(50),
+            retry_ms: rng.percent(50).then(|| 100 + rng.below(3000)),
+            refusal: rng.below(4),
+            delete_ok: rng.percent(80),
+            notify_percent: rng.below(21),
+            max_message: MAX_MESSAGE,
+            huge_bytes: MAX_MESSAGE + 1024,
+        };
+        let pick = |rng: &mut Rng, max: u64| if faulty { rng.below(max + 1) } else { 0 };
+        let net = NetFaults {
+            refused: pick(rng, 8),
+            connect_timeout: pick(rng, 2),
+            proxy_5xx: pick(rng, 8),
+            cut: pick(rng, 10),
+            slow_head: pick(rng, 8),
+            slow_body: pick(rng, 10),
+            reorder: pick(rng, 30),
+            garbage: pick(rng, 6),
+            oversize: pick(rng, 3),
+            split: if faulty { 20 + rng.below(81) } else { 0 },
+            stray: pick(rng, 8),
+        };
+        let crlf = rng.percent(25);
+        let model = ModelFaults { expire: pick(rng, 6), err400: pick(rng, 6) };
+        let url = format!("{ORIGIN}{path}");
+        let mut http = HttpConfig::new(&url).expect("a valid URL");
+        http.retries = rng.below(3) as u32;
+        http.retry_delay = Duration::from_millis(100 + rng.below(900));
+        let retries = (http.retries, http.retry_delay);
+        let cfg = super::client_config(mcp_core::TransportConfig::Http(http), seed);
+        let link = Self {
+            server: HttpServer::new(opts),
+            url,
+            retries,
+            net,
+            model,
+            xs: BTreeMap::new(),
+            discover_answered: false,
+            legacy_session: false,
+            tool_posts: BTreeMap::new(),
+            crlf,
+            exchanges: 0,
+        };
+        (link, Connection::new(cfg, base))
+    }
+
+    pub(super) fn options(&self) -> String {
+        let (retries, delay) = self.retries;
+        format!(
+            "url {}, {retries} retries after {delay:?}, crlf {}, {:?}, {:?}, {:?}",
+            self.url,
+            self.crlf,
+            self.server.options(),
+            self.net,
+            self.model
+        )
+    }
+
+    /// The server's own fault and coverage counts.
+    pub(super) fn server_stats(&self) -> (BTreeMap<&'static str, u64>, BTreeMap<&'static str, u64>) {
+        (self.server.faults.clone(), self.server.seen.clone())
+    }
+
+    pub(super) fn heal(&mut self) {
+        self.net = NetFaults::default();
+        self.model = ModelFaults::default();
+    }
+
+    /// Exchanges neither ended nor aborted.
+    pub(super) fn open_exchanges(&self) -> Vec<ExchangeId> {
+        self.xs.iter().filter(|(_, x)| x.open).map(|(id, _)| *id).collect()
+    }
+
+    pub(super) fn perform(&mut self, sim: &mut Sim, io: Io) {
+        match io {
+            Io::HttpStart { exchange, request } => self.start(sim, exchange, request),
+            Io::HttpAbort { exchange } => {
+                let Some(x) = self.xs.get_mut(&exchange) else {
+                    sim.fail(format!("abort of {exchange}, which was never started"))
+                };
+                if x.aborted {
+                    sim.fail(format!("{exchange} aborted twice"));
+                }
+                if x.ended {
+                    sim.fail(format!("{exchange} aborted after the runtime reported its end"));
+                }
+                x.open = false;
+                x.aborted = true;
+                self.server.on_closed(exchange);
+            }
+            other => sim.fail(format!("unexpected IO on HTTP: {other:?}")),
+        }
+    }
+
+    pub(super) fn on_event(&mut self, sim: &mut Sim, ev: Ev) {
+        let now = sim.at();
+        match ev {
+            Ev::Http(exchange, part) => {
+                let Some(x) = self.xs.get_mut(&exchange).filter(|x| x.open) else { return };
+                sim.note(format!("{:?} world: {exchange} {}", sim.now, describe(&part)));
+                match part {
+                    Part::Head(head) => {
+                        x.head_2xx = (200..300).contains(&head.status);
+                        sim.conn.handle_http_head(now, exchange, head);
+                    }
+                    Part::Body(bytes, tags) => {
+                        sim.conn.handle_http_body(now, exchange, &bytes);
+                        self.answered(exchange, &tags);
+                    }
+                    Part::End(tags) => {
+                        x.open = false;
+                        x.ended = true;
+                        sim.conn.handle_http_end(now, exchange);
+                        self.answered(exchange, &tags);
+                        self.server.on_closed(exchange);
+                    }
+                    Part::Fail(detail) => {
+                        x.open = false;
+                        x.ended = true;
+                        sim.conn.handle_http_failed(now, exchange, detail);
+                        self.server.on_closed(exchange);
+                    }
+                }
+            }
+            Ev::HttpCut(exchange, fail) => {
+                if !sim.faults_on || !self.xs.get(&exchange).is_some_and(|x| x.open) {
+                    return;
+                }
+                sim.fault("stream_cut");
+                let part = if fail { Part::Fail("connection reset".into()) } else { Part::End(Vec::new()) };
+                sim.schedule(Duration::ZERO, Ev::Http(exchange, part));
+            }
+            other => sim.fail(format!("a stdio event on HTTP: {other:?}")),
+        }
+    }
+
+    fn answered(&mut self, exchange: ExchangeId, tags: &[Tag]) {
+        for tag in tags {
+            if let Some(x) = self.xs.get_mut(&exchange) {
+                x.answered = true;
+            }
+            self.discover_answered |= tag.discover;
+        }
+        if tags.iter().any(|t| t.discover) {
+            self.server.note_seen("discover_answered");
+        }
+    }
+
+    fn start(&mut self, sim: &mut Sim, exchange: ExchangeId, req: HttpRequest) {
+        self.exchanges += 1;
+        if self.xs.contains_key(&exchange) {
+            sim.fail(format!("exchange id {exchange} started twice"));
+        }
+        let nonce = self.check_request(sim, exchange, &req);
+        self.xs.insert(exchange, Xs { open: true, cursor: sim.now, nonce, ..Default::default() });
+        if sim.faults_on {
+            let net = self.net;
+            if sim.rng.percent(net.refused) {
+                sim.fault("refused");
+                let at = Duration::from_millis(1 + sim.rng.below(20));
+                return self.push(sim, exchange, at, Part::Fail("connection refused".into()));
+            }
+            if sim.rng.percent(net.connect_timeout) {
+                sim.fault("connect_timeout");
+                return self.push(sim, exchange, req.connect_timeout, Part::Fail("connect timed out".into()));
+            }
+            if sim.rng.percent(net.proxy_5xx) {
+                sim.fault("5xx");
+                let status = [500, 502, 503][sim.rng.below(3) as usize];
+                let at = Duration::from_millis(5 + sim.rng.below(50));
+                let head = HttpHead { status, headers: vec![("Content-Type".into(), "text/html".into())] };
+                self.push(sim, exchange, at, Part::Head(head));
+                self.push(sim, exchange, at, Part::Body(b"<html>bad gateway</html>".to_vec(), Vec::new()));
+                return self.push(sim, exchange, at, Part::End(Vec::new()));
+            }
+        }
+        let faults = if sim.faults_on { self.model } else { ModelFaults::default() };
+        let actions = self.server.on_request(sim.now, exchange, &req, &mut sim.rng, faults);
+        for action in actions {
+            match action {
+                Action::Respond(resp) => self.respond(sim, exchange, resp),
+                Action::Push { exchange: to, events } => self.push_events(sim, to, events),
+                Action::End { exchange: to, at, fail } => {
+                    if self.xs.get(&to).is_some_and(|x| x.open) {
+                        let part =
+                            if fail { Part::Fail("server died".into()) } else { Part::End(Vec::new()) };
+                        self.push(sim, to, at, part);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Schedules a part of `exchange` `after` from now, after every earlier part of it.
+    fn push(&mut self, sim: &mut Sim, exchange: ExchangeId, after: Duration, part: Part) {
+        let Some(x) = self.xs.get_mut(&exchange) else { return };
+        let at = (sim.now + after).max(x.cursor + micros(1));
+        x.cursor = at;
+        if let (Part::Body(_, tags) | Part::End(tags), Some(nonce)) = (&part, x.nonce) {
+            if !tags.is_empty() {
+                sim.maybe_cancel_before(Some(nonce), at);
+            }
+        }
+        sim.schedule_at(at, Ev::Http(exchange, part));
+    }
+
+    /// Splits `bytes` into chunks (when faults are on), the tags going with the last one.
+    fn chunks(&self, sim: &mut Sim, bytes: &[u8]) -> Vec<Vec<u8>> {
+        let pieces = if sim.faults_on && bytes.len() > 1 && sim.rng.percent(self.net.split) {
+            1 + sim.rng.below(4)
+        } else {
+            1
+        };
+        let mut out = Vec::new();
+        let mut rest = bytes;
+        for k in 0..pieces {
+            let take =
+                if k + 1 == pieces { rest.len() } else { sim.rng.below(rest.len() as u64 + 1) as usize };
+            let (piece, tail) = rest.split_at(take);
+            rest = tail;
+            if !piece.is_empty() {
+                out.push(piece.to_vec());
+            }
+        }
+        out
+    }
+
+    /// An event's bytes as the server writes them (CRLF line ends in some seeds).
+    fn event_bytes(&self, text: String) -> Vec<u8> {
+        if self.crlf {
+            text.replace('\n', "\r\n").into_bytes()
+        } else {
+            text.into_bytes()
+        }
+    }
+
+    /// Sometimes (faults on) slips a response to an unknown id in before `events[i]`.
+    fn maybe_stray(&self, sim: &mut Sim, events: &mut Vec<SseOut>) {
+        if sim.faults_on && !events.is_empty() && sim.rng.percent(self.net.stray) {
+            sim.fault("stray");
+            let i = sim.rng.below(events.len() as u64) as usize;
+            let id = 9_000_000 + sim.rng.below(1000);
+            let text = format!("data: {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}\n\n");
+            events.insert(i, SseOut { at: events[i].at, text, tag: None });
+        }
+    }
+
+    /// Schedules the server's response to `exchange` through the (faulty) network.
+    fn respond(&mut self, sim: &mut Sim, exchange: ExchangeId, resp: Response) {
+        let faults = sim.faults_on;
+        let net = self.net;
+        let mut extra = Duration::ZERO;
+        if faults && sim.rng.percent(net.reorder) {
+            sim.fault("reorder");
+            extra += Duration::from_millis(sim.rng.below(3000));
+        }
+        let mut head_at = resp.at + extra;
+        if faults && sim.rng.percent(net.slow_head) {
+            sim.fault("slow_head");
+            head_at += Duration::from_millis(500 + sim.rng.below(12_000));
+        }
+        if resp.dies {
+            return self.push(sim, exchange, head_at, Part::Fail("connection reset by peer".into()));
+        }
+        let success = (200..300).contains(&resp.status);
+        self.push(
+            sim,
+            exchange,
+            head_at,
+            Part::Head(HttpHead { status: resp.status, headers: resp.headers }),
+        );
+        let gap = if faults && sim.rng.percent(net.slow_body) {
+            sim.fault("slow_body");
+            Some(200 + sim.rng.below(5000))
+        } else {
+            None
+        };
+        let gap = |sim: &mut Sim| Duration::from_millis(sim.rng.below(gap.unwrap_or(5)));
+        match resp.body {
+            Body::Bytes { mut bytes, mut tag } => {
+                if faults && success && !bytes.is_empty() && sim.rng.percent(net.garbage) {
+                    sim.fault("garbage");
+                    bytes = b"<html><body>502 upstream hiccup</body></html>".to_vec();
+                    tag = None;
+                } else if faults && success && sim.rng.percent(net.oversize) {
+                    sim.fault("oversize");
+                    bytes = vec![b' '; MAX_MESSAGE + 1];
+                    tag = None;
+                }
+                let mut cut = None;
+                if faults && success && bytes.len() > 1 && sim.rng.percent(net.cut) {
+                    sim.fault("cut");
+                    cut = Some(1 + sim.rng.below(bytes.len() as u64 - 1) as usize);
+                }
+                let body = &bytes[..cut.unwrap_or(bytes.len())];
+                for chunk in self.chunks(sim, body) {
+                    let at = head_at + gap(sim);
+                    self.push(sim, exchange, at, Part::Body(chunk, Vec::new()));
+                }
+                let end = match (cut, sim.rng.percent(70)) {
+                    (Some(_), true) => Part::Fail("connection reset mid-body".into()),
+                    (Some(_), false) => Part::End(Vec::new()),
+                    (None, _) => Part::End(tag.into_iter().collect()),
+                };
+                self.push(sim, exchange, head_at, end);
+            }
+            Body::Events { mut events, end, end_at } => {
+                if faults && !events.is_empty() && sim.rng.percent(net.garbage) {
+                    sim.fault("garbage");
+                    let i = sim.rng.below(events.len() as u64) as usize;
+                    let at = events[i].at;
+                    events.insert(i, SseOut { at, text: "data: {this is not json\n\n".into(), tag: None });
+                }
+                self.maybe_stray(sim, &mut events);
+                let mut cut = None;
+                if faults && !events.is_empty() && sim.rng.percent(net.cut) {
+                    sim.fault("cut");
+                    let i = sim.rng.below(events.len() as u64) as usize;
+                    let len = events[i].text.len().max(1) as u64;
+                    cut = Some((i, sim.rng.below(len) as usize));
+                }
+                for (i, ev) in events.into_iter().enumerate() {
+                    let at = (ev.at + extra).max(head_at);
+                    let mut text = self.event_bytes(ev.text);
+                    let mut tags: Vec<Tag> = ev.tag.into_iter().collect();
+                    if let Some((ci, offset)) = cut {
+                        if i > ci {
+                            break;
+                        }
+                        if i == ci {
+                            text.truncate(offset);
+                            tags.clear();
+                        }
+                    }
+                    let chunks = self.chunks(sim, &text);
+                    let n = chunks.len();
+                    for (k, chunk) in chunks.into_iter().enumerate() {
+                        let tags = if k + 1 == n { std::mem::take(&mut tags) } else { Vec::new() };
+                        let at = if k == 0 { at } else { at + gap(sim) };
+                        self.push(sim, exchange, at, Part::Body(chunk, tags));
+                    }
+                }
+                let end_at = (end_at + extra).max(head_at);
+                match (cut, end) {
+                    (Some(_), _) => {
+                        let part = if sim.rng.percent(70) {
+                            Part::Fail("connection reset mid-event".into())
+                        } else {
+                            Part::End(Vec::new())
+                        };
+                        self.push(sim, exchange, end_at, part);
+                    }
+                    (None, StreamEnd::Close) => self.push(sim, exchange, end_at, Part::End(Vec::new())),
+                    (None, StreamEnd::Fail) => {
+                        self.push(sim, exchange, end_at, Part::Fail("server died".into()))
+                    }
+                    (None, StreamEnd::Open) => {
+                        if let Some(x) = self.xs.get_mut(&exchange) {
+                            x.floor = x.cursor;
+                        }
+                        if faults && sim.rng.percent(net.cut * 8) {
+                            let at = sim.now + Duration::from_millis(1000 + sim.rng.below(60_000));
+                            let fail = sim.rng.percent(60);
+                            sim.schedule_at(at, Ev::HttpCut(exchange, fail));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes events on an open long-lived stream: each event whole at its time (its chunks
+    /// in one instant, so events never interleave), after the stream's first response.
+    fn push_events(&mut self, sim: &mut Sim, exchange: ExchangeId, mut events: Vec<SseOut>) {
+        self.maybe_stray(sim, &mut events);
+        if sim.faults_on && events.last().is_some_and(|e| e.tag.is_some()) && sim.rng.percent(self.net.stray)
+        {
+            sim.fault("duplicate");
+            let mut again = events[events.len() - 1].clone();
+            again.tag = None;
+            again.at += Duration::from_millis(sim.rng.below(50));
+            events.push(again);
+        }
+        for ev in events {
+            let Some(x) = self.xs.get(&exchange).filter(|x| x.open) else { return };
+            let at = (sim.now + ev.at).max(x.floor + micros(1));
+            let bytes = self.event_bytes(ev.text);
+            let chunks = self.chunks(sim, &bytes);
+            let n = chunks.len();
+            let mut tags: Vec<Tag> = ev.tag.into_iter().collect();
+            for (k, chunk) in chunks.into_iter().enumerate() {
+                let tags = if k + 1 == n { std::mem::take(&mut tags) } else { Vec::new() };
+                if let Some(x) = self.xs.get_mut(&exchange) {
+                    x.cursor = x.cursor.max(at);
+                }
+                sim.schedule_at(at, Ev::Http(exchange, Part::Body(chunk, tags)));
+            }
+        }
+    }
+
+    /// The invariants on one request the client starts; returns a `tools/call`'s nonce.
+    fn check_request(&mut self, sim: &mut Sim, exchange: ExchangeId, req: &HttpRequest) -> Option<u64> {
+        let modern = header(req, "mcp-protocol-version") == Some(MODERN_VERSION);
+        let session = header(req, "mcp-session-id");
+        if self.legacy_session && modern {
+            sim.fail(format!("modern headers on a legacy session: {req:?}"));
+        }
+        match req.method {
+            HttpMethod::Get => {
+                if !header(req, "accept").is_some_and(|a| a.contains("text/event-stream")) {
+                    sim.fail(format!("a GET that does not accept an event stream: {req:?}"));
+                }
+                return None;
+            }
+            HttpMethod::Delete => {
+                if session.is_none() {
+                    sim.fail("a DELETE without a session");
+                }
+                return None;
+            }
+            HttpMethod::Post => {}
+        }
+        let msg: Value = match serde_json::from_slice(&req.body) {
+            Ok(v @ Value::Object(_)) => v,
+            _ => sim.fail(format!(
+                "a POST body is not one JSON object: {:?}",
+                String::from_utf8_lossy(&req.body)
+            )),
+        };
+        sim.on_client_message(&msg);
+        let method = msg.get("method").and_then(Value::as_str).unwrap_or("").to_owned();
+        let modern_meta = Sim::has_modern_meta(&msg);
+        if method == "initialize" && self.discover_answered {
+            sim.fail("initialize sent to a server that answered server/discover");
+        }
+        if self.legacy_session && modern_meta {
+            sim.fail(format!("modern _meta sent to a legacy session: {msg}"));
+        }
+        if modern_meta && !modern {
+            sim.fail(format!("modern _meta without the modern MCP-Protocol-Version header: {msg}"));
+        }
+        let streamable = self.server.options().kind == HttpKind::LegacyStreamable
+            && sim.conn.http_transport() == Some(TransportKind::StreamableHttp);
+        if self.legacy_session && streamable && method != "initialize" && session.is_none() {
+            sim.fail(format!("a POST on a legacy session without its Mcp-Session-Id: {msg}"));
+        }
+        if modern {
+            self.check_modern(sim, req, &msg, &method);
+        }
+        if method == "notifications/initialized" {
+            self.legacy_session = true;
+        }
+        let nonce = Sim::nonce_of(&msg)?;
+        let id = msg.get("id").map(Value::to_string).unwrap_or_default();
+        let posts = self.tool_posts.entry(nonce).or_default();
+        let allowed = match posts.as_slice() {
+            [] => true,
+            [first] => {
+                let x = self.xs.get(&first.exchange);
+                let broken = x.is_some_and(|x| x.head_2xx && x.ended && !x.aborted && !x.answered);
+                first.modern && modern && first.id != id && broken
+            }
+            _ => false,
+        };
+        if !allowed {
+            let history = format!("{posts:?}, then {exchange} with id {id} (modern {modern})");
+            sim.fail(format!(
+                "tools/call of nonce {nonce} sent again without a broken modern stream: {history}"
+            ));
+        }
+        if !posts.is_empty() {
+            sim.seen("tools_call_reissued");
+        }
+        posts.push(ToolPost { exchange, id, modern });
+        Some(nonce)
+    }
+
+    /// A modern POST: the body mirrored into the headers, no session, no cancellation message,
+    /// no JSON-RPC response.
+    fn check_modern(&self, sim: &mut Sim, req: &HttpRequest, msg: &Value, method: &str) {
+        if method.is_empty() {
+            sim.fail(format!("a JSON-RPC response posted on modern HTTP: {msg}"));
+        }
+        if method == "notifications/cancelled" {
+            sim.fail(
+                "notifications/cancelled posted on modern HTTP (closing the stream is the cancellation)",
+            );
+        }
+        if header(req, "mcp-session-id").is_some() {
+            sim.fail("a session id on a modern request");
+        }
+        if header(req, "mcp-method") != Some(method) {
+            sim.fail(format!("Mcp-Method {:?} does not match {method}", header(req, "mcp-method")));
+        }
+        if msg.get("id").is_some() {
+            let version = msg.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion");
+            if version.and_then(Value::as_str) != Some(MODERN_VERSION) {
+                sim.fail(format!("a modern request without its protocol version in _meta: {msg}"));
+            }
+        }
+        if method == "tools/call" {
+            let name = msg.pointer("/params/name").and_then(Value::as_str);
+            if header(req, "mcp-name") != name {
+                sim.fail(format!("Mcp-Name {:?} does not match {name:?}", header(req, "mcp-name")));
+            }
+            if let Some(n) = header(req, "mcp-param-n") {
+                let body = msg.pointer("/params/arguments/n").map(Value::to_string);
+                if body.as_deref() != Some(n) {
+                    sim.fail(format!("Mcp-Param-N {n} does not match the argument {body:?}"));
+                }
+            }
+        }
+    }
+}
+
+fn describe(part: &Part) -> String {
+    match part {
+        Part::Head(h) => format!("head {} {:?}", h.status, h.headers),
+        Part::Body(b, tags) => {
+            let text = String::from_utf8_lossy(&b[..b.len().min(120)]).into_owned();
+            format!("body {} bytes {text:?} tags {tags:?}", b.len())
+        }
+        Part::End(tags) => format!("end tags {tags:?}"),
+        Part::Fail(d) => format!("failed: {d}"),
+    }
+}

@@ -1,0 +1,215 @@
+//! The stdio side of the world: the server process's lifecycle, the pipe between the client's
+//! writes and [`ServerModel`], and stdout delivery (split at random byte boundaries).
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use mcp_core::{Connection, Epoch, ExitInfo, Io, StdioCommand};
+use serde_json::Value;
+
+use super::server::{ServerFaults, ServerModel, ServerOutput, SimEra};
+use super::{Ev, Rng, Sim, MAX_MESSAGE};
+
+/// The process the world runs for the current epoch.
+#[derive(Debug)]
+struct Process {
+    epoch: Epoch,
+    model: ServerModel,
+    /// Bytes of an unfinished client line.
+    pending: Vec<u8>,
+    alive: bool,
+}
+
+/// Per-epoch facts for the era invariants.
+#[derive(Debug, Default)]
+struct EpochFacts {
+    discover_answered_modern: bool,
+    legacy_session: bool,
+}
+
+/// The stdio link and its server process.
+#[derive(Debug)]
+pub(super) struct StdioLink {
+    era: SimEra,
+    faults: ServerFaults,
+    spawn_fail: u64,
+    process: Option<Process>,
+    facts: BTreeMap<Epoch, EpochFacts>,
+    /// `tools/call` lines written per nonce (never more than one over stdio).
+    tool_sends: BTreeMap<u64, u32>,
+    /// When the last stdout piece is due: stdout is one ordered pipe.
+    stdout_cursor: Duration,
+    pub(super) spawns: u64,
+    pub(super) crashes: u64,
+}
+
+impl StdioLink {
+    pub(super) fn new(seed: u64, rng: &mut Rng, faulty: bool, base: Instant) -> (Self, Connection) {
+        let era = if rng.percent(50) { SimEra::Modern } else { SimEra::Legacy };
+        let pick = |rng: &mut Rng, max: u64| if faulty { rng.below(max + 1) } else { 0 };
+        let faults = ServerFaults {
+            duplicate: pick(rng, 10),
+            unknown_id: pick(rng, 10),
+            garbage: pick(rng, 10),
+            crash: pick(rng, 4),
+        };
+        let spawn_fail = pick(rng, 20);
+        let cfg =
+            super::client_config(mcp_core::TransportConfig::Stdio(StdioCommand::new("sim-server")), seed);
+        let link = Self {
+            era,
+            faults,
+            spawn_fail,
+            process: None,
+            facts: BTreeMap::new(),
+            tool_sends: BTreeMap::new(),
+            stdout_cursor: Duration::ZERO,
+            spawns: 0,
+            crashes: 0,
+        };
+        (link, Connection::new(cfg, base))
+    }
+
+    pub(super) fn heal(&mut self) {
+        self.faults = ServerFaults::default();
+        self.spawn_fail = 0;
+    }
+
+    pub(super) fn on_event(&mut self, sim: &mut Sim, ev: Ev) {
+        let now = sim.at();
+        match ev {
+            Ev::Started(epoch) => sim.conn.handle_process_started(now, epoch),
+            Ev::SpawnFailed(epoch) => {
+                sim.conn.handle_spawn_failed(now, epoch, "simulated spawn failure".into())
+            }
+            Ev::Stdout(epoch, bytes) => sim.conn.handle_stdout(now, epoch, &bytes),
+            Ev::Crash(epoch) => {
+                if let Some(p) = self.process.as_mut().filter(|p| p.epoch == epoch && p.alive) {
+                    p.alive = false;
+                    if sim.closed_at.is_none() {
+                        self.crashes += 1;
+                        sim.fault("crash");
+                    }
+                    sim.conn.handle_stdout_eof(now, epoch);
+                    sim.schedule(Duration::from_millis(1), Ev::Exit(epoch));
+                }
+            }
+            Ev::Exit(epoch) => {
+                let status = ExitInfo { code: Some(1), signal: None };
+                sim.conn.handle_process_exited(now, epoch, status);
+            }
+            Ev::DiscoverDelivered(epoch) => {
+                if self.process.as_ref().is_some_and(|p| p.epoch == epoch && p.alive) {
+                    self.facts.entry(epoch).or_default().discover_answered_modern = true;
+                }
+            }
+            other => sim.fail(format!("an HTTP event on stdio: {other:?}")),
+        }
+    }
+
+    pub(super) fn perform(&mut self, sim: &mut Sim, io: Io) {
+        match io {
+            Io::Spawn { epoch, .. } => {
+                self.spawns += 1;
+                let delay = Duration::from_millis(5 + sim.rng.below(50));
+                if sim.rng.percent(self.spawn_fail) {
+                    sim.fault("spawn_failed");
+                    sim.schedule(delay, Ev::SpawnFailed(epoch));
+                } else {
+                    let model = ServerModel::new(self.era, MAX_MESSAGE + 1024);
+                    self.process = Some(Process { epoch, model, pending: Vec::new(), alive: true });
+                    sim.schedule(delay, Ev::Started(epoch));
+                }
+            }
+            Io::Write { epoch, bytes } => self.on_write(sim, epoch, &bytes),
+            Io::CloseStdin { epoch } | Io::Terminate { epoch, .. } => {
+                if self.process.as_ref().is_some_and(|p| p.epoch == epoch && p.alive) {
+                    let delay = Duration::from_millis(1 + sim.rng.below(30));
+                    sim.schedule(delay, Ev::Crash(epoch));
+                }
+            }
+            other => sim.fail(format!("unexpected IO on stdio: {other:?}")),
+        }
+    }
+
+    /// The invariants on writes (whole single-line JSON-RPC, unique ids, at most one
+    /// cancellation per request, one `tools/call` per host request, era rules), then the
+    /// server's reaction.
+    fn on_write(&mut self, sim: &mut Sim, epoch: Epoch, bytes: &[u8]) {
+        if bytes.last() != Some(&b'\n') || bytes.iter().filter(|b| **b == b'\n').count() != 1 {
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            sim.fail(format!("a write is not exactly one line: {text:?}"));
+        }
+        let msg: Value = match serde_json::from_slice(bytes) {
+            Ok(v) => v,
+            Err(e) => sim.fail(format!("a write is not JSON ({e})")),
+        };
+        sim.on_client_message(&msg);
+        let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+        let nonce = Sim::nonce_of(&msg);
+        if let Some(nonce) = nonce {
+            let sends = self.tool_sends.entry(nonce).or_default();
+            *sends += 1;
+            if *sends > 1 {
+                sim.fail(format!("tools/call of nonce {nonce} written {sends} times"));
+            }
+        }
+        let facts = self.facts.entry(epoch).or_default();
+        let (answered, legacy) = (facts.discover_answered_modern, facts.legacy_session);
+        if method == "notifications/initialized" {
+            facts.legacy_session = true;
+        }
+        if method == "initialize" && answered {
+            sim.fail("initialize sent to a server that answered server/discover");
+        }
+        if legacy && Sim::has_modern_meta(&msg) {
+            sim.fail(format!("modern _meta sent to a legacy session: {msg}"));
+        }
+        let Some(p) = self.process.as_mut().filter(|p| p.epoch == epoch && p.alive) else { return };
+        p.pending.extend_from_slice(bytes);
+        let faults = if sim.faults_on { self.faults } else { ServerFaults::default() };
+        let mut lines = Vec::new();
+        while let Some(i) = p.pending.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = p.pending.drain(..=i).collect();
+            let outputs = p.model.on_line(&line, &mut sim.rng, faults);
+            lines.push((line, outputs));
+        }
+        for (line, outputs) in lines {
+            let line: Value = serde_json::from_slice(&line).unwrap_or_default();
+            let discover = self.era == SimEra::Modern && line["method"] == "server/discover";
+            let mut answered = false;
+            for (delay, output) in outputs {
+                match output {
+                    ServerOutput::Crash => sim.schedule(delay, Ev::Crash(epoch)),
+                    ServerOutput::Stdout(bytes) => {
+                        self.deliver(sim, epoch, delay, bytes);
+                        answered = true;
+                    }
+                }
+            }
+            if answered {
+                sim.maybe_cancel_before(Sim::nonce_of(&line), self.stdout_cursor);
+            }
+            if discover && answered {
+                let at = self.stdout_cursor.saturating_sub(sim.now);
+                sim.schedule(at, Ev::DiscoverDelivered(epoch));
+            }
+        }
+    }
+
+    /// Stdout bytes, split at random boundaries when faults are on.
+    fn deliver(&mut self, sim: &mut Sim, epoch: Epoch, delay: Duration, bytes: Vec<u8>) {
+        let pieces = if sim.faults_on && bytes.len() > 1 { 1 + sim.rng.below(4) } else { 1 };
+        let mut rest = bytes.as_slice();
+        for k in 0..pieces {
+            let take =
+                if k + 1 == pieces { rest.len() } else { sim.rng.below(rest.len() as u64 + 1) as usize };
+            let (piece, tail) = rest.split_at(take);
+            rest = tail;
+            // One ordered pipe: a message's pieces, and messages, never interleave.
+            let at = (sim.now + delay).max(self.stdout_cursor + Duration::from_micros(1));
+            self.stdout_cursor = at;
+            sim.schedule_at(at, Ev::Stdout(epoch, piece.to_vec()));
+        }
+    }
+}
