@@ -37,7 +37,7 @@ fn stdio_connection_corpus() {
 
 #[test]
 fn sse_corpus() {
-    corpus("sse").iter().for_each(|d| mcp_core::sse::fuzz_chunking(d));
+    corpus("sse").iter().for_each(|d| fuzzing::sse(d));
 }
 
 #[test]

@@ -1,3 +1,3 @@
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| mcp_core::sse::fuzz_chunking(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| mcp_core::fuzzing::sse(data));

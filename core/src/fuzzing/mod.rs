@@ -1,10 +1,12 @@
 //! Fuzz target bodies (feature `_fuzz`). `cargo fuzz` runs them from `fuzz/`, and
 //! `core/tests/fuzz_corpus.rs` replays the committed corpora in `fuzz/corpus/<target>/` on every
 //! `cargo test`. Each body panics only when an invariant breaks.
-//! The bodies of the `sse`, `headers` and `gzip` targets live next to their code
-//! (`sse::fuzz_chunking`, `headers::fuzz_headers`, `gzip::fuzz_bounded`).
+//! The bodies of the `headers` and `gzip` targets live next to their code
+//! (`headers::fuzz_headers`, `gzip::fuzz_bounded`); the `sse` body combines
+//! `sse::fuzz_chunking` with a differential check against a literal reference decoder.
 
 mod client_ops;
+mod sse_reference;
 
 use std::time::{Duration, Instant};
 
@@ -157,4 +159,19 @@ fn check_form(form: &FormSchema, instance: &serde_json::Value) {
     let first = form.check_content(instance);
     assert_eq!(first, form.check_content(instance), "form check is not deterministic");
     let _ = form.check_result(instance);
+}
+
+/// SSE decoding: the output does not depend on chunking (`sse::fuzz_chunking`), and a
+/// one-push decode agrees with a slow literal reading of the WHATWG algorithm whenever no event
+/// overflowed (checked with tight and with default limits).
+pub fn sse(data: &[u8]) {
+    crate::sse::fuzz_chunking(data);
+    let Some((&seed, body)) = data.split_first() else { return };
+    let tight = crate::sse::SseLimits {
+        max_event_bytes: usize::from(seed >> 3) * 4,
+        max_event_id_bytes: 8,
+        ..crate::sse::SseLimits::default()
+    };
+    sse_reference::differential(body, &tight);
+    sse_reference::differential(body, &crate::sse::SseLimits::default());
 }
