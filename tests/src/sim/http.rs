@@ -12,7 +12,7 @@
 //!
 //! The request handling itself (handshake answers, lists, tools) is [`Peer::answer`], shared
 //! with the stdio model. Network faults (refusals, cuts, delays, garbage) are the world's
-//! business ([`super::http_link`]); the model only decides what a correct server (with
+//! business (the `http_link` module); the model only decides what a correct server (with
 //! session expiry and error bodies when the seed says so) would send.
 
 use std::collections::BTreeMap;

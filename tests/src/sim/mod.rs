@@ -3,7 +3,7 @@
 //!
 //! - stdio ([`server::ServerModel`], modern or legacy per seed): crashes mid-line, spawn
 //!   failures, output split at random byte boundaries, garbage lines, duplicate and unknown-id
-//!   responses.
+//!   responses, oversize output (the `huge` tool), processes that stop reading stdin for a while.
 //! - HTTP ([`http::HttpServer`]: modern Streamable HTTP, legacy Streamable HTTP with sessions,
 //!   or HTTP+SSE): connection refused, connect timeouts, 5xx, response streams cut mid-event,
 //!   slow heads and slow bodies, reordering between exchanges, session expiry, 400 with modern
@@ -13,8 +13,9 @@
 //! every kind, bursts (requests while the era probe runs), cancels before send, after send and
 //! just before the answer lands, and in some seeds a close mid-flight.
 //!
-//! Invariants are checked after every step (`World::check`, `Sim::on_client_message` and the
-//! links' checks on what the client sends); a run has a safety phase (faults on) and a liveness
+//! Invariants are checked after every step (`World::check`, `Sim::on_client_message`, the
+//! links' checks on what the client sends, and after every drain: the core tracks exactly the
+//! requests the host waits for, within `max_in_flight`); a run has a safety phase (faults on) and a liveness
 //! phase (faults healed: what is in flight must end, fresh requests must succeed, the close must
 //! complete, nothing may stay open, within bounded simulated time). A failing seed prints its
 //! replay command, e.g. `MCP_SIM_SEED=7 MCP_SIM_TRANSPORT=http cargo test -p mcp-tests --test
@@ -125,6 +126,8 @@ enum Ev {
     Exit(mcp_core::Epoch),
     /// A modern `server/discover` answer has reached the client (era invariant).
     DiscoverDelivered(mcp_core::Epoch),
+    /// A process that stopped reading its stdin reads again.
+    StdinResumed(mcp_core::Epoch),
     /// A part of an HTTP response.
     Http(mcp_core::ExchangeId, http_link::Part),
     /// A long-lived stream is cut (a fault; nothing once healed). `true`: as a failure.
@@ -272,7 +275,7 @@ impl Sim {
 
 #[derive(Debug)]
 enum Link {
-    Stdio(stdio::StdioLink),
+    Stdio(Box<stdio::StdioLink>),
     Http(Box<http_link::HttpLink>),
 }
 
@@ -302,7 +305,7 @@ impl World {
             Transport::Stdio => {
                 let (link, conn) = stdio::StdioLink::new(seed, &mut rng, faulty, base);
                 let options = format!("{link:?}");
-                (Link::Stdio(link), conn, options)
+                (Link::Stdio(Box::new(link)), conn, options)
             }
             Transport::Http => {
                 let (link, conn) = http_link::HttpLink::new(seed, &mut rng, faulty, base);
@@ -640,6 +643,18 @@ impl World {
             if !any {
                 break;
             }
+        }
+        // Tables stay within their limits and leak nothing: the core tracks exactly the
+        // requests the host still waits for.
+        let in_flight = self.sim.conn.in_flight();
+        if in_flight != self.sim.live.len() {
+            self.sim.fail(format!(
+                "the core tracks {in_flight} requests, the host waits for {}",
+                self.sim.live.len()
+            ));
+        }
+        if in_flight > self.sim.conn.config().limits.max_in_flight {
+            self.sim.fail(format!("{in_flight} requests in flight, over the limit"));
         }
     }
 

@@ -15,9 +15,11 @@ use super::{Ev, Rng, Sim, MAX_MESSAGE};
 struct Process {
     epoch: Epoch,
     model: ServerModel,
-    /// Bytes of an unfinished client line.
+    /// Bytes the process has not read yet (an unfinished line, or everything while stalled).
     pending: Vec<u8>,
     alive: bool,
+    /// A stalled stdin reader: nothing written is read before this simulated time.
+    stalled_until: Option<Duration>,
 }
 
 /// Per-epoch facts for the era invariants.
@@ -33,6 +35,8 @@ pub(super) struct StdioLink {
     era: SimEra,
     faults: ServerFaults,
     spawn_fail: u64,
+    /// Percent of processes that stop reading stdin for a while after they start.
+    stall: u64,
     process: Option<Process>,
     facts: BTreeMap<Epoch, EpochFacts>,
     /// `tools/call` lines written per nonce (never more than one over stdio).
@@ -54,12 +58,14 @@ impl StdioLink {
             crash: pick(rng, 4),
         };
         let spawn_fail = pick(rng, 20);
+        let stall = pick(rng, 30);
         let cfg =
             super::client_config(mcp_core::TransportConfig::Stdio(StdioCommand::new("sim-server")), seed);
         let link = Self {
             era,
             faults,
             spawn_fail,
+            stall,
             process: None,
             facts: BTreeMap::new(),
             tool_sends: BTreeMap::new(),
@@ -73,6 +79,7 @@ impl StdioLink {
     pub(super) fn heal(&mut self) {
         self.faults = ServerFaults::default();
         self.spawn_fail = 0;
+        self.stall = 0;
     }
 
     pub(super) fn on_event(&mut self, sim: &mut Sim, ev: Ev) {
@@ -98,6 +105,12 @@ impl StdioLink {
                 let status = ExitInfo { code: Some(1), signal: None };
                 sim.conn.handle_process_exited(now, epoch, status);
             }
+            Ev::StdinResumed(epoch) => {
+                if let Some(p) = self.process.as_mut().filter(|p| p.epoch == epoch && p.alive) {
+                    p.stalled_until = None;
+                    self.read_stdin(sim, epoch);
+                }
+            }
             Ev::DiscoverDelivered(epoch) => {
                 if self.process.as_ref().is_some_and(|p| p.epoch == epoch && p.alive) {
                     self.facts.entry(epoch).or_default().discover_answered_modern = true;
@@ -117,7 +130,14 @@ impl StdioLink {
                     sim.schedule(delay, Ev::SpawnFailed(epoch));
                 } else {
                     let model = ServerModel::new(self.era, MAX_MESSAGE + 1024);
-                    self.process = Some(Process { epoch, model, pending: Vec::new(), alive: true });
+                    let stalled_until = (sim.faults_on && sim.rng.percent(self.stall)).then(|| {
+                        sim.fault("stdin_stall");
+                        let until = sim.now + delay + Duration::from_millis(500 + sim.rng.below(15_000));
+                        sim.schedule_at(until, Ev::StdinResumed(epoch));
+                        until
+                    });
+                    self.process =
+                        Some(Process { epoch, model, pending: Vec::new(), alive: true, stalled_until });
                     sim.schedule(delay, Ev::Started(epoch));
                 }
             }
@@ -167,6 +187,14 @@ impl StdioLink {
         }
         let Some(p) = self.process.as_mut().filter(|p| p.epoch == epoch && p.alive) else { return };
         p.pending.extend_from_slice(bytes);
+        if p.stalled_until.is_none() {
+            self.read_stdin(sim, epoch);
+        }
+    }
+
+    /// The process reads every whole line written so far and reacts.
+    fn read_stdin(&mut self, sim: &mut Sim, epoch: Epoch) {
+        let Some(p) = self.process.as_mut().filter(|p| p.epoch == epoch && p.alive) else { return };
         let faults = if sim.faults_on { self.faults } else { ServerFaults::default() };
         let mut lines = Vec::new();
         while let Some(i) = p.pending.iter().position(|b| *b == b'\n') {
