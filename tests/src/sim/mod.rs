@@ -3,7 +3,8 @@
 //!
 //! - stdio ([`server::ServerModel`], modern or legacy per seed): crashes mid-line, spawn
 //!   failures, output split at random byte boundaries, garbage lines, duplicate and unknown-id
-//!   responses, oversize output (the `huge` tool), processes that stop reading stdin for a while.
+//!   responses, oversize output (the `huge` tool), processes that stop reading stdin for a while,
+//!   restart storms (several processes in a row die right after they start).
 //! - HTTP ([`http::HttpServer`]: modern Streamable HTTP, legacy Streamable HTTP with sessions,
 //!   or HTTP+SSE): connection refused, connect timeouts, 5xx, response streams cut mid-event,
 //!   slow heads and slow bodies, reordering between exchanges, session expiry, 400 with modern

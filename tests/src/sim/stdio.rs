@@ -37,6 +37,8 @@ pub(super) struct StdioLink {
     spawn_fail: u64,
     /// Percent of processes that stop reading stdin for a while after they start.
     stall: u64,
+    /// A restart storm: this many next processes die right after they start.
+    storm: u64,
     process: Option<Process>,
     facts: BTreeMap<Epoch, EpochFacts>,
     /// `tools/call` lines written per nonce (never more than one over stdio).
@@ -59,6 +61,7 @@ impl StdioLink {
         };
         let spawn_fail = pick(rng, 20);
         let stall = pick(rng, 30);
+        let storm = if faulty && rng.percent(20) { 2 + rng.below(8) } else { 0 };
         let cfg =
             super::client_config(mcp_core::TransportConfig::Stdio(StdioCommand::new("sim-server")), seed);
         let link = Self {
@@ -66,6 +69,7 @@ impl StdioLink {
             faults,
             spawn_fail,
             stall,
+            storm,
             process: None,
             facts: BTreeMap::new(),
             tool_sends: BTreeMap::new(),
@@ -80,6 +84,7 @@ impl StdioLink {
         self.faults = ServerFaults::default();
         self.spawn_fail = 0;
         self.stall = 0;
+        self.storm = 0;
     }
 
     pub(super) fn on_event(&mut self, sim: &mut Sim, ev: Ev) {
@@ -139,6 +144,12 @@ impl StdioLink {
                     self.process =
                         Some(Process { epoch, model, pending: Vec::new(), alive: true, stalled_until });
                     sim.schedule(delay, Ev::Started(epoch));
+                    if sim.faults_on && self.storm > 0 {
+                        self.storm -= 1;
+                        sim.fault("restart_storm");
+                        let after = delay + Duration::from_millis(1 + sim.rng.below(20));
+                        sim.schedule(after, Ev::Crash(epoch));
+                    }
                 }
             }
             Io::Write { epoch, bytes } => self.on_write(sim, epoch, &bytes),
