@@ -577,7 +577,8 @@ impl HttpLink {
         }
         let nonce = Sim::nonce_of(&msg)?;
         let id = msg.get("id").map(Value::to_string).unwrap_or_default();
-        let posts = self.tool_posts.entry(nonce).or_default();
+        // Each input round's retry is a send of its own.
+        let posts = self.tool_posts.entry(Sim::send_key(&msg)?).or_default();
         let allowed = match posts.as_slice() {
             [] => true,
             [first] => {

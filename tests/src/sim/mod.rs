@@ -57,6 +57,7 @@ fn client_config(transport: mcp_core::TransportConfig, seed: u64) -> mcp_core::C
     cfg.timeouts.discover = Duration::from_secs(2);
     cfg.timeouts.initialize = Duration::from_secs(5);
     cfg.random_seed = seed;
+    cfg.features.elicitation_form = true;
     cfg
 }
 /// Outputs one drain may produce before it counts as a livelock.
@@ -136,6 +137,8 @@ enum Ev {
     HostAction,
     /// The host cancels the `tools/call` with this nonce (its answer is on its way).
     Cancel(u64),
+    /// The host answers a server request (the `ask` tool's elicitation).
+    Answer(mcp_core::ServerRequestHandle),
 }
 
 /// The state every transport shares: clock, queue, client, and the bookkeeping behind the
@@ -250,6 +253,13 @@ impl Sim {
     }
 
     /// A `tools/call`'s nonce (the simulation tags every call with one).
+    /// What identifies one send of a `tools/call` for the re-send invariants: its nonce, and
+    /// whether it is the retry of an input round (which carries `requestState`).
+    fn send_key(msg: &Value) -> Option<u64> {
+        let nonce = Self::nonce_of(msg)?;
+        Some(if msg.pointer("/params/requestState").is_some() { nonce | (1 << 40) } else { nonce })
+    }
+
     fn nonce_of(msg: &Value) -> Option<u64> {
         if msg.get("method").and_then(Value::as_str) != Some("tools/call") {
             return None;
@@ -498,6 +508,7 @@ impl World {
         self.sim.steps += 1;
         match ev {
             Ev::HostAction => self.host_action(),
+            Ev::Answer(h) => self.answer(h),
             Ev::Cancel(nonce) => {
                 let h = self.sim.nonces.get(&nonce).copied();
                 if let Some(h) = h.filter(|h| self.sim.faults_on && self.sim.live.contains(h)) {
@@ -511,6 +522,32 @@ impl World {
             },
         }
         self.drain();
+    }
+
+    /// The host answers the elicitation of the `ask` tool: usually a valid form, sometimes first
+    /// an answer that breaks the form (it must be refused and the request must keep waiting),
+    /// sometimes a decline or a handler failure.
+    fn answer(&mut self, h: mcp_core::ServerRequestHandle) {
+        let now = self.sim.at();
+        let roll = if self.sim.faults_on { self.sim.rng.below(100) } else { 0 };
+        if (60..80).contains(&roll) {
+            let bad = json!({"action": "accept", "content": {"name": 7}});
+            match self.sim.conn.respond_to_server(now, h, Ok(bad)) {
+                Err(mcp_core::AnswerError::InvalidAnswer(_)) => self.sim.seen("invalid_answer_refused"),
+                Err(mcp_core::AnswerError::Gone) => return,
+                other => self.sim.fail(format!("an answer that breaks the form was not refused: {other:?}")),
+            }
+        }
+        let answer = match roll {
+            80..=89 => Ok(json!({"action": "decline"})),
+            90..=99 => Err("the user closed the dialog".to_owned()),
+            _ => Ok(json!({"action": "accept", "content": {"name": "Ada"}})),
+        };
+        match self.sim.conn.respond_to_server(now, h, answer) {
+            Ok(()) => self.sim.seen("input_answered"),
+            Err(mcp_core::AnswerError::Gone) => {}
+            Err(e) => self.sim.fail(format!("a valid answer was refused: {e}")),
+        }
     }
 
     /// Cancels a live request. The core may have ended it already in the same step (a local
@@ -697,6 +734,10 @@ impl World {
                     sim.fail(format!("progress for {handle}, which is not live"));
                 }
                 sim.seen("progress");
+            }
+            Event::ServerRequest { handle, .. } => {
+                let delay = if sim.faults_on { sim.rng.below(3000) } else { 1 };
+                sim.schedule(Duration::from_millis(delay), Ev::Answer(*handle));
             }
             Event::Connected(info) => match info.era {
                 mcp_core::Era::Modern => sim.seen("connected_modern"),

@@ -177,8 +177,7 @@ impl StdioLink {
         };
         sim.on_client_message(&msg);
         let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
-        let nonce = Sim::nonce_of(&msg);
-        if let Some(nonce) = nonce {
+        if let Some(nonce) = Sim::send_key(&msg) {
             let sends = self.tool_sends.entry(nonce).or_default();
             *sends += 1;
             if *sends > 1 {

@@ -1,6 +1,7 @@
 //! What a simulated MCP server answers, whatever carries it: the era handshake (modern
 //! `server/discover`, legacy `initialize`), `ping`, the lists and the scripted tools (echo,
-//! slow, progress, huge, flaky). The stdio process model ([`super::server`]) and the HTTP
+//! slow, progress, huge, flaky, and `ask`, which on 2026-07-28 answers `input_required` with a
+//! form elicitation and completes once the retry brings the answer and the exact `requestState`). The stdio process model ([`super::server`]) and the HTTP
 //! models ([`super::http`]) both call [`Peer::answer`] and only decide how the reply travels.
 
 use std::time::Duration;
@@ -19,7 +20,10 @@ pub enum SimEra {
 }
 
 /// The scripted tools.
-pub const TOOLS: [&str; 5] = ["echo", "slow", "progress", "huge", "flaky"];
+pub const TOOLS: [&str; 6] = ["echo", "slow", "progress", "huge", "flaky", "ask"];
+
+/// The `requestState` the `ask` tool hands out (and wants back verbatim).
+pub const ASK_STATE: &str = "v1.ask+/=state";
 
 /// How a request ends on the server side.
 #[derive(Debug, Clone, PartialEq)]
@@ -150,6 +154,36 @@ impl Peer {
                         (ms(400), text("progress ok".into()))
                     }
                     "huge" => (quick, text("x".repeat(self.huge_bytes))),
+                    "ask" if self.era == SimEra::Legacy => {
+                        (quick, text("ask ok (no input on legacy)".into()))
+                    }
+                    "ask" => {
+                        match (msg.pointer("/params/requestState"), msg.pointer("/params/inputResponses/who"))
+                        {
+                            (None, None) => (
+                                quick,
+                                Outcome::Result(
+                                    json!({"resultType": "input_required", "requestState": ASK_STATE,
+                                "inputRequests": {"who": {"method": "elicitation/create", "params": {
+                                    "message": "Who are you?",
+                                    "requestedSchema": {"type": "object", "required": ["name"],
+                                        "properties": {"name": {"type": "string", "minLength": 1}}}}}}}),
+                                ),
+                            ),
+                            (Some(state), Some(answer)) if state == ASK_STATE => {
+                                match answer["action"].as_str() {
+                                    Some("accept")
+                                        if answer.pointer("/content/name").is_some_and(Value::is_string) =>
+                                    {
+                                        (quick, text("ask ok".into()))
+                                    }
+                                    Some("decline" | "cancel") => (quick, text("ask declined".into())),
+                                    _ => err(-32602, "The answer does not match the form"),
+                                }
+                            }
+                            _ => err(-32602, "Wrong requestState or missing inputResponses"),
+                        }
+                    }
                     _ => err(-32602, "Unknown tool"),
                 }
             }
