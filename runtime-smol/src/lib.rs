@@ -34,6 +34,7 @@ pub use mcp_async::{
 };
 pub use mcp_core::{
     self as core, ClientError, Event, ProtocolMode, RequestOptions, ServerInfo, ServerRequest, ServerSpec,
+    ValidationMode,
 };
 
 type Spawner = Arc<dyn Fn(BoxFuture<'static, ()>) + Send + Sync>;

@@ -29,6 +29,7 @@ pub use mcp_async::{
 };
 pub use mcp_core::{
     self as core, ClientError, Event, ProtocolMode, RequestOptions, ServerInfo, ServerRequest, ServerSpec,
+    ValidationMode,
 };
 
 /// Tokio's processes, timers and spawner.
