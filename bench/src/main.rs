@@ -156,18 +156,37 @@ fn main() {
             samples[i].push((runners[i].1)(&server, n));
         }
     }
-    let per_call = |d: Duration| d.as_secs_f64() * 1e6 / n as f64;
-    let floor_cpu = per_call(median(samples[0].iter().map(|s| s.cpu).collect()));
-    let floor_wall = per_call(median(samples[0].iter().map(|s| s.wall).collect()));
     println!("{n} sequential echo calls x {rounds} rounds (medians), client process only");
-    println!(
-        "{:<16} {:>12} {:>12} {:>10} {:>10}",
-        "client", "cpu µs/call", "wall µs/call", "cpu ratio", "wall ratio"
-    );
-    for (i, (name, _)) in runners.iter().enumerate() {
+    let names: Vec<&str> = runners.iter().map(|(name, _)| *name).collect();
+    print_ratios(("client", 16), ("µs", 1e6, 1), &names, &samples, n);
+}
+
+/// One row per runner: median CPU and wall time per call, and their ratios to the first row
+/// (the floor). `column` is the first column's title and width; `unit` the time unit's name,
+/// scale from seconds, and decimals.
+fn print_ratios(
+    column: (&str, usize),
+    unit: (&str, f64, usize),
+    names: &[&str],
+    samples: &[Vec<Sample>],
+    n: usize,
+) {
+    let ((title, width), (unit, scale, decimals)) = (column, unit);
+    let per_call = |d: Duration| d.as_secs_f64() * scale / n as f64;
+    let medians = |i: usize| {
         let cpu = per_call(median(samples[i].iter().map(|s| s.cpu).collect()));
-        let wall = per_call(median(samples[i].iter().map(|s| s.wall).collect()));
-        println!("{name:<16} {cpu:>12.1} {wall:>12.1} {:>10.2} {:>10.2}", cpu / floor_cpu, wall / floor_wall);
+        (cpu, per_call(median(samples[i].iter().map(|s| s.wall).collect())))
+    };
+    let (floor_cpu, floor_wall) = medians(0);
+    let (cpu_title, wall_title) = (format!("cpu {unit}/call"), format!("wall {unit}/call"));
+    println!("{title:<width$} {cpu_title:>12} {wall_title:>12} {:>10} {:>10}", "cpu ratio", "wall ratio");
+    for (i, name) in names.iter().enumerate() {
+        let (cpu, wall) = medians(i);
+        println!(
+            "{name:<width$} {cpu:>12.decimals$} {wall:>12.decimals$} {:>10.2} {:>10.2}",
+            cpu / floor_cpu,
+            wall / floor_wall
+        );
     }
 }
 
@@ -300,9 +319,6 @@ fn schema_bench(n: usize, rounds: usize) {
             samples[i].push(Sample { cpu: cpu0.elapsed(), wall: wall0.elapsed() });
         }
     }
-    let per_call = |d: Duration| d.as_secs_f64() * 1e9 / n as f64;
-    let floor_cpu = per_call(median(samples[0].iter().map(|s| s.cpu).collect()));
-    let floor_wall = per_call(median(samples[0].iter().map(|s| s.wall).collect()));
     let bytes = serde_json::to_vec(&instance).expect("json").len();
     println!("schema validation: {bytes}-byte tool result, {n} calls x {rounds} rounds (medians)");
     println!(
@@ -311,13 +327,6 @@ fn schema_bench(n: usize, rounds: usize) {
         median(compiles.clone()).as_secs_f64() * 1e6,
         compiles.len()
     );
-    println!(
-        "{:<20} {:>12} {:>12} {:>10} {:>10}",
-        "operation", "cpu ns/call", "wall ns/call", "cpu ratio", "wall ratio"
-    );
-    for (i, (name, _)) in runners.iter().enumerate() {
-        let cpu = per_call(median(samples[i].iter().map(|s| s.cpu).collect()));
-        let wall = per_call(median(samples[i].iter().map(|s| s.wall).collect()));
-        println!("{name:<20} {cpu:>12.0} {wall:>12.0} {:>10.2} {:>10.2}", cpu / floor_cpu, wall / floor_wall);
-    }
+    let names: Vec<&str> = runners.iter().map(|(name, _)| *name).collect();
+    print_ratios(("operation", 20), ("ns", 1e9, 0), &names, &samples, n);
 }

@@ -237,7 +237,10 @@ impl Connection {
             return Ok(handle);
         }
         let timeout = opts.timeout.unwrap_or(self.cfg.timeouts.request);
-        let op = ops::Op::new(request, opts, now, timeout);
+        let mut op = ops::Op::new(request, opts, now, timeout);
+        if let Request::CallTool { name, .. } = &op.request {
+            op.tool = self.tool_schemas.for_call(name);
+        }
         if let Some(at) = op.deadline(now) {
             self.timers.set(Timer::Request(handle), at);
         }

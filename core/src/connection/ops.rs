@@ -36,9 +36,9 @@ pub(super) struct Op {
     pub(super) reissued: bool,
     /// Multi-round-trip input, once the server asked for some.
     pub(super) input: Option<super::mrtr::InputRound>,
-    /// `tools/call`: the tool's schemas when the call first went out (its result is checked
+    /// `tools/call`: the tool's schemas when the host issued the call (its result is checked
     /// against them, whatever definition arrives later).
-    tool: Option<std::sync::Arc<super::validation::ToolSchemas>>,
+    pub(super) tool: Option<std::sync::Arc<super::validation::ToolSchemas>>,
 }
 
 #[derive(Debug, Default)]
@@ -164,16 +164,10 @@ impl Connection {
                 self.finish(handle, Ok(Response::Empty));
                 return;
             }
-            (Request::CallTool { name, .. }, _)
-                if op.sent.is_none() && op.tool.is_none() && op.input.is_none() =>
-            {
-                let schemas = self.tool_schemas.for_call(name);
-                if let Some(refusal) = schemas.as_ref().and_then(|s| s.refusal()) {
+            (Request::CallTool { .. }, _) => {
+                if let Some(refusal) = op.tool.as_ref().and_then(|s| s.refusal()) {
                     self.finish(handle, Err(refusal));
                     return;
-                }
-                if let Some(op) = self.ops.get_mut(&handle) {
-                    op.tool = schemas;
                 }
             }
             _ => {}

@@ -1,5 +1,5 @@
 //! Tool schemas in use: compiled once when a tool definition arrives in `tools/list`, captured by
-//! each `tools/call` when it goes out, and used to check its result.
+//! each `tools/call` when the host issues it, and used to check its result.
 //!
 //! - `inputSchema`: only its dialect is checked; a dialect this client does not implement refuses
 //!   the call before it is sent.
@@ -50,7 +50,7 @@ impl ToolSchemaCache {
         self.current = false;
     }
 
-    /// The schemas a call of `tool` goes out under.
+    /// The schemas a call of `tool` issued now goes out under.
     pub(super) fn for_call(&self, tool: &str) -> Option<Arc<ToolSchemas>> {
         if !self.current {
             return None;

@@ -282,6 +282,14 @@ mod elicitation_forms {
         assert!(form_of(&json!({"mode": "url", "url": "https://example.com", "message": "go"}))
             .unwrap()
             .is_none());
+        assert!(matches!(
+            form_of(&json!({"mode": "telepathy"})),
+            Err(ElicitationError::InvalidSchema { .. })
+        ));
+        assert!(matches!(
+            form_of(&json!({"message": "no schema"})),
+            Err(ElicitationError::InvalidSchema { .. })
+        ));
     }
 }
 
@@ -318,4 +326,29 @@ fn the_reported_external_reference_is_always_the_same() {
     assert!(compile(json!({"$defs": {"n": {"$id": "https://example.com/n", "type": "number"}},
                            "$ref": "https://example.com/n"}))
     .is_ok());
+}
+
+#[test]
+fn malformed_schemas_are_invalid_not_panics() {
+    for (schema, expect) in [
+        (json!(42), "object or a boolean"),
+        (json!("string"), "object or a boolean"),
+        (json!({"$schema": 7}), "$schema must be a string"),
+        (json!({"$id": "http://[bad"}), "invalid $id"),
+    ] {
+        match compile(schema.clone()) {
+            Err(SchemaProblem::Invalid { detail }) => assert!(detail.contains(expect), "{schema}: {detail}"),
+            other => panic!("{schema}: {other:?}"),
+        }
+    }
+    // A chain of custom meta-schemas that never reaches a known dialect is refused.
+    let mut opts = SchemaOptions::default();
+    for i in 0..10 {
+        opts = opts.with_resource(
+            format!("https://example.com/m{i}"),
+            json!({"$schema": format!("https://example.com/m{}", i + 1)}),
+        );
+    }
+    let err = CompiledSchema::compile(&json!({"$schema": "https://example.com/m0"}), &opts).unwrap_err();
+    assert!(matches!(&err, SchemaProblem::Invalid { detail } if detail.contains("too long")), "{err:?}");
 }

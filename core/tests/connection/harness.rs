@@ -468,6 +468,14 @@ impl Harness {
     }
 
     /// Takes the outcome of a request (it must have one pending).
+    /// The next server request (legacy request or input round) the host was asked.
+    pub(crate) fn take_server_request(&mut self) -> (mcp_core::ServerRequestHandle, mcp_core::ServerRequest) {
+        match self.take_event(|e| matches!(e, Event::ServerRequest { .. })) {
+            Some(Event::ServerRequest { handle, request }) => (handle, request),
+            _ => panic!("no server request"),
+        }
+    }
+
     pub(crate) fn response(&mut self, h: RequestHandle) -> Result<Response, RequestError> {
         match self.take_event(|ev| matches!(ev, Event::Response { handle, .. } if *handle == h)) {
             Some(Event::Response { result, .. }) => result,

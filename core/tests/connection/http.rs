@@ -5,10 +5,14 @@
 use serde_json::json;
 
 use mcp_core::mcp_servers::TransportKind;
-use mcp_core::{Era, Event, HttpMethod, Request, RequestError, Response, Warning, MODERN_VERSION};
+use mcp_core::{
+    Era, Event, HttpMethod, Request, RequestError, RequestHandle, Response, Warning, MODERN_VERSION,
+};
 
 use crate::harness::{call, discover_ok, init_result, ms, secs, text_result, tools_page, Harness};
-use crate::http_harness::{error_for, gzip, http_config, legacy_http, modern_http, result_for, sse_message};
+use crate::http_harness::{
+    error_for, gzip, http_config, legacy_http, modern_http, result_for, sse_message, Sent,
+};
 
 fn tool_text(r: Response) -> String {
     match r {
@@ -444,13 +448,19 @@ fn session_expiry_resends_idempotent_requests_but_not_tool_calls() {
     h.ok(l);
 }
 
-#[test]
-fn a_broken_legacy_response_stream_is_resumed_with_last_event_id() {
+/// A legacy session whose `tools/call` response stream sent `events` and then broke.
+fn broken_legacy_call(events: &str) -> (Harness, RequestHandle, Sent) {
     let (mut h, _listen) = legacy_http();
     let t = h.request(call("slow", json!({})));
     let sent = h.expect_http("tools/call");
-    h.sse_open(sent.id, "retry: 2000\nid: ev-5\ndata: \n\n");
+    h.sse_open(sent.id, events);
     h.http_fail(sent.id, "reset");
+    (h, t, sent)
+}
+
+#[test]
+fn a_broken_legacy_response_stream_is_resumed_with_last_event_id() {
+    let (mut h, t, sent) = broken_legacy_call("retry: 2000\nid: ev-5\ndata: \n\n");
     assert!(h.started_http().is_empty(), "waits for the retry delay");
     let waited = h.fire_next_timer();
     assert_eq!(waited, secs(2), "the server's retry is honoured");
@@ -482,11 +492,7 @@ fn the_get_stream_reconnects_and_stops_on_405() {
 fn fallback_to_http_sse_with_a_relative_endpoint() {
     let mut h = Harness::new(http_config("http://srv.test/api", &[]));
     let c = h.request(Request::Connect);
-    let probe = h.expect_http("server/discover");
-    h.respond_http(probe.id, 404, &[], b"not found");
-    let init = h.expect_http("initialize");
-    h.respond_http(init.id, 405, &[], b"method not allowed");
-    let stream = h.expect_http("GET");
+    let stream = h.refuse_streamable(404);
     assert_eq!(stream.req.url, "http://srv.test/api");
     assert!(h
         .warnings()
@@ -655,11 +661,7 @@ fn the_get_stream_is_given_up_after_repeated_failures() {
 
 #[test]
 fn resumption_stops_after_three_attempts() {
-    let (mut h, _listen) = legacy_http();
-    let t = h.request(call("slow", json!({})));
-    let sent = h.expect_http("tools/call");
-    h.sse_open(sent.id, "id: ev-1\ndata: \n\n");
-    h.http_fail(sent.id, "reset");
+    let (mut h, t, _) = broken_legacy_call("id: ev-1\ndata: \n\n");
     for _ in 0..3 {
         h.fire_next_timer();
         let resume = h.expect_http("GET");
@@ -713,11 +715,7 @@ fn error_bodies_are_read_only_up_to_their_cap() {
 fn a_failed_transport_detection_is_run_again_by_the_next_request() {
     let mut h = Harness::new(http_config("http://srv.test/api", &[]));
     let c = h.request(Request::Connect);
-    let probe = h.expect_http("server/discover");
-    h.respond_http(probe.id, 405, &[], b"");
-    let init = h.expect_http("initialize");
-    h.respond_http(init.id, 405, &[], b"");
-    let stream = h.expect_http("GET");
+    let stream = h.refuse_streamable(405);
     h.sse_open(stream.id, "event: endp");
     h.http_fail(stream.id, "connection reset");
     let plain = h.expect_http("initialize");

@@ -187,6 +187,16 @@ impl Harness {
         }
     }
 
+    /// Detection on an auto-detected URL refuses Streamable HTTP: the probe gets
+    /// `probe_status`, `initialize` 405; returns the HTTP+SSE GET that follows.
+    pub(crate) fn refuse_streamable(&mut self, probe_status: u16) -> Sent {
+        let probe = self.expect_http("server/discover");
+        self.respond_http(probe.id, probe_status, &[], b"");
+        let init = self.expect_http("initialize");
+        self.respond_http(init.id, 405, &[], b"method not allowed");
+        self.expect_http("GET")
+    }
+
     /// A modern handshake over HTTP.
     pub(crate) fn http_connect_modern(&mut self) {
         let probe = self.expect_http("server/discover");

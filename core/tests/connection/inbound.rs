@@ -19,13 +19,6 @@ fn roots() -> ClientFeatures {
     ClientFeatures { roots: true, ..Default::default() }
 }
 
-fn take_server_request(h: &mut Harness) -> (mcp_core::ServerRequestHandle, ServerRequest) {
-    match h.take_event(|e| matches!(e, Event::ServerRequest { .. })) {
-        Some(Event::ServerRequest { handle, request }) => (handle, request),
-        _ => panic!("no server request"),
-    }
-}
-
 // ----- legacy server-to-client requests -----------------------------------------------------
 
 #[test]
@@ -59,7 +52,7 @@ fn roots_request_reaches_the_host_and_its_answer_the_server() {
     let mut h = legacy_with(roots());
     h.server_says(json!({"jsonrpc": "2.0", "id": "abc", "method": "roots/list", "params": {"x": 1}}));
     assert!(h.sent().is_empty());
-    let (handle, req) = take_server_request(&mut h);
+    let (handle, req) = h.take_server_request();
     assert_eq!(req, ServerRequest { kind: ServerRequestKind::Roots, params: json!({"x": 1}) });
     h.assert_quiet();
     assert!(h.respond(handle, Ok(json!({"roots": [{"uri": "file:///w"}]}))));
@@ -75,7 +68,7 @@ fn roots_request_reaches_the_host_and_its_answer_the_server() {
 fn a_failing_handler_sends_a_constant_error_and_warns_locally() {
     let mut h = legacy_with(roots());
     h.server_says(json!({"jsonrpc": "2.0", "id": 9, "method": "roots/list"}));
-    let (handle, req) = take_server_request(&mut h);
+    let (handle, req) = h.take_server_request();
     assert_eq!(req.params, Value::Null);
     assert!(h.respond(handle, Err("secret path /home/x missing".into())));
     let sent = h.sent();
@@ -99,10 +92,10 @@ fn a_failing_handler_sends_a_constant_error_and_warns_locally() {
 fn sampling_and_elicitation_need_their_features() {
     let mut h = legacy_with(ClientFeatures { sampling: true, elicitation_url: true, ..Default::default() });
     h.server_says(json!({"jsonrpc": "2.0", "id": 1, "method": "sampling/createMessage", "params": {}}));
-    assert_eq!(take_server_request(&mut h).1.kind, ServerRequestKind::Sampling);
+    assert_eq!(h.take_server_request().1.kind, ServerRequestKind::Sampling);
     h.server_says(json!({"jsonrpc": "2.0", "id": 2, "method": "elicitation/create",
         "params": {"mode": "url", "url": "https://example.com/auth", "message": "Sign in", "elicitationId": "e1"}}));
-    assert_eq!(take_server_request(&mut h).1.kind, ServerRequestKind::Elicitation);
+    assert_eq!(h.take_server_request().1.kind, ServerRequestKind::Elicitation);
     h.server_says(json!({"jsonrpc": "2.0", "id": 3, "method": "roots/list"}));
     assert!(matches!(&h.warnings()[..], [Warning::ServerRequestRefused { .. }]));
     assert_eq!(h.sent().len(), 1);
@@ -119,8 +112,8 @@ fn concurrent_server_requests_are_bounded() {
     for id in 1..=2 {
         h.server_says(json!({"jsonrpc": "2.0", "id": id, "method": "roots/list"}));
     }
-    let (first, _) = take_server_request(&mut h);
-    take_server_request(&mut h);
+    let (first, _) = h.take_server_request();
+    h.take_server_request();
     h.server_says(json!({"jsonrpc": "2.0", "id": 3, "method": "roots/list"}));
     let sent = h.sent();
     assert_eq!(sent.len(), 1);
@@ -137,7 +130,7 @@ fn concurrent_server_requests_are_bounded() {
     assert!(h.respond(first, Ok(json!({"roots": []}))));
     h.sent();
     h.server_says(json!({"jsonrpc": "2.0", "id": 5, "method": "roots/list"}));
-    take_server_request(&mut h);
+    h.take_server_request();
     h.assert_quiet();
 }
 
@@ -145,7 +138,7 @@ fn concurrent_server_requests_are_bounded() {
 fn a_server_cancellation_withdraws_its_request() {
     let mut h = legacy_with(roots());
     h.server_says(json!({"jsonrpc": "2.0", "id": 5, "method": "roots/list"}));
-    let (handle, _) = take_server_request(&mut h);
+    let (handle, _) = h.take_server_request();
     // A cancellation for another id (or of another JSON type) does nothing.
     h.notify("notifications/cancelled", json!({"requestId": "5"}));
     h.notify("notifications/cancelled", json!({}));
@@ -160,7 +153,7 @@ fn a_server_cancellation_withdraws_its_request() {
 fn server_requests_die_with_their_process() {
     let mut h = legacy_with(roots());
     h.server_says(json!({"jsonrpc": "2.0", "id": 5, "method": "roots/list"}));
-    let (handle, _) = take_server_request(&mut h);
+    let (handle, _) = h.take_server_request();
     h.exited(exit_code(1));
     h.eof();
     h.events();

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::harness::*;
-use mcp_core::{ClientFeatures, Event, ProtocolMode, RequestError, ServerRequest, ServerRequestKind};
+use mcp_core::{ClientFeatures, Event, ProtocolMode, RequestError, ServerRequestKind};
 
 fn modern_with(features: ClientFeatures) -> Harness {
     let mut h = Harness::with(ProtocolMode::Auto, |c| c.features = features);
@@ -14,13 +14,6 @@ fn modern_with(features: ClientFeatures) -> Harness {
 
 fn all_features() -> ClientFeatures {
     ClientFeatures { roots: true, sampling: true, elicitation_form: true, elicitation_url: false }
-}
-
-fn take_server_request(h: &mut Harness) -> (mcp_core::ServerRequestHandle, ServerRequest) {
-    match h.take_event(|e| matches!(e, Event::ServerRequest { .. })) {
-        Some(Event::ServerRequest { handle, request }) => (handle, request),
-        _ => panic!("no server request"),
-    }
 }
 
 fn input_required(requests: Value, state: Option<&str>) -> Value {
@@ -45,8 +38,8 @@ fn input_is_asked_of_the_host_and_the_request_retried_with_state() {
     let requests = json!({"confirm": elicit("Sure?"), "roots": {"method": "roots/list", "params": {}}});
     h.reply(&first, input_required(requests, Some(state)));
     assert!(!h.has_response(r));
-    let (a, req_a) = take_server_request(&mut h);
-    let (b, req_b) = take_server_request(&mut h);
+    let (a, req_a) = h.take_server_request();
+    let (b, req_b) = h.take_server_request();
     let kinds = [req_a.kind, req_b.kind];
     assert!(kinds.contains(&ServerRequestKind::Elicitation) && kinds.contains(&ServerRequestKind::Roots));
     let answer = |kind| match kind {
@@ -86,7 +79,7 @@ fn no_state_means_none_is_sent_and_parallel_requests_are_untouched() {
         parallel["params"].get("inputResponses").is_none()
             && parallel["params"].get("requestState").is_none()
     );
-    let (q, _) = take_server_request(&mut h);
+    let (q, _) = h.take_server_request();
     h.respond(q, Ok(json!({"action": "decline"})));
     let retry = h.expect_sent("tools/call");
     assert!(retry["params"].get("requestState").is_none(), "{retry}");
@@ -141,7 +134,7 @@ fn cancel_withdraws_pending_input_and_handler_failure_fails_typed() {
     let r = h.request(call("x", json!({})));
     let msg = h.expect_sent("tools/call");
     h.reply(&msg, input_required(json!({"q": elicit("?")}), Some("st")));
-    let (q, _) = take_server_request(&mut h);
+    let (q, _) = h.take_server_request();
     assert!(h.cancel(r));
     assert!(h
         .take_event(|e| matches!(e, Event::ServerRequestCancelled { handle } if *handle == q))
@@ -152,7 +145,7 @@ fn cancel_withdraws_pending_input_and_handler_failure_fails_typed() {
     let r = h.request(call("y", json!({})));
     let msg = h.expect_sent("tools/call");
     h.reply(&msg, input_required(json!({"q": elicit("?")}), None));
-    let (q, _) = take_server_request(&mut h);
+    let (q, _) = h.take_server_request();
     h.respond(q, Err("the user closed the dialog".into()));
     match h.err(r) {
         RequestError::InputFailed { method, detail } => {

@@ -239,8 +239,17 @@ fn format_can_be_asserted() {
 
 // ----- elicitation ----------------------------------------------------------------------------
 
-fn elicitation_features() -> ClientFeatures {
-    ClientFeatures { elicitation_form: true, ..Default::default() }
+/// A connected harness whose host handles form elicitation.
+fn eliciting(legacy: bool) -> Harness {
+    let mut h = Harness::with(ProtocolMode::Auto, |c| {
+        c.features = ClientFeatures { elicitation_form: true, ..Default::default() }
+    });
+    if legacy {
+        h.connect_legacy();
+    } else {
+        h.connect_modern();
+    }
+    h
 }
 
 fn form_request(id: i64) -> Value {
@@ -252,8 +261,7 @@ fn form_request(id: i64) -> Value {
 
 #[test]
 fn an_invalid_elicitation_form_is_refused() {
-    let mut h = Harness::with(ProtocolMode::Auto, |c| c.features = elicitation_features());
-    h.connect_legacy();
+    let mut h = eliciting(true);
     h.server_says(json!({"jsonrpc": "2.0", "id": 7, "method": "elicitation/create", "params": {
         "message": "Nested?", "requestedSchema": {"type": "object", "properties": {
             "address": {"type": "object", "properties": {"city": {"type": "string"}}}}}}}));
@@ -265,14 +273,9 @@ fn an_invalid_elicitation_form_is_refused() {
 
 #[test]
 fn an_elicitation_answer_that_breaks_the_form_is_not_sent() {
-    let mut h = Harness::with(ProtocolMode::Auto, |c| c.features = elicitation_features());
-    h.connect_legacy();
+    let mut h = eliciting(true);
     h.server_says(form_request(8));
-    let Some(Event::ServerRequest { handle, .. }) =
-        h.take_event(|e| matches!(e, Event::ServerRequest { .. }))
-    else {
-        panic!("no server request")
-    };
+    let (handle, _) = h.take_server_request();
     let bad = h.respond_checked(handle, Ok(json!({"action": "accept", "content": {"email": "nope"}})));
     assert!(
         matches!(bad, Err(AnswerError::InvalidAnswer(ElicitationError::InvalidAnswer { .. }))),
@@ -288,14 +291,9 @@ fn an_elicitation_answer_that_breaks_the_form_is_not_sent() {
 
 #[test]
 fn a_handler_answer_that_breaks_the_form_becomes_an_error_for_the_server() {
-    let mut h = Harness::with(ProtocolMode::Auto, |c| c.features = elicitation_features());
-    h.connect_legacy();
+    let mut h = eliciting(true);
     h.server_says(form_request(9));
-    let Some(Event::ServerRequest { handle, .. }) =
-        h.take_event(|e| matches!(e, Event::ServerRequest { .. }))
-    else {
-        panic!("no server request")
-    };
+    let (handle, _) = h.take_server_request();
     h.input(mcp_core::host::Input::ServerAnswer(handle, Ok(json!({"action": "accept", "content": {}}))));
     let sent = h.sent();
     assert_eq!(sent[0]["id"], json!(9));
@@ -308,8 +306,7 @@ fn a_handler_answer_that_breaks_the_form_becomes_an_error_for_the_server() {
 
 #[test]
 fn input_required_elicitation_answers_are_checked_too() {
-    let mut h = Harness::with(ProtocolMode::Auto, |c| c.features = elicitation_features());
-    h.connect_modern();
+    let mut h = eliciting(false);
     let r = h.request(call("book", json!({})));
     let first = h.expect_sent("tools/call");
     let ask = form_request(0)["params"].clone();
@@ -318,11 +315,7 @@ fn input_required_elicitation_answers_are_checked_too() {
         json!({"resultType": "input_required",
                            "inputRequests": {"who": {"method": "elicitation/create", "params": ask}}}),
     );
-    let Some(Event::ServerRequest { handle, .. }) =
-        h.take_event(|e| matches!(e, Event::ServerRequest { .. }))
-    else {
-        panic!("no input request")
-    };
+    let (handle, _) = h.take_server_request();
     let bad = h.respond_checked(handle, Ok(json!({"action": "accept", "content": {"email": 3}})));
     assert!(matches!(bad, Err(AnswerError::InvalidAnswer(_))));
     assert!(h.sent().is_empty());
@@ -332,4 +325,20 @@ fn input_required_elicitation_answers_are_checked_too() {
     assert_eq!(retry["params"]["inputResponses"]["who"]["content"]["email"], json!("ada@example.com"));
     h.reply(&retry, text_result("booked"));
     assert!(h.response(r).is_ok());
+}
+
+#[test]
+fn an_input_required_round_with_an_invalid_form_fails_the_request() {
+    let mut h = eliciting(false);
+    let r = h.request(call("book", json!({})));
+    let first = h.expect_sent("tools/call");
+    let nested = json!({"method": "elicitation/create", "params": {"message": "Where?", "requestedSchema": {
+        "type": "object", "properties": {"address": {"type": "object", "properties": {}}}}}});
+    h.reply(&first, json!({"resultType": "input_required", "inputRequests": {"where": nested}}));
+    match h.err(r) {
+        RequestError::InvalidResponse { detail } => assert!(detail.contains("nested objects"), "{detail}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(h.take_event(|e| matches!(e, Event::ServerRequest { .. })).is_none(), "the host was not asked");
+    assert!(h.sent().is_empty(), "no retry");
 }

@@ -131,22 +131,21 @@ impl HttpLink {
             max_message: MAX_MESSAGE,
             huge_bytes: MAX_MESSAGE + 1024,
         };
-        let pick = |rng: &mut Rng, max: u64| if faulty { rng.below(max + 1) } else { 0 };
         let net = NetFaults {
-            refused: pick(rng, 8),
-            connect_timeout: pick(rng, 2),
-            proxy_5xx: pick(rng, 8),
-            cut: pick(rng, 10),
-            slow_head: pick(rng, 8),
-            slow_body: pick(rng, 10),
-            reorder: pick(rng, 30),
-            garbage: pick(rng, 6),
-            oversize: pick(rng, 3),
+            refused: rng.fault(faulty, 8),
+            connect_timeout: rng.fault(faulty, 2),
+            proxy_5xx: rng.fault(faulty, 8),
+            cut: rng.fault(faulty, 10),
+            slow_head: rng.fault(faulty, 8),
+            slow_body: rng.fault(faulty, 10),
+            reorder: rng.fault(faulty, 30),
+            garbage: rng.fault(faulty, 6),
+            oversize: rng.fault(faulty, 3),
             split: if faulty { 20 + rng.below(81) } else { 0 },
-            stray: pick(rng, 8),
+            stray: rng.fault(faulty, 8),
         };
         let crlf = rng.percent(25);
-        let model = ModelFaults { expire: pick(rng, 6), err400: pick(rng, 6) };
+        let model = ModelFaults { expire: rng.fault(faulty, 6), err400: rng.fault(faulty, 6) };
         let url = format!("{ORIGIN}{path}");
         let mut http = HttpConfig::new(&url).expect("a valid URL");
         http.retries = rng.below(3) as u32;

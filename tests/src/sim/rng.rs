@@ -28,6 +28,16 @@ impl Rng {
         }
     }
 
+    /// A fault probability in percent, up to `max` when the seed is `faulty` (else 0, drawing
+    /// nothing).
+    pub fn fault(&mut self, faulty: bool, max: u64) -> u64 {
+        if faulty {
+            self.below(max + 1)
+        } else {
+            0
+        }
+    }
+
     /// True with probability `p` percent.
     pub fn percent(&mut self, p: u64) -> bool {
         self.below(100) < p

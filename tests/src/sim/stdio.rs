@@ -52,15 +52,14 @@ pub(super) struct StdioLink {
 impl StdioLink {
     pub(super) fn new(seed: u64, rng: &mut Rng, faulty: bool, base: Instant) -> (Self, Connection) {
         let era = if rng.percent(50) { SimEra::Modern } else { SimEra::Legacy };
-        let pick = |rng: &mut Rng, max: u64| if faulty { rng.below(max + 1) } else { 0 };
         let faults = ServerFaults {
-            duplicate: pick(rng, 10),
-            unknown_id: pick(rng, 10),
-            garbage: pick(rng, 10),
-            crash: pick(rng, 4),
+            duplicate: rng.fault(faulty, 10),
+            unknown_id: rng.fault(faulty, 10),
+            garbage: rng.fault(faulty, 10),
+            crash: rng.fault(faulty, 4),
         };
-        let spawn_fail = pick(rng, 20);
-        let stall = pick(rng, 30);
+        let spawn_fail = rng.fault(faulty, 20);
+        let stall = rng.fault(faulty, 30);
         let storm = if faulty && rng.percent(20) { 2 + rng.below(8) } else { 0 };
         let cfg =
             super::client_config(mcp_core::TransportConfig::Stdio(StdioCommand::new("sim-server")), seed);
