@@ -20,6 +20,8 @@ pub(crate) enum Timer {
     Retry(RequestHandle),
     /// Reopening the legacy HTTP event stream (or resuming a broken response stream) of a session.
     HttpReconnect(Epoch),
+    /// Legacy Streamable HTTP: requests stop waiting for the new session's GET stream to open.
+    ListenGate(Epoch),
     /// Giving up on the `DELETE` that ends a legacy HTTP session at close.
     HttpClose,
     /// HTTP+SSE: checking the event stream for silence (and pinging).
@@ -37,6 +39,7 @@ impl Timer {
             Timer::Reap(_) => "process shutdown escalation",
             Timer::Retry(_) => "request retry backoff",
             Timer::HttpReconnect(_) => "HTTP event stream reconnection",
+            Timer::ListenGate(_) => "HTTP event stream opening",
             Timer::HttpClose => "HTTP session close",
             Timer::SseKeepAlive(_) => "HTTP+SSE keep-alive",
             Timer::SseReopen => "HTTP+SSE reconnection",

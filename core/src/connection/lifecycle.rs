@@ -208,6 +208,11 @@ impl Connection {
 
     pub(super) fn start_handshake(&mut self, now: Instant, epoch: Epoch) {
         if self.http_known_legacy() {
+            if self.cfg.protocol == ProtocolMode::Modern {
+                let detail = "this HTTP transport only speaks the handshake revisions (initialize)".into();
+                self.fail_handshake(now, RequestError::ModernRequired { detail });
+                return;
+            }
             self.send_initialize(now, epoch);
             return;
         }

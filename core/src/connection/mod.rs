@@ -326,6 +326,7 @@ impl Connection {
                 Timer::Reap(epoch) => self.on_reap_timer(now, epoch),
                 Timer::Retry(h) => self.on_retry_timer(now, h),
                 Timer::HttpReconnect(epoch) => self.on_http_reconnect(now, epoch),
+                Timer::ListenGate(epoch) => self.on_listen_gate_timeout(now, epoch),
                 Timer::HttpClose => self.on_http_close_timeout(now),
                 Timer::SseKeepAlive(epoch) => self.on_sse_keepalive(now, epoch),
                 Timer::SseReopen => self.on_sse_reopen(now),

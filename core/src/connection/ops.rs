@@ -141,6 +141,7 @@ impl Connection {
         match &self.proc {
             Proc::Down => self.spawn(now),
             Proc::Starting { .. } => {}
+            Proc::Running { session: Session::Ready(_), .. } if self.http_holds_requests() => {}
             Proc::Running { session: Session::Ready(info), epoch, exited: None, stdout_eof: false } => {
                 let (epoch, info) = (*epoch, info.clone());
                 while let Some(h) = self.queue.pop_front() {
@@ -447,7 +448,7 @@ impl Connection {
     }
 
     /// Caches a list: modern servers by `ttlMs`; legacy servers only when they promise
-    /// `listChanged` notifications for it.
+    /// `listChanged` notifications for it and have a channel to send them on.
     fn store_cache(
         &mut self,
         now: Instant,
@@ -470,13 +471,20 @@ impl Connection {
                     crate::event::ListKind::Prompts => caps.prompts().is_some_and(|c| c.list_changed),
                     crate::event::ListKind::Resources => caps.resources().is_some_and(|c| c.list_changed),
                 };
-                if !promised {
+                // A promise the server has no way to keep (no notification channel) would
+                // keep the list forever.
+                if !promised || !self.can_receive_notifications() {
                     return;
                 }
                 None
             }
         };
         self.cache.insert(method, CacheEntry { response: response.clone(), expires });
+    }
+
+    /// Drops the cached lists that only a `list_changed` notification would invalidate.
+    pub(super) fn drop_lists_awaiting_notifications(&mut self) {
+        self.cache.retain(|_, entry| entry.expires.is_some());
     }
 
     /// Drops cached lists of a kind.

@@ -273,6 +273,9 @@ fn configured_headers_go_everywhere_but_mcp_param_only_to_legacy() {
     assert_eq!(init.header("Authorization"), Some("Bearer t0k"));
     assert_eq!(init.header("Mcp-Method"), None);
     h.reply_http(&init, init_result("2025-03-26", json!({})));
+    let listen = h.started_http().into_iter().find(|s| s.req.method == HttpMethod::Get).expect("GET");
+    assert_eq!(listen.header("Authorization"), Some("Bearer t0k"));
+    h.respond_http(listen.id, 405, &[], b"");
     h.ok(c);
 }
 
@@ -441,6 +444,11 @@ fn session_expiry_resends_idempotent_requests_but_not_tool_calls() {
     h.head(init.id, 200, &[("Content-Type", "application/json"), ("Mcp-Session-Id", "sess-2")]);
     h.body(init.id, msg.to_string().as_bytes());
     h.end(init.id);
+    let started = h.started_http();
+    assert!(started.iter().all(|s| s.method() != "prompts/list"), "waits for the new GET stream");
+    let listen = started.iter().find(|s| s.req.method == HttpMethod::Get).expect("a new GET stream");
+    assert_eq!(listen.header("Mcp-Session-Id"), Some("sess-2"));
+    h.sse_open(listen.id, "");
     let started = h.started_http();
     let resent = started.iter().find(|s| s.method() == "prompts/list").expect("re-sent");
     assert_eq!(resent.header("Mcp-Session-Id"), Some("sess-2"));

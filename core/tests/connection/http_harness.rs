@@ -237,8 +237,8 @@ pub(crate) fn legacy_http() -> (Harness, Sent) {
     let mut h = Harness::new(http_config("http://srv.test/mcp", &[]));
     let c = h.request(mcp_core::Request::Connect);
     let listen = h.http_connect_legacy();
-    h.ok(c);
     h.sse_open(listen.id, ": keep-alive\n\n");
+    h.ok(c);
     (h, listen)
 }
 

@@ -11,9 +11,12 @@ mod http_harness;
 
 mod era;
 mod http;
+mod http_lists;
 mod inbound;
 mod lifecycle;
+mod listen_gate;
 mod lists;
+mod modes;
 mod mrtr;
 mod requests;
 mod validation;

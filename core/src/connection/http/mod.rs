@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use super::{Connection, Outgoing, Proc, Session};
-use crate::config::{ConnectionConfig, HttpConfig, TransportConfig};
+use crate::config::{ConnectionConfig, HttpConfig, ProtocolMode, TransportConfig};
 use crate::handle::{Counter, Epoch, ExchangeId};
 use crate::io::{HttpHead, HttpMethod, HttpRequest, Io};
 use crate::jsonrpc::WireId;
@@ -36,6 +36,9 @@ const DEFAULT_RECONNECT: Duration = Duration::from_secs(1);
 const MAX_RECONNECT: Duration = Duration::from_secs(30);
 /// Resumptions of one broken response stream (legacy, `Last-Event-ID`) before giving up.
 const MAX_RESUMES: u32 = 3;
+/// How long requests of a new legacy session wait for its GET stream to open (see
+/// [`HttpLink::listen_gate`]).
+const LISTEN_GATE_WAIT: Duration = Duration::from_secs(2);
 /// How long closing waits for the `DELETE` of a legacy session.
 const CLOSE_DELETE_WAIT: Duration = Duration::from_secs(2);
 
@@ -59,6 +62,10 @@ pub(crate) struct HttpLink {
     ids: Counter,
     /// Legacy Streamable HTTP: the standalone GET stream.
     listen: Listen,
+    /// Legacy Streamable HTTP: the session's first GET stream has no response head yet, so
+    /// host requests wait (a server request sent before the stream exists would be lost).
+    /// Opened by the head, the stream's end or failure, or [`LISTEN_GATE_WAIT`].
+    listen_gate: bool,
     /// The last event id seen on the GET stream (for `Last-Event-ID`).
     listen_event_id: Option<String>,
     /// The server's `retry`, in milliseconds.
@@ -109,6 +116,7 @@ impl HttpLink {
             exchanges: BTreeMap::new(),
             ids: Counter::default(),
             listen: Listen::Off,
+            listen_gate: false,
             listen_event_id: None,
             retry_ms: None,
             listen_failures: 0,
@@ -145,6 +153,7 @@ impl HttpLink {
         self.legacy_version = None;
         self.post_url = self.base_url().to_owned();
         self.listen = Listen::Off;
+        self.listen_gate = false;
         self.listen_event_id = None;
         self.listen_failures = 0;
         self.resumes.clear();
@@ -192,6 +201,13 @@ impl Connection {
             return;
         }
         self.link().reset_session();
+        if self.link().kind() == TransportKind::Sse && self.cfg.protocol == ProtocolMode::Modern {
+            // HTTP+SSE is 2024-11-05 only: refuse before anything goes out.
+            self.proc = Proc::Running { epoch, session: Session::Probing, exited: None, stdout_eof: false };
+            let detail = "the HTTP+SSE transport only speaks 2024-11-05 (initialize)".to_owned();
+            self.fail_handshake(now, crate::error::RequestError::ModernRequired { detail });
+            return;
+        }
         if self.link().kind() == TransportKind::Sse {
             if !std::mem::replace(&mut self.link().deprecation_reported, true) {
                 self.warn(crate::error::Warning::Deprecated {
@@ -300,9 +316,13 @@ impl Connection {
         let Some(x) = link.exchanges.get_mut(&exchange) else { return };
         x.on_head(&head);
         let epoch = x.epoch;
+        let is_listen = x.role == Role::Listen;
         let is_initialize = matches!(&x.role, Role::Post { .. }) && self.initialize_exchange(exchange);
         if is_initialize && (200..300).contains(&head.status) {
             self.capture_session_id(&head);
+        }
+        if is_listen && self.current_epoch() == Some(epoch) {
+            self.open_listen_gate(now, epoch);
         }
         if self.current_epoch() != Some(epoch) && !self.is_close_exchange(exchange) {
             self.abort_exchange(exchange);
@@ -484,10 +504,53 @@ impl Connection {
         if era == Era::Legacy {
             link.legacy_version = Some(protocol_version.to_owned());
             match kind {
-                TransportKind::StreamableHttp => self.open_listen(now, epoch),
+                TransportKind::StreamableHttp => {
+                    self.link().listen_gate = true;
+                    self.timers.set(Timer::ListenGate(epoch), now + LISTEN_GATE_WAIT);
+                    self.open_listen(now, epoch);
+                }
                 TransportKind::Sse => self.sse_watch(now, epoch),
                 _ => {}
             }
+        }
+    }
+
+    /// Whether the server can reach the client with unsolicited notifications (a legacy
+    /// `listChanged` promise is only worth caching on when it can): always on stdio and
+    /// HTTP+SSE; on Streamable HTTP while the GET stream is open or being reopened; never on
+    /// plain HTTP.
+    pub(super) fn can_receive_notifications(&self) -> bool {
+        let Some(link) = self.http.as_ref() else { return true };
+        match link.kind() {
+            TransportKind::Stdio | TransportKind::Sse => true,
+            TransportKind::StreamableHttp => matches!(link.listen, Listen::Open(_) | Listen::Waiting),
+            TransportKind::PlainHttp => false,
+        }
+    }
+
+    /// The legacy GET stream is gone for good: no `list_changed` can arrive any more, so the
+    /// lists cached on that promise are dropped.
+    fn listen_given_up(&mut self) {
+        self.link().listen = Listen::Unsupported;
+        self.drop_lists_awaiting_notifications();
+    }
+
+    /// Whether host requests must wait for the GET stream of a new legacy session.
+    pub(super) fn http_holds_requests(&self) -> bool {
+        self.http.as_ref().is_some_and(|l| l.listen_gate)
+    }
+
+    /// The GET stream answered (or will not): requests held for it go out now.
+    fn open_listen_gate(&mut self, now: Instant, epoch: Epoch) {
+        self.timers.clear(Timer::ListenGate(epoch));
+        if std::mem::replace(&mut self.link().listen_gate, false) {
+            self.pump(now);
+        }
+    }
+
+    pub(super) fn on_listen_gate_timeout(&mut self, now: Instant, epoch: Epoch) {
+        if self.current_epoch() == Some(epoch) && self.http.is_some() {
+            self.open_listen_gate(now, epoch);
         }
     }
 
@@ -532,6 +595,7 @@ impl Connection {
     /// Ends the HTTP side of a session: aborts its exchanges (the close `DELETE` excepted).
     pub(super) fn http_drop_session(&mut self, epoch: Epoch) {
         self.timers.clear(Timer::HttpReconnect(epoch));
+        self.timers.clear(Timer::ListenGate(epoch));
         self.timers.clear(Timer::SseKeepAlive(epoch));
         let Some(link) = self.http.as_mut() else { return };
         let closing = link.closing;
@@ -545,6 +609,7 @@ impl Connection {
             self.abort_exchange(ex);
         }
         self.link().listen = Listen::Off;
+        self.link().listen_gate = false;
         self.link().resumes.clear();
     }
 

@@ -295,6 +295,7 @@ impl Connection {
             self.on_session_expired(now, x.epoch);
             return;
         }
+        self.open_listen_gate(now, x.epoch);
         self.note_retry_ms(x);
         let link = self.link();
         if x.last_event_id.is_some() {
@@ -304,11 +305,11 @@ impl Connection {
         match status {
             // The server offers no GET stream.
             Some(405) => {
-                link.listen = Listen::Unsupported;
+                self.listen_given_up();
                 return;
             }
             Some(s) if !(200..300).contains(&s) && s != 429 && s < 500 => {
-                link.listen = Listen::Unsupported;
+                self.listen_given_up();
                 let detail = format!(
                     "the server refused the event stream (HTTP {s}); server requests will not arrive"
                 );
@@ -317,13 +318,15 @@ impl Connection {
             }
             _ => {}
         }
+        let link = self.link();
         link.listen_failures = if healthy { 0 } else { link.listen_failures + 1 };
         if link.listen_failures >= MAX_LISTEN_FAILURES {
-            link.listen = Listen::Unsupported;
+            self.listen_given_up();
             let detail = format!("gave up reopening the event stream after {MAX_LISTEN_FAILURES} failures");
             self.warn(Warning::Http { detail });
             return;
         }
+        let link = self.link();
         link.listen = Listen::Waiting;
         self.schedule_reconnect(now, x.epoch);
     }
