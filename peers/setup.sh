@@ -127,6 +127,7 @@ conf_wrap() { # NAME JS
   } > "$f"
   chmod +x "$f"
 }
+conf_wrap conformance      "$NM/conformance/dist/index.js"   # 0.1.16, the latest stable release
 conf_wrap conformance-next "$DEST/conformance-next/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 cat > "$DEST/env.sh" <<EOF
 # source this file: puts the peer commands on PATH
@@ -147,6 +148,7 @@ printf '  %-44s %s\n' \
   "@modelcontextprotocol/server-everything" "$(ver "$NM/server-everything")" \
   "@modelcontextprotocol/server-filesystem" "$(ver "$NM/server-filesystem")" \
   "@modelcontextprotocol/server (TS SDK v2)" "$(ver "$NM/server")" \
+  "@modelcontextprotocol/conformance" "$(ver "$NM/conformance")" \
   "@modelcontextprotocol/conformance (next)" "$(ver "$DEST/conformance-next/node_modules/@modelcontextprotocol/conformance")" \
   "node for the conformance suite" "$("$NODE22" --version)" \
   "mcp (Python SDK)" "$(pyver mcp)" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The sans-IO core must not depend on any runtime, socket, HTTP or TLS crate (DESIGN.md §3),
+# The sans-IO core must not depend on any runtime, socket, HTTP or TLS crate (ARCHITECTURE.md, "Core purity"),
 # and must not use the clock, threads, OS randomness or HashMap iteration (core/clippy.toml,
 # enforced by the workspace clippy run).
 #

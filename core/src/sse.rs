@@ -35,7 +35,8 @@ pub struct SseLimits {
     pub max_event_bytes: usize,
     /// Longest event id accepted (it is echoed in `Last-Event-ID`). Default 256.
     pub max_event_id_bytes: usize,
-    /// Floor applied to `retry` values, in milliseconds. Default 1000.
+    /// Floor applied to `retry` values, in milliseconds. Default 200 (a server asking for
+    /// 500 ms gets 500 ms; `retry: 0` cannot reconnect more than five times a second).
     pub min_retry_ms: u64,
     /// Cap applied to `retry` values, in milliseconds. Default 60 000.
     pub max_retry_ms: u64,
@@ -46,7 +47,7 @@ impl Default for SseLimits {
         Self {
             max_event_bytes: 16 * 1024 * 1024,
             max_event_id_bytes: 256,
-            min_retry_ms: 1000,
+            min_retry_ms: 200,
             max_retry_ms: 60_000,
         }
     }

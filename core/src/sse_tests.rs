@@ -94,8 +94,9 @@ fn mcp_priming_event_has_an_id_and_empty_data() {
 #[test]
 fn retry_digits_only_and_clamped() {
     let input =
-        b"retry: 5000\nretry: 5s\nretry: -1\nretry:\nretry:  5\nretry: 0\nretry: 99999999999999999999999\n";
-    assert_eq!(items(input), vec![SseItem::Retry(5000), SseItem::Retry(1000), SseItem::Retry(60_000)]);
+        b"retry: 5000\nretry: 5s\nretry: -1\nretry:\nretry:  5\nretry: 0\nretry: 99999999999999999999999\nretry: 500\n";
+    let want = [SseItem::Retry(5000), SseItem::Retry(200), SseItem::Retry(60_000), SseItem::Retry(500)];
+    assert_eq!(items(input), want.to_vec());
     // A retry inside an event that never completes is still seen (it applies at once).
     assert_eq!(items(b"data: x\nretry: 2000\n"), vec![SseItem::Retry(2000)]);
 }

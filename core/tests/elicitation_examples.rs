@@ -6,7 +6,7 @@ use mcp_core::schema::elicitation::form_of;
 
 #[test]
 fn the_spec_elicitation_examples_are_valid_forms() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/spec/2026-07-28/schema/examples");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/spec-examples/2026-07-28");
     let mut seen = 0;
     for example in ["ElicitRequestFormParams", "ElicitRequest", "ElicitRequestURLParams"] {
         let entries =

@@ -1,4 +1,4 @@
-//! The official JSON Schema test suite (`../shared/jsonschema-test-suite`) through
+//! The official JSON Schema test suite (`tests/data/jsonschema-test-suite`) through
 //! `mcp_core::schema`, with `remotes/` served from memory as `http://localhost:1234/...`.
 //!
 //! Required tests of draft-07, 2019-09 and 2020-12 must all pass. Optional tests (non-format, and
@@ -14,7 +14,7 @@ use mcp_core::schema::{CompiledSchema, Dialect, SchemaOptions};
 use serde_json::Value;
 
 fn suite_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/jsonschema-test-suite")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/jsonschema-test-suite")
 }
 
 fn json_files(dir: &Path, recursive: bool) -> Vec<PathBuf> {

@@ -1,5 +1,5 @@
 //! The checks against real third-party MCP servers (the peers installed by
-//! `shared/peers/setup.sh`), written once for every runtime like the scenarios: a test file
+//! `peers/setup.sh`), written once for every runtime like the scenarios: a test file
 //! defines the glue module `rt` (see `scenarios.rs`) and writes
 //! `define_peer_checks!(async, aw_async)` or `define_peer_checks!(, aw_sync)`, which defines
 //! `pub mod peer_checks` with one function per peer.

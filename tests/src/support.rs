@@ -170,8 +170,8 @@ pub fn peer_command(name: &str) -> String {
     let path = peers_dir().join("bin").join(name);
     assert!(
         path.is_file(),
-        "MCP peer {name:?} is missing at {}: install the peers with `bash ../shared/peers/setup.sh .peers` \
-         from the workspace root (or point MCP_PEERS at an installed peers directory)",
+        "MCP peer {name:?} is missing at {}: install the peers with `bash peers/setup.sh` \
+         from the repository root (`scripts/test` does it first), or point MCP_PEERS at an installed peers directory",
         path.display()
     );
     path.to_str().expect("peer paths are UTF-8").to_owned()

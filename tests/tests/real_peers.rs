@@ -2,8 +2,8 @@
 //! (legacy 2025-11-25) and three small servers of ours on the Python SDK 2.x, FastMCP 4.x and
 //! the TypeScript SDK v2 (modern 2026-07-28).
 //!
-//! The peers are installed by `bash ../shared/peers/setup.sh .peers` (run from the workspace
-//! root; CI does the same). They are found through `$MCP_PEERS`, else `<workspace>/.peers`.
+//! The peers are installed by `bash peers/setup.sh` (`scripts/test` runs it before the tests;
+//! so does CI). They are found through `$MCP_PEERS`, else `<workspace>/.peers`.
 //! A missing peer fails its test with that instruction; nothing is skipped.
 //!
 //! Over HTTP: server-everything (Streamable HTTP with sessions and resumption, HTTP+SSE, the
@@ -111,5 +111,5 @@ fn missing_peer_fails_with_setup_instructions() {
         .expect_err("a missing peer must fail")
         .downcast::<String>()
         .expect("a formatted panic message");
-    assert!(message.contains("bash ../shared/peers/setup.sh .peers"), "{message}");
+    assert!(message.contains("bash peers/setup.sh"), "{message}");
 }

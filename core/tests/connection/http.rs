@@ -480,6 +480,14 @@ fn a_broken_legacy_response_stream_is_resumed_with_last_event_id() {
 }
 
 #[test]
+fn a_sub_second_retry_is_honoured() {
+    // The conformance suite's sse-retry scenario: `retry: 500` must not wait a second.
+    let (mut h, _t, _sent) = broken_legacy_call("retry: 500\nid: ev-1\ndata: \n\n");
+    assert_eq!(h.fire_next_timer(), ms(500));
+    assert_eq!(h.expect_http("GET").header("Last-Event-ID"), Some("ev-1"));
+}
+
+#[test]
 fn the_get_stream_reconnects_and_stops_on_405() {
     let (mut h, listen) = legacy_http();
     h.body(
