@@ -47,7 +47,7 @@ fn server_path() -> PathBuf {
 }
 
 /// The clients' target: the bundled server in modern mode, or `MCP_BENCH_SERVER` (any stdio
-/// server with an `echo` tool, e.g. the shared kit's `mini-stdio-server`, for side-by-side runs).
+/// server with an `echo` tool, e.g. a benchmark kit's `mini-stdio-server`, for side-by-side runs).
 fn target(server: &Path) -> String {
     std::env::var("MCP_BENCH_SERVER").unwrap_or_else(|_| format!("{} --protocol modern", server.display()))
 }
