@@ -6,29 +6,15 @@ use serde_json::json;
 
 use mcp_core::{Request, RequestHandle};
 
-use crate::harness::{call, init_result, secs, text_result, Harness};
-use crate::http_harness::{http_config, result_for, sse_message, Sent};
+use crate::harness::{call, secs, text_result, Harness};
+use crate::http_harness::{http_config, sse_message, Sent};
 
-/// A legacy handshake with a tool call issued before it; returns the call, and the GET stream
-/// (started, unanswered). Nothing else is in flight.
+/// A legacy handshake (session `sess-1`) with a tool call issued before it; returns the call,
+/// and the GET stream (started, unanswered). The call is held.
 fn call_during_handshake() -> (Harness, RequestHandle, Sent) {
     let mut h = Harness::new(http_config("http://srv.test/mcp", &[]));
     let t = h.request(call("ask", json!({})));
-    let probe = h.expect_http("server/discover");
-    h.respond_http(probe.id, 400, &[("Content-Type", "text/plain")], b"Bad Request: no session");
-    let init = h.expect_http("initialize");
-    let msg = result_for(&init.json(), init_result("2025-11-25", json!({})));
-    h.head(init.id, 200, &[("Content-Type", "application/json"), ("Mcp-Session-Id", "s-1")]);
-    h.body(init.id, msg.to_string().as_bytes());
-    h.end(init.id);
-    let mut after = h.started_http();
-    assert_eq!(after.len(), 2, "notifications/initialized and the GET stream only: {after:#?}");
-    let listen = after.pop().expect("GET");
-    let initialized = after.pop().expect("initialized");
-    assert_eq!(initialized.method(), "notifications/initialized");
-    assert_eq!(listen.req.method, mcp_core::HttpMethod::Get);
-    h.accepted(&initialized);
-    h.take_connected();
+    let listen = h.http_connect_legacy();
     assert!(h.started_http().is_empty(), "the call waits for the GET stream");
     (h, t, listen)
 }
@@ -38,7 +24,7 @@ fn requests_wait_for_the_get_stream_head() {
     let (mut h, t, listen) = call_during_handshake();
     h.head(listen.id, 200, &[("Content-Type", "text/event-stream")]);
     let sent = h.expect_http("tools/call");
-    assert_eq!(sent.header("Mcp-Session-Id"), Some("s-1"));
+    assert_eq!(sent.header("Mcp-Session-Id"), Some("sess-1"));
     // The server asks for input on the stream that now exists, then answers the call.
     let ask = json!({"jsonrpc": "2.0", "id": 7, "method": "ping"});
     h.body(listen.id, sse_message(Some("e1"), &ask).as_bytes());
