@@ -183,6 +183,35 @@ pub mod http_peer_checks {
         aw!(client.close());
     }
 
+    /// Modern mode against a server that only speaks the handshake revisions, on Streamable
+    /// HTTP and on HTTP+SSE: a typed refusal, and nothing legacy sent (the SSE stream is not
+    /// even opened).
+    pub $($kw)? fn everything_refused_in_modern_mode() {
+        use $crate::mcp_core::{ClientError, RequestError};
+        for (args, path) in [("streamableHttp", "/mcp"), ("sse", "/sse")] {
+            let peer = HttpPeer::start("server-everything", &[args], &[("PORT", "{port}")]);
+            let client = rt::build(rt::Client::builder().server(spec("modern-only", &peer.url(path), ProtocolMode::Modern)))
+                .expect("build the client");
+            let e = aw!(client.connect()).expect_err("a legacy-only server in modern mode");
+            assert!(matches!(e, ClientError::Request(RequestError::ModernRequired { .. })), "{path}: {e:?}");
+            aw!(client.close());
+        }
+    }
+
+    /// A legacy server without a GET stream (ts-v2-peer answers 405) cannot send
+    /// `list_changed`, so its `listChanged` promise is not cached on: a tool added by `bump`
+    /// shows in the next `tools/list`.
+    pub $($kw)? fn ts_v2_legacy_lists_are_not_cached_without_a_stream() {
+        let peer = HttpPeer::start("ts-v2-peer", &["http", "--port", "{port}"], &[]);
+        let client = aw!(open(&peer, "ts-v2-lists", "/mcp", ProtocolMode::Legacy, (Era::Legacy, TransportKind::StreamableHttp), &["echo", "bump"]));
+        let before = aw!(client.list_tools()).expect("tools/list").len();
+        aw!(client.call_tool("bump", json!({}))).expect("bump");
+        let after: Vec<String> = aw!(client.list_tools()).expect("tools/list").into_iter().map(|t| t.tool.name).collect();
+        assert_eq!(after.len(), before + 1, "{after:?}");
+        assert!(after.iter().any(|n| n == "extra-1"), "{after:?}");
+        aw!(client.close());
+    }
+
     /// The TS SDK v2 server: modern, and statelessly legacy (its GET and DELETE answer 405).
     pub $($kw)? fn ts_v2_both_eras() {
         let peer = HttpPeer::start("ts-v2-peer", &["http", "--port", "{port}"], &[]);

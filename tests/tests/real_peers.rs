@@ -20,7 +20,7 @@ macro_rules! all_http_checks {
         mcp_tests::scenario_tests!(http_peer_checks, $run;
             everything_streamable, everything_sse, everything_fallback_to_sse, py_streamable_modern,
             py_stateless_json_modern, py_ask_name_both_eras, py_streamable_legacy_session, py_sse, fastmcp_streamable_and_sse,
-            ts_v2_both_eras);
+            ts_v2_both_eras, everything_refused_in_modern_mode, ts_v2_legacy_lists_are_not_cached_without_a_stream);
     };
 }
 
