@@ -10,12 +10,11 @@
 //! scenario. The real-peer checks use the same trick ([`define_peer_checks!`]).
 
 mod async_scenarios;
-pub mod http_fixture;
 mod http_peer_checks;
 pub mod http_peers;
-pub mod http_test_server;
 mod peer_checks;
 mod scenarios;
+pub mod scripted_http;
 pub mod sim;
 pub mod support;
 
