@@ -4,7 +4,7 @@
 //! runtime's ratio to the floor measured in the same run. Rounds are interleaved.
 //!
 //! ```text
-//! cargo build --release -p mcp-tests -p mcp-bench
+//! cargo build --release -p mcp-test-server -p mcp-bench
 //! target/release/mcp-bench [N] [ROUNDS]      # defaults: 5000 calls, 3 rounds
 //! target/release/mcp-bench schema [N] [ROUNDS]   # defaults: 20000 calls, 3 rounds
 //! MCP_BENCH_SERVER=/path/to/mini-stdio-server target/release/mcp-bench   # clients on another server
@@ -38,7 +38,7 @@ fn server_path() -> PathBuf {
     let path = exe.with_file_name("mcp-test-server");
     if !path.exists() {
         eprintln!(
-            "error: {} not found; run `cargo build --release -p mcp-tests -p mcp-bench`",
+            "error: {} not found; run `cargo build --release -p mcp-test-server -p mcp-bench`",
             path.display()
         );
         std::process::exit(1);

@@ -196,7 +196,7 @@ pub(crate) const TEST_SERVER_ARG: &str = "__test-server";
 
 fn main() -> ExitCode {
     if std::env::args().nth(1).as_deref() == Some(TEST_SERVER_ARG) {
-        return mcp_tests::test_server::run(std::env::args().skip(2));
+        return mcp_test_server::run(std::env::args().skip(2));
     }
     if std::env::args().nth(1).as_deref() == Some(conformance::CONFORMANCE_ARG) {
         return conformance::run(std::env::args().skip(2));

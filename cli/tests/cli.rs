@@ -1,43 +1,12 @@
 //! Runs the built `mcp` binary against the workspace's test server.
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 
 use serde_json::Value;
 
-/// The test server, built first if it is missing. It sits next to `mcp` (by default
-/// `target/debug/`), which is also where `mcp demo` looks for it.
-fn server() -> &'static str {
-    static SERVER: OnceLock<String> = OnceLock::new();
-    SERVER.get_or_init(|| {
-        let dir = PathBuf::from(env!("CARGO_BIN_EXE_mcp")).parent().expect("bin dir").to_path_buf();
-        let path = dir.join(format!("mcp-test-server{}", std::env::consts::EXE_SUFFIX));
-        if !path.is_file() {
-            let mut build = Command::new(env!("CARGO"));
-            build.args(["build", "-p", "mcp-tests", "--bin", "mcp-test-server"]);
-            match dir.file_name().and_then(|n| n.to_str()) {
-                Some("debug") | None => {}
-                Some("release") => {
-                    build.arg("--release");
-                }
-                Some(profile) => {
-                    build.args(["--profile", profile]);
-                }
-            }
-            let status = build.status().expect("run cargo build");
-            assert!(status.success(), "cargo build -p mcp-tests failed");
-        }
-        assert!(path.is_file(), "{} is missing after the build", path.display());
-        let path = path.to_str().expect("a UTF-8 path").to_owned();
-        assert!(!path.contains([' ', '\'', '"', '\\']), "test server path needs quoting: {path}");
-        path
-    })
-}
-
 /// A TARGET running the test server with these flags.
 fn target(flags: &str) -> String {
-    format!("{} {flags}", server())
+    format!("{} {flags}", mcp_tests::support::test_server())
 }
 
 fn mcp(args: &[&str]) -> Output {
@@ -143,7 +112,6 @@ fn prompts_resources_and_read() {
 
 #[test]
 fn demo_tours_both_eras() {
-    server();
     let out = mcp(&["demo"]);
     assert!(out.status.success(), "stdout: {}\nstderr: {}", stdout(&out), stderr(&out));
     let text = stdout(&out);

@@ -1,5 +1,5 @@
 //! End-to-end checks of the blocking client against the workspace's test server
-//! (`cargo build -p mcp-tests --bin mcp-test-server` first).
+//! (`mcp-test-server`, built on first use by `mcp_tests::support::test_server`).
 
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -9,14 +9,8 @@ use mcp_blocking::core::{Era, Request, RequestError};
 use mcp_blocking::{CancelToken, Client, ClientError, Event, RequestOptions, ServerSpec};
 use serde_json::json;
 
-const EXE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../target/debug/mcp-test-server");
-
 fn target(protocol: &str) -> String {
-    assert!(
-        std::path::Path::new(EXE).exists(),
-        "build the test server first: cargo build -p mcp-tests --bin mcp-test-server"
-    );
-    format!("{EXE} --protocol {protocol}")
+    format!("{} --protocol {protocol}", mcp_tests::support::test_server())
 }
 
 fn spec(name: &str, protocol: &str) -> ServerSpec {

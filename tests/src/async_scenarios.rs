@@ -20,7 +20,7 @@ pub mod async_scenarios {
         for proto in ["modern", "2025-11-25"] {
             let record = support::unique_temp_path("cancel-record");
             let record_str = record.to_str().expect("UTF-8 path").to_owned();
-            let spec = support::spec(rt::SERVER, "t", &["--protocol", proto, "--record", &record_str]);
+            let spec = support::spec(support::test_server(), "t", &["--protocol", proto, "--record", &record_str]);
             let client = rt::build(rt::Client::builder().server(spec)).expect("build");
             client.connect().await.expect("connect");
             let slow = async { Some(client.call_tool("slow", json!({"ms": 20000})).await) };
@@ -57,7 +57,7 @@ pub mod async_scenarios {
     /// A fast call is not held up by a slow one on the same server.
     pub async fn concurrent_calls() {
         for proto in ["modern", "2025-11-25"] {
-            let spec = support::spec(rt::SERVER, "t", &["--protocol", proto]);
+            let spec = support::spec(support::test_server(), "t", &["--protocol", proto]);
             let client = rt::build(rt::Client::builder().server(spec)).expect("build");
             client.connect().await.expect("connect");
             let order = Arc::new(Mutex::new(Vec::new()));

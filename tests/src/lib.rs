@@ -1,7 +1,7 @@
 //! Test support for the mcp client workspace.
 //!
-//! The crate also builds the `mcp-test-server` binary, a deterministic MCP server used as a
-//! fixture by the client integration tests (`tests/tests/*.rs`).
+//! The deterministic MCP server the scenarios run against is its own crate, `mcp-test-server`
+//! (re-exported as [`test_server`]); [`support::test_server`] locates and builds its binary.
 //!
 //! The scenarios run unchanged on every runtime: [`define_scenarios!`] expands the same bodies
 //! either as `async fn` (each `aw!` becomes `.await`, through [`aw_async!`]) or as plain `fn`
@@ -10,18 +10,17 @@
 //! scenario. The real-peer checks use the same trick ([`define_peer_checks!`]).
 
 mod async_scenarios;
-pub mod http_fixture;
 mod http_peer_checks;
 pub mod http_peers;
-pub mod http_test_server;
 mod peer_checks;
 mod scenarios;
+pub mod scripted_http;
 pub mod sim;
 pub mod support;
-pub mod test_server;
 
 pub use futures_lite;
 pub use mcp_core;
+pub use mcp_test_server as test_server;
 pub use serde_json;
 
 /// `aw_async!(e)` is `e.await`: the async flavour of the scenario bodies.

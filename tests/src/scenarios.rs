@@ -5,7 +5,6 @@
 //! ```text
 //! mod rt {
 //!     pub use mcp_tokio::{static_roots, Client, ClientBuilder};
-//!     pub const SERVER: &str = env!("CARGO_BIN_EXE_mcp-test-server");
 //!     pub async fn connect(target: &str) -> Result<Client, ClientError>;   // or a plain fn
 //!     pub fn build(builder: ClientBuilder) -> Result<Client, ClientError>;
 //!     pub fn sync_handler(f: impl Fn(&str, ServerRequest) -> Result<Value, String> ...) -> Handler;
@@ -54,7 +53,7 @@ pub mod scenarios {
     const LEGACY_ONLY_TOOLS: [&str; 4] = ["elicit", "sample", "roots", "ping_client"];
 
     fn builder(args: &[&str]) -> rt::ClientBuilder {
-        rt::Client::builder().server(support::spec(rt::SERVER, "t", args))
+        rt::Client::builder().server(support::spec(support::test_server(), "t", args))
     }
 
     fn new_client(args: &[&str]) -> rt::Client {
@@ -105,7 +104,7 @@ pub mod scenarios {
     pub $($kw)? fn connect_eras() {
         for proto in ["modern", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "dual"] {
             let (era, version) = expect_era(proto);
-            let target = support::target(rt::SERVER, &["--protocol", proto]);
+            let target = support::target(support::test_server(), &["--protocol", proto]);
             let client =
                 aw!(rt::connect(&target)).unwrap_or_else(|e| panic!("connect --protocol {proto}: {e}"));
             let info = client.servers()[0].info().expect("server info after connect");
@@ -123,7 +122,7 @@ pub mod scenarios {
     }
 
     pub $($kw)? fn connect_silent_discover_falls_back() {
-        let spec = support::spec(rt::SERVER, "t", &["--protocol", "2025-06-18", "--silent-discover"])
+        let spec = support::spec(support::test_server(), "t", &["--protocol", "2025-06-18", "--silent-discover"])
             .discover_timeout(Duration::from_millis(300));
         let client = rt::build(rt::Client::builder().server(spec)).expect("build");
         let started = Instant::now();
@@ -150,18 +149,18 @@ pub mod scenarios {
 
     pub $($kw)? fn connect_protocol_modes() {
         let spec =
-            support::spec(rt::SERVER, "t", &["--protocol", "2025-11-25"]).protocol(ProtocolMode::Modern);
+            support::spec(support::test_server(), "t", &["--protocol", "2025-11-25"]).protocol(ProtocolMode::Modern);
         let client = rt::build(rt::Client::builder().server(spec)).expect("build");
         match aw!(client.connect()) {
             Err(ClientError::Request(RequestError::ModernRequired { detail })) => assert!(!detail.is_empty()),
             other => panic!("expected ModernRequired, got {other:?}"),
         }
         aw!(client.close());
-        let spec = support::spec(rt::SERVER, "t", &["--protocol", "modern"]).protocol(ProtocolMode::Modern);
+        let spec = support::spec(support::test_server(), "t", &["--protocol", "modern"]).protocol(ProtocolMode::Modern);
         let client = rt::build(rt::Client::builder().server(spec)).expect("build");
         assert_eq!(aw!(client.connect()).expect("modern mode, modern server")[0].era, Era::Modern);
         aw!(client.close());
-        let spec = support::spec(rt::SERVER, "t", &["--protocol", "dual"]).protocol(ProtocolMode::Legacy);
+        let spec = support::spec(support::test_server(), "t", &["--protocol", "dual"]).protocol(ProtocolMode::Legacy);
         let client = rt::build(rt::Client::builder().server(spec)).expect("build");
         let info = aw!(client.connect()).expect("legacy mode, dual server").remove(0);
         assert_eq!((info.era, info.protocol_version.as_str()), (Era::Legacy, "2025-11-25"));
@@ -203,7 +202,7 @@ pub mod scenarios {
 
     pub $($kw)? fn tools_call_and_meta() {
         for proto in PROTOCOLS {
-            let spec = support::spec(rt::SERVER, "t", &["--protocol", proto])
+            let spec = support::spec(support::test_server(), "t", &["--protocol", proto])
                 .request_meta(obj(json!({"origin": "spec"})));
             let client = rt::build(rt::Client::builder().server(spec)).expect("build");
             let r = aw!(client.call_tool("echo", msg("hi"))).expect("echo");
@@ -430,7 +429,7 @@ pub mod scenarios {
         for proto in PROTOCOLS {
             let events = Events::new();
             let limits = Limits { max_message_bytes: 1 << 20, ..Limits::default() };
-            let spec = support::spec(rt::SERVER, "t", &["--protocol", proto]).limits(limits);
+            let spec = support::spec(support::test_server(), "t", &["--protocol", proto]).limits(limits);
             let b = rt::Client::builder().server(spec).on_event(events.hook());
             let client = rt::build(b).expect("build");
             let r = aw!(client.call_tool("noise", json!({}))).expect("noise answers");
@@ -535,8 +534,8 @@ pub mod scenarios {
 
     pub $($kw)? fn multi_server() {
         let b = rt::Client::builder()
-            .server(support::spec(rt::SERVER, "a", &["--protocol", "modern"]))
-            .server(support::spec(rt::SERVER, "b", &["--protocol", "2025-11-25"]));
+            .server(support::spec(support::test_server(), "a", &["--protocol", "modern"]))
+            .server(support::spec(support::test_server(), "b", &["--protocol", "2025-11-25"]));
         let client = rt::build(b).expect("build");
         let infos = aw!(client.connect()).expect("connect both");
         assert_eq!(infos.iter().map(|i| i.era).collect::<Vec<_>>(), [Era::Modern, Era::Legacy]);

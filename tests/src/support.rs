@@ -1,12 +1,55 @@
-//! Shared helpers for the integration tests: server specs, event collection, temporary files,
-//! process lookup, and locating the real peers.
+//! Shared helpers for the integration tests: the test server's binary, server specs, event
+//! collection, temporary files, process lookup, and locating the real peers.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use mcp_core::{Event, Progress, ServerSpec, StdioCommand};
 use serde_json::Value;
+
+/// The path of the `mcp-test-server` binary (crate `mcp-test-server`), built first.
+///
+/// Tests outside that crate get no `CARGO_BIN_EXE_mcp-test-server`, so the binary is found in
+/// the running test's profile directory (`<target>/<profile>/`, the parent of `deps/`) after
+/// `cargo build -p mcp-test-server` with that target directory and profile, once per process (a
+/// no-op when it is fresh, so an edited server is never run stale). Panics when the build fails.
+pub fn test_server() -> &'static str {
+    static PATH: OnceLock<String> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let exe = std::env::current_exe().expect("the running test's path");
+        let mut dir = exe.parent().expect("its directory").to_path_buf();
+        if dir.ends_with("deps") {
+            dir.pop();
+        }
+        let (Some(profile), Some(target_dir)) = (dir.file_name().and_then(|n| n.to_str()), dir.parent())
+        else {
+            panic!("{} is not in a cargo target directory", exe.display())
+        };
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
+        let mut build = Command::new(cargo);
+        build.args(["build", "--quiet", "-p", "mcp-test-server", "--bin", "mcp-test-server"]);
+        build.args(["--manifest-path", concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.toml")]);
+        build.arg("--target-dir").arg(target_dir);
+        match profile {
+            "debug" => {}
+            "release" => {
+                build.arg("--release");
+            }
+            profile => {
+                build.args(["--profile", profile]);
+            }
+        }
+        let status = build.status().expect("run cargo build");
+        assert!(status.success(), "cargo build -p mcp-test-server failed");
+        let path = dir.join(format!("mcp-test-server{}", std::env::consts::EXE_SUFFIX));
+        assert!(path.is_file(), "{} is missing after the build", path.display());
+        let path = path.to_str().expect("a UTF-8 path").to_owned();
+        assert!(!path.contains([' ', '\'', '"', '\\']), "the test server's path needs quoting: {path}");
+        path
+    })
+}
 
 /// A stdio server spec named `name` running `exe args...`.
 pub fn spec(exe: &str, name: &str, args: &[&str]) -> ServerSpec {

@@ -1,5 +1,5 @@
 //! mcp-blocking's HTTP adapter (`mcp_blocking::http`) against the scripted server of
-//! `mcp_tests::http_test_server`: streaming, no decompression, no redirects, exact headers,
+//! `mcp_tests::scripted_http`: streaming, no decompression, no redirects, exact headers,
 //! abort, connect failures, keep-alive. Then the whole blocking client over HTTP against real
 //! peers (`mcp_tests::define_http_peer_checks!`), which need `$MCP_PEERS` (see `real_peers.rs`).
 
@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use mcp_blocking::http::{HttpClient, HttpClientConfig, HttpExchange, HttpReport, ProxySetting};
 use mcp_core::{HttpMethod, HttpRequest};
-use mcp_tests::http_test_server::{chunk, HttpTestServer, Reply, Step};
+use mcp_tests::scripted_http::{chunk, Reply, ScriptedHttpServer, Step};
 
 /// How long a test waits for any one report.
 const PATIENCE: Duration = Duration::from_secs(10);
@@ -69,7 +69,7 @@ fn parts(reports: &[HttpReport]) -> (&mcp_core::HttpHead, Vec<u8>, usize) {
 #[test]
 fn chunked_body_is_reported_piece_by_piece() {
     let pause = Duration::from_millis(150);
-    let server = HttpTestServer::start(move |_| {
+    let server = ScriptedHttpServer::start(move |_| {
         Reply::chunked(
             200,
             &[("content-type", "text/event-stream")],
@@ -93,7 +93,7 @@ const GZIP_BODY: [u8; 37] = [
 
 #[test]
 fn gzip_bodies_arrive_compressed_and_accept_encoding_is_ours_alone() {
-    let server = HttpTestServer::start(|_| {
+    let server = ScriptedHttpServer::start(|_| {
         Reply::fixed(200, &[("content-type", "application/json"), ("content-encoding", "gzip")], &GZIP_BODY)
     });
     let client = client();
@@ -112,7 +112,7 @@ fn gzip_bodies_arrive_compressed_and_accept_encoding_is_ours_alone() {
 
 #[test]
 fn redirects_are_reported_not_followed() {
-    let server = HttpTestServer::start(|req| {
+    let server = ScriptedHttpServer::start(|req| {
         if req.target == "/mcp" {
             Reply::fixed(302, &[("location", "/elsewhere")], b"")
         } else {
@@ -129,7 +129,7 @@ fn redirects_are_reported_not_followed() {
 
 #[test]
 fn error_statuses_are_responses() {
-    let server = HttpTestServer::start(|_| Reply::fixed(404, &[], b"not here"));
+    let server = ScriptedHttpServer::start(|_| Reply::fixed(404, &[], b"not here"));
     let reports = run(&client(), get(&server.url("/mcp")));
     let (head, body, _) = parts(&reports);
     assert_eq!(head.status, 404);
@@ -138,7 +138,7 @@ fn error_statuses_are_responses() {
 
 #[test]
 fn exactly_our_headers_are_sent() {
-    let server = HttpTestServer::start(|_| Reply::fixed(202, &[], b""));
+    let server = ScriptedHttpServer::start(|_| Reply::fixed(202, &[], b""));
     let headers = [
         ("Accept", "application/json, text/event-stream"),
         ("Content-Type", "application/json"),
@@ -175,7 +175,7 @@ fn exactly_our_headers_are_sent() {
 
 #[test]
 fn get_and_delete_carry_no_body_framing() {
-    let server = HttpTestServer::start(|_| Reply::fixed(200, &[], b""));
+    let server = ScriptedHttpServer::start(|_| Reply::fixed(200, &[], b""));
     let client = client();
     run(&client, get(&server.url("/mcp")));
     run(&client, request(HttpMethod::Delete, &server.url("/mcp"), &[("Mcp-Session-Id", "s1")], b""));
@@ -191,7 +191,7 @@ fn get_and_delete_carry_no_body_framing() {
 
 #[test]
 fn abort_closes_an_endless_stream_and_silences_it() {
-    let server = HttpTestServer::start(|_| {
+    let server = ScriptedHttpServer::start(|_| {
         Reply::endless(
             200,
             &[("content-type", "text/event-stream")],
@@ -206,13 +206,14 @@ fn abort_closes_an_endless_stream_and_silences_it() {
 /// only after a minute.
 #[test]
 fn abort_wakes_a_blocked_read() {
-    let server = HttpTestServer::start(|_| Reply::endless(200, &[], b": ping\n\n", Duration::from_secs(60)));
+    let server =
+        ScriptedHttpServer::start(|_| Reply::endless(200, &[], b": ping\n\n", Duration::from_secs(60)));
     abort_and_check(&server);
 }
 
 /// Starts a GET of an endless stream, aborts it after its first chunk, and checks that the
 /// server sees the connection closed at once and that nothing but raced chunks is reported.
-fn abort_and_check(server: &HttpTestServer) {
+fn abort_and_check(server: &ScriptedHttpServer) {
     let (exchange, rx) = start(&client(), get(&server.url("/sse")));
     assert!(matches!(rx.recv_timeout(PATIENCE), Ok(HttpReport::Head(h)) if h.status == 200));
     assert!(matches!(rx.recv_timeout(PATIENCE), Ok(HttpReport::Body(_))));
@@ -233,8 +234,8 @@ fn abort_and_check(server: &HttpTestServer) {
 }
 
 /// `/sse` streams `x` every `every` forever; anything else answers `ok`.
-fn sse_or_ok(every: Duration) -> HttpTestServer {
-    HttpTestServer::start(move |req| {
+fn sse_or_ok(every: Duration) -> ScriptedHttpServer {
+    ScriptedHttpServer::start(move |req| {
         if req.target == "/sse" {
             Reply::endless(200, &[], b"x", every)
         } else {
@@ -266,18 +267,17 @@ fn connection_refused_fails_the_exchange() {
 
 #[test]
 fn malformed_responses_fail_the_exchange() {
-    let server = HttpTestServer::start(|_| {
-        Reply { steps: vec![Step::Send(b"garbage\r\n\r\n".to_vec())] }.then_close()
-    });
+    let server =
+        ScriptedHttpServer::start(|_| Reply::raw(vec![Step::Send(b"garbage\r\n\r\n".to_vec())]).then_close());
     let reports = run(&client(), get(&server.url("/mcp")));
     assert!(matches!(&reports[..], [HttpReport::Failed(_)]), "{reports:?}");
 }
 
 #[test]
 fn a_body_cut_short_fails_after_its_bytes() {
-    let server = HttpTestServer::start(|_| {
+    let server = ScriptedHttpServer::start(|_| {
         let head = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n".to_vec();
-        Reply { steps: vec![Step::Send(head), Step::Send(chunk(b"partial"))] }.then_close()
+        Reply::raw(vec![Step::Send(head), Step::Send(chunk(b"partial"))]).then_close()
     });
     let reports = run(&client(), get(&server.url("/mcp")));
     assert!(matches!(reports.first(), Some(HttpReport::Head(_))), "{reports:?}");
@@ -293,7 +293,7 @@ fn a_body_cut_short_fails_after_its_bytes() {
 
 #[test]
 fn sequential_exchanges_share_one_connection() {
-    let server = HttpTestServer::start(|req| Reply::fixed(200, &[], req.target.as_bytes()));
+    let server = ScriptedHttpServer::start(|req| Reply::fixed(200, &[], req.target.as_bytes()));
     let client = client();
     let first = run(&client, request(HttpMethod::Post, &server.url("/one"), &[], b"1"));
     let second = run(&client, get(&server.url("/two")));
@@ -360,7 +360,7 @@ fn blocking_client_calls_echo_over_http() {
     client.close();
 }
 
-/// HTTPS with the extra root certificates of `HttpClientConfig`, against the TLS fixture whose
+/// HTTPS with the extra root certificates of `HttpClientConfig`, against the scripted server whose
 /// certificate (for `127.0.0.1` and `localhost`) is signed by `tests/fixtures/tls/ca.pem`.
 mod https {
     use rustls::pki_types::pem::PemObject;
@@ -374,15 +374,11 @@ mod https {
 
     /// Serves `hello` over HTTPS to every request; the base URL.
     fn serve() -> String {
-        let fixture = mcp_tests::http_fixture::HttpFixture::start_tls(SERVER_CERT, SERVER_KEY, |_| {
-            mcp_tests::http_fixture::FixtureResponse {
-                status: 200,
-                headers: Vec::new(),
-                body: Box::new(std::iter::once(b"hello".to_vec())),
-            }
+        let fixture = ScriptedHttpServer::start_tls(SERVER_CERT, SERVER_KEY, |_| {
+            Reply::stream(200, &[], std::iter::once(b"hello".to_vec())).then_close()
         });
         let url = fixture.url("");
-        // The fixture serves until dropped; these tests end with the process.
+        // The server serves until dropped; these tests end with the process.
         std::mem::forget(fixture);
         url
     }

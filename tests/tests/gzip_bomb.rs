@@ -5,8 +5,8 @@
 
 use std::io::Write;
 
-use mcp_core::{ClientError, RequestError, ServerSpec, MODERN_VERSION};
-use mcp_tests::http_fixture::{FixtureResponse, HttpFixture};
+use mcp_core::{ClientError, RequestError, ServerSpec};
+use mcp_tests::scripted_http::{modern_tool_server, Reply, ScriptedHttpServer};
 use serde_json::json;
 
 const MIB: u64 = 1024 * 1024;
@@ -29,30 +29,17 @@ fn bomb_member() -> Vec<u8> {
 #[test]
 fn a_gzip_bomb_is_refused_within_the_cap() {
     let member = bomb_member();
-    let fixture = HttpFixture::start(move |req| {
-        let id = req.json["id"].clone();
-        match req.json["method"].as_str() {
-            Some("server/discover") => FixtureResponse::json(
-                200,
-                &json!({"jsonrpc": "2.0", "id": id, "result": {
-                    "resultType": "complete", "supportedVersions": [MODERN_VERSION],
-                    "capabilities": {"tools": {}}, "ttlMs": 0, "cacheScope": "private"}}),
-            ),
-            method => FixtureResponse {
-                status: 200,
-                headers: vec![
-                    // tools/call: a JSON body (capped by max_message_bytes); anything else an
-                    // event stream, whose endless line is skipped, so the decompression cap
-                    // (max_decompressed_body_bytes) is what stops it.
-                    (
-                        "Content-Type".into(),
-                        if method == Some("tools/call") { "application/json" } else { "text/event-stream" }
-                            .into(),
-                    ),
-                    ("Content-Encoding".into(), "gzip".into()),
-                ],
-                body: Box::new(std::iter::repeat_n(member.clone(), 1024)),
-            },
+    let discover = modern_tool_server("");
+    let fixture = ScriptedHttpServer::start(move |req| match req.json()["method"].as_str() {
+        Some("server/discover") => discover(req),
+        // tools/call: a JSON body (capped by max_message_bytes); anything else an event
+        // stream, whose endless line is skipped, so the decompression cap
+        // (max_decompressed_body_bytes) is what stops it.
+        method => {
+            let content_type =
+                if method == Some("tools/call") { "application/json" } else { "text/event-stream" };
+            let headers = [("Content-Type", content_type), ("Content-Encoding", "gzip")];
+            Reply::stream(200, &headers, std::iter::repeat_n(member.clone(), 1024)).then_close()
         }
     });
     let before = peak_rss();

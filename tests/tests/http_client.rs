@@ -5,15 +5,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use mcp_core::ServerSpec;
-use mcp_tests::http_fixture::{modern_tool_server, HttpFixture};
+use mcp_tests::scripted_http::{modern_tool_server, ScriptedHttpServer};
 use serde_json::json;
 
 /// A modern server (or proxy) that records each request's target and `Host`.
-fn fixture(seen: Arc<Mutex<Vec<(String, String)>>>) -> HttpFixture {
+fn fixture(seen: Arc<Mutex<Vec<(String, String)>>>) -> ScriptedHttpServer {
     let server = modern_tool_server("ok");
-    HttpFixture::start(move |req| {
-        seen.lock().unwrap().push((req.path.clone(), req.header("host").unwrap_or("").to_owned()));
-        server(&req)
+    ScriptedHttpServer::start(move |req| {
+        seen.lock().unwrap().push((req.target.clone(), req.header("host").unwrap_or("").to_owned()));
+        server(req)
     })
 }
 
@@ -67,7 +67,7 @@ impl mcp_tokio::Connector for ToFixture {
 fn a_custom_connector_opens_the_streams() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let server = fixture(seen.clone());
-    let port: u16 = server.url("").rsplit(':').next().unwrap().parse().unwrap();
+    let port = server.addr().port();
     let opened = Arc::new(AtomicUsize::new(0));
     let connector = Arc::new(ToFixture { port, opened: opened.clone() });
     let config =

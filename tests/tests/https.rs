@@ -6,16 +6,15 @@
 //! `server.cnf` (EC P-256).
 
 use mcp_core::{ClientError, ServerSpec};
-use mcp_tests::http_fixture::{modern_tool_server, HttpFixture};
+use mcp_tests::scripted_http::{modern_tool_server, ScriptedHttpServer};
 use serde_json::json;
 
 const CA: &[u8] = include_bytes!("../fixtures/tls/ca.pem");
 const CERT: &[u8] = include_bytes!("../fixtures/tls/server.pem");
 const KEY: &[u8] = include_bytes!("../fixtures/tls/server.key");
 
-fn fixture() -> HttpFixture {
-    let server = modern_tool_server("over tls");
-    HttpFixture::start_tls(CERT, KEY, move |req| server(&req))
+fn fixture() -> ScriptedHttpServer {
+    ScriptedHttpServer::start_tls(CERT, KEY, modern_tool_server("over tls"))
 }
 
 async fn call(url: &str, config: mcp_tokio::HttpClientConfig) -> Result<String, ClientError> {

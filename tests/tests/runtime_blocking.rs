@@ -9,8 +9,6 @@ mod rt {
         connect, handler as sync_handler, static_roots, Client, ClientBuilder, ClientError,
     };
 
-    pub const SERVER: &str = env!("CARGO_BIN_EXE_mcp-test-server");
-
     pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
         builder.build()
     }
@@ -42,7 +40,8 @@ mod blocking_only {
         for proto in ["modern", "2025-11-25"] {
             let record = support::unique_temp_path("blocking-cancel");
             let record_str = record.to_str().expect("UTF-8 path").to_owned();
-            let spec = support::spec(super::rt::SERVER, "t", &["--protocol", proto, "--record", &record_str]);
+            let spec =
+                support::spec(support::test_server(), "t", &["--protocol", proto, "--record", &record_str]);
             let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
             client.connect().expect("connect");
             let token = CancelToken::new();
@@ -89,7 +88,7 @@ mod blocking_only {
     #[test]
     fn concurrent_calls_from_threads() {
         for proto in ["modern", "2025-11-25"] {
-            let spec = support::spec(super::rt::SERVER, "t", &["--protocol", proto]);
+            let spec = support::spec(support::test_server(), "t", &["--protocol", proto]);
             let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
             client.connect().expect("connect");
             let slow = {

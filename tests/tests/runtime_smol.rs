@@ -23,8 +23,6 @@ pub mod on_smol {
         pub use super::super::sync_handler;
         pub use mcp_smol::{connect, static_roots, Client, ClientBuilder, ClientError, SmolRuntime};
 
-        pub const SERVER: &str = env!("CARGO_BIN_EXE_mcp-test-server");
-
         pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
             builder.build(SmolRuntime::with_spawner(|f| smol::spawn(f).detach()))
         }
@@ -51,8 +49,6 @@ pub mod on_async_std {
 
         pub use super::super::sync_handler;
         pub use mcp_smol::{connect, static_roots, Client, ClientBuilder, ClientError, SmolRuntime};
-
-        pub const SERVER: &str = env!("CARGO_BIN_EXE_mcp-test-server");
 
         pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
             builder.build(SmolRuntime::with_spawner(|f| {

@@ -8,8 +8,6 @@ mod rt {
     pub use mcp_tokio::{build, connect, static_roots, Client, ClientBuilder, Handler};
     use serde_json::Value;
 
-    pub const SERVER: &str = env!("CARGO_BIN_EXE_mcp-test-server");
-
     /// A synchronous closure as an (async) handler.
     pub fn sync_handler<F>(f: F) -> Handler
     where

@@ -1,9 +1,25 @@
-//! The deterministic MCP test server (binary `mcp-test-server`, also `mcp demo`'s server),
-//! used as a fixture by the client's integration tests.
+//! `mcp-test-server`: a deterministic MCP server for the workspace's tests and for `mcp demo`.
+//!
+//! The client's integration tests (`mcp-tests`, `mcp-cli`, `mcp-blocking`), the benchmarks and
+//! `mcp demo` all talk to this one server, as the `mcp-test-server` binary or, for the demo,
+//! through [`run`] inside the `mcp` binary. It depends on nothing but `serde_json`, so the shipped
+//! `mcp` binary does not depend on the test crate.
 //!
 //! It speaks newline-delimited JSON-RPC 2.0 on stdin/stdout (one compact
 //! message per line), never uses randomness or the wall clock in its
 //! output, and exits 0 when stdin reaches end-of-file.
+//!
+//! # What it offers
+//!
+//! * Revisions: 2026-07-28 (`server/discover`, per-request `_meta`) and the
+//!   `initialize` revisions 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05.
+//! * Tools: `echo`, `add`, `slow` (cancellable), `progress`, `fail` (`isError`),
+//!   `rpc_error`, `crash` (exits), `notify` (list_changed and log
+//!   notifications), `noise` (a non-JSON line, a line over 2 MiB, a big
+//!   stderr line); on the legacy revisions also `elicit`, `sample`, `roots` and
+//!   `ping_client`, which send server-to-client requests.
+//! * Prompts `greet` and `plain`, resources `test://text` and `test://blob`, the
+//!   template `test://item/{id}`, completion for their arguments.
 //!
 //! # Flags
 //!
@@ -25,6 +41,18 @@
 //! * `--exit-on-start CODE`: exit immediately with status `CODE`.
 //!
 //! Flags taking a value also accept the `--flag=value` form.
+//!
+//! # Example
+//!
+//! A binary that is the test server (what `mcp-test-server` and `mcp __test-server` do):
+//!
+//! ```no_run
+//! fn main() -> std::process::ExitCode {
+//!     mcp_test_server::run(std::env::args().skip(1))
+//! }
+//! ```
+//!
+//! A client then runs it as `mcp-test-server --protocol 2025-06-18 --page-size 2`, for example.
 
 mod config;
 mod handlers;
@@ -44,7 +72,7 @@ fn open_record(path: &std::path::Path) -> io::Result<File> {
     OpenOptions::new().create(true).append(true).open(path)
 }
 
-/// Runs the test server on this process's stdin/stdout with the given flags (see the module
+/// Runs the test server on this process's stdin/stdout with the given flags (see the crate
 /// docs); returns when stdin ends. Used by the `mcp-test-server` binary and by `mcp demo`.
 pub fn run<I: Iterator<Item = String>>(args: I) -> ExitCode {
     let cfg = match config::parse(args) {

@@ -3,10 +3,10 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::test_server::protocol::{
+use crate::protocol::{
     compact, error_result, text_result, Era, Reply, RpcError, META_RESERVED_PREFIX, MODERN_VERSION,
 };
-use crate::test_server::server::{Request, Server};
+use crate::server::{Request, Server};
 
 /// Tools that need server-to-client requests, which the modern revision
 /// does not allow on stdio.

@@ -3,12 +3,12 @@
 
 use serde_json::{json, Value};
 
-use crate::test_server::config::ProtocolMode;
-use crate::test_server::protocol::{
+use crate::config::ProtocolMode;
+use crate::protocol::{
     server_info, Era, Reply, RpcError, LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSION, RESOURCE_NOT_FOUND,
 };
-use crate::test_server::server::{Request, Server};
-use crate::test_server::tools;
+use crate::server::{Request, Server};
+use crate::tools;
 
 /// Answers a (non-`tools/call`) request already admitted to its era.
 pub fn dispatch(server: &Server, req: &Request) -> Reply {
@@ -214,7 +214,7 @@ fn read_resource(req: &Request) -> Reply {
             Some(id) if !id.is_empty() && !id.contains('/') => text(format!("item {id}")),
             _ => {
                 let code = match req.era {
-                    Era::Modern => crate::test_server::protocol::INVALID_PARAMS,
+                    Era::Modern => crate::protocol::INVALID_PARAMS,
                     Era::Legacy => RESOURCE_NOT_FOUND,
                 };
                 Err(RpcError::new(code, "Resource not found").with_data(json!({ "uri": uri })))

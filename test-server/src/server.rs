@@ -10,14 +10,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
-use crate::test_server::config::{Config, ProtocolMode};
-use crate::test_server::handlers;
-use crate::test_server::protocol::{
+use crate::config::{Config, ProtocolMode};
+use crate::handlers;
+use crate::protocol::{
     decorate_modern, id_key, request_meta, Era, Output, Reply, RpcError, INVALID_PARAMS, INVALID_REQUEST,
     META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, METHOD_NOT_FOUND, MODERN_VERSION,
     UNSUPPORTED_PROTOCOL_VERSION,
 };
-use crate::test_server::tools;
+use crate::tools;
 
 /// How often blocked tool threads re-check whether they were cancelled.
 const CANCEL_POLL: Duration = Duration::from_millis(5);

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::test_server::protocol::{LEGACY_VERSIONS, MODERN_VERSION};
+use crate::protocol::{LEGACY_VERSIONS, MODERN_VERSION};
 
 /// Which protocol era(s) the server speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
