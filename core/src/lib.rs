@@ -70,6 +70,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod calls;
 mod config;
 mod connection;
 mod error;

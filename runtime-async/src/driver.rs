@@ -1,24 +1,20 @@
 //! The driver task of one server: owns the core [`Connection`], performs its IO, routes events.
 
 use std::collections::BTreeMap;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Mutex};
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use std::time::Instant;
 
 use async_channel::{Receiver, Sender};
 use futures_lite::{future, FutureExt};
-use mcp_core::host::{
-    apply_process_io, CloseWaiters, Input, OtherIo, Output, PendingCalls, ServerView, SpawnRequest,
-};
-use mcp_core::{ClientError, Connection, Epoch, Event, Io, Progress, Request, RequestOptions, Response};
+use mcp_core::host::{apply_process_io, Input, OtherIo, SpawnRequest};
+use mcp_core::{Connection, Epoch, Io, Request, RequestOptions, ServerRequest, ServerRequestHandle};
+use mcp_host::{Dispatch, Outcome, ProgressFn, Reply, Step, Waiter};
 
-use crate::handlers::{answer, EventHook, Handlers};
+use crate::handlers::{answer, Handlers};
 use crate::http::{Exchanges, HttpClient};
 use crate::process::ProcessIo;
 use crate::runtime::Runtime;
-
-/// A progress callback.
-pub type ProgressFn = Box<dyn Fn(Progress) + Send + Sync>;
 
 /// Commands from API handles.
 #[allow(clippy::large_enum_variant)] // requests are the common case; boxing them buys nothing
@@ -28,7 +24,7 @@ pub(crate) enum Command {
         request: Request,
         opts: RequestOptions,
         progress: Option<ProgressFn>,
-        reply: Sender<Result<Response, ClientError>>,
+        reply: Sender<Outcome>,
     },
     CancelCall(u64),
     Close(Sender<()>),
@@ -37,12 +33,22 @@ pub(crate) enum Command {
 /// Input from IO tasks and handlers.
 pub(crate) type IoMsg = Input;
 
-/// What API handles read without a round trip to the driver.
-pub(crate) type Shared = Mutex<ServerView>;
+/// A waiting caller's reply channel (bounded to one outcome).
+pub(crate) struct ReplyTo(Sender<Outcome>);
 
-struct Pending {
-    reply: Sender<Result<Response, ClientError>>,
-    progress: Option<ProgressFn>,
+impl Reply for ReplyTo {
+    fn deliver(self, outcome: Outcome) {
+        let _ = self.0.try_send(outcome);
+    }
+}
+
+/// A `close` caller.
+pub(crate) struct CloseTo(Sender<()>);
+
+impl Waiter for CloseTo {
+    fn release(self) {
+        let _ = self.0.try_send(());
+    }
 }
 
 /// How many inputs are handled before yielding to other tasks.
@@ -50,7 +56,6 @@ const MAX_INPUTS_PER_TURN: usize = 64;
 
 pub(crate) struct Driver<R: Runtime> {
     rt: R,
-    name: Arc<str>,
     conn: Connection,
     commands: Receiver<Command>,
     io_rx: Receiver<IoMsg>,
@@ -58,11 +63,8 @@ pub(crate) struct Driver<R: Runtime> {
     procs: BTreeMap<Epoch, ProcessIo>,
     http: Arc<HttpClient>,
     exchanges: Exchanges,
-    calls: PendingCalls<Pending>,
-    close_waiters: CloseWaiters<Sender<()>>,
+    dispatch: Dispatch<ReplyTo, CloseTo>,
     handlers: Arc<Handlers>,
-    hook: Option<EventHook>,
-    shared: Arc<Shared>,
 }
 
 enum Wake {
@@ -72,21 +74,17 @@ enum Wake {
 }
 
 impl<R: Runtime> Driver<R> {
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         rt: R,
-        name: Arc<str>,
         conn: Connection,
+        dispatch: Dispatch<ReplyTo, CloseTo>,
         commands: Receiver<Command>,
         handlers: Arc<Handlers>,
-        hook: Option<EventHook>,
-        shared: Arc<Shared>,
         http: Arc<HttpClient>,
     ) -> Self {
         let (io_tx, io_rx) = async_channel::bounded(256);
         Self {
             rt,
-            name,
             conn,
             commands,
             io_rx,
@@ -94,11 +92,8 @@ impl<R: Runtime> Driver<R> {
             procs: BTreeMap::new(),
             http,
             exchanges: Exchanges::default(),
-            calls: PendingCalls::default(),
-            close_waiters: CloseWaiters::default(),
+            dispatch,
             handlers,
-            hook,
-            shared,
         }
     }
 
@@ -185,21 +180,10 @@ impl<R: Runtime> Driver<R> {
         let now = self.now();
         match cmd {
             Command::Request { call, request, opts, progress, reply } => {
-                let pending = Pending { reply, progress };
-                if let Err((p, e)) = self.calls.start(&mut self.conn, now, call, request, opts, pending) {
-                    let _ = p.reply.try_send(Err(e));
-                }
+                self.dispatch.request(&mut self.conn, now, call, request, opts, ReplyTo(reply), progress)
             }
-            Command::CancelCall(call) => {
-                if let Some(handle) = self.calls.cancel(call) {
-                    self.conn.cancel(now, handle);
-                }
-            }
-            Command::Close(done) => {
-                if let Some(done) = self.close_waiters.close(&mut self.conn, now, done) {
-                    let _ = done.try_send(());
-                }
-            }
+            Command::CancelCall(call) => self.dispatch.cancel(&mut self.conn, now, call),
+            Command::Close(done) => self.dispatch.close(&mut self.conn, now, CloseTo(done)),
         }
     }
 
@@ -214,10 +198,10 @@ impl<R: Runtime> Driver<R> {
 
     /// Performs every pending IO action and routes every event.
     fn drain(&mut self) {
-        while let Some(out) = self.conn.poll_output() {
-            match out {
-                Output::Io(io) => self.perform(io),
-                Output::Event(ev) => self.route(ev),
+        while let Some(step) = self.dispatch.next(&mut self.conn) {
+            match step {
+                Step::Io(io) => self.perform(io),
+                Step::ServerRequest(handle, request) => self.start_handler(handle, request),
             }
         }
     }
@@ -249,48 +233,16 @@ impl<R: Runtime> Driver<R> {
         }
     }
 
-    fn route(&mut self, ev: Event) {
-        lock(&self.shared).observe(&ev, &self.conn);
-        match ev {
-            Event::Response { handle, result } => {
-                if let Some(p) = self.calls.take(handle) {
-                    let _ = p.reply.try_send(result.map_err(ClientError::from));
-                }
-            }
-            Event::Progress { handle, progress } => {
-                if let Some(Pending { progress: Some(f), .. }) = self.calls.get(handle) {
-                    let _ = catch_unwind(AssertUnwindSafe(|| f(progress)));
-                }
-            }
-            ev => {
-                match &ev {
-                    Event::ServerRequest { handle, request } => {
-                        let answer = answer(&self.handlers, &self.name, request.clone());
-                        let (tx, handle) = (self.io_tx.clone(), *handle);
-                        self.rt.spawn(Box::pin(async move {
-                            let outcome = AssertUnwindSafe(answer)
-                                .catch_unwind()
-                                .await
-                                .unwrap_or_else(|_| Err("the handler panicked".to_owned()));
-                            let _ = tx.send(Input::ServerAnswer(handle, outcome)).await;
-                        }));
-                    }
-                    Event::Closed => {
-                        for w in self.close_waiters.release() {
-                            let _ = w.try_send(());
-                        }
-                    }
-                    _ => {}
-                }
-                if let Some(hook) = &self.hook {
-                    // A panicking hook must not take the server's driver down with it.
-                    let _ = catch_unwind(AssertUnwindSafe(|| hook(&self.name, &ev)));
-                }
-            }
-        }
+    /// Runs the host handler for a server request as a task of its own.
+    fn start_handler(&mut self, handle: ServerRequestHandle, request: ServerRequest) {
+        let answer = answer(&self.handlers, self.dispatch.name(), request);
+        let tx = self.io_tx.clone();
+        self.rt.spawn(Box::pin(async move {
+            let outcome = AssertUnwindSafe(answer)
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|_| Err("the handler panicked".to_owned()));
+            let _ = tx.send(Input::ServerAnswer(handle, outcome)).await;
+        }));
     }
-}
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }

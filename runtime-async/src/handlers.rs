@@ -4,7 +4,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use mcp_core::host::{roots_result, HandlerSet, NO_HANDLER};
-use mcp_core::{Event, ServerRequest};
+use mcp_core::ServerRequest;
 use serde_json::Value;
 
 use crate::runtime::BoxFuture;
@@ -13,10 +13,6 @@ use crate::runtime::BoxFuture;
 /// local error description (the server only ever sees a generic error).
 pub type Handler =
     Arc<dyn Fn(&str, ServerRequest) -> BoxFuture<'static, Result<Value, String>> + Send + Sync>;
-
-/// A callback for every non-response event of every server (notifications, log messages,
-/// stderr lines, warnings, connection changes). It runs on the driver: keep it short.
-pub type EventHook = Arc<dyn Fn(&str, &Event) + Send + Sync>;
 
 /// The handlers a client has; capabilities are derived from which are present.
 pub type Handlers = HandlerSet<Handler>;

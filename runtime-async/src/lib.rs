@@ -32,11 +32,8 @@ mod runtime;
 mod server;
 
 pub use client::{connect, Client, ClientBuilder};
-pub use driver::ProgressFn;
-pub use handlers::{handler, static_roots, EventHook, Handler, Handlers};
-pub use http::{AsyncStream, BoxedStream, Connector, HttpClientConfig, ProxySetting};
-pub use runtime::{
-    exit_info, os_random_seed, seed_config, std_command, terminate, BoxFuture, ChildProcess, ProcessParts,
-    Runtime,
-};
+pub use handlers::{handler, static_roots, Handler, Handlers};
+pub use http::{AsyncStream, BoxedStream, Connector};
+pub use mcp_host::{EventHook, HttpClientConfig, ProgressFn, ProxySetting};
+pub use runtime::{BoxFuture, ChildProcess, ProcessParts, Runtime};
 pub use server::Server;

@@ -7,8 +7,9 @@ use mcp_core::host::ProcessControl;
 use mcp_core::{Epoch, ExitInfo};
 
 use crate::driver::IoMsg;
-use crate::runtime::{terminate, ChildProcess, ProcessParts, Runtime};
+use crate::runtime::{ChildProcess, ProcessParts, Runtime};
 use mcp_core::host::Input;
+use mcp_host::terminate;
 
 /// Read buffer size for stdout and stderr.
 const READ_CHUNK: usize = 64 * 1024;

@@ -2,35 +2,25 @@
 //! events, and sleeps on its message channel until the core's next deadline.
 
 use std::collections::BTreeMap;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::thread;
 use std::time::Instant;
 
-use mcp_async::EventHook;
-use mcp_core::host::{
-    apply_process_io, CloseWaiters, Input, OtherIo, Output, PendingCalls, ServerView, SpawnRequest,
-};
+use mcp_core::host::{apply_process_io, Input, OtherIo, SpawnRequest};
 use mcp_core::{
-    ClientError, Connection, Epoch, Event, ExchangeId, HttpRequest, Io, Progress, Request, RequestOptions,
-    Response, ServerRequest, ServerRequestHandle,
+    Connection, Epoch, ExchangeId, HttpRequest, Io, Request, RequestOptions, ServerRequest,
+    ServerRequestHandle,
 };
+use mcp_host::{Dispatch, Outcome, ProgressFn, Step};
 
 use crate::handlers::{answer, Handlers};
 use crate::http::{HttpClient, HttpExchange};
 use crate::process::ProcessIo;
 
-/// A progress callback. It runs on the server's driver thread: keep it short, and do not
-/// make blocking calls on the client from it.
-pub type ProgressFn = Box<dyn Fn(Progress) + Send>;
-
 /// How many messages may wait for the driver. Reader threads block when it is full, which
 /// back-pressures a server that writes faster than the client reads.
 pub(crate) const CHANNEL_BOUND: usize = 256;
-
-/// A request's outcome, as handed to the waiting caller.
-pub(crate) type Outcome = Result<Response, ClientError>;
 
 /// Everything the driver thread is told: commands from API handles and input from IO threads.
 pub(crate) enum Msg {
@@ -65,16 +55,7 @@ pub(crate) fn thread_name(server: &str, what: &str) -> String {
     format!("mcp-{server}-{what}").replace('\0', "?")
 }
 
-/// What API handles read without a round trip to the driver.
-pub(crate) type Shared = Mutex<ServerView>;
-
-struct Pending {
-    reply: SyncSender<Outcome>,
-    progress: Option<ProgressFn>,
-}
-
 pub(crate) struct Driver {
-    name: Arc<str>,
     conn: Connection,
     rx: Receiver<Msg>,
     /// Cloned into IO and handler threads.
@@ -84,43 +65,30 @@ pub(crate) struct Driver {
     http: HttpClient,
     /// Exchanges that have not reported their end (dropping one aborts it).
     exchanges: BTreeMap<ExchangeId, HttpExchange>,
-    calls: PendingCalls<Pending>,
-    close_waiters: CloseWaiters<SyncSender<()>>,
-    /// Outcomes routed in this drain, delivered once every event of the drain is routed, so
-    /// a woken caller already sees the state those events imply (e.g. `info()` after a crash).
-    replies: Vec<(SyncSender<Outcome>, Outcome)>,
+    dispatch: Dispatch<SyncSender<Outcome>, SyncSender<()>>,
     handlers: Arc<Handlers>,
-    hook: Option<EventHook>,
-    shared: Arc<Shared>,
     /// False once every API handle is gone.
     open: bool,
 }
 
 impl Driver {
     pub(crate) fn new(
-        name: Arc<str>,
         conn: Connection,
+        dispatch: Dispatch<SyncSender<Outcome>, SyncSender<()>>,
         channel: (SyncSender<Msg>, Receiver<Msg>),
         handlers: Arc<Handlers>,
-        hook: Option<EventHook>,
-        shared: Arc<Shared>,
         http: HttpClient,
     ) -> Self {
         let (tx, rx) = channel;
         Self {
-            name,
             conn,
             rx,
             tx,
             procs: BTreeMap::new(),
             http,
             exchanges: BTreeMap::new(),
-            calls: PendingCalls::default(),
-            close_waiters: CloseWaiters::default(),
-            replies: Vec::new(),
+            dispatch,
             handlers,
-            hook,
-            shared,
             open: true,
         }
     }
@@ -152,22 +120,11 @@ impl Driver {
         let now = Instant::now();
         match msg {
             Msg::Request { call, request, opts, progress, reply } => {
-                let pending = Pending { reply, progress };
-                if let Err((p, e)) = self.calls.start(&mut self.conn, now, call, request, opts, pending) {
-                    let _ = p.reply.try_send(Err(e));
-                }
+                self.dispatch.request(&mut self.conn, now, call, request, opts, reply, progress)
             }
             // The outcome (`Cancelled`) reaches the caller as the request's response.
-            Msg::Cancel(call) => {
-                if let Some(handle) = self.calls.handle_of(call) {
-                    self.conn.cancel(now, handle);
-                }
-            }
-            Msg::Close(done) => {
-                if let Some(done) = self.close_waiters.close(&mut self.conn, now, done) {
-                    let _ = done.try_send(());
-                }
-            }
+            Msg::Cancel(call) => self.dispatch.cancel(&mut self.conn, now, call),
+            Msg::Close(done) => self.dispatch.close(&mut self.conn, now, done),
             Msg::Released => {
                 self.open = false;
                 self.conn.close(now);
@@ -189,14 +146,11 @@ impl Driver {
 
     /// Performs every pending IO action and routes every event.
     fn drain(&mut self) {
-        while let Some(out) = self.conn.poll_output() {
-            match out {
-                Output::Io(io) => self.perform(io),
-                Output::Event(ev) => self.route(ev),
+        while let Some(step) = self.dispatch.next(&mut self.conn) {
+            match step {
+                Step::Io(io) => self.perform(io),
+                Step::ServerRequest(handle, request) => self.start_handler(handle, request),
             }
-        }
-        for (reply, outcome) in self.replies.drain(..) {
-            let _ = reply.try_send(outcome);
         }
     }
 
@@ -226,9 +180,9 @@ impl Driver {
     }
 
     fn spawn(&mut self, SpawnRequest { epoch, command }: SpawnRequest) {
-        let started = mcp_async::std_command(&command)
+        let started = mcp_host::std_command(&command)
             .spawn()
-            .and_then(|child| ProcessIo::start(&self.name, epoch, child, self.tx.clone()));
+            .and_then(|child| ProcessIo::start(self.dispatch.name(), epoch, child, self.tx.clone()));
         let now = Instant::now();
         match started {
             Ok(pio) => {
@@ -242,39 +196,9 @@ impl Driver {
         }
     }
 
-    fn route(&mut self, ev: Event) {
-        lock(&self.shared).observe(&ev, &self.conn);
-        match ev {
-            Event::Response { handle, result } => {
-                if let Some(p) = self.calls.take(handle) {
-                    self.replies.push((p.reply, result.map_err(ClientError::from)));
-                }
-            }
-            Event::Progress { handle, progress } => {
-                if let Some(Pending { progress: Some(f), .. }) = self.calls.get(handle) {
-                    let _ = catch_unwind(AssertUnwindSafe(|| f(progress)));
-                }
-            }
-            ev => {
-                match &ev {
-                    Event::ServerRequest { handle, request } => self.start_handler(*handle, request.clone()),
-                    Event::Closed => {
-                        for w in self.close_waiters.release() {
-                            let _ = w.try_send(());
-                        }
-                    }
-                    _ => {}
-                }
-                if let Some(hook) = &self.hook {
-                    let _ = catch_unwind(AssertUnwindSafe(|| hook(&self.name, &ev)));
-                }
-            }
-        }
-    }
-
     /// Runs the host handler for a server request on a thread of its own.
     fn start_handler(&mut self, handle: ServerRequestHandle, request: ServerRequest) {
-        let (handlers, name) = (self.handlers.clone(), self.name.clone());
+        let (handlers, name) = (self.handlers.clone(), self.dispatch.name().clone());
         let tx = self.tx.clone();
         let answered = thread::Builder::new().name(thread_name(&name, "handler")).spawn(move || {
             let outcome = answer(&handlers, &name, request);
@@ -285,9 +209,4 @@ impl Driver {
             let _ = self.conn.respond_to_server(now, handle, Err("could not start a handler thread".into()));
         }
     }
-}
-
-/// Locks, ignoring poisoning (the data is plain state, valid after any panic).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }

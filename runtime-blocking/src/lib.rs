@@ -58,13 +58,12 @@ mod process;
 mod server;
 
 pub use client::{Client, ClientBuilder};
-pub use driver::ProgressFn;
 pub use handlers::{handler, static_roots, Handler, Handlers};
 pub use http::{HttpClientConfig, ProxySetting};
-pub use mcp_async::EventHook;
 pub use mcp_core::{
     self as core, ClientError, Event, ProtocolMode, RequestOptions, ServerInfo, ServerSpec, ValidationMode,
 };
+pub use mcp_host::{EventHook, ProgressFn};
 pub use server::{CancelToken, Server};
 
 /// Connects to one server given as a target string (a command line for stdio) and waits

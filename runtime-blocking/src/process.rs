@@ -16,7 +16,8 @@ use std::thread;
 use mcp_core::host::{Input, ProcessControl};
 use mcp_core::Epoch;
 
-use crate::driver::{lock, thread_name, Msg};
+use crate::driver::{thread_name, Msg};
+use mcp_host::lock;
 
 /// Read buffer size for stdout and stderr.
 const READ_CHUNK: usize = 64 * 1024;
@@ -102,7 +103,7 @@ impl ProcessControl for ProcessIo {
         }
         #[cfg(unix)]
         {
-            if force || mcp_async::terminate(self.pid).is_err() {
+            if force || mcp_host::terminate(self.pid).is_err() {
                 if let Some(pid) = rustix::process::Pid::from_raw(self.pid as i32) {
                     let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
                 }
@@ -183,7 +184,7 @@ fn wait_for_exit(epoch: Epoch, mut child: Child, pid: u32, state: &ExitState, tx
         *lock(&state.exited) = true;
         status
     };
-    let info = status.map(mcp_async::exit_info).unwrap_or_default();
+    let info = status.map(mcp_host::exit_info).unwrap_or_default();
     let _ = tx.send(Msg::Input(Input::Exited(epoch, info)));
 }
 
@@ -218,7 +219,7 @@ fn poll_for_exit(epoch: Epoch, state: &ExitState, tx: &SyncSender<Msg>) {
                 Ok(None) => {}
                 Ok(Some(status)) => {
                     *exited = true;
-                    break mcp_async::exit_info(status);
+                    break mcp_host::exit_info(status);
                 }
                 Err(_) => {
                     *exited = true;

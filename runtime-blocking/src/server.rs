@@ -5,14 +5,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, SyncSender};
 use std::sync::{Arc, Mutex};
 
-use mcp_core::types::{
-    CallToolResult, CompleteResult, CompletionReference, GetPromptResult, LoggingLevel, Prompt,
-    ReadResourceResult, Resource, ResourceTemplate, Tool,
-};
-use mcp_core::{ClientError, Progress, Request, RequestError, RequestOptions, Response, ServerInfo};
-use serde_json::{Map, Value};
+use mcp_core::types::Tool;
+use mcp_core::{ClientError, Request, RequestError, RequestOptions, Response, ServerInfo};
+use mcp_host::{lock, Outcome, ProgressFn, SharedView};
 
-use crate::driver::{lock, send_detached, Msg, ProgressFn, Shared};
+use crate::driver::{send_detached, Msg};
 
 /// One server of a [`crate::Client`]. Cheap to clone; every clone talks to the same driver
 /// thread, and the server shuts down when the last clone (with its client) is dropped.
@@ -28,7 +25,7 @@ pub struct Server {
 struct Inner {
     name: Arc<str>,
     tx: SyncSender<Msg>,
-    shared: Arc<Shared>,
+    shared: SharedView,
     calls: AtomicU64,
 }
 
@@ -110,7 +107,7 @@ impl CancelToken {
 }
 
 impl Server {
-    pub(crate) fn new(name: Arc<str>, tx: SyncSender<Msg>, shared: Arc<Shared>) -> Self {
+    pub(crate) fn new(name: Arc<str>, tx: SyncSender<Msg>, shared: SharedView) -> Self {
         Self { inner: Arc::new(Inner { name, tx, shared, calls: AtomicU64::new(1) }) }
     }
 
@@ -135,7 +132,7 @@ impl Server {
         opts: RequestOptions,
         progress: Option<ProgressFn>,
         cancel: Option<&CancelToken>,
-    ) -> Result<Response, ClientError> {
+    ) -> Outcome {
         if cancel.is_some_and(CancelToken::is_cancelled) {
             return Err(RequestError::Cancelled.into());
         }
@@ -153,11 +150,6 @@ impl Server {
         outcome
     }
 
-    /// Sends any request and waits for its typed response.
-    pub fn request(&self, request: Request, opts: RequestOptions) -> Result<Response, ClientError> {
-        self.call(request, opts, None, None)
-    }
-
     /// Like [`Server::request`], ending early with [`RequestError::Cancelled`] when `token`
     /// is cancelled (from another thread or a progress callback).
     pub fn request_with_cancel(
@@ -169,110 +161,13 @@ impl Server {
         self.call(request, opts, None, Some(token))
     }
 
-    /// Like [`Server::request`], calling `progress` for each progress notification
-    /// (`opts.progress` is switched on). The callback runs on the server's driver thread.
-    pub fn request_with_progress<F>(
-        &self,
-        request: Request,
-        mut opts: RequestOptions,
-        progress: F,
-    ) -> Result<Response, ClientError>
-    where
-        F: Fn(Progress) + Send + 'static,
-    {
-        opts.progress = true;
-        self.call(request, opts, Some(Box::new(progress)), None)
+    /// Issues a request through the driver and blocks until its outcome (the primitive the
+    /// methods of [`mcp_host::server_methods!`] stand on).
+    fn issue(&self, request: Request, opts: RequestOptions, progress: Option<ProgressFn>) -> Outcome {
+        self.call(request, opts, progress, None)
     }
 
-    /// Starts the server if needed and waits until its era is known.
-    pub fn connect(&self) -> Result<ServerInfo, ClientError> {
-        self.request(Request::Connect, RequestOptions::default())?.into_connected()
-    }
-
-    /// All tools (every page).
-    pub fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        self.request(Request::ListTools, RequestOptions::default())?.into_tools()
-    }
-
-    /// All prompts.
-    pub fn list_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
-        self.request(Request::ListPrompts, RequestOptions::default())?.into_prompts()
-    }
-
-    /// All resources.
-    pub fn list_resources(&self) -> Result<Vec<Resource>, ClientError> {
-        self.request(Request::ListResources, RequestOptions::default())?.into_resources()
-    }
-
-    /// All resource templates.
-    pub fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
-        self.request(Request::ListResourceTemplates, RequestOptions::default())?.into_resource_templates()
-    }
-
-    /// Calls a tool. `arguments` is a JSON object (or `null`); a `_meta` key in it is sent as
-    /// the request's `_meta`. A tool failure is a result with `is_error`, not an `Err`.
-    pub fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ClientError> {
-        self.call_tool_with(name, arguments, RequestOptions::default())
-    }
-
-    /// Calls a tool with options (timeout, `_meta`, ...).
-    pub fn call_tool_with(
-        &self,
-        name: &str,
-        arguments: Value,
-        opts: RequestOptions,
-    ) -> Result<CallToolResult, ClientError> {
-        self.request(Request::call_tool(name, arguments), opts)?.into_tool_result()
-    }
-
-    /// Calls a tool, reporting progress notifications to `progress` (on the driver thread).
-    pub fn call_tool_with_progress<F>(
-        &self,
-        name: &str,
-        arguments: Value,
-        opts: RequestOptions,
-        progress: F,
-    ) -> Result<CallToolResult, ClientError>
-    where
-        F: Fn(Progress) + Send + 'static,
-    {
-        self.request_with_progress(Request::call_tool(name, arguments), opts, progress)?.into_tool_result()
-    }
-
-    /// Gets a prompt with string arguments.
-    pub fn get_prompt(
-        &self,
-        name: &str,
-        arguments: Map<String, Value>,
-    ) -> Result<GetPromptResult, ClientError> {
-        self.request(Request::get_prompt(name, arguments), RequestOptions::default())?.into_prompt()
-    }
-
-    /// Reads a resource.
-    pub fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
-        self.request(Request::read_resource(uri), RequestOptions::default())?.into_resource()
-    }
-
-    /// Asks for completions of an argument.
-    pub fn complete(
-        &self,
-        reference: CompletionReference,
-        argument: &str,
-        value: &str,
-    ) -> Result<CompleteResult, ClientError> {
-        self.request(Request::complete(reference, argument, value), RequestOptions::default())?
-            .into_completion()
-    }
-
-    /// Checks the server is alive (`ping`, or `server/discover` on 2026-07-28 servers).
-    pub fn ping(&self) -> Result<(), ClientError> {
-        self.request(Request::Ping, RequestOptions::default()).map(|_| ())
-    }
-
-    /// Sets the server's log level.
-    pub fn set_log_level(&self, level: LoggingLevel) -> Result<(), ClientError> {
-        self.request(Request::SetLogLevel(level), RequestOptions::default()).map(|_| ())
-    }
+    mcp_host::server_methods!();
 
     /// Shuts the server down (stdin closed, then terminate, then kill) and blocks until done.
     /// Later requests fail with a "closed" error.

@@ -25,8 +25,9 @@ use std::process::Stdio;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-use mcp_async::{exit_info, std_command, ChildProcess, ProcessParts, Runtime};
+use mcp_async::{ChildProcess, ProcessParts, Runtime};
 use mcp_core::{ExitInfo, StdioCommand};
+use mcp_host::{exit_info, std_command};
 
 pub use mcp_async::{
     handler, static_roots, AsyncStream, BoxFuture, BoxedStream, Client, ClientBuilder, Connector, EventHook,

@@ -19,8 +19,9 @@
 use std::io;
 use std::time::Instant;
 
-use mcp_async::{exit_info, std_command, ChildProcess, ProcessParts, Runtime};
+use mcp_async::{ChildProcess, ProcessParts, Runtime};
 use mcp_core::{ExitInfo, StdioCommand};
+use mcp_host::{exit_info, std_command};
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
 pub use mcp_async::{

@@ -18,10 +18,15 @@ fn fixture(seen: Arc<Mutex<Vec<(String, String)>>>) -> ScriptedHttpServer {
 }
 
 fn run(url: &str, config: mcp_tokio::HttpClientConfig) -> String {
+    run_with(url, mcp_tokio::Client::builder().http_client(config))
+}
+
+/// Like [`run`], on a builder already set up.
+fn run_with(url: &str, builder: mcp_tokio::ClientBuilder) -> String {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     rt.block_on(async {
         let spec = ServerSpec::from_target("hooked", url).unwrap();
-        let client = mcp_tokio::build(mcp_tokio::Client::builder().server(spec).http_client(config)).unwrap();
+        let client = mcp_tokio::build(builder.server(spec)).unwrap();
         let text = client.call_tool("t", json!({})).await.expect("call through the hook").text();
         client.close().await;
         text
@@ -70,9 +75,9 @@ fn a_custom_connector_opens_the_streams() {
     let port = server.addr().port();
     let opened = Arc::new(AtomicUsize::new(0));
     let connector = Arc::new(ToFixture { port, opened: opened.clone() });
-    let config =
-        mcp_tokio::HttpClientConfig::default().proxy(mcp_tokio::ProxySetting::None).connector(connector);
-    assert_eq!(run("http://anywhere.invalid/mcp", config), "ok");
+    let config = mcp_tokio::HttpClientConfig::default().proxy(mcp_tokio::ProxySetting::None);
+    let builder = mcp_tokio::Client::builder().http_client(config).connector(connector);
+    assert_eq!(run_with("http://anywhere.invalid/mcp", builder), "ok");
     assert!(opened.load(Ordering::SeqCst) >= 2, "the probe and the call went through the connector");
     assert!(seen.lock().unwrap().iter().all(|(target, host)| target == "/mcp" && host == "anywhere.invalid"));
 }

@@ -21,75 +21,18 @@ use mcp_core::mcp_servers::HttpUrl;
 use mcp_core::{ExchangeId, HttpHead, HttpMethod, HttpRequest};
 
 pub use hyper_io::{AsyncStream, BoxedStream};
-pub use proxy::ProxySetting;
 
 use crate::runtime::{BoxFuture, Runtime};
 use hyper_io::HyperIo;
-use proxy::{Proxies, Proxy};
+use mcp_host::{HttpClientConfig, Proxies, Proxy};
 
 /// Opens byte streams to `host:port` (a server's, or a proxy's). The default uses the runtime's
-/// TCP; install your own with [`HttpClientConfig::connector`] (custom DNS, Unix sockets, an
-/// in-process transport for tests...). TLS and proxy tunnels are layered on top of it.
+/// TCP; install your own with [`ClientBuilder::connector`](crate::ClientBuilder::connector)
+/// (custom DNS, Unix sockets, an in-process transport for tests...). TLS and proxy tunnels are
+/// layered on top of it.
 pub trait Connector: Send + Sync + 'static {
     /// Opens a stream. The client bounds the time it may take (`Timeouts::http_connect`).
     fn connect(&self, host: &str, port: u16) -> BoxFuture<'static, std::io::Result<BoxedStream>>;
-}
-
-/// How the HTTP client of a [`crate::Client`] is set up (see
-/// [`crate::ClientBuilder::http_client`]).
-#[derive(Clone)]
-pub struct HttpClientConfig {
-    /// Extra trusted root certificates, each PEM (one or more certificates) or DER, added to the
-    /// webpki roots.
-    pub extra_root_certificates: Vec<Vec<u8>>,
-    /// Which proxy to use (default: from the environment).
-    pub proxy: ProxySetting,
-    /// Idle keep-alive connections kept per server (default 4; 0 disables reuse).
-    pub max_idle_per_host: usize,
-    /// Replaces how TCP streams are opened.
-    pub connector: Option<Arc<dyn Connector>>,
-}
-
-impl Default for HttpClientConfig {
-    fn default() -> Self {
-        Self {
-            extra_root_certificates: Vec::new(),
-            proxy: ProxySetting::default(),
-            max_idle_per_host: 4,
-            connector: None,
-        }
-    }
-}
-
-impl std::fmt::Debug for HttpClientConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HttpClientConfig")
-            .field("extra_root_certificates", &self.extra_root_certificates.len())
-            .field("proxy", &self.proxy)
-            .field("max_idle_per_host", &self.max_idle_per_host)
-            .field("connector", &self.connector.as_ref().map(|_| "custom"))
-            .finish()
-    }
-}
-
-impl HttpClientConfig {
-    /// Adds a trusted root certificate (PEM or DER).
-    pub fn root_certificate(mut self, certificate: impl Into<Vec<u8>>) -> Self {
-        self.extra_root_certificates.push(certificate.into());
-        self
-    }
-
-    /// Sets the proxy setting.
-    pub fn proxy(mut self, proxy: ProxySetting) -> Self {
-        self.proxy = proxy;
-        self
-    }
-
-    /// Installs a custom [`Connector`].
-    pub fn connector(mut self, connector: Arc<dyn Connector>) -> Self {
-        self.connector = Some(connector);
-        self
-    }
 }
 
 type Sender1 = SendRequest<Full<Bytes>>;
@@ -120,18 +63,21 @@ impl<R: Runtime> Connector for RuntimeTcp<R> {
 
 impl HttpClient {
     /// Builds the client: TLS roots, proxies (the environment is read here, once).
-    pub(crate) fn new(config: &HttpClientConfig) -> Result<Self, String> {
+    pub(crate) fn new(
+        config: &HttpClientConfig,
+        connector: Option<Arc<dyn Connector>>,
+    ) -> Result<Self, String> {
         Ok(Self {
             tls: tls::client_config(&config.extra_root_certificates)?,
             proxies: Proxies::resolve(&config.proxy)?,
-            connector: config.connector.clone(),
+            connector,
             max_idle: config.max_idle_per_host,
             pool: Mutex::new(HashMap::new()),
         })
     }
 
     fn checkout(&self, key: &str) -> Option<Sender1> {
-        let mut pool = crate::driver::lock(&self.pool);
+        let mut pool = mcp_host::lock(&self.pool);
         let idle = pool.get_mut(key)?;
         while let Some(sender) = idle.pop() {
             if sender.is_ready() && !sender.is_closed() {
@@ -145,7 +91,7 @@ impl HttpClient {
         if self.max_idle == 0 || sender.is_closed() {
             return;
         }
-        let mut pool = crate::driver::lock(&self.pool);
+        let mut pool = mcp_host::lock(&self.pool);
         let idle = pool.entry(key).or_default();
         if idle.len() < self.max_idle {
             idle.push(sender);

@@ -21,7 +21,7 @@ use ureq::unversioned::transport::{
     Buffers, ConnectionDetails, Connector, NextTimeout, ShutdownHandle, Transport,
 };
 
-use crate::driver::lock;
+use mcp_host::lock;
 
 /// A registered socket.
 type Socket = Weak<dyn ShutdownHandle>;

@@ -54,8 +54,8 @@ use abort::{AbortCtl, AbortableConnector};
 pub const READ_CHUNK: usize = 16 * 1024;
 
 /// The HTTP client settings, shared with the async runtimes: extra roots, proxy, idle
-/// connections per host. A custom [`mcp_async::Connector`] is async-only and refused here.
-pub use mcp_async::{HttpClientConfig, ProxySetting};
+/// connections per host.
+pub use mcp_host::{HttpClientConfig, ProxySetting};
 
 /// One client's HTTP machinery: a `ureq::Agent` (and its keep-alive pool) configured for the
 /// core's contract. Cheap to clone; every clone shares the pool.
@@ -68,11 +68,6 @@ impl HttpClient {
     /// Builds the client: TLS roots, proxy (the environment is read here, once). Fails with
     /// [`ClientError::Config`] for an unusable certificate or proxy URL.
     pub fn new(config: &HttpClientConfig) -> Result<Self, ClientError> {
-        if config.connector.is_some() {
-            let detail =
-                "a custom Connector applies to the async runtimes; mcp-blocking opens its own sockets";
-            return Err(ClientError::Config(detail.into()));
-        }
         let proxy = match &config.proxy {
             ProxySetting::None => None,
             ProxySetting::Url(url) => {

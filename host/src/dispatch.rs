@@ -1,0 +1,204 @@
+//! The bookkeeping of one server's driver, written once for every family: requests issued
+//! by API handles and where their outcomes go, progress callbacks, close waiters, the view API
+//! handles read, the event hook, and the drain that routes the core's events.
+//!
+//! A driver (an async task, or a thread) owns a [`Connection`] and a [`Dispatch`]; it feeds
+//! commands through [`Dispatch::request`] / [`Dispatch::cancel`] / [`Dispatch::close`], and after
+//! every input runs [`Dispatch::next`] until `None`, performing the [`Step`]s it hands back.
+//! Outcomes are delivered once the drain is complete, so a woken caller already sees the state
+//! the drained events imply (e.g. `info()` after a crash).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+use mcp_core::host::{CloseWaiters, Output, PendingCalls, ServerView};
+use mcp_core::{
+    ClientError, Connection, Event, Io, Progress, Request, RequestOptions, Response, ServerRequest,
+    ServerRequestHandle,
+};
+
+/// A request's outcome, as handed to its caller.
+pub type Outcome = Result<Response, ClientError>;
+
+/// A progress callback. It runs on the server's driver: keep it short, and do not make
+/// blocking calls on the client from it.
+pub type ProgressFn = Box<dyn Fn(Progress) + Send + Sync>;
+
+/// A callback for every non-response event of every server (notifications, log messages,
+/// stderr lines, warnings, connection changes). It runs on the driver: keep it short.
+pub type EventHook = Arc<dyn Fn(&str, &Event) + Send + Sync>;
+
+/// What API handles read about a server without a round trip to its driver.
+pub type SharedView = Arc<Mutex<ServerView>>;
+
+/// Where a request's outcome goes (a channel's sending half).
+pub trait Reply: Send + 'static {
+    /// Hands the outcome over; a caller that stopped waiting is no error.
+    fn deliver(self, outcome: Outcome);
+}
+
+/// A caller of `close` waiting for the server to be closed.
+pub trait Waiter: Send + 'static {
+    /// Wakes the caller.
+    fn release(self);
+}
+
+impl Reply for std::sync::mpsc::SyncSender<Outcome> {
+    fn deliver(self, outcome: Outcome) {
+        let _ = self.try_send(outcome);
+    }
+}
+
+impl Waiter for std::sync::mpsc::SyncSender<()> {
+    fn release(self) {
+        let _ = self.try_send(());
+    }
+}
+
+/// What the driver must do for the core.
+#[derive(Debug)]
+pub enum Step {
+    /// Perform this IO (spawn, write, terminate, start or abort an HTTP exchange).
+    Io(Io),
+    /// Run the host's handler for this server request and report its answer as
+    /// `Input::ServerAnswer`.
+    ServerRequest(ServerRequestHandle, ServerRequest),
+}
+
+struct Pending<R> {
+    reply: R,
+    progress: Option<ProgressFn>,
+}
+
+/// One server's driver bookkeeping. See the module docs.
+pub struct Dispatch<R, W> {
+    name: Arc<str>,
+    calls: PendingCalls<Pending<R>>,
+    close_waiters: CloseWaiters<W>,
+    replies: Vec<(R, Outcome)>,
+    hook: Option<EventHook>,
+    view: SharedView,
+}
+
+impl<R, W> std::fmt::Debug for Dispatch<R, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dispatch")
+            .field("name", &self.name)
+            .field("in_flight", &self.calls.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: Reply, W: Waiter> Dispatch<R, W> {
+    /// The bookkeeping of server `name`, keeping `view` current and calling `hook`.
+    pub fn new(name: Arc<str>, hook: Option<EventHook>, view: SharedView) -> Self {
+        Self {
+            name,
+            calls: PendingCalls::default(),
+            close_waiters: CloseWaiters::default(),
+            replies: Vec::new(),
+            hook,
+            view,
+        }
+    }
+
+    /// The server's name.
+    pub fn name(&self) -> &Arc<str> {
+        &self.name
+    }
+
+    /// Issues a request for API call `call`; a refused one is answered at once.
+    #[allow(clippy::too_many_arguments)]
+    pub fn request(
+        &mut self,
+        conn: &mut Connection,
+        now: Instant,
+        call: u64,
+        request: Request,
+        opts: RequestOptions,
+        reply: R,
+        progress: Option<ProgressFn>,
+    ) {
+        let pending = Pending { reply, progress };
+        if let Err((p, e)) = self.calls.start(conn, now, call, request, opts, pending) {
+            p.reply.deliver(Err(e));
+        }
+    }
+
+    /// Cancels API call `call` if it is still in flight; its outcome (`Cancelled`) is delivered
+    /// like any other.
+    pub fn cancel(&mut self, conn: &mut Connection, now: Instant, call: u64) {
+        if let Some(handle) = self.calls.handle_of(call) {
+            conn.cancel(now, handle);
+        }
+    }
+
+    /// Closes the connection for `waiter` (released at once if it is closed already).
+    pub fn close(&mut self, conn: &mut Connection, now: Instant, waiter: W) {
+        if let Some(w) = self.close_waiters.close(conn, now, waiter) {
+            w.release();
+        }
+    }
+
+    /// The next thing the driver must do, routing events on the way; `None` once the core has
+    /// nothing more (the outcomes of this drain are delivered then).
+    pub fn next(&mut self, conn: &mut Connection) -> Option<Step> {
+        while let Some(out) = conn.poll_output() {
+            match out {
+                Output::Io(io) => return Some(Step::Io(io)),
+                Output::Event(ev) => {
+                    if let Some(step) = self.route(ev, conn) {
+                        return Some(step);
+                    }
+                }
+            }
+        }
+        for (reply, outcome) in self.replies.drain(..) {
+            reply.deliver(outcome);
+        }
+        None
+    }
+
+    fn route(&mut self, ev: Event, conn: &Connection) -> Option<Step> {
+        lock(&self.view).observe(&ev, conn);
+        match ev {
+            Event::Response { handle, result } => {
+                if let Some(p) = self.calls.take(handle) {
+                    self.replies.push((p.reply, result.map_err(ClientError::from)));
+                }
+                None
+            }
+            Event::Progress { handle, progress } => {
+                if let Some(Pending { progress: Some(f), .. }) = self.calls.get(handle) {
+                    // A panicking callback must not take the driver down with it.
+                    let _ = catch_unwind(AssertUnwindSafe(|| f(progress)));
+                }
+                None
+            }
+            ev => {
+                let step = match &ev {
+                    Event::ServerRequest { handle, request } => {
+                        Some(Step::ServerRequest(*handle, request.clone()))
+                    }
+                    Event::Closed => {
+                        for w in self.close_waiters.release() {
+                            w.release();
+                        }
+                        None
+                    }
+                    _ => None,
+                };
+                if let Some(hook) = &self.hook {
+                    let _ = catch_unwind(AssertUnwindSafe(|| hook(&self.name, &ev)));
+                }
+                step
+            }
+        }
+    }
+}
+
+/// Locks, ignoring poisoning (the data is plain state, valid after any panic).
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}

@@ -1,0 +1,216 @@
+//! The HTTP client settings every runtime takes ([`HttpClientConfig`]), and proxy selection:
+//! from the environment (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`, upper or lower
+//! case) or configured.
+
+use base64::Engine as _;
+use mcp_core::mcp_servers::HttpUrl;
+
+/// How the HTTP client of a client is set up (`ClientBuilder::http_client` in every family):
+/// extra trusted roots, the proxy, keep-alive. The async runtimes also take a custom
+/// connector (`ClientBuilder::connector` there).
+#[derive(Debug, Clone)]
+pub struct HttpClientConfig {
+    /// Extra trusted root certificates, each PEM (one or more certificates) or DER, added to the
+    /// webpki roots.
+    pub extra_root_certificates: Vec<Vec<u8>>,
+    /// Which proxy to use (default: from the environment).
+    pub proxy: ProxySetting,
+    /// Idle keep-alive connections kept per server (default 4; 0 disables reuse).
+    pub max_idle_per_host: usize,
+}
+
+impl Default for HttpClientConfig {
+    fn default() -> Self {
+        Self { extra_root_certificates: Vec::new(), proxy: ProxySetting::default(), max_idle_per_host: 4 }
+    }
+}
+
+impl HttpClientConfig {
+    /// Adds a trusted root certificate (PEM or DER).
+    pub fn root_certificate(mut self, certificate: impl Into<Vec<u8>>) -> Self {
+        self.extra_root_certificates.push(certificate.into());
+        self
+    }
+
+    /// Sets the proxy setting.
+    pub fn proxy(mut self, proxy: ProxySetting) -> Self {
+        self.proxy = proxy;
+        self
+    }
+}
+
+/// Which proxy the HTTP client uses.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ProxySetting {
+    /// `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` and `NO_PROXY` from the environment, read once
+    /// when the client is built (the default). The async runtimes use `http://` proxies (other
+    /// schemes in the environment are ignored); mcp-blocking also `https://` and `socks*://`.
+    #[default]
+    FromEnv,
+    /// No proxy, whatever the environment says.
+    None,
+    /// This proxy for every server: `http://[user:password@]host:port` (`CONNECT` tunnels for
+    /// `https://` servers); mcp-blocking also takes `https://` and `socks4://`, `socks4a://`,
+    /// `socks5://`, `socks5h://` proxies.
+    Url(String),
+}
+
+/// A proxy server.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Proxy {
+    /// Its host.
+    pub host: String,
+    /// Its port.
+    pub port: u16,
+    /// `Basic ...` credentials for `Proxy-Authorization`.
+    pub auth: Option<String>,
+}
+
+impl std::fmt::Debug for Proxy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Proxy").field("host", &self.host).field("port", &self.port).finish_non_exhaustive()
+    }
+}
+
+/// The proxies to use, resolved once per client.
+#[derive(Debug, Clone, Default)]
+pub struct Proxies {
+    http: Option<Proxy>,
+    https: Option<Proxy>,
+    no_proxy: Vec<String>,
+    all: bool,
+}
+
+fn env(names: &[&str]) -> Option<String> {
+    names.iter().find_map(|n| std::env::var(n).ok()).filter(|v| !v.trim().is_empty())
+}
+
+impl Proxies {
+    /// Resolves a setting (reading the environment for [`ProxySetting::FromEnv`]).
+    pub fn resolve(setting: &ProxySetting) -> Result<Self, String> {
+        match setting {
+            ProxySetting::None => Ok(Self::default()),
+            ProxySetting::Url(url) => {
+                let proxy =
+                    parse_proxy(url).ok_or_else(|| "the proxy must be an http://host:port URL".to_owned())?;
+                Ok(Self { http: Some(proxy.clone()), https: Some(proxy), no_proxy: Vec::new(), all: false })
+            }
+            ProxySetting::FromEnv => {
+                let all = env(&["ALL_PROXY", "all_proxy"]);
+                let http = env(&["HTTP_PROXY", "http_proxy"]).or_else(|| all.clone());
+                let https = env(&["HTTPS_PROXY", "https_proxy"]).or(all);
+                let no_proxy = env(&["NO_PROXY", "no_proxy"]).unwrap_or_default();
+                Ok(Self::from_parts(http.as_deref(), https.as_deref(), &no_proxy))
+            }
+        }
+    }
+
+    fn from_parts(http: Option<&str>, https: Option<&str>, no_proxy: &str) -> Self {
+        let entries: Vec<String> = no_proxy
+            .split(',')
+            .map(|e| e.trim().trim_start_matches('.').to_ascii_lowercase())
+            .filter(|e| !e.is_empty())
+            .collect();
+        Self {
+            http: http.and_then(parse_proxy),
+            https: https.and_then(parse_proxy),
+            all: entries.iter().any(|e| e == "*"),
+            no_proxy: entries,
+        }
+    }
+
+    /// The proxy for a server, if any.
+    pub fn for_url(&self, url: &HttpUrl) -> Option<&Proxy> {
+        let proxy = if url.is_https() { self.https.as_ref() } else { self.http.as_ref() }?;
+        let host = url.host().to_ascii_lowercase();
+        let excluded = self.all
+            || self.no_proxy.iter().any(|entry| {
+                let entry = match entry.rsplit_once(':') {
+                    Some((h, p)) if p.bytes().all(|b| b.is_ascii_digit()) && !h.contains(':') => h,
+                    _ => entry.as_str(),
+                };
+                let entry = entry.trim_start_matches('[').trim_end_matches(']');
+                host == entry || host.strip_suffix(entry).is_some_and(|rest| rest.ends_with('.'))
+            });
+        (!excluded).then_some(proxy)
+    }
+}
+
+/// Parses `http://[user:password@]host[:port]` (the scheme may be left out).
+fn parse_proxy(text: &str) -> Option<Proxy> {
+    let text = text.trim();
+    let rest = match text.split_once("://") {
+        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => rest,
+        Some(_) => return None,
+        None => text,
+    };
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let (userinfo, hostport) = match authority.rsplit_once('@') {
+        Some((u, h)) => (Some(u), h),
+        None => (None, authority),
+    };
+    let url = HttpUrl::parse(&format!("http://{hostport}/")).ok()?;
+    let auth = userinfo.map(|u| {
+        let decoded = percent_decode(u);
+        format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(decoded.as_bytes()))
+    });
+    Some(Proxy { host: url.host().to_owned(), port: url.port(), auth })
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match (bytes[i], bytes.get(i + 1..i + 3)) {
+            (b'%', Some(hex)) => {
+                match std::str::from_utf8(hex).ok().and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    Some(b) => {
+                        out.push(b);
+                        i += 3;
+                        continue;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            (b, _) => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(s: &str) -> HttpUrl {
+        HttpUrl::parse(s).unwrap()
+    }
+
+    #[test]
+    fn proxies_and_exclusions() {
+        let p = Proxies::from_parts(
+            Some("http://proxy:3128"),
+            Some("http://u%40x:p%3Aw@sproxy:8080"),
+            "localhost, .internal.test,10.0.0.1:80",
+        );
+        assert_eq!(
+            p.for_url(&url("http://api.example/mcp")).map(|p| (p.host.as_str(), p.port)),
+            Some(("proxy", 3128))
+        );
+        let s = p.for_url(&url("https://api.example/mcp")).unwrap();
+        assert_eq!((s.host.as_str(), s.port), ("sproxy", 8080));
+        assert_eq!(s.auth.as_deref(), Some("Basic dUB4OnA6dw=="), "user u@x, password p:w");
+        assert!(p.for_url(&url("http://localhost:9/")).is_none());
+        assert!(p.for_url(&url("http://a.internal.test/")).is_none());
+        assert!(p.for_url(&url("http://internal.test/")).is_none());
+        assert!(p.for_url(&url("http://notinternal.test/")).is_some());
+        assert!(p.for_url(&url("http://10.0.0.1/")).is_none());
+        let all = Proxies::from_parts(Some("proxy:1"), None, "*");
+        assert!(all.for_url(&url("http://x/")).is_none());
+        let socks = Proxies::from_parts(Some("socks5://s:1080"), None, "");
+        assert!(socks.for_url(&url("http://x/")).is_none(), "unsupported schemes are ignored");
+    }
+}

@@ -1,0 +1,426 @@
+//! The client API, written once for every family: each macro expands to the same methods,
+//! `async` with `.await` for `mcp-async`, plain for `mcp-blocking`. A family supplies the
+//! primitives the methods stand on and invokes the macros inside its own `impl` blocks.
+//!
+//! - [`server_methods!`](crate::server_methods): needs `fn issue(&self, Request,
+//!   RequestOptions, Option<ProgressFn>) -> Outcome` (async or not) on the family's `Server`.
+//! - [`client_methods!`](crate::client_methods): needs `servers: Arc<[Server]>` on `Client`.
+//! - [`builder_methods!`](crate::builder_methods): needs `parts: BuilderParts<Handler>` on
+//!   `ClientBuilder`, and the family's `Handler` type in scope.
+//!
+//! Adding a request kind: a descriptor in `mcp_core::calls` and one method in
+//! `server_methods!`; both families get it.
+
+/// Defines the request methods of a family's `Server`: `server_methods!(async await)` or
+/// `server_methods!()`.
+#[macro_export]
+macro_rules! server_methods {
+    ($($async:ident $await:ident)?) => {
+        /// Sends any request described by a [`Call`](mcp_core::calls::Call) and waits for its
+        /// typed outcome.
+        pub $($async)? fn send<C: $crate::mcp_core::calls::Call>(
+            &self,
+            call: C,
+        ) -> Result<C::Output, $crate::mcp_core::ClientError> {
+            self.send_with(call, $crate::mcp_core::RequestOptions::default())$(.$await)?
+        }
+
+        /// [`Self::send`] with options (timeout, `_meta`, `refresh`, ...).
+        pub $($async)? fn send_with<C: $crate::mcp_core::calls::Call>(
+            &self,
+            call: C,
+            opts: $crate::mcp_core::RequestOptions,
+        ) -> Result<C::Output, $crate::mcp_core::ClientError> {
+            C::decode(self.issue(call.into_request(), opts, None)$(.$await)??)
+        }
+
+        /// [`Self::send_with`], calling `progress` for each progress notification
+        /// (`opts.progress` is switched on). The callback runs on the server's driver.
+        pub $($async)? fn send_with_progress<C, F>(
+            &self,
+            call: C,
+            mut opts: $crate::mcp_core::RequestOptions,
+            progress: F,
+        ) -> Result<C::Output, $crate::mcp_core::ClientError>
+        where
+            C: $crate::mcp_core::calls::Call,
+            F: Fn($crate::mcp_core::Progress) + Send + Sync + 'static,
+        {
+            opts.progress = true;
+            C::decode(self.issue(call.into_request(), opts, Some(Box::new(progress)))$(.$await)??)
+        }
+
+        /// Sends any request and waits for its untyped response.
+        pub $($async)? fn request(
+            &self,
+            request: $crate::mcp_core::Request,
+            opts: $crate::mcp_core::RequestOptions,
+        ) -> Result<$crate::mcp_core::Response, $crate::mcp_core::ClientError> {
+            self.send_with(request, opts)$(.$await)?
+        }
+
+        /// Like [`Self::request`], calling `progress` for each progress notification.
+        pub $($async)? fn request_with_progress<F>(
+            &self,
+            request: $crate::mcp_core::Request,
+            opts: $crate::mcp_core::RequestOptions,
+            progress: F,
+        ) -> Result<$crate::mcp_core::Response, $crate::mcp_core::ClientError>
+        where
+            F: Fn($crate::mcp_core::Progress) + Send + Sync + 'static,
+        {
+            self.send_with_progress(request, opts, progress)$(.$await)?
+        }
+
+        /// Starts the server if needed and waits until its era is known.
+        pub $($async)? fn connect(&self) -> Result<$crate::mcp_core::ServerInfo, $crate::mcp_core::ClientError> {
+            self.send($crate::mcp_core::calls::Connect)$(.$await)?
+        }
+
+        /// All tools (every page).
+        pub $($async)? fn list_tools(
+            &self,
+        ) -> Result<Vec<$crate::mcp_core::types::Tool>, $crate::mcp_core::ClientError> {
+            self.send($crate::mcp_core::calls::ListTools)$(.$await)?
+        }
+
+        /// All prompts.
+        pub $($async)? fn list_prompts(
+            &self,
+        ) -> Result<Vec<$crate::mcp_core::types::Prompt>, $crate::mcp_core::ClientError> {
+            self.send($crate::mcp_core::calls::ListPrompts)$(.$await)?
+        }
+
+        /// All resources.
+        pub $($async)? fn list_resources(
+            &self,
+        ) -> Result<Vec<$crate::mcp_core::types::Resource>, $crate::mcp_core::ClientError> {
+            self.send($crate::mcp_core::calls::ListResources)$(.$await)?
+        }
+
+        /// All resource templates.
+        pub $($async)? fn list_resource_templates(
+            &self,
+        ) -> Result<Vec<$crate::mcp_core::types::ResourceTemplate>, $crate::mcp_core::ClientError> {
+            self.send($crate::mcp_core::calls::ListResourceTemplates)$(.$await)?
+        }
+
+        /// Calls a tool. `arguments` is a JSON object (or `null`); a `_meta` key in it is sent
+        /// as the request's `_meta`. A tool failure is a result with `is_error`, not an `Err`.
+        pub $($async)? fn call_tool(
+            &self,
+            name: &str,
+            arguments: $crate::serde_json::Value,
+        ) -> Result<$crate::mcp_core::types::CallToolResult, $crate::mcp_core::ClientError> {
+            self.send($crate::mcp_core::calls::CallTool::new(name, arguments))$(.$await)?
+        }
+
+        /// Calls a tool with options (timeout, `_meta`, ...).
+        pub $($async)? fn call_tool_with(
+            &self,
+            name: &str,
+            arguments: $crate::serde_json::Value,
+            opts: $crate::mcp_core::RequestOptions,
+        ) -> Result<$crate::mcp_core::types::CallToolResult, $crate::mcp_core::ClientError> {
+            self.send_with($crate::mcp_core::calls::CallTool::new(name, arguments), opts)$(.$await)?
+        }
+
+        /// Calls a tool, reporting progress notifications to `progress` (on the driver).
+        pub $($async)? fn call_tool_with_progress<F>(
+            &self,
+            name: &str,
+            arguments: $crate::serde_json::Value,
+            opts: $crate::mcp_core::RequestOptions,
+            progress: F,
+        ) -> Result<$crate::mcp_core::types::CallToolResult, $crate::mcp_core::ClientError>
+        where
+            F: Fn($crate::mcp_core::Progress) + Send + Sync + 'static,
+        {
+            let call = $crate::mcp_core::calls::CallTool::new(name, arguments);
+            self.send_with_progress(call, opts, progress)$(.$await)?
+        }
+
+        /// Gets a prompt with string arguments.
+        pub $($async)? fn get_prompt(
+            &self,
+            name: &str,
+            arguments: $crate::serde_json::Map<String, $crate::serde_json::Value>,
+        ) -> Result<$crate::mcp_core::types::GetPromptResult, $crate::mcp_core::ClientError> {
+            self.send($crate::mcp_core::calls::GetPrompt::new(name, arguments))$(.$await)?
+        }
+
+        /// Reads a resource.
+        pub $($async)? fn read_resource(
+            &self,
+            uri: &str,
+        ) -> Result<$crate::mcp_core::types::ReadResourceResult, $crate::mcp_core::ClientError> {
+            self.send($crate::mcp_core::calls::ReadResource::new(uri))$(.$await)?
+        }
+
+        /// Asks for completions of an argument.
+        pub $($async)? fn complete(
+            &self,
+            reference: $crate::mcp_core::types::CompletionReference,
+            argument: &str,
+            value: &str,
+        ) -> Result<$crate::mcp_core::types::CompleteResult, $crate::mcp_core::ClientError> {
+            self.send($crate::mcp_core::calls::Complete::new(reference, argument, value))$(.$await)?
+        }
+
+        /// Checks the server is alive (`ping`, or `server/discover` on 2026-07-28 servers).
+        pub $($async)? fn ping(&self) -> Result<(), $crate::mcp_core::ClientError> {
+            self.send($crate::mcp_core::calls::Ping)$(.$await)?
+        }
+
+        /// Sets the server's log level.
+        pub $($async)? fn set_log_level(
+            &self,
+            level: $crate::mcp_core::types::LoggingLevel,
+        ) -> Result<(), $crate::mcp_core::ClientError> {
+            self.send($crate::mcp_core::calls::SetLogLevel(level))$(.$await)?
+        }
+    };
+}
+
+/// Defines the multi-server methods of a family's `Client` (routing by tool name):
+/// `client_methods!(async await)` or `client_methods!()`.
+#[macro_export]
+macro_rules! client_methods {
+    ($($async:ident $await:ident)?) => {
+        /// Every server, in configuration order.
+        pub fn servers(&self) -> &[Server] {
+            &self.servers
+        }
+
+        /// The server with this name.
+        pub fn server(&self, name: &str) -> Option<&Server> {
+            self.servers.iter().find(|s| s.name() == name)
+        }
+
+        fn named(&self, name: &str) -> Result<&Server, $crate::mcp_core::ClientError> {
+            self.server(name)
+                .ok_or_else(|| $crate::mcp_core::routing::RouteError::UnknownServer(name.to_owned()).into())
+        }
+
+        /// Connects every server (era detection included); fails on the first that cannot
+        /// connect.
+        pub $($async)? fn connect(
+            &self,
+        ) -> Result<Vec<$crate::mcp_core::ServerInfo>, $crate::mcp_core::ClientError> {
+            let mut out = Vec::with_capacity(self.servers.len());
+            for s in self.servers.iter() {
+                out.push(s.connect()$(.$await)??);
+            }
+            Ok(out)
+        }
+
+        /// The tools of every server, each tagged with its server.
+        pub $($async)? fn list_tools(
+            &self,
+        ) -> Result<Vec<$crate::mcp_core::ServerTool>, $crate::mcp_core::ClientError> {
+            let mut out = Vec::new();
+            for s in self.servers.iter() {
+                for tool in s.list_tools()$(.$await)?? {
+                    out.push($crate::mcp_core::ServerTool { server: s.name().to_owned(), tool });
+                }
+            }
+            Ok(out)
+        }
+
+        /// A server's tools: the cached list, or a fresh `tools/list`.
+        $($async)? fn tools_of(
+            server: &Server,
+        ) -> Result<Vec<$crate::mcp_core::types::Tool>, $crate::mcp_core::ClientError> {
+            match server.known_tools() {
+                Some(tools) => Ok(tools),
+                None => server.list_tools()$(.$await)?,
+            }
+        }
+
+        /// Which server owns `tool`: the only server, or the one whose tool list (cached, else
+        /// fetched) names it.
+        $($async)? fn route(&self, tool: &str) -> Result<&Server, $crate::mcp_core::ClientError> {
+            if let [only] = &self.servers[..] {
+                return Ok(only);
+            }
+            let mut catalog = Vec::with_capacity(self.servers.len());
+            for s in self.servers.iter() {
+                catalog.push((s.name(), Self::tools_of(s)$(.$await)??));
+            }
+            let entries = catalog.iter().map(|(n, t)| (*n, t.iter().map(|t| t.name.as_str())));
+            let owner = $crate::mcp_core::routing::route_tool(tool, None, entries)?;
+            self.named(owner)
+        }
+
+        /// The tool with this name and the server offering it; an error if several offer it.
+        pub $($async)? fn find_tool(
+            &self,
+            name: &str,
+        ) -> Result<Option<$crate::mcp_core::ServerTool>, $crate::mcp_core::ClientError> {
+            use $crate::mcp_core::routing::RouteError;
+            let server = match self.route(name)$(.$await)? {
+                Ok(server) => server,
+                Err($crate::mcp_core::ClientError::Route(RouteError::UnknownTool(_))) => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            let tools = Self::tools_of(server)$(.$await)??;
+            let server = server.name().to_owned();
+            Ok(tools.into_iter().find(|t| t.name == name).map(|tool| $crate::mcp_core::ServerTool { server, tool }))
+        }
+
+        /// Calls a tool on the server that offers it.
+        pub $($async)? fn call_tool(
+            &self,
+            name: &str,
+            arguments: $crate::serde_json::Value,
+        ) -> Result<$crate::mcp_core::types::CallToolResult, $crate::mcp_core::ClientError> {
+            self.route(name)$(.$await)??.call_tool(name, arguments)$(.$await)?
+        }
+
+        /// Calls a tool on a named server.
+        pub $($async)? fn call_tool_on(
+            &self,
+            server: &str,
+            name: &str,
+            arguments: $crate::serde_json::Value,
+        ) -> Result<$crate::mcp_core::types::CallToolResult, $crate::mcp_core::ClientError> {
+            self.named(server)?.call_tool(name, arguments)$(.$await)?
+        }
+
+        /// Shuts every server down and waits until each is closed.
+        pub $($async)? fn close(&self) {
+            for s in self.servers.iter() {
+                s.close()$(.$await)?;
+            }
+        }
+    };
+}
+
+/// Defines the configuration methods of a family's `ClientBuilder` (its `Handler` type must
+/// be in scope): `builder_methods!()`.
+#[macro_export]
+macro_rules! builder_methods {
+    () => {
+        /// Adds a server.
+        pub fn server(mut self, spec: $crate::mcp_core::ServerSpec) -> Self {
+            self.parts.specs.push(spec);
+            self
+        }
+
+        /// Sets up the HTTP client every HTTP server of this client shares (one keep-alive
+        /// pool): extra root certificates and the proxy. The default trusts the webpki roots
+        /// and takes the proxy from the environment.
+        pub fn http_client(mut self, config: $crate::HttpClientConfig) -> Self {
+            self.parts.http = config;
+            self
+        }
+
+        /// Installs a roots handler (declares the `roots` capability).
+        pub fn roots_handler(mut self, h: Handler) -> Self {
+            self.parts.handlers.roots = Some(h);
+            self
+        }
+
+        /// Installs a sampling handler (declares the `sampling` capability).
+        pub fn sampling_handler(mut self, h: Handler) -> Self {
+            self.parts.handlers.sampling = Some(h);
+            self
+        }
+
+        /// Installs an elicitation handler (declares form-mode `elicitation`).
+        pub fn elicitation_handler(mut self, h: Handler) -> Self {
+            self.parts.handlers.elicitation = Some(h);
+            self
+        }
+
+        /// Calls `hook` with every non-response event of every server (notifications, logs,
+        /// stderr lines, warnings, connects and disconnects). It runs on the server's driver:
+        /// keep it short and do not make blocking calls on the client from it.
+        pub fn on_event<F>(mut self, hook: F) -> Self
+        where
+            F: Fn(&str, &$crate::mcp_core::Event) + Send + Sync + 'static,
+        {
+            self.parts.hook = Some(std::sync::Arc::new(hook));
+            self
+        }
+    };
+}
+
+/// What every family's `ClientBuilder` collects: servers, handlers, the event hook and the
+/// HTTP client settings.
+pub struct BuilderParts<H> {
+    /// The servers, in order.
+    pub specs: Vec<mcp_core::ServerSpec>,
+    /// The host's handlers.
+    pub handlers: mcp_core::host::HandlerSet<H>,
+    /// The event hook.
+    pub hook: Option<crate::EventHook>,
+    /// The HTTP client settings.
+    pub http: crate::HttpClientConfig,
+}
+
+impl<H> Default for BuilderParts<H> {
+    fn default() -> Self {
+        Self { specs: Vec::new(), handlers: Default::default(), hook: None, http: Default::default() }
+    }
+}
+
+impl<H> std::fmt::Debug for BuilderParts<H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("specs", &self.specs)
+            .field("handlers", &self.handlers)
+            .field("hook", &self.hook.as_ref().map(|_| "installed"))
+            .field("http", &self.http)
+            .finish()
+    }
+}
+
+/// One server of a client being built: its connection, its driver's bookkeeping, and the view
+/// its API handles read.
+#[derive(Debug)]
+pub struct ServerStart<R, W> {
+    /// The server's name.
+    pub name: std::sync::Arc<str>,
+    /// Its connection, created at the build's `now`.
+    pub conn: mcp_core::Connection,
+    /// Its driver's bookkeeping.
+    pub dispatch: crate::Dispatch<R, W>,
+    /// What its API handles read.
+    pub view: crate::SharedView,
+}
+
+/// A client ready to be started: its servers, the handlers every driver shares, and the
+/// HTTP client settings.
+#[derive(Debug)]
+pub struct Prepared<H, R, W> {
+    /// The servers, in order.
+    pub servers: Vec<ServerStart<R, W>>,
+    /// The host's handlers.
+    pub handlers: std::sync::Arc<mcp_core::host::HandlerSet<H>>,
+    /// The HTTP client settings.
+    pub http: crate::HttpClientConfig,
+}
+
+impl<H> BuilderParts<H> {
+    /// Checks the server list (one at least, unique names), gives every server the features of
+    /// the installed handlers and a jitter seed, and sets up each one's connection at `now`.
+    pub fn prepare<R: crate::Reply, W: crate::Waiter>(
+        self,
+        now: std::time::Instant,
+    ) -> Result<Prepared<H, R, W>, mcp_core::ClientError> {
+        let specs = mcp_core::host::prepare_servers(self.specs, &self.handlers.features())?;
+        let servers = specs
+            .into_iter()
+            .map(|spec| {
+                let mut config = spec.config;
+                crate::seed_config(&mut config);
+                let name: std::sync::Arc<str> = spec.name.into();
+                let view = crate::SharedView::default();
+                let dispatch = crate::Dispatch::new(name.clone(), self.hook.clone(), view.clone());
+                ServerStart { name, conn: mcp_core::Connection::new(config, now), dispatch, view }
+            })
+            .collect();
+        Ok(Prepared { servers, handlers: std::sync::Arc::new(self.handlers), http: self.http })
+    }
+}
