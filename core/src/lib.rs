@@ -70,6 +70,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod command;
 mod config;
 mod connection;
 mod error;
@@ -86,6 +87,7 @@ mod http_url;
 mod io;
 pub mod jsonrpc;
 pub mod mcp_servers;
+mod redact;
 mod request;
 pub mod routing;
 pub mod schema;
@@ -95,17 +97,19 @@ pub mod sse;
 pub mod target;
 pub mod text;
 mod timers;
+mod transport;
 pub mod types;
 
+pub use command::StdioCommand;
 pub use config::{
-    ClientFeatures, ConnectionConfig, HttpConfig, Limits, ProtocolMode, SchemaValidation, StdioCommand,
-    Timeouts, TransportConfig, ValidationMode, LEGACY_VERSIONS, MODERN_VERSION,
+    ClientFeatures, ConnectionConfig, HttpConfig, Limits, ProtocolMode, SchemaValidation, Timeouts,
+    TransportConfig, ValidationMode, LEGACY_VERSIONS, MODERN_VERSION,
 };
 pub use connection::Connection;
 pub use error::{AnswerError, ClientError, CommandError, RequestError, RpcError, RpcErrorKind, Warning};
-pub use event::{Event, ListKind, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
+pub use event::{Event, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
 pub use handle::{Epoch, ExchangeId, RequestHandle, ServerRequestHandle};
 pub use io::{ExitInfo, HttpHead, HttpMethod, HttpRequest, Io};
-pub use request::{Request, RequestOptions, Response};
+pub use request::{ListKind, Request, RequestOptions, Response};
 pub use session::{Era, ServerInfo};
 pub use spec::{ServerSpec, ServerTool};
