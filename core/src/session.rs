@@ -74,10 +74,7 @@ pub(crate) enum ProbeVerdict {
 pub(crate) fn judge_probe(mode: ProtocolMode, outcome: ProbeOutcome) -> ProbeVerdict {
     let legacy_or_fail = |why: String| match mode {
         ProtocolMode::Modern => ProbeVerdict::Fail(RequestError::ModernRequired { detail: why }),
-        _ => {
-            let _ = why;
-            ProbeVerdict::Legacy
-        }
+        _ => ProbeVerdict::Legacy,
     };
     match outcome {
         ProbeOutcome::Result(value) => match DiscoverResult::from_value(value) {
