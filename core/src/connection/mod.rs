@@ -130,6 +130,8 @@ pub struct Connection {
 }
 
 /// The transport of a connection, with the state only it has.
+// One per connection, never moved: boxing the stdio side would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 enum Transport {
     /// A child process: its stdout and stderr framing, stderr tail, EOF and exit.
