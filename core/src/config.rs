@@ -4,6 +4,12 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+// Part of the configuration; defined with its redacted display.
+pub(crate) use crate::command::StdioCommand;
+use crate::http_url::HttpUrl;
+use crate::redact::{redact_header_value, redact_url};
+use crate::target::TargetConfigError;
+use crate::transport::TransportKind;
 use crate::types::Implementation;
 
 /// The protocol revision this client speaks in the modern (stateless) era.
@@ -24,72 +30,6 @@ pub enum ProtocolMode {
     Legacy,
 }
 
-/// How to launch a stdio server. Its `Debug` and [`StdioCommand::display`] never show
-/// environment values or credential-looking arguments.
-#[derive(Clone, PartialEq, Eq)]
-pub struct StdioCommand {
-    /// The program to run (looked up on `PATH` by the runtime).
-    pub program: String,
-    /// Its arguments.
-    pub args: Vec<String>,
-    /// Extra environment variables (added to the inherited environment).
-    pub env: Vec<(String, String)>,
-    /// Working directory; `None` inherits the client's.
-    pub cwd: Option<String>,
-}
-
-impl StdioCommand {
-    /// A command with no arguments.
-    pub fn new(program: impl Into<String>) -> Self {
-        Self { program: program.into(), args: Vec::new(), env: Vec::new(), cwd: None }
-    }
-
-    /// Adds an argument.
-    pub fn arg(mut self, arg: impl Into<String>) -> Self {
-        self.args.push(arg.into());
-        self
-    }
-
-    /// Adds arguments.
-    pub fn args<I, S>(mut self, args: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.args.extend(args.into_iter().map(Into::into));
-        self
-    }
-
-    /// Adds an environment variable.
-    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
-        self.env.push((key.into(), value.into()));
-        self
-    }
-
-    /// Sets the working directory.
-    pub fn cwd(mut self, dir: impl Into<String>) -> Self {
-        self.cwd = Some(dir.into());
-        self
-    }
-
-    /// The command line for display, with credential-looking arguments redacted
-    /// (environment values are never shown).
-    pub fn display(&self) -> String {
-        crate::mcp_servers::redact_command(self)
-    }
-}
-
-impl std::fmt::Debug for StdioCommand {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let env: Vec<String> = self.env.iter().map(|(k, _)| format!("{k}=***")).collect();
-        f.debug_struct("StdioCommand")
-            .field("command", &crate::mcp_servers::redact_command(self))
-            .field("env", &env)
-            .field("cwd", &self.cwd)
-            .finish()
-    }
-}
-
 /// The transport a connection uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -108,7 +48,7 @@ pub struct HttpConfig {
     pub url: String,
     /// The transports to try, in order (see [`crate::mcp_servers::detect_target`]); the first
     /// that works is kept for the connection's lifetime.
-    pub kinds: Vec<crate::mcp_servers::TransportKind>,
+    pub kinds: Vec<TransportKind>,
     /// Headers sent with every request. In a modern session, `Mcp-Param-*` headers are dropped
     /// (that namespace belongs to the protocol).
     pub headers: Vec<(String, String)>,
@@ -124,8 +64,8 @@ pub struct HttpConfig {
 impl HttpConfig {
     /// A configuration for `url`, trying the transports its shape suggests (see
     /// [`crate::mcp_servers::HttpUrl::default_kinds`]).
-    pub fn new(url: &str) -> Result<Self, crate::mcp_servers::TargetConfigError> {
-        let parsed = crate::mcp_servers::HttpUrl::parse(url)?;
+    pub fn new(url: &str) -> Result<Self, TargetConfigError> {
+        let parsed = HttpUrl::parse(url)?;
         Ok(Self {
             kinds: parsed.default_kinds(),
             url: parsed.as_str().to_owned(),
@@ -138,13 +78,10 @@ impl HttpConfig {
 
 impl std::fmt::Debug for HttpConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let headers: Vec<(&str, &str)> = self
-            .headers
-            .iter()
-            .map(|(n, v)| (n.as_str(), crate::mcp_servers::redact_header_value(n, v)))
-            .collect();
+        let headers: Vec<(&str, &str)> =
+            self.headers.iter().map(|(n, v)| (n.as_str(), redact_header_value(n, v))).collect();
         f.debug_struct("HttpConfig")
-            .field("url", &crate::mcp_servers::redact_url(&self.url))
+            .field("url", &redact_url(&self.url))
             .field("kinds", &self.kinds)
             .field("headers", &headers)
             .field("retries", &self.retries)

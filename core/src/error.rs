@@ -468,7 +468,7 @@ pub enum ClientError {
     Route(#[from] crate::routing::RouteError),
     /// A target string or server configuration could not be understood.
     #[error(transparent)]
-    Target(#[from] crate::mcp_servers::TargetConfigError),
+    Target(#[from] crate::target::TargetConfigError),
     /// The server answered with a response of the wrong kind (a client bug or a hostile peer).
     #[error("unexpected response kind: expected {expected}")]
     UnexpectedResponse {

@@ -4,6 +4,8 @@ use serde_json::Value;
 
 use crate::error::{RequestError, Warning};
 use crate::handle::{RequestHandle, ServerRequestHandle};
+// `ListKind` belongs to requests; events name it as the host sees it (`crate::event::ListKind`).
+pub(crate) use crate::request::ListKind;
 use crate::request::Response;
 use crate::session::ServerInfo;
 use crate::types::LoggingLevel;
@@ -99,17 +101,6 @@ pub struct ServerRequest {
     pub kind: ServerRequestKind,
     /// The request params as sent.
     pub params: Value,
-}
-
-/// Which list a `list_changed` notification is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ListKind {
-    /// `tools/list`.
-    Tools,
-    /// `prompts/list`.
-    Prompts,
-    /// `resources/list` (and templates).
-    Resources,
 }
 
 /// A notification from the server.

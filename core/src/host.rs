@@ -341,10 +341,16 @@ pub fn apply_process_io<P: ProcessControl>(
     None
 }
 
-/// Everything a runtime's IO tasks report about a process, and host handlers' answers: one
-/// message type the runtimes pass to [`Connection::handle_input`].
+/// Every input a runtime feeds a [`Connection`]: what its IO reports about processes and HTTP
+/// exchanges, timers, and host handlers' answers. One message type, passed to
+/// [`Connection::handle_input`] (each variant names the `handle_*` method it stands for).
 #[derive(Debug)]
 pub enum Input {
+    /// The process for this epoch started (`handle_process_started`).
+    Started(crate::handle::Epoch),
+    /// The process for this epoch could not be started, with the reason
+    /// (`handle_spawn_failed`).
+    SpawnFailed(crate::handle::Epoch, String),
     /// Bytes from stdout.
     Stdout(crate::handle::Epoch, Vec<u8>),
     /// Stdout reached end of file.
@@ -365,6 +371,8 @@ pub enum Input {
     HttpEnd(crate::handle::ExchangeId),
     /// The HTTP exchange failed (connect, TLS, reset, timeout...), with a description.
     HttpFailed(crate::handle::ExchangeId, String),
+    /// The deadline of [`Connection::poll_timeout`] passed (`handle_timeout`).
+    Timeout,
 }
 
 /// The next thing a runtime must act on: IO to perform, or an event to route.
@@ -380,6 +388,8 @@ impl Connection {
     /// Feeds one [`Input`] to the matching `handle_*` method.
     pub fn handle_input(&mut self, now: std::time::Instant, input: Input) {
         match input {
+            Input::Started(epoch) => self.handle_process_started(now, epoch),
+            Input::SpawnFailed(epoch, reason) => self.handle_spawn_failed(now, epoch, reason),
             Input::Stdout(epoch, bytes) => self.handle_stdout(now, epoch, &bytes),
             Input::StdoutEof(epoch) => self.handle_stdout_eof(now, epoch),
             Input::Stderr(epoch, bytes) => self.handle_stderr(now, epoch, &bytes),
@@ -398,6 +408,7 @@ impl Connection {
             Input::HttpBody(exchange, bytes) => self.handle_http_body(now, exchange, &bytes),
             Input::HttpEnd(exchange) => self.handle_http_end(now, exchange),
             Input::HttpFailed(exchange, detail) => self.handle_http_failed(now, exchange, detail),
+            Input::Timeout => self.handle_timeout(now),
         }
     }
 

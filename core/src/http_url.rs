@@ -4,7 +4,9 @@
 use core::net::Ipv6Addr;
 use std::fmt;
 
-use crate::mcp_servers::{redact_url, TargetConfigError, TransportKind, AUTO_KINDS};
+use crate::redact::redact_url;
+use crate::target::TargetConfigError;
+use crate::transport::{TransportKind, AUTO_KINDS};
 
 pub(crate) fn url_err(detail: impl Into<String>) -> TargetConfigError {
     TargetConfigError::InvalidUrl { detail: detail.into() }

@@ -1,6 +1,6 @@
 //! IO the runtime performs on the core's behalf, and what it reports back.
 
-use crate::config::StdioCommand;
+use crate::command::StdioCommand;
 use crate::handle::{Epoch, ExchangeId};
 
 /// One IO action for the runtime. Every action names the process epoch it is for; an action
@@ -102,11 +102,11 @@ impl std::fmt::Debug for HttpRequest {
         let headers: Vec<(&str, &str)> = self
             .headers
             .iter()
-            .map(|(n, v)| (n.as_str(), crate::mcp_servers::redact_header_value(n, v)))
+            .map(|(n, v)| (n.as_str(), crate::redact::redact_header_value(n, v)))
             .collect();
         f.debug_struct("HttpRequest")
             .field("method", &self.method)
-            .field("url", &crate::mcp_servers::redact_url(&self.url))
+            .field("url", &crate::redact::redact_url(&self.url))
             .field("headers", &headers)
             .field("body_len", &self.body.len())
             .finish()

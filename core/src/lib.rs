@@ -12,17 +12,21 @@
 //!
 //! # The run loop
 //!
-//! After **every** `handle_*` input and **every** command, drain [`Connection::poll_io`] and
-//! [`Connection::poll_event`] until both return `None`, then read [`Connection::poll_timeout`]
-//! and sleep until that deadline, the next input, or the next host command, whichever comes
-//! first. Time passed in must come from a monotonic clock; an earlier `now` than before is
-//! treated as the latest seen. Calling [`Connection::handle_timeout`] early or twice is harmless.
+//! A runtime owns one [`Connection`] per server. It feeds every input as a [`host::Input`]
+//! through [`Connection::handle_input`] (or the matching `handle_*` method) and every host
+//! command as a method call. After **every** input and **every** command, it drains
+//! [`Connection::poll_io`] and [`Connection::poll_event`] until both return `None`, then sleeps
+//! until [`Connection::poll_timeout`], the next input, or the next host command, whichever
+//! comes first, feeding [`host::Input::Timeout`] when the deadline passed. Time passed in must
+//! come from a monotonic clock; an earlier `now` than before is treated as the latest seen.
+//! The full contract, with a diagram of the states, is on [`Connection`].
 //!
 //! A runtime reads its own clock and passes the time in; the core never reads one. Here one
 //! `stdio` server is driven by hand (`core/tests/connection/` drives every path this way):
 //!
 //! ```
 //! use std::time::Instant;
+//! use mcp_core::host::Input;
 //! use mcp_core::{Connection, ConnectionConfig, Event, Io, Request, RequestOptions, StdioCommand};
 //!
 //! fn drive(t0: Instant) {
@@ -31,25 +35,30 @@
 //!
 //!     // Drain: the core asks for a process; the runtime spawns it and reports back.
 //!     let Some(Io::Spawn { epoch, .. }) = conn.poll_io() else { unreachable!() };
-//!     conn.handle_process_started(t0, epoch);
+//!     conn.handle_input(t0, Input::Started(epoch));
 //!     // It now writes the `server/discover` probe to the process's stdin.
 //!     let Some(Io::Write { bytes, .. }) = conn.poll_io() else { unreachable!() };
 //!     assert!(String::from_utf8(bytes).unwrap().contains("server/discover"));
 //!
 //!     // A modern server answers; the core becomes ready and sends the queued tools/list.
-//!     conn.handle_stdout(t0, epoch, br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"ttlMs":0,"cacheScope":"private"}}
-//! "#);
+//!     let discovered = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"ttlMs":0,"cacheScope":"private"}}
+//! "#;
+//!     conn.handle_input(t0, Input::Stdout(epoch, discovered.to_vec()));
 //!     assert!(matches!(conn.poll_event(), Some(Event::Connected(_))));
 //!     let Some(Io::Write { .. }) = conn.poll_io() else { unreachable!() };
-//!     conn.handle_stdout(t0, epoch, br#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}
-//! "#);
+//!     let tools = br#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}
+//! "#;
+//!     conn.handle_input(t0, Input::Stdout(epoch, tools.to_vec()));
 //!     let Some(Event::Response { handle: h, result: Ok(_) }) = conn.poll_event() else { unreachable!() };
 //!     assert_eq!(h, handle);
 //!
-//!     // Then sleep until `poll_timeout()` (or the next input) and call `handle_timeout`.
-//!     assert!(conn.poll_timeout().is_none_or(|at| at > t0));
+//!     // Then sleep until `poll_timeout()` (or the next input) and feed `Input::Timeout`.
+//!     if let Some(at) = conn.poll_timeout() {
+//!         assert!(at > t0);
+//!         conn.handle_input(at, Input::Timeout);
+//!     }
 //! }
-//! # let _ = drive;
+//! # drive(Instant::now());
 //! ```
 //!
 //! # What lives here
@@ -71,6 +80,7 @@
 #![deny(missing_docs)]
 
 pub mod calls;
+mod command;
 mod config;
 mod connection;
 mod error;
@@ -87,6 +97,7 @@ mod http_url;
 mod io;
 pub mod jsonrpc;
 pub mod mcp_servers;
+mod redact;
 mod request;
 pub mod routing;
 pub mod schema;
@@ -96,17 +107,19 @@ pub mod sse;
 pub mod target;
 pub mod text;
 mod timers;
+mod transport;
 pub mod types;
 
+pub use command::StdioCommand;
 pub use config::{
-    ClientFeatures, ConnectionConfig, HttpConfig, Limits, ProtocolMode, SchemaValidation, StdioCommand,
-    Timeouts, TransportConfig, ValidationMode, LEGACY_VERSIONS, MODERN_VERSION,
+    ClientFeatures, ConnectionConfig, HttpConfig, Limits, ProtocolMode, SchemaValidation, Timeouts,
+    TransportConfig, ValidationMode, LEGACY_VERSIONS, MODERN_VERSION,
 };
 pub use connection::Connection;
 pub use error::{AnswerError, ClientError, CommandError, RequestError, RpcError, RpcErrorKind, Warning};
-pub use event::{Event, ListKind, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
+pub use event::{Event, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
 pub use handle::{Epoch, ExchangeId, RequestHandle, ServerRequestHandle};
 pub use io::{ExitInfo, HttpHead, HttpMethod, HttpRequest, Io};
-pub use request::{Request, RequestOptions, Response};
+pub use request::{ListKind, Request, RequestOptions, Response};
 pub use session::{Era, ServerInfo};
 pub use spec::{ServerSpec, ServerTool};

@@ -4,12 +4,22 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::event::ListKind;
 use crate::session::ServerInfo;
 use crate::types::{
     CallToolResult, CompleteResult, CompletionReference, GetPromptResult, LoggingLevel, Prompt,
     ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
+
+/// Which list a `list_changed` notification is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ListKind {
+    /// `tools/list`.
+    Tools,
+    /// `prompts/list`.
+    Prompts,
+    /// `resources/list` (and templates).
+    Resources,
+}
 
 /// What to ask the server.
 #[derive(Debug, Clone, PartialEq)]

@@ -46,7 +46,7 @@ pub struct ServerInfo {
     /// Versions a modern server listed in `server/discover` (empty for legacy servers).
     pub supported_versions: Vec<String>,
     /// The transport the connection uses.
-    pub transport: crate::mcp_servers::TransportKind,
+    pub transport: crate::transport::TransportKind,
 }
 
 /// How the probe ended.
@@ -74,10 +74,7 @@ pub(crate) enum ProbeVerdict {
 pub(crate) fn judge_probe(mode: ProtocolMode, outcome: ProbeOutcome) -> ProbeVerdict {
     let legacy_or_fail = |why: String| match mode {
         ProtocolMode::Modern => ProbeVerdict::Fail(RequestError::ModernRequired { detail: why }),
-        _ => {
-            let _ = why;
-            ProbeVerdict::Legacy
-        }
+        _ => ProbeVerdict::Legacy,
     };
     match outcome {
         ProbeOutcome::Result(value) => match DiscoverResult::from_value(value) {
@@ -89,7 +86,7 @@ pub(crate) fn judge_probe(mode: ProtocolMode, outcome: ProbeOutcome) -> ProbeVer
                     capabilities: d.capabilities.clone(),
                     instructions: d.instructions.clone(),
                     supported_versions: d.supported_versions.clone(),
-                    transport: crate::mcp_servers::TransportKind::Stdio,
+                    transport: crate::transport::TransportKind::Stdio,
                 })
             }
             Ok(d) => no_common_version(mode, d.supported_versions),
@@ -110,7 +107,7 @@ pub(crate) fn judge_probe(mode: ProtocolMode, outcome: ProbeOutcome) -> ProbeVer
             capabilities: ServerCapabilities::default(),
             instructions: None,
             supported_versions: vec![MODERN_VERSION.into()],
-            transport: crate::mcp_servers::TransportKind::Stdio,
+            transport: crate::transport::TransportKind::Stdio,
         }),
         ProbeOutcome::Error(e) => {
             legacy_or_fail(format!("server/discover failed with {} {}", e.code, sanitize(&e.message, 500)))
@@ -159,7 +156,7 @@ pub(crate) fn judge_initialize(result: Value) -> Result<ServerInfo, RequestError
         capabilities: init.capabilities,
         instructions: init.instructions,
         supported_versions: Vec::new(),
-        transport: crate::mcp_servers::TransportKind::Stdio,
+        transport: crate::transport::TransportKind::Stdio,
     })
 }
 

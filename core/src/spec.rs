@@ -4,7 +4,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::config::{ConnectionConfig, HttpConfig, Limits, ProtocolMode, StdioCommand, TransportConfig};
+use crate::command::StdioCommand;
+use crate::config::{ConnectionConfig, HttpConfig, Limits, ProtocolMode, TransportConfig};
 use crate::error::ClientError;
 use crate::mcp_servers::{
     detect_target, parse_mcp_servers, redact_url, DetectedTarget, EntryTransport, ServerEntry,

@@ -1,10 +1,13 @@
-//! Turning a user's target string into a server configuration.
+//! Turning a user's target string into a server configuration, and why that can fail
+//! ([`TargetError`] for command lines, [`TargetConfigError`] for targets and configurations).
 //!
 //! For now every target is a command line (stdio); `stdio://` prefixes are accepted. Quoting
 //! follows POSIX shell words: single quotes are literal, double quotes allow `\"` and `\\`,
 //! a backslash outside quotes escapes the next character. No expansion is performed.
 
-use crate::config::StdioCommand;
+use crate::command::StdioCommand;
+use crate::redact::redact_url;
+use crate::transport::TransportKind;
 
 /// Why a target could not be understood.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -20,6 +23,82 @@ pub enum TargetError {
     /// credential-looking parts redacted).
     #[error("HTTP targets are not supported yet: {0}")]
     UnsupportedUrl(String),
+}
+
+/// Why a target or a configuration could not be understood. Messages never contain credential
+/// values (URLs, environment values and header values are not repeated).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TargetConfigError {
+    /// The text is not JSON (comments and trailing commas are accepted).
+    #[error("invalid JSON: {detail}")]
+    InvalidJson {
+        /// The parser's explanation, with its line and column.
+        detail: String,
+    },
+    /// The JSON is not an `mcpServers` configuration.
+    #[error("invalid config: {detail}")]
+    InvalidConfig {
+        /// What is wrong.
+        detail: String,
+    },
+    /// A server entry lacks a required field.
+    #[error("server {server:?}: missing {field:?}")]
+    MissingField {
+        /// The entry's name.
+        server: String,
+        /// The missing field.
+        field: &'static str,
+    },
+    /// A field of a server entry has the wrong type or an unusable value.
+    #[error("server {server:?}: {field:?} {detail}")]
+    InvalidField {
+        /// The entry's name.
+        server: String,
+        /// The offending field.
+        field: &'static str,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// A server entry as a whole is unusable (not an object, no transport, conflicting fields).
+    #[error("server {server:?}: {detail}")]
+    InvalidEntry {
+        /// The entry's name.
+        server: String,
+        /// What is wrong.
+        detail: String,
+    },
+    /// Two entries share a name (one in `"mcpServers"`, one in `"servers"`).
+    #[error("server {name:?} is defined more than once")]
+    DuplicateServer {
+        /// The repeated name.
+        name: String,
+    },
+    /// A URL is malformed or unsupported.
+    #[error("invalid URL: {detail}")]
+    InvalidUrl {
+        /// What is wrong (the URL itself is not repeated).
+        detail: String,
+    },
+    /// A forced transport does not fit the target (stdio on a URL, HTTP on a command).
+    #[error("{}", forced_mismatch(*forced, *target_is_url))]
+    ForcedMismatch {
+        /// The transport that was forced.
+        forced: TransportKind,
+        /// Whether the target was a URL (else a command line).
+        target_is_url: bool,
+    },
+    /// A command line could not be split.
+    #[error(transparent)]
+    Target(#[from] TargetError),
+}
+
+fn forced_mismatch(forced: TransportKind, target_is_url: bool) -> String {
+    if target_is_url {
+        format!("transport {forced} cannot be used with an HTTP URL; give a command line instead")
+    } else {
+        format!("transport {forced} needs an http:// or https:// URL, but the target is a command line")
+    }
 }
 
 /// Splits a command line into words.
@@ -86,7 +165,7 @@ pub fn split_command_line(line: &str) -> Result<Vec<String>, TargetError> {
 pub fn parse_stdio_target(target: &str) -> Result<StdioCommand, TargetError> {
     let trimmed = target.trim();
     if trimmed.starts_with("http://") || trimmed.starts_with("https://") {
-        return Err(TargetError::UnsupportedUrl(crate::mcp_servers::redact_url(trimmed)));
+        return Err(TargetError::UnsupportedUrl(redact_url(trimmed)));
     }
     let line = trimmed.strip_prefix("stdio://").unwrap_or(trimmed);
     command_from_argv(split_command_line(line)?)

@@ -6,13 +6,13 @@ use serde_json::{json, Value};
 
 use super::{Connection, Outgoing, Proc, Session, WireUse};
 use crate::error::{AnswerError, Warning};
-use crate::event::{Event, ListKind, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
-use crate::framing::Frame;
+use crate::event::{Event, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
 use crate::handle::{Epoch, ServerRequestHandle};
-use crate::jsonrpc::{self, DecodeError, Message, RpcErrorObject, WireId};
+use crate::jsonrpc::{self, Message, RpcErrorObject, WireId};
+use crate::request::ListKind;
 use crate::schema::elicitation::{form_of, FormSchema};
 use crate::session::Era;
-use crate::text::{sanitize, sanitize_bytes};
+use crate::text::sanitize;
 use crate::types::LoggingLevel;
 
 /// The constant error a server gets when a host handler fails (the detail stays local).
@@ -29,103 +29,6 @@ pub(super) struct PendingServerRequest {
 }
 
 impl Connection {
-    /// Bytes from the server's stdout.
-    pub fn handle_stdout(&mut self, now: Instant, epoch: Epoch, bytes: &[u8]) {
-        let now = self.tick(now);
-        if !self.is_current_reader(epoch) {
-            return;
-        }
-        self.stdout.push(bytes);
-        self.drain_stdout(now, epoch);
-    }
-
-    /// The server's stdout reached end of file.
-    pub fn handle_stdout_eof(&mut self, now: Instant, epoch: Epoch) {
-        let now = self.tick(now);
-        if !self.is_current_reader(epoch) {
-            return;
-        }
-        self.stdout.finish();
-        self.drain_stdout(now, epoch);
-        self.on_stdout_closed(now, epoch);
-    }
-
-    /// Bytes from the server's stderr: split into lines, sanitised, surfaced as
-    /// [`Event::Stderr`]; the last few are kept to explain a crash.
-    pub fn handle_stderr(&mut self, now: Instant, epoch: Epoch, bytes: &[u8]) {
-        self.tick(now);
-        if self.current_epoch() != Some(epoch) {
-            return;
-        }
-        self.stderr.push(bytes);
-        self.drain_stderr();
-    }
-
-    /// The server's stderr reached end of file: a final unterminated line is surfaced.
-    pub fn handle_stderr_eof(&mut self, now: Instant, epoch: Epoch) {
-        self.tick(now);
-        if self.current_epoch() != Some(epoch) {
-            return;
-        }
-        self.stderr.finish();
-        self.drain_stderr();
-    }
-
-    fn is_current_reader(&self, epoch: Epoch) -> bool {
-        matches!(self.proc, Proc::Running { epoch: e, stdout_eof: false, .. } if e == epoch)
-    }
-
-    pub(super) fn drain_stderr(&mut self) {
-        let max_chars = self.cfg.limits.max_stderr_line_bytes;
-        while let Some(frame) = self.stderr.next_frame() {
-            let line = match frame {
-                Frame::Line(l) => sanitize_bytes(&l, max_chars),
-                Frame::Oversize { len, head } => {
-                    format!("{}…[line of {len} bytes truncated]", sanitize_bytes(&head, max_chars))
-                }
-            };
-            self.stderr_tail.push_back(line.clone());
-            while self.stderr_tail.len() > self.cfg.limits.stderr_tail_lines {
-                self.stderr_tail.pop_front();
-            }
-            self.emit(Event::Stderr(line));
-        }
-    }
-
-    fn drain_stdout(&mut self, now: Instant, epoch: Epoch) {
-        while let Some(frame) = self.stdout.next_frame() {
-            match frame {
-                Frame::Oversize { len, .. } => {
-                    let limit = self.cfg.limits.max_message_bytes;
-                    self.warn(Warning::OversizeMessage { len, limit });
-                }
-                Frame::Line(line) if line.iter().all(u8::is_ascii_whitespace) => {}
-                Frame::Line(line) => {
-                    for msg in jsonrpc::decode(&line) {
-                        // A batch element may end the process's usefulness: skip the rest.
-                        if !self.is_current_reader(epoch) {
-                            return;
-                        }
-                        match msg {
-                            Ok(m) => self.on_message(now, epoch, m),
-                            Err(DecodeError::NotJson(_)) => {
-                                let excerpt = sanitize_bytes(&line[..line.len().min(200)], 200);
-                                self.warn(Warning::NonJsonLine { excerpt });
-                            }
-                            Err(DecodeError::Invalid(reason)) => {
-                                self.warn(Warning::InvalidMessage { reason: reason.into() })
-                            }
-                        }
-                    }
-                }
-            }
-            // A message may have ended the process's usefulness (e.g. a failed handshake).
-            if !self.is_current_reader(epoch) {
-                return;
-            }
-        }
-    }
-
     pub(super) fn on_message(&mut self, now: Instant, epoch: Epoch, msg: Message) {
         match msg {
             Message::Result { id, result } => self.on_response(now, id, Ok(result)),
@@ -137,10 +40,8 @@ impl Connection {
                     sanitize(&error.message, 200)
                 ),
             }),
-            Message::Notification { method, params } => self.on_notification(now, epoch, &method, params),
-            Message::Request { id, method, params } => {
-                self.on_server_request(now, epoch, id, &method, params)
-            }
+            Message::Notification { method, params } => self.on_notification(now, &method, params),
+            Message::Request { id, method, params } => self.on_server_request(epoch, id, &method, params),
         }
     }
 
@@ -169,7 +70,7 @@ impl Connection {
         }
     }
 
-    fn on_notification(&mut self, now: Instant, _epoch: Epoch, method: &str, params: Value) {
+    fn on_notification(&mut self, now: Instant, method: &str, params: Value) {
         let max = self.cfg.limits.max_log_chars;
         match method {
             "notifications/progress" => {
@@ -244,24 +145,17 @@ impl Connection {
         }
     }
 
-    pub(super) fn on_server_request(
-        &mut self,
-        now: Instant,
-        epoch: Epoch,
-        id: WireId,
-        method: &str,
-        params: Value,
-    ) {
+    fn on_server_request(&mut self, epoch: Epoch, id: WireId, method: &str, params: Value) {
         if self.session_era() != Some(Era::Legacy) {
             self.warn(Warning::UnexpectedServerRequest { method: sanitize(method, 100) });
             let bytes = jsonrpc::encode_error(&id, -32601, "Method not found", None);
-            self.send(now, epoch, Outgoing::Response(bytes));
+            self.send(epoch, Outgoing::Response(bytes));
             return;
         }
         let features = &self.cfg.features;
         let kind = match method {
             "ping" => {
-                self.send(now, epoch, Outgoing::Response(jsonrpc::encode_result(&id, &json!({}))));
+                self.send(epoch, Outgoing::Response(jsonrpc::encode_result(&id, &json!({}))));
                 return;
             }
             "roots/list" if features.roots => ServerRequestKind::Roots,
@@ -273,7 +167,6 @@ impl Connection {
                 let method = sanitize(other, 100);
                 self.warn(Warning::ServerRequestRefused { method, reason: "no handler is installed".into() });
                 self.send(
-                    now,
                     epoch,
                     Outgoing::Response(jsonrpc::encode_error(&id, -32601, "Method not found", None)),
                 );
@@ -286,11 +179,7 @@ impl Connection {
                 self.cfg.limits.max_concurrent_server_requests
             );
             self.warn(Warning::ServerRequestRefused { method: method.into(), reason });
-            self.send(
-                now,
-                epoch,
-                Outgoing::Response(jsonrpc::encode_error(&id, -32603, "Client is busy", None)),
-            );
+            self.send(epoch, Outgoing::Response(jsonrpc::encode_error(&id, -32603, "Client is busy", None)));
             return;
         }
         let form = if kind == ServerRequestKind::Elicitation {
@@ -300,7 +189,7 @@ impl Connection {
                     self.warn(Warning::ServerRequestRefused { method: method.into(), reason: e.to_string() });
                     let message = crate::text::sanitize(&e.to_string(), 300);
                     let bytes = jsonrpc::encode_error(&id, -32602, &message, None);
-                    self.send(now, epoch, Outgoing::Response(bytes));
+                    self.send(epoch, Outgoing::Response(bytes));
                     return;
                 }
             }
@@ -345,7 +234,7 @@ impl Connection {
                 jsonrpc::encode_error(&pending.id, -32603, HANDLER_FAILED, None)
             }
         };
-        self.send(now, pending.epoch, Outgoing::Response(bytes));
+        self.send(pending.epoch, Outgoing::Response(bytes));
         Ok(())
     }
 }

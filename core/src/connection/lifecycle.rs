@@ -4,30 +4,25 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use super::{Connection, Outgoing, Phase, Proc, ReapStage, Session, WireUse};
-use crate::config::{ProtocolMode, TransportConfig};
+use super::{Connection, Outgoing, Phase, Proc, ReapStage, Session, Transport, WireUse};
+use crate::config::ProtocolMode;
 use crate::error::{RequestError, RpcError};
 use crate::event::Event;
-use crate::framing::LineFramer;
 use crate::handle::Epoch;
-use crate::io::{ExitInfo, Io};
+use crate::io::Io;
 use crate::jsonrpc::RpcErrorObject;
 use crate::session::{self, judge_probe, ProbeOutcome, ProbeVerdict, ServerInfo};
 use crate::timers::Timer;
+use crate::transport::TransportKind;
 
 impl Connection {
     /// Asks the runtime to start a new process.
     pub(super) fn spawn(&mut self, now: Instant) {
         let epoch = Epoch::new(self.counters.epochs.next());
-        let command = match &self.cfg.transport {
-            TransportConfig::Stdio(command) => command,
-            TransportConfig::Http(_) => return self.open_http(now, epoch),
-        };
-        self.io.push_back(Io::Spawn { epoch, command: command.clone() });
+        let Transport::Stdio(link) = &mut self.transport else { return self.open_http(now, epoch) };
+        link.restart(&self.cfg.limits);
+        self.io.push_back(Io::Spawn { epoch, command: link.command.clone() });
         self.proc = Proc::Starting { epoch };
-        self.stdout = LineFramer::new(self.cfg.limits.max_message_bytes);
-        self.stderr = super::stderr_framer(&self.cfg);
-        self.stderr_tail.clear();
     }
 
     /// The runtime started the process for `epoch`.
@@ -40,13 +35,13 @@ impl Connection {
         if !matches!(self.proc, Proc::Starting { epoch: e } if e == epoch) {
             return;
         }
-        self.proc = Proc::Running { epoch, session: Session::Probing, exited: None, stdout_eof: false };
+        self.proc = Proc::Running { epoch, session: Session::Probing };
         self.start_handshake(now, epoch);
     }
 
     /// The runtime could not start the process for `epoch`.
     pub fn handle_spawn_failed(&mut self, now: Instant, epoch: Epoch, reason: String) {
-        let now = self.tick(now);
+        self.tick(now);
         if self.reaping.remove(&epoch).is_some() {
             self.maybe_closed();
             return;
@@ -59,62 +54,17 @@ impl Connection {
         // The host learns the server is gone before the failed requests reach their callers.
         self.emit(Event::Disconnected { reason: err.clone() });
         self.fail_all(&err);
-        let _ = now;
-    }
-
-    /// The process for `epoch` exited.
-    pub fn handle_process_exited(&mut self, now: Instant, epoch: Epoch, status: ExitInfo) {
-        let now = self.tick(now);
-        if self.reaping.remove(&epoch).is_some() {
-            self.timers.clear(Timer::Reap(epoch));
-            self.maybe_closed();
-            return;
-        }
-        let Proc::Running { epoch: e, exited, stdout_eof, .. } = &mut self.proc else { return };
-        if *e != epoch || exited.is_some() {
-            return;
-        }
-        *exited = Some(status);
-        if *stdout_eof {
-            self.lose(now, epoch, format!("the server process exited ({status})"), false);
-        } else {
-            // Keep reading briefly: the process's last messages may still be in the pipe.
-            self.timers.set(Timer::ExitDrain(epoch), now + self.cfg.timeouts.exit_drain);
-        }
-    }
-
-    /// The current process's stdout ended.
-    pub(super) fn on_stdout_closed(&mut self, now: Instant, epoch: Epoch) {
-        let Proc::Running { exited, stdout_eof, .. } = &mut self.proc else { return };
-        *stdout_eof = true;
-        match *exited {
-            Some(status) => {
-                self.timers.clear(Timer::ExitDrain(epoch));
-                self.lose(now, epoch, format!("the server process exited ({status})"), false);
-            }
-            None => self.timers.set(Timer::ExitDrain(epoch), now + self.cfg.timeouts.exit_drain),
-        }
-    }
-
-    pub(super) fn on_exit_drain(&mut self, now: Instant, epoch: Epoch) {
-        let Proc::Running { epoch: e, exited, .. } = &self.proc else { return };
-        if *e != epoch {
-            return;
-        }
-        match *exited {
-            Some(status) => self.lose(now, epoch, format!("the server process exited ({status})"), false),
-            None => self.lose(now, epoch, "the server closed its stdout".into(), true),
-        }
     }
 
     /// The process is gone or useless: fail everything in flight, forget the session, and
     /// reap the process if it may still be running. The next request starts a new one.
     pub(super) fn lose(&mut self, now: Instant, epoch: Epoch, what: String, still_running: bool) {
         let mut detail = what;
-        if !self.stderr_tail.is_empty() {
-            let tail: Vec<_> = self.stderr_tail.iter().cloned().collect();
-            detail.push_str("; last stderr: ");
-            detail.push_str(&tail.join(" | "));
+        if let Transport::Stdio(link) = &self.transport {
+            if let Some(tail) = link.stderr_summary() {
+                detail.push_str("; last stderr: ");
+                detail.push_str(&tail);
+            }
         }
         let err = RequestError::TransportClosed { detail };
         self.drop_process(now, epoch, still_running);
@@ -143,26 +93,26 @@ impl Connection {
         self.known_tools = None;
         self.tool_schemas.mark_stale();
         self.log_level = None;
-        if self.http.is_some() {
-            self.http_drop_session(epoch);
-        } else if still_running {
-            self.reaping.insert(epoch, ReapStage::Grace);
-            self.begin_reap(now, epoch);
+        match self.transport {
+            Transport::Http(_) => self.http_drop_session(epoch),
+            Transport::Stdio(_) if still_running => {
+                self.reaping.insert(epoch, ReapStage::Grace);
+                self.begin_reap(now, epoch);
+            }
+            Transport::Stdio(_) => {}
         }
     }
 
     /// Starts shutting down the current process (for `close`).
     pub(super) fn retire_process(&mut self, now: Instant) {
-        if self.http.is_some() {
-            self.http_retire(now);
-            return;
-        }
+        let Transport::Stdio(link) = &self.transport else { return self.http_retire(now) };
+        let exited = link.exited.is_some();
         match std::mem::replace(&mut self.proc, Proc::Down) {
             Proc::Down => {}
             Proc::Starting { epoch } => {
                 self.reaping.insert(epoch, ReapStage::AwaitSpawn);
             }
-            Proc::Running { epoch, exited, .. } => self.drop_process(now, epoch, exited.is_none()),
+            Proc::Running { epoch, .. } => self.drop_process(now, epoch, !exited),
         }
     }
 
@@ -232,7 +182,7 @@ impl Connection {
         let params = serde_json::json!({ "_meta": Value::Object(meta) });
         self.wire.insert(id.clone(), WireUse::Probe);
         let probe = Outgoing::Request { id, method: "server/discover".into(), params: Some(params) };
-        self.send(now, epoch, probe);
+        self.send(epoch, probe);
         self.timers.set(Timer::Handshake, now + self.cfg.timeouts.discover);
     }
 
@@ -240,7 +190,7 @@ impl Connection {
         let id = self.next_wire_id();
         let params = session::initialize_params(&self.cfg.client_info, &self.cfg.features);
         self.wire.insert(id.clone(), WireUse::Initialize);
-        self.send(now, epoch, Outgoing::Request { id, method: "initialize".into(), params: Some(params) });
+        self.send(epoch, Outgoing::Request { id, method: "initialize".into(), params: Some(params) });
         if let Proc::Running { session, .. } = &mut self.proc {
             *session = Session::Initializing;
         }
@@ -300,13 +250,11 @@ impl Connection {
         match outcome {
             Ok(v) => match session::judge_initialize(v) {
                 Ok(info) => {
-                    if let Some(link) = self.http.as_mut() {
-                        // `notifications/initialized` already carries the negotiated version.
-                        link.legacy_version = Some(info.protocol_version.clone());
-                    }
+                    // `notifications/initialized` already carries the negotiated version.
+                    self.http_set_legacy_version(&info.protocol_version);
                     let initialized =
                         Outgoing::Notification { method: "notifications/initialized", params: None };
-                    self.send(now, epoch, initialized);
+                    self.send(epoch, initialized);
                     self.ready(now, info);
                 }
                 Err(e) => self.fail_handshake(now, e),
@@ -343,7 +291,8 @@ impl Connection {
     /// The server cannot be spoken to: fail what waits for it and stop the process.
     pub(super) fn fail_handshake(&mut self, now: Instant, err: RequestError) {
         let Some(epoch) = self.current_epoch() else { return };
-        let running = matches!(self.proc, Proc::Running { exited: None, .. });
+        let exited = matches!(&self.transport, Transport::Stdio(link) if link.exited.is_some());
+        let running = matches!(self.proc, Proc::Running { .. }) && !exited;
         self.drop_process(now, epoch, running);
         self.http_restart_detection();
         // The host learns the server is gone before the failed requests reach their callers.
@@ -354,13 +303,11 @@ impl Connection {
 
     fn ready(&mut self, now: Instant, mut info: ServerInfo) {
         self.timers.clear(Timer::Handshake);
-        info.transport = self.http_transport().unwrap_or(crate::mcp_servers::TransportKind::Stdio);
+        info.transport = self.http_transport().unwrap_or(TransportKind::Stdio);
         if let Proc::Running { session, .. } = &mut self.proc {
             *session = Session::Ready(info.clone());
         }
-        if self.http.is_some() {
-            self.http_on_ready(now, info.era, &info.protocol_version);
-        }
+        self.http_on_ready(now, info.era, &info.protocol_version);
         self.emit(Event::Connected(info));
         self.pump(now);
     }

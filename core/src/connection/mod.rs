@@ -1,39 +1,102 @@
-//! The per-server state machine: one [`Connection`] per MCP server.
+//! The per-server state machine: one [`Connection`] per MCP server. The driver contract is
+//! documented on [`Connection`] itself.
 //!
-//! Method groups, in the order a runtime uses them:
-//! - construction: [`Connection::new`];
-//! - inputs `handle_*` (process started, stdout/stderr bytes, EOF, exit, timer);
-//! - commands (plain verbs returning a handle at once): [`Connection::request`],
-//!   [`Connection::cancel`], [`Connection::respond_to_server`], [`Connection::close`];
-//! - outputs: [`Connection::poll_io`], [`Connection::poll_event`], [`Connection::poll_timeout`];
-//! - getters: [`Connection::server_info`], [`Connection::known_tools`], ...
-//!
-//! After every input or command, drain `poll_io` and `poll_event` until both are `None`, then
-//! sleep until `poll_timeout` (see the crate docs for the loop).
+//! - [`lifecycle`]: process start and loss, shutdown escalation, the era handshake;
+//! - [`stdio`]: the stdio transport (stdout/stderr framing, EOF and exit);
+//! - [`http`]: the HTTP transports;
+//! - [`ops`], [`inbound`], [`mrtr`], [`validation`]: host requests, messages from the server,
+//!   multi-round-trip input, tool output validation.
 
 mod http;
 mod inbound;
 mod lifecycle;
 mod mrtr;
 mod ops;
+mod stdio;
 mod validation;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::{Duration, Instant};
 
-use crate::config::ConnectionConfig;
+use crate::config::{ConnectionConfig, TransportConfig};
 use crate::error::{CommandError, RequestError, Warning};
 use crate::event::Event;
-use crate::framing::LineFramer;
 use crate::handle::{Counter, Epoch, RequestHandle, ServerRequestHandle};
-use crate::io::{ExitInfo, Io};
+use crate::io::Io;
 use crate::jsonrpc::{self, WireId};
 use crate::request::{Request, RequestOptions, Response};
 use crate::session::{Era, ServerInfo};
 use crate::timers::{Timer, Timers};
 use crate::types::{LoggingLevel, Tool};
 
-/// The sans-IO state machine for one MCP server. See the module docs for the method groups.
+/// The sans-IO state machine for one MCP server.
+///
+/// A `Connection` performs no IO and reads no clock: the runtime that owns it feeds it inputs,
+/// performs the IO it asks for, and reports back. Every method that takes `now` expects a
+/// monotonic time; an earlier `now` than before counts as the latest seen.
+///
+/// # Method groups
+///
+/// - **Construction**: [`Connection::new`]. Nothing happens until the first request.
+/// - **Inputs**: [`Connection::handle_input`] with an [`Input`](crate::host::Input), one
+///   variant per input: the process started or failed to start, stdout/stderr bytes and EOF,
+///   the exit; an HTTP exchange's head, body chunks, end or failure; the deadline passed
+///   ([`Input::Timeout`](crate::host::Input::Timeout)); a host handler's answer. Each variant
+///   has a `handle_*` method of its own ([`Connection::handle_process_started`],
+///   [`Connection::handle_spawn_failed`], [`Connection::handle_stdout`],
+///   [`Connection::handle_stdout_eof`], [`Connection::handle_stderr`],
+///   [`Connection::handle_stderr_eof`], [`Connection::handle_process_exited`],
+///   [`Connection::handle_http_head`], [`Connection::handle_http_body`],
+///   [`Connection::handle_http_end`], [`Connection::handle_http_failed`],
+///   [`Connection::handle_timeout`]) for runtimes that call them directly. Inputs carry the
+///   [`Epoch`] (process or session) or [`ExchangeId`](crate::ExchangeId) they belong to; input
+///   for a dead epoch or an aborted exchange is dropped, so a runtime never synchronises with
+///   the core. Calling [`Connection::handle_timeout`] early or twice is harmless.
+/// - **Commands** (plain verbs, answered at once): [`Connection::request`] (returns a
+///   [`RequestHandle`] whose outcome arrives later as exactly one [`Event::Response`]),
+///   [`Connection::cancel`], [`Connection::respond_to_server`], [`Connection::close`].
+/// - **Outputs**: [`Connection::poll_io`] ([`Io`] to perform: spawn, write, close stdin,
+///   terminate, start or abort an HTTP exchange), [`Connection::poll_event`] ([`Event`]s for
+///   the host), [`Connection::poll_timeout`] (the one deadline);
+///   [`Connection::poll_output`] interleaves the first two.
+/// - **Getters**: [`Connection::server_info`], [`Connection::era`],
+///   [`Connection::known_tools`], [`Connection::in_flight`], [`Connection::is_closed`],
+///   [`Connection::current_epoch`], [`Connection::http_transport`], [`Connection::config`].
+///
+/// # The drain rule
+///
+/// After **every** input and **every** command, drain [`Connection::poll_io`] and
+/// [`Connection::poll_event`] until both return `None` (acting on an output may queue more),
+/// then sleep until [`Connection::poll_timeout`], the next input or the next command,
+/// whichever comes first, and feed [`Input::Timeout`](crate::host::Input::Timeout) when the
+/// deadline passed.
+///
+/// # States
+///
+/// ```text
+///  phase:    Open ──close()──▶ Closing ──nothing left to shut down──▶ Closed (Event::Closed)
+///
+///  process / session (one epoch each; HTTP: one handshake, or one legacy session):
+///
+///    Down ──request──▶ Starting ──started──▶ Running: Probing ──discover ok──────▶ Ready
+///     ▲                (HTTP+SSE: until the      │       │                          ▲
+///     │                 endpoint event)          │       └─legacy / timeout─▶ Initializing
+///     │                                          │                                 │
+///     └──── lost: exit + stdout EOF, spawn failed, handshake failed, session expired,
+///           HTTP+SSE stream lost (requests in flight fail; the next request restarts)
+///
+///  legacy HTTP session:  Idle ──open──▶ (HTTP+SSE: AwaitingEndpoint ──endpoint──▶) Open
+///                        Open {endpoint, Mcp-Session-Id, version, GET stream, resumptions}
+///                        Open ──close()──▶ Closing (DELETE, at most 2 s) ──▶ Idle
+///
+///  shutdown escalation (stdio, per epoch, ReapStage):
+///    AwaitSpawn ──started──▶ Grace (stdin closed) ──grace──▶ Terminated ──▶ Killed ──▶ gone
+///                                   exit report at any stage: gone
+///
+///  GET stream (legacy Streamable HTTP, Listen):
+///    Off ──ready──▶ Open (requests held until its head, at most 2 s) ──ended──▶ Waiting
+///    Waiting ──reconnect timer──▶ Open;   405, a refusal, or 5 failures ──▶ Unsupported
+/// ```
 #[derive(Debug)]
 pub struct Connection {
     cfg: ConnectionConfig,
@@ -58,21 +121,43 @@ pub struct Connection {
     io: VecDeque<Io>,
     events: VecDeque<Event>,
     dropped_events: usize,
-    stdout: LineFramer,
-    stderr: LineFramer,
-    stderr_tail: VecDeque<String>,
-    /// The HTTP transport state (`None` for stdio).
-    http: Option<Box<http::HttpLink>>,
+    /// The transport's own state: the process's pipes, or the HTTP link.
+    transport: Transport,
     /// The probe of the current handshake was sent a second time (after `-32022`).
     probe_retried: bool,
     /// Host requests of multi-round-trip input rounds (2026-07-28 `input_required`).
     inputs: BTreeMap<ServerRequestHandle, mrtr::PendingInput>,
 }
 
-/// Stderr lines over the limit are shown truncated (their start kept), not dropped.
-fn stderr_framer(cfg: &ConnectionConfig) -> LineFramer {
-    let max = cfg.limits.max_stderr_line_bytes;
-    LineFramer::keeping_head(max, max)
+/// The transport of a connection, with the state only it has.
+// One per connection, never moved: boxing the stdio side would buy nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+enum Transport {
+    /// A child process: its stdout and stderr framing, stderr tail, EOF and exit.
+    Stdio(stdio::StdioLink),
+    /// HTTP: detection, the session, exchanges, keep-alive.
+    Http(Box<http::HttpLink>),
+}
+
+impl Transport {
+    fn new(cfg: &ConnectionConfig) -> Self {
+        match &cfg.transport {
+            TransportConfig::Stdio(command) => Transport::Stdio(stdio::StdioLink::new(command, &cfg.limits)),
+            TransportConfig::Http(http) => {
+                Transport::Http(Box::new(http::HttpLink::new(http, cfg.random_seed)))
+            }
+        }
+    }
+
+    /// Whether messages can go out: always on HTTP; on stdio until stdout ends or the process
+    /// exits.
+    fn is_open(&self) -> bool {
+        match self {
+            Transport::Stdio(link) => link.is_open(),
+            Transport::Http(_) => true,
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -100,8 +185,8 @@ enum Proc {
     Down,
     /// Spawn requested, not yet confirmed.
     Starting { epoch: Epoch },
-    /// Running (or just exited, with its last output still being read).
-    Running { epoch: Epoch, session: Session, exited: Option<ExitInfo>, stdout_eof: bool },
+    /// Running (on stdio, possibly just exited, with its last output still being read).
+    Running { epoch: Epoch, session: Session },
 }
 
 /// The era sub-protocol of a running process.
@@ -128,7 +213,7 @@ pub(crate) enum Outgoing {
 }
 
 impl Outgoing {
-    fn encode(&self) -> Vec<u8> {
+    pub(super) fn encode(&self) -> Vec<u8> {
         match self {
             Outgoing::Request { id, method, params } => jsonrpc::encode_request(id, method, params.as_ref()),
             Outgoing::Notification { method, params } => {
@@ -165,8 +250,6 @@ enum ReapStage {
 impl Connection {
     /// A connection in its initial state. Nothing happens until the first request.
     pub fn new(cfg: ConnectionConfig, now: Instant) -> Self {
-        let stdout = LineFramer::new(cfg.limits.max_message_bytes);
-        let stderr = stderr_framer(&cfg);
         Self {
             now: Some(now),
             counters: Counters::default(),
@@ -188,12 +271,9 @@ impl Connection {
             io: VecDeque::new(),
             events: VecDeque::new(),
             dropped_events: 0,
-            http: http::HttpLink::for_config(&cfg).map(Box::new),
+            transport: Transport::new(&cfg),
             probe_retried: false,
             inputs: BTreeMap::new(),
-            stdout,
-            stderr,
-            stderr_tail: VecDeque::new(),
             cfg,
         }
     }
@@ -254,11 +334,11 @@ impl Connection {
     /// server gets `notifications/cancelled`. Returns false (and does nothing) if the request
     /// already ended.
     pub fn cancel(&mut self, now: Instant, handle: RequestHandle) -> bool {
-        let now = self.tick(now);
+        self.tick(now);
         if !self.ops.contains_key(&handle) {
             return false;
         }
-        self.abandon(now, handle, "cancelled by the client");
+        self.abandon(handle, "cancelled by the client");
         self.finish(handle, Err(RequestError::Cancelled));
         true
     }
@@ -274,7 +354,7 @@ impl Connection {
         self.phase = Phase::Closing;
         let handles: Vec<_> = self.ops.keys().copied().collect();
         for h in handles {
-            self.abandon(now, h, "client is closing");
+            self.abandon(h, "client is closing");
             self.finish(h, Err(RequestError::Closed));
         }
         self.server_requests.clear();
@@ -320,14 +400,14 @@ impl Connection {
         let now = self.tick(now);
         while let Some(timer) = self.timers.pop_due(now) {
             match timer {
-                Timer::Request(h) => self.on_request_timeout(now, h),
+                Timer::Request(h) => self.on_request_timeout(h),
                 Timer::Handshake => self.on_handshake_timeout(now),
                 Timer::ExitDrain(epoch) => self.on_exit_drain(now, epoch),
                 Timer::Reap(epoch) => self.on_reap_timer(now, epoch),
                 Timer::Retry(h) => self.on_retry_timer(now, h),
-                Timer::HttpReconnect(epoch) => self.on_http_reconnect(now, epoch),
+                Timer::HttpReconnect(epoch) => self.on_http_reconnect(epoch),
                 Timer::ListenGate(epoch) => self.on_listen_gate_timeout(now, epoch),
-                Timer::HttpClose => self.on_http_close_timeout(now),
+                Timer::HttpClose => self.on_http_close_timeout(),
                 Timer::SseKeepAlive(epoch) => self.on_sse_keepalive(now, epoch),
                 Timer::SseReopen => self.on_sse_reopen(now),
             }
@@ -398,11 +478,10 @@ impl Connection {
     }
 
     /// Sends one message on the current transport: a stdin line, or an HTTP POST.
-    fn send(&mut self, now: Instant, epoch: Epoch, out: Outgoing) {
-        if self.http.is_some() {
-            self.http_send(now, epoch, out);
-        } else {
-            self.io.push_back(Io::Write { epoch, bytes: out.encode() });
+    fn send(&mut self, epoch: Epoch, out: Outgoing) {
+        match self.transport {
+            Transport::Stdio(_) => self.io.push_back(Io::Write { epoch, bytes: out.encode() }),
+            Transport::Http(_) => self.http_send(epoch, out),
         }
     }
 

@@ -142,10 +142,10 @@ impl Connection {
             Proc::Down => self.spawn(now),
             Proc::Starting { .. } => {}
             Proc::Running { session: Session::Ready(_), .. } if self.http_holds_requests() => {}
-            Proc::Running { session: Session::Ready(info), epoch, exited: None, stdout_eof: false } => {
+            Proc::Running { session: Session::Ready(info), epoch } if self.transport.is_open() => {
                 let (epoch, info) = (*epoch, info.clone());
                 while let Some(h) = self.queue.pop_front() {
-                    self.send_op(now, epoch, &info, h);
+                    self.send_op(epoch, &info, h);
                 }
             }
             Proc::Running { .. } => {}
@@ -153,7 +153,7 @@ impl Connection {
     }
 
     /// Sends (or answers locally) one request on a ready connection.
-    fn send_op(&mut self, now: Instant, epoch: Epoch, info: &ServerInfo, handle: RequestHandle) {
+    fn send_op(&mut self, epoch: Epoch, info: &ServerInfo, handle: RequestHandle) {
         let Some(op) = self.ops.get(&handle) else { return };
         match (&op.request, info.era) {
             (Request::Connect, _) => {
@@ -179,7 +179,7 @@ impl Connection {
         if let Some(op) = self.ops.get_mut(&handle) {
             op.sent = Some((epoch, id.clone()));
         }
-        self.send(now, epoch, Outgoing::Request { id, method: method.into_owned(), params });
+        self.send(epoch, Outgoing::Request { id, method: method.into_owned(), params });
     }
 
     /// The method and params of a request for the given era.
@@ -452,7 +452,7 @@ impl Connection {
     fn store_cache(
         &mut self,
         now: Instant,
-        kind: crate::event::ListKind,
+        kind: crate::request::ListKind,
         method: &'static str,
         ttl_ms: Option<u64>,
         response: &Response,
@@ -467,9 +467,9 @@ impl Connection {
             Era::Legacy => {
                 let caps = &info.capabilities;
                 let promised = match kind {
-                    crate::event::ListKind::Tools => caps.tools().is_some_and(|c| c.list_changed),
-                    crate::event::ListKind::Prompts => caps.prompts().is_some_and(|c| c.list_changed),
-                    crate::event::ListKind::Resources => caps.resources().is_some_and(|c| c.list_changed),
+                    crate::request::ListKind::Tools => caps.tools().is_some_and(|c| c.list_changed),
+                    crate::request::ListKind::Prompts => caps.prompts().is_some_and(|c| c.list_changed),
+                    crate::request::ListKind::Resources => caps.resources().is_some_and(|c| c.list_changed),
                 };
                 // A promise the server has no way to keep (no notification channel) would
                 // keep the list forever.
@@ -488,8 +488,8 @@ impl Connection {
     }
 
     /// Drops cached lists of a kind.
-    pub(super) fn invalidate(&mut self, kind: crate::event::ListKind) {
-        use crate::event::ListKind;
+    pub(super) fn invalidate(&mut self, kind: crate::request::ListKind) {
+        use crate::request::ListKind;
         match kind {
             ListKind::Tools => {
                 self.cache.remove("tools/list");
@@ -522,34 +522,29 @@ impl Connection {
         self.emit(crate::event::Event::Progress { handle, progress });
     }
 
-    pub(super) fn on_request_timeout(&mut self, now: Instant, handle: RequestHandle) {
+    pub(super) fn on_request_timeout(&mut self, handle: RequestHandle) {
         let after = self.request_timeout_of(handle);
-        self.abandon(now, handle, "request timed out");
+        self.abandon(handle, "request timed out");
         self.finish(handle, Err(RequestError::Timeout { after }));
     }
 
     /// Tells the server a sent request is no longer wanted (best effort): on stdio and legacy
     /// HTTP a `notifications/cancelled`; on modern HTTP closing the response stream is the
     /// cancellation.
-    pub(super) fn abandon(&mut self, now: Instant, handle: RequestHandle, reason: &str) {
+    pub(super) fn abandon(&mut self, handle: RequestHandle, reason: &str) {
         let Some(op) = self.ops.get(&handle) else { return };
         let Some((epoch, id)) = op.sent.clone() else { return };
         if self.current_epoch() != Some(epoch) || !self.wire.contains_key(&id) {
             return;
         }
-        if self.http.is_some() {
+        if let Some(modern) = self.http_abandon(&id) {
             // Modern: closing the stream is the cancellation. Closing: the session ends anyway.
-            let modern = self.http_abandon(epoch, &id);
             if modern || self.phase != super::Phase::Open {
                 return;
             }
         }
         let params = json!({"requestId": id.to_value(), "reason": reason});
-        self.send(
-            now,
-            epoch,
-            Outgoing::Notification { method: "notifications/cancelled", params: Some(params) },
-        );
+        self.send(epoch, Outgoing::Notification { method: "notifications/cancelled", params: Some(params) });
     }
 
     /// Fails every request with the same error (the process went away, or the handshake failed).

@@ -3,10 +3,11 @@
 
 use std::time::{Duration, Instant};
 
-use super::super::{Connection, Outgoing, Phase, Proc, WireUse};
+use super::Backoff;
+use crate::connection::{Connection, Outgoing, Phase, Proc, WireUse};
 use crate::handle::Epoch;
-use crate::mcp_servers::TransportKind;
 use crate::timers::Timer;
+use crate::transport::TransportKind;
 
 /// Automatic reopenings of a lost HTTP+SSE stream before waiting for the next request.
 const MAX_REOPENS: u32 = 5;
@@ -15,15 +16,50 @@ const FIRST_REOPEN: Duration = Duration::from_secs(1);
 /// Longest wait before a reopening.
 const MAX_REOPEN: Duration = Duration::from_secs(30);
 
+/// The liveness of the HTTP+SSE event stream.
+#[derive(Debug, Default)]
+pub(super) struct KeepAlive {
+    /// When the event stream last carried bytes.
+    activity: Option<Instant>,
+    /// When the keep-alive `ping` went out, if one is outstanding.
+    ping_sent: Option<Instant>,
+    /// Automatic reopenings of a lost stream in a row.
+    reopens: u32,
+    /// The stream being opened is an automatic reopening.
+    reopening: bool,
+}
+
+impl KeepAlive {
+    /// A session became ready on the stream: it is alive now.
+    fn watch(&mut self, now: Instant) {
+        self.activity = Some(now);
+        self.ping_sent = None;
+        self.reopening = false;
+    }
+
+    /// The stream carried bytes.
+    pub(super) fn on_activity(&mut self, now: Instant) {
+        self.activity = Some(now);
+    }
+
+    /// The wait before the next automatic reopening, unless there were too many in a row.
+    fn next_reopen(&mut self, backoff: &mut Backoff) -> Option<Duration> {
+        if self.reopens >= MAX_REOPENS {
+            return None;
+        }
+        self.reopens += 1;
+        let base = FIRST_REOPEN.saturating_mul(1 << (self.reopens - 1)).min(MAX_REOPEN);
+        self.reopening = true;
+        Some(backoff.jittered(base))
+    }
+}
+
 impl Connection {
     /// An HTTP+SSE session became ready: start watching its stream.
     pub(super) fn sse_watch(&mut self, now: Instant, epoch: Epoch) {
-        let interval = self.cfg.timeouts.sse_keepalive;
-        let link = self.link();
-        link.stream_activity = Some(now);
-        link.ping_sent = None;
-        link.reopening = false;
-        self.timers.set(Timer::SseKeepAlive(epoch), now + interval);
+        let Some(link) = self.http_mut() else { return };
+        link.keepalive.watch(now);
+        self.timers.set(Timer::SseKeepAlive(epoch), now + self.cfg.timeouts.sse_keepalive);
     }
 
     /// The keep-alive timer: ping after silence, give up after silence following a ping.
@@ -32,12 +68,10 @@ impl Connection {
             return;
         }
         let interval = self.cfg.timeouts.sse_keepalive;
-        let (activity, ping_sent) = {
-            let link = self.link();
-            // The session lived a whole interval: a later loss starts the backoff afresh.
-            link.reopens = 0;
-            (link.stream_activity.unwrap_or(now), link.ping_sent)
-        };
+        let Some(link) = self.http_mut() else { return };
+        // The session lived a whole interval: a later loss starts the backoff afresh.
+        link.keepalive.reopens = 0;
+        let (activity, ping_sent) = (link.keepalive.activity.unwrap_or(now), link.keepalive.ping_sent);
         match ping_sent {
             Some(sent) if activity < sent && now >= sent + interval => {
                 let detail = format!("the HTTP+SSE event stream was silent for {interval:?} after a ping");
@@ -46,12 +80,14 @@ impl Connection {
             _ if now >= activity + interval => {
                 let id = self.next_wire_id();
                 self.wire.insert(id.clone(), WireUse::KeepAlive);
-                self.send(now, epoch, Outgoing::Request { id, method: "ping".into(), params: None });
-                self.link().ping_sent = Some(now);
+                self.send(epoch, Outgoing::Request { id, method: "ping".into(), params: None });
+                if let Some(link) = self.http_mut() {
+                    link.keepalive.ping_sent = Some(now);
+                }
                 self.timers.set(Timer::SseKeepAlive(epoch), now + interval);
             }
             _ => {
-                self.link().ping_sent = None;
+                link.keepalive.ping_sent = None;
                 self.timers.set(Timer::SseKeepAlive(epoch), activity + interval);
             }
         }
@@ -69,15 +105,13 @@ impl Connection {
         if self.phase != Phase::Open {
             return;
         }
-        let link = self.link();
-        if link.kind() != TransportKind::Sse || link.reopens >= MAX_REOPENS {
+        let Some(link) = self.http_mut() else { return };
+        if link.kind() != TransportKind::Sse {
             return;
         }
-        link.reopens += 1;
-        let base = FIRST_REOPEN.saturating_mul(1 << (link.reopens - 1)).min(MAX_REOPEN);
-        let delay = link.jittered(base);
-        link.reopening = true;
-        self.timers.set(Timer::SseReopen, now + delay);
+        if let Some(delay) = link.keepalive.next_reopen(&mut link.backoff) {
+            self.timers.set(Timer::SseReopen, now + delay);
+        }
     }
 
     pub(in crate::connection) fn on_sse_reopen(&mut self, now: Instant) {
@@ -88,6 +122,6 @@ impl Connection {
 
     /// Whether a failed opening of the stream was an automatic reopening (to try again).
     pub(super) fn sse_reopening(&self) -> bool {
-        self.http.as_ref().is_some_and(|l| l.reopening)
+        self.http().is_some_and(|l| l.keepalive.reopening)
     }
 }

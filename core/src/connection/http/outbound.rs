@@ -1,12 +1,16 @@
 //! The HTTP requests of each transport and era: URL, headers, body.
 
+use std::time::Duration;
+
 use serde_json::Value;
 
-use super::super::{Connection, Outgoing};
+use super::HttpLink;
 use crate::config::MODERN_VERSION;
+use crate::connection::Outgoing;
 use crate::headers::{self, MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION};
 use crate::io::{HttpMethod, HttpRequest};
-use crate::mcp_servers::TransportKind;
+use crate::transport::TransportKind;
+use crate::types::Tool;
 
 /// Headers the protocol sets; a configured header of the same name is not sent.
 const PROTOCOL_HEADERS: [&str; 8] = [
@@ -20,11 +24,16 @@ const PROTOCOL_HEADERS: [&str; 8] = [
     "last-event-id",
 ];
 
-impl Connection {
-    /// The POST carrying one message.
-    pub(super) fn post_request(&self, out: &Outgoing, modern: bool) -> HttpRequest {
-        let link = self.http.as_deref().expect("an HTTP connection");
-        let kind = link.kind();
+impl HttpLink {
+    /// The POST carrying one message. `tools`: the known tools (for `Mcp-Param-*` headers).
+    pub(super) fn post_request(
+        &self,
+        out: &Outgoing,
+        modern: bool,
+        connect_timeout: Duration,
+        tools: Option<&[Tool]>,
+    ) -> HttpRequest {
+        let kind = self.kind();
         let mut headers = self.user_headers(modern);
         headers.push(("Content-Type".into(), "application/json".into()));
         let accept = match kind {
@@ -49,7 +58,7 @@ impl Connection {
                     headers.push((MCP_NAME.into(), name));
                 }
                 if method == "tools/call" {
-                    headers.extend(self.param_headers_for(params));
+                    headers.extend(param_headers_for(tools, params));
                 }
             }
         } else {
@@ -57,16 +66,19 @@ impl Connection {
         }
         HttpRequest {
             method: HttpMethod::Post,
-            url: link.post_url.clone(),
+            url: self.session.endpoint().unwrap_or_else(|| self.base_url()).to_owned(),
             headers,
             body: out.encode(),
-            connect_timeout: self.cfg.timeouts.http_connect,
+            connect_timeout,
         }
     }
 
     /// A GET opening an event stream (HTTP+SSE, the legacy listen stream, or a resumption).
-    pub(super) fn stream_request(&self, method: HttpMethod, last_event_id: Option<&str>) -> HttpRequest {
-        let link = self.http.as_deref().expect("an HTTP connection");
+    pub(super) fn stream_request(
+        &self,
+        last_event_id: Option<&str>,
+        connect_timeout: Duration,
+    ) -> HttpRequest {
         let mut headers = self.user_headers(false);
         headers.push(("Accept".into(), "text/event-stream".into()));
         self.legacy_headers(&mut headers);
@@ -74,64 +86,64 @@ impl Connection {
             headers.push(("Last-Event-ID".into(), id.to_owned()));
         }
         HttpRequest {
-            method,
-            url: link.base_url().to_owned(),
+            method: HttpMethod::Get,
+            url: self.base_url().to_owned(),
             headers,
             body: Vec::new(),
-            connect_timeout: self.cfg.timeouts.http_connect,
+            connect_timeout,
         }
     }
 
-    /// The DELETE ending a legacy session.
-    pub(super) fn delete_request(&self, session: &str) -> HttpRequest {
-        let link = self.http.as_deref().expect("an HTTP connection");
+    /// The DELETE ending the legacy session, if the server assigned it an id.
+    pub(super) fn delete_request(&self, connect_timeout: Duration) -> Option<HttpRequest> {
+        let legacy = self.session.legacy()?;
+        let session = legacy.id.as_ref()?;
         let mut headers = self.user_headers(false);
-        if let Some(v) = &link.legacy_version {
+        if let Some(v) = &legacy.version {
             headers.push((MCP_PROTOCOL_VERSION.into(), v.clone()));
         }
-        headers.push(("Mcp-Session-Id".into(), session.to_owned()));
-        HttpRequest {
+        headers.push(("Mcp-Session-Id".into(), session.clone()));
+        Some(HttpRequest {
             method: HttpMethod::Delete,
-            url: link.base_url().to_owned(),
+            url: self.base_url().to_owned(),
             headers,
             body: Vec::new(),
-            connect_timeout: self.cfg.timeouts.http_connect,
-        }
+            connect_timeout,
+        })
     }
 
     /// Configured headers, minus those the protocol sets (and, in a modern session, minus the
     /// `Mcp-Param-*` namespace).
     fn user_headers(&self, modern: bool) -> Vec<(String, String)> {
-        let link = self.http.as_deref().expect("an HTTP connection");
-        let mut out = headers::filter_user_headers(&link.cfg.headers, modern);
+        let mut out = headers::filter_user_headers(&self.cfg.headers, modern);
         out.retain(|(name, _)| !PROTOCOL_HEADERS.iter().any(|p| name.eq_ignore_ascii_case(p)));
         out
     }
 
     /// `MCP-Protocol-Version` (once negotiated) and `Mcp-Session-Id` (once assigned).
     fn legacy_headers(&self, headers: &mut Vec<(String, String)>) {
-        let link = self.http.as_deref().expect("an HTTP connection");
-        if let Some(v) = &link.legacy_version {
+        let Some(legacy) = self.session.legacy() else { return };
+        if let Some(v) = &legacy.version {
             headers.push((MCP_PROTOCOL_VERSION.into(), v.clone()));
         }
-        if let Some(s) = &link.session_id {
+        if let Some(s) = &legacy.id {
             headers.push(("Mcp-Session-Id".into(), s.clone()));
         }
     }
+}
 
-    /// `Mcp-Param-*` headers of a modern `tools/call`, from the tool's `x-mcp-header`
-    /// annotations (when the tool is known from `tools/list`).
-    fn param_headers_for(&self, params: &Value) -> Vec<(String, String)> {
-        let Some(name) = params.get("name").and_then(Value::as_str) else { return Vec::new() };
-        let Some(tool) = self.known_tools().and_then(|ts| ts.iter().find(|t| t.name == name)) else {
-            return Vec::new();
-        };
-        match headers::param_headers(&tool.input_schema) {
-            Ok(annotations) => {
-                let arguments = params.get("arguments").unwrap_or(&Value::Null);
-                headers::param_header_values(&annotations, arguments)
-            }
-            Err(_) => Vec::new(),
+/// `Mcp-Param-*` headers of a modern `tools/call`, from the tool's `x-mcp-header` annotations
+/// (when the tool is known from `tools/list`).
+fn param_headers_for(tools: Option<&[Tool]>, params: &Value) -> Vec<(String, String)> {
+    let Some(name) = params.get("name").and_then(Value::as_str) else { return Vec::new() };
+    let Some(tool) = tools.and_then(|ts| ts.iter().find(|t| t.name == name)) else {
+        return Vec::new();
+    };
+    match headers::param_headers(&tool.input_schema) {
+        Ok(annotations) => {
+            let arguments = params.get("arguments").unwrap_or(&Value::Null);
+            headers::param_header_values(&annotations, arguments)
         }
+        Err(_) => Vec::new(),
     }
 }

@@ -5,16 +5,18 @@ use std::time::{Duration, Instant};
 
 use super::super::{Connection, Proc, WireUse};
 use super::exchange::{End, Exchange, Role};
-use super::{Listen, MAX_RESUMES};
+use super::session::{Listen, Resume, SessionState};
 use crate::config::ProtocolMode;
 use crate::error::{RequestError, RpcError, Warning};
 use crate::event::Event;
 use crate::handle::{Epoch, ExchangeId, RequestHandle};
 use crate::jsonrpc::{Message, WireId};
-use crate::mcp_servers::TransportKind;
 use crate::request::Request;
 use crate::timers::Timer;
+use crate::transport::TransportKind;
 
+/// Resumptions of one broken response stream (legacy, `Last-Event-ID`) before giving up.
+const MAX_RESUMES: u32 = 3;
 /// Failed reconnections of the legacy GET stream before it is given up.
 const MAX_LISTEN_FAILURES: u32 = 5;
 /// Longest backoff between retries of a request.
@@ -80,7 +82,7 @@ impl Connection {
             });
         }
         let rpc = x.error_body().map(|e| RpcError { code: e.code, message: e.message, data: e.data });
-        let legacy_session = self.http.as_ref().is_some_and(|l| l.session_id.is_some());
+        let legacy_session = self.http().is_some_and(|l| l.session.id().is_some());
         match (status, rpc) {
             (401 | 403, rpc) => Failure::Unauthorized(status, rpc),
             (404, _) if legacy_session => Failure::SessionGone,
@@ -93,8 +95,9 @@ impl Connection {
     /// An exchange ended (normally or not): act on what it means.
     pub(super) fn on_exchange_done(&mut self, now: Instant, exchange: ExchangeId, x: Exchange) {
         if x.role == Role::Delete {
-            if self.http.as_ref().is_some_and(|l| l.closing == Some(exchange)) {
-                self.link().closing = None;
+            let Some(link) = self.http_mut() else { return };
+            if link.is_close_exchange(exchange) {
+                link.session = SessionState::Idle;
                 self.timers.clear(Timer::HttpClose);
                 self.maybe_closed();
             }
@@ -134,7 +137,7 @@ impl Connection {
             return;
         }
         let Some(usage) = self.wire.get(&id).copied() else { return };
-        let sse_transport = self.http.as_ref().is_some_and(|l| l.kind() == TransportKind::Sse);
+        let sse_transport = self.http().is_some_and(|l| l.kind() == TransportKind::Sse);
         let accepted = x.status().is_some_and(|s| (200..300).contains(&s));
         if sse_transport && accepted && matches!(x.finished(), Some(End::Complete)) {
             // HTTP+SSE: the response comes on the event stream.
@@ -202,14 +205,16 @@ impl Connection {
     }
 
     fn has_next_kind(&self) -> bool {
-        self.http.as_ref().is_some_and(|l| l.has_next_kind())
+        self.http().is_some_and(|l| l.detection.has_next())
     }
 
     /// Gives up on the transport being tried and opens the next one.
     fn next_kind(&mut self, now: Instant) {
         let Some(epoch) = self.current_epoch() else { return };
         self.drop_process(now, epoch, false);
-        self.link().kind_at += 1;
+        if let Some(link) = self.http_mut() {
+            link.detection.advance();
+        }
         self.spawn(now);
     }
 
@@ -224,7 +229,7 @@ impl Connection {
     ) {
         let Some(op) = self.ops.get(&handle) else { return };
         let is_tool_call = matches!(op.request, Request::CallTool { .. });
-        let retries_left = op.retries < self.link().cfg.retries;
+        let retries_left = self.http().is_some_and(|l| op.retries < l.cfg.retries);
         let modern = x.role.is_modern();
         match failure {
             Failure::Rpc(_, e) => self.deliver(now, id, Err(e)),
@@ -245,12 +250,9 @@ impl Connection {
                 }
             }
             Failure::Broken(detail) => match x.last_event_id.clone() {
-                Some(last)
-                    if self.http.as_ref().is_some_and(|l| l.kind() == TransportKind::StreamableHttp) =>
-                {
+                Some(last) if self.http().is_some_and(|l| l.kind() == TransportKind::StreamableHttp) => {
                     self.note_retry_ms(x);
-                    self.link().resumes.push((id, last, 1));
-                    self.schedule_reconnect(now, x.epoch);
+                    self.resume_later(now, x.epoch, Resume { id, last, attempts: 1 });
                 }
                 _ => self.finish(handle, Err(RequestError::StreamClosed { detail })),
             },
@@ -273,8 +275,7 @@ impl Connection {
                 // A resumption that carried no event keeps the id it resumed from.
                 let last = x.last_event_id.clone().unwrap_or(last);
                 self.note_retry_ms(x);
-                self.link().resumes.push((id, last, attempts + 1));
-                self.schedule_reconnect(now, x.epoch);
+                self.resume_later(now, x.epoch, Resume { id, last, attempts: attempts + 1 });
             }
             f => {
                 let err = match f {
@@ -291,15 +292,14 @@ impl Connection {
     /// The legacy GET stream ended: reconnect (with `Last-Event-ID`), or give up on it.
     fn on_listen_done(&mut self, now: Instant, x: &Exchange) {
         let status = x.status();
-        if status == Some(404) && self.link().session_id.is_some() {
+        if status == Some(404) && self.http().is_some_and(|l| l.session.id().is_some()) {
             self.on_session_expired(now, x.epoch);
             return;
         }
         self.open_listen_gate(now, x.epoch);
         self.note_retry_ms(x);
-        let link = self.link();
-        if x.last_event_id.is_some() {
-            link.listen_event_id = x.last_event_id.clone();
+        if let (Some(last), Some(legacy)) = (&x.last_event_id, self.http_legacy_mut()) {
+            legacy.listen.last_event_id = Some(last.clone());
         }
         let healthy = status.is_some_and(|s| (200..300).contains(&s)) && x.got_bytes;
         match status {
@@ -318,16 +318,16 @@ impl Connection {
             }
             _ => {}
         }
-        let link = self.link();
-        link.listen_failures = if healthy { 0 } else { link.listen_failures + 1 };
-        if link.listen_failures >= MAX_LISTEN_FAILURES {
+        let Some(legacy) = self.http_legacy_mut() else { return };
+        let listen = &mut legacy.listen;
+        listen.failures = if healthy { 0 } else { listen.failures + 1 };
+        if listen.failures >= MAX_LISTEN_FAILURES {
             self.listen_given_up();
             let detail = format!("gave up reopening the event stream after {MAX_LISTEN_FAILURES} failures");
             self.warn(Warning::Http { detail });
             return;
         }
-        let link = self.link();
-        link.listen = Listen::Waiting;
+        listen.state = Listen::Waiting;
         self.schedule_reconnect(now, x.epoch);
     }
 
@@ -376,7 +376,6 @@ impl Connection {
             .filter(|(_, op)| op.sent.as_ref().is_some_and(|(e, _)| *e == epoch))
             .map(|(h, _)| *h)
             .collect();
-        self.link().session_id = None;
         self.drop_process(now, epoch, false);
         self.emit(Event::Disconnected { reason: RequestError::SessionExpired });
         for handle in in_flight.into_iter().rev() {
@@ -397,9 +396,9 @@ impl Connection {
         op.sent = None;
         op.retries += 1;
         let shift = (op.retries - 1).min(16);
-        let link = self.http.as_deref_mut().expect("an HTTP connection");
+        let Some(link) = self.http_mut() else { return };
         let base = link.cfg.retry_delay.saturating_mul(1 << shift).min(MAX_RETRY_DELAY);
-        let delay = link.jittered(base);
+        let delay = link.backoff.jittered(base);
         self.timers.set(Timer::Retry(handle), now + delay);
     }
 
@@ -435,9 +434,17 @@ impl Connection {
     }
 
     fn note_retry_ms(&mut self, x: &Exchange) {
-        if let Some(ms) = x.retry_ms {
-            self.link().retry_ms = Some(ms);
+        if let Some(link) = self.http_mut() {
+            link.backoff.note(x.retry_ms);
         }
+    }
+
+    /// Keeps a broken response stream for the reconnection timer to resume.
+    fn resume_later(&mut self, now: Instant, epoch: Epoch, resume: Resume) {
+        if let Some(legacy) = self.http_legacy_mut() {
+            legacy.resumes.push(resume);
+        }
+        self.schedule_reconnect(now, epoch);
     }
 }
 

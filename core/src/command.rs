@@ -1,0 +1,120 @@
+//! How to launch a stdio server, and how a command line is shown (redacted).
+
+use std::fmt;
+
+use crate::redact::{redact_args, MASK};
+
+/// How to launch a stdio server. Its `Debug` and [`StdioCommand::display`] never show
+/// environment values or credential-looking arguments.
+#[derive(Clone, PartialEq, Eq)]
+pub struct StdioCommand {
+    /// The program to run (looked up on `PATH` by the runtime).
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Extra environment variables (added to the inherited environment).
+    pub env: Vec<(String, String)>,
+    /// Working directory; `None` inherits the client's.
+    pub cwd: Option<String>,
+}
+
+impl StdioCommand {
+    /// A command with no arguments.
+    pub fn new(program: impl Into<String>) -> Self {
+        Self { program: program.into(), args: Vec::new(), env: Vec::new(), cwd: None }
+    }
+
+    /// Adds an argument.
+    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    /// Adds arguments.
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Adds an environment variable.
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Sets the working directory.
+    pub fn cwd(mut self, dir: impl Into<String>) -> Self {
+        self.cwd = Some(dir.into());
+        self
+    }
+
+    /// The command line for display, with credential-looking arguments redacted
+    /// (environment values are never shown).
+    pub fn display(&self) -> String {
+        redact_command(self)
+    }
+}
+
+impl std::fmt::Debug for StdioCommand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let env: Vec<String> = self.env.iter().map(|(k, _)| format!("{k}=***")).collect();
+        f.debug_struct("StdioCommand")
+            .field("command", &redact_command(self))
+            .field("env", &env)
+            .field("cwd", &self.cwd)
+            .finish()
+    }
+}
+
+/// A command line for display: redacted arguments (see [`redact_args`]), environment variables
+/// as `KEY=***`, and the working directory.
+pub fn redact_command(command: &StdioCommand) -> String {
+    RedactedCommand(command).to_string()
+}
+
+pub(crate) struct RedactedCommand<'a>(pub(crate) &'a StdioCommand);
+
+impl RedactedCommand<'_> {
+    fn env(&self) -> Vec<String> {
+        self.0.env.iter().map(|(k, _)| format!("{k}={MASK}")).collect()
+    }
+}
+
+impl fmt::Display for RedactedCommand<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&shell_quote(&self.0.program))?;
+        for arg in redact_args(&self.0.args) {
+            write!(f, " {}", shell_quote(&arg))?;
+        }
+        if !self.0.env.is_empty() {
+            write!(f, " [env: {}]", self.env().join(", "))?;
+        }
+        match &self.0.cwd {
+            Some(cwd) => write!(f, " [cwd: {cwd}]"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl fmt::Debug for RedactedCommand<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StdioCommand")
+            .field("program", &self.0.program)
+            .field("args", &redact_args(&self.0.args))
+            .field("env", &self.env())
+            .field("cwd", &self.0.cwd)
+            .finish()
+    }
+}
+
+/// Quotes a word so that [`crate::target::split_command_line`] reads it back unchanged.
+fn shell_quote(word: &str) -> String {
+    if !word.is_empty() && !word.chars().any(|c| c.is_whitespace() || matches!(c, '\'' | '"' | '\\')) {
+        return word.to_owned();
+    }
+    format!("'{}'", word.replace('\'', r"'\''"))
+}

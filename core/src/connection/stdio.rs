@@ -1,0 +1,238 @@
+//! The stdio transport: the process's stdout (JSON-RPC lines) and stderr (diagnostics), and
+//! how the end of a process is noticed (stdout EOF and the exit report, in either order).
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use super::{Connection, Proc, Transport};
+use crate::config::{Limits, StdioCommand};
+use crate::error::Warning;
+use crate::event::Event;
+use crate::framing::{Frame, LineFramer};
+use crate::handle::Epoch;
+use crate::io::ExitInfo;
+use crate::jsonrpc::{self, DecodeError};
+use crate::text::sanitize_bytes;
+use crate::timers::Timer;
+
+/// The stdio side of a connection: what to run, and the current process's output.
+#[derive(Debug)]
+pub(super) struct StdioLink {
+    /// What to run.
+    pub(super) command: StdioCommand,
+    stdout: LineFramer,
+    stderr: LineFramer,
+    /// The last stderr lines, to explain a crash.
+    stderr_tail: VecDeque<String>,
+    /// The current process's stdout reached end of file.
+    stdout_eof: bool,
+    /// The current process exited (its last output may still be in the pipe).
+    pub(super) exited: Option<ExitInfo>,
+}
+
+impl StdioLink {
+    pub(super) fn new(command: &StdioCommand, limits: &Limits) -> Self {
+        // Stderr lines over the limit are shown truncated (their start kept), not dropped.
+        let max = limits.max_stderr_line_bytes;
+        Self {
+            command: command.clone(),
+            stdout: LineFramer::new(limits.max_message_bytes),
+            stderr: LineFramer::keeping_head(max, max),
+            stderr_tail: VecDeque::new(),
+            stdout_eof: false,
+            exited: None,
+        }
+    }
+
+    /// A new process is being started: nothing of the last one is kept.
+    pub(super) fn restart(&mut self, limits: &Limits) {
+        *self = Self::new(&self.command, limits);
+    }
+
+    /// Whether the process can still be written to and read from.
+    pub(super) fn is_open(&self) -> bool {
+        !self.stdout_eof && self.exited.is_none()
+    }
+
+    /// The last stderr lines, joined, if there are any.
+    pub(super) fn stderr_summary(&self) -> Option<String> {
+        if self.stderr_tail.is_empty() {
+            return None;
+        }
+        let tail: Vec<_> = self.stderr_tail.iter().cloned().collect();
+        Some(tail.join(" | "))
+    }
+
+    /// The next complete stderr line, sanitised and kept in the tail.
+    fn next_stderr_line(&mut self, limits: &Limits) -> Option<String> {
+        let max_chars = limits.max_stderr_line_bytes;
+        let line = match self.stderr.next_frame()? {
+            Frame::Line(l) => sanitize_bytes(&l, max_chars),
+            Frame::Oversize { len, head } => {
+                format!("{}…[line of {len} bytes truncated]", sanitize_bytes(&head, max_chars))
+            }
+        };
+        self.stderr_tail.push_back(line.clone());
+        while self.stderr_tail.len() > limits.stderr_tail_lines {
+            self.stderr_tail.pop_front();
+        }
+        Some(line)
+    }
+}
+
+impl Connection {
+    fn stdio_mut(&mut self) -> Option<&mut StdioLink> {
+        match &mut self.transport {
+            Transport::Stdio(link) => Some(link),
+            Transport::Http(_) => None,
+        }
+    }
+
+    /// Bytes from the server's stdout.
+    pub fn handle_stdout(&mut self, now: Instant, epoch: Epoch, bytes: &[u8]) {
+        let now = self.tick(now);
+        if !self.is_current_reader(epoch) {
+            return;
+        }
+        if let Some(link) = self.stdio_mut() {
+            link.stdout.push(bytes);
+        }
+        self.drain_stdout(now, epoch);
+    }
+
+    /// The server's stdout reached end of file.
+    pub fn handle_stdout_eof(&mut self, now: Instant, epoch: Epoch) {
+        let now = self.tick(now);
+        if !self.is_current_reader(epoch) {
+            return;
+        }
+        if let Some(link) = self.stdio_mut() {
+            link.stdout.finish();
+        }
+        self.drain_stdout(now, epoch);
+        self.on_stdout_closed(now, epoch);
+    }
+
+    /// Bytes from the server's stderr: split into lines, sanitised, surfaced as
+    /// [`Event::Stderr`]; the last few are kept to explain a crash.
+    pub fn handle_stderr(&mut self, now: Instant, epoch: Epoch, bytes: &[u8]) {
+        self.tick(now);
+        if self.current_epoch() != Some(epoch) {
+            return;
+        }
+        if let Some(link) = self.stdio_mut() {
+            link.stderr.push(bytes);
+        }
+        self.drain_stderr();
+    }
+
+    /// The server's stderr reached end of file: a final unterminated line is surfaced.
+    pub fn handle_stderr_eof(&mut self, now: Instant, epoch: Epoch) {
+        self.tick(now);
+        if self.current_epoch() != Some(epoch) {
+            return;
+        }
+        if let Some(link) = self.stdio_mut() {
+            link.stderr.finish();
+        }
+        self.drain_stderr();
+    }
+
+    /// The process for `epoch` exited.
+    pub fn handle_process_exited(&mut self, now: Instant, epoch: Epoch, status: ExitInfo) {
+        let now = self.tick(now);
+        if self.reaping.remove(&epoch).is_some() {
+            self.timers.clear(Timer::Reap(epoch));
+            self.maybe_closed();
+            return;
+        }
+        if !matches!(self.proc, Proc::Running { epoch: e, .. } if e == epoch) {
+            return;
+        }
+        let Some(link) = self.stdio_mut() else { return };
+        if link.exited.is_some() {
+            return;
+        }
+        link.exited = Some(status);
+        if link.stdout_eof {
+            self.lose(now, epoch, format!("the server process exited ({status})"), false);
+        } else {
+            // Keep reading briefly: the process's last messages may still be in the pipe.
+            self.timers.set(Timer::ExitDrain(epoch), now + self.cfg.timeouts.exit_drain);
+        }
+    }
+
+    fn is_current_reader(&self, epoch: Epoch) -> bool {
+        let running = matches!(self.proc, Proc::Running { epoch: e, .. } if e == epoch);
+        running && matches!(&self.transport, Transport::Stdio(link) if !link.stdout_eof)
+    }
+
+    fn drain_stderr(&mut self) {
+        loop {
+            let Transport::Stdio(link) = &mut self.transport else { return };
+            let Some(line) = link.next_stderr_line(&self.cfg.limits) else { return };
+            self.emit(Event::Stderr(line));
+        }
+    }
+
+    fn drain_stdout(&mut self, now: Instant, epoch: Epoch) {
+        while let Some(frame) = self.stdio_mut().and_then(|l| l.stdout.next_frame()) {
+            match frame {
+                Frame::Oversize { len, .. } => {
+                    let limit = self.cfg.limits.max_message_bytes;
+                    self.warn(Warning::OversizeMessage { len, limit });
+                }
+                Frame::Line(line) if line.iter().all(u8::is_ascii_whitespace) => {}
+                Frame::Line(line) => {
+                    for msg in jsonrpc::decode(&line) {
+                        // A batch element may end the process's usefulness: skip the rest.
+                        if !self.is_current_reader(epoch) {
+                            return;
+                        }
+                        match msg {
+                            Ok(m) => self.on_message(now, epoch, m),
+                            Err(DecodeError::NotJson(_)) => {
+                                let excerpt = sanitize_bytes(&line[..line.len().min(200)], 200);
+                                self.warn(Warning::NonJsonLine { excerpt });
+                            }
+                            Err(DecodeError::Invalid(reason)) => {
+                                self.warn(Warning::InvalidMessage { reason: reason.into() })
+                            }
+                        }
+                    }
+                }
+            }
+            // A message may have ended the process's usefulness (e.g. a failed handshake).
+            if !self.is_current_reader(epoch) {
+                return;
+            }
+        }
+    }
+
+    /// The current process's stdout ended.
+    fn on_stdout_closed(&mut self, now: Instant, epoch: Epoch) {
+        if !matches!(self.proc, Proc::Running { .. }) {
+            return;
+        }
+        let Some(link) = self.stdio_mut() else { return };
+        link.stdout_eof = true;
+        match link.exited {
+            Some(status) => {
+                self.timers.clear(Timer::ExitDrain(epoch));
+                self.lose(now, epoch, format!("the server process exited ({status})"), false);
+            }
+            None => self.timers.set(Timer::ExitDrain(epoch), now + self.cfg.timeouts.exit_drain),
+        }
+    }
+
+    pub(super) fn on_exit_drain(&mut self, now: Instant, epoch: Epoch) {
+        if !matches!(self.proc, Proc::Running { epoch: e, .. } if e == epoch) {
+            return;
+        }
+        let Some(link) = self.stdio_mut() else { return };
+        match link.exited {
+            Some(status) => self.lose(now, epoch, format!("the server process exited ({status})"), false),
+            None => self.lose(now, epoch, "the server closed its stdout".into(), true),
+        }
+    }
+}
