@@ -65,3 +65,8 @@ macro_rules! scenario_tests {
         )*
     };
 }
+
+/// The README's examples, compiled as doctests (they are `no_run`: they need real servers).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeExamples;
