@@ -4,7 +4,8 @@
 //!
 //! A driver (an async task, or a thread) owns a [`Connection`] and a [`Dispatch`]; it feeds
 //! commands through [`Dispatch::request`] / [`Dispatch::cancel`] / [`Dispatch::close`], and after
-//! every input runs [`Dispatch::next`] until `None`, performing the [`Step`]s it hands back.
+//! every input runs [`Dispatch::drain`] with its IO side (a [`Perform`]), which performs the
+//! core's IO and starts handlers ([`Dispatch::next`] hands the [`Step`]s out one by one instead).
 //! Outcomes are delivered once the drain is complete, so a woken caller already sees the state
 //! the drained events imply (e.g. `info()` after a crash).
 
@@ -12,7 +13,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use mcp_core::host::{CloseWaiters, Output, PendingCalls, ServerView};
+use mcp_core::host::{CloseWaiters, Input, Output, PendingCalls, ServerView};
 use mcp_core::{
     ClientError, Connection, Event, Io, Progress, Request, RequestOptions, Response, ServerRequest,
     ServerRequestHandle,
@@ -54,6 +55,23 @@ impl Waiter for std::sync::mpsc::SyncSender<()> {
     fn release(self) {
         let _ = self.try_send(());
     }
+}
+
+/// A driver's IO side: what it does for the core, and its clock.
+pub trait Perform {
+    /// The driver's monotonic clock.
+    fn now(&self) -> Instant;
+    /// Performs an IO action; a spawn reports back as the input returned (`Started` or
+    /// `SpawnFailed`), which is fed to the core at once.
+    fn perform(&mut self, io: Io) -> Option<Input>;
+    /// Starts the host's handler for a server request; its answer comes back later as
+    /// `Input::ServerAnswer` (or at once, as the input returned, when it cannot start).
+    fn start_handler(
+        &mut self,
+        server: &Arc<str>,
+        handle: ServerRequestHandle,
+        request: ServerRequest,
+    ) -> Option<Input>;
 }
 
 /// What the driver must do for the core.
@@ -158,6 +176,20 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
             reply.deliver(outcome);
         }
         None
+    }
+
+    /// Drains `conn` completely: IO and handlers through `io`, events routed, outcomes
+    /// delivered at the end.
+    pub fn drain(&mut self, conn: &mut Connection, io: &mut impl Perform) {
+        while let Some(step) = self.next(conn) {
+            let input = match step {
+                Step::Io(action) => io.perform(action),
+                Step::ServerRequest(handle, request) => io.start_handler(&self.name, handle, request),
+            };
+            if let Some(input) = input {
+                conn.handle_input(io.now(), input);
+            }
+        }
     }
 
     fn route(&mut self, ev: Event, conn: &Connection) -> Option<Step> {

@@ -32,7 +32,9 @@ mod http_config;
 mod methods;
 mod process;
 
-pub use dispatch::{lock, Dispatch, EventHook, Outcome, ProgressFn, Reply, SharedView, Step, Waiter};
+pub use dispatch::{
+    lock, Dispatch, EventHook, Outcome, Perform, ProgressFn, Reply, SharedView, Step, Waiter,
+};
 pub use http_config::{HttpClientConfig, Proxies, Proxy, ProxySetting};
 pub use methods::{BuilderParts, Prepared, ServerStart};
 pub use process::{exit_info, os_random_seed, seed_config, std_command, terminate};

@@ -9,7 +9,7 @@ use async_channel::{Receiver, Sender};
 use futures_lite::{future, FutureExt};
 use mcp_core::host::{apply_process_io, Input, OtherIo, SpawnRequest};
 use mcp_core::{Connection, Epoch, Io, Request, RequestOptions, ServerRequest, ServerRequestHandle};
-use mcp_host::{Dispatch, Outcome, ProgressFn, Reply, Step, Waiter};
+use mcp_host::{Dispatch, Outcome, Perform, ProgressFn, Reply, Waiter};
 
 use crate::handlers::{answer, Handlers};
 use crate::http::{Exchanges, HttpClient};
@@ -55,15 +55,20 @@ impl Waiter for CloseTo {
 const MAX_INPUTS_PER_TURN: usize = 64;
 
 pub(crate) struct Driver<R: Runtime> {
-    rt: R,
     conn: Connection,
+    dispatch: Dispatch<ReplyTo, CloseTo>,
     commands: Receiver<Command>,
     io_rx: Receiver<IoMsg>,
+    io: IoSide<R>,
+}
+
+/// What the driver does for the core: processes, HTTP exchanges, handler tasks.
+struct IoSide<R: Runtime> {
+    rt: R,
     io_tx: Sender<IoMsg>,
     procs: BTreeMap<Epoch, ProcessIo>,
     http: Arc<HttpClient>,
     exchanges: Exchanges,
-    dispatch: Dispatch<ReplyTo, CloseTo>,
     handlers: Arc<Handlers>,
 }
 
@@ -83,18 +88,9 @@ impl<R: Runtime> Driver<R> {
         http: Arc<HttpClient>,
     ) -> Self {
         let (io_tx, io_rx) = async_channel::bounded(256);
-        Self {
-            rt,
-            conn,
-            commands,
-            io_rx,
-            io_tx,
-            procs: BTreeMap::new(),
-            http,
-            exchanges: Exchanges::default(),
-            dispatch,
-            handlers,
-        }
+        let io =
+            IoSide { rt, io_tx, procs: BTreeMap::new(), http, exchanges: Exchanges::default(), handlers };
+        Self { conn, dispatch, commands, io_rx, io }
     }
 
     pub(crate) async fn run(mut self) {
@@ -109,7 +105,7 @@ impl<R: Runtime> Driver<R> {
             // Inputs already waiting are taken without building the wake-up futures.
             while handled < MAX_INPUTS_PER_TURN {
                 if let Some(at) = deadline {
-                    if self.rt.now() >= at {
+                    if self.io.rt.now() >= at {
                         break;
                     }
                 }
@@ -147,7 +143,7 @@ impl<R: Runtime> Driver<R> {
                 let timer = async {
                     match deadline {
                         Some(at) => {
-                            self.rt.sleep_until(at).await;
+                            self.io.rt.sleep_until(at).await;
                             Wake::Timer
                         }
                         None => future::pending().await,
@@ -161,11 +157,11 @@ impl<R: Runtime> Driver<R> {
                 Wake::Command(None) => {
                     // Every API handle is gone: shut the server down and finish.
                     commands_open = false;
-                    let now = self.rt.now();
+                    let now = self.io.rt.now();
                     self.conn.close(now);
                 }
                 Wake::Timer => {
-                    let now = self.rt.now();
+                    let now = self.io.rt.now();
                     self.conn.handle_timeout(now);
                 }
             }
@@ -173,7 +169,7 @@ impl<R: Runtime> Driver<R> {
     }
 
     fn now(&self) -> Instant {
-        self.rt.now()
+        self.io.rt.now()
     }
 
     fn on_command(&mut self, cmd: Command) {
@@ -189,53 +185,54 @@ impl<R: Runtime> Driver<R> {
 
     fn on_io(&mut self, msg: IoMsg) {
         if let Input::Exited(epoch, _) = &msg {
-            self.procs.remove(epoch);
+            self.io.procs.remove(epoch);
         }
-        self.exchanges.ended(&msg);
+        self.io.exchanges.ended(&msg);
         let now = self.now();
         self.conn.handle_input(now, msg);
     }
 
     /// Performs every pending IO action and routes every event.
     fn drain(&mut self) {
-        while let Some(step) = self.dispatch.next(&mut self.conn) {
-            match step {
-                Step::Io(io) => self.perform(io),
-                Step::ServerRequest(handle, request) => self.start_handler(handle, request),
-            }
-        }
+        self.dispatch.drain(&mut self.conn, &mut self.io);
+    }
+}
+
+impl<R: Runtime> Perform for IoSide<R> {
+    fn now(&self) -> Instant {
+        self.rt.now()
     }
 
-    fn perform(&mut self, io: Io) {
-        let (epoch, command) = match apply_process_io(&mut self.procs, io) {
-            None => return,
-            Some(OtherIo::Spawn(SpawnRequest { epoch, command })) => (epoch, command),
-            Some(OtherIo::HttpStart { exchange, request }) => {
+    fn perform(&mut self, io: Io) -> Option<Input> {
+        let (epoch, command) = match apply_process_io(&mut self.procs, io)? {
+            OtherIo::Spawn(SpawnRequest { epoch, command }) => (epoch, command),
+            OtherIo::HttpStart { exchange, request } => {
                 self.exchanges.start(&self.http, &self.rt, exchange, request, self.io_tx.clone());
-                return;
+                return None;
             }
-            Some(OtherIo::HttpAbort(exchange)) => {
+            OtherIo::HttpAbort(exchange) => {
                 self.exchanges.abort(exchange);
-                return;
+                return None;
             }
         };
-        let now = self.now();
         match self.rt.spawn_process(&command) {
             Ok(parts) => {
                 let pio = ProcessIo::start(&self.rt, epoch, parts, self.io_tx.clone());
                 self.procs.insert(epoch, pio);
-                self.conn.handle_process_started(now, epoch);
+                Some(Input::Started(epoch))
             }
-            Err(e) => {
-                let reason = format!("{}: {e}", command.program);
-                self.conn.handle_spawn_failed(now, epoch, reason);
-            }
+            Err(e) => Some(Input::SpawnFailed(epoch, format!("{}: {e}", command.program))),
         }
     }
 
     /// Runs the host handler for a server request as a task of its own.
-    fn start_handler(&mut self, handle: ServerRequestHandle, request: ServerRequest) {
-        let answer = answer(&self.handlers, self.dispatch.name(), request);
+    fn start_handler(
+        &mut self,
+        server: &Arc<str>,
+        handle: ServerRequestHandle,
+        request: ServerRequest,
+    ) -> Option<Input> {
+        let answer = answer(&self.handlers, server, request);
         let tx = self.io_tx.clone();
         self.rt.spawn(Box::pin(async move {
             let outcome = AssertUnwindSafe(answer)
@@ -244,5 +241,6 @@ impl<R: Runtime> Driver<R> {
                 .unwrap_or_else(|_| Err("the handler panicked".to_owned()));
             let _ = tx.send(Input::ServerAnswer(handle, outcome)).await;
         }));
+        None
     }
 }

@@ -12,7 +12,7 @@ use mcp_core::{
     Connection, Epoch, ExchangeId, HttpRequest, Io, Request, RequestOptions, ServerRequest,
     ServerRequestHandle,
 };
-use mcp_host::{Dispatch, Outcome, ProgressFn, Step};
+use mcp_host::{Dispatch, Outcome, Perform, ProgressFn};
 
 use crate::handlers::{answer, Handlers};
 use crate::http::{HttpClient, HttpExchange};
@@ -57,7 +57,17 @@ pub(crate) fn thread_name(server: &str, what: &str) -> String {
 
 pub(crate) struct Driver {
     conn: Connection,
+    dispatch: Dispatch<SyncSender<Outcome>, SyncSender<()>>,
     rx: Receiver<Msg>,
+    io: IoSide,
+    /// False once every API handle is gone.
+    open: bool,
+}
+
+/// What the driver does for the core: processes, HTTP exchanges, handler threads.
+struct IoSide {
+    /// The server's name, for thread names.
+    name: Arc<str>,
     /// Cloned into IO and handler threads.
     tx: SyncSender<Msg>,
     procs: BTreeMap<Epoch, ProcessIo>,
@@ -65,10 +75,7 @@ pub(crate) struct Driver {
     http: HttpClient,
     /// Exchanges that have not reported their end (dropping one aborts it).
     exchanges: BTreeMap<ExchangeId, HttpExchange>,
-    dispatch: Dispatch<SyncSender<Outcome>, SyncSender<()>>,
     handlers: Arc<Handlers>,
-    /// False once every API handle is gone.
-    open: bool,
 }
 
 impl Driver {
@@ -80,17 +87,9 @@ impl Driver {
         http: HttpClient,
     ) -> Self {
         let (tx, rx) = channel;
-        Self {
-            conn,
-            rx,
-            tx,
-            procs: BTreeMap::new(),
-            http,
-            exchanges: BTreeMap::new(),
-            dispatch,
-            handlers,
-            open: true,
-        }
+        let name = dispatch.name().clone();
+        let io = IoSide { name, tx, procs: BTreeMap::new(), http, exchanges: BTreeMap::new(), handlers };
+        Self { conn, dispatch, rx, io, open: true }
     }
 
     /// The loop: drain the core, then wait for a message or the core's deadline.
@@ -132,10 +131,10 @@ impl Driver {
             Msg::Input(input) => {
                 match &input {
                     Input::Exited(epoch, _) => {
-                        self.procs.remove(epoch);
+                        self.io.procs.remove(epoch);
                     }
                     Input::HttpEnd(exchange) | Input::HttpFailed(exchange, _) => {
-                        self.exchanges.remove(exchange);
+                        self.io.exchanges.remove(exchange);
                     }
                     _ => {}
                 }
@@ -146,67 +145,69 @@ impl Driver {
 
     /// Performs every pending IO action and routes every event.
     fn drain(&mut self) {
-        while let Some(step) = self.dispatch.next(&mut self.conn) {
-            match step {
-                Step::Io(io) => self.perform(io),
-                Step::ServerRequest(handle, request) => self.start_handler(handle, request),
-            }
-        }
+        self.dispatch.drain(&mut self.conn, &mut self.io);
+    }
+}
+
+impl Perform for IoSide {
+    fn now(&self) -> Instant {
+        Instant::now()
     }
 
-    fn perform(&mut self, io: Io) {
-        match apply_process_io(&mut self.procs, io) {
-            None => {}
-            Some(OtherIo::Spawn(spawn)) => self.spawn(spawn),
-            Some(OtherIo::HttpStart { exchange, request }) => self.start_exchange(exchange, request),
+    fn perform(&mut self, io: Io) -> Option<Input> {
+        match apply_process_io(&mut self.procs, io)? {
+            OtherIo::Spawn(spawn) => Some(self.spawn(spawn)),
+            OtherIo::HttpStart { exchange, request } => self.start_exchange(exchange, request),
             // Dropping the handle aborts the exchange (a no-op if it already ended).
-            Some(OtherIo::HttpAbort(exchange)) => drop(self.exchanges.remove(&exchange)),
-        }
-    }
-
-    /// Starts an HTTP exchange whose reports come back on the driver's channel.
-    fn start_exchange(&mut self, exchange: ExchangeId, request: HttpRequest) {
-        let tx = self.tx.clone();
-        let report = move |r: crate::http::HttpReport| tx.send(Msg::Input(r.into_input(exchange))).is_ok();
-        match self.http.start(request, report) {
-            Ok(handle) => {
-                self.exchanges.insert(exchange, handle);
-            }
-            Err(e) => {
-                let detail = format!("could not start an HTTP thread: {e}");
-                self.conn.handle_http_failed(Instant::now(), exchange, detail);
-            }
-        }
-    }
-
-    fn spawn(&mut self, SpawnRequest { epoch, command }: SpawnRequest) {
-        let started = mcp_host::std_command(&command)
-            .spawn()
-            .and_then(|child| ProcessIo::start(self.dispatch.name(), epoch, child, self.tx.clone()));
-        let now = Instant::now();
-        match started {
-            Ok(pio) => {
-                self.procs.insert(epoch, pio);
-                self.conn.handle_process_started(now, epoch);
-            }
-            Err(e) => {
-                let reason = format!("{}: {e}", command.program);
-                self.conn.handle_spawn_failed(now, epoch, reason);
+            OtherIo::HttpAbort(exchange) => {
+                self.exchanges.remove(&exchange);
+                None
             }
         }
     }
 
     /// Runs the host handler for a server request on a thread of its own.
-    fn start_handler(&mut self, handle: ServerRequestHandle, request: ServerRequest) {
-        let (handlers, name) = (self.handlers.clone(), self.dispatch.name().clone());
+    fn start_handler(
+        &mut self,
+        server: &Arc<str>,
+        handle: ServerRequestHandle,
+        request: ServerRequest,
+    ) -> Option<Input> {
+        let (handlers, name) = (self.handlers.clone(), server.clone());
         let tx = self.tx.clone();
         let answered = thread::Builder::new().name(thread_name(&name, "handler")).spawn(move || {
             let outcome = answer(&handlers, &name, request);
             let _ = tx.send(Msg::Input(Input::ServerAnswer(handle, outcome)));
         });
-        if answered.is_err() {
-            let now = Instant::now();
-            let _ = self.conn.respond_to_server(now, handle, Err("could not start a handler thread".into()));
+        let refused = || Input::ServerAnswer(handle, Err("could not start a handler thread".into()));
+        answered.is_err().then(refused)
+    }
+}
+
+impl IoSide {
+    /// Starts an HTTP exchange whose reports come back on the driver's channel.
+    fn start_exchange(&mut self, exchange: ExchangeId, request: HttpRequest) -> Option<Input> {
+        let tx = self.tx.clone();
+        let report = move |r: crate::http::HttpReport| tx.send(Msg::Input(r.into_input(exchange))).is_ok();
+        match self.http.start(request, report) {
+            Ok(handle) => {
+                self.exchanges.insert(exchange, handle);
+                None
+            }
+            Err(e) => Some(Input::HttpFailed(exchange, format!("could not start an HTTP thread: {e}"))),
+        }
+    }
+
+    fn spawn(&mut self, SpawnRequest { epoch, command }: SpawnRequest) -> Input {
+        let started = mcp_host::std_command(&command)
+            .spawn()
+            .and_then(|child| ProcessIo::start(&self.name, epoch, child, self.tx.clone()));
+        match started {
+            Ok(pio) => {
+                self.procs.insert(epoch, pio);
+                Input::Started(epoch)
+            }
+            Err(e) => Input::SpawnFailed(epoch, format!("{}: {e}", command.program)),
         }
     }
 }
