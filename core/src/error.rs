@@ -456,9 +456,10 @@ impl std::fmt::Display for Warning {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ClientError {
-    /// The request failed (server error, timeout, transport loss, ...).
+    /// The request failed (server error, timeout, transport loss, ...). A request ended by
+    /// closing the client is [`ClientError::Closed`] instead.
     #[error(transparent)]
-    Request(#[from] RequestError),
+    Request(RequestError),
     /// The request could not be issued (a closed connection is reported as
     /// [`ClientError::Closed`] instead).
     #[error(transparent)]
@@ -478,9 +479,55 @@ pub enum ClientError {
     /// The client configuration is unusable (e.g. two servers with the same name).
     #[error("invalid configuration: {0}")]
     Config(String),
-    /// The client is closed, or its driver stopped.
+    /// The client is closed (or its driver stopped): the request was refused, or ended by the
+    /// close while it was in flight.
     #[error("the client is closed")]
     Closed,
+}
+
+impl From<RequestError> for ClientError {
+    fn from(e: RequestError) -> Self {
+        match e {
+            RequestError::Closed => ClientError::Closed,
+            other => ClientError::Request(other),
+        }
+    }
+}
+
+impl ClientError {
+    /// The request outcome, when the failure is one.
+    pub fn request_error(&self) -> Option<&RequestError> {
+        match self {
+            ClientError::Request(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The server's JSON-RPC error, when it sent one.
+    pub fn rpc(&self) -> Option<&RpcError> {
+        self.request_error().and_then(RequestError::rpc)
+    }
+
+    /// True when the request ran out of time.
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, ClientError::Request(RequestError::Timeout { .. }))
+    }
+
+    /// True when the request was cancelled (explicitly, or by dropping its future).
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self, ClientError::Request(RequestError::Cancelled))
+    }
+
+    /// True when the client is closed: the one meaning of "closed" at this level.
+    pub fn is_closed(&self) -> bool {
+        matches!(self, ClientError::Closed)
+    }
+
+    /// True when the failure happened on the way to or from the server; a fresh attempt could
+    /// succeed (see [`RequestError::is_transport`]).
+    pub fn is_transport(&self) -> bool {
+        self.request_error().is_some_and(RequestError::is_transport)
+    }
 }
 
 impl From<crate::target::TargetError> for ClientError {
@@ -495,5 +542,20 @@ impl From<CommandError> for ClientError {
             CommandError::Closed => ClientError::Closed,
             other => ClientError::Command(other),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_ended_by_close_is_the_closed_client_error() {
+        let e = ClientError::from(RequestError::Closed);
+        assert_eq!(e, ClientError::Closed);
+        assert!(e.is_closed() && !e.is_transport() && e.request_error().is_none());
+        let e = ClientError::from(RequestError::Cancelled);
+        assert!(e.is_cancelled() && !e.is_closed());
+        assert_eq!(e.request_error(), Some(&RequestError::Cancelled));
     }
 }

@@ -82,6 +82,28 @@ pub mod async_scenarios {
             client.close().await;
         }
     }
+
+    /// Closing the client ends a call in flight with `ClientError::Closed`, the same error a
+    /// call made after the close gets.
+    pub async fn close_ends_calls_in_flight() {
+        for proto in ["modern", "2025-11-25"] {
+            let spec = support::spec(support::test_server(), "t", &["--protocol", proto]);
+            let client = rt::build(rt::Client::builder().server(spec)).expect("build");
+            client.connect().await.expect("connect");
+            let started = Instant::now();
+            let slow = client.call_tool("slow", json!({"ms": 20000}));
+            let closer = async {
+                rt::sleep(Duration::from_millis(200)).await;
+                client.close().await;
+            };
+            let (slow, ()) = future::zip(slow, closer).await;
+            match slow {
+                Err(e) => assert!(e.is_closed(), "{proto}: expected Closed, got {e:?}"),
+                Ok(r) => panic!("{proto}: the slow call finished: {r:?}"),
+            }
+            assert!(started.elapsed() < Duration::from_secs(10), "{proto}: {:?}", started.elapsed());
+        }
+    }
 }
     };
 }
@@ -90,6 +112,6 @@ pub mod async_scenarios {
 #[macro_export]
 macro_rules! all_async_scenario_tests {
     ($run:path) => {
-        $crate::scenario_tests!(async_scenarios, $run; drop_cancels_request, concurrent_calls);
+        $crate::scenario_tests!(async_scenarios, $run; drop_cancels_request, concurrent_calls, close_ends_calls_in_flight);
     };
 }

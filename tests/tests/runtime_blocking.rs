@@ -84,6 +84,29 @@ mod blocking_only {
         }
     }
 
+    /// Closing the client from one thread ends another thread's call in flight with
+    /// `ClientError::Closed`.
+    #[test]
+    fn close_ends_calls_in_flight() {
+        for proto in ["modern", "2025-11-25"] {
+            let spec = support::spec(support::test_server(), "t", &["--protocol", proto]);
+            let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
+            client.connect().expect("connect");
+            let started = Instant::now();
+            let slow = {
+                let client = client.clone();
+                std::thread::spawn(move || client.call_tool("slow", json!({"ms": 20000})))
+            };
+            std::thread::sleep(Duration::from_millis(200));
+            client.close();
+            match slow.join().expect("the slow thread") {
+                Err(e) => assert_eq!(e, ClientError::Closed, "{proto}"),
+                Ok(r) => panic!("{proto}: the slow call finished: {r:?}"),
+            }
+            assert!(started.elapsed() < Duration::from_secs(10), "{proto}: {:?}", started.elapsed());
+        }
+    }
+
     /// Calls from several threads share one server; a slow call does not hold up fast ones.
     #[test]
     fn concurrent_calls_from_threads() {
