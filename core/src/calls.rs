@@ -18,9 +18,9 @@
 
 use serde_json::{Map, Value};
 
+use crate::era::ServerInfo;
 use crate::error::ClientError;
 use crate::request::{Request, Response};
-use crate::session::ServerInfo;
 use crate::types::{
     CallToolResult, CompleteResult, CompletionReference, GetPromptResult, LoggingLevel, Prompt,
     ReadResourceResult, Resource, ResourceTemplate, Tool,

@@ -5,9 +5,9 @@ use serde_json::Value;
 use crate::error::{RequestError, Warning};
 use crate::handle::{RequestHandle, ServerRequestHandle};
 // `ListKind` belongs to requests; events name it as the host sees it (`crate::event::ListKind`).
+use crate::era::ServerInfo;
 pub(crate) use crate::request::ListKind;
 use crate::request::Response;
-use crate::session::ServerInfo;
 use crate::types::LoggingLevel;
 
 /// Something the host should know. Every [`RequestHandle`] gets exactly one

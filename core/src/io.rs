@@ -4,12 +4,13 @@ use crate::command::StdioCommand;
 use crate::handle::{Epoch, ExchangeId};
 
 /// One IO action for the runtime. Every action names the process epoch it is for; an action
-/// for an epoch whose process is gone is simply skipped by the runtime.
+/// for an epoch whose process is gone is simply skipped by the runtime. Deliberately
+/// exhaustive: a runtime must perform every kind, so a new kind is a breaking change that
+/// fails to compile in every runtime rather than being dropped by a wildcard arm.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum Io {
-    /// Start the server process. Report [`crate::Connection::handle_process_started`] or
-    /// [`crate::Connection::handle_spawn_failed`], then stdout/stderr bytes and the exit.
+    /// Start the server process. Report [`crate::Input::Started`] or
+    /// [`crate::Input::SpawnFailed`], then stdout/stderr bytes and the exit.
     Spawn {
         /// The epoch the new process belongs to.
         epoch: Epoch,

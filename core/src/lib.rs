@@ -12,12 +12,12 @@
 //!
 //! # The run loop
 //!
-//! A runtime owns one [`Connection`] per server. It feeds every input as a [`host::Input`]
+//! A runtime owns one [`Connection`] per server. It feeds every input as an [`Input`]
 //! through [`Connection::handle_input`] (or the matching `handle_*` method) and every host
 //! command as a method call. After **every** input and **every** command, it drains
 //! [`Connection::poll_io`] and [`Connection::poll_event`] until both return `None`, then sleeps
 //! until [`Connection::poll_timeout`], the next input, or the next host command, whichever
-//! comes first, feeding [`host::Input::Timeout`] when the deadline passed. Time passed in must
+//! comes first, feeding [`Input::Timeout`] when the deadline passed. Time passed in must
 //! come from a monotonic clock; an earlier `now` than before is treated as the latest seen.
 //! The full contract, with a diagram of the states, is on [`Connection`].
 //!
@@ -26,8 +26,7 @@
 //!
 //! ```
 //! use std::time::Instant;
-//! use mcp_core::host::Input;
-//! use mcp_core::{Connection, ConnectionConfig, Event, Io, Request, RequestOptions, StdioCommand};
+//! use mcp_core::{Connection, ConnectionConfig, Event, Input, Io, Request, RequestOptions, StdioCommand};
 //!
 //! fn drive(t0: Instant) {
 //!     let mut conn = Connection::new(ConnectionConfig::stdio(StdioCommand::new("my-server")), t0);
@@ -71,8 +70,8 @@
 //!   `WWW-Authenticate`), [`mcp_servers`] (transport detection from a target, `mcpServers`
 //!   config files, credential redaction).
 //! - [`types`]: typed MCP data (tools, prompts, resources, content blocks) keeping raw JSON.
-//! - [`routing`]: which of several servers owns a tool name; [`host`]: bookkeeping shared by
-//!   the runtimes' clients (handler sets, server views, pending calls).
+//! - [`routing`]: which of several servers owns a tool name; [`calls`]: typed request
+//!   descriptors, the one place a request kind is defined for every client family.
 //!
 //! Every buffer is bounded by [`Limits`]; untrusted input never panics the core.
 
@@ -83,6 +82,7 @@ pub mod calls;
 mod command;
 mod config;
 mod connection;
+mod era;
 mod error;
 mod event;
 pub mod framing;
@@ -92,7 +92,6 @@ pub mod fuzzing;
 pub mod gzip;
 mod handle;
 pub mod headers;
-pub mod host;
 mod http_url;
 mod io;
 pub mod jsonrpc;
@@ -101,8 +100,7 @@ mod redact;
 mod request;
 pub mod routing;
 pub mod schema;
-mod session;
-mod spec;
+mod server_spec;
 pub mod sse;
 pub mod target;
 pub mod text;
@@ -115,11 +113,11 @@ pub use config::{
     ClientFeatures, ConnectionConfig, HttpConfig, Limits, ProtocolMode, SchemaValidation, Timeouts,
     TransportConfig, ValidationMode, LEGACY_VERSIONS, MODERN_VERSION,
 };
-pub use connection::Connection;
+pub use connection::{Connection, Input, Output};
+pub use era::{Era, ServerInfo};
 pub use error::{AnswerError, ClientError, CommandError, RequestError, RpcError, RpcErrorKind, Warning};
 pub use event::{Event, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
 pub use handle::{Epoch, ExchangeId, RequestHandle, ServerRequestHandle};
 pub use io::{ExitInfo, HttpHead, HttpMethod, HttpRequest, Io};
 pub use request::{ListKind, Request, RequestOptions, Response};
-pub use session::{Era, ServerInfo};
-pub use spec::{ServerSpec, ServerTool};
+pub use server_spec::{ServerSpec, ServerTool};

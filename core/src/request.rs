@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::session::ServerInfo;
+use crate::era::ServerInfo;
 use crate::types::{
     CallToolResult, CompleteResult, CompletionReference, GetPromptResult, LoggingLevel, Prompt,
     ReadResourceResult, Resource, ResourceTemplate, Tool,

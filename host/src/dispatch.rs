@@ -13,7 +13,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use mcp_core::host::{CloseWaiters, Input, Output, PendingCalls, ServerView};
+use mcp_core::{Input, Output};
+
+use crate::pending::{CloseWaiters, PendingCalls, ServerView};
 use mcp_core::{
     ClientError, Connection, Event, Io, Progress, Request, RequestOptions, Response, ServerRequest,
     ServerRequestHandle,

@@ -10,8 +10,12 @@
 //! - [`server_methods!`], [`client_methods!`], [`builder_methods!`]: the public API of
 //!   `Server`, `Client` and `ClientBuilder`, expanded `async` in `mcp-async` and plain in
 //!   `mcp-blocking`, over the typed request descriptors of [`mcp_core::calls`];
+//! - per-server bookkeeping: calls in flight ([`PendingCalls`]), close waiters
+//!   ([`CloseWaiters`]), the [`ServerView`] handles read; the host's handlers ([`HandlerSet`],
+//!   from which the client's capabilities follow) and server-list checks ([`prepare_servers`]);
 //! - [`HttpClientConfig`], [`ProxySetting`] and proxy selection ([`Proxies`]);
-//! - process helpers: [`std_command`], [`exit_info`], [`terminate`], [`seed_config`].
+//! - process helpers: [`std_command`], [`exit_info`], [`terminate`], [`seed_config`], and the
+//!   live-process table the core's IO is applied to ([`apply_process_io`]).
 //!
 //! It depends on `mcp-core` and the standard library only: no async runtime, no HTTP stack.
 //!
@@ -28,16 +32,23 @@
 #![deny(missing_docs)]
 
 mod dispatch;
+mod handlers;
 mod http_config;
 mod methods;
+mod pending;
 mod process;
 
 pub use dispatch::{
     lock, Dispatch, EventHook, Outcome, Perform, ProgressFn, Reply, SharedView, Step, Waiter,
 };
+pub use handlers::{prepare_servers, roots_result, HandlerSet, NO_HANDLER};
 pub use http_config::{HttpClientConfig, Proxies, Proxy, ProxySetting};
 pub use methods::{BuilderParts, Prepared, ServerStart};
-pub use process::{exit_info, os_random_seed, seed_config, std_command, terminate};
+pub use pending::{CloseWaiters, PendingCalls, ServerView};
+pub use process::{
+    apply_process_io, exit_info, os_random_seed, seed_config, std_command, terminate, OtherIo,
+    ProcessControl, SpawnRequest,
+};
 
 #[doc(hidden)]
 pub use {mcp_core, serde_json};

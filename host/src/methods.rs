@@ -352,7 +352,7 @@ pub struct BuilderParts<H> {
     /// The servers, in order.
     pub specs: Vec<mcp_core::ServerSpec>,
     /// The host's handlers.
-    pub handlers: mcp_core::host::HandlerSet<H>,
+    pub handlers: crate::HandlerSet<H>,
     /// The event hook.
     pub hook: Option<crate::EventHook>,
     /// The HTTP client settings.
@@ -397,7 +397,7 @@ pub struct Prepared<H, R, W> {
     /// The servers, in order.
     pub servers: Vec<ServerStart<R, W>>,
     /// The host's handlers.
-    pub handlers: std::sync::Arc<mcp_core::host::HandlerSet<H>>,
+    pub handlers: std::sync::Arc<crate::HandlerSet<H>>,
     /// The HTTP client settings.
     pub http: crate::HttpClientConfig,
 }
@@ -409,7 +409,7 @@ impl<H> BuilderParts<H> {
         self,
         now: std::time::Instant,
     ) -> Result<Prepared<H, R, W>, mcp_core::ClientError> {
-        let specs = mcp_core::host::prepare_servers(self.specs, &self.handlers.features())?;
+        let specs = crate::prepare_servers(self.specs, &self.handlers.features())?;
         let servers = specs
             .into_iter()
             .map(|spec| {

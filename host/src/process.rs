@@ -1,9 +1,12 @@
 //! Process helpers every runtime shares: the `std::process::Command` of a stdio server, exit
-//! statuses, polite termination, and the OS seed for the core's jitter.
+//! statuses, polite termination, the OS seed for the core's jitter, and the table of live
+//! processes the core's IO is applied to.
 
 use std::io;
 
-use mcp_core::{ExitInfo, StdioCommand};
+use std::collections::BTreeMap;
+
+use mcp_core::{Epoch, ExchangeId, ExitInfo, HttpRequest, Io, StdioCommand};
 
 /// The `std::process::Command` for a stdio server: program, args, env, cwd, all three pipes.
 /// Both tokio's and async-process's `Command` convert from it.
@@ -58,4 +61,54 @@ pub fn seed_config(config: &mut mcp_core::ConnectionConfig) {
     if config.random_seed == 0 {
         config.random_seed = os_random_seed();
     }
+}
+
+/// A runtime's handle on one running server process.
+pub trait ProcessControl {
+    /// Queues bytes for the process's stdin.
+    fn write(&self, bytes: Vec<u8>);
+    /// Closes stdin.
+    fn close_stdin(&mut self);
+    /// Terminates (`force == false`) or kills the process.
+    fn signal(&self, force: bool);
+}
+
+/// A spawn the runtime must perform, then report with [`mcp_core::Input::Started`] or
+/// [`mcp_core::Input::SpawnFailed`].
+#[derive(Debug)]
+pub struct SpawnRequest {
+    /// The epoch of the new process.
+    pub epoch: Epoch,
+    /// What to run.
+    pub command: StdioCommand,
+}
+
+/// IO that [`apply_process_io`] hands back to the runtime: what is not a process action.
+#[derive(Debug)]
+pub enum OtherIo {
+    /// Start a process.
+    Spawn(SpawnRequest),
+    /// Start an HTTP exchange.
+    HttpStart {
+        /// The exchange.
+        exchange: ExchangeId,
+        /// What to send.
+        request: HttpRequest,
+    },
+    /// Abort an HTTP exchange.
+    HttpAbort(ExchangeId),
+}
+
+/// Applies an IO action to the runtime's table of live processes. Spawns and HTTP actions are
+/// handed back for the runtime to perform; actions for a process that is gone are dropped.
+pub fn apply_process_io<P: ProcessControl>(procs: &mut BTreeMap<Epoch, P>, io: Io) -> Option<OtherIo> {
+    match io {
+        Io::Spawn { epoch, command } => return Some(OtherIo::Spawn(SpawnRequest { epoch, command })),
+        Io::HttpStart { exchange, request } => return Some(OtherIo::HttpStart { exchange, request }),
+        Io::HttpAbort { exchange } => return Some(OtherIo::HttpAbort(exchange)),
+        Io::Write { epoch, bytes } => procs.get(&epoch).map(|p| p.write(bytes)),
+        Io::CloseStdin { epoch } => procs.get_mut(&epoch).map(P::close_stdin),
+        Io::Terminate { epoch, force } => procs.get(&epoch).map(|p| p.signal(force)),
+    };
+    None
 }

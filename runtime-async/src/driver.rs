@@ -7,8 +7,9 @@ use std::time::Instant;
 
 use async_channel::{Receiver, Sender};
 use futures_lite::{future, FutureExt};
-use mcp_core::host::{apply_process_io, Input, OtherIo, SpawnRequest};
+use mcp_core::Input;
 use mcp_core::{Connection, Epoch, Io, Request, RequestOptions, ServerRequest, ServerRequestHandle};
+use mcp_host::{apply_process_io, OtherIo, SpawnRequest};
 use mcp_host::{Dispatch, Outcome, Perform, ProgressFn, Reply, Waiter};
 
 use crate::handlers::{answer, Handlers};

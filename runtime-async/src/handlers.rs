@@ -3,8 +3,8 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use mcp_core::host::{roots_result, HandlerSet, NO_HANDLER};
 use mcp_core::ServerRequest;
+use mcp_host::{roots_result, HandlerSet, NO_HANDLER};
 use serde_json::Value;
 
 use crate::runtime::BoxFuture;

@@ -3,12 +3,12 @@
 use async_channel::{Receiver, Sender};
 use futures_lite::io::{AsyncReadExt, AsyncWriteExt};
 use futures_lite::{future, FutureExt};
-use mcp_core::host::ProcessControl;
 use mcp_core::{Epoch, ExitInfo};
+use mcp_host::ProcessControl;
 
 use crate::driver::IoMsg;
 use crate::runtime::{ChildProcess, ProcessParts, Runtime};
-use mcp_core::host::Input;
+use mcp_core::Input;
 use mcp_host::terminate;
 
 /// Read buffer size for stdout and stderr.

@@ -7,11 +7,12 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Instant;
 
-use mcp_core::host::{apply_process_io, Input, OtherIo, SpawnRequest};
+use mcp_core::Input;
 use mcp_core::{
     Connection, Epoch, ExchangeId, HttpRequest, Io, Request, RequestOptions, ServerRequest,
     ServerRequestHandle,
 };
+use mcp_host::{apply_process_io, OtherIo, SpawnRequest};
 use mcp_host::{Dispatch, Outcome, Perform, ProgressFn};
 
 use crate::handlers::{answer, Handlers};

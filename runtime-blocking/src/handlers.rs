@@ -3,8 +3,8 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use mcp_core::host::{roots_result, HandlerSet, NO_HANDLER};
 use mcp_core::ServerRequest;
+use mcp_host::{roots_result, HandlerSet, NO_HANDLER};
 use serde_json::Value;
 
 /// A handler: gets the server's name and the request, answers with the result JSON or a local

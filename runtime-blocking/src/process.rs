@@ -13,8 +13,9 @@ use std::sync::mpsc::{self, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use mcp_core::host::{Input, ProcessControl};
 use mcp_core::Epoch;
+use mcp_core::Input;
+use mcp_host::ProcessControl;
 
 use crate::driver::{thread_name, Msg};
 use mcp_host::lock;

@@ -5,13 +5,13 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use super::{Connection, Outgoing, Proc, Session, WireUse};
+use crate::era::Era;
 use crate::error::{AnswerError, Warning};
 use crate::event::{Event, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
 use crate::handle::{Epoch, ServerRequestHandle};
 use crate::jsonrpc::{self, Message, RpcErrorObject, WireId};
 use crate::request::ListKind;
 use crate::schema::elicitation::{form_of, FormSchema};
-use crate::session::Era;
 use crate::text::sanitize;
 use crate::types::LoggingLevel;
 

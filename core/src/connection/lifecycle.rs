@@ -6,12 +6,12 @@ use serde_json::Value;
 
 use super::{Connection, Outgoing, Phase, Proc, ReapStage, Session, Transport, WireUse};
 use crate::config::ProtocolMode;
+use crate::era::{self, judge_probe, ProbeOutcome, ProbeVerdict, ServerInfo};
 use crate::error::{RequestError, RpcError};
 use crate::event::Event;
 use crate::handle::Epoch;
 use crate::io::Io;
 use crate::jsonrpc::RpcErrorObject;
-use crate::session::{self, judge_probe, ProbeOutcome, ProbeVerdict, ServerInfo};
 use crate::timers::Timer;
 use crate::transport::TransportKind;
 
@@ -178,7 +178,7 @@ impl Connection {
     /// Sends the `server/discover` probe and arms its timeout.
     fn send_probe(&mut self, now: Instant, epoch: Epoch) {
         let id = self.next_wire_id();
-        let meta = session::modern_meta(&self.cfg.client_info, &self.cfg.features);
+        let meta = era::modern_meta(&self.cfg.client_info, &self.cfg.features);
         let params = serde_json::json!({ "_meta": Value::Object(meta) });
         self.wire.insert(id.clone(), WireUse::Probe);
         let probe = Outgoing::Request { id, method: "server/discover".into(), params: Some(params) };
@@ -188,7 +188,7 @@ impl Connection {
 
     pub(super) fn send_initialize(&mut self, now: Instant, epoch: Epoch) {
         let id = self.next_wire_id();
-        let params = session::initialize_params(&self.cfg.client_info, &self.cfg.features);
+        let params = era::initialize_params(&self.cfg.client_info, &self.cfg.features);
         self.wire.insert(id.clone(), WireUse::Initialize);
         self.send(epoch, Outgoing::Request { id, method: "initialize".into(), params: Some(params) });
         if let Proc::Running { session, .. } = &mut self.proc {
@@ -248,7 +248,7 @@ impl Connection {
     pub(super) fn on_initialize_response(&mut self, now: Instant, outcome: Result<Value, RpcErrorObject>) {
         let Some((epoch, _)) = self.running_epoch() else { return };
         match outcome {
-            Ok(v) => match session::judge_initialize(v) {
+            Ok(v) => match era::judge_initialize(v) {
                 Ok(info) => {
                     // `notifications/initialized` already carries the negotiated version.
                     self.http_set_legacy_version(&info.protocol_version);

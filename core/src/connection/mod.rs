@@ -1,16 +1,18 @@
 //! The per-server state machine: one [`Connection`] per MCP server. The driver contract is
 //! documented on [`Connection`] itself.
 //!
+//! - [`drive`]: the driver contract as messages ([`Input`], [`Output`]);
 //! - [`lifecycle`]: process start and loss, shutdown escalation, the era handshake;
 //! - [`stdio`]: the stdio transport (stdout/stderr framing, EOF and exit);
 //! - [`http`]: the HTTP transports;
-//! - [`ops`], [`inbound`], [`mrtr`], [`validation`]: host requests, messages from the server,
+//! - [`ops`], [`inbound`], [`input_rounds`], [`validation`]: host requests, messages from the server,
 //!   multi-round-trip input, tool output validation.
 
+mod drive;
 mod http;
 mod inbound;
+mod input_rounds;
 mod lifecycle;
-mod mrtr;
 mod ops;
 mod stdio;
 mod validation;
@@ -18,14 +20,16 @@ mod validation;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::{Duration, Instant};
 
+pub use drive::{Input, Output};
+
 use crate::config::{ConnectionConfig, TransportConfig};
+use crate::era::{Era, ServerInfo};
 use crate::error::{CommandError, RequestError, Warning};
 use crate::event::Event;
 use crate::handle::{Counter, Epoch, RequestHandle, ServerRequestHandle};
 use crate::io::Io;
 use crate::jsonrpc::{self, WireId};
 use crate::request::{Request, RequestOptions, Response};
-use crate::session::{Era, ServerInfo};
 use crate::timers::{Timer, Timers};
 use crate::types::{LoggingLevel, Tool};
 
@@ -38,10 +42,10 @@ use crate::types::{LoggingLevel, Tool};
 /// # Method groups
 ///
 /// - **Construction**: [`Connection::new`]. Nothing happens until the first request.
-/// - **Inputs**: [`Connection::handle_input`] with an [`Input`](crate::host::Input), one
+/// - **Inputs**: [`Connection::handle_input`] with an [`Input`](crate::Input), one
 ///   variant per input: the process started or failed to start, stdout/stderr bytes and EOF,
 ///   the exit; an HTTP exchange's head, body chunks, end or failure; the deadline passed
-///   ([`Input::Timeout`](crate::host::Input::Timeout)); a host handler's answer. Each variant
+///   ([`Input::Timeout`](crate::Input::Timeout)); a host handler's answer. Each variant
 ///   has a `handle_*` method of its own ([`Connection::handle_process_started`],
 ///   [`Connection::handle_spawn_failed`], [`Connection::handle_stdout`],
 ///   [`Connection::handle_stdout_eof`], [`Connection::handle_stderr`],
@@ -68,7 +72,7 @@ use crate::types::{LoggingLevel, Tool};
 /// After **every** input and **every** command, drain [`Connection::poll_io`] and
 /// [`Connection::poll_event`] until both return `None` (acting on an output may queue more),
 /// then sleep until [`Connection::poll_timeout`], the next input or the next command,
-/// whichever comes first, and feed [`Input::Timeout`](crate::host::Input::Timeout) when the
+/// whichever comes first, and feed [`Input::Timeout`](crate::Input::Timeout) when the
 /// deadline passed.
 ///
 /// # States
@@ -126,7 +130,7 @@ pub struct Connection {
     /// The probe of the current handshake was sent a second time (after `-32022`).
     probe_retried: bool,
     /// Host requests of multi-round-trip input rounds (2026-07-28 `input_required`).
-    inputs: BTreeMap<ServerRequestHandle, mrtr::PendingInput>,
+    inputs: BTreeMap<ServerRequestHandle, input_rounds::PendingInput>,
 }
 
 /// The transport of a connection, with the state only it has.

@@ -7,12 +7,12 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 
 use super::{Connection, Outgoing, Proc, Session, WireUse};
+use crate::era::{modern_meta, Era, ServerInfo};
 use crate::error::{CommandError, RequestError, RpcError, Warning};
 use crate::event::Progress;
 use crate::handle::{Epoch, RequestHandle};
 use crate::jsonrpc::{RpcErrorObject, WireId};
 use crate::request::{Request, RequestOptions, Response};
-use crate::session::{modern_meta, Era, ServerInfo};
 use crate::timers::Timer;
 use crate::types::{
     CallToolResult, CompleteResult, GetPromptResult, ListPage, Prompt, ReadResourceResult, Resource,
@@ -35,7 +35,7 @@ pub(super) struct Op {
     /// HTTP (modern): the one re-issue after a broken response stream was used.
     pub(super) reissued: bool,
     /// Multi-round-trip input, once the server asked for some.
-    pub(super) input: Option<super::mrtr::InputRound>,
+    pub(super) input: Option<super::input_rounds::InputRound>,
     /// `tools/call`: the tool's schemas when the host issued the call (its result is checked
     /// against them, whatever definition arrives later).
     pub(super) tool: Option<std::sync::Arc<super::validation::ToolSchemas>>,

@@ -18,9 +18,9 @@ use serde_json::Value;
 
 use super::Connection;
 use crate::config::ValidationMode;
+use crate::era::Era;
 use crate::error::{RequestError, Warning};
 use crate::schema::{CompiledSchema, Dialect, SchemaOptions, SchemaProblem, ValidationFailure, Violation};
-use crate::session::Era;
 use crate::types::{CallToolResult, Tool};
 
 /// The compiled schemas of one tool definition.

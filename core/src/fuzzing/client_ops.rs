@@ -443,8 +443,8 @@ impl World {
         for _ in 0..MAX_DRAIN {
             let Some(output) = self.conn.poll_output() else { return };
             match output {
-                crate::host::Output::Io(io) => self.on_io(io),
-                crate::host::Output::Event(event) => self.on_event(event),
+                crate::Output::Io(io) => self.on_io(io),
+                crate::Output::Event(event) => self.on_event(event),
             }
         }
         panic!("one drain produced more than {MAX_DRAIN} outputs");

@@ -268,7 +268,7 @@ impl Harness {
     }
 
     /// Feeds one runtime input (as a driver would).
-    pub(crate) fn input(&mut self, input: mcp_core::host::Input) {
+    pub(crate) fn input(&mut self, input: mcp_core::Input) {
         self.conn.handle_input(self.now, input);
         self.drain();
     }

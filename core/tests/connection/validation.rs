@@ -294,7 +294,7 @@ fn a_handler_answer_that_breaks_the_form_becomes_an_error_for_the_server() {
     let mut h = eliciting(true);
     h.server_says(form_request(9));
     let (handle, _) = h.take_server_request();
-    h.input(mcp_core::host::Input::ServerAnswer(handle, Ok(json!({"action": "accept", "content": {}}))));
+    h.input(mcp_core::Input::ServerAnswer(handle, Ok(json!({"action": "accept", "content": {}}))));
     let sent = h.sent();
     assert_eq!(sent[0]["id"], json!(9));
     assert!(sent[0].get("error").is_some(), "{sent:?}");

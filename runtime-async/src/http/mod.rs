@@ -16,8 +16,8 @@ use bytes::Bytes;
 use futures_lite::FutureExt;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
-use mcp_core::host::Input;
 use mcp_core::mcp_servers::HttpUrl;
+use mcp_core::Input;
 use mcp_core::{ExchangeId, HttpHead, HttpMethod, HttpRequest};
 
 pub use hyper_io::{AsyncStream, BoxedStream};

@@ -40,7 +40,7 @@ use std::time::Duration;
 
 use ureq::typestate::HttpCrateScope;
 
-use mcp_core::host::Input;
+use mcp_core::Input;
 use mcp_core::{ClientError, ExchangeId, HttpHead, HttpMethod, HttpRequest};
 use ureq::config::AutoHeaderValue;
 use ureq::http;

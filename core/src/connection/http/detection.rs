@@ -1,6 +1,6 @@
 //! Transport detection: which HTTP transport to try, and the verdict once one worked.
 
-use crate::session::Era;
+use crate::era::Era;
 use crate::transport::TransportKind;
 
 /// The transports to try in order, the one being tried, and the one that worked.

@@ -32,12 +32,12 @@ use std::time::{Duration, Instant};
 
 use super::{Connection, Outgoing, Proc, Session, Transport};
 use crate::config::{HttpConfig, Limits, ProtocolMode};
+use crate::era::Era;
 use crate::error::{RequestError, Warning};
 use crate::handle::{Counter, Epoch, ExchangeId};
 use crate::io::{HttpHead, HttpRequest, Io};
 use crate::jsonrpc::WireId;
 use crate::mcp_servers::{HttpUrl, TransportKind};
-use crate::session::Era;
 use crate::timers::Timer;
 
 use detection::Detection;

@@ -1,13 +1,13 @@
-//! The shared runtime bookkeeping of `mcp_core::host`, driven against a real `Connection`.
+//! The shared runtime bookkeeping of `mcp_host`, driven against a real `Connection`.
 //! This test plays the runtime, so it reads the clock.
 #![allow(clippy::disallowed_methods)]
 
 use std::time::Instant;
 
-use mcp_core::host::{CloseWaiters, PendingCalls};
 use mcp_core::{
     ClientError, CommandError, Connection, ConnectionConfig, Request, RequestOptions, StdioCommand,
 };
+use mcp_host::{CloseWaiters, PendingCalls};
 use serde_json::json;
 
 fn conn() -> (Connection, std::time::Instant) {
@@ -37,4 +37,20 @@ fn close_waiters_wait_for_closed_unless_already_closed() {
     assert!(c.is_closed());
     assert_eq!(w.release().collect::<Vec<_>>(), vec![1]);
     assert_eq!(w.close(&mut c, now, 2), Some(2));
+}
+
+#[test]
+fn pending_calls_by_call_and_handle() {
+    let (mut c, now) = conn();
+    let h1 = c.request(now, Request::ListTools, RequestOptions::default()).unwrap();
+    let h2 = c.request(now, Request::ListPrompts, RequestOptions::default()).unwrap();
+    let mut p = PendingCalls::default();
+    p.insert(7, h1, "x");
+    assert_eq!(p.get(h1), Some(&"x"));
+    assert_eq!(p.handle_of(7), Some(h1));
+    assert_eq!(p.cancel(7), Some(h1));
+    assert!(p.is_empty() && p.get(h1).is_none());
+    p.insert(8, h2, "y");
+    assert_eq!(p.take(h2), Some("y"));
+    assert_eq!(p.cancel(8), None);
 }

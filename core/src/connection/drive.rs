@@ -1,0 +1,92 @@
+//! The one driver contract in a message type: every input a runtime feeds a [`Connection`]
+//! ([`Input`]) and everything it must act on ([`Output`]).
+
+use std::time::Instant;
+
+use serde_json::Value;
+
+use crate::connection::Connection;
+use crate::error::AnswerError;
+use crate::event::Event;
+use crate::handle::{Epoch, ExchangeId, ServerRequestHandle};
+use crate::io::{ExitInfo, HttpHead, Io};
+
+/// Every input a runtime feeds a [`Connection`]: what its IO reports about processes and HTTP
+/// exchanges, timers, and host handlers' answers. One message type, passed to
+/// [`Connection::handle_input`] (each variant names the `handle_*` method it stands for).
+#[derive(Debug)]
+pub enum Input {
+    /// The process for this epoch started (`handle_process_started`).
+    Started(Epoch),
+    /// The process for this epoch could not be started, with the reason
+    /// (`handle_spawn_failed`).
+    SpawnFailed(Epoch, String),
+    /// Bytes from stdout.
+    Stdout(Epoch, Vec<u8>),
+    /// Stdout reached end of file.
+    StdoutEof(Epoch),
+    /// Bytes from stderr.
+    Stderr(Epoch, Vec<u8>),
+    /// Stderr reached end of file.
+    StderrEof(Epoch),
+    /// The process exited.
+    Exited(Epoch, ExitInfo),
+    /// A host handler's answer to a server-to-client request.
+    ServerAnswer(ServerRequestHandle, Result<Value, String>),
+    /// The status and headers of an HTTP exchange's response.
+    HttpHead(ExchangeId, HttpHead),
+    /// A chunk of an HTTP response body, raw (not decompressed).
+    HttpBody(ExchangeId, Vec<u8>),
+    /// The HTTP response body ended normally.
+    HttpEnd(ExchangeId),
+    /// The HTTP exchange failed (connect, TLS, reset, timeout...), with a description.
+    HttpFailed(ExchangeId, String),
+    /// The deadline of [`Connection::poll_timeout`] passed (`handle_timeout`).
+    Timeout,
+}
+
+/// The next thing a runtime must act on: IO to perform, or an event to route.
+#[derive(Debug)]
+pub enum Output {
+    /// Perform this IO.
+    Io(Io),
+    /// Route this event.
+    Event(Event),
+}
+
+impl Connection {
+    /// Feeds one [`Input`] to the matching `handle_*` method.
+    pub fn handle_input(&mut self, now: Instant, input: Input) {
+        match input {
+            Input::Started(epoch) => self.handle_process_started(now, epoch),
+            Input::SpawnFailed(epoch, reason) => self.handle_spawn_failed(now, epoch, reason),
+            Input::Stdout(epoch, bytes) => self.handle_stdout(now, epoch, &bytes),
+            Input::StdoutEof(epoch) => self.handle_stdout_eof(now, epoch),
+            Input::Stderr(epoch, bytes) => self.handle_stderr(now, epoch, &bytes),
+            Input::StderrEof(epoch) => self.handle_stderr_eof(now, epoch),
+            Input::Exited(epoch, status) => self.handle_process_exited(now, epoch, status),
+            Input::ServerAnswer(handle, outcome) => {
+                // A handler's elicitation answer that breaks the form is not sent: the server
+                // gets an error and the host a HandlerFailed warning naming the problem.
+                if let Err(AnswerError::InvalidAnswer(e)) = self.respond_to_server(now, handle, outcome) {
+                    let _ = self.respond_to_server(now, handle, Err(e.to_string()));
+                }
+            }
+            Input::HttpHead(exchange, head) => self.handle_http_head(now, exchange, head),
+            Input::HttpBody(exchange, bytes) => self.handle_http_body(now, exchange, &bytes),
+            Input::HttpEnd(exchange) => self.handle_http_end(now, exchange),
+            Input::HttpFailed(exchange, detail) => self.handle_http_failed(now, exchange, detail),
+            Input::Timeout => self.handle_timeout(now),
+        }
+    }
+
+    /// The next output: pending IO first, then events. Draining until `None` is the run loop's
+    /// drain step (acting on an output may queue more; keep polling).
+    #[must_use]
+    pub fn poll_output(&mut self) -> Option<Output> {
+        if let Some(io) = self.poll_io() {
+            return Some(Output::Io(io));
+        }
+        self.poll_event().map(Output::Event)
+    }
+}
