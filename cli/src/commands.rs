@@ -146,7 +146,7 @@ fn build_client(settings: &Settings, spec: ServerSpec) -> Result<Client, CliErro
     } else {
         builder.on_event(report_schema_warning)
     };
-    Ok(mcp_tokio::build(builder)?)
+    Ok(builder.build(mcp_tokio::TokioRuntime::current())?)
 }
 
 /// Runs `body` against the one server of `spec`, then closes the client whatever the outcome.

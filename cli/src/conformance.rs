@@ -92,7 +92,7 @@ fn client_for(url: &str, version: &str) -> Result<Client, CliError> {
             Ok(json!({"role": "assistant", "content": {"type": "text", "text": "ok"}, "model": "conformance"}))
         }))
         .on_elicitation(|_: &str, req: ServerRequest| async move { Ok(accept_with_defaults(&req.params)) });
-    Ok(mcp_tokio::build(builder)?)
+    Ok(builder.build(mcp_tokio::TokioRuntime::current())?)
 }
 
 async fn scenario_run(url: &str, scenario: &str, version: &str, context: &Value) -> Result<(), CliError> {

@@ -46,6 +46,10 @@
 //! client.close();
 //! # Ok(()) }
 //! ```
+//!
+//! With several servers or handlers, build it: `Client::builder().server(spec).build()?`. The
+//! re-exported names are those of `mcp-tokio` and `mcp-smol`, plus [`CancelToken`] and the
+//! [`http`] module (the ureq client); the async crates have their runtime instead.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -61,7 +65,8 @@ pub use client::{Client, ClientBuilder};
 pub use handlers::{handler, static_roots, Handler, Handlers};
 pub use http::{HttpClientConfig, ProxySetting};
 pub use mcp_core::{
-    self as core, ClientError, Event, ProtocolMode, RequestOptions, ServerInfo, ServerSpec, ValidationMode,
+    self as core, ClientError, Event, ProtocolMode, RequestOptions, ServerInfo, ServerRequest, ServerSpec,
+    ValidationMode,
 };
 pub use mcp_host::{EventHook, ProgressFn};
 pub use server::{CancelToken, Server};

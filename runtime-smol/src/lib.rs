@@ -6,11 +6,21 @@
 //! executor of their own (driven by one thread) unless you give it a spawner, so awaiting the
 //! client works the same under `smol::block_on`, `async_std::task::block_on` or any other.
 //!
+//! As in every runtime crate, a client is built with [`Client::builder`] and
+//! [`ClientBuilder::build`] (here given a [`SmolRuntime`]), or with [`connect`] for one server
+//! given as a string; the re-exported names are the same as `mcp-tokio`'s.
+//!
 //! ```no_run
 //! # fn main() -> Result<(), mcp_smol::ClientError> {
+//! use mcp_smol::{Client, ServerSpec, SmolRuntime};
+//!
 //! futures_lite::future::block_on(async {
-//!     let client = mcp_smol::connect("npx -y @modelcontextprotocol/server-everything").await?;
+//!     let spec = ServerSpec::from_target("everything", "npx -y @modelcontextprotocol/server-everything")?;
+//!     let client = Client::builder().server(spec).build(SmolRuntime::new())?;
 //!     println!("{} tools", client.list_tools().await?.len());
+//!     client.close().await;
+//!
+//!     let client = mcp_smol::connect("npx -y @modelcontextprotocol/server-everything").await?;
 //!     client.close().await;
 //!     Ok(())
 //! })
@@ -31,7 +41,7 @@ use mcp_host::{exit_info, std_command};
 
 pub use mcp_async::{
     handler, static_roots, AsyncStream, BoxFuture, BoxedStream, Client, ClientBuilder, Connector, EventHook,
-    Handler, HttpClientConfig, ProxySetting, Server,
+    Handler, Handlers, HttpClientConfig, ProgressFn, ProxySetting, Server,
 };
 pub use mcp_core::{
     self as core, ClientError, Event, ProtocolMode, RequestOptions, ServerInfo, ServerRequest, ServerSpec,
@@ -144,11 +154,6 @@ impl Runtime for SmolRuntime {
             Ok(Box::new(stream) as mcp_async::BoxedStream)
         })
     }
-}
-
-/// Builds a client on [`SmolRuntime::new`].
-pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
-    builder.build(SmolRuntime::new())
 }
 
 /// Connects to one server given as a target string (a command line for stdio) and waits

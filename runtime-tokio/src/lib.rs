@@ -4,14 +4,30 @@
 //! supplies tokio's processes, timers and task spawning ([`TokioRuntime`]) and re-exports the
 //! API. Use it from inside a tokio runtime.
 //!
+//! A client is built one way: [`Client::builder`], then [`ClientBuilder::build`] with the runtime
+//! its background tasks run on. [`connect`] is the shortcut for one server given as a string.
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), mcp_tokio::ClientError> {
-//! let client = mcp_tokio::connect("npx -y @modelcontextprotocol/server-everything").await?;
+//! use mcp_tokio::{Client, ServerSpec, TokioRuntime};
+//!
+//! let spec = ServerSpec::from_target("everything", "npx -y @modelcontextprotocol/server-everything")?;
+//! let client = Client::builder().server(spec).build(TokioRuntime::current())?;
 //! let result = client.call_tool("echo", serde_json::json!({"message": "hi"})).await?;
 //! println!("{}", result.text());
 //! client.close().await;
+//!
+//! // The same for one server, in one line:
+//! let client = mcp_tokio::connect("npx -y @modelcontextprotocol/server-everything").await?;
 //! # Ok(()) }
 //! ```
+//!
+//! Every runtime crate (`mcp-tokio`, `mcp-smol`, `mcp-blocking`) re-exports the same names:
+//! [`Client`], [`ClientBuilder`], [`Server`], [`Handler`], [`Handlers`], [`handler`],
+//! [`static_roots`], [`EventHook`], [`ProgressFn`], [`HttpClientConfig`], [`ProxySetting`],
+//! [`ClientError`], [`Event`], [`ProtocolMode`], [`RequestOptions`], [`ServerInfo`],
+//! [`ServerRequest`], [`ServerSpec`], [`ValidationMode`], [`connect`] and `core`. The async
+//! crates add the runtime and the stream types of a custom [`Connector`].
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -26,7 +42,7 @@ use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
 pub use mcp_async::{
     handler, static_roots, AsyncStream, BoxFuture, BoxedStream, Client, ClientBuilder, Connector, EventHook,
-    Handler, HttpClientConfig, ProxySetting, Server,
+    Handler, Handlers, HttpClientConfig, ProgressFn, ProxySetting, Server,
 };
 pub use mcp_core::{
     self as core, ClientError, Event, ProtocolMode, RequestOptions, ServerInfo, ServerRequest, ServerSpec,
@@ -108,11 +124,6 @@ impl Runtime for TokioRuntime {
             Ok(Box::new(stream.compat()) as mcp_async::BoxedStream)
         })
     }
-}
-
-/// Builds a client on the current tokio runtime.
-pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
-    builder.build(TokioRuntime::current())
 }
 
 /// Connects to one server given as a target string (a command line for stdio) and waits

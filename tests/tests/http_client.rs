@@ -26,7 +26,7 @@ fn run_with(url: &str, builder: mcp_tokio::ClientBuilder) -> String {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     rt.block_on(async {
         let spec = ServerSpec::from_target("hooked", url).unwrap();
-        let client = mcp_tokio::build(builder.server(spec)).unwrap();
+        let client = builder.server(spec).build(mcp_tokio::TokioRuntime::current()).unwrap();
         let text = client.call_tool("t", json!({})).await.expect("call through the hook").text();
         client.close().await;
         text

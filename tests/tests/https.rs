@@ -19,7 +19,10 @@ fn fixture() -> ScriptedHttpServer {
 
 async fn call(url: &str, config: mcp_tokio::HttpClientConfig) -> Result<String, ClientError> {
     let spec = ServerSpec::from_target("tls", url)?;
-    let client = mcp_tokio::build(mcp_tokio::Client::builder().server(spec).http_client(config))?;
+    let client = mcp_tokio::Client::builder()
+        .server(spec)
+        .http_client(config)
+        .build(mcp_tokio::TokioRuntime::current())?;
     let r = client.call_tool("hello", json!({})).await.map(|r| r.text());
     client.close().await;
     r
@@ -40,7 +43,10 @@ fn a_configured_root_is_trusted_and_required() {
         let bad = mcp_tokio::HttpClientConfig::default()
             .root_certificate(&b"-----BEGIN CERTIFICATE-----\nnope\n"[..]);
         let spec = ServerSpec::from_target("tls", &url).unwrap();
-        let built = mcp_tokio::build(mcp_tokio::Client::builder().server(spec).http_client(bad));
+        let built = mcp_tokio::Client::builder()
+            .server(spec)
+            .http_client(bad)
+            .build(mcp_tokio::TokioRuntime::current());
         assert!(matches!(built, Err(ClientError::Config(_))), "{built:?}");
     });
 }

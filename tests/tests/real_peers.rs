@@ -27,7 +27,11 @@ macro_rules! all_http_checks {
 /// On mcp-tokio, every peer.
 mod on_tokio {
     mod rt {
-        pub use mcp_tokio::{build, Client};
+        pub use mcp_tokio::Client;
+
+        pub fn build(builder: mcp_tokio::ClientBuilder) -> Result<Client, mcp_tokio::ClientError> {
+            builder.build(mcp_tokio::TokioRuntime::current())
+        }
 
         pub fn sync_handler<F>(f: F) -> mcp_tokio::Handler
         where
@@ -62,7 +66,11 @@ mod on_tokio {
 /// On mcp-smol, the HTTP checks (stdio is covered by the scenarios).
 mod on_smol {
     mod rt {
-        pub use mcp_smol::{build, Client};
+        pub use mcp_smol::Client;
+
+        pub fn build(builder: mcp_smol::ClientBuilder) -> Result<Client, mcp_smol::ClientError> {
+            builder.build(mcp_smol::SmolRuntime::new())
+        }
 
         pub fn sync_handler<F>(f: F) -> mcp_smol::Handler
         where

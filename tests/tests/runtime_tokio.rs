@@ -5,7 +5,7 @@ mod rt {
     use std::time::Duration;
 
     use mcp_tokio::core::ServerRequest;
-    pub use mcp_tokio::{build, connect, static_roots, Client, ClientBuilder, Handler};
+    pub use mcp_tokio::{connect, static_roots, Client, ClientBuilder, ClientError, Handler};
     use serde_json::Value;
 
     /// A synchronous closure as an (async) handler.
@@ -17,6 +17,10 @@ mod rt {
             let answer = f(server, request);
             async move { answer }
         })
+    }
+
+    pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
+        builder.build(mcp_tokio::TokioRuntime::current())
     }
 
     pub async fn sleep(d: Duration) {

@@ -32,7 +32,10 @@ fn peer(name: &str, args: &[&str], mode: ValidationMode) -> ServerSpec {
 /// A client for one peer, with its events collected; tools are listed (which compiles them).
 async fn client_for(spec: ServerSpec, era: Era) -> (mcp_tokio::Client, Events) {
     let events = Events::new();
-    let client = mcp_tokio::build(mcp_tokio::Client::builder().server(spec).on_event(events.hook()))
+    let client = mcp_tokio::Client::builder()
+        .server(spec)
+        .on_event(events.hook())
+        .build(mcp_tokio::TokioRuntime::current())
         .expect("build the client");
     let info = client.connect().await.expect("connect").remove(0);
     assert_eq!(info.era, era, "{info:?}");
@@ -167,7 +170,7 @@ fn server_everything_elicitation_answers_are_checked_against_its_form() {
                     async move { Ok(json!({"action": "accept", "content": answer})) }
                 })
                 .on_event(events.hook());
-            let client = mcp_tokio::build(builder).expect("build the client");
+            let client = builder.build(mcp_tokio::TokioRuntime::current()).expect("build the client");
             let outcome = client.call_tool("trigger-elicitation-request", json!({})).await;
             let handler_failures: Vec<String> = events
                 .snapshot()

@@ -1,0 +1,48 @@
+//! Every runtime crate re-exports the same names, and the runtime-neutral ones are the very same
+//! types: code moves between `mcp-tokio`, `mcp-smol` and `mcp-blocking` by changing one path.
+
+use std::any::TypeId;
+
+/// Imports the common set from `$krate` (a missing name fails the build) and returns the
+/// `TypeId`s of its runtime-neutral types.
+macro_rules! common_set {
+    ($krate:ident) => {{
+        #[allow(unused_imports)]
+        use $krate::{
+            connect, core, handler, static_roots, Client, ClientBuilder, ClientError, Event, EventHook,
+            Handler, Handlers, HttpClientConfig, ProgressFn, ProtocolMode, ProxySetting, RequestOptions,
+            Server, ServerInfo, ServerRequest, ServerSpec, ValidationMode,
+        };
+        let _: fn() -> ClientBuilder = Client::builder;
+        vec![
+            TypeId::of::<ClientError>(),
+            TypeId::of::<Event>(),
+            TypeId::of::<EventHook>(),
+            TypeId::of::<HttpClientConfig>(),
+            TypeId::of::<ProgressFn>(),
+            TypeId::of::<ProtocolMode>(),
+            TypeId::of::<ProxySetting>(),
+            TypeId::of::<RequestOptions>(),
+            TypeId::of::<ServerInfo>(),
+            TypeId::of::<ServerRequest>(),
+            TypeId::of::<ServerSpec>(),
+            TypeId::of::<ValidationMode>(),
+            TypeId::of::<core::Connection>(),
+        ]
+    }};
+}
+
+#[test]
+fn every_runtime_crate_exports_the_same_runtime_neutral_types() {
+    let tokio = common_set!(mcp_tokio);
+    assert_eq!(tokio, common_set!(mcp_smol));
+    assert_eq!(tokio, common_set!(mcp_blocking));
+}
+
+#[test]
+fn the_async_crates_share_one_client_type() {
+    // mcp-tokio and mcp-smol are the same API on two runtimes; only the runtime differs.
+    assert_eq!(TypeId::of::<mcp_tokio::Client>(), TypeId::of::<mcp_smol::Client>());
+    assert_eq!(TypeId::of::<mcp_tokio::Handler>(), TypeId::of::<mcp_smol::Handler>());
+    assert_ne!(TypeId::of::<mcp_tokio::Client>(), TypeId::of::<mcp_blocking::Client>());
+}
