@@ -110,7 +110,7 @@ pub fn detect_target(
         Some("stdio") => {
             mismatch(false)?;
             match parse_stdio_target(&target["stdio://".len()..]) {
-                Err(TargetError::UnsupportedUrl(_)) => Err(url_err("stdio:// must be followed by a command")),
+                Err(TargetError::UrlNotCommand(_)) => Err(url_err("stdio:// must be followed by a command")),
                 other => Ok(DetectedTarget::Stdio(other?)),
             }
         }

@@ -1,7 +1,8 @@
 //! Turning a user's target string into a server configuration, and why that can fail
 //! ([`TargetError`] for command lines, [`TargetConfigError`] for targets and configurations).
 //!
-//! For now every target is a command line (stdio); `stdio://` prefixes are accepted. Quoting
+//! This module parses command lines (stdio targets, optionally prefixed `stdio://`); telling a
+//! URL from a command line is `ServerSpec::from_target`'s job. Quoting
 //! follows POSIX shell words: single quotes are literal, double quotes allow `\"` and `\\`,
 //! a backslash outside quotes escapes the next character. No expansion is performed.
 
@@ -19,10 +20,10 @@ pub enum TargetError {
     /// A quote was opened and never closed.
     #[error("unterminated quote in command line")]
     UnterminatedQuote,
-    /// A URL was given, but HTTP transports are not available yet (the URL is shown with
-    /// credential-looking parts redacted).
-    #[error("HTTP targets are not supported yet: {0}")]
-    UnsupportedUrl(String),
+    /// A URL was given where a command line is expected (the URL is shown with
+    /// credential-looking parts redacted). `ServerSpec::from_target` takes either.
+    #[error("expected a command line, got a URL: {0}")]
+    UrlNotCommand(String),
 }
 
 /// Why a target or a configuration could not be understood. Messages never contain credential
@@ -165,7 +166,7 @@ pub fn split_command_line(line: &str) -> Result<Vec<String>, TargetError> {
 pub fn parse_stdio_target(target: &str) -> Result<StdioCommand, TargetError> {
     let trimmed = target.trim();
     if trimmed.starts_with("http://") || trimmed.starts_with("https://") {
-        return Err(TargetError::UnsupportedUrl(redact_url(trimmed)));
+        return Err(TargetError::UrlNotCommand(redact_url(trimmed)));
     }
     let line = trimmed.strip_prefix("stdio://").unwrap_or(trimmed);
     command_from_argv(split_command_line(line)?)
@@ -202,7 +203,7 @@ mod tests {
         let c = parse_stdio_target("stdio://python3 server.py --x").unwrap();
         assert_eq!((c.program.as_str(), c.args.len()), ("python3", 2));
         assert_eq!(parse_stdio_target(""), Err(TargetError::Empty));
-        assert!(matches!(parse_stdio_target("http://x/mcp"), Err(TargetError::UnsupportedUrl(_))));
+        assert!(matches!(parse_stdio_target("http://x/mcp"), Err(TargetError::UrlNotCommand(_))));
         let err = parse_stdio_target("https://h/mcp?api_key=sk-secret-1").unwrap_err().to_string();
         assert!(!err.contains("sk-secret-1"), "{err}");
     }
