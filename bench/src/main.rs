@@ -1,332 +1,87 @@
-//! `mcp-bench`: N sequential `tools/call` echo round trips over stdio to the bundled test
-//! server, on each runtime, against a raw-pipe floor (pre-serialized request lines written and
-//! reply lines read, no JSON work). Reports client CPU time and wall time per call, and each
-//! runtime's ratio to the floor measured in the same run. Rounds are interleaved.
+//! `mcp-bench`: benchmarks (not tests) of this client against the comparison kit in
+//! `bench/kit/` (cheap MCP servers, raw floors, the official Rust SDK rmcp). `bench/run` builds
+//! everything in release and runs `compare`; the figures are ratios from one run.
 //!
 //! ```text
-//! cargo build --release -p mcp-test-server -p mcp-bench
-//! target/release/mcp-bench [N] [ROUNDS]      # defaults: 5000 calls, 3 rounds
-//! target/release/mcp-bench schema [N] [ROUNDS]   # defaults: 20000 calls, 3 rounds
-//! MCP_BENCH_SERVER=/path/to/mini-stdio-server target/release/mcp-bench   # clients on another server
+//! bench/run [compare options]                      # build, then the side-by-side tables
+//! mcp-bench compare --kit DIR [--calls N] [--rounds R] [--callers C] [--caller-calls M]
+//!                   [--pin CORE] [--out FILE.jsonl]
+//! mcp-bench client RUNTIME stdio N SERVER [ARGS...]   # one run, prints a RESULT line
+//! mcp-bench client RUNTIME http N URL                 # RUNTIME: tokio tokio-ct smol blocking
+//! mcp-bench schema [N] [ROUNDS]                       # output-schema validation cost
 //! ```
 //!
-//! The floor always runs against the bundled server; with `MCP_BENCH_SERVER` compare the
-//! clients with that kit's own floor (e.g. `raw-stdio-client`) from the same session.
-//!
-//! `schema` needs no server: it measures validating a ~3 KB tool result against a realistic
-//! `outputSchema` compiled once, against the floor of cloning the same `serde_json::Value`,
-//! and reports the one-time compile cost.
+//! `client` reads `CALLERS=C` from the environment as the kit's clients do: C concurrent
+//! callers of N calls each.
 
-use std::hint::black_box;
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+mod clients;
+mod compare;
+mod schema;
+mod usage;
 
-use cpu_time::ProcessTime;
-use mcp_core::schema::{CompiledSchema, SchemaOptions};
-use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::process::exit;
 
-#[derive(Clone, Copy, Default)]
-struct Sample {
-    cpu: Duration,
-    wall: Duration,
+fn usage() -> ! {
+    eprintln!(
+        "usage: mcp-bench compare --kit DIR [--calls N] [--rounds R] [--callers C] [--caller-calls M] [--pin CORE] [--out FILE]\n       \
+         mcp-bench client RUNTIME stdio|http N TARGET...\n       \
+         mcp-bench schema [N] [ROUNDS]"
+    );
+    exit(2)
 }
 
-fn server_path() -> PathBuf {
-    let exe = std::env::current_exe().expect("current exe");
-    let path = exe.with_file_name("mcp-test-server");
-    if !path.exists() {
-        eprintln!(
-            "error: {} not found; run `cargo build --release -p mcp-test-server -p mcp-bench`",
-            path.display()
-        );
-        std::process::exit(1);
-    }
-    path
-}
-
-/// The clients' target: the bundled server in modern mode, or `MCP_BENCH_SERVER` (any stdio
-/// server with an `echo` tool, e.g. a benchmark kit's `mini-stdio-server`, for side-by-side runs).
-fn target(server: &Path) -> String {
-    std::env::var("MCP_BENCH_SERVER").unwrap_or_else(|_| format!("{} --protocol modern", server.display()))
-}
-
-/// The floor: the same server, requests pre-serialized, replies read as lines, no parsing.
-fn raw_floor(server: &Path, n: usize) -> Sample {
-    let mut child = Command::new(server)
-        .args(["--protocol", "modern"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawn test server");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let lines: Vec<Vec<u8>> = (0..n)
-        .map(|i| {
-            let msg = json!({"jsonrpc":"2.0","id":i + 1,"method":"tools/call","params":{
-                "name":"echo","arguments":{"message":"hello"},
-                "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
-                         "io.modelcontextprotocol/clientCapabilities":{}}}});
-            let mut v = serde_json::to_vec(&msg).expect("json");
-            v.push(b'\n');
-            v
-        })
-        .collect();
-    let mut reply = Vec::with_capacity(4096);
-    let (cpu0, wall0) = (ProcessTime::now(), Instant::now());
-    for line in &lines {
-        stdin.write_all(line).expect("write");
-        stdin.flush().expect("flush");
-        reply.clear();
-        stdout.read_until(b'\n', &mut reply).expect("read");
-    }
-    let sample = Sample { cpu: cpu0.elapsed(), wall: wall0.elapsed() };
-    drop(stdin);
-    let _ = child.wait();
-    sample
-}
-
-fn tokio_client(server: &Path, n: usize) -> Sample {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("rt");
-    rt.block_on(async {
-        let client = mcp_tokio::connect(&target(server)).await.expect("connect");
-        let (cpu0, wall0) = (ProcessTime::now(), Instant::now());
-        for _ in 0..n {
-            client.call_tool("echo", json!({"message": "hello"})).await.expect("call");
-        }
-        let sample = Sample { cpu: cpu0.elapsed(), wall: wall0.elapsed() };
-        client.close().await;
-        sample
-    })
-}
-
-fn smol_client(server: &Path, n: usize) -> Sample {
-    futures_lite::future::block_on(async {
-        let client = mcp_smol::connect(&target(server)).await.expect("connect");
-        let (cpu0, wall0) = (ProcessTime::now(), Instant::now());
-        for _ in 0..n {
-            client.call_tool("echo", json!({"message": "hello"})).await.expect("call");
-        }
-        let sample = Sample { cpu: cpu0.elapsed(), wall: wall0.elapsed() };
-        client.close().await;
-        sample
-    })
-}
-
-fn blocking_client(server: &Path, n: usize) -> Sample {
-    let client = mcp_blocking::connect(&target(server)).expect("connect");
-    let (cpu0, wall0) = (ProcessTime::now(), Instant::now());
-    for _ in 0..n {
-        client.call_tool("echo", json!({"message": "hello"})).expect("call");
-    }
-    let sample = Sample { cpu: cpu0.elapsed(), wall: wall0.elapsed() };
-    client.close();
-    sample
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
+fn number(value: Option<String>) -> usize {
+    value.and_then(|v| v.parse().ok()).unwrap_or_else(|| usage())
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1).peekable();
-    if args.peek().map(String::as_str) == Some("schema") {
-        args.next();
-        let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20_000);
-        let rounds: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(3);
-        return schema_bench(n, rounds.max(1));
-    }
-    let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(5000);
-    let rounds: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(3);
-    let server = server_path();
-    type Runner = fn(&Path, usize) -> Sample;
-    let runners: [(&str, Runner); 4] = [
-        ("raw-pipe floor", raw_floor),
-        ("mcp-tokio", tokio_client),
-        ("mcp-smol", smol_client),
-        ("mcp-blocking", blocking_client),
-    ];
-    let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); runners.len()];
-    for round in 0..rounds {
-        // Rotate the order each round so no runner always goes first.
-        for k in 0..runners.len() {
-            let i = (k + round) % runners.len();
-            samples[i].push((runners[i].1)(&server, n));
+    let mut args = std::env::args().skip(1);
+    match args.next().as_deref() {
+        Some("schema") => {
+            let n = args.next().map_or(20_000, |v| number(Some(v)));
+            let rounds = args.next().map_or(3, |v| number(Some(v)));
+            schema::run(n, rounds.max(1));
         }
-    }
-    println!("{n} sequential echo calls x {rounds} rounds (medians), client process only");
-    let names: Vec<&str> = runners.iter().map(|(name, _)| *name).collect();
-    print_ratios(("client", 16), ("µs", 1e6, 1), &names, &samples, n);
-}
-
-/// One row per runner: median CPU and wall time per call, and their ratios to the first row
-/// (the floor). `column` is the first column's title and width; `unit` the time unit's name,
-/// scale from seconds, and decimals.
-fn print_ratios(
-    column: (&str, usize),
-    unit: (&str, f64, usize),
-    names: &[&str],
-    samples: &[Vec<Sample>],
-    n: usize,
-) {
-    let ((title, width), (unit, scale, decimals)) = (column, unit);
-    let per_call = |d: Duration| d.as_secs_f64() * scale / n as f64;
-    let medians = |i: usize| {
-        let cpu = per_call(median(samples[i].iter().map(|s| s.cpu).collect()));
-        (cpu, per_call(median(samples[i].iter().map(|s| s.wall).collect())))
-    };
-    let (floor_cpu, floor_wall) = medians(0);
-    let (cpu_title, wall_title) = (format!("cpu {unit}/call"), format!("wall {unit}/call"));
-    println!("{title:<width$} {cpu_title:>12} {wall_title:>12} {:>10} {:>10}", "cpu ratio", "wall ratio");
-    for (i, name) in names.iter().enumerate() {
-        let (cpu, wall) = medians(i);
-        println!(
-            "{name:<width$} {cpu:>12.decimals$} {wall:>12.decimals$} {:>10.2} {:>10.2}",
-            cpu / floor_cpu,
-            wall / floor_wall
-        );
-    }
-}
-
-/// A search tool's `outputSchema`: ten properties, nested arrays of objects, enums, patterns,
-/// number ranges, `required` lists, `additionalProperties`, a `$ref` to `$defs`.
-fn tool_output_schema() -> Value {
-    json!({
-        "type": "object",
-        "required": ["request_id", "status", "query", "total", "took_ms", "results"],
-        "additionalProperties": false,
-        "properties": {
-            "request_id": {"type": "string", "pattern": "^req_[0-9a-f]{16}$"},
-            "status": {"enum": ["ok", "partial", "degraded"]},
-            "query": {"type": "string", "minLength": 1, "maxLength": 512},
-            "total": {"type": "integer", "minimum": 0},
-            "took_ms": {"type": "number", "minimum": 0, "maximum": 60000},
-            "page": {
-                "type": "object",
-                "required": ["index", "size"],
-                "properties": {
-                    "index": {"type": "integer", "minimum": 0},
-                    "size": {"type": "integer", "minimum": 1, "maximum": 100},
-                    "next_cursor": {"type": ["string", "null"], "pattern": "^[A-Za-z0-9_-]+$"}
-                }
-            },
-            "results": {"type": "array", "maxItems": 100, "items": {"$ref": "#/$defs/result"}},
-            "facets": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
-            "warnings": {"type": "array", "items": {"type": "string", "maxLength": 200}},
-            "source": {"enum": ["index", "cache", "live"]}
-        },
-        "$defs": {
-            "result": {
-                "type": "object",
-                "required": ["id", "title", "score", "kind", "author"],
-                "additionalProperties": false,
-                "properties": {
-                    "id": {"type": "string", "pattern": "^doc-[0-9]{6}$"},
-                    "title": {"type": "string", "minLength": 1, "maxLength": 200},
-                    "url": {"type": "string", "pattern": "^https://"},
-                    "score": {"type": "number", "minimum": 0, "maximum": 1},
-                    "kind": {"enum": ["article", "issue", "commit", "page"]},
-                    "tags": {
-                        "type": "array",
-                        "maxItems": 8,
-                        "uniqueItems": true,
-                        "items": {"type": "string", "pattern": "^[a-z][a-z0-9-]*$"}
-                    },
-                    "author": {
-                        "type": "object",
-                        "required": ["name"],
-                        "properties": {
-                            "name": {"type": "string", "minLength": 1},
-                            "handle": {"type": "string", "pattern": "^@[A-Za-z0-9_]{1,30}$"}
-                        }
-                    },
-                    "updated": {"type": "string", "format": "date-time"}
+        Some("client") => {
+            let runtime = args.next().unwrap_or_else(|| usage());
+            let transport = args.next().unwrap_or_else(|| usage());
+            let calls = number(args.next());
+            let target: Vec<String> = args.collect();
+            if target.is_empty() {
+                usage();
+            }
+            let callers = std::env::var("CALLERS").ok().and_then(|c| c.parse().ok()).unwrap_or(1usize).max(1);
+            clients::run(&runtime, &clients::Plan { transport, target, calls, callers });
+        }
+        Some("compare") => {
+            let mut opts = compare::Options {
+                kit_bin: PathBuf::new(),
+                calls: 10_000,
+                rounds: 3,
+                callers: 64,
+                caller_calls: 1_000,
+                pin: None,
+                out: None,
+            };
+            while let Some(flag) = args.next() {
+                match flag.as_str() {
+                    "--kit" => opts.kit_bin = args.next().map(PathBuf::from).unwrap_or_else(|| usage()),
+                    "--calls" => opts.calls = number(args.next()),
+                    "--rounds" => opts.rounds = number(args.next()).max(1),
+                    "--callers" => opts.callers = number(args.next()),
+                    "--caller-calls" => opts.caller_calls = number(args.next()),
+                    "--pin" => opts.pin = Some(number(args.next())),
+                    "--out" => opts.out = args.next().map(PathBuf::from),
+                    _ => usage(),
                 }
             }
+            if opts.kit_bin.as_os_str().is_empty() {
+                usage();
+            }
+            let ours = std::env::current_exe().expect("the path of mcp-bench");
+            compare::run(&ours, &opts);
         }
-    })
-}
-
-/// A matching result of about 3 KB.
-fn tool_output_instance() -> Value {
-    let kinds = ["article", "issue", "commit", "page"];
-    let results: Vec<Value> = (0..12)
-        .map(|i| {
-            json!({
-                "id": format!("doc-{:06}", 1000 + i),
-                "title": format!("Handling structured tool output, part {i}"),
-                "url": format!("https://example.com/docs/{i}"),
-                "score": 1.0 - f64::from(i) / 20.0,
-                "kind": kinds[i as usize % kinds.len()],
-                "tags": ["json-schema", "mcp", format!("t{i}")],
-                "author": {"name": "Ada Lovelace", "handle": "@ada"},
-                "updated": "2025-06-18T12:00:00Z"
-            })
-        })
-        .collect();
-    json!({
-        "request_id": "req_0123456789abcdef",
-        "status": "ok",
-        "query": "structured output validation",
-        "total": 1234,
-        "took_ms": 12.5,
-        "page": {"index": 0, "size": 12, "next_cursor": "c_12"},
-        "results": results,
-        "facets": {"article": 700, "issue": 300, "commit": 200, "page": 34},
-        "warnings": ["index is 2 minutes stale"],
-        "source": "index"
-    })
-}
-
-/// Per-call validation cost of a compiled tool `outputSchema`, against cloning the instance.
-fn schema_bench(n: usize, rounds: usize) {
-    let schema = tool_output_schema();
-    let instance = tool_output_instance();
-    let mut invalid = instance.clone();
-    invalid["results"][7]["score"] = json!(1.5);
-    let options = SchemaOptions::default();
-
-    let t0 = Instant::now();
-    let compiled = CompiledSchema::compile(&schema, &options).expect("schema compiles");
-    let first_compile = t0.elapsed();
-    let compiles: Vec<Duration> = (0..50)
-        .map(|_| {
-            let t = Instant::now();
-            black_box(CompiledSchema::compile(black_box(&schema), &options).expect("compiles"));
-            t.elapsed()
-        })
-        .collect();
-    assert!(compiled.validate(&instance).is_ok(), "the instance matches");
-    assert_eq!(compiled.validate(&invalid).map_err(|e| e.violations().len()), Err(1), "one violation");
-
-    type Runner<'a> = (&'a str, Box<dyn Fn() + 'a>);
-    let runners: [Runner<'_>; 3] = [
-        ("Value::clone floor", Box::new(|| drop(black_box(black_box(&instance).clone())))),
-        ("validate (valid)", Box::new(|| drop(black_box(compiled.validate(black_box(&instance)))))),
-        ("validate (1 error)", Box::new(|| drop(black_box(compiled.validate(black_box(&invalid)))))),
-    ];
-    for (_, run) in &runners {
-        (0..n / 10 + 1).for_each(|_| run()); // warm-up
+        _ => usage(),
     }
-    let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); runners.len()];
-    for round in 0..rounds {
-        for k in 0..runners.len() {
-            let i = (k + round) % runners.len();
-            let (cpu0, wall0) = (ProcessTime::now(), Instant::now());
-            (0..n).for_each(|_| (runners[i].1)());
-            samples[i].push(Sample { cpu: cpu0.elapsed(), wall: wall0.elapsed() });
-        }
-    }
-    let bytes = serde_json::to_vec(&instance).expect("json").len();
-    println!("schema validation: {bytes}-byte tool result, {n} calls x {rounds} rounds (medians)");
-    println!(
-        "compile once: {:.1} µs (first), {:.1} µs (median of {})",
-        first_compile.as_secs_f64() * 1e6,
-        median(compiles.clone()).as_secs_f64() * 1e6,
-        compiles.len()
-    );
-    let names: Vec<&str> = runners.iter().map(|(name, _)| *name).collect();
-    print_ratios(("operation", 20), ("ns", 1e9, 0), &names, &samples, n);
 }
