@@ -162,7 +162,7 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
     }
 
     /// The next thing the driver must do, routing events on the way; `None` once the core has
-    /// nothing more (the outcomes of this drain are delivered then).
+    /// nothing more. The outcomes routed meanwhile wait in [`Dispatch::take_outcomes`].
     pub fn next(&mut self, conn: &mut Connection) -> Option<Step> {
         while let Some(out) = conn.poll_output() {
             match out {
@@ -174,15 +174,26 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
                 }
             }
         }
-        for (reply, outcome) in self.replies.drain(..) {
-            reply.deliver(outcome);
-        }
         None
+    }
+
+    /// The outcomes routed since the last call, with where each goes: deliver them once the
+    /// drain is complete (and, for a shared engine, after its lock is released).
+    pub fn take_outcomes(&mut self) -> Vec<(R, Outcome)> {
+        std::mem::take(&mut self.replies)
     }
 
     /// Drains `conn` completely: IO and handlers through `io`, events routed, outcomes
     /// delivered at the end.
     pub fn drain(&mut self, conn: &mut Connection, io: &mut impl Perform) {
+        self.drain_deferred(conn, io);
+        for (reply, outcome) in self.take_outcomes() {
+            reply.deliver(outcome);
+        }
+    }
+
+    /// Like [`Dispatch::drain`], leaving the outcomes in [`Dispatch::take_outcomes`].
+    pub fn drain_deferred(&mut self, conn: &mut Connection, io: &mut impl Perform) {
         while let Some(step) = self.next(conn) {
             let input = match step {
                 Step::Io(action) => io.perform(action),

@@ -4,6 +4,8 @@
 //! runtime crates sits what every client needs whatever it runs on, and what would otherwise be
 //! written twice (once with `.await`, once without):
 //!
+//! - [`Engine`]: a server's connection, dispatch and IO side behind one lock, fed directly by
+//!   callers, IO tasks and a timer (no driver hop between a caller and the core);
 //! - [`Dispatch`]: a server driver's bookkeeping — requests from API handles and where their
 //!   outcomes go, progress callbacks, close waiters, the view handles read, the event hook —
 //!   and the drain that routes the core's events ([`Step`]s back to the driver);
@@ -32,6 +34,7 @@
 #![deny(missing_docs)]
 
 mod dispatch;
+mod engine;
 mod handlers;
 mod http_config;
 mod methods;
@@ -41,6 +44,7 @@ mod process;
 pub use dispatch::{
     lock, Dispatch, EventHook, Outcome, Perform, ProgressFn, Reply, SharedView, Step, Waiter,
 };
+pub use engine::{Engine, EngineApi, Feed, ReleaseOnDrop, Side, TimerStep};
 pub use handlers::{prepare_servers, roots_result, HandlerSet, NO_HANDLER};
 pub use http_config::{HttpClientConfig, Proxies, Proxy, ProxySetting};
 pub use methods::{BuilderParts, Prepared, ServerStart};

@@ -6,7 +6,7 @@ use mcp_core::{ClientError, ServerRequest, ServerSpec};
 use mcp_host::{BuilderParts, Prepared};
 use serde_json::Value;
 
-use crate::driver::Driver;
+use crate::driver;
 use crate::handlers::{handler, Handler};
 use crate::http::{Connector, HttpClient};
 use crate::runtime::Runtime;
@@ -50,7 +50,7 @@ impl ClientBuilder {
         self.elicitation_handler(handler(f))
     }
 
-    /// Starts one driver per server on the runtime. Servers start lazily, on first use
+    /// Starts one engine (and its timer task) per server on the runtime. Servers start lazily, on first use
     /// (or on [`Client::connect`]).
     pub fn build<R: Runtime>(self, rt: R) -> Result<Client, ClientError> {
         let Prepared { servers, handlers, http } = self.parts.prepare(rt.now())?;
@@ -58,12 +58,9 @@ impl ClientBuilder {
         let servers: Vec<Server> = servers
             .into_iter()
             .map(|start| {
-                let (tx, rx) = async_channel::unbounded();
-                let server = Server::new(start.name, tx, start.view);
-                let driver =
-                    Driver::new(rt.clone(), start.conn, start.dispatch, rx, handlers.clone(), http.clone());
-                rt.spawn(Box::pin(driver.run()));
-                server
+                let engine =
+                    driver::start(rt.clone(), start.conn, start.dispatch, handlers.clone(), http.clone());
+                Server::new(start.name, engine, start.view)
             })
             .collect();
         Ok(Client { servers: servers.into() })

@@ -1,41 +1,24 @@
-//! The driver task of one server: owns the core [`Connection`], performs its IO, routes events.
+//! One server on an async runtime: its [`Engine`] (fed directly by API handles, IO tasks and
+//! handler tasks), the IO side that performs the core's IO, and the timer task.
 
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Instant;
 
 use async_channel::{Receiver, Sender};
 use futures_lite::{future, FutureExt};
-use mcp_core::Input;
-use mcp_core::{Connection, Epoch, Io, Request, RequestOptions, ServerRequest, ServerRequestHandle};
+use mcp_core::{Connection, Epoch, Input, Io, ServerRequest, ServerRequestHandle};
 use mcp_host::{apply_process_io, OtherIo, SpawnRequest};
-use mcp_host::{Dispatch, Outcome, Perform, ProgressFn, Reply, Waiter};
+use mcp_host::{Dispatch, Engine, Feed, Outcome, Perform, Reply, Side, TimerStep, Waiter};
 
 use crate::handlers::{answer, Handlers};
 use crate::http::{Exchanges, HttpClient};
 use crate::process::ProcessIo;
 use crate::runtime::Runtime;
 
-/// Commands from API handles.
-#[allow(clippy::large_enum_variant)] // requests are the common case; boxing them buys nothing
-pub(crate) enum Command {
-    Request {
-        call: u64,
-        request: Request,
-        opts: RequestOptions,
-        progress: Option<ProgressFn>,
-        reply: Sender<Outcome>,
-    },
-    CancelCall(u64),
-    Close(Sender<()>),
-}
-
-/// Input from IO tasks and handlers.
-pub(crate) type IoMsg = Input;
-
 /// A waiting caller's reply channel (bounded to one outcome).
-pub(crate) struct ReplyTo(Sender<Outcome>);
+pub(crate) struct ReplyTo(pub(crate) Sender<Outcome>);
 
 impl Reply for ReplyTo {
     fn deliver(self, outcome: Outcome) {
@@ -44,7 +27,7 @@ impl Reply for ReplyTo {
 }
 
 /// A `close` caller.
-pub(crate) struct CloseTo(Sender<()>);
+pub(crate) struct CloseTo(pub(crate) Sender<()>);
 
 impl Waiter for CloseTo {
     fn release(self) {
@@ -52,150 +35,88 @@ impl Waiter for CloseTo {
     }
 }
 
-/// How many inputs are handled before yielding to other tasks.
-const MAX_INPUTS_PER_TURN: usize = 64;
+/// The engine of one server on runtime `R`.
+type AsyncEngine<R> = Engine<ReplyTo, CloseTo, IoSide<R>>;
 
-pub(crate) struct Driver<R: Runtime> {
-    conn: Connection,
-    dispatch: Dispatch<ReplyTo, CloseTo>,
-    commands: Receiver<Command>,
-    io_rx: Receiver<IoMsg>,
-    io: IoSide<R>,
-}
+/// What API handles hold: the engine, whatever the runtime.
+pub(crate) type EngineRef = Arc<dyn mcp_host::EngineApi<ReplyTo, CloseTo>>;
 
-/// What the driver does for the core: processes, HTTP exchanges, handler tasks.
-struct IoSide<R: Runtime> {
+/// What the engine does for the core: processes, HTTP exchanges, handler tasks.
+pub(crate) struct IoSide<R: Runtime> {
     rt: R,
-    io_tx: Sender<IoMsg>,
+    /// The engine itself, for the tasks this side starts (weak: the engine owns this side).
+    feed: Weak<dyn Feed>,
+    /// Wakes the timer task (one token is enough).
+    timer: Sender<()>,
     procs: BTreeMap<Epoch, ProcessIo>,
     http: Arc<HttpClient>,
     exchanges: Exchanges,
     handlers: Arc<Handlers>,
 }
 
-enum Wake {
-    Command(Option<Command>),
-    Io(IoMsg),
-    Timer,
+/// Starts one server's engine and its timer task on `rt`.
+pub(crate) fn start<R: Runtime>(
+    rt: R,
+    conn: Connection,
+    dispatch: Dispatch<ReplyTo, CloseTo>,
+    handlers: Arc<Handlers>,
+    http: Arc<HttpClient>,
+) -> EngineRef {
+    let (timer, wake) = async_channel::bounded(1);
+    let engine = Arc::new_cyclic(|weak: &Weak<AsyncEngine<R>>| {
+        let feed: Weak<dyn Feed> = weak.clone();
+        let side = IoSide {
+            rt: rt.clone(),
+            feed,
+            timer,
+            procs: BTreeMap::new(),
+            http,
+            exchanges: Exchanges::default(),
+            handlers,
+        };
+        Engine::new(conn, dispatch, side)
+    });
+    rt.spawn(Box::pin(run_timer(engine.clone(), rt.clone(), wake)));
+    engine
 }
 
-impl<R: Runtime> Driver<R> {
-    pub(crate) fn new(
-        rt: R,
-        conn: Connection,
-        dispatch: Dispatch<ReplyTo, CloseTo>,
-        commands: Receiver<Command>,
-        handlers: Arc<Handlers>,
-        http: Arc<HttpClient>,
-    ) -> Self {
-        let (io_tx, io_rx) = async_channel::bounded(256);
-        let io =
-            IoSide { rt, io_tx, procs: BTreeMap::new(), http, exchanges: Exchanges::default(), handlers };
-        Self { conn, dispatch, commands, io_rx, io }
+/// The timer task: handles the core's deadline, sleeping in between; ends with the engine.
+async fn run_timer<R: Runtime>(engine: Arc<AsyncEngine<R>>, rt: R, wake: Receiver<()>) {
+    loop {
+        let at = match engine.timer() {
+            TimerStep::Finished => return,
+            TimerStep::Sleep(at) => at,
+        };
+        let sleep = async {
+            match at {
+                Some(at) => rt.sleep_until(at).await,
+                None => future::pending().await,
+            }
+        };
+        let woken = async {
+            // The sender lives in the engine, which this task keeps alive.
+            let _ = wake.recv().await;
+        };
+        sleep.or(woken).await;
     }
+}
 
-    pub(crate) async fn run(mut self) {
-        let mut commands_open = true;
-        loop {
-            self.drain();
-            if self.conn.is_closed() && !commands_open {
-                return;
-            }
-            let deadline = self.conn.poll_timeout();
-            let mut handled = 0;
-            // Inputs already waiting are taken without building the wake-up futures.
-            while handled < MAX_INPUTS_PER_TURN {
-                if let Some(at) = deadline {
-                    if self.io.rt.now() >= at {
-                        break;
-                    }
-                }
-                if let Ok(msg) = self.io_rx.try_recv() {
-                    self.on_io(msg);
-                } else if let (true, Ok(cmd)) = (commands_open, self.commands.try_recv()) {
-                    self.on_command(cmd);
-                } else {
-                    break;
-                }
-                handled += 1;
-                self.drain();
-            }
-            if handled > 0 {
-                if handled == MAX_INPUTS_PER_TURN {
-                    future::yield_now().await;
-                }
-                continue;
-            }
-            let wake = {
-                let io = async {
-                    match self.io_rx.recv().await {
-                        Ok(msg) => Wake::Io(msg),
-                        // Cannot happen while the driver holds a sender; never wake for it.
-                        Err(_) => future::pending().await,
-                    }
-                };
-                let cmd = async {
-                    if commands_open {
-                        Wake::Command(self.commands.recv().await.ok())
-                    } else {
-                        future::pending().await
-                    }
-                };
-                let timer = async {
-                    match deadline {
-                        Some(at) => {
-                            self.io.rt.sleep_until(at).await;
-                            Wake::Timer
-                        }
-                        None => future::pending().await,
-                    }
-                };
-                io.or(cmd).or(timer).await
-            };
-            match wake {
-                Wake::Io(msg) => self.on_io(msg),
-                Wake::Command(Some(cmd)) => self.on_command(cmd),
-                Wake::Command(None) => {
-                    // Every API handle is gone: shut the server down and finish.
-                    commands_open = false;
-                    let now = self.io.rt.now();
-                    self.conn.close(now);
-                }
-                Wake::Timer => {
-                    let now = self.io.rt.now();
-                    self.conn.handle_timeout(now);
-                }
-            }
+impl<R: Runtime> IoSide<R> {
+    fn feed(&self) -> Option<Arc<dyn Feed>> {
+        self.feed.upgrade()
+    }
+}
+
+impl<R: Runtime> Side for IoSide<R> {
+    fn before_input(&mut self, input: &Input) {
+        if let Input::Exited(epoch, _) = input {
+            self.procs.remove(epoch);
         }
+        self.exchanges.ended(input);
     }
 
-    fn now(&self) -> Instant {
-        self.io.rt.now()
-    }
-
-    fn on_command(&mut self, cmd: Command) {
-        let now = self.now();
-        match cmd {
-            Command::Request { call, request, opts, progress, reply } => {
-                self.dispatch.request(&mut self.conn, now, call, request, opts, ReplyTo(reply), progress)
-            }
-            Command::CancelCall(call) => self.dispatch.cancel(&mut self.conn, now, call),
-            Command::Close(done) => self.dispatch.close(&mut self.conn, now, CloseTo(done)),
-        }
-    }
-
-    fn on_io(&mut self, msg: IoMsg) {
-        if let Input::Exited(epoch, _) = &msg {
-            self.io.procs.remove(epoch);
-        }
-        self.io.exchanges.ended(&msg);
-        let now = self.now();
-        self.conn.handle_input(now, msg);
-    }
-
-    /// Performs every pending IO action and routes every event.
-    fn drain(&mut self) {
-        self.dispatch.drain(&mut self.conn, &mut self.io);
+    fn wake_timer(&self) {
+        let _ = self.timer.try_send(());
     }
 }
 
@@ -208,7 +129,8 @@ impl<R: Runtime> Perform for IoSide<R> {
         let (epoch, command) = match apply_process_io(&mut self.procs, io)? {
             OtherIo::Spawn(SpawnRequest { epoch, command }) => (epoch, command),
             OtherIo::HttpStart { exchange, request } => {
-                self.exchanges.start(&self.http, &self.rt, exchange, request, self.io_tx.clone());
+                let feed = self.feed()?;
+                self.exchanges.start(&self.http, &self.rt, exchange, request, feed);
                 return None;
             }
             OtherIo::HttpAbort(exchange) => {
@@ -216,9 +138,12 @@ impl<R: Runtime> Perform for IoSide<R> {
                 return None;
             }
         };
+        let Some(feed) = self.feed() else {
+            return Some(Input::SpawnFailed(epoch, "the client is shutting down".into()));
+        };
         match self.rt.spawn_process(&command) {
             Ok(parts) => {
-                let pio = ProcessIo::start(&self.rt, epoch, parts, self.io_tx.clone());
+                let pio = ProcessIo::start(&self.rt, epoch, parts, feed);
                 self.procs.insert(epoch, pio);
                 Some(Input::Started(epoch))
             }
@@ -234,13 +159,13 @@ impl<R: Runtime> Perform for IoSide<R> {
         request: ServerRequest,
     ) -> Option<Input> {
         let answer = answer(&self.handlers, server, request);
-        let tx = self.io_tx.clone();
+        let feed = self.feed()?;
         self.rt.spawn(Box::pin(async move {
             let outcome = AssertUnwindSafe(answer)
                 .catch_unwind()
                 .await
                 .unwrap_or_else(|_| Err("the handler panicked".to_owned()));
-            let _ = tx.send(Input::ServerAnswer(handle, outcome)).await;
+            feed.feed(Input::ServerAnswer(handle, outcome));
         }));
         None
     }

@@ -1,12 +1,17 @@
-//! The IO tasks of one server process: stdin writer, stdout/stderr readers, exit waiter.
+//! The IO of one server process: stdin written inline (a task only finishes what the pipe
+//! did not take at once), stdout/stderr reader tasks and an exit waiter, all feeding the
+//! server's engine directly.
+
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
 
 use async_channel::{Receiver, Sender};
-use futures_lite::io::{AsyncReadExt, AsyncWriteExt};
+use futures_lite::io::{AsyncReadExt, AsyncWrite};
 use futures_lite::{future, FutureExt};
 use mcp_core::{Epoch, ExitInfo};
-use mcp_host::ProcessControl;
+use mcp_host::{lock, Feed, ProcessControl};
 
-use crate::driver::IoMsg;
 use crate::runtime::{ChildProcess, ProcessParts, Runtime};
 use mcp_core::Input;
 use mcp_host::terminate;
@@ -14,75 +19,158 @@ use mcp_host::terminate;
 /// Read buffer size for stdout and stderr.
 const READ_CHUNK: usize = 64 * 1024;
 
+type Writer = Box<dyn AsyncWrite + Send + Unpin>;
+
+/// A process's stdin, shared by the engine (which writes inline) and the writer task (which
+/// finishes what the pipe did not take at once).
+#[derive(Default)]
+struct StdinState {
+    /// `None` once closed or broken.
+    writer: Option<Writer>,
+    /// Bytes the pipe has not taken yet, in order.
+    queue: Vec<u8>,
+    /// Close once the queue is written.
+    closing: bool,
+    /// The writer task, parked until there is something to write.
+    task: Option<Waker>,
+}
+
+impl StdinState {
+    /// Writes as much of the queue as the pipe takes now; `Pending` leaves the rest queued.
+    fn poll_queue(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        while !self.queue.is_empty() {
+            let Some(w) = self.writer.as_mut() else {
+                self.queue.clear();
+                return Poll::Ready(());
+            };
+            match Pin::new(w).poll_write(cx, &self.queue) {
+                Poll::Ready(Ok(n)) if n > 0 => {
+                    self.queue.drain(..n);
+                }
+                // A broken pipe: the process is going; its exit and stdout EOF tell the core.
+                Poll::Ready(_) => {
+                    self.writer = None;
+                    self.queue.clear();
+                }
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        if self.closing {
+            self.writer = None;
+        }
+        Poll::Ready(())
+    }
+
+    fn wake_task(&mut self) {
+        if let Some(task) = self.task.take() {
+            task.wake();
+        }
+    }
+}
+
 /// The driver's side of one running process.
-#[derive(Debug)]
 pub(crate) struct ProcessIo {
-    /// `None` once stdin was closed.
-    stdin: Option<Sender<Vec<u8>>>,
+    stdin: Arc<Mutex<StdinState>>,
     /// `false` = terminate, `true` = kill.
     signal: Sender<bool>,
 }
 
+impl std::fmt::Debug for ProcessIo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProcessIo").finish_non_exhaustive()
+    }
+}
+
 impl ProcessIo {
     /// Starts the tasks for a freshly spawned process.
-    pub(crate) fn start<R: Runtime>(rt: &R, epoch: Epoch, parts: ProcessParts, io_tx: Sender<IoMsg>) -> Self {
-        let ProcessParts { mut stdin, mut stdout, mut stderr, child } = parts;
-        let (stdin_tx, stdin_rx) = async_channel::unbounded::<Vec<u8>>();
+    pub(crate) fn start<R: Runtime>(rt: &R, epoch: Epoch, parts: ProcessParts, feed: Arc<dyn Feed>) -> Self {
+        let ProcessParts { stdin, mut stdout, mut stderr, child } = parts;
+        let stdin = Arc::new(Mutex::new(StdinState { writer: Some(stdin), ..StdinState::default() }));
         let (signal_tx, signal_rx) = async_channel::unbounded::<bool>();
-        rt.spawn(Box::pin(async move {
-            while let Ok(bytes) = stdin_rx.recv().await {
-                if stdin.write_all(&bytes).await.is_err() || stdin.flush().await.is_err() {
-                    break;
-                }
+        let pipe = stdin.clone();
+        rt.spawn(Box::pin(future::poll_fn(move |cx| {
+            let mut st = lock(&pipe);
+            if st.poll_queue(cx).is_pending() {
+                return Poll::Pending;
             }
-            let _ = stdin.close().await;
-        }));
-        let tx = io_tx.clone();
+            if st.writer.is_none() {
+                return Poll::Ready(());
+            }
+            st.task = Some(cx.waker().clone());
+            Poll::Pending
+        })));
+        let out = feed.clone();
         rt.spawn(Box::pin(async move {
             let mut buf = vec![0u8; READ_CHUNK];
             loop {
                 match stdout.read(&mut buf).await {
                     Ok(0) | Err(_) => break,
                     Ok(n) => {
-                        if tx.send(Input::Stdout(epoch, buf[..n].to_vec())).await.is_err() {
+                        if !out.feed(Input::Stdout(epoch, buf[..n].to_vec())) {
                             return;
                         }
                     }
                 }
             }
-            let _ = tx.send(Input::StdoutEof(epoch)).await;
+            out.feed(Input::StdoutEof(epoch));
         }));
-        let tx = io_tx.clone();
+        let err = feed.clone();
         rt.spawn(Box::pin(async move {
             let mut buf = vec![0u8; READ_CHUNK];
             while let Ok(n) = stderr.read(&mut buf).await {
                 if n == 0 {
                     break;
                 }
-                if tx.send(Input::Stderr(epoch, buf[..n].to_vec())).await.is_err() {
+                if !err.feed(Input::Stderr(epoch, buf[..n].to_vec())) {
                     return;
                 }
             }
-            let _ = tx.send(Input::StderrEof(epoch)).await;
+            err.feed(Input::StderrEof(epoch));
         }));
-        rt.spawn(Box::pin(wait_for_exit(epoch, child, signal_rx, io_tx)));
-        Self { stdin: Some(stdin_tx), signal: signal_tx }
+        rt.spawn(Box::pin(wait_for_exit(epoch, child, signal_rx, feed)));
+        Self { stdin, signal: signal_tx }
+    }
+
+    fn close(&self) {
+        let mut st = lock(&self.stdin);
+        st.closing = true;
+        if st.queue.is_empty() {
+            st.writer = None;
+        }
+        st.wake_task();
     }
 }
 
 impl ProcessControl for ProcessIo {
     fn write(&self, bytes: Vec<u8>) {
-        if let Some(tx) = &self.stdin {
-            let _ = tx.try_send(bytes);
+        let mut st = lock(&self.stdin);
+        if st.writer.is_none() || st.closing {
+            return;
         }
+        let was_idle = st.queue.is_empty();
+        st.queue.extend_from_slice(&bytes);
+        if was_idle {
+            // One attempt on the caller's own thread: a pipe with room takes it all at once.
+            let mut cx = Context::from_waker(Waker::noop());
+            if st.poll_queue(&mut cx).is_ready() {
+                return;
+            }
+        }
+        st.wake_task();
     }
 
     fn close_stdin(&mut self) {
-        self.stdin = None;
+        self.close();
     }
 
     fn signal(&self, force: bool) {
         let _ = self.signal.try_send(force);
+    }
+}
+
+impl Drop for ProcessIo {
+    fn drop(&mut self) {
+        self.close();
     }
 }
 
@@ -91,7 +179,7 @@ async fn wait_for_exit(
     epoch: Epoch,
     mut child: Box<dyn ChildProcess>,
     signals: Receiver<bool>,
-    io_tx: Sender<IoMsg>,
+    feed: Arc<dyn Feed>,
 ) {
     enum Wake {
         Exited(ExitInfo),
@@ -130,5 +218,5 @@ async fn wait_for_exit(
             signals_open = false;
         }
     };
-    let _ = io_tx.send(Input::Exited(epoch, status)).await;
+    feed.feed(Input::Exited(epoch, status));
 }

@@ -3,19 +3,21 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use async_channel::{Receiver, Sender};
+use async_channel::Receiver;
 use mcp_core::types::Tool;
 use mcp_core::{ClientError, Request, RequestOptions, ServerInfo};
-use mcp_host::{lock, Outcome, ProgressFn, SharedView};
+use mcp_host::{lock, Outcome, ProgressFn, ReleaseOnDrop, SharedView};
 
-use crate::driver::Command;
+use crate::driver::{CloseTo, EngineRef, ReplyTo};
 
-/// One server of a [`crate::Client`]. Cheap to clone; every clone talks to the same driver.
+/// One server of a [`crate::Client`]. Cheap to clone; every clone talks to the same engine,
+/// which closes the server when the last clone (and the last request in flight) is gone.
 /// Dropping a request future before it completes cancels the request.
 #[derive(Clone)]
 pub struct Server {
     name: Arc<str>,
-    tx: Sender<Command>,
+    engine: EngineRef,
+    handles: Arc<ReleaseOnDrop<ReplyTo, CloseTo>>,
     shared: SharedView,
     calls: Arc<AtomicU64>,
 }
@@ -29,7 +31,8 @@ impl std::fmt::Debug for Server {
 /// A request on its way: awaiting it yields the outcome; dropping it cancels the request.
 struct Call {
     call: u64,
-    tx: Sender<Command>,
+    /// Keeps the server open while the request is in flight.
+    handles: Arc<ReleaseOnDrop<ReplyTo, CloseTo>>,
     rx: Receiver<Outcome>,
     done: bool,
 }
@@ -45,14 +48,15 @@ impl Call {
 impl Drop for Call {
     fn drop(&mut self) {
         if !self.done {
-            let _ = self.tx.try_send(Command::CancelCall(self.call));
+            self.handles.0.cancel(self.call);
         }
     }
 }
 
 impl Server {
-    pub(crate) fn new(name: Arc<str>, tx: Sender<Command>, shared: SharedView) -> Self {
-        Self { name, tx, shared, calls: Arc::new(AtomicU64::new(1)) }
+    pub(crate) fn new(name: Arc<str>, engine: EngineRef, shared: SharedView) -> Self {
+        let handles = Arc::new(ReleaseOnDrop(engine.clone()));
+        Self { name, engine, handles, shared, calls: Arc::new(AtomicU64::new(1)) }
     }
 
     /// The server's name in the client.
@@ -73,12 +77,13 @@ impl Server {
     fn start(&self, request: Request, opts: RequestOptions, progress: Option<ProgressFn>) -> Call {
         let call = self.calls.fetch_add(1, Ordering::Relaxed);
         let (reply, rx) = async_channel::bounded(1);
-        // A closed driver leaves `rx` without sender: the outcome is then `Closed`.
-        let _ = self.tx.try_send(Command::Request { call, request, opts, progress, reply });
-        Call { call, tx: self.tx.clone(), rx, done: false }
+        // The request reaches the core (and a stdio server's stdin) on this thread; a finished
+        // engine drops `reply`, and the outcome is then `Closed`.
+        self.engine.request(call, request, opts, ReplyTo(reply), progress);
+        Call { call, handles: self.handles.clone(), rx, done: false }
     }
 
-    /// Issues a request through the driver and waits for its outcome (the primitive the
+    /// Issues a request through the engine and waits for its outcome (the primitive the
     /// methods of [`mcp_host::server_methods!`] stand on).
     async fn issue(&self, request: Request, opts: RequestOptions, progress: Option<ProgressFn>) -> Outcome {
         self.start(request, opts, progress).outcome().await
@@ -89,8 +94,7 @@ impl Server {
     /// Shuts the server down (stdin closed, then terminate, then kill) and waits until done.
     pub async fn close(&self) {
         let (done, wait) = async_channel::bounded(1);
-        if self.tx.try_send(Command::Close(done)).is_ok() {
-            let _ = wait.recv().await;
-        }
+        self.engine.close(CloseTo(done));
+        let _ = wait.recv().await;
     }
 }

@@ -19,6 +19,7 @@ use hyper::client::conn::http1::SendRequest;
 use mcp_core::mcp_servers::HttpUrl;
 use mcp_core::Input;
 use mcp_core::{ExchangeId, HttpHead, HttpMethod, HttpRequest};
+use mcp_host::Feed;
 
 pub use hyper_io::{AsyncStream, BoxedStream};
 
@@ -140,19 +141,19 @@ impl HttpClient {
     }
 }
 
-/// Runs one exchange to its end, reporting to `tx`, unless `abort` fires (or its sender is
+/// Runs one exchange to its end, reporting to the engine, unless `abort` fires (or its sender is
 /// dropped) first: then the connection is closed and nothing more is reported.
 pub(crate) async fn run_exchange<R: Runtime>(
     client: Arc<HttpClient>,
     rt: R,
     id: ExchangeId,
     request: HttpRequest,
-    tx: Sender<Input>,
+    feed: Arc<dyn Feed>,
     abort: Receiver<()>,
 ) {
     let work = async {
-        if let Err(detail) = exchange(&client, &rt, id, request, &tx).await {
-            let _ = tx.send(Input::HttpFailed(id, detail)).await;
+        if let Err(detail) = exchange(&client, &rt, id, request, &*feed).await {
+            feed.feed(Input::HttpFailed(id, detail));
         }
     };
     let aborted = async {
@@ -196,7 +197,7 @@ async fn exchange<R: Runtime>(
     rt: &R,
     id: ExchangeId,
     request: HttpRequest,
-    tx: &Sender<Input>,
+    feed: &dyn Feed,
 ) -> Result<(), String> {
     let url = HttpUrl::parse(&request.url).map_err(|e| format!("invalid URL: {e}"))?;
     let proxy = client.proxies.for_url(&url).cloned();
@@ -227,20 +228,20 @@ async fn exchange<R: Runtime>(
             .filter_map(|(n, v)| v.to_str().ok().map(|v| (n.as_str().to_owned(), v.to_owned())))
             .collect(),
     };
-    if tx.send(Input::HttpHead(id, head)).await.is_err() {
+    if !feed.feed(Input::HttpHead(id, head)) {
         return Ok(());
     }
     let mut body = response.into_body();
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| format!("the response body broke: {e}"))?;
         if let Ok(data) = frame.into_data() {
-            if !data.is_empty() && tx.send(Input::HttpBody(id, data.to_vec())).await.is_err() {
+            if !data.is_empty() && !feed.feed(Input::HttpBody(id, data.to_vec())) {
                 return Ok(());
             }
         }
     }
     client.checkin(key, sender);
-    let _ = tx.send(Input::HttpEnd(id)).await;
+    feed.feed(Input::HttpEnd(id));
     Ok(())
 }
 
@@ -268,11 +269,11 @@ impl Exchanges {
         rt: &R,
         id: ExchangeId,
         request: HttpRequest,
-        tx: Sender<Input>,
+        feed: Arc<dyn Feed>,
     ) {
         let (abort_tx, abort_rx) = async_channel::bounded(1);
         self.aborts.insert(id, abort_tx);
-        rt.spawn(Box::pin(run_exchange(client.clone(), rt.clone(), id, request, tx, abort_rx)));
+        rt.spawn(Box::pin(run_exchange(client.clone(), rt.clone(), id, request, feed, abort_rx)));
     }
 
     /// Aborts an exchange (a no-op if it ended).

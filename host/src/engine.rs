@@ -1,0 +1,201 @@
+//! [`Engine`]: one server's core connection, its [`Dispatch`] and IO side behind one lock,
+//! fed directly by whoever has something for it.
+//!
+//! There is no driver in the middle: a caller issuing a request, a task that read bytes from
+//! the server, an HTTP exchange with a chunk, a finished handler and the timer each lock the
+//! engine, feed the core, drain it (performing its IO through the [`Side`]) and deliver the
+//! outcomes after unlocking. A request therefore reaches the server's stdin on the caller's own
+//! thread, and its response reaches the caller from the task that read it: no hop through a
+//! driver task or thread in either direction.
+//!
+//! The core's one deadline is kept by a timer (a task or thread of the family's) that sleeps
+//! on [`Engine::timer`]'s answer and is woken through [`Side::wake_timer`] when an input moves
+//! the deadline earlier than it sleeps, or when the engine has finished.
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use mcp_core::{Connection, Input, Request, RequestOptions};
+
+use crate::dispatch::{lock, Dispatch, Perform, ProgressFn, Reply, Waiter};
+
+/// A family's IO side as the engine drives it.
+pub trait Side: Perform + Send {
+    /// Bookkeeping before the core sees `input` (forget a process that exited, an exchange
+    /// that ended).
+    fn before_input(&mut self, input: &Input);
+    /// The core's deadline moved earlier than the timer sleeps, or the engine finished: wake
+    /// the timer (a no-op while it is awake).
+    fn wake_timer(&self);
+}
+
+/// Where the IO tasks and threads of a server send what they read. `false`: the engine has
+/// finished, stop.
+pub trait Feed: Send + Sync {
+    /// Feeds one input to the core and drains it.
+    fn feed(&self, input: Input) -> bool;
+}
+
+/// What the timer does next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimerStep {
+    /// Sleep until this deadline (`None`: until woken).
+    Sleep(Option<Instant>),
+    /// Every handle is gone and the connection is closed: stop.
+    Finished,
+}
+
+struct State<R, W, S> {
+    conn: Connection,
+    dispatch: Dispatch<R, W>,
+    side: S,
+    /// The deadline the timer sleeps until (`None`: none, it sleeps until woken).
+    timer_at: Option<Instant>,
+    /// Every API handle is gone.
+    released: bool,
+}
+
+impl<R, W, S> State<R, W, S> {
+    fn finished(&self) -> bool {
+        self.released && self.conn.is_closed()
+    }
+}
+
+/// One server's shared state. See the module docs.
+pub struct Engine<R, W, S> {
+    state: Mutex<State<R, W, S>>,
+}
+
+impl<R, W, S> std::fmt::Debug for Engine<R, W, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").finish_non_exhaustive()
+    }
+}
+
+impl<R: Reply, W: Waiter, S: Side> Engine<R, W, S> {
+    /// An engine over a connection that has not started yet.
+    pub fn new(conn: Connection, dispatch: Dispatch<R, W>, side: S) -> Self {
+        Self { state: Mutex::new(State { conn, dispatch, side, timer_at: None, released: false }) }
+    }
+
+    /// Runs `f` on the locked state, drains the core, wakes the timer if it must, and
+    /// delivers the outcomes once the lock is released.
+    fn with<T>(&self, f: impl FnOnce(&mut State<R, W, S>, Instant) -> T) -> T {
+        let mut guard = lock(&self.state);
+        let state = &mut *guard;
+        let now = state.side.now();
+        let value = f(state, now);
+        state.dispatch.drain_deferred(&mut state.conn, &mut state.side);
+        let deadline = state.conn.poll_timeout();
+        let earlier = match (deadline, state.timer_at) {
+            (Some(at), Some(armed)) => at < armed,
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        if earlier || state.finished() {
+            state.side.wake_timer();
+        }
+        let outcomes = state.dispatch.take_outcomes();
+        drop(guard);
+        for (reply, outcome) in outcomes {
+            reply.deliver(outcome);
+        }
+        value
+    }
+
+    /// For the timer: handles the deadline if it is due and says how long to sleep.
+    pub fn timer(&self) -> TimerStep {
+        self.with(|s, now| {
+            if s.conn.poll_timeout().is_some_and(|at| at <= now) {
+                s.conn.handle_timeout(now);
+            }
+        });
+        let mut s = lock(&self.state);
+        if s.finished() {
+            return TimerStep::Finished;
+        }
+        s.timer_at = s.conn.poll_timeout();
+        TimerStep::Sleep(s.timer_at)
+    }
+
+    /// Runs `f` on the IO side (under the lock; keep it short).
+    pub fn with_side<T>(&self, f: impl FnOnce(&mut S) -> T) -> T {
+        f(&mut lock(&self.state).side)
+    }
+}
+
+impl<R: Reply, W: Waiter, S: Side> Feed for Engine<R, W, S> {
+    fn feed(&self, input: Input) -> bool {
+        self.with(|s, now| {
+            if s.finished() {
+                return false;
+            }
+            s.side.before_input(&input);
+            s.conn.handle_input(now, input);
+            true
+        })
+    }
+}
+
+/// What API handles do with a server's engine, whatever its IO side.
+pub trait EngineApi<R, W>: Send + Sync {
+    /// Issues a request for API call `call`; its outcome goes to `reply`.
+    fn request(
+        &self,
+        call: u64,
+        request: Request,
+        opts: RequestOptions,
+        reply: R,
+        progress: Option<ProgressFn>,
+    );
+    /// Cancels API call `call` if it is still in flight (its outcome is `Cancelled`).
+    fn cancel(&self, call: u64);
+    /// Closes the connection for `waiter` (released once closed).
+    fn close(&self, waiter: W);
+    /// The last API handle is gone: close the connection; the engine finishes once closed.
+    fn release(&self);
+}
+
+impl<R: Reply, W: Waiter, S: Side> EngineApi<R, W> for Engine<R, W, S> {
+    fn request(
+        &self,
+        call: u64,
+        request: Request,
+        opts: RequestOptions,
+        reply: R,
+        progress: Option<ProgressFn>,
+    ) {
+        self.with(|s, now| s.dispatch.request(&mut s.conn, now, call, request, opts, reply, progress));
+    }
+
+    fn cancel(&self, call: u64) {
+        self.with(|s, now| s.dispatch.cancel(&mut s.conn, now, call));
+    }
+
+    fn close(&self, waiter: W) {
+        self.with(|s, now| s.dispatch.close(&mut s.conn, now, waiter));
+    }
+
+    fn release(&self) {
+        self.with(|s, now| {
+            s.released = true;
+            s.conn.close(now);
+        });
+    }
+}
+
+/// Releases the engine when the last API handle is dropped: every clone of a server's
+/// handles shares one `Arc<ReleaseOnDrop<..>>`.
+pub struct ReleaseOnDrop<R, W>(pub Arc<dyn EngineApi<R, W>>);
+
+impl<R, W> std::fmt::Debug for ReleaseOnDrop<R, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReleaseOnDrop")
+    }
+}
+
+impl<R, W> Drop for ReleaseOnDrop<R, W> {
+    fn drop(&mut self) {
+        self.0.release();
+    }
+}
