@@ -10,21 +10,13 @@ use async_channel::{Receiver, Sender};
 use futures_lite::{future, FutureExt};
 use mcp_core::{Connection, Epoch, Input, Io, ServerRequest, ServerRequestHandle};
 use mcp_host::{apply_process_io, OtherIo, SpawnRequest};
-use mcp_host::{Dispatch, Engine, Feed, Outcome, Perform, Reply, Side, TimerStep, Waiter};
+use mcp_host::{Dispatch, Engine, Feed, Perform, Side, TimerStep, Waiter};
 
 use crate::handlers::{answer, Handlers};
 use crate::http::{Exchanges, HttpClient};
 use crate::process::ProcessIo;
+use crate::reply::ReplyTo;
 use crate::runtime::Runtime;
-
-/// A waiting caller's reply channel (bounded to one outcome).
-pub(crate) struct ReplyTo(pub(crate) Sender<Outcome>);
-
-impl Reply for ReplyTo {
-    fn deliver(self, outcome: Outcome) {
-        let _ = self.0.try_send(outcome);
-    }
-}
 
 /// A `close` caller.
 pub(crate) struct CloseTo(pub(crate) Sender<()>);

@@ -28,6 +28,7 @@ mod driver;
 mod handlers;
 mod http;
 mod process;
+mod reply;
 mod runtime;
 mod server;
 

@@ -3,12 +3,12 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use async_channel::Receiver;
 use mcp_core::types::Tool;
-use mcp_core::{ClientError, Request, RequestOptions, ServerInfo};
+use mcp_core::{Request, RequestOptions, ServerInfo};
 use mcp_host::{lock, Outcome, ProgressFn, ReleaseOnDrop, SharedView};
 
-use crate::driver::{CloseTo, EngineRef, ReplyTo};
+use crate::driver::{CloseTo, EngineRef};
+use crate::reply::{slot, OutcomeFuture, ReplyTo};
 
 /// One server of a [`crate::Client`]. Cheap to clone; every clone talks to the same engine,
 /// which closes the server when the last clone (and the last request in flight) is gone.
@@ -33,15 +33,15 @@ struct Call {
     call: u64,
     /// Keeps the server open while the request is in flight.
     handles: Arc<ReleaseOnDrop<ReplyTo, CloseTo>>,
-    rx: Receiver<Outcome>,
+    outcome: OutcomeFuture,
     done: bool,
 }
 
 impl Call {
     async fn outcome(mut self) -> Outcome {
-        let r = self.rx.recv().await;
+        let outcome = (&mut self.outcome).await;
         self.done = true;
-        r.unwrap_or(Err(ClientError::Closed))
+        outcome
     }
 }
 
@@ -76,11 +76,11 @@ impl Server {
 
     fn start(&self, request: Request, opts: RequestOptions, progress: Option<ProgressFn>) -> Call {
         let call = self.calls.fetch_add(1, Ordering::Relaxed);
-        let (reply, rx) = async_channel::bounded(1);
+        let (reply, outcome) = slot();
         // The request reaches the core (and a stdio server's stdin) on this thread; a finished
         // engine drops `reply`, and the outcome is then `Closed`.
-        self.engine.request(call, request, opts, ReplyTo(reply), progress);
-        Call { call, handles: self.handles.clone(), rx, done: false }
+        self.engine.request(call, request, opts, reply, progress);
+        Call { call, handles: self.handles.clone(), outcome, done: false }
     }
 
     /// Issues a request through the engine and waits for its outcome (the primitive the

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 
 use super::{Connection, Outgoing, Proc, Session, WireUse};
-use crate::era::{modern_meta, Era, ServerInfo};
+use crate::era::{modern_meta, Era};
 use crate::error::{CommandError, RequestError, RpcError, Warning};
 use crate::event::Progress;
 use crate::handle::{Epoch, RequestHandle};
@@ -143,9 +143,9 @@ impl Connection {
             Proc::Starting { .. } => {}
             Proc::Running { session: Session::Ready(_), .. } if self.http_holds_requests() => {}
             Proc::Running { session: Session::Ready(info), epoch } if self.transport.is_open() => {
-                let (epoch, info) = (*epoch, info.clone());
+                let (epoch, era) = (*epoch, info.era);
                 while let Some(h) = self.queue.pop_front() {
-                    self.send_op(epoch, &info, h);
+                    self.send_op(epoch, era, h);
                 }
             }
             Proc::Running { .. } => {}
@@ -153,11 +153,13 @@ impl Connection {
     }
 
     /// Sends (or answers locally) one request on a ready connection.
-    fn send_op(&mut self, epoch: Epoch, info: &ServerInfo, handle: RequestHandle) {
+    fn send_op(&mut self, epoch: Epoch, era: Era, handle: RequestHandle) {
         let Some(op) = self.ops.get(&handle) else { return };
-        match (&op.request, info.era) {
+        match (&op.request, era) {
             (Request::Connect, _) => {
-                self.finish(handle, Ok(Response::Connected(info.clone())));
+                if let Some(info) = self.server_info().cloned() {
+                    self.finish(handle, Ok(Response::Connected(info)));
+                }
                 return;
             }
             (Request::SetLogLevel(level), Era::Modern) => {
@@ -173,7 +175,7 @@ impl Connection {
             }
             _ => {}
         }
-        let (method, params) = self.build(handle, info.era);
+        let (method, params) = self.build(handle, era);
         let id = self.next_wire_id();
         self.wire.insert(id.clone(), WireUse::Op(handle));
         if let Some(op) = self.ops.get_mut(&handle) {

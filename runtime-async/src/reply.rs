@@ -1,0 +1,79 @@
+//! A one-outcome reply slot between the engine and a waiting caller: one allocation, one
+//! short lock, and the caller is woken after the lock is released (so it never wakes up only
+//! to wait for the lock its waker still holds).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+
+use mcp_core::ClientError;
+use mcp_host::{lock, Outcome, Reply};
+
+#[derive(Default)]
+struct State {
+    outcome: Option<Outcome>,
+    waker: Option<Waker>,
+    /// The sending side is gone without an outcome (the engine finished).
+    closed: bool,
+}
+
+/// A new slot: the engine's half and the caller's half.
+pub(crate) fn slot() -> (ReplyTo, OutcomeFuture) {
+    let shared = Arc::new(Mutex::new(State::default()));
+    (ReplyTo(Some(shared.clone())), OutcomeFuture(shared))
+}
+
+/// The engine's half: delivers the outcome, or `Closed` when dropped without one.
+pub(crate) struct ReplyTo(Option<Arc<Mutex<State>>>);
+
+impl ReplyTo {
+    fn finish(&mut self, outcome: Option<Outcome>) {
+        let Some(shared) = self.0.take() else { return };
+        let waker = {
+            let mut st = lock(&shared);
+            match outcome {
+                Some(o) => st.outcome = Some(o),
+                None => st.closed = true,
+            }
+            st.waker.take()
+        };
+        if let Some(w) = waker {
+            w.wake();
+        }
+    }
+}
+
+impl Reply for ReplyTo {
+    fn deliver(mut self, outcome: Outcome) {
+        self.finish(Some(outcome));
+    }
+}
+
+impl Drop for ReplyTo {
+    fn drop(&mut self) {
+        self.finish(None);
+    }
+}
+
+/// The caller's half: a future of the outcome.
+pub(crate) struct OutcomeFuture(Arc<Mutex<State>>);
+
+impl Future for OutcomeFuture {
+    type Output = Outcome;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
+        let mut st = lock(&self.0);
+        if let Some(outcome) = st.outcome.take() {
+            return Poll::Ready(outcome);
+        }
+        if st.closed {
+            return Poll::Ready(Err(ClientError::Closed));
+        }
+        match &st.waker {
+            Some(w) if w.will_wake(cx.waker()) => {}
+            _ => st.waker = Some(cx.waker().clone()),
+        }
+        Poll::Pending
+    }
+}
