@@ -12,7 +12,7 @@
 //! on [`Engine::timer`]'s answer and is woken through [`Side::wake_timer`] when an input moves
 //! the deadline earlier than it sleeps, or when the engine has finished.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Instant;
 
 use mcp_core::{Connection, Input, Request, RequestOptions};
@@ -61,9 +61,17 @@ impl<R, W, S> State<R, W, S> {
     }
 }
 
+/// Work handed to whoever holds the lock: cancels and releases never wait for it (a progress
+/// callback running under the lock may cancel its own call).
+enum Deferred {
+    Cancel(u64),
+    Release,
+}
+
 /// One server's shared state. See the module docs.
 pub struct Engine<R, W, S> {
     state: Mutex<State<R, W, S>>,
+    deferred: Mutex<Vec<Deferred>>,
 }
 
 impl<R, W, S> std::fmt::Debug for Engine<R, W, S> {
@@ -75,16 +83,55 @@ impl<R, W, S> std::fmt::Debug for Engine<R, W, S> {
 impl<R: Reply, W: Waiter, S: Side> Engine<R, W, S> {
     /// An engine over a connection that has not started yet.
     pub fn new(conn: Connection, dispatch: Dispatch<R, W>, side: S) -> Self {
-        Self { state: Mutex::new(State { conn, dispatch, side, timer_at: None, released: false }) }
+        let state = State { conn, dispatch, side, timer_at: None, released: false };
+        Self { state: Mutex::new(state), deferred: Mutex::new(Vec::new()) }
     }
 
     /// Runs `f` on the locked state, drains the core, wakes the timer if it must, and
     /// delivers the outcomes once the lock is released.
     fn with<T>(&self, f: impl FnOnce(&mut State<R, W, S>, Instant) -> T) -> T {
-        let mut guard = lock(&self.state);
+        self.run_locked(lock(&self.state), f)
+    }
+
+    /// Queues `work` for the lock holder, and does it now if the lock is free.
+    fn defer(&self, work: Deferred) {
+        lock(&self.deferred).push(work);
+        self.run_deferred();
+    }
+
+    /// Does the queued work unless someone holds the lock (who then does it before leaving).
+    fn run_deferred(&self) {
+        let guard = match self.state.try_lock() {
+            Ok(guard) => guard,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) => return,
+        };
+        self.run_locked(guard, |_, _| ());
+    }
+
+    fn run_locked<T>(
+        &self,
+        mut guard: MutexGuard<'_, State<R, W, S>>,
+        f: impl FnOnce(&mut State<R, W, S>, Instant) -> T,
+    ) -> T {
         let state = &mut *guard;
         let now = state.side.now();
         let value = f(state, now);
+        loop {
+            let work = std::mem::take(&mut *lock(&self.deferred));
+            if work.is_empty() {
+                break;
+            }
+            for item in work {
+                match item {
+                    Deferred::Cancel(call) => state.dispatch.cancel(&mut state.conn, now, call),
+                    Deferred::Release => {
+                        state.released = true;
+                        state.conn.close(now);
+                    }
+                }
+            }
+        }
         state.dispatch.drain_deferred(&mut state.conn, &mut state.side);
         let deadline = state.conn.poll_timeout();
         let earlier = match (deadline, state.timer_at) {
@@ -99,6 +146,11 @@ impl<R: Reply, W: Waiter, S: Side> Engine<R, W, S> {
         drop(guard);
         for (reply, outcome) in outcomes {
             reply.deliver(outcome);
+        }
+        // Work queued while the lock was held (by a callback, or by a thread that found it
+        // taken) is done now.
+        if !lock(&self.deferred).is_empty() {
+            self.run_deferred();
         }
         value
     }
@@ -148,11 +200,13 @@ pub trait EngineApi<R, W>: Send + Sync {
         reply: R,
         progress: Option<ProgressFn>,
     );
-    /// Cancels API call `call` if it is still in flight (its outcome is `Cancelled`).
+    /// Cancels API call `call` if it is still in flight (its outcome is `Cancelled`). Never
+    /// waits for the lock: safe from a callback running under it.
     fn cancel(&self, call: u64);
     /// Closes the connection for `waiter` (released once closed).
     fn close(&self, waiter: W);
     /// The last API handle is gone: close the connection; the engine finishes once closed.
+    /// Never waits for the lock.
     fn release(&self);
 }
 
@@ -169,7 +223,7 @@ impl<R: Reply, W: Waiter, S: Side> EngineApi<R, W> for Engine<R, W, S> {
     }
 
     fn cancel(&self, call: u64) {
-        self.with(|s, now| s.dispatch.cancel(&mut s.conn, now, call));
+        self.defer(Deferred::Cancel(call));
     }
 
     fn close(&self, waiter: W) {
@@ -177,10 +231,7 @@ impl<R: Reply, W: Waiter, S: Side> EngineApi<R, W> for Engine<R, W, S> {
     }
 
     fn release(&self) {
-        self.with(|s, now| {
-            s.released = true;
-            s.conn.close(now);
-        });
+        self.defer(Deferred::Release);
     }
 }
 

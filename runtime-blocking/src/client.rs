@@ -1,6 +1,5 @@
 //! [`Client`]: several named servers behind one blocking API, with tool routing.
 
-use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -8,7 +7,7 @@ use mcp_core::{ClientError, ServerRequest};
 use mcp_host::{BuilderParts, Prepared};
 use serde_json::Value;
 
-use crate::driver::{thread_name, Driver, CHANNEL_BOUND};
+use crate::driver;
 use crate::handlers::{handler, Handler};
 use crate::http::HttpClient;
 use crate::server::Server;
@@ -43,7 +42,7 @@ impl ClientBuilder {
         self.elicitation_handler(handler(f))
     }
 
-    /// Starts one driver thread per server. Servers start lazily, on first use (or on
+    /// Starts one engine (and its timer thread) per server. Servers start lazily, on first use (or on
     /// [`Client::connect`]). Fails for an empty or inconsistent server list, or an unusable
     /// [`HttpClientConfig`](crate::HttpClientConfig) (a bad certificate or proxy URL).
     pub fn build(self) -> Result<Client, ClientError> {
@@ -51,15 +50,9 @@ impl ClientBuilder {
         let http = HttpClient::new(&http)?;
         let mut servers = Vec::with_capacity(starts.len());
         for start in starts {
-            let (tx, rx) = mpsc::sync_channel(CHANNEL_BOUND);
-            let thread = thread_name(&start.name, "driver");
-            let server = Server::new(start.name, tx.clone(), start.view);
-            let driver = Driver::new(start.conn, start.dispatch, (tx, rx), handlers.clone(), http.clone());
-            std::thread::Builder::new()
-                .name(thread)
-                .spawn(move || driver.run())
-                .map_err(|e| ClientError::Config(format!("could not start a driver thread: {e}")))?;
-            servers.push(server);
+            let engine = driver::start(start.conn, start.dispatch, handlers.clone(), http.clone())
+                .map_err(|e| ClientError::Config(format!("could not start a timer thread: {e}")))?;
+            servers.push(Server::new(start.name, engine, start.view));
         }
         Ok(Client { servers: servers.into() })
     }

@@ -1,76 +1,44 @@
-//! The driver thread of one server: owns the core [`Connection`], performs its IO, routes
-//! events, and sleeps on its message channel until the core's next deadline.
+//! One server in plain threads: its [`Engine`] (fed directly by calling threads, IO threads
+//! and handler threads), the IO side that performs the core's IO, and the timer thread that
+//! sleeps until the core's next deadline.
 
 use std::collections::BTreeMap;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
-use std::sync::Arc;
+use std::io;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Weak};
 use std::thread;
 use std::time::Instant;
 
-use mcp_core::Input;
-use mcp_core::{
-    Connection, Epoch, ExchangeId, HttpRequest, Io, Request, RequestOptions, ServerRequest,
-    ServerRequestHandle,
-};
+use mcp_core::{Connection, Epoch, ExchangeId, HttpRequest, Input, Io, ServerRequest, ServerRequestHandle};
 use mcp_host::{apply_process_io, OtherIo, SpawnRequest};
-use mcp_host::{Dispatch, Outcome, Perform, ProgressFn};
+use mcp_host::{Dispatch, Engine, EngineApi, Feed, Outcome, Perform, Side, TimerStep};
 
 use crate::handlers::{answer, Handlers};
 use crate::http::{HttpClient, HttpExchange};
 use crate::process::ProcessIo;
 
-/// How many messages may wait for the driver. Reader threads block when it is full, which
-/// back-pressures a server that writes faster than the client reads.
-pub(crate) const CHANNEL_BOUND: usize = 256;
+/// Where a caller's outcome goes.
+pub(crate) type ReplyTo = SyncSender<Outcome>;
+/// A `close` caller.
+pub(crate) type CloseTo = SyncSender<()>;
+/// What API handles hold.
+pub(crate) type EngineRef = Arc<dyn EngineApi<ReplyTo, CloseTo>>;
 
-/// Everything the driver thread is told: commands from API handles and input from IO threads.
-pub(crate) enum Msg {
-    Request {
-        call: u64,
-        request: Request,
-        opts: RequestOptions,
-        progress: Option<ProgressFn>,
-        reply: SyncSender<Outcome>,
-    },
-    Cancel(u64),
-    Close(SyncSender<()>),
-    /// The last API handle is gone: close, finish shutting down, exit.
-    Released,
-    /// Process output, exits and handler answers.
-    Input(Input),
-}
-
-/// Sends without ever blocking the current thread (which may be the driver itself, inside a
-/// callback): when the channel is full, a short-lived thread waits for room.
-pub(crate) fn send_detached(tx: &SyncSender<Msg>, msg: Msg) {
-    if let Err(TrySendError::Full(msg)) = tx.try_send(msg) {
-        let tx = tx.clone();
-        thread::spawn(move || {
-            let _ = tx.send(msg);
-        });
-    }
-}
+type BlockingEngine = Engine<ReplyTo, CloseTo, IoSide>;
 
 /// A thread name for one of a server's threads (a NUL byte would make spawning panic).
 pub(crate) fn thread_name(server: &str, what: &str) -> String {
     format!("mcp-{server}-{what}").replace('\0', "?")
 }
 
-pub(crate) struct Driver {
-    conn: Connection,
-    dispatch: Dispatch<SyncSender<Outcome>, SyncSender<()>>,
-    rx: Receiver<Msg>,
-    io: IoSide,
-    /// False once every API handle is gone.
-    open: bool,
-}
-
-/// What the driver does for the core: processes, HTTP exchanges, handler threads.
-struct IoSide {
+/// What the engine does for the core: processes, HTTP exchanges, handler threads.
+pub(crate) struct IoSide {
     /// The server's name, for thread names.
     name: Arc<str>,
-    /// Cloned into IO and handler threads.
-    tx: SyncSender<Msg>,
+    /// The engine itself, for the threads this side starts (weak: the engine owns this side).
+    feed: Weak<dyn Feed>,
+    /// Wakes the timer thread (one token is enough).
+    timer: SyncSender<()>,
     procs: BTreeMap<Epoch, ProcessIo>,
     /// The client's HTTP machinery (shared by every server of the client).
     http: HttpClient,
@@ -79,74 +47,103 @@ struct IoSide {
     handlers: Arc<Handlers>,
 }
 
-impl Driver {
-    pub(crate) fn new(
-        conn: Connection,
-        dispatch: Dispatch<SyncSender<Outcome>, SyncSender<()>>,
-        channel: (SyncSender<Msg>, Receiver<Msg>),
-        handlers: Arc<Handlers>,
-        http: HttpClient,
-    ) -> Self {
-        let (tx, rx) = channel;
-        let name = dispatch.name().clone();
-        let io = IoSide { name, tx, procs: BTreeMap::new(), http, exchanges: BTreeMap::new(), handlers };
-        Self { conn, dispatch, rx, io, open: true }
+/// Starts one server's engine and its timer thread.
+pub(crate) fn start(
+    conn: Connection,
+    dispatch: Dispatch<ReplyTo, CloseTo>,
+    handlers: Arc<Handlers>,
+    http: HttpClient,
+) -> io::Result<EngineRef> {
+    let name = dispatch.name().clone();
+    let (timer, wake) = mpsc::sync_channel(1);
+    let engine = Arc::new_cyclic(|weak: &Weak<BlockingEngine>| {
+        let feed: Weak<dyn Feed> = weak.clone();
+        let side = IoSide {
+            name: name.clone(),
+            feed,
+            timer,
+            procs: BTreeMap::new(),
+            http,
+            exchanges: BTreeMap::new(),
+            handlers,
+        };
+        Engine::new(conn, dispatch, side)
+    });
+    let timer_engine = engine.clone();
+    thread::Builder::new()
+        .name(thread_name(&name, "timer"))
+        .spawn(move || run_timer(&timer_engine, &wake))?;
+    Ok(engine)
+}
+
+/// The timer thread: handles the core's deadline, sleeping in between; ends with the engine.
+fn run_timer(engine: &BlockingEngine, wake: &Receiver<()>) {
+    loop {
+        let woken = match engine.timer() {
+            TimerStep::Finished => return,
+            TimerStep::Sleep(None) => wake.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            TimerStep::Sleep(Some(at)) => match at.checked_duration_since(Instant::now()) {
+                Some(wait) if !wait.is_zero() => wake.recv_timeout(wait),
+                _ => Ok(()),
+            },
+        };
+        // Unreachable while the engine (which holds the sender) lives; stop rather than spin.
+        if let Err(RecvTimeoutError::Disconnected) = woken {
+            return;
+        }
+    }
+}
+
+impl IoSide {
+    fn feed(&self) -> Option<Arc<dyn Feed>> {
+        self.feed.upgrade()
     }
 
-    /// The loop: drain the core, then wait for a message or the core's deadline.
-    pub(crate) fn run(mut self) {
-        loop {
-            self.drain();
-            if !self.open && self.conn.is_closed() {
-                return;
+    /// Starts an HTTP exchange whose reports feed the engine.
+    fn start_exchange(&mut self, exchange: ExchangeId, request: HttpRequest) -> Option<Input> {
+        let feed = self.feed()?;
+        let report = move |r: crate::http::HttpReport| feed.feed(r.into_input(exchange));
+        match self.http.start(request, report) {
+            Ok(handle) => {
+                self.exchanges.insert(exchange, handle);
+                None
             }
-            let msg = match self.conn.poll_timeout() {
-                None => self.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
-                Some(at) => match at.checked_duration_since(Instant::now()) {
-                    Some(wait) if !wait.is_zero() => self.rx.recv_timeout(wait),
-                    _ => Err(RecvTimeoutError::Timeout),
-                },
-            };
-            match msg {
-                Ok(msg) => self.on_msg(msg),
-                Err(RecvTimeoutError::Timeout) => self.conn.handle_timeout(Instant::now()),
-                // Unreachable while `self.tx` lives; stop rather than spin.
-                Err(RecvTimeoutError::Disconnected) => return,
-            }
+            Err(e) => Some(Input::HttpFailed(exchange, format!("could not start an HTTP thread: {e}"))),
         }
     }
 
-    fn on_msg(&mut self, msg: Msg) {
-        let now = Instant::now();
-        match msg {
-            Msg::Request { call, request, opts, progress, reply } => {
-                self.dispatch.request(&mut self.conn, now, call, request, opts, reply, progress)
+    fn spawn(&mut self, SpawnRequest { epoch, command }: SpawnRequest) -> Input {
+        let Some(feed) = self.feed() else {
+            return Input::SpawnFailed(epoch, "the client is shutting down".into());
+        };
+        let started = mcp_host::std_command(&command)
+            .spawn()
+            .and_then(|child| ProcessIo::start(&self.name, epoch, child, feed));
+        match started {
+            Ok(pio) => {
+                self.procs.insert(epoch, pio);
+                Input::Started(epoch)
             }
-            // The outcome (`Cancelled`) reaches the caller as the request's response.
-            Msg::Cancel(call) => self.dispatch.cancel(&mut self.conn, now, call),
-            Msg::Close(done) => self.dispatch.close(&mut self.conn, now, done),
-            Msg::Released => {
-                self.open = false;
-                self.conn.close(now);
+            Err(e) => Input::SpawnFailed(epoch, format!("{}: {e}", command.program)),
+        }
+    }
+}
+
+impl Side for IoSide {
+    fn before_input(&mut self, input: &Input) {
+        match input {
+            Input::Exited(epoch, _) => {
+                self.procs.remove(epoch);
             }
-            Msg::Input(input) => {
-                match &input {
-                    Input::Exited(epoch, _) => {
-                        self.io.procs.remove(epoch);
-                    }
-                    Input::HttpEnd(exchange) | Input::HttpFailed(exchange, _) => {
-                        self.io.exchanges.remove(exchange);
-                    }
-                    _ => {}
-                }
-                self.conn.handle_input(now, input);
+            Input::HttpEnd(exchange) | Input::HttpFailed(exchange, _) => {
+                self.exchanges.remove(exchange);
             }
+            _ => {}
         }
     }
 
-    /// Performs every pending IO action and routes every event.
-    fn drain(&mut self) {
-        self.dispatch.drain(&mut self.conn, &mut self.io);
+    fn wake_timer(&self) {
+        let _ = self.timer.try_send(());
     }
 }
 
@@ -175,40 +172,12 @@ impl Perform for IoSide {
         request: ServerRequest,
     ) -> Option<Input> {
         let (handlers, name) = (self.handlers.clone(), server.clone());
-        let tx = self.tx.clone();
+        let feed = self.feed()?;
         let answered = thread::Builder::new().name(thread_name(&name, "handler")).spawn(move || {
             let outcome = answer(&handlers, &name, request);
-            let _ = tx.send(Msg::Input(Input::ServerAnswer(handle, outcome)));
+            feed.feed(Input::ServerAnswer(handle, outcome));
         });
         let refused = || Input::ServerAnswer(handle, Err("could not start a handler thread".into()));
         answered.is_err().then(refused)
-    }
-}
-
-impl IoSide {
-    /// Starts an HTTP exchange whose reports come back on the driver's channel.
-    fn start_exchange(&mut self, exchange: ExchangeId, request: HttpRequest) -> Option<Input> {
-        let tx = self.tx.clone();
-        let report = move |r: crate::http::HttpReport| tx.send(Msg::Input(r.into_input(exchange))).is_ok();
-        match self.http.start(request, report) {
-            Ok(handle) => {
-                self.exchanges.insert(exchange, handle);
-                None
-            }
-            Err(e) => Some(Input::HttpFailed(exchange, format!("could not start an HTTP thread: {e}"))),
-        }
-    }
-
-    fn spawn(&mut self, SpawnRequest { epoch, command }: SpawnRequest) -> Input {
-        let started = mcp_host::std_command(&command)
-            .spawn()
-            .and_then(|child| ProcessIo::start(&self.name, epoch, child, self.tx.clone()));
-        match started {
-            Ok(pio) => {
-                self.procs.insert(epoch, pio);
-                Input::Started(epoch)
-            }
-            Err(e) => Input::SpawnFailed(epoch, format!("{}: {e}", command.program)),
-        }
     }
 }

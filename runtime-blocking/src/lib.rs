@@ -6,24 +6,23 @@
 //!
 //! # How it runs
 //!
-//! Each server gets a **driver thread** that owns its [`core::Connection`] and sleeps in
-//! `recv_timeout` on one bounded message channel until the core's next deadline
-//! (`poll_timeout`). API calls, process output, HTTP responses and handler answers all arrive
-//! on that channel; after each one the driver drains the core's IO (spawn, write, close stdin,
-//! terminate, start or abort an HTTP exchange) and events (responses, progress, server requests, notifications). A calling
-//! thread sends its request and blocks on a private reply channel.
+//! Each server is an [`mcp_host::Engine`]: its [`core::Connection`] behind one lock, fed
+//! directly by whichever thread has something for it. A calling thread issues its request
+//! itself (the bytes reach a stdio server's non-blocking stdin on that thread) and blocks on
+//! a private reply channel; the stdout reader thread that reads the response delivers it.
+//! A timer thread sleeps until the core's next deadline (`poll_timeout`).
 //!
-//! Each server process gets four threads: a stdin writer, a stdout and a stderr reader
-//! (64 KiB reads; they block when the driver's channel is full, which back-pressures the
-//! server) and an exit waiter. Processes never outlive the client: closing it, or dropping its
-//! last handle, runs the core's shutdown escalation (close stdin, SIGTERM, SIGKILL), and a
-//! driver that stops for any reason kills whatever is still running.
+//! Each server process gets four threads: a stdin writer (for what the pipe did not take at
+//! once), a stdout and a stderr reader (64 KiB reads, fed to the engine as they arrive) and
+//! an exit waiter. Processes never outlive the client: closing it, or dropping its last
+//! handle, runs the core's shutdown escalation (close stdin, SIGTERM, SIGKILL), and an engine
+//! that is dropped kills whatever is still running.
 //!
 //! Timeouts are the core's, per request ([`RequestOptions::timeout`]). A blocking call cannot
 //! be dropped half-way; cancel it from another thread with a [`CancelToken`].
 //! Server-to-client requests (roots, sampling, elicitation; legacy servers only) run the
 //! installed [`Handler`] on a thread of their own, so a handler may block, e.g. on a prompt.
-//! Progress callbacks and the [`ClientBuilder::on_event`] hook run on the driver thread:
+//! Progress callbacks and the [`ClientBuilder::on_event`] hook run under the engine's lock:
 //! they must be short and must not make blocking calls on the client.
 //!
 //! HTTP servers (Streamable HTTP, HTTP+SSE, plain HTTP: the core decides which) are reached

@@ -1,4 +1,6 @@
-//! The threads of one server process: stdin writer, stdout/stderr readers, exit waiter.
+//! The IO of one server process: stdin written inline by whoever holds the engine (a
+//! non-blocking pipe on Unix; a writer thread finishes what the pipe did not take at once),
+//! stdout/stderr reader threads and an exit waiter, all feeding the server's engine directly.
 //!
 //! The waiter thread owns the [`Child`] (it blocks in `wait`), so the driver signals the
 //! process by pid. A pid is only safe to signal until the process is reaped, so the waiter
@@ -8,16 +10,15 @@
 //! platforms the waiter polls instead and kills through the `Child` itself.
 
 use std::io::{self, Read, Write};
-use std::process::{Child, ChildStderr, ChildStdout};
-use std::sync::mpsc::{self, Sender, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 
 use mcp_core::Epoch;
 use mcp_core::Input;
-use mcp_host::ProcessControl;
+use mcp_host::{Feed, ProcessControl};
 
-use crate::driver::{thread_name, Msg};
+use crate::driver::thread_name;
 use mcp_host::lock;
 
 /// Read buffer size for stdout and stderr.
@@ -33,11 +34,59 @@ struct ExitState {
     child: Mutex<Child>,
 }
 
+/// A process's stdin, shared by the engine (which writes inline) and the writer thread.
+#[derive(Debug, Default)]
+struct StdinState {
+    /// False once closed or broken.
+    open: bool,
+    /// Bytes not written yet, in order.
+    queue: Vec<u8>,
+    /// The writer thread is writing bytes it took from the queue.
+    busy: bool,
+    /// Close once everything queued is written.
+    closing: bool,
+    /// The pipe, non-blocking, for inline writes (Unix; elsewhere every write is queued).
+    /// Dropped when stdin closes, with the writer thread's own handle.
+    #[cfg(unix)]
+    inline: Option<ChildStdin>,
+}
+
+impl StdinState {
+    /// Stdin is done: no more writes, and this side's handle to the pipe is closed.
+    fn shut(&mut self) {
+        self.open = false;
+        self.queue.clear();
+        #[cfg(unix)]
+        {
+            self.inline = None;
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Stdin {
+    state: Mutex<StdinState>,
+    /// Signals the writer thread.
+    work: Condvar,
+}
+
+impl Stdin {
+    fn close(&self) {
+        let mut st = lock(&self.state);
+        st.closing = true;
+        #[cfg(unix)]
+        if st.queue.is_empty() && !st.busy {
+            st.inline = None;
+        }
+        drop(st);
+        self.work.notify_one();
+    }
+}
+
 /// The driver's side of one running process.
 #[derive(Debug)]
 pub(crate) struct ProcessIo {
-    /// `None` once stdin was closed (dropping the sender ends the writer thread).
-    stdin: Option<Sender<Vec<u8>>>,
+    stdin: Arc<Stdin>,
     #[cfg_attr(not(unix), allow(dead_code))]
     pid: u32,
     state: Arc<ExitState>,
@@ -46,7 +95,7 @@ pub(crate) struct ProcessIo {
 impl ProcessIo {
     /// Starts the threads for a freshly spawned process (spawned with all three pipes).
     /// On failure the process is killed before the error is returned.
-    pub(crate) fn start(name: &str, epoch: Epoch, mut child: Child, tx: SyncSender<Msg>) -> io::Result<Self> {
+    pub(crate) fn start(name: &str, epoch: Epoch, mut child: Child, feed: Arc<dyn Feed>) -> io::Result<Self> {
         let pid = child.id();
         let missing = || io::Error::other("a pipe of the child process is missing");
         let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
@@ -60,39 +109,64 @@ impl ProcessIo {
             #[cfg(not(unix))]
             child: Mutex::new(child),
         });
-        let (stdin_tx, stdin_rx) = mpsc::channel::<Vec<u8>>();
-        let io = Self { stdin: Some(stdin_tx), pid, state };
+        let (shared, writer) = stdin_pair(stdin);
+        let io = Self { stdin: shared.clone(), pid, state };
         #[cfg(unix)]
         let waiter = {
-            let (state, tx) = (io.state.clone(), tx.clone());
-            move || wait_for_exit(epoch, child, pid, &state, &tx)
+            let (state, feed) = (io.state.clone(), feed.clone());
+            move || wait_for_exit(epoch, child, pid, &state, &*feed)
         };
         #[cfg(not(unix))]
         let waiter = {
-            let (state, tx) = (io.state.clone(), tx.clone());
-            move || poll_for_exit(epoch, &state, &tx)
+            let (state, feed) = (io.state.clone(), feed.clone());
+            move || poll_for_exit(epoch, &state, &*feed)
         };
         // If a thread cannot be started, dropping `io` kills the process.
         spawn_thread(name, "wait", waiter)?;
-        spawn_thread(name, "stdin", move || write_stdin(stdin, &stdin_rx))?;
-        let out_tx = tx.clone();
-        spawn_thread(name, "stdout", move || read_stdout(epoch, stdout, &out_tx))?;
-        spawn_thread(name, "stderr", move || read_stderr(epoch, stderr, &tx))?;
+        let writer = writer?;
+        spawn_thread(name, "stdin", move || write_stdin(&shared, writer))?;
+        let out = feed.clone();
+        spawn_thread(name, "stdout", move || read_stdout(epoch, stdout, &*out))?;
+        spawn_thread(name, "stderr", move || read_stderr(epoch, stderr, &*feed))?;
         Ok(io)
     }
 }
 
 impl ProcessControl for ProcessIo {
-    /// Queues bytes for stdin (dropped silently once stdin is closed or broken).
+    /// Writes to stdin now as far as the pipe takes it, queueing the rest for the writer
+    /// thread (dropped silently once stdin is closed or broken). Never blocks.
     fn write(&self, bytes: Vec<u8>) {
-        if let Some(tx) = &self.stdin {
-            let _ = tx.send(bytes);
+        let mut st = lock(&self.stdin.state);
+        if !st.open || st.closing {
+            return;
+        }
+        let mut rest = &bytes[..];
+        #[cfg(unix)]
+        if let (true, Some(pipe)) = (st.queue.is_empty() && !st.busy, st.inline.as_ref()) {
+            let mut pipe = pipe;
+            while !rest.is_empty() {
+                match pipe.write(rest) {
+                    Ok(0) => break,
+                    Ok(n) => rest = &rest[n..],
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                    // A broken pipe: the process is going; its exit and stdout EOF tell the core.
+                    Err(_) => {
+                        st.shut();
+                        return;
+                    }
+                }
+            }
+        }
+        if !rest.is_empty() {
+            st.queue.extend_from_slice(rest);
+            self.stdin.work.notify_one();
         }
     }
 
     /// Closes stdin once everything queued so far is written.
     fn close_stdin(&mut self) {
-        self.stdin = None;
+        self.stdin.close();
     }
 
     /// Terminates (`force == false`: SIGTERM, falling back to a kill) or kills the process,
@@ -120,8 +194,9 @@ impl ProcessControl for ProcessIo {
 }
 
 impl Drop for ProcessIo {
-    /// A process must not outlive its driver: kill it if its exit was not seen.
+    /// A process must not outlive its engine: kill it if its exit was not seen.
     fn drop(&mut self) {
+        self.stdin.close();
         self.signal(true);
     }
 }
@@ -130,21 +205,87 @@ fn spawn_thread<F: FnOnce() + Send + 'static>(server: &str, what: &str, f: F) ->
     thread::Builder::new().name(thread_name(server, what)).spawn(f).map(drop)
 }
 
-fn write_stdin(mut stdin: std::process::ChildStdin, rx: &mpsc::Receiver<Vec<u8>>) {
-    for bytes in rx {
-        if stdin.write_all(&bytes).is_err() || stdin.flush().is_err() {
-            break;
+/// The shared stdin and the writer thread's own handle to the pipe (blocking elsewhere than
+/// on Unix, where the pipe is made non-blocking for inline writes and the writer polls).
+fn stdin_pair(stdin: ChildStdin) -> (Arc<Stdin>, io::Result<std::fs::File>) {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let writer = stdin.as_fd().try_clone_to_owned().map(std::fs::File::from).and_then(|f| {
+            let flags = rustix::fs::fcntl_getfl(&f)?;
+            rustix::fs::fcntl_setfl(&f, flags | rustix::fs::OFlags::NONBLOCK)?;
+            Ok(f)
+        });
+        let state = StdinState { open: true, inline: Some(stdin), ..StdinState::default() };
+        (Arc::new(Stdin { state: Mutex::new(state), work: Condvar::new() }), writer)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::os::windows::io::OwnedHandle;
+        let writer = Ok(std::fs::File::from(OwnedHandle::from(stdin)));
+        let state = StdinState { open: true, ..StdinState::default() };
+        (Arc::new(Stdin { state: Mutex::new(state), work: Condvar::new() }), writer)
+    }
+}
+
+/// Writes what the inline writes left queued; closes the pipe once asked to and done.
+fn write_stdin(stdin: &Stdin, mut pipe: std::fs::File) {
+    loop {
+        let chunk = {
+            let mut st = lock(&stdin.state);
+            st.busy = false;
+            loop {
+                if !st.open {
+                    return;
+                }
+                if !st.queue.is_empty() {
+                    break;
+                }
+                if st.closing {
+                    st.shut();
+                    return;
+                }
+                st = stdin.work.wait(st).unwrap_or_else(|p| p.into_inner());
+            }
+            st.busy = true;
+            std::mem::take(&mut st.queue)
+        };
+        if write_all(&mut pipe, &chunk).is_err() {
+            lock(&stdin.state).shut();
+            return;
         }
     }
 }
 
-fn read_stdout(epoch: Epoch, mut stdout: ChildStdout, tx: &SyncSender<Msg>) {
+/// Writes all of `bytes`, waiting for room when the (non-blocking) pipe is full.
+fn write_all(pipe: &mut std::fs::File, mut bytes: &[u8]) -> io::Result<()> {
+    while !bytes.is_empty() {
+        match pipe.write(bytes) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            #[cfg(unix)]
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                use rustix::event::{poll, PollFd, PollFlags};
+                let mut fds = [PollFd::new(&*pipe, PollFlags::OUT)];
+                match poll(&mut fds, None) {
+                    Ok(_) | Err(rustix::io::Errno::INTR) => {}
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+fn read_stdout(epoch: Epoch, mut stdout: ChildStdout, feed: &dyn Feed) {
     let mut buf = vec![0u8; READ_CHUNK];
     loop {
         match stdout.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
-                if tx.send(Msg::Input(Input::Stdout(epoch, buf[..n].to_vec()))).is_err() {
+                if !feed.feed(Input::Stdout(epoch, buf[..n].to_vec())) {
                     return;
                 }
             }
@@ -152,16 +293,16 @@ fn read_stdout(epoch: Epoch, mut stdout: ChildStdout, tx: &SyncSender<Msg>) {
             Err(_) => break,
         }
     }
-    let _ = tx.send(Msg::Input(Input::StdoutEof(epoch)));
+    feed.feed(Input::StdoutEof(epoch));
 }
 
-fn read_stderr(epoch: Epoch, mut stderr: ChildStderr, tx: &SyncSender<Msg>) {
+fn read_stderr(epoch: Epoch, mut stderr: ChildStderr, feed: &dyn Feed) {
     let mut buf = vec![0u8; READ_CHUNK];
     loop {
         match stderr.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
-                if tx.send(Msg::Input(Input::Stderr(epoch, buf[..n].to_vec()))).is_err() {
+                if !feed.feed(Input::Stderr(epoch, buf[..n].to_vec())) {
                     return;
                 }
             }
@@ -169,12 +310,12 @@ fn read_stderr(epoch: Epoch, mut stderr: ChildStderr, tx: &SyncSender<Msg>) {
             Err(_) => break,
         }
     }
-    let _ = tx.send(Msg::Input(Input::StderrEof(epoch)));
+    feed.feed(Input::StderrEof(epoch));
 }
 
 /// Blocks until the process exits, marks it exited, reaps it and reports the exit.
 #[cfg(unix)]
-fn wait_for_exit(epoch: Epoch, mut child: Child, pid: u32, state: &ExitState, tx: &SyncSender<Msg>) {
+fn wait_for_exit(epoch: Epoch, mut child: Child, pid: u32, state: &ExitState, feed: &dyn Feed) {
     let status = if wait_unreaped(pid) {
         // A zombie keeps its pid: mark it exited, then reap it, under the driver's lock.
         let mut exited = lock(&state.exited);
@@ -186,7 +327,7 @@ fn wait_for_exit(epoch: Epoch, mut child: Child, pid: u32, state: &ExitState, tx
         status
     };
     let info = status.map(mcp_host::exit_info).unwrap_or_default();
-    let _ = tx.send(Msg::Input(Input::Exited(epoch, info)));
+    feed.feed(Input::Exited(epoch, info));
 }
 
 /// Waits until the child has exited without reaping it, so its pid stays reserved. False if
@@ -212,7 +353,7 @@ fn wait_unreaped(_pid: u32) -> bool {
 
 /// Polls the process for its exit (non-Unix: the driver kills through the same `Child`).
 #[cfg(not(unix))]
-fn poll_for_exit(epoch: Epoch, state: &ExitState, tx: &SyncSender<Msg>) {
+fn poll_for_exit(epoch: Epoch, state: &ExitState, feed: &dyn Feed) {
     let info = loop {
         {
             let mut exited = lock(&state.exited);
@@ -230,5 +371,5 @@ fn poll_for_exit(epoch: Epoch, state: &ExitState, tx: &SyncSender<Msg>) {
         }
         thread::sleep(std::time::Duration::from_millis(20));
     };
-    let _ = tx.send(Msg::Input(Input::Exited(epoch, info)));
+    feed.feed(Input::Exited(epoch, info));
 }

@@ -2,17 +2,17 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, SyncSender};
+use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
 use mcp_core::types::Tool;
 use mcp_core::{ClientError, Request, RequestError, RequestOptions, Response, ServerInfo};
 use mcp_host::{lock, Outcome, ProgressFn, SharedView};
 
-use crate::driver::{send_detached, Msg};
+use crate::driver::EngineRef;
 
-/// One server of a [`crate::Client`]. Cheap to clone; every clone talks to the same driver
-/// thread, and the server shuts down when the last clone (with its client) is dropped.
+/// One server of a [`crate::Client`]. Cheap to clone; every clone talks to the same engine,
+/// and the server shuts down when the last clone (with its client) is dropped.
 ///
 /// Every method blocks the calling thread until the outcome is known. A call cannot be
 /// abandoned half-way: bound it with [`RequestOptions::timeout`] or cancel it from another
@@ -24,14 +24,15 @@ pub struct Server {
 
 struct Inner {
     name: Arc<str>,
-    tx: SyncSender<Msg>,
+    engine: EngineRef,
     shared: SharedView,
     calls: AtomicU64,
 }
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        send_detached(&self.tx, Msg::Released);
+        // Never waits for the engine's lock (the last handle may go inside a callback).
+        self.engine.release();
     }
 }
 
@@ -53,8 +54,8 @@ pub struct CancelToken {
 struct TokenState {
     cancelled: bool,
     next_watch: u64,
-    /// Watched calls by watch number: (call number on its server, that server's channel).
-    calls: BTreeMap<u64, (u64, SyncSender<Msg>)>,
+    /// Watched calls by watch number: (call number on its server, that server's engine).
+    calls: BTreeMap<u64, (u64, EngineRef)>,
 }
 
 impl std::fmt::Debug for CancelToken {
@@ -76,8 +77,8 @@ impl CancelToken {
             state.cancelled = true;
             std::mem::take(&mut state.calls)
         };
-        for (call, tx) in calls.into_values() {
-            send_detached(&tx, Msg::Cancel(call));
+        for (call, engine) in calls.into_values() {
+            engine.cancel(call);
         }
     }
 
@@ -86,18 +87,18 @@ impl CancelToken {
         lock(&self.state).cancelled
     }
 
-    /// Watches a call that was already sent to its driver (so a cancel can never overtake
-    /// it). Returns the watch number for [`CancelToken::unwatch`].
-    fn watch(&self, call: u64, tx: &SyncSender<Msg>) -> Option<u64> {
+    /// Watches a call that was already issued (so a cancel can never overtake it). Returns
+    /// the watch number for [`CancelToken::unwatch`].
+    fn watch(&self, call: u64, engine: &EngineRef) -> Option<u64> {
         let mut state = lock(&self.state);
         if state.cancelled {
             drop(state);
-            send_detached(tx, Msg::Cancel(call));
+            engine.cancel(call);
             return None;
         }
         state.next_watch += 1;
         let watch = state.next_watch;
-        state.calls.insert(watch, (call, tx.clone()));
+        state.calls.insert(watch, (call, engine.clone()));
         Some(watch)
     }
 
@@ -107,8 +108,8 @@ impl CancelToken {
 }
 
 impl Server {
-    pub(crate) fn new(name: Arc<str>, tx: SyncSender<Msg>, shared: SharedView) -> Self {
-        Self { inner: Arc::new(Inner { name, tx, shared, calls: AtomicU64::new(1) }) }
+    pub(crate) fn new(name: Arc<str>, engine: EngineRef, shared: SharedView) -> Self {
+        Self { inner: Arc::new(Inner { name, engine, shared, calls: AtomicU64::new(1) }) }
     }
 
     /// The server's name in the client.
@@ -138,11 +139,10 @@ impl Server {
         }
         let call = self.inner.calls.fetch_add(1, Ordering::Relaxed);
         let (reply, rx) = mpsc::sync_channel(1);
-        let tx = &self.inner.tx;
-        if tx.send(Msg::Request { call, request, opts, progress, reply }).is_err() {
-            return Err(ClientError::Closed);
-        }
-        let watch = cancel.and_then(|token| token.watch(call, tx));
+        // The request reaches the core (and a stdio server's stdin) on this thread.
+        let engine = &self.inner.engine;
+        engine.request(call, request, opts, reply, progress);
+        let watch = cancel.and_then(|token| token.watch(call, engine));
         let outcome = rx.recv().unwrap_or(Err(ClientError::Closed));
         if let (Some(token), Some(watch)) = (cancel, watch) {
             token.unwatch(watch);
@@ -161,7 +161,7 @@ impl Server {
         self.call(request, opts, None, Some(token))
     }
 
-    /// Issues a request through the driver and blocks until its outcome (the primitive the
+    /// Issues a request through the engine and blocks until its outcome (the primitive the
     /// methods of [`mcp_host::server_methods!`] stand on).
     fn issue(&self, request: Request, opts: RequestOptions, progress: Option<ProgressFn>) -> Outcome {
         self.call(request, opts, progress, None)
@@ -173,8 +173,7 @@ impl Server {
     /// Later requests fail with a "closed" error.
     pub fn close(&self) {
         let (done, wait) = mpsc::sync_channel(1);
-        if self.inner.tx.send(Msg::Close(done)).is_ok() {
-            let _ = wait.recv();
-        }
+        self.inner.engine.close(done);
+        let _ = wait.recv();
     }
 }
