@@ -128,23 +128,8 @@ fn on_smol(plan: &Plan) -> Figures {
     let mut latencies = Vec::new();
     if plan.callers > 1 {
         // smol needs no executor for callers: each caller thread awaits its own calls.
-        let threads: Vec<_> = (0..plan.callers)
-            .map(|_| {
-                let (client, n) = (client.clone(), plan.calls);
-                std::thread::spawn(move || {
-                    (0..n)
-                        .map(|_| {
-                            let t = Instant::now();
-                            check(block_on(client.call_tool("echo", echo_args())).expect("call").text());
-                            t.elapsed().as_secs_f64() * 1e6
-                        })
-                        .collect::<Vec<f64>>()
-                })
-            })
-            .collect();
-        for thread in threads {
-            latencies.extend(thread.join().expect("a caller thread"));
-        }
+        latencies =
+            on_threads(plan, || check(block_on(client.call_tool("echo", echo_args())).expect("call").text()));
     } else {
         block_on(async {
             for _ in 0..plan.calls {
@@ -166,23 +151,7 @@ fn on_blocking(plan: &Plan) -> Figures {
     let (cpu0, t1, a0) = (cpu_now(), Instant::now(), allocations());
     let mut latencies = Vec::new();
     if plan.callers > 1 {
-        let threads: Vec<_> = (0..plan.callers)
-            .map(|_| {
-                let (client, n) = (client.clone(), plan.calls);
-                std::thread::spawn(move || {
-                    (0..n)
-                        .map(|_| {
-                            let t = Instant::now();
-                            check(client.call_tool("echo", echo_args()).expect("call").text());
-                            t.elapsed().as_secs_f64() * 1e6
-                        })
-                        .collect::<Vec<f64>>()
-                })
-            })
-            .collect();
-        for thread in threads {
-            latencies.extend(thread.join().expect("a caller thread"));
-        }
+        latencies = on_threads(plan, || check(client.call_tool("echo", echo_args()).expect("call").text()));
     } else {
         for _ in 0..plan.calls {
             check(client.call_tool("echo", echo_args()).expect("call").text());
@@ -192,6 +161,26 @@ fn on_blocking(plan: &Plan) -> Figures {
     let t2 = Instant::now();
     client.close();
     Figures { connect_list, calls_wall, calls_cpu, close: t2.elapsed(), allocs, latencies }
+}
+
+/// Runs `plan.callers` threads of `plan.calls` calls each; the per-call latencies in µs.
+fn on_threads(plan: &Plan, call: impl Fn() + Send + Sync) -> Vec<f64> {
+    std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..plan.callers)
+            .map(|_| {
+                scope.spawn(|| {
+                    (0..plan.calls)
+                        .map(|_| {
+                            let t = Instant::now();
+                            call();
+                            t.elapsed().as_secs_f64() * 1e6
+                        })
+                        .collect::<Vec<f64>>()
+                })
+            })
+            .collect();
+        threads.into_iter().flat_map(|t| t.join().expect("a caller thread")).collect()
+    })
 }
 
 /// The `q` quantile of sorted values (0 when empty).

@@ -57,7 +57,7 @@
 //!         conn.handle_input(at, Input::Timeout);
 //!     }
 //! }
-//! # drive(Instant::now());
+//! # let _: fn(Instant) = drive; // the host supplies the clock; core/tests/connection run this flow
 //! ```
 //!
 //! # What lives here
