@@ -15,6 +15,7 @@
 //! - per-server bookkeeping: calls in flight ([`PendingCalls`]), close waiters
 //!   ([`CloseWaiters`]), the [`ServerView`] handles read; the host's handlers ([`HandlerSet`],
 //!   from which the client's capabilities follow) and server-list checks ([`prepare_servers`]);
+//! - [`CallerScope`]: the HTTP exchange of a caller's own request, run by that caller;
 //! - [`HttpClientConfig`], [`ProxySetting`] and proxy selection ([`Proxies`]);
 //! - process helpers: [`std_command`], [`exit_info`], [`terminate`], [`seed_config`], and the
 //!   live-process table the core's IO is applied to ([`apply_process_io`]).
@@ -33,6 +34,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod caller_scope;
 mod dispatch;
 mod engine;
 mod handlers;
@@ -41,6 +43,7 @@ mod methods;
 mod pending;
 mod process;
 
+pub use caller_scope::{offer_to_caller, CallerScope};
 pub use dispatch::{
     lock, Dispatch, EventHook, Outcome, Perform, ProgressFn, Reply, SharedView, Step, Waiter,
 };

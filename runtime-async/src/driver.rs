@@ -13,7 +13,7 @@ use mcp_host::{apply_process_io, OtherIo, SpawnRequest};
 use mcp_host::{Dispatch, Engine, Feed, Perform, Side, TimerStep, Waiter};
 
 use crate::handlers::{answer, Handlers};
-use crate::http::{Exchanges, HttpClient};
+use crate::http::{Exchanges, HttpClient, Spawner};
 use crate::process::ProcessIo;
 use crate::reply::ReplyTo;
 use crate::runtime::Runtime;
@@ -43,6 +43,8 @@ pub(crate) struct IoSide<R: Runtime> {
     procs: BTreeMap<Epoch, ProcessIo>,
     http: Arc<HttpClient>,
     exchanges: Exchanges,
+    /// Spawns on `rt`, for exchanges no caller runs.
+    spawner: Spawner,
     handlers: Arc<Handlers>,
 }
 
@@ -64,6 +66,10 @@ pub(crate) fn start<R: Runtime>(
             procs: BTreeMap::new(),
             http,
             exchanges: Exchanges::default(),
+            spawner: {
+                let rt = rt.clone();
+                Arc::new(move |future| rt.spawn(future))
+            },
             handlers,
         };
         Engine::new(conn, dispatch, side)
@@ -122,7 +128,7 @@ impl<R: Runtime> Perform for IoSide<R> {
             OtherIo::Spawn(SpawnRequest { epoch, command }) => (epoch, command),
             OtherIo::HttpStart { exchange, request } => {
                 let feed = self.feed()?;
-                self.exchanges.start(&self.http, &self.rt, exchange, request, feed);
+                self.exchanges.start(&self.http, &self.rt, &self.spawner, exchange, request, feed);
                 return None;
             }
             OtherIo::HttpAbort(exchange) => {

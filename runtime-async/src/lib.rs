@@ -1,8 +1,12 @@
 //! `mcp-async`: the async MCP client API, written once for every async runtime.
 //!
-//! This crate sits between the sans-IO engine (`mcp-core`) and the runtime crates. It holds
-//! the driver task that owns each server's [`mcp_core::Connection`], performs its IO through a
-//! small [`Runtime`] trait (spawn, sleep, clock, processes) and turns handles into futures.
+//! This crate sits between the sans-IO engine (`mcp-core`) and the runtime crates. It runs
+//! each server's [`mcp_host::Engine`] (the [`mcp_core::Connection`] behind one lock, fed by
+//! callers, IO tasks and a timer task), performs its IO through a small [`Runtime`] trait
+//! (spawn, sleep, clock, processes, TCP) and turns handles into futures. A call's request
+//! reaches a stdio server's stdin from the caller's own poll, and over HTTP the call future
+//! itself polls the exchange that carries its request (the rest of it goes to the runtime if
+//! the call is dropped).
 //! `mcp-tokio` and `mcp-smol` implement [`Runtime`] and re-export this API; use one of them.
 //!
 //! ```no_run

@@ -1,13 +1,17 @@
 //! [`Server`]: the async API of one server of a client.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use futures_lite::future;
 use mcp_core::types::Tool;
 use mcp_core::{Request, RequestOptions, ServerInfo};
-use mcp_host::{lock, Outcome, ProgressFn, ReleaseOnDrop, SharedView};
+use mcp_host::{lock, CallerScope, Outcome, ProgressFn, ReleaseOnDrop, SharedView};
 
 use crate::driver::{CloseTo, EngineRef};
+use crate::http::InlineExchange;
 use crate::reply::{slot, OutcomeFuture, ReplyTo};
 
 /// One server of a [`crate::Client`]. Cheap to clone; every clone talks to the same engine,
@@ -34,12 +38,22 @@ struct Call {
     /// Keeps the server open while the request is in flight.
     handles: Arc<ReleaseOnDrop<ReplyTo, CloseTo>>,
     outcome: OutcomeFuture,
+    /// The HTTP exchange carrying the request, polled by this call until it ends.
+    exchange: Option<InlineExchange>,
     done: bool,
 }
 
 impl Call {
     async fn outcome(mut self) -> Outcome {
-        let outcome = (&mut self.outcome).await;
+        let outcome = future::poll_fn(|cx| {
+            if let Some(exchange) = &mut self.exchange {
+                if exchange.poll(cx).is_ready() {
+                    self.exchange = None;
+                }
+            }
+            Pin::new(&mut self.outcome).poll(cx)
+        })
+        .await;
         self.done = true;
         outcome
     }
@@ -49,6 +63,11 @@ impl Drop for Call {
     fn drop(&mut self) {
         if !self.done {
             self.handles.0.cancel(self.call);
+        }
+        // The rest of a stream that outlived the outcome, or of a dropped call's exchange
+        // (which the cancel aborts): the runtime finishes it.
+        if let Some(exchange) = self.exchange.take() {
+            exchange.hand_off();
         }
     }
 }
@@ -77,10 +96,13 @@ impl Server {
     fn start(&self, request: Request, opts: RequestOptions, progress: Option<ProgressFn>) -> Call {
         let call = self.calls.fetch_add(1, Ordering::Relaxed);
         let (reply, outcome) = slot();
-        // The request reaches the core (and a stdio server's stdin) on this thread; a finished
-        // engine drops `reply`, and the outcome is then `Closed`.
+        // The request reaches the core (and a stdio server's stdin) on this thread, and the
+        // HTTP exchange carrying it is polled by this call; a finished engine drops `reply`,
+        // and the outcome is then `Closed`.
+        let scope = CallerScope::enter(InlineExchange::hand_off);
         self.engine.request(call, request, opts, reply, progress);
-        Call { call, handles: self.handles.clone(), outcome, done: false }
+        let exchange = scope.take();
+        Call { call, handles: self.handles.clone(), outcome, exchange, done: false }
     }
 
     /// Issues a request through the engine and waits for its outcome (the primitive the

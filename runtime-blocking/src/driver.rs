@@ -9,12 +9,14 @@ use std::sync::{Arc, Weak};
 use std::thread;
 use std::time::Instant;
 
-use mcp_core::{Connection, Epoch, ExchangeId, HttpRequest, Input, Io, ServerRequest, ServerRequestHandle};
+use mcp_core::{
+    Connection, Epoch, ExchangeId, HttpMethod, HttpRequest, Input, Io, ServerRequest, ServerRequestHandle,
+};
 use mcp_host::{apply_process_io, OtherIo, SpawnRequest};
 use mcp_host::{Dispatch, Engine, EngineApi, Feed, Outcome, Perform, Side, TimerStep};
 
 use crate::handlers::{answer, Handlers};
-use crate::http::{HttpClient, HttpExchange};
+use crate::http::{HttpClient, HttpExchange, PreparedExchange};
 use crate::process::ProcessIo;
 
 /// Where a caller's outcome goes.
@@ -99,12 +101,20 @@ impl IoSide {
         self.feed.upgrade()
     }
 
-    /// Starts an HTTP exchange whose reports feed the engine.
+    /// Starts an HTTP exchange whose reports feed the engine: on the calling thread when a
+    /// caller issuing its request takes it ([`mcp_host::CallerScope`]: a `POST` only),
+    /// otherwise on a pooled one.
     fn start_exchange(&mut self, exchange: ExchangeId, request: HttpRequest) -> Option<Input> {
         let feed = self.feed()?;
         let report = move |r: crate::http::HttpReport| feed.feed(r.into_input(exchange));
-        match self.http.start(request, report) {
-            Ok(handle) => {
+        let (handle, prepared) = self.http.prepare(request, report);
+        let offered = match prepared.method() {
+            HttpMethod::Post => mcp_host::offer_to_caller(prepared),
+            _ => Some(prepared),
+        };
+        let started = offered.map_or(Ok(()), PreparedExchange::run_on_pool);
+        match started {
+            Ok(()) => {
                 self.exchanges.insert(exchange, handle);
                 None
             }
@@ -164,7 +174,7 @@ impl Perform for IoSide {
         }
     }
 
-    /// Runs the host handler for a server request on a thread of its own.
+    /// Runs the host handler for a server request on a pooled thread.
     fn start_handler(
         &mut self,
         server: &Arc<str>,
@@ -173,8 +183,9 @@ impl Perform for IoSide {
     ) -> Option<Input> {
         let (handlers, name) = (self.handlers.clone(), server.clone());
         let feed = self.feed()?;
-        let answered = thread::Builder::new().name(thread_name(&name, "handler")).spawn(move || {
+        let answered = crate::pool::run(move |worker| {
             let outcome = answer(&handlers, &name, request);
+            worker.release();
             feed.feed(Input::ServerAnswer(handle, outcome));
         });
         let refused = || Input::ServerAnswer(handle, Err("could not start a handler thread".into()));

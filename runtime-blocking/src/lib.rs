@@ -21,15 +21,18 @@
 //! Timeouts are the core's, per request ([`RequestOptions::timeout`]). A blocking call cannot
 //! be dropped half-way; cancel it from another thread with a [`CancelToken`].
 //! Server-to-client requests (roots, sampling, elicitation; legacy servers only) run the
-//! installed [`Handler`] on a thread of their own, so a handler may block, e.g. on a prompt.
+//! installed [`Handler`] on a pooled thread (never queued behind another job), so a handler may block, e.g. on a prompt.
 //! Progress callbacks and the [`ClientBuilder::on_event`] hook run under the engine's lock:
 //! they must be short and must not make blocking calls on the client.
 //!
 //! HTTP servers (Streamable HTTP, HTTP+SSE, plain HTTP: the core decides which) are reached
 //! through one [`http::HttpClient`] per client, a `ureq` agent whose keep-alive pool every
-//! server of the client shares. Each HTTP exchange gets a thread of its own that reports the
-//! response head and every body chunk (16 KiB reads) to the driver as it arrives; an aborted
-//! exchange has its socket shut down at once. The library never decompresses, never follows
+//! server of the client shares. The exchange that carries a caller's request runs on the
+//! caller's own thread; every other exchange (event streams, answers to server requests) runs
+//! on a pooled thread (idle workers are reused and exit after 10 s without work). Either
+//! reports the response head and every body chunk (16 KiB reads) to the engine as it
+//! arrives; an aborted exchange has its socket shut down at once, which also wakes a caller
+//! blocked on it. The library never decompresses, never follows
 //! redirects and adds no headers of its own: the core owns all of that. TLS is rustls (ring)
 //! with the webpki roots; extra roots and the proxy are set with
 //! [`ClientBuilder::http_client`] (see [`HttpClientConfig`]).
@@ -57,6 +60,7 @@ mod client;
 mod driver;
 mod handlers;
 pub mod http;
+mod pool;
 mod process;
 mod server;
 

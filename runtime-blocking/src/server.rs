@@ -7,9 +7,10 @@ use std::sync::{Arc, Mutex};
 
 use mcp_core::types::Tool;
 use mcp_core::{ClientError, Request, RequestError, RequestOptions, Response, ServerInfo};
-use mcp_host::{lock, Outcome, ProgressFn, SharedView};
+use mcp_host::{lock, CallerScope, Outcome, ProgressFn, SharedView};
 
 use crate::driver::EngineRef;
+use crate::http::PreparedExchange;
 
 /// One server of a [`crate::Client`]. Cheap to clone; every clone talks to the same engine,
 /// and the server shuts down when the last clone (with its client) is dropped.
@@ -139,10 +140,15 @@ impl Server {
         }
         let call = self.inner.calls.fetch_add(1, Ordering::Relaxed);
         let (reply, rx) = mpsc::sync_channel(1);
-        // The request reaches the core (and a stdio server's stdin) on this thread.
+        // The request reaches the core (and a stdio server's stdin) on this thread, and so
+        // does the HTTP exchange that carries it, once the engine is unlocked.
         let engine = &self.inner.engine;
+        let scope = CallerScope::enter(PreparedExchange::run_unclaimed);
         engine.request(call, request, opts, reply, progress);
         let watch = cancel.and_then(|token| token.watch(call, engine));
+        if let Some(exchange) = scope.take() {
+            exchange.run_here();
+        }
         let outcome = rx.recv().unwrap_or(Err(ClientError::Closed));
         if let (Some(token), Some(watch)) = (cancel, watch) {
             token.unwatch(watch);

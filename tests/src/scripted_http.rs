@@ -182,6 +182,40 @@ pub fn modern_tool_server(text: &'static str) -> impl Fn(&SeenRequest) -> Reply 
     }
 }
 
+/// A modern (2026-07-28) server for call lifecycles: `hang` never answers (an event stream
+/// of pings), `open` answers on an event stream it then keeps open, any other tool echoes
+/// its `message` argument.
+pub fn call_stream_server(req: &SeenRequest) -> Reply {
+    let request = req.json();
+    let sse = [("content-type", "text/event-stream")];
+    let ping = b": ping\n\n";
+    let result = match (request["method"].as_str(), request["params"]["name"].as_str()) {
+        (Some("server/discover"), _) => json!({"resultType": "complete",
+            "supportedVersions": [mcp_core::MODERN_VERSION], "capabilities": {"tools": {}},
+            "ttlMs": 0, "cacheScope": "private"}),
+        (_, Some("hang")) => return Reply::endless(200, &sse, ping, Duration::from_millis(50)),
+        (_, Some("open")) => {
+            let text = json!({"resultType": "complete", "content": [{"type": "text", "text": "early"}]});
+            let message = json!({"jsonrpc": "2.0", "id": request["id"], "result": text});
+            let event = format!("event: message\ndata: {message}\n\n");
+            let head = Step::Head {
+                status: 200,
+                headers: vec![
+                    ("content-type".into(), "text/event-stream".into()),
+                    ("transfer-encoding".into(), "chunked".into()),
+                ],
+            };
+            let rest = Step::Endless { chunk: chunk(ping), every: Duration::from_millis(50) };
+            return Reply::raw(vec![head, Step::Send(chunk(event.as_bytes())), rest]);
+        }
+        _ => {
+            let text = request["params"]["arguments"]["message"].clone();
+            json!({"resultType": "complete", "content": [{"type": "text", "text": text}]})
+        }
+    };
+    Reply::json(&json!({"jsonrpc": "2.0", "id": request["id"], "result": result}))
+}
+
 type Handler = dyn Fn(&SeenRequest) -> Reply + Send + Sync;
 
 #[derive(Default)]

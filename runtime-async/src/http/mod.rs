@@ -262,18 +262,28 @@ pub(crate) struct Exchanges {
 }
 
 impl Exchanges {
-    /// Starts an exchange on the runtime.
+    /// Starts an exchange: a `POST` is offered to the caller issuing its request (who then
+    /// polls it in its own future, see [`mcp_host::CallerScope`]); anything else, or a `POST`
+    /// no caller takes, runs as a task of the runtime.
     pub(crate) fn start<R: Runtime>(
         &mut self,
         client: &Arc<HttpClient>,
         rt: &R,
+        spawner: &Spawner,
         id: ExchangeId,
         request: HttpRequest,
         feed: Arc<dyn Feed>,
     ) {
         let (abort_tx, abort_rx) = async_channel::bounded(1);
         self.aborts.insert(id, abort_tx);
-        rt.spawn(Box::pin(run_exchange(client.clone(), rt.clone(), id, request, feed, abort_rx)));
+        let post = request.method == HttpMethod::Post;
+        let future: BoxFuture<'static, ()> =
+            Box::pin(run_exchange(client.clone(), rt.clone(), id, request, feed, abort_rx));
+        let exchange = InlineExchange { future, spawner: spawner.clone() };
+        let unclaimed = if post { mcp_host::offer_to_caller(exchange) } else { Some(exchange) };
+        if let Some(exchange) = unclaimed {
+            exchange.hand_off();
+        }
     }
 
     /// Aborts an exchange (a no-op if it ended).
@@ -286,5 +296,28 @@ impl Exchanges {
         if let Input::HttpEnd(id) | Input::HttpFailed(id, _) = input {
             self.aborts.remove(id);
         }
+    }
+}
+
+/// Runs futures on the runtime, whatever the runtime (one per engine, cloned cheaply).
+pub(crate) type Spawner = Arc<dyn Fn(BoxFuture<'static, ()>) + Send + Sync>;
+
+/// An exchange's future, polled by the caller whose request it carries until it ends or the
+/// caller stops (its outcome came first, or its future was dropped): then the runtime
+/// polls the rest.
+pub(crate) struct InlineExchange {
+    future: BoxFuture<'static, ()>,
+    spawner: Spawner,
+}
+
+impl InlineExchange {
+    /// Polls the exchange on the caller's behalf.
+    pub(crate) fn poll(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        self.future.as_mut().poll(cx)
+    }
+
+    /// Hands the rest of the exchange to the runtime.
+    pub(crate) fn hand_off(self) {
+        (self.spawner)(self.future);
     }
 }

@@ -114,9 +114,20 @@ thread_local! {
     static CURRENT: RefCell<Option<Arc<AbortCtl>>> = const { RefCell::new(None) };
 }
 
-/// Makes `ctl` the exchange of the current thread.
-pub(crate) fn set_current(ctl: Arc<AbortCtl>) {
+/// Makes `ctl` the exchange of the current thread until the guard is dropped (pooled
+/// threads go on to other jobs).
+pub(crate) fn set_current(ctl: Arc<AbortCtl>) -> CurrentGuard {
     CURRENT.with(|c| *c.borrow_mut() = Some(ctl));
+    CurrentGuard(())
+}
+
+/// Clears the current thread's exchange when dropped.
+pub(crate) struct CurrentGuard(());
+
+impl Drop for CurrentGuard {
+    fn drop(&mut self) {
+        CURRENT.with(|c| c.borrow_mut().take());
+    }
 }
 
 fn current() -> Option<Arc<AbortCtl>> {
@@ -178,7 +189,7 @@ where
             shutdown_all(&sockets);
             return Err(aborted());
         }
-        Ok(Some(Abortable { inner, sockets, owner }))
+        Ok(Some(Abortable { inner, sockets, owner, unsent: Vec::new() }))
     }
 }
 
@@ -188,7 +199,13 @@ pub(crate) struct Abortable {
     sockets: Vec<Socket>,
     /// The exchange using it (`None` while pooled).
     owner: Option<Arc<AbortCtl>>,
+    /// Output held back so that a request's head and body leave in one write (one trip
+    /// through the TCP stack instead of two); sent before any read, or once it is large.
+    unsent: Vec<u8>,
 }
+
+/// Held-back output is sent once it reaches this size.
+const COALESCE_LIMIT: usize = 16 * 1024;
 
 impl std::fmt::Debug for Abortable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -197,6 +214,23 @@ impl std::fmt::Debug for Abortable {
 }
 
 impl Abortable {
+    /// Sends the held-back output through the inner transport's output buffer.
+    fn flush(&mut self, timeout: NextTimeout) -> Result<(), ureq::Error> {
+        let mut sent = 0;
+        while sent < self.unsent.len() {
+            let out = self.inner.buffers().output();
+            let n = out.len().min(self.unsent.len() - sent);
+            if n == 0 {
+                return Err(ureq::Error::Io(std::io::Error::other("transport has no output buffer")));
+            }
+            out[..n].copy_from_slice(&self.unsent[sent..sent + n]);
+            self.inner.transmit_output(n, timeout)?;
+            sent += n;
+        }
+        self.unsent.clear();
+        Ok(())
+    }
+
     /// Attaches to the current thread's exchange; fails if that exchange was aborted.
     fn check(&mut self) -> Result<(), ureq::Error> {
         if let Some(ctl) = current() {
@@ -225,11 +259,17 @@ impl Transport for Abortable {
 
     fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
         self.check()?;
-        self.inner.transmit_output(amount, timeout)
+        let output = &self.inner.buffers().output()[..amount];
+        self.unsent.extend_from_slice(output);
+        if self.unsent.len() >= COALESCE_LIMIT {
+            self.flush(timeout)?;
+        }
+        Ok(())
     }
 
     fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
         self.check()?;
+        self.flush(timeout)?;
         self.inner.await_input(timeout)
     }
 

@@ -32,10 +32,10 @@
 //! proxies), see [`ProxySetting`].
 
 mod abort;
+mod resolve;
 
 use std::io::{self, Read};
 use std::sync::Arc;
-use std::thread;
 use std::time::Duration;
 
 use ureq::typestate::HttpCrateScope;
@@ -45,10 +45,10 @@ use mcp_core::{ClientError, ExchangeId, HttpHead, HttpMethod, HttpRequest};
 use ureq::config::AutoHeaderValue;
 use ureq::http;
 use ureq::tls::{Certificate, RootCerts, TlsConfig};
-use ureq::unversioned::resolver::DefaultResolver;
 use ureq::unversioned::transport::DefaultConnector;
 
 use abort::{AbortCtl, AbortableConnector};
+use resolve::PooledResolver;
 
 /// The size of one body read, hence the largest body chunk reported.
 pub const READ_CHUNK: usize = 16 * 1024;
@@ -88,24 +88,78 @@ impl HttpClient {
             .tls_config(tls)
             .build();
         let connector = AbortableConnector(DefaultConnector::new());
-        Ok(Self { agent: ureq::Agent::with_parts(agent_config, connector, DefaultResolver::default()) })
+        Ok(Self { agent: ureq::Agent::with_parts(agent_config, connector, PooledResolver::default()) })
     }
 
-    /// Starts one exchange on a thread of its own. `report` receives, in order, the response
-    /// head, every body chunk as it arrives, then exactly one of [`HttpReport::End`] or
-    /// [`HttpReport::Failed`]; nothing is reported once the exchange is aborted (a report may
-    /// race with the abort). `report` returns false when its receiver is gone, which stops the
-    /// exchange. Fails only if the thread cannot be started.
+    /// Starts one exchange on a pooled thread (an idle one when there is one, a new one
+    /// otherwise: an exchange never waits for another). `report` receives, in order, the
+    /// response head, every body chunk as it arrives, then exactly one of
+    /// [`HttpReport::End`] or [`HttpReport::Failed`]; nothing is reported once the exchange
+    /// is aborted (a report may race with the abort). `report` returns false when its
+    /// receiver is gone, which stops the exchange. Fails only if no thread was idle and none
+    /// could be started.
     pub fn start<F>(&self, request: HttpRequest, report: F) -> io::Result<HttpExchange>
     where
         F: FnMut(HttpReport) -> bool + Send + 'static,
     {
+        let (exchange, prepared) = self.prepare(request, report);
+        prepared.run_on_pool()?;
+        Ok(exchange)
+    }
+
+    /// Like [`HttpClient::start`], but leaves the choice of thread to the caller: the
+    /// exchange's handle (which can abort it from now on), and the exchange itself, to run
+    /// on the calling thread ([`PreparedExchange::run_here`]) or on a pooled one.
+    pub fn prepare<F>(&self, request: HttpRequest, report: F) -> (HttpExchange, PreparedExchange)
+    where
+        F: FnMut(HttpReport) -> bool + Send + 'static,
+    {
         let ctl = Arc::new(AbortCtl::default());
-        let (agent, thread_ctl) = (self.agent.clone(), ctl.clone());
-        thread::Builder::new()
-            .name("mcp-http".into())
-            .spawn(move || run_exchange(&agent, request, thread_ctl, report))?;
-        Ok(HttpExchange { ctl })
+        let agent = self.agent.clone();
+        let prepared = PreparedExchange { agent, request, ctl: ctl.clone(), report: Box::new(report) };
+        (HttpExchange { ctl }, prepared)
+    }
+}
+
+/// An exchange that has a handle but has not started: run it on some thread, or drop it
+/// (then it never starts, and reports nothing).
+pub struct PreparedExchange {
+    agent: ureq::Agent,
+    request: HttpRequest,
+    ctl: Arc<AbortCtl>,
+    report: Box<dyn FnMut(HttpReport) -> bool + Send>,
+}
+
+impl std::fmt::Debug for PreparedExchange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedExchange").field("url", &self.request.url).finish_non_exhaustive()
+    }
+}
+
+impl PreparedExchange {
+    /// The HTTP method of the request.
+    pub fn method(&self) -> HttpMethod {
+        self.request.method
+    }
+
+    /// Performs the whole exchange on this thread, reporting as it goes; returns once it
+    /// ended or was aborted.
+    pub fn run_here(self) {
+        run_exchange(&self.agent, self.request, self.ctl, self.report, || ());
+    }
+
+    /// For an exchange a caller did not get to run (its request path unwound): a pooled
+    /// thread runs it; if none can be started the exchange never reports, and its request
+    /// ends by its timeout.
+    pub(crate) fn run_unclaimed(self) {
+        let _ = self.run_on_pool();
+    }
+
+    /// Performs the exchange on a pooled thread. Fails only if no thread was idle and none
+    /// could be started.
+    pub fn run_on_pool(self) -> io::Result<()> {
+        let Self { agent, request, ctl, report } = self;
+        crate::pool::run(move |worker| run_exchange(&agent, request, ctl, report, || worker.release()))
     }
 }
 
@@ -210,12 +264,18 @@ impl<F: FnMut(HttpReport) -> bool> Reporter<F> {
     }
 }
 
-/// The body of an exchange thread.
-fn run_exchange<F>(agent: &ureq::Agent, request: HttpRequest, ctl: Arc<AbortCtl>, report: F)
-where
+/// Performs one exchange; `before_last` runs just before the last report (which may wake
+/// the caller that starts the next exchange: a pooled worker makes itself available there).
+fn run_exchange<F>(
+    agent: &ureq::Agent,
+    request: HttpRequest,
+    ctl: Arc<AbortCtl>,
+    report: F,
+    before_last: impl FnOnce(),
+) where
     F: FnMut(HttpReport) -> bool,
 {
-    abort::set_current(ctl.clone());
+    let _current = abort::set_current(ctl.clone());
     let mut reporter = Reporter { report, ctl, gone: false };
     let outcome = exchange(agent, request, &mut reporter);
     // Deciding under the abort lock makes "aborted" and "delivered an outcome" exclusive;
@@ -227,6 +287,7 @@ where
             Ok(Flow::Stopped) => return,
             Err(detail) => HttpReport::Failed(detail),
         };
+        before_last();
         (reporter.report)(last);
     }
 }

@@ -1,0 +1,112 @@
+//! The blocking client's calls over HTTP, which run their exchange on the calling thread:
+//! a call whose server never answers still ends by its timeout or its cancel token (the
+//! exchange's socket is shut down under the caller), a response stream the server leaves
+//! open after the response does not hold the caller, and calls from many threads at once
+//! each get their own answer.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcp_blocking::core::{ClientError, Request, RequestError, RequestOptions, Response};
+use mcp_blocking::{CancelToken, Client, HttpClientConfig, ProxySetting, ServerSpec};
+use mcp_tests::scripted_http::{call_stream_server as reply, ScriptedHttpServer};
+use serde_json::json;
+
+fn connect(server: &ScriptedHttpServer) -> Client {
+    let spec = ServerSpec::from_target("scripted", &server.url("/mcp")).expect("a target");
+    let http = HttpClientConfig::default().proxy(ProxySetting::None);
+    let client = Client::builder().http_client(http).server(spec).build().expect("build");
+    client.connect().expect("connect");
+    client
+}
+
+fn call(name: &str, message: &str) -> Request {
+    Request::CallTool { name: name.into(), arguments: json!({"message": message}) }
+}
+
+fn text_of(response: Result<Response, ClientError>) -> String {
+    match response.expect("a response") {
+        Response::ToolResult(result) => result.text(),
+        other => panic!("not a tool result: {other:?}"),
+    }
+}
+
+#[test]
+fn a_call_whose_server_never_answers_ends_by_its_timeout() {
+    let server = ScriptedHttpServer::start(reply);
+    let client = connect(&server);
+    let opts = RequestOptions { timeout: Some(Duration::from_millis(300)), ..RequestOptions::default() };
+    let started = Instant::now();
+    let r = client.servers()[0].request(call("hang", ""), opts);
+    assert!(matches!(r, Err(ClientError::Request(RequestError::Timeout { .. }))), "got {r:?}");
+    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+    assert!(!server.wait_closed_by_peer(Duration::from_secs(5)).is_empty(), "the stream was closed");
+    let echo = client.servers()[0].request(call("echo", "after"), RequestOptions::default());
+    assert_eq!(text_of(echo), "after");
+    client.close();
+}
+
+#[test]
+fn a_cancel_token_ends_a_call_running_on_the_callers_thread() {
+    let server = ScriptedHttpServer::start(reply);
+    let client = connect(&server);
+    let token = CancelToken::new();
+    let canceller = {
+        let token = token.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            token.cancel();
+        })
+    };
+    let started = Instant::now();
+    let r = client.servers()[0].request_with_cancel(call("hang", ""), RequestOptions::default(), &token);
+    canceller.join().expect("the canceller");
+    assert!(matches!(r, Err(ClientError::Request(RequestError::Cancelled))), "got {r:?}");
+    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+    assert!(!server.wait_closed_by_peer(Duration::from_secs(5)).is_empty(), "the stream was closed");
+    client.close();
+}
+
+#[test]
+fn a_stream_left_open_after_the_response_does_not_hold_the_caller() {
+    let server = ScriptedHttpServer::start(reply);
+    let client = connect(&server);
+    let started = Instant::now();
+    let r = client.servers()[0].request(call("open", ""), RequestOptions::default());
+    assert_eq!(text_of(r), "early");
+    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+    assert!(!server.wait_closed_by_peer(Duration::from_secs(5)).is_empty(), "the stream was closed");
+    client.close();
+}
+
+#[test]
+fn calls_from_many_threads_each_get_their_own_answer() {
+    let server = ScriptedHttpServer::start(reply);
+    let client = connect(&server);
+    let answered = Arc::new(AtomicUsize::new(0));
+    std::thread::scope(|scope| {
+        // One call that never ends until its timeout holds up nobody.
+        let hung = scope.spawn(|| {
+            let opts = RequestOptions { timeout: Some(Duration::from_secs(2)), ..RequestOptions::default() };
+            client.servers()[0].request(call("hang", ""), opts)
+        });
+        for thread in 0..8 {
+            let (client, answered) = (&client, answered.clone());
+            scope.spawn(move || {
+                for i in 0..25 {
+                    let message = format!("t{thread}-{i}");
+                    let r = client.servers()[0].request(call("echo", &message), RequestOptions::default());
+                    assert_eq!(text_of(r), message);
+                    answered.fetch_add(1, Ordering::SeqCst);
+                }
+            });
+        }
+        let r = hung.join().expect("the hung caller");
+        assert!(matches!(r, Err(ClientError::Request(RequestError::Timeout { .. }))), "got {r:?}");
+    });
+    assert_eq!(answered.load(Ordering::SeqCst), 200);
+    let tool_calls = server.requests().iter().filter(|r| r.json()["method"] == "tools/call").count();
+    assert_eq!(tool_calls, 201, "each call went out once");
+    client.close();
+}
