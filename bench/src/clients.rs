@@ -118,7 +118,8 @@ fn on_tokio(plan: &Plan, mut builder: tokio::runtime::Builder) -> Figures {
 }
 
 fn on_smol(plan: &Plan) -> Figures {
-    use futures_lite::future::block_on;
+    // `smol::block_on`: the caller's thread drives the reactor while it waits.
+    use async_io::block_on;
     let t0 = Instant::now();
     let client =
         mcp_smol::Client::builder().server(plan.spec()).build(mcp_smol::SmolRuntime::new()).expect("build");

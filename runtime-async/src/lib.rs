@@ -27,6 +27,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod caller_io;
 mod client;
 mod driver;
 mod handlers;
@@ -35,6 +36,7 @@ mod process;
 mod reply;
 mod runtime;
 mod server;
+mod stdout;
 
 pub use client::{connect, Client, ClientBuilder};
 pub use handlers::{handler, static_roots, Handler, Handlers};

@@ -12,7 +12,9 @@ use futures_lite::{future, FutureExt};
 use mcp_core::{Epoch, ExitInfo};
 use mcp_host::{lock, Feed, ProcessControl};
 
+use crate::caller_io::CallerIo;
 use crate::runtime::{ChildProcess, ProcessParts, Runtime};
+use crate::stdout::SharedStdout;
 use mcp_core::Input;
 use mcp_host::terminate;
 
@@ -71,6 +73,8 @@ impl StdinState {
 /// The driver's side of one running process.
 pub(crate) struct ProcessIo {
     stdin: Arc<Mutex<StdinState>>,
+    /// Offered to the caller whose request is written (it reads the reply itself).
+    stdout: Arc<SharedStdout>,
     /// `false` = terminate, `true` = kill.
     signal: Sender<bool>,
 }
@@ -84,7 +88,7 @@ impl std::fmt::Debug for ProcessIo {
 impl ProcessIo {
     /// Starts the tasks for a freshly spawned process.
     pub(crate) fn start<R: Runtime>(rt: &R, epoch: Epoch, parts: ProcessParts, feed: Arc<dyn Feed>) -> Self {
-        let ProcessParts { stdin, mut stdout, mut stderr, child } = parts;
+        let ProcessParts { stdin, stdout, mut stderr, child } = parts;
         let stdin = Arc::new(Mutex::new(StdinState { writer: Some(stdin), ..StdinState::default() }));
         let (signal_tx, signal_rx) = async_channel::unbounded::<bool>();
         let pipe = stdin.clone();
@@ -99,21 +103,9 @@ impl ProcessIo {
             st.task = Some(cx.waker().clone());
             Poll::Pending
         })));
-        let out = feed.clone();
-        rt.spawn(Box::pin(async move {
-            let mut buf = vec![0u8; READ_CHUNK];
-            loop {
-                match stdout.read(&mut buf).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        if !out.feed(Input::Stdout(epoch, buf[..n].to_vec())) {
-                            return;
-                        }
-                    }
-                }
-            }
-            out.feed(Input::StdoutEof(epoch));
-        }));
+        let stdout = SharedStdout::new(epoch, stdout, feed.clone());
+        let reader = stdout.clone();
+        rt.spawn(Box::pin(future::poll_fn(move |cx| reader.poll_task(cx))));
         let err = feed.clone();
         rt.spawn(Box::pin(async move {
             let mut buf = vec![0u8; READ_CHUNK];
@@ -128,7 +120,7 @@ impl ProcessIo {
             err.feed(Input::StderrEof(epoch));
         }));
         rt.spawn(Box::pin(wait_for_exit(epoch, child, signal_rx, feed)));
-        Self { stdin, signal: signal_tx }
+        Self { stdin, stdout, signal: signal_tx }
     }
 
     fn close(&self) {
@@ -147,6 +139,8 @@ impl ProcessControl for ProcessIo {
         if st.writer.is_none() || st.closing {
             return;
         }
+        // A caller issuing a request on this thread waits for the reply on stdout.
+        let _ = mcp_host::offer_to_caller(CallerIo::Stdout(self.stdout.clone(), None));
         let was_idle = st.queue.is_empty();
         st.queue.extend_from_slice(&bytes);
         if was_idle {

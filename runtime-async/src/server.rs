@@ -10,8 +10,8 @@ use mcp_core::types::Tool;
 use mcp_core::{Request, RequestOptions, ServerInfo};
 use mcp_host::{lock, CallerScope, Outcome, ProgressFn, ReleaseOnDrop, SharedView};
 
+use crate::caller_io::CallerIo;
 use crate::driver::{CloseTo, EngineRef};
-use crate::http::InlineExchange;
 use crate::reply::{slot, OutcomeFuture, ReplyTo};
 
 /// One server of a [`crate::Client`]. Cheap to clone; every clone talks to the same engine,
@@ -38,17 +38,17 @@ struct Call {
     /// Keeps the server open while the request is in flight.
     handles: Arc<ReleaseOnDrop<ReplyTo, CloseTo>>,
     outcome: OutcomeFuture,
-    /// The HTTP exchange carrying the request, polled by this call until it ends.
-    exchange: Option<InlineExchange>,
+    /// The IO carrying the request or its reply, polled by this call until it ends.
+    io: Option<CallerIo>,
     done: bool,
 }
 
 impl Call {
     async fn outcome(mut self) -> Outcome {
         let outcome = future::poll_fn(|cx| {
-            if let Some(exchange) = &mut self.exchange {
-                if exchange.poll(cx).is_ready() {
-                    self.exchange = None;
+            if let Some(io) = &mut self.io {
+                if io.poll(cx).is_ready() {
+                    self.io = None;
                 }
             }
             Pin::new(&mut self.outcome).poll(cx)
@@ -65,9 +65,9 @@ impl Drop for Call {
             self.handles.0.cancel(self.call);
         }
         // The rest of a stream that outlived the outcome, or of a dropped call's exchange
-        // (which the cancel aborts): the runtime finishes it.
-        if let Some(exchange) = self.exchange.take() {
-            exchange.hand_off();
+        // (which the cancel aborts), goes to the runtime; a stdout goes back to its reader task.
+        if let Some(io) = self.io.take() {
+            io.stop();
         }
     }
 }
@@ -99,10 +99,10 @@ impl Server {
         // The request reaches the core (and a stdio server's stdin) on this thread, and the
         // HTTP exchange carrying it is polled by this call; a finished engine drops `reply`,
         // and the outcome is then `Closed`.
-        let scope = CallerScope::enter(InlineExchange::hand_off);
+        let scope = CallerScope::enter(CallerIo::unclaimed);
         self.engine.request(call, request, opts, reply, progress);
-        let exchange = scope.take();
-        Call { call, handles: self.handles.clone(), outcome, exchange, done: false }
+        let io = scope.take();
+        Call { call, handles: self.handles.clone(), outcome, io, done: false }
     }
 
     /// Issues a request through the engine and waits for its outcome (the primitive the

@@ -70,7 +70,7 @@ fn background() -> &'static Arc<async_executor::Executor<'static>> {
         let runner = ex.clone();
         std::thread::Builder::new()
             .name("mcp-smol".into())
-            .spawn(move || async_io::block_on(runner.run(futures_lite::future::pending::<()>())))
+            .spawn(move || futures_lite::future::block_on(runner.run(futures_lite::future::pending::<()>())))
             .expect("spawn the mcp-smol executor thread");
         ex
     })

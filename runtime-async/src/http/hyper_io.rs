@@ -19,7 +19,18 @@ pub type BoxedStream = Box<dyn AsyncStream>;
 const READ_CHUNK: usize = 16 * 1024;
 
 /// Adapts a futures-io stream to `hyper::rt::Read` and `hyper::rt::Write`.
-pub(crate) struct HyperIo(pub(crate) BoxedStream);
+pub(crate) struct HyperIo {
+    stream: BoxedStream,
+    /// Where reads land before hyper's (uninitialised) buffer takes them: zeroed once per
+    /// connection, not once per read.
+    scratch: Vec<u8>,
+}
+
+impl HyperIo {
+    pub(crate) fn new(stream: BoxedStream) -> Self {
+        Self { stream, scratch: Vec::new() }
+    }
+}
 
 impl hyper::rt::Read for HyperIo {
     fn poll_read(
@@ -27,24 +38,27 @@ impl hyper::rt::Read for HyperIo {
         cx: &mut Context<'_>,
         mut buf: hyper::rt::ReadBufCursor<'_>,
     ) -> Poll<io::Result<()>> {
-        let mut tmp = [0u8; READ_CHUNK];
+        let this = &mut *self;
+        if this.scratch.is_empty() {
+            this.scratch = vec![0; READ_CHUNK];
+        }
         let want = buf.remaining().min(READ_CHUNK);
-        let n = ready!(Pin::new(&mut self.0).poll_read(cx, &mut tmp[..want]))?;
-        buf.put_slice(&tmp[..n]);
+        let n = ready!(Pin::new(&mut this.stream).poll_read(cx, &mut this.scratch[..want]))?;
+        buf.put_slice(&this.scratch[..n]);
         Poll::Ready(Ok(()))
     }
 }
 
 impl hyper::rt::Write for HyperIo {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.0).poll_write(cx, buf)
+        Pin::new(&mut self.stream).poll_write(cx, buf)
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_flush(cx)
+        Pin::new(&mut self.stream).poll_flush(cx)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_close(cx)
+        Pin::new(&mut self.stream).poll_close(cx)
     }
 }

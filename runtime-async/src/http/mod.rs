@@ -23,6 +23,7 @@ use mcp_host::Feed;
 
 pub use hyper_io::{AsyncStream, BoxedStream};
 
+use crate::caller_io::CallerIo;
 use crate::runtime::{BoxFuture, Runtime};
 use hyper_io::HyperIo;
 use mcp_host::{HttpClientConfig, Proxies, Proxy};
@@ -37,6 +38,31 @@ pub trait Connector: Send + Sync + 'static {
 }
 
 type Sender1 = SendRequest<Full<Bytes>>;
+type Driver = hyper::client::conn::http1::Connection<HyperIo, Full<Bytes>>;
+
+/// A keep-alive connection: its request half and its driver (the future that moves the bytes),
+/// polled by whichever exchange holds the connection, on that exchange's task: no task per
+/// connection and no hop between tasks per request. An idle connection is not polled; one the
+/// server closed meanwhile is found closed by its next exchange before the request goes out.
+struct Conn {
+    sender: Sender1,
+    /// `None` once the connection ended.
+    driver: Option<Driver>,
+}
+
+/// Awaits `work` while polling the connection's driver, which `work` depends on.
+async fn driving<F: std::future::Future>(driver: &mut Option<Driver>, work: F) -> F::Output {
+    let mut work = std::pin::pin!(work);
+    std::future::poll_fn(|cx| {
+        if let Some(d) = driver.as_mut() {
+            if std::pin::Pin::new(d).poll(cx).is_ready() {
+                *driver = None;
+            }
+        }
+        work.as_mut().poll(cx)
+    })
+    .await
+}
 
 /// One client's HTTP machinery, shared by its servers' drivers.
 pub(crate) struct HttpClient {
@@ -44,7 +70,7 @@ pub(crate) struct HttpClient {
     proxies: Proxies,
     connector: Option<Arc<dyn Connector>>,
     max_idle: usize,
-    pool: Mutex<HashMap<String, Vec<Sender1>>>,
+    pool: Mutex<HashMap<String, Vec<Conn>>>,
 }
 
 impl std::fmt::Debug for HttpClient {
@@ -77,25 +103,25 @@ impl HttpClient {
         })
     }
 
-    fn checkout(&self, key: &str) -> Option<Sender1> {
+    fn checkout(&self, key: &str) -> Option<Conn> {
         let mut pool = mcp_host::lock(&self.pool);
         let idle = pool.get_mut(key)?;
-        while let Some(sender) = idle.pop() {
-            if sender.is_ready() && !sender.is_closed() {
-                return Some(sender);
+        while let Some(conn) = idle.pop() {
+            if conn.driver.is_some() && !conn.sender.is_closed() {
+                return Some(conn);
             }
         }
         None
     }
 
-    fn checkin(&self, key: String, sender: Sender1) {
-        if self.max_idle == 0 || sender.is_closed() {
+    fn checkin(&self, key: String, conn: Conn) {
+        if self.max_idle == 0 || conn.driver.is_none() || conn.sender.is_closed() {
             return;
         }
         let mut pool = mcp_host::lock(&self.pool);
         let idle = pool.entry(key).or_default();
         if idle.len() < self.max_idle {
-            idle.push(sender);
+            idle.push(conn);
         }
     }
 
@@ -106,7 +132,7 @@ impl HttpClient {
         url: &HttpUrl,
         proxy: Option<&Proxy>,
         timeout: Duration,
-    ) -> Result<Sender1, String> {
+    ) -> Result<Conn, String> {
         let deadline = rt.now() + timeout;
         let open = async {
             let (host, port) = match proxy {
@@ -131,13 +157,10 @@ impl HttpClient {
             Err(format!("connecting to the server took longer than {timeout:?}"))
         };
         let stream = open.or(expired).await?;
-        let (sender, connection) = hyper::client::conn::http1::handshake(HyperIo(stream))
+        let (sender, driver) = hyper::client::conn::http1::handshake(HyperIo::new(stream))
             .await
             .map_err(|e| format!("HTTP handshake failed: {e}"))?;
-        rt.spawn(Box::pin(async move {
-            let _ = connection.await;
-        }));
-        Ok(sender)
+        Ok(Conn { sender, driver: Some(driver) })
     }
 }
 
@@ -207,19 +230,19 @@ async fn exchange<R: Runtime>(
         None => url.origin(),
     };
     let auth = proxy.as_ref().and_then(|p| p.auth.as_deref());
-    let (mut sender, reused) = match client.checkout(&key) {
-        Some(s) => (s, true),
+    let (mut conn, reused) = match client.checkout(&key) {
+        Some(c) => (c, true),
         None => (client.connect(rt, &url, proxy.as_ref(), request.connect_timeout).await?, false),
     };
-    let response = match sender.send_request(build(&url, &request, auth, absolute)?).await {
-        Ok(r) => r,
+    let mut sent = send(&mut conn, build(&url, &request, auth, absolute)?).await;
+    if let (Err(e), true) = (&sent, reused) {
         // A pooled connection the server closed while idle: the request never went out.
-        Err(e) if reused && e.is_canceled() => {
-            sender = client.connect(rt, &url, proxy.as_ref(), request.connect_timeout).await?;
-            sender.send_request(build(&url, &request, auth, absolute)?).await.map_err(describe)?
+        if e.is_canceled() || e.is_closed() {
+            conn = client.connect(rt, &url, proxy.as_ref(), request.connect_timeout).await?;
+            sent = send(&mut conn, build(&url, &request, auth, absolute)?).await;
         }
-        Err(e) => return Err(describe(e)),
-    };
+    }
+    let response = sent.map_err(describe)?;
     let head = HttpHead {
         status: response.status().as_u16(),
         headers: response
@@ -232,7 +255,7 @@ async fn exchange<R: Runtime>(
         return Ok(());
     }
     let mut body = response.into_body();
-    while let Some(frame) = body.frame().await {
+    while let Some(frame) = driving(&mut conn.driver, body.frame()).await {
         let frame = frame.map_err(|e| format!("the response body broke: {e}"))?;
         if let Ok(data) = frame.into_data() {
             if !data.is_empty() && !feed.feed(Input::HttpBody(id, data.to_vec())) {
@@ -240,9 +263,19 @@ async fn exchange<R: Runtime>(
             }
         }
     }
-    client.checkin(key, sender);
+    client.checkin(key, conn);
     feed.feed(Input::HttpEnd(id));
     Ok(())
+}
+
+/// Sends a request once the connection is ready for it, driving the connection meanwhile.
+async fn send(
+    conn: &mut Conn,
+    request: hyper::Request<Full<Bytes>>,
+) -> Result<hyper::Response<hyper::body::Incoming>, hyper::Error> {
+    let Conn { sender, driver } = conn;
+    driving(driver, sender.ready()).await?;
+    driving(driver, sender.send_request(request)).await
 }
 
 fn describe(e: hyper::Error) -> String {
@@ -280,9 +313,13 @@ impl Exchanges {
         let future: BoxFuture<'static, ()> =
             Box::pin(run_exchange(client.clone(), rt.clone(), id, request, feed, abort_rx));
         let exchange = InlineExchange { future, spawner: spawner.clone() };
-        let unclaimed = if post { mcp_host::offer_to_caller(exchange) } else { Some(exchange) };
-        if let Some(exchange) = unclaimed {
-            exchange.hand_off();
+        let unclaimed = if post {
+            mcp_host::offer_to_caller(CallerIo::Exchange(exchange))
+        } else {
+            Some(CallerIo::Exchange(exchange))
+        };
+        if let Some(io) = unclaimed {
+            io.unclaimed();
         }
     }
 
