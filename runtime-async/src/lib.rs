@@ -4,9 +4,9 @@
 //! each server's [`mcp_host::Engine`] (the [`mcp_core::Connection`] behind one lock, fed by
 //! callers, IO tasks and a timer task), performs its IO through a small [`Runtime`] trait
 //! (spawn, sleep, clock, processes, TCP) and turns handles into futures. A call's request
-//! reaches a stdio server's stdin from the caller's own poll, and over HTTP the call future
-//! itself polls the exchange that carries its request (the rest of it goes to the runtime if
-//! the call is dropped).
+//! reaches a stdio server's stdin from the caller's own poll, and the caller reads the reply
+//! from stdout itself while it waits; over HTTP the call future itself polls the exchange that
+//! carries its request (the rest of it goes to the runtime if the call is dropped).
 //! `mcp-tokio` and `mcp-smol` implement [`Runtime`] and re-export this API; use one of them.
 //!
 //! ```no_run

@@ -62,7 +62,10 @@ impl std::fmt::Debug for SmolRuntime {
     }
 }
 
-/// The shared background executor, driven by one thread started on first use.
+/// The shared background executor, run by one thread started on first use. The thread only
+/// runs tasks: it never parks in async-io's reactor, so a caller waiting in `smol::block_on`
+/// drives the reactor itself and is woken directly (async-io's own thread drives it when no
+/// caller does).
 fn background() -> &'static Arc<async_executor::Executor<'static>> {
     static EXECUTOR: OnceLock<Arc<async_executor::Executor<'static>>> = OnceLock::new();
     EXECUTOR.get_or_init(|| {

@@ -83,6 +83,40 @@ pub mod async_scenarios {
         }
     }
 
+    /// Callers on several threads share one stdio server (each reads the server's stdout
+    /// itself while it waits, see mcp-async): every caller gets its own answers, and a reply
+    /// that comes after the other callers finished (when only the reader task reads) still
+    /// reaches its caller.
+    pub async fn callers_on_threads() {
+        let spec = support::spec(support::test_server(), "t", &[]);
+        let client = rt::build(rt::Client::builder().server(spec)).expect("build");
+        client.connect().await.expect("connect");
+        let started = Instant::now();
+        std::thread::scope(|scope| {
+            let slow = scope.spawn(|| future::block_on(client.call_tool("slow", json!({"ms": 1500}))));
+            let echoes: Vec<_> = (0..4)
+                .map(|t| {
+                    let client = &client;
+                    scope.spawn(move || {
+                        for i in 0..25 {
+                            let message = format!("t{t}-{i}");
+                            let r = future::block_on(client.call_tool("echo", json!({"message": message})));
+                            assert_eq!(r.expect("echo").text(), message);
+                        }
+                    })
+                })
+                .collect();
+            for e in echoes {
+                e.join().expect("an echo thread");
+            }
+            assert!(!slow.is_finished(), "the echoes waited for the slow call");
+            let slow = slow.join().expect("the slow thread");
+            assert_eq!(slow.expect("slow").text(), "slept 1500");
+        });
+        assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
+        client.close().await;
+    }
+
     /// Closing the client ends a call in flight with `ClientError::Closed`, the same error a
     /// call made after the close gets.
     pub async fn close_ends_calls_in_flight() {
@@ -112,6 +146,6 @@ pub mod async_scenarios {
 #[macro_export]
 macro_rules! all_async_scenario_tests {
     ($run:path) => {
-        $crate::scenario_tests!(async_scenarios, $run; drop_cancels_request, concurrent_calls, close_ends_calls_in_flight);
+        $crate::scenario_tests!(async_scenarios, $run; drop_cancels_request, concurrent_calls, callers_on_threads, close_ends_calls_in_flight);
     };
 }
