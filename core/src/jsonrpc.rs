@@ -157,46 +157,81 @@ fn parse_error_object(error: Value) -> RpcErrorObject {
     }
 }
 
-fn envelope() -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("jsonrpc".into(), Value::String("2.0".into()));
-    m
-}
+/// Writes one message as a compact, newline-terminated line, with members in the same
+/// (alphabetical) order a `serde_json` map would give them, straight from borrowed parts (no
+/// intermediate JSON value, no copy of the params or result).
+struct Line(Vec<u8>);
 
-fn finish(m: Map<String, Value>) -> Vec<u8> {
-    let mut out = serde_json::to_vec(&Value::Object(m)).unwrap_or_default();
-    debug_assert!(!out.contains(&b'\n'), "compact JSON never holds a raw newline");
-    out.push(b'\n');
-    out
+impl Line {
+    fn new() -> Self {
+        let mut out = Vec::with_capacity(128);
+        out.push(b'{');
+        Self(out)
+    }
+
+    fn member(&mut self, name: &str) {
+        if self.0.len() > 1 {
+            self.0.push(b',');
+        }
+        self.0.push(b'"');
+        self.0.extend_from_slice(name.as_bytes());
+        self.0.extend_from_slice(b"\":");
+    }
+
+    fn value<T: serde::Serialize + ?Sized>(&mut self, name: &str, value: &T) {
+        self.member(name);
+        // Values and strings always serialise.
+        let _ = serde_json::to_writer(&mut self.0, value);
+    }
+
+    fn id(&mut self, id: &WireId) {
+        self.member("id");
+        self.0.extend_from_slice(id.as_json().as_bytes());
+    }
+
+    fn version(&mut self) {
+        self.member("jsonrpc");
+        self.0.extend_from_slice(b"\"2.0\"");
+    }
+
+    fn finish(mut self) -> Vec<u8> {
+        self.0.push(b'}');
+        debug_assert!(!self.0.contains(&b'\n'), "compact JSON never holds a raw newline");
+        self.0.push(b'\n');
+        self.0
+    }
 }
 
 /// Encodes a request as one newline-terminated line.
 pub fn encode_request(id: &WireId, method: &str, params: Option<&Value>) -> Vec<u8> {
-    let mut m = envelope();
-    m.insert("id".into(), id.to_value());
-    m.insert("method".into(), Value::String(method.into()));
+    let mut line = Line::new();
+    line.id(id);
+    line.version();
+    line.value("method", method);
     if let Some(p) = params {
-        m.insert("params".into(), p.clone());
+        line.value("params", p);
     }
-    finish(m)
+    line.finish()
 }
 
 /// Encodes a notification as one newline-terminated line.
 pub fn encode_notification(method: &str, params: Option<&Value>) -> Vec<u8> {
-    let mut m = envelope();
-    m.insert("method".into(), Value::String(method.into()));
+    let mut line = Line::new();
+    line.version();
+    line.value("method", method);
     if let Some(p) = params {
-        m.insert("params".into(), p.clone());
+        line.value("params", p);
     }
-    finish(m)
+    line.finish()
 }
 
 /// Encodes a successful response as one newline-terminated line.
 pub fn encode_result(id: &WireId, result: &Value) -> Vec<u8> {
-    let mut m = envelope();
-    m.insert("id".into(), id.to_value());
-    m.insert("result".into(), result.clone());
-    finish(m)
+    let mut line = Line::new();
+    line.id(id);
+    line.version();
+    line.value("result", result);
+    line.finish()
 }
 
 /// Encodes an error response as one newline-terminated line.
@@ -207,10 +242,11 @@ pub fn encode_error(id: &WireId, code: i64, message: &str, data: Option<&Value>)
     if let Some(d) = data {
         err.insert("data".into(), d.clone());
     }
-    let mut m = envelope();
-    m.insert("id".into(), id.to_value());
-    m.insert("error".into(), Value::Object(err));
-    finish(m)
+    let mut line = Line::new();
+    line.value("error", &err);
+    line.id(id);
+    line.version();
+    line.finish()
 }
 
 #[cfg(test)]
@@ -220,6 +256,42 @@ mod tests {
 
     fn one(s: &str) -> Result<Message, DecodeError> {
         decode(s.as_bytes()).remove(0)
+    }
+
+    /// The line writer gives exactly what serialising the whole message as a JSON map gives.
+    #[test]
+    fn encoders_match_a_serialised_map() {
+        let as_map = |v: Value| {
+            let mut out = serde_json::to_vec(&v).unwrap();
+            out.push(b'\n');
+            out
+        };
+        let params = json!({"name": "e\"cho\n", "arguments": {"z": [1, 2.5, null], "a": "\u{1b}é"}});
+        for id in [WireId::from_value(&json!(7)), WireId::from_value(&json!("req-\"1\""))] {
+            let idv = id.to_value();
+            assert_eq!(
+                encode_request(&id, "tools/call", Some(&params)),
+                as_map(json!({"jsonrpc": "2.0", "id": idv, "method": "tools/call", "params": params}))
+            );
+            assert_eq!(
+                encode_request(&id, "ping", None),
+                as_map(json!({"jsonrpc": "2.0", "id": idv, "method": "ping"}))
+            );
+            assert_eq!(
+                encode_result(&id, &params),
+                as_map(json!({"jsonrpc": "2.0", "id": idv, "result": params}))
+            );
+            assert_eq!(
+                encode_error(&id, -32601, "no \"such\" method", Some(&params)),
+                as_map(json!({"jsonrpc": "2.0", "id": idv,
+                    "error": {"code": -32601, "message": "no \"such\" method", "data": params}}))
+            );
+        }
+        assert_eq!(
+            encode_notification("notifications/progress", Some(&params)),
+            as_map(json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": params}))
+        );
+        assert_eq!(encode_notification("n", None), as_map(json!({"jsonrpc": "2.0", "method": "n"})));
     }
 
     #[test]

@@ -182,6 +182,19 @@ pub fn modern_tool_server(text: &'static str) -> impl Fn(&SeenRequest) -> Reply 
     }
 }
 
+/// A `tools/call` of `name` with a `message` argument (the requests `call_stream_server` serves).
+pub fn message_call(name: &str, message: &str) -> mcp_core::Request {
+    mcp_core::Request::CallTool { name: name.into(), arguments: json!({"message": message}) }
+}
+
+/// The text of a tool result; panics on anything else.
+pub fn result_text(response: Result<mcp_core::Response, mcp_core::ClientError>) -> String {
+    match response.expect("a response") {
+        mcp_core::Response::ToolResult(result) => result.text(),
+        other => panic!("not a tool result: {other:?}"),
+    }
+}
+
 /// A modern (2026-07-28) server for call lifecycles: `hang` never answers (an event stream
 /// of pings), `open` answers on an event stream it then keeps open, any other tool echoes
 /// its `message` argument.

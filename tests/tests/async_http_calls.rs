@@ -6,20 +6,10 @@
 
 use std::time::{Duration, Instant};
 
-use mcp_core::{ClientError, Request, RequestError, RequestOptions, Response, ServerSpec};
-use mcp_tests::scripted_http::{call_stream_server, ScriptedHttpServer};
-use serde_json::json;
-
-fn call(name: &str, message: &str) -> Request {
-    Request::CallTool { name: name.into(), arguments: json!({"message": message}) }
-}
-
-fn text_of(response: Result<Response, ClientError>) -> String {
-    match response.expect("a response") {
-        Response::ToolResult(result) => result.text(),
-        other => panic!("not a tool result: {other:?}"),
-    }
-}
+use mcp_core::{ClientError, RequestError, RequestOptions, ServerSpec};
+use mcp_tests::scripted_http::{
+    call_stream_server, message_call as call, result_text as text_of, ScriptedHttpServer,
+};
 
 fn spec(server: &ScriptedHttpServer) -> ServerSpec {
     ServerSpec::from_target("scripted", &server.url("/mcp")).expect("a target")

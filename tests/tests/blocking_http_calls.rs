@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use mcp_blocking::core::{ClientError, Request, RequestError, RequestOptions, Response};
 use mcp_blocking::{CancelToken, Client, HttpClientConfig, ProxySetting, ServerSpec};
-use mcp_tests::scripted_http::{call_stream_server as reply, ScriptedHttpServer};
+use mcp_tests::scripted_http::ScriptedHttpServer;
+use mcp_tests::scripted_http::{call_stream_server as reply, message_call as call, result_text as text_of};
 use serde_json::json;
 
 fn connect(server: &ScriptedHttpServer) -> Client {
@@ -19,17 +20,6 @@ fn connect(server: &ScriptedHttpServer) -> Client {
     let client = Client::builder().http_client(http).server(spec).build().expect("build");
     client.connect().expect("connect");
     client
-}
-
-fn call(name: &str, message: &str) -> Request {
-    Request::CallTool { name: name.into(), arguments: json!({"message": message}) }
-}
-
-fn text_of(response: Result<Response, ClientError>) -> String {
-    match response.expect("a response") {
-        Response::ToolResult(result) => result.text(),
-        other => panic!("not a tool result: {other:?}"),
-    }
 }
 
 #[test]

@@ -66,7 +66,7 @@ async fn driving<F: std::future::Future>(driver: &mut Option<Driver>, work: F) -
 
 /// One client's HTTP machinery, shared by its servers' drivers.
 pub(crate) struct HttpClient {
-    tls: Arc<futures_rustls::rustls::ClientConfig>,
+    tls: tls::LazyConfig,
     proxies: Proxies,
     connector: Option<Arc<dyn Connector>>,
     max_idle: usize,
@@ -95,7 +95,7 @@ impl HttpClient {
         connector: Option<Arc<dyn Connector>>,
     ) -> Result<Self, String> {
         Ok(Self {
-            tls: tls::client_config(&config.extra_root_certificates)?,
+            tls: tls::LazyConfig::new(&config.extra_root_certificates)?,
             proxies: Proxies::resolve(&config.proxy)?,
             connector,
             max_idle: config.max_idle_per_host,
@@ -148,7 +148,7 @@ impl HttpClient {
                 stream = proxy::tunnel(stream, p, url).await?;
             }
             if url.is_https() {
-                stream = tls::wrap(&self.tls, stream, url.host()).await?;
+                stream = tls::wrap(self.tls.get()?, stream, url.host()).await?;
             }
             Ok::<_, String>(stream)
         };

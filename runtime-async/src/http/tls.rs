@@ -1,7 +1,7 @@
 //! TLS for `https://` servers: rustls (ring provider) trusting the webpki roots plus
 //! configured certificates.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use futures_rustls::rustls::pki_types::pem::PemObject;
 use futures_rustls::rustls::pki_types::{CertificateDer, ServerName};
@@ -9,9 +9,31 @@ use futures_rustls::rustls::{ClientConfig, RootCertStore};
 
 use super::hyper_io::BoxedStream;
 
+/// The TLS configuration, built on the first `https://` connection (a client that never makes
+/// one never holds the root store). Configured certificates are checked when it is created.
+pub(crate) struct LazyConfig {
+    extra: Vec<Vec<u8>>,
+    config: OnceLock<Result<Arc<ClientConfig>, String>>,
+}
+
+impl LazyConfig {
+    pub(crate) fn new(extra: &[Vec<u8>]) -> Result<Self, String> {
+        let lazy = Self { extra: extra.to_vec(), config: OnceLock::new() };
+        if !extra.is_empty() {
+            // Bad certificates are the builder's error, not a later connection's.
+            lazy.get()?;
+        }
+        Ok(lazy)
+    }
+
+    pub(crate) fn get(&self) -> Result<&Arc<ClientConfig>, String> {
+        self.config.get_or_init(|| client_config(&self.extra)).as_ref().map_err(Clone::clone)
+    }
+}
+
 /// The TLS configuration: webpki roots plus `extra` (each PEM with one or more certificates,
 /// or one DER certificate), HTTP/1.1 by ALPN.
-pub(crate) fn client_config(extra: &[Vec<u8>]) -> Result<Arc<ClientConfig>, String> {
+fn client_config(extra: &[Vec<u8>]) -> Result<Arc<ClientConfig>, String> {
     let mut roots = RootCertStore::empty();
     roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
     for (i, cert) in extra.iter().enumerate() {
