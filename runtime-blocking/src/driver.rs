@@ -13,14 +13,15 @@ use mcp_core::{
     Connection, Epoch, ExchangeId, HttpMethod, HttpRequest, Input, Io, ServerRequest, ServerRequestHandle,
 };
 use mcp_host::{apply_process_io, OtherIo, SpawnRequest};
-use mcp_host::{Dispatch, Engine, EngineApi, Feed, Outcome, Perform, Side, TimerStep};
+use mcp_host::{Dispatch, Engine, EngineApi, Feed, Perform, Side, TimerStep};
 
+use crate::caller_io::CallerIo;
 use crate::handlers::{answer, Handlers};
 use crate::http::{HttpClient, HttpExchange, PreparedExchange};
 use crate::process::ProcessIo;
 
 /// Where a caller's outcome goes.
-pub(crate) type ReplyTo = SyncSender<Outcome>;
+pub(crate) use crate::reply::ReplyTo;
 /// A `close` caller.
 pub(crate) type CloseTo = SyncSender<()>;
 /// What API handles hold.
@@ -109,7 +110,10 @@ impl IoSide {
         let report = move |r: crate::http::HttpReport| feed.feed(r.into_input(exchange));
         let (handle, prepared) = self.http.prepare(request, report);
         let offered = match prepared.method() {
-            HttpMethod::Post => mcp_host::offer_to_caller(prepared),
+            HttpMethod::Post => match mcp_host::offer_to_caller(CallerIo::Exchange(prepared)) {
+                Some(CallerIo::Exchange(prepared)) => Some(prepared),
+                _ => None,
+            },
             _ => Some(prepared),
         };
         let started = offered.map_or(Ok(()), PreparedExchange::run_on_pool);

@@ -56,13 +56,17 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod caller_io;
 mod client;
 mod driver;
 mod handlers;
 pub mod http;
 mod pool;
 mod process;
+mod reply;
 mod server;
+#[cfg(unix)]
+mod stdout;
 
 pub use client::{Client, ClientBuilder};
 pub use handlers::{handler, static_roots, Handler, Handlers};

@@ -10,7 +10,9 @@
 //! platforms the waiter polls instead and kills through the `Child` itself.
 
 use std::io::{self, Read, Write};
-use std::process::{Child, ChildStderr, ChildStdin, ChildStdout};
+#[cfg(not(unix))]
+use std::process::ChildStdout;
+use std::process::{Child, ChildStderr, ChildStdin};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 
@@ -87,6 +89,9 @@ impl Stdin {
 #[derive(Debug)]
 pub(crate) struct ProcessIo {
     stdin: Arc<Stdin>,
+    /// Offered to the caller whose request is written: it reads the reply itself.
+    #[cfg(unix)]
+    stdout: Arc<crate::stdout::SharedStdout>,
     #[cfg_attr(not(unix), allow(dead_code))]
     pid: u32,
     state: Arc<ExitState>,
@@ -110,6 +115,18 @@ impl ProcessIo {
             child: Mutex::new(child),
         });
         let (shared, writer) = stdin_pair(stdin);
+        #[cfg(unix)]
+        let stdout = match crate::stdout::SharedStdout::new(epoch, stdout, feed.clone()) {
+            Ok(stdout) => stdout,
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(e);
+            }
+        };
+        #[cfg(unix)]
+        let io = Self { stdin: shared.clone(), stdout: stdout.clone(), pid, state };
+        #[cfg(not(unix))]
         let io = Self { stdin: shared.clone(), pid, state };
         #[cfg(unix)]
         let waiter = {
@@ -125,8 +142,13 @@ impl ProcessIo {
         spawn_thread(name, "wait", waiter)?;
         let writer = writer?;
         spawn_thread(name, "stdin", move || write_stdin(&shared, writer))?;
-        let out = feed.clone();
-        spawn_thread(name, "stdout", move || read_stdout(epoch, stdout, &*out))?;
+        #[cfg(unix)]
+        spawn_thread(name, "stdout", move || stdout.run_reader())?;
+        #[cfg(not(unix))]
+        {
+            let out = feed.clone();
+            spawn_thread(name, "stdout", move || read_stdout(epoch, stdout, &*out))?;
+        }
         spawn_thread(name, "stderr", move || read_stderr(epoch, stderr, &*feed))?;
         Ok(io)
     }
@@ -140,6 +162,9 @@ impl ProcessControl for ProcessIo {
         if !st.open || st.closing {
             return;
         }
+        // A caller issuing a request on this thread waits for the reply on stdout.
+        #[cfg(unix)]
+        let _ = mcp_host::offer_to_caller(crate::caller_io::CallerIo::Stdout(self.stdout.clone()));
         let mut rest = &bytes[..];
         #[cfg(unix)]
         if let (true, Some(pipe)) = (st.queue.is_empty() && !st.busy, st.inline.as_ref()) {
@@ -279,6 +304,7 @@ fn write_all(pipe: &mut std::fs::File, mut bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+#[cfg(not(unix))]
 fn read_stdout(epoch: Epoch, mut stdout: ChildStdout, feed: &dyn Feed) {
     let mut buf = vec![0u8; READ_CHUNK];
     loop {

@@ -9,8 +9,9 @@ use mcp_core::types::Tool;
 use mcp_core::{ClientError, Request, RequestError, RequestOptions, Response, ServerInfo};
 use mcp_host::{lock, CallerScope, Outcome, ProgressFn, SharedView};
 
+use crate::caller_io::CallerIo;
 use crate::driver::EngineRef;
-use crate::http::PreparedExchange;
+use crate::reply::slot;
 
 /// One server of a [`crate::Client`]. Cheap to clone; every clone talks to the same engine,
 /// and the server shuts down when the last clone (with its client) is dropped.
@@ -139,17 +140,23 @@ impl Server {
             return Err(RequestError::Cancelled.into());
         }
         let call = self.inner.calls.fetch_add(1, Ordering::Relaxed);
-        let (reply, rx) = mpsc::sync_channel(1);
+        let (reply, slot) = slot();
         // The request reaches the core (and a stdio server's stdin) on this thread, and so
-        // does the HTTP exchange that carries it, once the engine is unlocked.
+        // does the HTTP exchange that carries it, once the engine is unlocked; a stdio reply
+        // is read on this thread too.
         let engine = &self.inner.engine;
-        let scope = CallerScope::enter(PreparedExchange::run_unclaimed);
+        let scope = CallerScope::enter(CallerIo::unclaimed);
         engine.request(call, request, opts, reply, progress);
         let watch = cancel.and_then(|token| token.watch(call, engine));
-        if let Some(exchange) = scope.take() {
-            exchange.run_here();
-        }
-        let outcome = rx.recv().unwrap_or(Err(ClientError::Closed));
+        let outcome = match scope.take() {
+            Some(CallerIo::Exchange(exchange)) => {
+                exchange.run_here();
+                slot.wait()
+            }
+            #[cfg(unix)]
+            Some(CallerIo::Stdout(stdout)) => stdout.wait_for(&slot),
+            None => slot.wait(),
+        };
         if let (Some(token), Some(watch)) = (cancel, watch) {
             token.unwatch(watch);
         }

@@ -107,6 +107,29 @@ mod blocking_only {
         }
     }
 
+    /// Many threads calling at once over one stdio server (one of them reads stdout for all
+    /// while the others wait, and the lead passes on as callers come and go): every call gets
+    /// its own answer.
+    #[test]
+    fn many_callers_each_get_their_answers() {
+        let spec = support::spec(support::test_server(), "t", &[]);
+        let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
+        client.connect().expect("connect");
+        std::thread::scope(|scope| {
+            for t in 0..8 {
+                let client = &client;
+                scope.spawn(move || {
+                    for i in 0..50 {
+                        let message = format!("t{t}-{i}");
+                        let r = client.call_tool("echo", json!({"message": message})).expect("echo");
+                        assert_eq!(r.text(), message);
+                    }
+                });
+            }
+        });
+        client.close();
+    }
+
     /// Calls from several threads share one server; a slow call does not hold up fast ones.
     #[test]
     fn concurrent_calls_from_threads() {
