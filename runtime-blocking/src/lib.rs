@@ -8,9 +8,12 @@
 //!
 //! Each server is an [`mcp_host::Engine`]: its [`core::Connection`] behind one lock, fed
 //! directly by whichever thread has something for it. A calling thread issues its request
-//! itself (the bytes reach a stdio server's non-blocking stdin on that thread) and blocks on
-//! a private reply channel; the stdout reader thread that reads the response delivers it.
-//! A timer thread sleeps until the core's next deadline (`poll_timeout`).
+//! itself (the bytes reach a stdio server's non-blocking stdin on that thread) and, on Unix,
+//! reads the server's stdout itself until its reply is there (`poll` on the pipe and on a wake
+//! pipe that a delivery from another thread, e.g. a timeout or a cancel, writes to). One
+//! caller reads at a time; others wait on their reply slots, and the stdout reader thread
+//! reads for them, for notifications and for server requests. Elsewhere the reader thread
+//! reads everything. A timer thread sleeps until the core's next deadline (`poll_timeout`).
 //!
 //! Each server process gets four threads: a stdin writer (for what the pipe did not take at
 //! once), a stdout and a stderr reader (64 KiB reads, fed to the engine as they arrive) and
