@@ -414,7 +414,7 @@ fn targets(
     let cpu = |t: &'static str, l: &str| get(seq, t, l).map_or(f64::NAN, |s| s.cpu);
     let wall = |t: &'static str, l: &str| get(seq, t, l).map_or(f64::NAN, |s| s.wall);
     let best_rmcp_wall = wall("stdio", "rmcp").min(wall("stdio", "rmcp-ct"));
-    for rt in ["tokio", "smol", "blocking"] {
+    for rt in ["tokio", "tokio-ct", "smol", "blocking"] {
         let me = format!("mcp-{rt}");
         line(format!("stdio cpu {me} / rmcp-ct"), cpu("stdio", &me) / cpu("stdio", "rmcp-ct"), 0.5);
         line(format!("stdio cpu {me} / raw-json"), cpu("stdio", &me) / cpu("stdio", "raw-json"), 3.0);
@@ -422,6 +422,11 @@ fn targets(
         let pooled = cpu("http", "rmcp-pooled").min(cpu("http", "rmcp-pooled-ct"));
         line(format!("http cpu {me} / best rmcp-pooled"), cpu("http", &me) / pooled, 0.6);
     }
+    line(
+        "stdio cpu mcp-tokio / rmcp (both multi-thread)".into(),
+        cpu("stdio", "mcp-tokio") / cpu("stdio", "rmcp"),
+        0.5,
+    );
     line(
         "stdio cpu mcp-tokio (multi) / mcp-tokio-ct".into(),
         cpu("stdio", "mcp-tokio") / cpu("stdio", "mcp-tokio-ct"),
@@ -436,8 +441,10 @@ fn targets(
             .filter_map(|l| get(con, t, l))
             .map(|s| s.throughput)
             .fold(f64::NAN, f64::max);
-        if let Some(ours) = get(con, t, "mcp-tokio") {
-            line(format!("{t} concurrent throughput best rmcp / mcp-tokio"), rmcp / ours.throughput, 1.0);
+        for me in ["mcp-tokio", "mcp-tokio-ct", "mcp-smol", "mcp-blocking"] {
+            if let Some(ours) = get(con, t, me) {
+                line(format!("{t} concurrent throughput best rmcp / {me}"), rmcp / ours.throughput, 1.0);
+            }
         }
         let rmcp_label = if t == "stdio" { "rmcp" } else { "rmcp-pooled" };
         if let (Some(o), Some(r)) = (get(seq, t, "mcp-tokio"), get(seq, t, rmcp_label)) {

@@ -30,8 +30,6 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-mod tcp;
-
 use std::io;
 use std::process::Stdio;
 use std::sync::{Arc, OnceLock};
@@ -153,7 +151,11 @@ impl Runtime for SmolRuntime {
 
     fn connect_tcp(&self, host: &str, port: u16) -> BoxFuture<'static, io::Result<mcp_async::BoxedStream>> {
         let host = host.to_owned();
-        Box::pin(async move { Ok(Box::new(tcp::Tcp::connect(&host, port).await?) as mcp_async::BoxedStream) })
+        Box::pin(async move {
+            let stream = async_net::TcpStream::connect((host.as_str(), port)).await?;
+            stream.set_nodelay(true)?;
+            Ok(Box::new(stream) as mcp_async::BoxedStream)
+        })
     }
 }
 

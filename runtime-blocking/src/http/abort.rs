@@ -276,16 +276,15 @@ impl Transport for Abortable {
     /// Called by ureq on the owner's thread right before it returns the connection to the
     /// pool, and on other threads when it looks for an idle connection. The owner's call
     /// detaches the sockets, so a later abort of the finished exchange cannot hit the next
-    /// exchange using this connection.
+    /// exchange using this connection; it does not probe the socket (the exchange just ended
+    /// well on it, and the next user probes it before sending).
     fn is_open(&mut self) -> bool {
         if let Some(owner) = &self.owner {
             if current().is_some_and(|c| Arc::ptr_eq(&c, owner)) {
                 owner.detach(&self.sockets);
                 let aborted = owner.is_aborted();
                 self.owner = None;
-                if aborted {
-                    return false;
-                }
+                return !aborted;
             } else if owner.is_aborted() {
                 return false;
             }

@@ -1,0 +1,105 @@
+//! Keep-alive on every family: sequential calls share one connection, and a pooled
+//! connection the server closed while idle (without announcing it) is noticed before the
+//! next request goes out, which then opens a new one and succeeds.
+
+use std::time::Duration;
+
+use mcp_core::ServerSpec;
+use mcp_tests::scripted_http::{ScriptedHttpServer, SeenRequest, Step};
+use serde_json::json;
+
+/// A modern server answering every request on a kept-alive connection; with `hang_up`, it
+/// closes the connection after each answer without saying so first.
+fn server(hang_up: bool) -> ScriptedHttpServer {
+    ScriptedHttpServer::start(move |req: &SeenRequest| {
+        let request = req.json();
+        let result = match request["method"].as_str() {
+            Some("server/discover") => json!({"resultType": "complete",
+                "supportedVersions": [mcp_core::MODERN_VERSION], "capabilities": {"tools": {}},
+                "ttlMs": 0, "cacheScope": "private"}),
+            _ => json!({"resultType": "complete", "content": [{"type": "text", "text": "ok"}]}),
+        };
+        let body = json!({"jsonrpc": "2.0", "id": request["id"], "result": result}).to_string();
+        let response = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let mut reply = mcp_tests::scripted_http::Reply::raw(vec![Step::Send(response.into_bytes())]);
+        reply.close = hang_up;
+        reply
+    })
+}
+
+fn spec(server: &ScriptedHttpServer) -> ServerSpec {
+    ServerSpec::from_target("kept", &server.url("/mcp")).expect("a target")
+}
+
+/// Three calls, a pause before each so the server's close has arrived.
+const CALLS: usize = 3;
+const PAUSE: Duration = Duration::from_millis(100);
+
+fn check(server: &ScriptedHttpServer, hang_up: bool) {
+    let calls = server.requests().iter().filter(|r| r.json()["method"] == "tools/call").count();
+    assert_eq!(calls, CALLS, "each call went out once");
+    if hang_up {
+        assert!(server.accepts() > CALLS, "a new connection per call: {} accepts", server.accepts());
+    } else {
+        assert_eq!(server.accepts(), 1, "one connection for everything");
+    }
+}
+
+#[test]
+fn blocking() {
+    for hang_up in [false, true] {
+        let server = server(hang_up);
+        let config = mcp_blocking::HttpClientConfig::default().proxy(mcp_blocking::ProxySetting::None);
+        let client =
+            mcp_blocking::Client::builder().http_client(config).server(spec(&server)).build().unwrap();
+        client.connect().expect("connect");
+        for _ in 0..CALLS {
+            std::thread::sleep(PAUSE);
+            assert_eq!(client.call_tool("t", json!({})).expect("a call").text(), "ok");
+        }
+        client.close();
+        check(&server, hang_up);
+    }
+}
+
+#[test]
+fn tokio() {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    for hang_up in [false, true] {
+        let server = server(hang_up);
+        rt.block_on(async {
+            let config = mcp_tokio::HttpClientConfig::default().proxy(mcp_tokio::ProxySetting::None);
+            let builder = mcp_tokio::Client::builder().http_client(config).server(spec(&server));
+            let client = builder.build(mcp_tokio::TokioRuntime::current()).unwrap();
+            client.connect().await.expect("connect");
+            for _ in 0..CALLS {
+                tokio::time::sleep(PAUSE).await;
+                assert_eq!(client.call_tool("t", json!({})).await.expect("a call").text(), "ok");
+            }
+            client.close().await;
+        });
+        check(&server, hang_up);
+    }
+}
+
+#[test]
+fn smol() {
+    for hang_up in [false, true] {
+        let server = server(hang_up);
+        smol::block_on(async {
+            let config = mcp_smol::HttpClientConfig::default().proxy(mcp_smol::ProxySetting::None);
+            let builder = mcp_smol::Client::builder().http_client(config).server(spec(&server));
+            let client = builder.build(mcp_smol::SmolRuntime::new()).unwrap();
+            client.connect().await.expect("connect");
+            for _ in 0..CALLS {
+                smol::Timer::after(PAUSE).await;
+                assert_eq!(client.call_tool("t", json!({})).await.expect("a call").text(), "ok");
+            }
+            client.close().await;
+        });
+        check(&server, hang_up);
+    }
+}
