@@ -148,6 +148,11 @@ impl SharedStdout {
                     if !self.feed.feed(Input::Stdout(self.epoch, buf[..n].to_vec())) {
                         break;
                     }
+                    // A short read emptied the pipe: `poll` tells when there is more, without
+                    // a read that would only say "would block".
+                    if n < buf.len() {
+                        return Read1::Drained;
+                    }
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Read1::Drained,
