@@ -219,7 +219,9 @@ impl SharedStdout {
         let me = std::thread::current().id();
         let lead = {
             let mut coord = lock(&self.coord);
-            if coord.ended || coord.leader.is_some() {
+            // Behind a leader, or while the reader thread already reads for others: wait (a
+            // takeover would only wake the thread to step aside again).
+            if coord.ended || coord.leader.is_some() || (coord.thread_polling && coord.waiting > 0) {
                 coord.waiting += 1;
                 false
             } else {
