@@ -111,6 +111,7 @@ impl IoSide {
         let (handle, prepared) = self.http.prepare(request, report);
         let offered = match prepared.method() {
             HttpMethod::Post => match mcp_host::offer_to_caller(CallerIo::Exchange(prepared)) {
+                // No caller took it: the pool runs it.
                 Some(CallerIo::Exchange(prepared)) => Some(prepared),
                 _ => None,
             },

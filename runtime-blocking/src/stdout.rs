@@ -14,7 +14,6 @@ use std::io::{self, Read};
 use std::os::fd::{AsFd, OwnedFd};
 use std::process::ChildStdout;
 use std::sync::{Arc, Condvar, Mutex, PoisonError, TryLockError};
-use std::thread::ThreadId;
 use std::time::Duration;
 
 use mcp_core::{Epoch, Input};
@@ -60,9 +59,9 @@ struct Reading {
 
 #[derive(Default)]
 struct Coord {
-    /// The caller reading now.
-    leader: Option<ThreadId>,
-    /// Callers waiting for a reply while another leads.
+    /// A caller is reading now.
+    leading: bool,
+    /// Callers waiting on their reply slots (behind a leader, or while the reader thread reads).
     waiting: usize,
     /// How many times a caller took the lead (the reader thread's "anyone since?").
     leads: u64,
@@ -196,7 +195,7 @@ impl SharedStdout {
                     if coord.ended {
                         return;
                     }
-                    let idle = coord.leader.is_none() && (coord.waiting > 0 || coord.leads == seen);
+                    let idle = !coord.leading && (coord.waiting > 0 || coord.leads == seen);
                     if idle {
                         break;
                     }
@@ -216,16 +215,15 @@ impl SharedStdout {
 
     /// Waits for `slot`'s outcome, reading stdout meanwhile unless another caller does.
     pub(crate) fn wait_for(&self, slot: &Slot) -> Outcome {
-        let me = std::thread::current().id();
         let lead = {
             let mut coord = lock(&self.coord);
             // Behind a leader, or while the reader thread already reads for others: wait (a
             // takeover would only wake the thread to step aside again).
-            if coord.ended || coord.leader.is_some() || (coord.thread_polling && coord.waiting > 0) {
+            if coord.ended || coord.leading || (coord.thread_polling && coord.waiting > 0) {
                 coord.waiting += 1;
                 false
             } else {
-                coord.leader = Some(me);
+                coord.leading = true;
                 coord.leads += 1;
                 if coord.thread_polling {
                     self.thread_wake.nudge();
@@ -255,7 +253,7 @@ impl SharedStdout {
         slot.set_nudge(None);
         let followers = {
             let mut coord = lock(&self.coord);
-            coord.leader = None;
+            coord.leading = false;
             coord.waiting > 0
         };
         if followers {

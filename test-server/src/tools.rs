@@ -83,6 +83,11 @@ pub fn definitions(server: &Server, era: Era) -> Vec<Value> {
             object_schema(json!({"code": {"type": "integer", "default": 3}}), &[]),
         ),
         tool("notify", "Sends list_changed and log notifications, then answers", no_args()),
+        tool(
+            "notify_later",
+            "Answers at once, then sends a log notification after `ms` (while nobody waits)",
+            object_schema(json!({"ms": {"type": "integer", "default": 100}}), &[]),
+        ),
         tool("noise", "Writes a non-JSON line, a >2 MiB line and a big stderr line", no_args()),
     ];
     if era == Era::Legacy {
@@ -121,6 +126,7 @@ pub fn call(server: &Server, req: &Request) -> Option<Reply> {
         "rpc_error" => Err(RpcError::new(-32050, "custom failure").with_data(json!({"why": "asked"}))),
         "crash" => crash(&args),
         "notify" => notify(server),
+        "notify_later" => notify_later(&args),
         "noise" => noise(server),
         "elicit" => return elicit(server, req),
         "sample" => {
@@ -250,6 +256,21 @@ fn notify(server: &Server) -> Reply {
         Some(&json!({"level": "warning", "logger": "test", "data": "line1\nline2\u{1b}[31m red"})),
     );
     Ok(text_result("notified"))
+}
+
+fn notify_later(args: &Map<String, Value>) -> Reply {
+    let ms = match uint_arg(args, "ms", Some(100)) {
+        Ok(ms) => ms,
+        Err(result) => return Ok(result),
+    };
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+        crate::protocol::Output::new().send_notification(
+            "notifications/message",
+            Some(&json!({"level": "info", "logger": "later", "data": "after the reply"})),
+        );
+    });
+    Ok(text_result("later"))
 }
 
 fn noise(server: &Server) -> Reply {

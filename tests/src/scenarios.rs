@@ -48,8 +48,8 @@ pub mod scenarios {
 
     /// The two eras most scenarios run in.
     const PROTOCOLS: [&str; 2] = ["modern", "2025-11-25"];
-    const MODERN_TOOLS: [&str; 9] =
-        ["echo", "add", "slow", "progress", "fail", "rpc_error", "crash", "notify", "noise"];
+    const MODERN_TOOLS: [&str; 10] =
+        ["echo", "add", "slow", "progress", "fail", "rpc_error", "crash", "notify", "notify_later", "noise"];
     const LEGACY_ONLY_TOOLS: [&str; 4] = ["elicit", "sample", "roots", "ping_client"];
 
     fn builder(args: &[&str]) -> rt::ClientBuilder {
@@ -251,7 +251,8 @@ pub mod scenarios {
             let client = new_client(&["--protocol", proto, "--page-size", "3", "--extra-tools", "10"]);
             let tools = aw!(client.list_tools()).expect("paginated list_tools");
             let names: Vec<String> = tools.iter().map(|t| t.tool.name.clone()).collect();
-            let base = if proto == "modern" { 9 } else { 13 };
+            let legacy = MODERN_TOOLS.len() + LEGACY_ONLY_TOOLS.len();
+            let base = if proto == "modern" { MODERN_TOOLS.len() } else { legacy };
             assert_eq!(names.len(), base + 10, "{proto}: {names:?}");
             assert_eq!(names.iter().collect::<BTreeSet<_>>().len(), names.len(), "duplicates: {names:?}");
             assert_eq!(names[0], "echo");
@@ -425,6 +426,21 @@ pub mod scenarios {
         }
     }
 
+    /// A notification that comes while no call is waiting (so no caller reads the server's
+    /// stdout) still reaches the event hook: the reader task or thread reads it.
+    pub $($kw)? fn notification_while_idle() {
+        for proto in PROTOCOLS {
+            let events = Events::new();
+            let client = rt::build(builder(&["--protocol", proto]).on_event(events.hook())).expect("build");
+            let r = aw!(client.call_tool("notify_later", json!({"ms": 100}))).expect("notify_later");
+            assert_eq!(r.text(), "later");
+            let later = |e: &Event| matches!(e, Event::Notification(Notification::Log(l)) if l.logger.as_deref() == Some("later"));
+            assert!(!events.any(later), "{proto}: the notification came before the reply");
+            aw!(wait_until("the later log notification", || events.any(later)));
+            aw!(client.close());
+        }
+    }
+
     pub $($kw)? fn noise() {
         for proto in PROTOCOLS {
             let events = Events::new();
@@ -541,8 +557,9 @@ pub mod scenarios {
         assert_eq!(infos.iter().map(|i| i.era).collect::<Vec<_>>(), [Era::Modern, Era::Legacy]);
         assert_eq!(client.server("b").and_then(|s| s.info()).map(|i| i.era), Some(Era::Legacy));
         let tools = aw!(client.list_tools()).expect("list_tools");
-        assert_eq!(tools.len(), 9 + 13);
-        assert_eq!(tools.iter().filter(|t| t.server == "a").count(), 9);
+        let (modern, legacy) = (MODERN_TOOLS.len(), MODERN_TOOLS.len() + LEGACY_ONLY_TOOLS.len());
+        assert_eq!(tools.len(), modern + legacy);
+        assert_eq!(tools.iter().filter(|t| t.server == "a").count(), modern);
         let owners = |name: &str| -> Vec<String> {
             tools.iter().filter(|t| t.tool.name == name).map(|t| t.server.clone()).collect()
         };
