@@ -243,6 +243,21 @@ pub enum RequestError {
         /// What is wrong with it.
         problem: crate::schema::SchemaProblem,
     },
+    /// The server cannot do this: it did not declare the capability the request needs, or its
+    /// protocol revision does not have the method (e.g. `subscriptions/listen` on a handshake
+    /// server, `resources/subscribe` on a 2026-07-28 one). Nothing was sent.
+    #[error("not supported by this server: {detail}")]
+    Unsupported {
+        /// What is missing.
+        detail: String,
+    },
+    /// A listen that must be honoured in full (a resource subscription) was acknowledged
+    /// without part of what it asked for; the stream was closed.
+    #[error("the server did not grant the subscription: {detail}")]
+    SubscriptionRefused {
+        /// What the acknowledgment left out.
+        detail: String,
+    },
     /// Strict mode: the tool's `structuredContent` breaks its `outputSchema` (or is missing).
     #[error("tool {tool:?} returned structured content that breaks its outputSchema: {failure}")]
     StructuredContent {
@@ -319,6 +334,12 @@ pub enum Warning {
     },
     /// A response for an id with no pending request.
     UnknownResponseId {
+        /// The id, as JSON text.
+        id: String,
+    },
+    /// A notification tagged with a subscription id that names no listen stream of this
+    /// client (notifications for a stream it closed are dropped without a warning).
+    UnknownSubscription {
         /// The id, as JSON text.
         id: String,
     },
@@ -420,6 +441,9 @@ impl std::fmt::Display for Warning {
             Warning::InvalidMessage { reason } => write!(f, "ignored an invalid JSON-RPC message: {reason}"),
             Warning::UnknownResponseId { id } => write!(f, "dropped a response for unknown id {id}"),
             Warning::LateResponse { id } => write!(f, "dropped a late response for finished request {id}"),
+            Warning::UnknownSubscription { id } => {
+                write!(f, "dropped a notification for unknown subscription {id}")
+            }
             Warning::StaleProgress { token } => write!(f, "dropped progress for unknown token {token}"),
             Warning::UnexpectedServerRequest { method } => {
                 write!(f, "refused server request {method}: 2026-07-28 servers must not send requests")

@@ -46,6 +46,14 @@ pub enum Event {
     },
     /// A notification from the server (caches are already updated).
     Notification(Notification),
+    /// Something happened on a [`crate::Request::Listen`] stream: its acknowledgment, a
+    /// notification it carried (caches are already updated), or a re-open.
+    Subscription {
+        /// The listen request.
+        handle: RequestHandle,
+        /// What happened.
+        update: crate::subscription::SubscriptionUpdate,
+    },
     /// A line the server wrote to stderr, sanitised; a line over the limit is cut to the limit
     /// and marked with its full length.
     Stderr(String),

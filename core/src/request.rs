@@ -71,6 +71,29 @@ pub enum Request {
     /// Server log level: `logging/setLevel` (legacy) or the per-request `logLevel` `_meta`
     /// (2026-07-28, where it is remembered and sent with every later request).
     SetLogLevel(LoggingLevel),
+    /// `subscriptions/listen` (2026-07-28): a long-lived stream of the notifications `filter`
+    /// asks for. Its updates arrive as [`crate::Event::Subscription`]; its one
+    /// [`crate::Event::Response`] comes when it ends. [`RequestOptions::timeout`] bounds the
+    /// wait for each acknowledgment (the first, and every one after a re-open), not the stream.
+    /// Refused on a legacy server.
+    Listen {
+        /// What to listen for.
+        filter: crate::subscription::SubscriptionFilter,
+        /// End the stream ([`crate::RequestError::SubscriptionRefused`]) when an
+        /// acknowledgment leaves out anything asked for (resource subscriptions use it).
+        require_all: bool,
+    },
+    /// Legacy `resources/subscribe`; refused unless the server declares
+    /// `resources.subscribe`, and on 2026-07-28 servers (which listen instead).
+    SubscribeResource {
+        /// The resource URI.
+        uri: String,
+    },
+    /// Legacy `resources/unsubscribe` (the same rules as [`Request::SubscribeResource`]).
+    UnsubscribeResource {
+        /// The resource URI.
+        uri: String,
+    },
     /// Any other method, with raw params (the core still adds the modern `_meta` envelope).
     Custom {
         /// The method.
@@ -138,6 +161,8 @@ pub enum Response {
     Pong,
     /// An empty acknowledgement (e.g. `logging/setLevel`).
     Empty,
+    /// The server ended a [`Request::Listen`] gracefully.
+    ListenEnded,
     /// The result of a [`Request::Custom`], as received.
     Raw(Value),
 }
@@ -211,6 +236,11 @@ impl Request {
     /// `resources/read` of `uri`.
     pub fn read_resource(uri: &str) -> Self {
         Request::ReadResource { uri: uri.to_owned() }
+    }
+
+    /// `subscriptions/listen` with `filter`.
+    pub fn listen(filter: crate::subscription::SubscriptionFilter) -> Self {
+        Request::Listen { filter, require_all: false }
     }
 
     /// `completion/complete` of one argument, without context.

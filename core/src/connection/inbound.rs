@@ -71,19 +71,47 @@ impl Connection {
     }
 
     fn on_notification(&mut self, now: Instant, method: &str, params: Value) {
+        // Subscription bookkeeping first, then cache invalidation, then delivery.
+        let listen = match self.tagged(&params) {
+            super::subscriptions::Tagged::Untagged => None,
+            super::subscriptions::Tagged::Listen(handle) => Some(handle),
+            super::subscriptions::Tagged::Gone => return,
+        };
+        if method == "notifications/subscriptions/acknowledged" {
+            match listen {
+                Some(handle) => self.on_listen_ack(handle, &params),
+                None => self.warn(Warning::InvalidMessage {
+                    reason: "a subscription acknowledgment without a subscription id".into(),
+                }),
+            }
+            return;
+        }
+        let Some(notification) = self.read_notification(now, method, params) else { return };
+        if let Notification::ListChanged(kind) = notification {
+            self.invalidate(kind);
+        }
+        match listen {
+            Some(handle) => self.on_listen_notification(handle, notification),
+            None => self.emit(Event::Notification(notification)),
+        }
+    }
+
+    /// Reads a notification for the host; those the core consumes itself (progress,
+    /// cancellation) or that are invalid give `None`.
+    fn read_notification(&mut self, now: Instant, method: &str, params: Value) -> Option<Notification> {
         let max = self.cfg.limits.max_log_chars;
-        match method {
+        let notification = match method {
             "notifications/progress" => {
                 let Some(token) = params.get("progressToken") else {
                     self.warn(Warning::InvalidMessage { reason: "progress without progressToken".into() });
-                    return;
+                    return None;
                 };
                 let key = token.to_string();
                 let Some(progress) = params.get("progress").and_then(Value::as_f64) else {
                     self.warn(Warning::InvalidMessage {
                         reason: "progress without a numeric progress".into(),
                     });
-                    return;
+                    return None;
                 };
                 let progress = Progress {
                     progress,
@@ -91,6 +119,7 @@ impl Connection {
                     message: params.get("message").and_then(Value::as_str).map(|m| sanitize(m, max)),
                 };
                 self.on_progress(now, &key, progress);
+                return None;
             }
             "notifications/message" => {
                 let level = params
@@ -104,37 +133,35 @@ impl Connection {
                     Value::String(s) => sanitize(s, max),
                     other => sanitize(&other.to_string(), max),
                 };
-                self.emit(Event::Notification(Notification::Log(LogMessage { level, logger, text, data })));
+                Notification::Log(LogMessage { level, logger, text, data })
             }
-            "notifications/tools/list_changed" => self.list_changed(ListKind::Tools),
-            "notifications/prompts/list_changed" => self.list_changed(ListKind::Prompts),
-            "notifications/resources/list_changed" => self.list_changed(ListKind::Resources),
+            "notifications/tools/list_changed" => Notification::ListChanged(ListKind::Tools),
+            "notifications/prompts/list_changed" => Notification::ListChanged(ListKind::Prompts),
+            "notifications/resources/list_changed" => Notification::ListChanged(ListKind::Resources),
             "notifications/resources/updated" => match params.get("uri").and_then(Value::as_str) {
-                Some(uri) => {
-                    let uri = uri.to_owned();
-                    self.emit(Event::Notification(Notification::ResourceUpdated { uri }))
+                Some(uri) => Notification::ResourceUpdated { uri: uri.to_owned() },
+                None => {
+                    self.warn(Warning::InvalidMessage { reason: "resources/updated without uri".into() });
+                    return None;
                 }
-                None => self.warn(Warning::InvalidMessage { reason: "resources/updated without uri".into() }),
             },
             "notifications/cancelled" => {
-                let Some(id) = params.get("requestId").map(WireId::from_value) else { return };
+                let id = params.get("requestId").map(WireId::from_value)?;
+                if let Some(super::WireUse::Op(handle)) = self.wire.get(&id).copied() {
+                    // On stdio a server ends a listen stream this way.
+                    self.on_listen_cancelled_by_server(handle, &params);
+                    return None;
+                }
                 let found = self.server_requests.iter().find(|(_, p)| p.id == id).map(|(h, _)| *h);
                 if let Some(handle) = found {
                     self.server_requests.remove(&handle);
                     self.emit(Event::ServerRequestCancelled { handle });
                 }
+                return None;
             }
-            _ => {
-                let method = method.to_owned();
-                self.emit(Event::Notification(Notification::Other { method, params }))
-            }
-        }
-    }
-
-    /// Caches are dropped before the host hears of the change, so a host reacting to it re-fetches.
-    fn list_changed(&mut self, kind: ListKind) {
-        self.invalidate(kind);
-        self.emit(Event::Notification(Notification::ListChanged(kind)));
+            _ => Notification::Other { method: method.to_owned(), params },
+        };
+        Some(notification)
     }
 
     fn session_era(&self) -> Option<Era> {

@@ -70,8 +70,13 @@ impl Connection {
         self.drop_process(now, epoch, still_running);
         // The host learns the server is gone before the failed requests reach their callers.
         self.emit(Event::Disconnected { reason: err.clone() });
-        self.fail_all(&err);
+        let kept = self.requeue_listens(now, &err);
+        self.fail_all_but(&err, &kept);
         self.maybe_closed();
+        // Listens are not waiting for a host request to restart the server: restart it now.
+        if !kept.is_empty() {
+            self.pump(now);
+        }
     }
 
     /// Forgets the current process (reaping it if needed) and everything tied to it.

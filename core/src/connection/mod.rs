@@ -6,7 +6,8 @@
 //! - [`stdio`]: the stdio transport (stdout/stderr framing, EOF and exit);
 //! - [`http`]: the HTTP transports;
 //! - [`ops`], [`inbound`], [`input_rounds`], [`validation`]: host requests, messages from the server,
-//!   multi-round-trip input, tool output validation.
+//!   multi-round-trip input, tool output validation;
+//! - [`subscriptions`]: listen streams and resource subscriptions.
 
 mod drive;
 mod http;
@@ -15,6 +16,7 @@ mod input_rounds;
 mod lifecycle;
 mod ops;
 mod stdio;
+mod subscriptions;
 mod validation;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};

@@ -39,6 +39,8 @@ pub(super) struct Op {
     /// `tools/call`: the tool's schemas when the host issued the call (its result is checked
     /// against them, whatever definition arrives later).
     pub(super) tool: Option<std::sync::Arc<super::validation::ToolSchemas>>,
+    /// `subscriptions/listen`: the stream's own state.
+    pub(super) listen: Option<super::subscriptions::ListenState>,
 }
 
 #[derive(Debug, Default)]
@@ -77,6 +79,7 @@ impl Op {
             reissued: false,
             input: None,
             tool: None,
+            listen: None,
         }
     }
 
@@ -145,7 +148,7 @@ impl Connection {
             Proc::Running { session: Session::Ready(info), epoch } if self.transport.is_open() => {
                 let (epoch, era) = (*epoch, info.era);
                 while let Some(h) = self.queue.pop_front() {
-                    self.send_op(epoch, era, h);
+                    self.send_op(now, epoch, era, h);
                 }
             }
             Proc::Running { .. } => {}
@@ -153,8 +156,12 @@ impl Connection {
     }
 
     /// Sends (or answers locally) one request on a ready connection.
-    fn send_op(&mut self, epoch: Epoch, era: Era, handle: RequestHandle) {
+    fn send_op(&mut self, now: Instant, epoch: Epoch, era: Era, handle: RequestHandle) {
         let Some(op) = self.ops.get(&handle) else { return };
+        if let Some(refusal) = self.refusal(&op.request, era) {
+            self.finish(handle, Err(refusal));
+            return;
+        }
         match (&op.request, era) {
             (Request::Connect, _) => {
                 if let Some(info) = self.server_info().cloned() {
@@ -182,6 +189,7 @@ impl Connection {
             op.sent = Some((epoch, id.clone()));
         }
         self.send(epoch, Outgoing::Request { id, method: method.into_owned(), params });
+        self.on_listen_sent(now, handle);
     }
 
     /// The method and params of a request for the given era.
@@ -223,6 +231,15 @@ impl Connection {
                 ("prompts/get", p)
             }
             Request::ReadResource { uri } => ("resources/read", one("uri", Value::String(uri.clone()))),
+            Request::SubscribeResource { uri } => {
+                ("resources/subscribe", one("uri", Value::String(uri.clone())))
+            }
+            Request::UnsubscribeResource { uri } => {
+                ("resources/unsubscribe", one("uri", Value::String(uri.clone())))
+            }
+            Request::Listen { filter, .. } => {
+                ("subscriptions/listen", one("notifications", filter.to_value()))
+            }
             Request::Complete { reference, argument, value, context } => {
                 let mut p = Map::new();
                 p.insert("ref".into(), reference.to_value());
@@ -320,6 +337,10 @@ impl Connection {
             }
             Ok(v) => v,
         };
+        if self.ops.get(&handle).is_some_and(|op| matches!(op.request, Request::Listen { .. })) {
+            self.on_listen_response(handle, value);
+            return;
+        }
         if let Some(round) = self.ops.get_mut(&handle).and_then(|op| op.input.as_mut()) {
             // The retry's input was for that one attempt.
             round.retry = None;
@@ -350,7 +371,9 @@ impl Connection {
             Request::ReadResource { .. } => ReadResourceResult::from_value(value).map(Response::Resource),
             Request::Complete { .. } => CompleteResult::from_value(value).map(Response::Completion),
             Request::Ping => Ok(Response::Pong),
-            Request::SetLogLevel(_) => Ok(Response::Empty),
+            Request::SetLogLevel(_)
+            | Request::SubscribeResource { .. }
+            | Request::UnsubscribeResource { .. } => Ok(Response::Empty),
             Request::Custom { .. } => Ok(Response::Raw(value)),
             _ => Ok(Response::Raw(value)),
         };
@@ -551,7 +574,12 @@ impl Connection {
 
     /// Fails every request with the same error (the process went away, or the handshake failed).
     pub(super) fn fail_all(&mut self, err: &RequestError) {
-        let handles: Vec<_> = self.ops.keys().copied().collect();
+        self.fail_all_but(err, &[]);
+    }
+
+    /// [`Self::fail_all`], sparing `keep` (listens waiting for the next process).
+    pub(super) fn fail_all_but(&mut self, err: &RequestError, keep: &[RequestHandle]) {
+        let handles: Vec<_> = self.ops.keys().copied().filter(|h| !keep.contains(h)).collect();
         for h in handles {
             self.finish(h, Err(err.clone()));
         }

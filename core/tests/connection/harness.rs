@@ -219,6 +219,9 @@ impl Harness {
                     Event::Progress { handle, .. } => {
                         assert!(!self.answered.contains(handle), "progress after the response of {handle}");
                     }
+                    Event::Subscription { handle, .. } => {
+                        assert!(!self.answered.contains(handle), "an update after the response of {handle}");
+                    }
                     _ => {}
                 }
                 self.events.push_back(ev);

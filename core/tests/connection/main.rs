@@ -19,4 +19,5 @@ mod listen_gate;
 mod lists;
 mod modes;
 mod requests;
+mod subscriptions;
 mod validation;

@@ -476,6 +476,11 @@ impl Connection {
         }
     }
 
+    /// How long to wait before re-opening a stream after `failures` failures in a row.
+    pub(super) fn http_reconnect_delay(&mut self, failures: u32) -> Duration {
+        self.http_mut().map_or(DEFAULT_RECONNECT, |l| l.backoff.reconnect_delay(failures))
+    }
+
     /// The era probe gave up waiting: stop its exchange before `initialize` goes out.
     pub(super) fn http_abort_probe(&mut self) {
         let probes: Vec<WireId> = self

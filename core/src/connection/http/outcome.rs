@@ -228,6 +228,9 @@ impl Connection {
         x: &Exchange,
     ) {
         let Some(op) = self.ops.get(&handle) else { return };
+        if matches!(op.request, Request::Listen { .. }) {
+            return self.on_listen_failed(now, handle, id, failure, x);
+        }
         let is_tool_call = matches!(op.request, Request::CallTool { .. });
         let retries_left = self.http().is_some_and(|l| op.retries < l.cfg.retries);
         let modern = x.role.is_modern();
@@ -257,6 +260,30 @@ impl Connection {
                 _ => self.finish(handle, Err(RequestError::StreamClosed { detail })),
             },
             f => {
+                let err = f.into_error(x);
+                self.finish(handle, Err(err));
+            }
+        }
+    }
+
+    /// A listen's stream ended without its closing response: a drop or a server failure (5xx)
+    /// re-opens it after a backoff; a refusal (4xx, 401/403, an error body) ends it.
+    fn on_listen_failed(
+        &mut self,
+        now: Instant,
+        handle: RequestHandle,
+        id: WireId,
+        failure: Failure,
+        x: &Exchange,
+    ) {
+        match failure {
+            Failure::Rpc(_, e) => self.deliver(now, id, Err(e)),
+            f @ (Failure::Transport(_) | Failure::Broken(_) | Failure::Server(..)) => {
+                self.forget_wire(&id);
+                self.reopen_listen_later(now, handle, f.into_error(x));
+            }
+            f => {
+                self.forget_wire(&id);
                 let err = f.into_error(x);
                 self.finish(handle, Err(err));
             }
