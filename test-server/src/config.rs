@@ -27,6 +27,14 @@ pub struct Config {
     pub record: Option<PathBuf>,
     pub stderr_banner: bool,
     pub exit_on_start: Option<i32>,
+    /// Delay before `notifications/subscriptions/acknowledged` is sent.
+    pub listen_ack_delay_ms: u64,
+    /// Never acknowledge a `subscriptions/listen`.
+    pub listen_no_ack: bool,
+    /// Acknowledge every `subscriptions/listen` with an empty filter.
+    pub listen_deny_all: bool,
+    /// Legacy eras: no `resources/subscribe` (capability `subscribe: false`).
+    pub no_subscribe: bool,
 }
 
 impl Default for Config {
@@ -41,6 +49,10 @@ impl Default for Config {
             record: None,
             stderr_banner: false,
             exit_on_start: None,
+            listen_ack_delay_ms: 0,
+            listen_no_ack: false,
+            listen_deny_all: false,
+            no_subscribe: false,
         }
     }
 }
@@ -48,7 +60,8 @@ impl Default for Config {
 pub const USAGE: &str =
     "usage: mcp-test-server [--protocol modern|dual|2025-11-25|2025-06-18|2025-03-26|2024-11-05] \
 [--silent-discover] [--answer-version V] [--page-size N] [--extra-tools N] [--loop-cursor] \
-[--record FILE] [--stderr-banner] [--exit-on-start CODE]";
+[--record FILE] [--stderr-banner] [--exit-on-start CODE] [--listen-ack-delay-ms N] [--listen-no-ack] \
+[--listen-deny-all] [--no-subscribe]";
 
 /// Outcome of parsing: run with a config, or print help and exit.
 #[derive(Debug)]
@@ -91,6 +104,7 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Parsed, String> 
                 | "--extra-tools"
                 | "--record"
                 | "--exit-on-start"
+                | "--listen-ack-delay-ms"
         );
         let value = if takes_value {
             match inline {
@@ -110,6 +124,10 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Parsed, String> 
             "--extra-tools" => cfg.extra_tools = parse_number(&flag, &value)?,
             "--record" => cfg.record = Some(PathBuf::from(value)),
             "--exit-on-start" => cfg.exit_on_start = Some(parse_number(&flag, &value)?),
+            "--listen-ack-delay-ms" => cfg.listen_ack_delay_ms = parse_number(&flag, &value)?,
+            "--listen-no-ack" => cfg.listen_no_ack = true,
+            "--listen-deny-all" => cfg.listen_deny_all = true,
+            "--no-subscribe" => cfg.no_subscribe = true,
             "--silent-discover" => cfg.silent_discover = true,
             "--loop-cursor" => cfg.loop_cursor = true,
             "--stderr-banner" => cfg.stderr_banner = true,
@@ -144,6 +162,19 @@ mod tests {
         assert_eq!(cfg.protocol, ProtocolMode::Legacy("2025-06-18"));
         assert_eq!(cfg.page_size, 2);
         assert!(cfg.loop_cursor);
+    }
+
+    #[test]
+    fn parses_subscription_flags() {
+        let cfg = run(&[]);
+        assert_eq!((cfg.listen_ack_delay_ms, cfg.listen_no_ack, cfg.listen_deny_all), (0, false, false));
+        assert!(!cfg.no_subscribe);
+        let cfg =
+            run(&["--listen-ack-delay-ms=50", "--listen-no-ack", "--listen-deny-all", "--no-subscribe"]);
+        assert_eq!((cfg.listen_ack_delay_ms, cfg.listen_no_ack, cfg.listen_deny_all), (50, true, true));
+        assert!(cfg.no_subscribe);
+        assert!(parse(["--listen-ack-delay-ms".to_string(), "soon".to_string()]).is_err());
+        assert!(parse(["--listen-no-ack=1".to_string()]).is_err());
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Handlers for every method except `tools/call`: discovery, the legacy
-//! handshake, listings (with pagination), prompts, resources, completion.
+//! handshake, listings (with pagination), prompts, resources (and the legacy
+//! `resources/subscribe`), completion. `subscriptions/listen` lives in `listen`.
 
 use serde_json::{json, Value};
 
@@ -22,6 +23,8 @@ pub fn dispatch(server: &Server, req: &Request) -> Reply {
         (_, "resources/list") => paginate(server, req, "resources", resources()),
         (_, "resources/templates/list") => paginate(server, req, "resourceTemplates", resource_templates()),
         (_, "resources/read") => read_resource(req),
+        (Era::Legacy, "resources/subscribe") => subscribe(server, req, true),
+        (Era::Legacy, "resources/unsubscribe") => subscribe(server, req, false),
         (_, "completion/complete") => complete(req),
         (_, method) => Err(RpcError::method_not_found(method)),
     }
@@ -33,7 +36,7 @@ fn discover() -> Value {
         "capabilities": {
             "tools": {"listChanged": true},
             "prompts": {"listChanged": true},
-            "resources": {"listChanged": true},
+            "resources": {"listChanged": true, "subscribe": true},
             "logging": {},
             "completions": {}
         },
@@ -58,7 +61,7 @@ fn initialize(server: &Server, req: &Request) -> Reply {
         "capabilities": {
             "tools": {"listChanged": true},
             "prompts": {"listChanged": true},
-            "resources": {"listChanged": true, "subscribe": false},
+            "resources": {"listChanged": true, "subscribe": !server.cfg.no_subscribe},
             "logging": {},
             "completions": {}
         },
@@ -197,6 +200,32 @@ fn resource_templates() -> Vec<Value> {
     })]
 }
 
+/// The `{id}` of a `test://item/{id}` URI (non-empty, no `/`).
+fn item_id(uri: &str) -> Option<&str> {
+    uri.strip_prefix("test://item/").filter(|id| !id.is_empty() && !id.contains('/'))
+}
+
+/// Whether `resources/read` can serve `uri`: a listed resource or a match of
+/// the template.
+pub fn serves_uri(uri: &str) -> bool {
+    resources().iter().any(|r| r["uri"] == uri) || item_id(uri).is_some()
+}
+
+/// Legacy `resources/subscribe` (`add`) and `resources/unsubscribe`.
+fn subscribe(server: &Server, req: &Request, add: bool) -> Reply {
+    if server.cfg.no_subscribe {
+        return Err(RpcError::method_not_found(&req.method));
+    }
+    let Some(uri) = req.param("uri").and_then(Value::as_str) else {
+        return Err(RpcError::invalid_params(format!("{} requires a uri", req.method)));
+    };
+    if !serves_uri(uri) {
+        return Err(RpcError::new(RESOURCE_NOT_FOUND, "Resource not found").with_data(json!({ "uri": uri })));
+    }
+    server.set_legacy_subscription(uri, add);
+    Ok(json!({}))
+}
+
 fn read_resource(req: &Request) -> Reply {
     let Some(uri) = req.param("uri").and_then(Value::as_str) else {
         return Err(RpcError::invalid_params("resources/read requires a uri"));
@@ -210,9 +239,9 @@ fn read_resource(req: &Request) -> Reply {
             "mimeType": "application/octet-stream",
             "blob": "AAECA/8="
         }]})),
-        _ => match uri.strip_prefix("test://item/") {
-            Some(id) if !id.is_empty() && !id.contains('/') => text(format!("item {id}")),
-            _ => {
+        _ => match item_id(uri) {
+            Some(id) => text(format!("item {id}")),
+            None => {
                 let code = match req.era {
                     Era::Modern => crate::protocol::INVALID_PARAMS,
                     Era::Legacy => RESOURCE_NOT_FOUND,
@@ -252,6 +281,16 @@ fn complete(req: &Request) -> Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn served_uris() {
+        for uri in ["test://text", "test://blob", "test://item/1", "test://item/abc"] {
+            assert!(serves_uri(uri), "{uri}");
+        }
+        for uri in ["test://nope", "test://item/", "test://item/a/b", "test://text/", ""] {
+            assert!(!serves_uri(uri), "{uri}");
+        }
+    }
 
     #[test]
     fn pages() {

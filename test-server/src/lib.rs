@@ -14,10 +14,19 @@
 //! * Revisions: 2026-07-28 (`server/discover`, per-request `_meta`) and the
 //!   `initialize` revisions 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05.
 //! * Tools: `echo`, `add`, `slow` (cancellable), `progress`, `fail` (`isError`),
-//!   `rpc_error`, `crash` (exits), `notify` (list_changed and log
-//!   notifications), `noise` (a non-JSON line, a line over 2 MiB, a big
-//!   stderr line); on the legacy revisions also `elicit`, `sample`, `roots` and
-//!   `ping_client`, which send server-to-client requests.
+//!   `rpc_error`, `crash` (exits without answering, or after answering with
+//!   `answerFirst: true`), `notify` (list_changed and log notifications),
+//!   `notify_later`, `noise` (a non-JSON line, a line over 2 MiB, a big stderr
+//!   line), and the push tools `touch_resource {uri}`, `change_list {kind}` and
+//!   `flood {uri, count}`, which write their notifications before answering
+//!   how many they sent; on 2026-07-28 also `end_listens {resultType?}`, which
+//!   answers every open `subscriptions/listen`; on the legacy revisions also
+//!   `elicit`, `sample`, `roots` and `ping_client`, which send
+//!   server-to-client requests.
+//! * Push: on 2026-07-28, `subscriptions/listen` stays open; it is
+//!   acknowledged with the granted filter (the requested list kinds, and the
+//!   requested URIs it can read) and ended by `notifications/cancelled`. On
+//!   the legacy revisions, `resources/subscribe` and `resources/unsubscribe`.
 //! * Prompts `greet` and `plain`, resources `test://text` and `test://blob`, the
 //!   template `test://item/{id}`, completion for their arguments.
 //!
@@ -39,6 +48,13 @@
 //! * `--record FILE`: append every raw line received on stdin to `FILE`.
 //! * `--stderr-banner`: write `mcp-test-server starting` to stderr at start.
 //! * `--exit-on-start CODE`: exit immediately with status `CODE`.
+//! * `--listen-ack-delay-ms N`: acknowledge each `subscriptions/listen` `N` ms
+//!   late.
+//! * `--listen-no-ack`: never acknowledge a `subscriptions/listen`.
+//! * `--listen-deny-all`: acknowledge every `subscriptions/listen` with an
+//!   empty filter (and deliver nothing on it).
+//! * `--no-subscribe`: on the legacy revisions, declare `resources.subscribe:
+//!   false` and answer `resources/subscribe` with -32601.
 //!
 //! Flags taking a value also accept the `--flag=value` form.
 //!
@@ -56,6 +72,7 @@
 
 mod config;
 mod handlers;
+mod listen;
 mod protocol;
 mod server;
 mod tools;

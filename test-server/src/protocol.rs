@@ -13,6 +13,8 @@ pub const LEGACY_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26"
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// `_meta` key naming the `subscriptions/listen` request a message belongs to.
+pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 /// Prefix of the `_meta` keys reserved by the protocol itself.
 pub const META_RESERVED_PREFIX: &str = "io.modelcontextprotocol/";
 
@@ -90,14 +92,37 @@ pub fn compact(value: &Value) -> String {
 
 /// Serialized writer for stdout: every message is one line, written and
 /// flushed while holding the lock, so concurrent threads never interleave.
-#[derive(Debug)]
 pub struct Output {
-    stdout: Mutex<io::Stdout>,
+    stdout: Mutex<Box<dyn Write + Send>>,
+}
+
+impl std::fmt::Debug for Output {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Output").finish_non_exhaustive()
+    }
 }
 
 impl Output {
     pub fn new() -> Self {
-        Output { stdout: Mutex::new(io::stdout()) }
+        Output { stdout: Mutex::new(Box::new(io::stdout())) }
+    }
+
+    /// An output writing into a shared buffer instead of stdout.
+    #[cfg(test)]
+    pub fn capture() -> (Self, std::sync::Arc<Mutex<Vec<u8>>>) {
+        #[derive(Clone)]
+        struct Shared(std::sync::Arc<Mutex<Vec<u8>>>);
+        impl Write for Shared {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(buf);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let buffer = std::sync::Arc::new(Mutex::new(Vec::new()));
+        (Output { stdout: Mutex::new(Box::new(Shared(buffer.clone()))) }, buffer)
     }
 
     /// Writes one raw line (a newline is appended). Write errors (a closed
@@ -105,6 +130,16 @@ impl Output {
     pub fn write_line(&self, line: &str) {
         let mut out = self.stdout.lock().unwrap_or_else(|e| e.into_inner());
         let _ = out.write_all(line.as_bytes()).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush());
+    }
+
+    /// Writes a block of complete lines (each already ending in a newline)
+    /// with one lock, one write and one flush.
+    pub fn write_lines(&self, block: &str) {
+        if block.is_empty() {
+            return;
+        }
+        let mut out = self.stdout.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = out.write_all(block.as_bytes()).and_then(|()| out.flush());
     }
 
     // The envelopes are assembled by hand so that `jsonrpc` and `id` come
@@ -142,6 +177,11 @@ impl Output {
     pub fn send_parse_error(&self) {
         self.send_error(&Value::Null, &RpcError::new(PARSE_ERROR, "Parse error"));
     }
+}
+
+/// The line of a notification (without its newline).
+pub fn notification_line(method: &str, params: Option<&Value>) -> String {
+    envelope(None, method, params)
 }
 
 /// `{"jsonrpc":"2.0"[,"id":..],"method":..[,"params":..]}` in that order.

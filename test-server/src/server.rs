@@ -1,5 +1,6 @@
 //! Shared server state, message classification, era selection, in-flight
-//! request tracking (cancellation) and server-to-client requests.
+//! request tracking (cancellation), server-to-client requests and the
+//! registry of `subscriptions/listen` streams (see `listen`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -12,6 +13,7 @@ use serde_json::{json, Map, Value};
 
 use crate::config::{Config, ProtocolMode};
 use crate::handlers;
+use crate::listen::{self, Subscriptions};
 use crate::protocol::{
     decorate_modern, id_key, request_meta, Era, Output, Reply, RpcError, INVALID_PARAMS, INVALID_REQUEST,
     META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, METHOD_NOT_FOUND, MODERN_VERSION,
@@ -59,18 +61,35 @@ pub struct Server {
     /// Server-to-client requests awaiting the client's response.
     pending: Mutex<HashMap<String, mpsc::Sender<Reply>>>,
     next_request: AtomicU64,
+    /// Open listens and legacy resource subscriptions.
+    subs: Mutex<Subscriptions>,
 }
 
 impl Server {
     pub fn new(cfg: Config) -> Self {
+        Server::with_output(cfg, Output::new())
+    }
+
+    pub fn with_output(cfg: Config, out: Output) -> Self {
         Server {
             cfg,
-            out: Output::new(),
+            out,
             legacy_version: Mutex::new(None),
             in_flight: Mutex::new(HashMap::new()),
             pending: Mutex::new(HashMap::new()),
             next_request: AtomicU64::new(0),
+            subs: Mutex::new(Subscriptions::default()),
         }
+    }
+
+    /// The subscription registry. Deliveries write while holding it.
+    pub fn subs(&self) -> MutexGuard<'_, Subscriptions> {
+        lock(&self.subs)
+    }
+
+    /// Adds (`add`) or removes a legacy `resources/subscribe` URI.
+    pub fn set_legacy_subscription(&self, uri: &str, add: bool) {
+        self.subs().set_legacy(uri, add);
     }
 
     pub fn set_legacy_version(&self, version: &str) {
@@ -141,7 +160,12 @@ impl Server {
             Err(None) => return, // deliberately silent
         };
         let req = Request { id: id.clone(), method: method.to_string(), params, era };
-        if req.method == "tools/call" {
+        if req.era == Era::Modern && req.method == listen::LISTEN_METHOD {
+            // Long-lived: answered only if invalid, or later by `end_listens`.
+            if let Some(reply) = listen::open(self, &req) {
+                self.respond(&req, reply);
+            }
+        } else if req.method == "tools/call" {
             // Tool calls run on their own thread so slow ones never block
             // later requests (or the responses they are waiting for).
             self.begin(&req.id);
@@ -223,6 +247,8 @@ impl Server {
                 if let Some(flag) = lock(&self.in_flight).get_mut(&id_key(id)) {
                     *flag = true;
                 }
+                // Cancelling a listen ends it without a response.
+                listen::cancel(self, id);
             }
         }
         // Every other notification (initialized, roots/list_changed, ...)

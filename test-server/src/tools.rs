@@ -3,6 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::listen::{self, ListKind};
 use crate::protocol::{
     compact, error_result, text_result, Era, Reply, RpcError, META_RESERVED_PREFIX, MODERN_VERSION,
 };
@@ -11,6 +12,11 @@ use crate::server::{Request, Server};
 /// Tools that need server-to-client requests, which the modern revision
 /// does not allow on stdio.
 const LEGACY_ONLY: [&str; 4] = ["elicit", "sample", "roots", "ping_client"];
+/// Tools about `subscriptions/listen`, which only the modern revision has.
+const MODERN_ONLY: [&str; 1] = ["end_listens"];
+
+/// The most notifications one `flood` call sends per recipient.
+const FLOOD_MAX: u64 = 200_000;
 
 /// `notifications/message` payload size for `noise` (2.5 MiB, so the line
 /// is longer than 2 MiB).
@@ -79,8 +85,14 @@ pub fn definitions(server: &Server, era: Era) -> Vec<Value> {
         tool("rpc_error", "Answers with a JSON-RPC error", no_args()),
         tool(
             "crash",
-            "Exits the server process without answering",
-            object_schema(json!({"code": {"type": "integer", "default": 3}}), &[]),
+            "Exits the server process with status code, without answering unless answerFirst",
+            object_schema(
+                json!({
+                    "code": {"type": "integer", "default": 3},
+                    "answerFirst": {"type": "boolean", "default": false}
+                }),
+                &[],
+            ),
         ),
         tool("notify", "Sends list_changed and log notifications, then answers", no_args()),
         tool(
@@ -89,7 +101,38 @@ pub fn definitions(server: &Server, era: Era) -> Vec<Value> {
             object_schema(json!({"ms": {"type": "integer", "default": 100}}), &[]),
         ),
         tool("noise", "Writes a non-JSON line, a >2 MiB line and a big stderr line", no_args()),
+        tool(
+            "touch_resource",
+            "Sends notifications/resources/updated for uri to every listen granted it (legacy: if subscribed), \
+             then answers how many were sent",
+            object_schema(json!({"uri": {"type": "string"}}), &["uri"]),
+        ),
+        tool(
+            "change_list",
+            "Sends notifications/<kind>/list_changed to every listen granted it (legacy: once, always), \
+             then answers how many were sent",
+            object_schema(json!({"kind": {"type": "string", "enum": ["tools", "prompts", "resources"]}}), &["kind"]),
+        ),
+        tool(
+            "flood",
+            "Like touch_resource, count times as fast as possible; answers after the last one",
+            object_schema(
+                json!({
+                    "uri": {"type": "string"},
+                    "count": {"type": "integer", "minimum": 0, "maximum": FLOOD_MAX}
+                }),
+                &["uri", "count"],
+            ),
+        ),
     ];
+    if era == Era::Modern {
+        tools.push(tool(
+            "end_listens",
+            "Answers every open subscriptions/listen with a closing result (resultType, default complete), \
+             then answers how many were ended",
+            object_schema(json!({"resultType": {"type": "string", "default": "complete"}}), &[]),
+        ));
+    }
     if era == Era::Legacy {
         tools.extend([
             tool("elicit", "Asks the client for a name (elicitation/create)", no_args()),
@@ -117,6 +160,9 @@ pub fn call(server: &Server, req: &Request) -> Option<Reply> {
     if req.era == Era::Modern && LEGACY_ONLY.contains(&name) {
         return Some(Ok(error_result(format!("not available in {MODERN_VERSION}"))));
     }
+    if req.era == Era::Legacy && MODERN_ONLY.contains(&name) {
+        return Some(Ok(error_result("only available in the modern revision")));
+    }
     let reply = match name {
         "echo" => echo(req, &args),
         "add" => add(&args),
@@ -124,10 +170,14 @@ pub fn call(server: &Server, req: &Request) -> Option<Reply> {
         "progress" => return progress(server, req, &args),
         "fail" => Ok(error_result("tool failed")),
         "rpc_error" => Err(RpcError::new(-32050, "custom failure").with_data(json!({"why": "asked"}))),
-        "crash" => crash(&args),
+        "crash" => crash(server, req, &args),
         "notify" => notify(server),
         "notify_later" => notify_later(&args),
         "noise" => noise(server),
+        "touch_resource" => touch_resource(server, &args),
+        "change_list" => change_list(server, req, &args),
+        "flood" => flood(server, &args),
+        "end_listens" => end_listens(server, &args),
         "elicit" => return elicit(server, req),
         "sample" => {
             return ask_client(server, req, "sampling", "sampling/createMessage", Some(sampling_params()))
@@ -231,7 +281,9 @@ fn progress(server: &Server, req: &Request, args: &Map<String, Value>) -> Option
     Some(Ok(text_result(format!("done {steps}"))))
 }
 
-fn crash(args: &Map<String, Value>) -> Reply {
+/// Exits with `code` (default 3). The call is not answered, unless
+/// `answerFirst` is true: then its result is written (and flushed) first.
+fn crash(server: &Server, req: &Request, args: &Map<String, Value>) -> Reply {
     let code = match args.get("code") {
         None | Some(Value::Null) => 3,
         Some(v) => match v.as_i64().and_then(|c| i32::try_from(c).ok()) {
@@ -239,8 +291,66 @@ fn crash(args: &Map<String, Value>) -> Reply {
             None => return Ok(error_result("argument code must be an integer")),
         },
     };
+    let answer_first = match args.get("answerFirst") {
+        None | Some(Value::Null) => false,
+        Some(v) => match v.as_bool() {
+            Some(answer_first) => answer_first,
+            None => return Ok(error_result("argument answerFirst must be a boolean")),
+        },
+    };
+    if answer_first {
+        server.respond(req, Ok(text_result(format!("exiting with code {code}"))));
+    }
     eprintln!("crashing");
     std::process::exit(code);
+}
+
+fn string_arg<'a>(args: &'a Map<String, Value>, key: &str) -> Result<&'a str, Value> {
+    args.get(key)
+        .and_then(Value::as_str)
+        .ok_or_else(|| error_result(format!("argument {key} must be a string")))
+}
+
+/// `<verb> N` as text, `{"count": N}` as structured content.
+fn count_result(verb: &str, count: u64) -> Value {
+    let mut result = text_result(format!("{verb} {count}"));
+    result["structuredContent"] = json!({ "count": count });
+    result
+}
+
+fn touch_resource(server: &Server, args: &Map<String, Value>) -> Reply {
+    let uri = match string_arg(args, "uri") {
+        Ok(uri) => uri,
+        Err(result) => return Ok(result),
+    };
+    Ok(count_result("sent", listen::touch(server, uri, 1)))
+}
+
+fn change_list(server: &Server, req: &Request, args: &Map<String, Value>) -> Reply {
+    let Some(kind) = args.get("kind").and_then(Value::as_str).and_then(ListKind::parse) else {
+        return Ok(error_result("argument kind must be \"tools\", \"prompts\" or \"resources\""));
+    };
+    Ok(count_result("sent", listen::list_changed(server, kind, req.era == Era::Legacy)))
+}
+
+fn flood(server: &Server, args: &Map<String, Value>) -> Reply {
+    let (uri, count) = match (string_arg(args, "uri"), uint_arg(args, "count", None)) {
+        (Ok(uri), Ok(count)) => (uri, count),
+        (Err(result), _) | (_, Err(result)) => return Ok(result),
+    };
+    if count > FLOOD_MAX {
+        return Ok(error_result(format!("argument count must be at most {FLOOD_MAX}")));
+    }
+    Ok(count_result("sent", listen::touch(server, uri, count)))
+}
+
+fn end_listens(server: &Server, args: &Map<String, Value>) -> Reply {
+    let result_type = match args.get("resultType") {
+        None | Some(Value::Null) => "complete",
+        Some(Value::String(result_type)) => result_type,
+        Some(_) => return Ok(error_result("argument resultType must be a string")),
+    };
+    Ok(count_result("ended", listen::end_all(server, result_type)))
 }
 
 fn notify(server: &Server) -> Reply {

@@ -48,9 +48,37 @@ pub mod scenarios {
 
     /// The two eras most scenarios run in.
     const PROTOCOLS: [&str; 2] = ["modern", "2025-11-25"];
-    const MODERN_TOOLS: [&str; 10] =
-        ["echo", "add", "slow", "progress", "fail", "rpc_error", "crash", "notify", "notify_later", "noise"];
+    /// The test server's tools in the modern era, in order; the legacy era lists them without
+    /// `MODERN_ONLY_TOOLS` (the last ones), followed by `LEGACY_ONLY_TOOLS`.
+    const MODERN_TOOLS: [&str; 14] = [
+        "echo",
+        "add",
+        "slow",
+        "progress",
+        "fail",
+        "rpc_error",
+        "crash",
+        "notify",
+        "notify_later",
+        "noise",
+        "touch_resource",
+        "change_list",
+        "flood",
+        "end_listens",
+    ];
+    const MODERN_ONLY_TOOLS: [&str; 1] = ["end_listens"];
     const LEGACY_ONLY_TOOLS: [&str; 4] = ["elicit", "sample", "roots", "ping_client"];
+
+    /// The test server's tool names, in order, for a `--protocol` value.
+    fn expected_tools(proto: &str) -> Vec<&'static str> {
+        if proto == "modern" {
+            return MODERN_TOOLS.to_vec();
+        }
+        let mut tools: Vec<&str> =
+            MODERN_TOOLS.iter().copied().filter(|t| !MODERN_ONLY_TOOLS.contains(t)).collect();
+        tools.extend(LEGACY_ONLY_TOOLS);
+        tools
+    }
 
     fn builder(args: &[&str]) -> rt::ClientBuilder {
         rt::Client::builder().server(support::spec(support::test_server(), "t", args))
@@ -173,11 +201,7 @@ pub mod scenarios {
             let client = new_client(&["--protocol", proto]);
             let tools = aw!(client.list_tools()).expect("list_tools");
             let names: Vec<&str> = tools.iter().map(|t| t.tool.name.as_str()).collect();
-            let mut expected = MODERN_TOOLS.to_vec();
-            if proto != "modern" {
-                expected.extend(LEGACY_ONLY_TOOLS);
-            }
-            assert_eq!(names, expected, "{proto}");
+            assert_eq!(names, expected_tools(proto), "{proto}");
             assert!(tools.iter().all(|t| t.server == "t"));
             let echo = &tools[0].tool;
             assert_eq!(echo.title.as_deref(), Some("Echo"));
@@ -251,8 +275,7 @@ pub mod scenarios {
             let client = new_client(&["--protocol", proto, "--page-size", "3", "--extra-tools", "10"]);
             let tools = aw!(client.list_tools()).expect("paginated list_tools");
             let names: Vec<String> = tools.iter().map(|t| t.tool.name.clone()).collect();
-            let legacy = MODERN_TOOLS.len() + LEGACY_ONLY_TOOLS.len();
-            let base = if proto == "modern" { MODERN_TOOLS.len() } else { legacy };
+            let base = expected_tools(proto).len();
             assert_eq!(names.len(), base + 10, "{proto}: {names:?}");
             assert_eq!(names.iter().collect::<BTreeSet<_>>().len(), names.len(), "duplicates: {names:?}");
             assert_eq!(names[0], "echo");
@@ -557,7 +580,7 @@ pub mod scenarios {
         assert_eq!(infos.iter().map(|i| i.era).collect::<Vec<_>>(), [Era::Modern, Era::Legacy]);
         assert_eq!(client.server("b").and_then(|s| s.info()).map(|i| i.era), Some(Era::Legacy));
         let tools = aw!(client.list_tools()).expect("list_tools");
-        let (modern, legacy) = (MODERN_TOOLS.len(), MODERN_TOOLS.len() + LEGACY_ONLY_TOOLS.len());
+        let (modern, legacy) = (expected_tools("modern").len(), expected_tools("2025-11-25").len());
         assert_eq!(tools.len(), modern + legacy);
         assert_eq!(tools.iter().filter(|t| t.server == "a").count(), modern);
         let owners = |name: &str| -> Vec<String> {
