@@ -16,9 +16,10 @@ use std::time::Instant;
 use mcp_core::{Input, Output};
 
 use crate::pending::{CloseWaiters, PendingCalls, ServerView};
+use crate::subscription::Inbox;
 use mcp_core::{
-    ClientError, Connection, Event, Io, Progress, Request, RequestOptions, Response, ServerRequest,
-    ServerRequestHandle,
+    ClientError, Connection, Event, Io, Progress, Request, RequestHandle, RequestOptions, Response,
+    ServerRequest, ServerRequestHandle, SubscriptionUpdate,
 };
 
 /// A request's outcome, as handed to its caller.
@@ -99,6 +100,8 @@ pub struct Dispatch<R, W> {
     replies: Vec<(R, Outcome)>,
     hook: Option<EventHook>,
     view: SharedView,
+    /// Listen streams and where their updates go.
+    listens: std::collections::BTreeMap<RequestHandle, Arc<Inbox>>,
 }
 
 impl<R, W> std::fmt::Debug for Dispatch<R, W> {
@@ -120,6 +123,7 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
             replies: Vec::new(),
             hook,
             view,
+            listens: std::collections::BTreeMap::new(),
         }
     }
 
@@ -150,6 +154,27 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
     /// like any other.
     pub fn cancel(&mut self, conn: &mut Connection, now: Instant, call: u64) {
         if let Some(handle) = self.calls.handle_of(call) {
+            conn.cancel(now, handle);
+        }
+    }
+
+    /// Opens a listen stream (a [`Request::Listen`]) whose updates and end go to `inbox`.
+    pub fn listen(
+        &mut self,
+        conn: &mut Connection,
+        now: Instant,
+        request: Request,
+        opts: RequestOptions,
+        inbox: Arc<Inbox>,
+    ) -> Result<RequestHandle, ClientError> {
+        let handle = conn.request(now, request, opts).map_err(ClientError::from)?;
+        self.listens.insert(handle, inbox);
+        Ok(handle)
+    }
+
+    /// Closes listen stream `handle` if it is still open.
+    pub fn close_listen(&mut self, conn: &mut Connection, now: Instant, handle: RequestHandle) {
+        if self.listens.remove(&handle).is_some() {
             conn.cancel(now, handle);
         }
     }
@@ -209,6 +234,10 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
         lock(&self.view).observe(&ev, conn);
         match ev {
             Event::Response { handle, result } => {
+                if let Some(inbox) = self.listens.remove(&handle) {
+                    inbox.end(result.map_err(ClientError::from));
+                    return None;
+                }
                 if let Some(p) = self.calls.take(handle) {
                     self.replies.push((p.reply, result.map_err(ClientError::from)));
                 }
@@ -218,6 +247,20 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
                 if let Some(Pending { progress: Some(f), .. }) = self.calls.get(handle) {
                     // A panicking callback must not take the driver down with it.
                     let _ = catch_unwind(AssertUnwindSafe(|| f(progress)));
+                }
+                None
+            }
+            Event::Subscription { handle, update } => {
+                if let Some(inbox) = self.listens.get(&handle) {
+                    inbox.update(update.clone());
+                }
+                // The hook sees a stream's notifications as notifications, like any other.
+                let ev = match update {
+                    SubscriptionUpdate::Notification(n) => Event::Notification(n),
+                    update => Event::Subscription { handle, update },
+                };
+                if let Some(hook) = &self.hook {
+                    let _ = catch_unwind(AssertUnwindSafe(|| hook(&self.name, &ev)));
                 }
                 None
             }

@@ -15,9 +15,10 @@
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Instant;
 
-use mcp_core::{Connection, Input, Request, RequestOptions};
+use mcp_core::{ClientError, Connection, Input, Request, RequestHandle, RequestOptions};
 
 use crate::dispatch::{lock, Dispatch, Perform, ProgressFn, Reply, Waiter};
+use crate::subscription::{Inbox, ListenControl};
 
 /// A family's IO side as the engine drives it.
 pub trait Side: Perform + Send {
@@ -65,6 +66,7 @@ impl<R, W, S> State<R, W, S> {
 /// callback running under the lock may cancel its own call).
 enum Deferred {
     Cancel(u64),
+    CloseListen(RequestHandle),
     Release,
 }
 
@@ -125,6 +127,9 @@ impl<R: Reply, W: Waiter, S: Side> Engine<R, W, S> {
             for item in work {
                 match item {
                     Deferred::Cancel(call) => state.dispatch.cancel(&mut state.conn, now, call),
+                    Deferred::CloseListen(handle) => {
+                        state.dispatch.close_listen(&mut state.conn, now, handle)
+                    }
                     Deferred::Release => {
                         state.released = true;
                         state.conn.close(now);
@@ -190,7 +195,7 @@ impl<R: Reply, W: Waiter, S: Side> Feed for Engine<R, W, S> {
 }
 
 /// What API handles do with a server's engine, whatever its IO side.
-pub trait EngineApi<R, W>: Send + Sync {
+pub trait EngineApi<R, W>: ListenControl {
     /// Issues a request for API call `call`; its outcome goes to `reply`.
     fn request(
         &self,
@@ -203,6 +208,13 @@ pub trait EngineApi<R, W>: Send + Sync {
     /// Cancels API call `call` if it is still in flight (its outcome is `Cancelled`). Never
     /// waits for the lock: safe from a callback running under it.
     fn cancel(&self, call: u64);
+    /// Opens a listen stream whose updates and end go to `inbox`.
+    fn listen(
+        &self,
+        request: Request,
+        opts: RequestOptions,
+        inbox: Arc<Inbox>,
+    ) -> Result<RequestHandle, ClientError>;
     /// Closes the connection for `waiter` (released once closed).
     fn close(&self, waiter: W);
     /// The last API handle is gone: close the connection; the engine finishes once closed.
@@ -226,6 +238,15 @@ impl<R: Reply, W: Waiter, S: Side> EngineApi<R, W> for Engine<R, W, S> {
         self.defer(Deferred::Cancel(call));
     }
 
+    fn listen(
+        &self,
+        request: Request,
+        opts: RequestOptions,
+        inbox: Arc<Inbox>,
+    ) -> Result<RequestHandle, ClientError> {
+        self.with(|s, now| s.dispatch.listen(&mut s.conn, now, request, opts, inbox))
+    }
+
     fn close(&self, waiter: W) {
         self.with(|s, now| s.dispatch.close(&mut s.conn, now, waiter));
     }
@@ -233,6 +254,28 @@ impl<R: Reply, W: Waiter, S: Side> EngineApi<R, W> for Engine<R, W, S> {
     fn release(&self) {
         self.defer(Deferred::Release);
     }
+}
+
+impl<R: Reply, W: Waiter, S: Side> ListenControl for Engine<R, W, S> {
+    fn close_listen(&self, handle: RequestHandle) {
+        self.defer(Deferred::CloseListen(handle));
+    }
+}
+
+/// Opens a listen stream on `engine` and returns its handle: notifications are kept for the
+/// host when `host_reads` (the handle then also keeps the server open), else only the event
+/// hook sees them.
+pub fn open_listen<R: 'static, W: 'static>(
+    engine: &Arc<dyn EngineApi<R, W>>,
+    keep: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    request: Request,
+    opts: crate::subscription::ListenOptions,
+) -> Result<crate::subscription::SubscriptionCore, ClientError> {
+    let inbox = Inbox::new(keep.is_some().then_some(opts.queue));
+    let ropts = RequestOptions { timeout: opts.ack_timeout, ..RequestOptions::default() };
+    let handle = engine.listen(request, ropts, inbox.clone())?;
+    let control: Arc<dyn ListenControl> = engine.clone();
+    Ok(crate::subscription::SubscriptionCore::new(handle, inbox, control, keep))
 }
 
 /// Releases the engine when the last API handle is dropped: every clone of a server's

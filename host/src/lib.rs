@@ -15,6 +15,8 @@
 //! - per-server bookkeeping: calls in flight ([`PendingCalls`]), close waiters
 //!   ([`CloseWaiters`]), the [`ServerView`] handles read; the host's handlers ([`HandlerSet`],
 //!   from which the client's capabilities follow) and server-list checks ([`prepare_servers`]);
+//! - listen streams: the [`Inbox`] a stream's updates wait in (a bounded notification queue),
+//!   and the handles that read it, [`AsyncSubscription`] and [`BlockingSubscription`];
 //! - [`CallerScope`]: the HTTP exchange of a caller's own request, run by that caller;
 //! - [`HttpClientConfig`], [`ProxySetting`] and proxy selection ([`Proxies`]);
 //! - process helpers: [`std_command`], [`exit_info`], [`terminate`], [`seed_config`], and the
@@ -39,15 +41,17 @@ mod dispatch;
 mod engine;
 mod handlers;
 mod http_config;
+mod listen_methods;
 mod methods;
 mod pending;
 mod process;
+mod subscription;
 
 pub use caller_scope::{offer_to_caller, CallerScope};
 pub use dispatch::{
     lock, Dispatch, EventHook, Outcome, Perform, ProgressFn, Reply, SharedView, Step, Waiter,
 };
-pub use engine::{Engine, EngineApi, Feed, ReleaseOnDrop, Side, TimerStep};
+pub use engine::{open_listen, Engine, EngineApi, Feed, ReleaseOnDrop, Side, TimerStep};
 pub use handlers::{prepare_servers, roots_result, HandlerSet, NO_HANDLER};
 pub use http_config::{HttpClientConfig, Proxies, Proxy, ProxySetting};
 pub use methods::{BuilderParts, Prepared, ServerStart};
@@ -55,6 +59,10 @@ pub use pending::{CloseWaiters, PendingCalls, ServerView};
 pub use process::{
     apply_process_io, exit_info, os_random_seed, seed_config, std_command, terminate, OtherIo,
     ProcessControl, SpawnRequest,
+};
+pub use subscription::{
+    AsyncSubscription, BlockingSubscription, Elapsed, Inbox, ListenControl, ListenOptions, Next,
+    ResourceSubscriptions, SubscriptionCore,
 };
 
 #[doc(hidden)]

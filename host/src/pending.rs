@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use mcp_core::types::Tool;
 use mcp_core::{
     ClientError, Connection, Event, ListKind, Notification, Request, RequestHandle, RequestOptions, Response,
-    ServerInfo,
+    ServerInfo, SubscriptionUpdate,
 };
 
 /// What API handles can read about a server without asking its driver; kept current by
@@ -28,7 +28,11 @@ impl ServerView {
             }
             Event::Connected(info) => self.info = Some(info.clone()),
             Event::Disconnected { .. } => *self = Self::default(),
-            Event::Notification(Notification::ListChanged(ListKind::Tools)) => self.tools = None,
+            Event::Notification(Notification::ListChanged(ListKind::Tools))
+            | Event::Subscription {
+                update: SubscriptionUpdate::Notification(Notification::ListChanged(ListKind::Tools)),
+                ..
+            } => self.tools = None,
             Event::Closed => self.info = None,
             _ => {}
         }

@@ -41,6 +41,8 @@ mod stdout;
 pub use client::{connect, Client, ClientBuilder};
 pub use handlers::{handler, static_roots, Handler, Handlers};
 pub use http::{AsyncStream, BoxedStream, Connector};
-pub use mcp_host::{EventHook, HttpClientConfig, ProgressFn, ProxySetting};
+pub use mcp_host::{
+    AsyncSubscription as Subscription, EventHook, HttpClientConfig, ListenOptions, ProgressFn, ProxySetting,
+};
 pub use runtime::{BoxFuture, ChildProcess, ProcessParts, Runtime};
 pub use server::Server;

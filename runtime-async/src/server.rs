@@ -8,7 +8,10 @@ use std::sync::Arc;
 use futures_lite::future;
 use mcp_core::types::Tool;
 use mcp_core::{Request, RequestOptions, ServerInfo};
-use mcp_host::{lock, CallerScope, Outcome, ProgressFn, ReleaseOnDrop, SharedView};
+use mcp_host::{
+    lock, AsyncSubscription as Subscription, CallerScope, ListenOptions, Outcome, ProgressFn, ReleaseOnDrop,
+    ResourceSubscriptions, SharedView, SubscriptionCore,
+};
 
 use crate::caller_io::CallerIo;
 use crate::driver::{CloseTo, EngineRef};
@@ -24,6 +27,7 @@ pub struct Server {
     handles: Arc<ReleaseOnDrop<ReplyTo, CloseTo>>,
     shared: SharedView,
     calls: Arc<AtomicU64>,
+    resources: Arc<ResourceSubscriptions>,
 }
 
 impl std::fmt::Debug for Server {
@@ -75,7 +79,8 @@ impl Drop for Call {
 impl Server {
     pub(crate) fn new(name: Arc<str>, engine: EngineRef, shared: SharedView) -> Self {
         let handles = Arc::new(ReleaseOnDrop(engine.clone()));
-        Self { name, engine, handles, shared, calls: Arc::new(AtomicU64::new(1)) }
+        let resources = Arc::default();
+        Self { name, engine, handles, shared, calls: Arc::new(AtomicU64::new(1)), resources }
     }
 
     /// The server's name in the client.
@@ -111,7 +116,24 @@ impl Server {
         self.start(request, opts, progress).outcome().await
     }
 
+    /// Opens a listen stream (the primitive of [`mcp_host::listen_methods!`]); `host_reads`:
+    /// its notifications are kept for the handle, which keeps the server open.
+    fn open_listen(
+        &self,
+        request: Request,
+        opts: ListenOptions,
+        host_reads: bool,
+    ) -> Result<SubscriptionCore, mcp_core::ClientError> {
+        let keep = host_reads.then(|| self.handles.clone() as Arc<dyn std::any::Any + Send + Sync>);
+        mcp_host::open_listen(&self.engine, keep, request, opts)
+    }
+
+    fn resource_subscriptions(&self) -> &ResourceSubscriptions {
+        &self.resources
+    }
+
     mcp_host::server_methods!(async await);
+    mcp_host::listen_methods!(async await);
 
     /// Shuts the server down (stdin closed, then terminate, then kill) and waits until done.
     pub async fn close(&self) {

@@ -75,10 +75,10 @@ pub use client::{Client, ClientBuilder};
 pub use handlers::{handler, static_roots, Handler, Handlers};
 pub use http::{HttpClientConfig, ProxySetting};
 pub use mcp_core::{
-    self as core, ClientError, Event, ProtocolMode, RequestOptions, ServerInfo, ServerRequest, ServerSpec,
-    ValidationMode,
+    self as core, ClientError, Event, Notification, ProtocolMode, RequestOptions, ServerInfo, ServerRequest,
+    ServerSpec, SubscriptionFilter, ValidationMode,
 };
-pub use mcp_host::{EventHook, ProgressFn};
+pub use mcp_host::{BlockingSubscription as Subscription, Elapsed, EventHook, ListenOptions, ProgressFn};
 pub use server::{CancelToken, Server};
 
 /// Connects to one server given as a target string (a command line for stdio) and waits

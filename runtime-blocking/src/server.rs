@@ -7,7 +7,10 @@ use std::sync::{Arc, Mutex};
 
 use mcp_core::types::Tool;
 use mcp_core::{ClientError, Request, RequestError, RequestOptions, Response, ServerInfo};
-use mcp_host::{lock, CallerScope, Outcome, ProgressFn, SharedView};
+use mcp_host::{
+    lock, BlockingSubscription as Subscription, CallerScope, ListenOptions, Outcome, ProgressFn,
+    ResourceSubscriptions, SharedView, SubscriptionCore,
+};
 
 use crate::caller_io::CallerIo;
 use crate::driver::EngineRef;
@@ -29,6 +32,7 @@ struct Inner {
     engine: EngineRef,
     shared: SharedView,
     calls: AtomicU64,
+    resources: ResourceSubscriptions,
 }
 
 impl Drop for Inner {
@@ -111,7 +115,8 @@ impl CancelToken {
 
 impl Server {
     pub(crate) fn new(name: Arc<str>, engine: EngineRef, shared: SharedView) -> Self {
-        Self { inner: Arc::new(Inner { name, engine, shared, calls: AtomicU64::new(1) }) }
+        let resources = ResourceSubscriptions::default();
+        Self { inner: Arc::new(Inner { name, engine, shared, calls: AtomicU64::new(1), resources }) }
     }
 
     /// The server's name in the client.
@@ -180,7 +185,24 @@ impl Server {
         self.call(request, opts, progress, None)
     }
 
+    /// Opens a listen stream (the primitive of [`mcp_host::listen_methods!`]); `host_reads`:
+    /// its notifications are kept for the handle, which keeps the server open.
+    fn open_listen(
+        &self,
+        request: Request,
+        opts: ListenOptions,
+        host_reads: bool,
+    ) -> Result<SubscriptionCore, ClientError> {
+        let keep = host_reads.then(|| self.inner.clone() as Arc<dyn std::any::Any + Send + Sync>);
+        mcp_host::open_listen(&self.inner.engine, keep, request, opts)
+    }
+
+    fn resource_subscriptions(&self) -> &ResourceSubscriptions {
+        &self.inner.resources
+    }
+
     mcp_host::server_methods!();
+    mcp_host::listen_methods!();
 
     /// Shuts the server down (stdin closed, then terminate, then kill) and blocks until done.
     /// Later requests fail with a "closed" error.

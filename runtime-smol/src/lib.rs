@@ -41,11 +41,11 @@ use mcp_host::{exit_info, std_command};
 
 pub use mcp_async::{
     handler, static_roots, AsyncStream, BoxFuture, BoxedStream, Client, ClientBuilder, Connector, EventHook,
-    Handler, Handlers, HttpClientConfig, ProgressFn, ProxySetting, Server,
+    Handler, Handlers, HttpClientConfig, ListenOptions, ProgressFn, ProxySetting, Server, Subscription,
 };
 pub use mcp_core::{
-    self as core, ClientError, Event, ProtocolMode, RequestOptions, ServerInfo, ServerRequest, ServerSpec,
-    ValidationMode,
+    self as core, ClientError, Event, Notification, ProtocolMode, RequestOptions, ServerInfo, ServerRequest,
+    ServerSpec, SubscriptionFilter, ValidationMode,
 };
 
 type Spawner = Arc<dyn Fn(BoxFuture<'static, ()>) + Send + Sync>;

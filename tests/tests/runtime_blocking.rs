@@ -6,7 +6,7 @@ mod rt {
     use std::time::Duration;
 
     pub use mcp_blocking::{
-        connect, handler as sync_handler, static_roots, Client, ClientBuilder, ClientError,
+        connect, handler as sync_handler, static_roots, Client, ClientBuilder, ClientError, ListenOptions,
     };
 
     pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
@@ -24,6 +24,8 @@ fn run(scenario: impl FnOnce()) {
 
 mcp_tests::define_scenarios!(, aw_sync);
 mcp_tests::all_scenario_tests!(run);
+mcp_tests::define_push_scenarios!(, aw_sync);
+mcp_tests::all_push_scenario_tests!(run);
 
 mod blocking_only {
     use std::time::{Duration, Instant};

@@ -21,7 +21,9 @@ pub mod on_smol {
         use std::time::Duration;
 
         pub use super::super::sync_handler;
-        pub use mcp_smol::{connect, static_roots, Client, ClientBuilder, ClientError, SmolRuntime};
+        pub use mcp_smol::{
+            connect, static_roots, Client, ClientBuilder, ClientError, ListenOptions, SmolRuntime,
+        };
 
         pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
             builder.build(SmolRuntime::with_spawner(|f| smol::spawn(f).detach()))
@@ -40,6 +42,8 @@ pub mod on_smol {
     mcp_tests::define_async_scenarios!();
     mcp_tests::all_scenario_tests!(run);
     mcp_tests::all_async_scenario_tests!(run);
+    mcp_tests::define_push_scenarios!(async, aw_async);
+    mcp_tests::all_push_scenario_tests!(run);
 }
 
 /// Under `async_std::task::block_on`; background tasks spawned on async-std's executor.
@@ -48,7 +52,9 @@ pub mod on_async_std {
         use std::time::Duration;
 
         pub use super::super::sync_handler;
-        pub use mcp_smol::{connect, static_roots, Client, ClientBuilder, ClientError, SmolRuntime};
+        pub use mcp_smol::{
+            connect, static_roots, Client, ClientBuilder, ClientError, ListenOptions, SmolRuntime,
+        };
 
         pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
             builder.build(SmolRuntime::with_spawner(|f| {
@@ -69,4 +75,6 @@ pub mod on_async_std {
     mcp_tests::define_async_scenarios!();
     mcp_tests::all_scenario_tests!(run);
     mcp_tests::all_async_scenario_tests!(run);
+    mcp_tests::define_push_scenarios!(async, aw_async);
+    mcp_tests::all_push_scenario_tests!(run);
 }

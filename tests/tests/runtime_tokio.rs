@@ -5,7 +5,7 @@ mod rt {
     use std::time::Duration;
 
     use mcp_tokio::core::ServerRequest;
-    pub use mcp_tokio::{connect, static_roots, Client, ClientBuilder, ClientError, Handler};
+    pub use mcp_tokio::{connect, static_roots, Client, ClientBuilder, ClientError, Handler, ListenOptions};
     use serde_json::Value;
 
     /// A synchronous closure as an (async) handler.
@@ -41,3 +41,5 @@ mcp_tests::define_scenarios!(async, aw_async);
 mcp_tests::define_async_scenarios!();
 mcp_tests::all_scenario_tests!(run);
 mcp_tests::all_async_scenario_tests!(run);
+mcp_tests::define_push_scenarios!(async, aw_async);
+mcp_tests::all_push_scenario_tests!(run);

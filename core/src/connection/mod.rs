@@ -471,6 +471,8 @@ impl Connection {
                 | Event::Closed
                 | Event::ServerRequest { .. }
                 | Event::ServerRequestCancelled { .. }
+                // A listen's host queue bounds (and counts) what it drops.
+                | Event::Subscription { .. }
         );
         if !essential && self.events.len() >= self.cfg.limits.max_pending_events {
             self.dropped_events += 1;
