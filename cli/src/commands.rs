@@ -134,18 +134,22 @@ fn report_schema_warning(server: &str, event: &Event) {
     }
 }
 
+/// Another event hook, called after the one the settings install.
+pub type ExtraHook = Box<dyn Fn(&str, &Event) + Send + Sync>;
+
 /// Builds a client for one server with the global settings applied.
-fn build_client(settings: &Settings, spec: ServerSpec) -> Result<Client, CliError> {
+fn build_client(settings: &Settings, spec: ServerSpec, extra: Option<ExtraHook>) -> Result<Client, CliError> {
     let mut spec = spec.protocol(settings.protocol).validate_structured_content(settings.validation);
     if let Some(timeout) = settings.timeout {
         spec = spec.request_timeout(timeout);
     }
-    let mut builder = Client::builder().server(spec);
-    builder = if settings.verbose {
-        builder.on_event(report_event)
-    } else {
-        builder.on_event(report_schema_warning)
-    };
+    let report: fn(&str, &Event) = if settings.verbose { report_event } else { report_schema_warning };
+    let builder = Client::builder().server(spec).on_event(move |server, event| {
+        report(server, event);
+        if let Some(extra) = &extra {
+            extra(server, event);
+        }
+    });
     Ok(builder.build(mcp_tokio::TokioRuntime::current())?)
 }
 
@@ -155,7 +159,21 @@ where
     F: FnOnce(Server) -> Fut,
     Fut: Future<Output = Result<T, CliError>>,
 {
-    let client = build_client(settings, spec)?;
+    with_server_hooked(settings, spec, None, body).await
+}
+
+/// [`with_server`], with another event hook.
+pub async fn with_server_hooked<T, F, Fut>(
+    settings: &Settings,
+    spec: ServerSpec,
+    extra: Option<ExtraHook>,
+    body: F,
+) -> Result<T, CliError>
+where
+    F: FnOnce(Server) -> Fut,
+    Fut: Future<Output = Result<T, CliError>>,
+{
+    let client = build_client(settings, spec, extra)?;
     let outcome = match client.servers().first() {
         Some(server) => body(server.clone()).await,
         None => Err(CliError::new("no server configured")),
@@ -228,8 +246,8 @@ async fn perform(settings: &Settings, server: Server, action: Action) -> Result<
     Ok(ExitCode::SUCCESS)
 }
 
-/// Runs one action against the server `target` names.
-pub async fn run(settings: &Settings, target: &str, action: Action) -> Result<ExitCode, CliError> {
+/// The server `target` names, with the HTTP settings applied.
+pub fn spec_for(settings: &Settings, target: &str) -> Result<ServerSpec, CliError> {
     let detected = detect_target(target, settings.transport)?;
     let is_http = matches!(detected, DetectedTarget::Http { .. });
     if !is_http && (!settings.headers.is_empty() || settings.retries > 0) {
@@ -239,6 +257,12 @@ pub async fn run(settings: &Settings, target: &str, action: Action) -> Result<Ex
     for (name, value) in &settings.headers {
         spec = spec.header(name, value);
     }
+    Ok(spec)
+}
+
+/// Runs one action against the server `target` names.
+pub async fn run(settings: &Settings, target: &str, action: Action) -> Result<ExitCode, CliError> {
+    let spec = spec_for(settings, target)?;
     with_server(settings, spec, |server| perform(settings, server, action)).await
 }
 

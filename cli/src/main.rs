@@ -4,6 +4,7 @@
 //! mcp info  "npx -y @modelcontextprotocol/server-everything"
 //! mcp tools "npx -y @modelcontextprotocol/server-everything" --json
 //! mcp call  "npx -y @modelcontextprotocol/server-everything" echo '{"message":"hi"}'
+//! mcp listen http://127.0.0.1:8080/mcp --resource file:///notes.txt --json
 //! mcp demo
 //! ```
 //!
@@ -14,6 +15,7 @@
 mod commands;
 mod conformance;
 mod demo;
+mod listen;
 mod output;
 
 use std::process::ExitCode;
@@ -161,8 +163,44 @@ enum Command {
         /// The resource's URI.
         uri: String,
     },
+    /// Print notifications as they arrive: a subscriptions/listen stream on 2026-07-28
+    /// servers (list changes, and the resources given), resources/subscribe on older ones.
+    Listen {
+        #[command(flatten)]
+        target: Target,
+        /// A resource URI to watch for updates (repeatable).
+        #[arg(long = "resource", value_name = "URI")]
+        resources: Vec<String>,
+        /// Only these list changes (repeatable; default: all three).
+        #[arg(long = "list", value_enum, value_name = "KIND")]
+        lists: Vec<List>,
+        /// Stop after this many notifications.
+        #[arg(long, value_name = "N")]
+        count: Option<u64>,
+        /// Stop after this many seconds.
+        #[arg(long = "for", value_name = "SECONDS", value_parser = parse_timeout)]
+        duration: Option<Duration>,
+    },
     /// A short tour against the bundled test server (no network; text output only).
     Demo,
+}
+
+/// A list whose changes `mcp listen` watches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum List {
+    Tools,
+    Prompts,
+    Resources,
+}
+
+impl From<List> for mcp_tokio::core::ListKind {
+    fn from(l: List) -> Self {
+        match l {
+            List::Tools => Self::Tools,
+            List::Prompts => Self::Prompts,
+            List::Resources => Self::Resources,
+        }
+    }
 }
 
 /// `--timeout`: a positive number of seconds.
@@ -177,6 +215,17 @@ fn parse_timeout(text: &str) -> Result<Duration, String> {
 async fn dispatch(settings: &Settings, command: Command) -> Result<ExitCode, CliError> {
     let (target, action) = match command {
         Command::Demo => return demo::run(settings).await,
+        Command::Listen { target, resources, lists, count, duration } => {
+            let lists = (!lists.is_empty()).then(|| lists.into_iter().map(Into::into).collect());
+            let args = listen::ListenArgs { resources, lists, count, duration };
+            let spec = commands::spec_for(settings, &target.target)?;
+            let (tx, rx) = tokio::sync::mpsc::channel(1024);
+            let hook: commands::ExtraHook = Box::new(listen::forward_notifications(tx));
+            return commands::with_server_hooked(settings, spec, Some(hook), |server| {
+                listen::run(settings, server, args, rx)
+            })
+            .await;
+        }
         Command::Info(target) => (target, Action::Info),
         Command::Tools(target) => (target, Action::Tools),
         Command::Call { target, tool, arguments } => {
