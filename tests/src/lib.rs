@@ -13,6 +13,7 @@ mod async_scenarios;
 mod http_peer_checks;
 pub mod http_peers;
 mod peer_checks;
+mod push_peer_checks;
 mod push_scenarios;
 mod scenarios;
 pub mod scripted_http;
