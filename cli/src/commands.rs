@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use mcp_tokio::core::mcp_servers::{detect_target, DetectedTarget, TransportKind};
 use mcp_tokio::core::types::{ResourceTemplate, Tool};
-use mcp_tokio::core::{Event, Notification, RequestError, RpcErrorKind, ValidationMode, Warning};
+use mcp_tokio::core::{
+    Event, Notification, RequestError, RpcErrorKind, SubscriptionUpdate, ValidationMode, Warning,
+};
 use mcp_tokio::{Client, ClientError, ProtocolMode, Server, ServerSpec};
 use serde_json::Value;
 
@@ -122,6 +124,9 @@ fn report_event(server: &str, event: &Event) {
             format!("[{server}] log {}{logger}: {}", m.level, m.text)
         }
         Event::Disconnected { reason } => format!("[{server}] disconnected: {reason}"),
+        Event::Subscription { update: SubscriptionUpdate::Reconnecting { reason }, .. } => {
+            format!("[{server}] subscription dropped, re-opening: {reason}")
+        }
         _ => return,
     };
     note(&line);

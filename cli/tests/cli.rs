@@ -192,3 +192,48 @@ fn call_validates_structured_content_against_the_output_schema() {
     let out = mcp(&["call", &peer, "add", r#"{"a": 2, "b": 3}"#, "--validate", "strict"]);
     assert!(out.status.success() && stderr(&out).is_empty(), "{}", stderr(&out));
 }
+
+/// `mcp listen` prints what a real server pushes: a `subscriptions/listen` stream on
+/// ts-v2-peer (2026-07-28), `resources/subscribe` on py-mcp-peer spoken as 2025-11-25; the
+/// updates are triggered by `mcp call ... touch` from another process.
+#[test]
+fn listen_prints_pushed_notifications() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    use mcp_tests::http_peers::HttpPeer;
+    let ts = HttpPeer::start("ts-v2-peer", &["http", "--port", "{port}"], &[]);
+    let py = HttpPeer::start("py-mcp-peer", &["streamable-http", "--port", "{port}"], &[]);
+    for (peer, protocol, era) in [(&ts, "auto", "2026-07-28"), (&py, "legacy", "2025-11-25")] {
+        let url = peer.url("/mcp");
+        let mut listen = Command::new(env!("CARGO_BIN_EXE_mcp"))
+            .args(["listen", &url, "--resource", "peer://hello", "--count", "2", "--json", "--for", "60"])
+            .args(["--protocol", protocol])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run mcp listen");
+        let mut status = String::new();
+        BufReader::new(listen.stderr.take().expect("stderr")).read_line(&mut status).expect("a status line");
+        assert!(status.starts_with(&format!("listening ({era})")), "{status}");
+        for _ in 0..2 {
+            let out = mcp(&["call", &url, "touch", r#"{"uri": "peer://hello"}"#]);
+            assert!(out.status.success(), "{}", stderr(&out));
+        }
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let exit = loop {
+            if let Some(exit) = listen.try_wait().expect("wait") {
+                break exit;
+            }
+            assert!(Instant::now() < deadline, "mcp listen did not stop after 2 notifications");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        assert!(exit.success());
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut listen.stdout.take().expect("stdout"), &mut out).expect("read");
+        let lines: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+        let expected = serde_json::json!({"method": "notifications/resources/updated", "params": {"uri": "peer://hello"}});
+        assert_eq!(lines, [expected.clone(), expected], "{era}: {out}");
+    }
+}
