@@ -2,7 +2,8 @@
 //! 2026-07-28 peers that serve it (ts-v2-peer and py-mcp-peer, over stdio and HTTP, updates
 //! triggered by their `touch` / `bump` tools), its refusal by one that does not
 //! (fastmcp-echo-peer), and legacy `resources/subscribe` (server-everything, py-mcp-peer).
-//! The glue module `rt` needs `Client`, `ClientBuilder`, `build` and `sleep`.
+//! The glue module `rt` needs `Client`, `build` and `sleep`; `tests/tests/real_peers.rs` runs
+//! them on every runtime.
 
 /// Defines `pub mod push_peer_checks` for the glue `rt`: `define_push_peer_checks!(async,
 /// aw_async)` or `define_push_peer_checks!(, aw_sync)`.

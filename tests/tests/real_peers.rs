@@ -14,6 +14,8 @@
 //! The checks are written once (`mcp_tests::define_peer_checks!`,
 //! `mcp_tests::define_http_peer_checks!`) and run on mcp-tokio for every peer, on mcp-smol over
 //! HTTP, and on mcp-blocking over HTTP and for server-everything and py-mcp-peer over stdio.
+//! The push checks (`mcp_tests::define_push_peer_checks!`: listen streams, resource
+//! subscriptions) run on all three.
 
 macro_rules! all_http_checks {
     ($run:path) => {
@@ -31,6 +33,10 @@ mod on_tokio {
 
         pub fn build(builder: mcp_tokio::ClientBuilder) -> Result<Client, mcp_tokio::ClientError> {
             builder.build(mcp_tokio::TokioRuntime::current())
+        }
+
+        pub async fn sleep(d: std::time::Duration) {
+            tokio::time::sleep(d).await;
         }
 
         pub fn sync_handler<F>(f: F) -> mcp_tokio::Handler
@@ -61,6 +67,8 @@ mod on_tokio {
     mcp_tests::scenario_tests!(peer_checks, run;
         server_everything, server_filesystem, py_mcp_peer, fastmcp_echo_peer, ts_v2_peer);
     all_http_checks!(run);
+    mcp_tests::define_push_peer_checks!(async, aw_async);
+    mcp_tests::all_push_peer_checks!(run);
 }
 
 /// On mcp-smol, the HTTP checks (stdio is covered by the scenarios).
@@ -70,6 +78,10 @@ mod on_smol {
 
         pub fn build(builder: mcp_smol::ClientBuilder) -> Result<Client, mcp_smol::ClientError> {
             builder.build(mcp_smol::SmolRuntime::new())
+        }
+
+        pub async fn sleep(d: std::time::Duration) {
+            smol::Timer::after(d).await;
         }
 
         pub fn sync_handler<F>(f: F) -> mcp_smol::Handler
@@ -90,6 +102,8 @@ mod on_smol {
     mcp_tests::define_peer_checks!(async, aw_async);
     mcp_tests::define_http_peer_checks!(async, aw_async);
     all_http_checks!(run);
+    mcp_tests::define_push_peer_checks!(async, aw_async);
+    mcp_tests::all_push_peer_checks!(run);
 }
 
 /// On mcp-blocking, one legacy and one modern peer.
@@ -99,6 +113,10 @@ mod on_blocking {
 
         pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
             builder.build()
+        }
+
+        pub fn sleep(d: std::time::Duration) {
+            std::thread::sleep(d);
         }
     }
 
@@ -110,6 +128,8 @@ mod on_blocking {
     mcp_tests::define_http_peer_checks!(, aw_sync);
     mcp_tests::scenario_tests!(peer_checks, run; server_everything, py_mcp_peer);
     all_http_checks!(run);
+    mcp_tests::define_push_peer_checks!(, aw_sync);
+    mcp_tests::all_push_peer_checks!(run);
 }
 
 /// The locating rule itself: `$MCP_PEERS` wins, and a missing peer panics with the fix.
