@@ -91,6 +91,11 @@ unit_call!(
     /// A liveness check (`ping`, or `server/discover` on 2026-07-28 servers).
     Ping => Request::Ping, (), |_| Ok(())
 );
+unit_call!(
+    /// The server's current info: `server/discover` again once the last result is stale
+    /// (2026-07-28), the `initialize` answer on legacy servers (see [`Request::Discover`]).
+    Discover => Request::Discover, ServerInfo, Response::into_connected
+);
 
 /// `tools/call`. A `_meta` key inside `arguments` is sent as the request's `_meta`; a tool
 /// failure is a result with `is_error`, not an `Err`.
@@ -242,6 +247,7 @@ mod tests {
     fn descriptors_build_their_requests() {
         assert_eq!(Connect.into_request(), Request::Connect);
         assert_eq!(ListResourceTemplates.into_request(), Request::ListResourceTemplates);
+        assert_eq!(Discover.into_request(), Request::Discover);
         assert_eq!(ReadResource::new("a://b").into_request(), Request::read_resource("a://b"));
         let c = Complete::new(CompletionReference::Prompt { name: "p".into() }, "x", "y");
         assert!(matches!(c.into_request(), Request::Complete { context: None, .. }));

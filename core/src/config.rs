@@ -119,6 +119,9 @@ pub struct Limits {
     pub max_decompressed_body_bytes: usize,
     /// Bytes of an HTTP error body read to find a JSON-RPC error in it. Default 64 KiB.
     pub max_error_body_bytes: usize,
+    /// Cached results kept at once (lists, resource reads, across `_meta` and credentials);
+    /// past it the oldest is dropped. `0` turns caching off. Default 256.
+    pub max_cache_entries: usize,
 }
 
 impl Default for Limits {
@@ -136,6 +139,7 @@ impl Default for Limits {
             recent_finished: 1024,
             max_decompressed_body_bytes: 64 * 1024 * 1024,
             max_error_body_bytes: 64 * 1024,
+            max_cache_entries: 256,
         }
     }
 }

@@ -7,6 +7,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::config::{ClientFeatures, ProtocolMode, LEGACY_VERSIONS, MODERN_VERSION};
+use crate::connection::CacheScope;
 use crate::error::{RequestError, RpcError, RpcErrorKind};
 use crate::text::sanitize;
 use crate::types::{DiscoverResult, Implementation, InitializeResult, ServerCapabilities};
@@ -160,6 +161,39 @@ pub(crate) fn judge_initialize(result: Value) -> Result<ServerInfo, RequestError
     })
 }
 
+/// The caching hints of a `server/discover` result: its `ttlMs` (absent, negative or malformed:
+/// `0`, stale at once) and its `cacheScope`.
+pub(crate) fn discover_hints(result: &Value) -> (u64, CacheScope) {
+    let ttl = crate::types::ttl_hint(result.get("ttlMs")).unwrap_or(0);
+    (ttl, CacheScope::from_hint(result.get("cacheScope").and_then(Value::as_str)))
+}
+
+/// A later `server/discover` answer of a modern server: the info it now gives (era, revision and
+/// transport unchanged) with its caching hints. A server that no longer lists 2026-07-28 is
+/// [`RequestError::NoCommonVersion`].
+pub(crate) fn judge_rediscover(
+    current: &ServerInfo,
+    result: Value,
+) -> Result<(ServerInfo, u64, CacheScope), RequestError> {
+    let (ttl, scope) = discover_hints(&result);
+    let d = DiscoverResult::from_value(result)
+        .map_err(|e| RequestError::InvalidResponse { detail: e.to_string() })?;
+    if !d.supported_versions.iter().any(|v| v == MODERN_VERSION) {
+        let client = vec![MODERN_VERSION.to_owned()];
+        return Err(RequestError::NoCommonVersion { server: d.supported_versions, client });
+    }
+    let info = ServerInfo {
+        era: current.era,
+        protocol_version: current.protocol_version.clone(),
+        implementation: d.server_info,
+        capabilities: d.capabilities,
+        instructions: d.instructions,
+        supported_versions: d.supported_versions,
+        transport: current.transport,
+    };
+    Ok((info, ttl, scope))
+}
+
 /// The `_meta` envelope every modern request carries.
 pub(crate) fn modern_meta(client_info: &Implementation, features: &ClientFeatures) -> Map<String, Value> {
     let mut m = Map::new();
@@ -223,6 +257,36 @@ mod tests {
     fn other_modern_errors_mean_modern() {
         assert!(matches!(judge_probe(ProtocolMode::Auto, err(-32020, None)), ProbeVerdict::Modern(_)));
         assert!(matches!(judge_probe(ProtocolMode::Auto, err(-32021, None)), ProbeVerdict::Modern(_)));
+    }
+
+    #[test]
+    fn discover_hints_default_to_stale_and_private() {
+        assert_eq!(discover_hints(&discover(&["2026-07-28"])), (0, CacheScope::Private));
+        let v = json!({"ttlMs": 5000, "cacheScope": "public"});
+        assert_eq!(discover_hints(&v), (5000, CacheScope::Public));
+        for v in [json!({}), json!({"ttlMs": -3, "cacheScope": "shared"}), json!({"ttlMs": "9"})] {
+            assert_eq!(discover_hints(&v), (0, CacheScope::Private), "{v}");
+        }
+    }
+
+    #[test]
+    fn a_rediscover_replaces_what_the_server_says_and_keeps_the_session() {
+        let ProbeVerdict::Modern(first) =
+            judge_probe(ProtocolMode::Auto, ProbeOutcome::Result(discover(&["2026-07-28"])))
+        else {
+            panic!()
+        };
+        let mut later = discover(&["2026-07-28"]);
+        later["capabilities"] = json!({"prompts": {}});
+        later["ttlMs"] = json!(60_000);
+        let (info, ttl, scope) = judge_rediscover(&first, later).unwrap();
+        assert_eq!((ttl, scope), (60_000, CacheScope::Private));
+        assert!(info.capabilities.prompts().is_some() && info.capabilities.tools().is_none());
+        assert_eq!((info.era, info.transport), (first.era, first.transport));
+        let e = judge_rediscover(&first, discover(&["2099-01-01"])).unwrap_err();
+        assert!(matches!(e, RequestError::NoCommonVersion { .. }), "{e:?}");
+        let e = judge_rediscover(&first, json!({"nope": 1})).unwrap_err();
+        assert!(matches!(e, RequestError::InvalidResponse { .. }), "{e:?}");
     }
 
     #[test]

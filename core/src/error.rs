@@ -427,6 +427,14 @@ pub enum Warning {
         /// The keywords (`format`, `contentMediaType`, `contentEncoding`, `contentSchema`).
         keywords: Vec<&'static str>,
     },
+    /// Re-fetching a stale cached result failed transiently (HTTP 5xx, a transport failure or
+    /// a broken stream, after retries): the stale copy was served instead.
+    StaleCacheServed {
+        /// The method whose result was served (`tools/list`, `resources/read`, ...).
+        method: &'static str,
+        /// What the re-fetch failed with.
+        detail: String,
+    },
 }
 
 impl std::fmt::Display for Warning {
@@ -472,6 +480,9 @@ impl std::fmt::Display for Warning {
                 "tool {tool:?}: outputSchema validation is partial ({} not asserted)",
                 keywords.join(", ")
             ),
+            Warning::StaleCacheServed { method, detail } => {
+                write!(f, "served a stale cached {method} result: {detail}")
+            }
         }
     }
 }

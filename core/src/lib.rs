@@ -115,7 +115,7 @@ pub use config::{
     ClientFeatures, ConnectionConfig, HttpConfig, Limits, ProtocolMode, SchemaValidation, Timeouts,
     TransportConfig, ValidationMode, LEGACY_VERSIONS, MODERN_VERSION,
 };
-pub use connection::{Connection, Input, Output};
+pub use connection::{CacheInfo, CacheKey, CacheScope, Connection, Input, Output};
 pub use era::{Era, ServerInfo};
 pub use error::{AnswerError, ClientError, CommandError, RequestError, RpcError, RpcErrorKind, Warning};
 pub use event::{Event, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};

@@ -68,6 +68,11 @@ pub enum Request {
     },
     /// A liveness check: `ping` (legacy) or `server/discover` (2026-07-28).
     Ping,
+    /// What the server is now ([`Response::Connected`]). 2026-07-28: the last `server/discover`
+    /// result while its `ttlMs` keeps it fresh, else `server/discover` is sent again and its
+    /// answer replaces the connection's [`ServerInfo`] (capabilities included), announced by an
+    /// [`crate::Event::Connected`]. Legacy servers: the `initialize` answer, without a request.
+    Discover,
     /// Server log level: `logging/setLevel` (legacy) or the per-request `logLevel` `_meta`
     /// (2026-07-28, where it is remembered and sent with every later request).
     SetLogLevel(LoggingLevel),
@@ -131,7 +136,8 @@ pub struct RequestOptions {
     pub max_total_timeout: Option<Duration>,
     /// Extra `_meta` for this request (merged over the connection's static `_meta`).
     pub meta: Option<Map<String, Value>>,
-    /// For list requests: fetch from the server even if the cached list is fresh.
+    /// For cacheable requests (lists, `resources/read`, [`Request::Discover`]): fetch from the
+    /// server even if a cached result is fresh (the answer replaces it).
     pub refresh: bool,
 }
 
@@ -139,7 +145,7 @@ pub struct RequestOptions {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Response {
-    /// For [`Request::Connect`].
+    /// For [`Request::Connect`] and [`Request::Discover`].
     Connected(ServerInfo),
     /// All tools, across pages.
     Tools(Vec<Tool>),

@@ -220,6 +220,9 @@ pub trait EngineApi<R, W>: ListenControl {
     /// The last API handle is gone: close the connection; the engine finishes once closed.
     /// Never waits for the lock.
     fn release(&self);
+    /// Runs `f` on the connection at the engine's clock (under the lock; keep it short), for
+    /// getters and commands that answer at once (`cache_info`, `clear_cache`, ...).
+    fn inspect(&self, f: &mut dyn FnMut(&mut Connection, Instant));
 }
 
 impl<R: Reply, W: Waiter, S: Side> EngineApi<R, W> for Engine<R, W, S> {
@@ -253,6 +256,10 @@ impl<R: Reply, W: Waiter, S: Side> EngineApi<R, W> for Engine<R, W, S> {
 
     fn release(&self) {
         self.defer(Deferred::Release);
+    }
+
+    fn inspect(&self, f: &mut dyn FnMut(&mut Connection, Instant)) {
+        self.with(|s, now| f(&mut s.conn, now));
     }
 }
 

@@ -3,7 +3,9 @@
 //! primitives the methods stand on and invokes the macros inside its own `impl` blocks.
 //!
 //! - [`server_methods!`](crate::server_methods): needs `fn issue(&self, Request,
-//!   RequestOptions, Option<ProgressFn>) -> Outcome` (async or not) on the family's `Server`.
+//!   RequestOptions, Option<ProgressFn>) -> Outcome` (async or not) and `fn inspect(&self,
+//!   &mut dyn FnMut(&mut Connection, Instant))` (plain: [`EngineApi::inspect`](crate::EngineApi::inspect))
+//!   on the family's `Server`.
 //! - [`client_methods!`](crate::client_methods): needs `servers: Arc<[Server]>` on `Client`.
 //! - [`builder_methods!`](crate::builder_methods): needs `parts: BuilderParts<Handler>` on
 //!   `ClientBuilder`, and the family's `Handler` type in scope.
@@ -178,6 +180,30 @@ macro_rules! server_methods {
             level: $crate::mcp_core::types::LoggingLevel,
         ) -> Result<(), $crate::mcp_core::ClientError> {
             self.send($crate::mcp_core::calls::SetLogLevel(level))$(.$await)?
+        }
+
+        /// What the server is now: on 2026-07-28 servers the last `server/discover` result
+        /// while its `ttlMs` keeps it fresh, else a new `server/discover` (whose answer
+        /// replaces [`Self::info`]); on legacy servers the `initialize` answer.
+        pub $($async)? fn discover(&self) -> Result<$crate::mcp_core::ServerInfo, $crate::mcp_core::ClientError> {
+            self.send($crate::mcp_core::calls::Discover)$(.$await)?
+        }
+
+        /// What is cached for `key` that a request with default options may be answered from
+        /// (see [`Connection::cache_info`](mcp_core::Connection::cache_info)); `None` when
+        /// nothing is. Answers at once; not from the event hook or a progress callback (they run
+        /// under the server's lock).
+        pub fn cache_info(&self, key: $crate::mcp_core::CacheKey) -> Option<$crate::mcp_core::CacheInfo> {
+            let mut key = Some(key);
+            let mut info = None;
+            self.inspect(&mut |conn, now| info = key.take().and_then(|key| conn.cache_info(now, key)));
+            info
+        }
+
+        /// Drops every cached result of this server: the next request of each kind goes to it.
+        /// Not from the event hook or a progress callback (they run under the server's lock).
+        pub fn clear_cache(&self) {
+            self.inspect(&mut |conn, _| conn.clear_cache());
         }
     };
 }

@@ -128,6 +128,12 @@ impl Server {
         mcp_host::open_listen(&self.engine, keep, request, opts)
     }
 
+    /// Runs `f` on the server's connection (the primitive of the methods of
+    /// [`mcp_host::server_methods!`] that answer at once).
+    fn inspect(&self, f: &mut dyn FnMut(&mut mcp_core::Connection, std::time::Instant)) {
+        self.engine.inspect(f)
+    }
+
     fn resource_subscriptions(&self) -> &ResourceSubscriptions {
         &self.resources
     }

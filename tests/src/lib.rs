@@ -10,6 +10,7 @@
 //! scenario. The real-peer checks use the same trick ([`define_peer_checks!`]).
 
 mod async_scenarios;
+mod cache_scenarios;
 mod http_peer_checks;
 pub mod http_peers;
 mod peer_checks;

@@ -87,8 +87,10 @@ impl Connection {
             return;
         }
         let Some(notification) = self.read_notification(now, method, params) else { return };
-        if let Notification::ListChanged(kind) = notification {
-            self.invalidate(kind);
+        match &notification {
+            Notification::ListChanged(kind) => self.invalidate(*kind),
+            Notification::ResourceUpdated { uri } => self.drop_cached_reads(Some(uri)),
+            _ => {}
         }
         match listen {
             Some(handle) => self.on_listen_notification(handle, notification),

@@ -211,6 +211,7 @@ impl Connection {
 
     pub(super) fn on_probe_response(&mut self, now: Instant, outcome: Result<Value, RpcErrorObject>) {
         let Some((epoch, probing)) = self.running_epoch() else { return };
+        let hints = outcome.as_ref().ok().map(era::discover_hints);
         let outcome = match outcome {
             Ok(v) => ProbeOutcome::Result(v),
             Err(e) => ProbeOutcome::Error(RpcError { code: e.code, message: e.message, data: e.data }),
@@ -231,12 +232,16 @@ impl Connection {
                     self.wire.remove(&id);
                     self.remember_finished(id);
                 }
+                self.record_discover(now, hints);
                 self.ready(now, info);
             }
             return;
         }
         match verdict {
-            ProbeVerdict::Modern(info) => self.ready(now, info),
+            ProbeVerdict::Modern(info) => {
+                self.record_discover(now, hints);
+                self.ready(now, info)
+            }
             ProbeVerdict::Legacy => self.send_initialize(now, epoch),
             ProbeVerdict::Retry if !std::mem::replace(&mut self.probe_retried, true) => {
                 self.send_probe(now, epoch)

@@ -7,8 +7,10 @@
 //! - [`http`]: the HTTP transports;
 //! - [`ops`], [`inbound`], [`input_rounds`], [`validation`]: host requests, messages from the server,
 //!   multi-round-trip input, tool output validation;
-//! - [`subscriptions`]: listen streams and resource subscriptions.
+//! - [`subscriptions`]: listen streams and resource subscriptions;
+//! - [`cache`]: cached results (lists, reads, `server/discover`) and who may be served them.
 
+mod cache;
 mod drive;
 mod http;
 mod inbound;
@@ -22,6 +24,7 @@ mod validation;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::{Duration, Instant};
 
+pub use cache::{CacheInfo, CacheKey, CacheScope};
 pub use drive::{Input, Output};
 
 use crate::config::{ConnectionConfig, TransportConfig};
@@ -60,14 +63,16 @@ use crate::types::{LoggingLevel, Tool};
 ///   the core. Calling [`Connection::handle_timeout`] early or twice is harmless.
 /// - **Commands** (plain verbs, answered at once): [`Connection::request`] (returns a
 ///   [`RequestHandle`] whose outcome arrives later as exactly one [`Event::Response`]),
-///   [`Connection::cancel`], [`Connection::respond_to_server`], [`Connection::close`].
+///   [`Connection::cancel`], [`Connection::respond_to_server`], [`Connection::close`],
+///   [`Connection::set_authorization`], [`Connection::clear_cache`].
 /// - **Outputs**: [`Connection::poll_io`] ([`Io`] to perform: spawn, write, close stdin,
 ///   terminate, start or abort an HTTP exchange), [`Connection::poll_event`] ([`Event`]s for
 ///   the host), [`Connection::poll_timeout`] (the one deadline);
 ///   [`Connection::poll_output`] interleaves the first two.
 /// - **Getters**: [`Connection::server_info`], [`Connection::era`],
 ///   [`Connection::known_tools`], [`Connection::in_flight`], [`Connection::is_closed`],
-///   [`Connection::current_epoch`], [`Connection::http_transport`], [`Connection::config`].
+///   [`Connection::current_epoch`], [`Connection::http_transport`], [`Connection::config`],
+///   [`Connection::cache_info`].
 ///
 /// # The drain rule
 ///
@@ -119,7 +124,7 @@ pub struct Connection {
     progress: BTreeMap<String, RequestHandle>,
     timers: Timers,
     server_requests: BTreeMap<ServerRequestHandle, inbound::PendingServerRequest>,
-    cache: BTreeMap<&'static str, ops::CacheEntry>,
+    cache: cache::Cache,
     known_tools: Option<Vec<Tool>>,
     /// Compiled schemas of the known tools.
     tool_schemas: validation::ToolSchemaCache,
@@ -270,7 +275,7 @@ impl Connection {
             progress: BTreeMap::new(),
             timers: Timers::default(),
             server_requests: BTreeMap::new(),
-            cache: BTreeMap::new(),
+            cache: cache::Cache::default(),
             known_tools: None,
             tool_schemas: validation::ToolSchemaCache::default(),
             log_level: None,
@@ -318,7 +323,7 @@ impl Connection {
         }
         ops::validate(&request)?;
         let handle = RequestHandle::new(self.counters.handles.next());
-        if let Some(cached) = self.cached_list(now, &request, &opts) {
+        if let Some(cached) = self.cached(now, &request, &opts) {
             self.emit(Event::Response { handle, result: Ok(cached) });
             return Ok(handle);
         }
@@ -514,19 +519,23 @@ impl Connection {
 
     /// Ends a request with its single outcome.
     fn finish(&mut self, handle: RequestHandle, result: Result<Response, RequestError>) {
-        let Some(op) = self.ops.remove(&handle) else { return };
+        let Some(mut op) = self.ops.remove(&handle) else { return };
         self.timers.clear(Timer::Request(handle));
         self.timers.clear(Timer::Retry(handle));
         self.queue.retain(|h| *h != handle);
         if let Some(token) = &op.progress_token {
             self.progress.remove(&ops::progress_key(token));
         }
-        if let Some((_, id)) = op.sent {
+        if let Some((_, id)) = op.sent.take() {
             if self.wire.remove(&id).is_some() {
                 self.remember_finished(id);
             }
         }
         self.drop_inputs(handle);
+        let result = match result {
+            Err(e) => self.stale_fallback(&op, e),
+            ok => ok,
+        };
         self.emit(Event::Response { handle, result });
     }
 }

@@ -1,4 +1,5 @@
-//! Host requests: building them for the server's era, pagination, deadlines, caching.
+//! Host requests: building them for the server's era, pagination, deadlines; what they cache
+//! (the cache itself is in [`super::cache`]).
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -6,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
+use super::cache::CacheScope;
 use super::{Connection, Outgoing, Proc, Session, WireUse};
 use crate::era::{modern_meta, Era};
 use crate::error::{CommandError, RequestError, RpcError, Warning};
@@ -41,6 +43,8 @@ pub(super) struct Op {
     pub(super) tool: Option<std::sync::Arc<super::validation::ToolSchemas>>,
     /// `subscriptions/listen`: the stream's own state.
     pub(super) listen: Option<super::subscriptions::ListenState>,
+    /// Cacheable requests: the credential they went out with, a restarted page sequence.
+    pub(super) cache: super::cache::OpCache,
 }
 
 #[derive(Debug, Default)]
@@ -50,14 +54,8 @@ struct Pages {
     seen: BTreeSet<String>,
     count: usize,
     ttl_ms: Option<u64>,
-}
-
-/// A cached list result.
-#[derive(Debug, Clone)]
-pub(super) struct CacheEntry {
-    response: Response,
-    /// `None`: valid until a `list_changed` notification or a restart.
-    expires: Option<Instant>,
+    /// Some page had a `cacheScope` other than `"public"`.
+    private: bool,
 }
 
 impl Op {
@@ -80,6 +78,7 @@ impl Op {
             input: None,
             tool: None,
             listen: None,
+            cache: Default::default(),
         }
     }
 
@@ -118,24 +117,6 @@ pub(super) fn validate(request: &Request) -> Result<(), CommandError> {
 }
 
 impl Connection {
-    /// A fresh cached answer for a list request, if there is one.
-    pub(super) fn cached_list(
-        &self,
-        now: Instant,
-        request: &Request,
-        opts: &RequestOptions,
-    ) -> Option<Response> {
-        let (_, method, _) = request.list_kind()?;
-        if opts.refresh {
-            return None;
-        }
-        let entry = self.cache.get(method)?;
-        match entry.expires {
-            Some(at) if at <= now => None,
-            _ => Some(entry.response.clone()),
-        }
-    }
-
     /// Moves queued requests forward: starts the process if needed, sends when ready.
     pub(super) fn pump(&mut self, now: Instant) {
         if self.queue.is_empty() || self.phase != super::Phase::Open {
@@ -162,13 +143,18 @@ impl Connection {
             self.finish(handle, Err(refusal));
             return;
         }
-        match (&op.request, era) {
-            (Request::Connect, _) => {
-                if let Some(info) = self.server_info().cloned() {
-                    self.finish(handle, Ok(Response::Connected(info)));
-                }
-                return;
+        let fresh_info = match (&op.request, era) {
+            (Request::Connect | Request::Discover, Era::Legacy) | (Request::Connect, Era::Modern) => true,
+            (Request::Discover, Era::Modern) => self.discover_fresh(now, &op.opts),
+            _ => false,
+        };
+        if fresh_info {
+            if let Some(info) = self.server_info().cloned() {
+                self.finish(handle, Ok(Response::Connected(info)));
             }
+            return;
+        }
+        match (&op.request, era) {
             (Request::SetLogLevel(level), Era::Modern) => {
                 self.log_level = Some(*level);
                 self.finish(handle, Ok(Response::Empty));
@@ -183,6 +169,7 @@ impl Connection {
             _ => {}
         }
         let (method, params) = self.build(handle, era);
+        self.note_sent(handle);
         let id = self.next_wire_id();
         self.wire.insert(id.clone(), WireUse::Op(handle));
         if let Some(op) = self.ops.get_mut(&handle) {
@@ -253,6 +240,8 @@ impl Connection {
                 Era::Modern => ("server/discover", Map::new()),
                 Era::Legacy => ("ping", Map::new()),
             },
+            // Legacy servers are answered locally.
+            Request::Discover => ("server/discover", Map::new()),
             Request::SetLogLevel(level) => {
                 ("logging/setLevel", one("level", Value::String(level.as_str().into())))
             }
@@ -330,6 +319,7 @@ impl Connection {
         outcome: Result<Value, RpcErrorObject>,
     ) {
         let value = match outcome {
+            Err(e) if e.code == -32602 && self.restart_pages(now, handle) => return,
             Err(e) => {
                 let err = RpcError { code: e.code, message: e.message, data: e.data };
                 self.finish(handle, Err(RequestError::Rpc(err)));
@@ -364,6 +354,14 @@ impl Connection {
             self.on_page(now, handle, value);
             return;
         }
+        if op.request == Request::Discover {
+            self.on_rediscover(now, handle, value);
+            return;
+        }
+        let read_uri = match &op.request {
+            Request::ReadResource { uri } => Some(uri.clone()),
+            _ => None,
+        };
         let tool = op.tool.clone();
         let result = match &op.request {
             Request::CallTool { .. } => CallToolResult::from_value(value).map(Response::ToolResult),
@@ -383,7 +381,32 @@ impl Connection {
                 result = Err(e);
             }
         }
+        if let (Ok(response), Some(uri)) = (&result, read_uri) {
+            self.keep_read(now, handle, uri, response);
+        }
         self.finish(handle, result);
+    }
+
+    /// The server refused a list's cursor (-32602): that page sequence is over. Its cached
+    /// copies are dropped and the list starts again from the first page, once. Returns false
+    /// when the error ends the request (not a list, no cursor, or restarted already).
+    fn restart_pages(&mut self, now: Instant, handle: RequestHandle) -> bool {
+        let Some(op) = self.ops.get_mut(&handle) else { return false };
+        let Some((_, method, _)) = op.request.list_kind() else { return false };
+        if op.pages.cursor.is_none() {
+            return false;
+        }
+        let again = !std::mem::replace(&mut op.cache.restarted, true);
+        if again {
+            op.pages = Pages::default();
+            op.sent = None;
+        }
+        self.drop_cached_list(method);
+        if again {
+            self.queue.push_front(handle);
+            self.pump(now);
+        }
+        again
     }
 
     /// One page of a list arrived: follow the cursor or finish.
@@ -403,6 +426,7 @@ impl Connection {
         if let Some(ttl) = page.ttl_ms {
             op.pages.ttl_ms = Some(op.pages.ttl_ms.map_or(ttl, |t| t.min(ttl)));
         }
+        op.pages.private |= page.cache_scope.as_deref() != Some("public");
         op.pages.items.extend(page.items);
         let failure = if op.pages.items.len() > limits.max_list_items {
             Some(format!("more than {} items", limits.max_list_items))
@@ -429,6 +453,7 @@ impl Connection {
         }
         let items = std::mem::take(&mut op.pages.items);
         let ttl = op.pages.ttl_ms;
+        let scope = if op.pages.private { CacheScope::Private } else { CacheScope::Public };
         let mut response = self.decode_list(method, items);
         if let Response::Tools(tools) = &mut response {
             self.http_exclude_invalid_header_tools(tools);
@@ -439,7 +464,7 @@ impl Connection {
                 self.compile_tool_schemas(tools);
             }
         }
-        self.store_cache(now, kind, method, ttl, &response);
+        self.keep_list(now, handle, (kind, method), ttl, scope, &response);
         self.finish(handle, Ok(response));
     }
 
@@ -472,61 +497,20 @@ impl Connection {
         }
     }
 
-    /// Caches a list: modern servers by `ttlMs`; legacy servers only when they promise
-    /// `listChanged` notifications for it and have a channel to send them on.
-    fn store_cache(
-        &mut self,
-        now: Instant,
-        kind: crate::request::ListKind,
-        method: &'static str,
-        ttl_ms: Option<u64>,
-        response: &Response,
-    ) {
-        let Some(info) = self.server_info() else { return };
-        let expires = match info.era {
-            Era::Modern => match ttl_ms {
-                // A TTL past what the clock can represent never expires.
-                Some(ttl) if ttl > 0 => now.checked_add(Duration::from_millis(ttl)),
-                _ => return,
-            },
-            Era::Legacy => {
-                let caps = &info.capabilities;
-                let promised = match kind {
-                    crate::request::ListKind::Tools => caps.tools().is_some_and(|c| c.list_changed),
-                    crate::request::ListKind::Prompts => caps.prompts().is_some_and(|c| c.list_changed),
-                    crate::request::ListKind::Resources => caps.resources().is_some_and(|c| c.list_changed),
-                };
-                // A promise the server has no way to keep (no notification channel) would
-                // keep the list forever.
-                if !promised || !self.can_receive_notifications() {
-                    return;
-                }
-                None
-            }
-        };
-        self.cache.insert(method, CacheEntry { response: response.clone(), expires });
-    }
-
-    /// Drops the cached lists that only a `list_changed` notification would invalidate.
-    pub(super) fn drop_lists_awaiting_notifications(&mut self) {
-        self.cache.retain(|_, entry| entry.expires.is_some());
-    }
-
-    /// Drops cached lists of a kind.
+    /// Drops cached lists of a kind (and, for resources, every cached read).
     pub(super) fn invalidate(&mut self, kind: crate::request::ListKind) {
         use crate::request::ListKind;
         match kind {
             ListKind::Tools => {
-                self.cache.remove("tools/list");
+                self.drop_cached_list("tools/list");
                 self.known_tools = None;
                 self.tool_schemas.mark_stale();
             }
-            ListKind::Prompts => {
-                self.cache.remove("prompts/list");
-            }
+            ListKind::Prompts => self.drop_cached_list("prompts/list"),
             ListKind::Resources => {
-                self.cache.remove("resources/list");
-                self.cache.remove("resources/templates/list");
+                self.drop_cached_list("resources/list");
+                self.drop_cached_list("resources/templates/list");
+                self.drop_cached_reads(None);
             }
         }
     }

@@ -9,6 +9,7 @@
 mod harness;
 mod http_harness;
 
+mod cache;
 mod era;
 mod http;
 mod http_lists;

@@ -64,6 +64,8 @@ pub(crate) struct HttpLink {
     /// HTTP+SSE liveness.
     keepalive: KeepAlive,
     backoff: Backoff,
+    /// The `Authorization` set by the host (`Some(None)`: none), replacing a configured one.
+    authorization: Option<Option<String>>,
 }
 
 impl HttpLink {
@@ -77,6 +79,7 @@ impl HttpLink {
             exchanges: Exchanges::default(),
             keepalive: KeepAlive::default(),
             backoff: Backoff { retry_ms: None, rng: SplitMix64(random_seed) },
+            authorization: None,
         }
     }
 

@@ -6,11 +6,14 @@ use serde_json::Value;
 
 use super::HttpLink;
 use crate::config::MODERN_VERSION;
-use crate::connection::Outgoing;
+use crate::connection::{Connection, Outgoing};
 use crate::headers::{self, MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION};
 use crate::io::{HttpMethod, HttpRequest};
 use crate::transport::TransportKind;
 use crate::types::Tool;
+
+/// The header [`Connection::set_authorization`] sets.
+const AUTHORIZATION: &str = "Authorization";
 
 /// Headers the protocol sets; a configured header of the same name is not sent.
 const PROTOCOL_HEADERS: [&str; 8] = [
@@ -113,11 +116,29 @@ impl HttpLink {
     }
 
     /// Configured headers, minus those the protocol sets (and, in a modern session, minus the
-    /// `Mcp-Param-*` namespace).
+    /// `Mcp-Param-*` namespace), with the host's `Authorization` if it set one.
     fn user_headers(&self, modern: bool) -> Vec<(String, String)> {
         let mut out = headers::filter_user_headers(&self.cfg.headers, modern);
         out.retain(|(name, _)| !PROTOCOL_HEADERS.iter().any(|p| name.eq_ignore_ascii_case(p)));
+        if let Some(authorization) = &self.authorization {
+            out.retain(|(name, _)| !name.eq_ignore_ascii_case(AUTHORIZATION));
+            out.extend(authorization.iter().map(|v| (AUTHORIZATION.to_owned(), v.clone())));
+        }
         out
+    }
+
+    /// The `Authorization` values requests go out with (none, usually one).
+    fn authorization_values(&self) -> Vec<&str> {
+        match &self.authorization {
+            Some(set) => set.as_deref().into_iter().collect(),
+            None => self
+                .cfg
+                .headers
+                .iter()
+                .filter(|(name, _)| name.eq_ignore_ascii_case(AUTHORIZATION))
+                .map(|(_, value)| value.as_str())
+                .collect(),
+        }
     }
 
     /// `MCP-Protocol-Version` (once negotiated) and `Mcp-Session-Id` (once assigned).
@@ -129,6 +150,20 @@ impl HttpLink {
         if let Some(s) = &legacy.id {
             headers.push(("Mcp-Session-Id".into(), s.clone()));
         }
+    }
+}
+
+impl Connection {
+    /// Replaces the `Authorization` header of later requests (`None`: send none). No-op on stdio.
+    pub(in crate::connection) fn http_set_authorization(&mut self, value: Option<String>) {
+        if let Some(link) = self.http_mut() {
+            link.authorization = Some(value);
+        }
+    }
+
+    /// The `Authorization` values the next request goes out with (empty: none, or stdio).
+    pub(in crate::connection) fn http_authorization(&self) -> Vec<&str> {
+        self.http().map(HttpLink::authorization_values).unwrap_or_default()
     }
 }
 

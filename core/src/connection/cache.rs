@@ -1,0 +1,599 @@
+//! Cached results: lists, `resources/read` and `server/discover` under the 2026-07-28 caching
+//! hints (`ttlMs`, `cacheScope`), and legacy lists kept on a `listChanged` promise.
+//!
+//! An entry is keyed by what it answers (a list's method, a read's URI), by the effective
+//! `_meta` of the request that produced it (the static `request_meta` merged with the
+//! request's own, without the protocol envelope or a progress token; canonical JSON, hashed),
+//! and by who may read it: a `"public"` result any request, a `"private"` one (and one without a
+//! recognised scope) only a request going out with the same `Authorization` (its SHA-256; no
+//! header is a credential of its own, and stdio has a single one). A stale entry is kept until
+//! a re-fetch replaces it: one that fails transiently over HTTP serves it, with
+//! [`Warning::StaleCacheServed`]. Everything is dropped when the process or session ends.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use super::ops::Op;
+use super::{Connection, Proc, Session, Transport};
+use crate::era::{self, Era};
+use crate::error::{CommandError, RequestError, Warning};
+use crate::event::Event;
+use crate::handle::RequestHandle;
+use crate::request::{ListKind, Request, Response};
+
+/// A cached result the host can ask about ([`Connection::cache_info`]).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum CacheKey {
+    /// `tools/list`.
+    Tools,
+    /// `prompts/list`.
+    Prompts,
+    /// `resources/list`.
+    Resources,
+    /// `resources/templates/list`.
+    ResourceTemplates,
+    /// `resources/read` of this URI.
+    Read(String),
+    /// The last `server/discover` result (2026-07-28 servers only).
+    Discover,
+}
+
+/// Who may be served a cached result (the result's `cacheScope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CacheScope {
+    /// No user-specific data: served whatever credential a request goes out with.
+    Public,
+    /// Served only to requests going out with the `Authorization` it was fetched with. A missing
+    /// or unrecognised `cacheScope` means private.
+    Private,
+}
+
+impl CacheScope {
+    /// The scope a `cacheScope` hint means.
+    pub(crate) fn from_hint(hint: Option<&str>) -> Self {
+        match hint {
+            Some("public") => CacheScope::Public,
+            _ => CacheScope::Private,
+        }
+    }
+}
+
+/// What is cached for a [`CacheKey`] ([`Connection::cache_info`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheInfo {
+    /// The result's `ttlMs`; `None` for a legacy list kept until a `list_changed` notification.
+    pub ttl_ms: Option<u64>,
+    /// Who may be served it.
+    pub scope: CacheScope,
+    /// How long ago it was received.
+    pub age: Duration,
+    /// Whether a request with default options would be answered from it now (else it is
+    /// fetched again).
+    pub fresh: bool,
+}
+
+/// A SHA-256 digest.
+type Digest32 = [u8; 32];
+
+/// The `_meta` keys left out of the cache key: the protocol envelope (the same for every request
+/// of a connection) and progress tokens (unique per request).
+const UNKEYED_META: [&str; 5] = [
+    "progressToken",
+    "io.modelcontextprotocol/protocolVersion",
+    "io.modelcontextprotocol/clientInfo",
+    "io.modelcontextprotocol/clientCapabilities",
+    "io.modelcontextprotocol/logLevel",
+];
+
+/// The credential a request goes out with: the SHA-256 of its `Authorization` value (several
+/// values combined as HTTP does, joined by `", "`); `None`: no such header, or stdio.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub(super) struct Credential(Option<Digest32>);
+
+/// What an entry answers.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Slot {
+    List(&'static str),
+    Read(String),
+}
+
+impl Slot {
+    fn of_request(request: &Request) -> Option<Slot> {
+        match request {
+            Request::ReadResource { uri } => Some(Slot::Read(uri.clone())),
+            r => r.list_kind().map(|(_, method, _)| Slot::List(method)),
+        }
+    }
+
+    fn of_key(key: CacheKey) -> Option<Slot> {
+        let request = match key {
+            CacheKey::Tools => Request::ListTools,
+            CacheKey::Prompts => Request::ListPrompts,
+            CacheKey::Resources => Request::ListResources,
+            CacheKey::ResourceTemplates => Request::ListResourceTemplates,
+            CacheKey::Read(uri) => return Some(Slot::Read(uri)),
+            CacheKey::Discover => return None,
+        };
+        Slot::of_request(&request)
+    }
+
+    fn method(&self) -> &'static str {
+        match self {
+            Slot::List(method) => method,
+            Slot::Read(_) => "resources/read",
+        }
+    }
+}
+
+/// Who may read an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Binding {
+    Public,
+    Private(Credential),
+}
+
+impl Binding {
+    fn scope(self) -> CacheScope {
+        match self {
+            Binding::Public => CacheScope::Public,
+            Binding::Private(_) => CacheScope::Private,
+        }
+    }
+
+    fn admits(self, credential: Credential) -> bool {
+        match self {
+            Binding::Public => true,
+            Binding::Private(c) => c == credential,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Key {
+    slot: Slot,
+    meta: Digest32,
+    binding: Binding,
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    response: Response,
+    received: Instant,
+    /// `None`: a legacy list, kept until a `list_changed` notification.
+    ttl_ms: Option<u64>,
+    /// `None`: never expires (a legacy list, or a TTL past what the clock can represent).
+    expires: Option<Instant>,
+}
+
+impl Entry {
+    fn fresh(&self, now: Instant) -> bool {
+        self.expires.is_none_or(|at| now < at)
+    }
+}
+
+/// The last `server/discover` result of a modern session (the result itself is the session's
+/// [`crate::ServerInfo`]).
+#[derive(Debug, Clone)]
+struct DiscoverRecord {
+    received: Instant,
+    ttl_ms: u64,
+    binding: Binding,
+    meta: Digest32,
+}
+
+impl DiscoverRecord {
+    fn fresh(&self, now: Instant) -> bool {
+        self.ttl_ms > 0
+            && self.received.checked_add(Duration::from_millis(self.ttl_ms)).is_none_or(|at| now < at)
+    }
+}
+
+/// The cached results of one connection.
+#[derive(Debug, Default)]
+pub(super) struct Cache {
+    entries: BTreeMap<Key, Entry>,
+    discover: Option<DiscoverRecord>,
+}
+
+impl Cache {
+    /// Forgets everything (the process or session ended).
+    pub(super) fn clear(&mut self) {
+        *self = Cache::default();
+    }
+
+    /// The entry a request with this `_meta` and credential may read, fresh or stale.
+    fn find(&self, slot: &Slot, meta: Digest32, credential: Credential) -> Option<(&Key, &Entry)> {
+        [Binding::Private(credential), Binding::Public]
+            .into_iter()
+            .find_map(|binding| self.entries.get_key_value(&Key { slot: slot.clone(), meta, binding }))
+    }
+
+    /// Drops what a new answer for `slot` supersedes for its requester: the public entry and the
+    /// requester's private one; every private one when the new answer is public.
+    fn supersede(&mut self, slot: &Slot, meta: Digest32, credential: Option<Credential>, public: bool) {
+        self.entries.retain(|k, _| {
+            let same = k.slot == *slot && k.meta == meta;
+            let superseded = match k.binding {
+                Binding::Public => true,
+                Binding::Private(c) => public || Some(c) == credential,
+            };
+            !(same && superseded)
+        });
+    }
+
+    /// Keeps an entry, dropping the oldest when `max` are kept already.
+    fn insert(&mut self, key: Key, entry: Entry, max: usize) {
+        if max == 0 {
+            return;
+        }
+        while self.entries.len() >= max {
+            let oldest = self.entries.iter().min_by_key(|(_, e)| e.received).map(|(k, _)| k.clone());
+            match oldest {
+                Some(k) => self.entries.remove(&k),
+                None => break,
+            };
+        }
+        self.entries.insert(key, entry);
+    }
+
+    fn drop_slots(&mut self, f: impl Fn(&Slot) -> bool) {
+        self.entries.retain(|k, _| !f(&k.slot));
+    }
+}
+
+/// How a cacheable request went out.
+#[derive(Debug, Default)]
+pub(super) struct OpCache {
+    /// The credential of its attempts, once one was sent.
+    sent_with: Option<Credential>,
+    /// Attempts (pages, retries) went out with different credentials: no private entry can be
+    /// bound to the answer.
+    mixed: bool,
+    /// The page sequence was restarted after the server refused a cursor.
+    pub(super) restarted: bool,
+}
+
+impl OpCache {
+    /// The one credential every attempt went out with.
+    fn credential(&self) -> Option<Credential> {
+        if self.mixed {
+            None
+        } else {
+            self.sent_with
+        }
+    }
+}
+
+/// Whether a request's answer can be cached.
+fn cacheable(request: &Request) -> bool {
+    matches!(request, Request::Discover | Request::ReadResource { .. }) || request.list_kind().is_some()
+}
+
+/// Writes `v` as JSON with every object's keys in order.
+fn canonical(v: &Value, out: &mut String) {
+    match v {
+        Value::Object(m) => {
+            out.push('{');
+            let sorted: BTreeMap<&String, &Value> = m.iter().collect();
+            for (i, (k, v)) in sorted.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(k.clone()).to_string());
+                out.push(':');
+                canonical(v, out);
+            }
+            out.push('}');
+        }
+        Value::Array(a) => {
+            out.push('[');
+            for (i, v) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical(v, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+impl Connection {
+    // ----- commands and getters -------------------------------------------------------------
+
+    /// Sets the `Authorization` header of every later HTTP request (requests, event streams,
+    /// the closing `DELETE`), replacing a configured `Authorization` header; `None` sends none.
+    /// Requests already sent keep theirs. Private cached results stay bound to the credential
+    /// they were fetched with. No effect on stdio.
+    ///
+    /// Fails with [`CommandError::InvalidArgument`] (changing nothing) for a value with control
+    /// characters.
+    pub fn set_authorization(&mut self, now: Instant, value: Option<String>) -> Result<(), CommandError> {
+        self.tick(now);
+        if let Some(v) = &value {
+            crate::headers::validate_header("Authorization", v)
+                .map_err(|e| CommandError::InvalidArgument(e.to_string()))?;
+        }
+        self.http_set_authorization(value);
+        Ok(())
+    }
+
+    /// Drops every cached result (the next request of each kind goes to the server).
+    pub fn clear_cache(&mut self) {
+        self.cache.clear();
+    }
+
+    /// What is cached for `key` that a request with default options, going out with the
+    /// current credential, may be answered from; `None` when nothing is (for
+    /// [`CacheKey::Discover`]: on legacy servers, or before a 2026-07-28 server answered).
+    pub fn cache_info(&self, now: Instant, key: CacheKey) -> Option<CacheInfo> {
+        let now = self.now.map_or(now, |last| now.max(last));
+        let credential = self.credential();
+        let meta = self.meta_key(None);
+        let Some(slot) = Slot::of_key(key) else {
+            let record = self.cache.discover.as_ref().filter(|_| self.era() == Some(Era::Modern))?;
+            if !record.binding.admits(credential) {
+                return None;
+            }
+            return Some(CacheInfo {
+                ttl_ms: Some(record.ttl_ms),
+                scope: record.binding.scope(),
+                age: now.saturating_duration_since(record.received),
+                fresh: record.fresh(now) && record.meta == meta,
+            });
+        };
+        let (key, entry) = self.cache.find(&slot, meta, credential)?;
+        Some(CacheInfo {
+            ttl_ms: entry.ttl_ms,
+            scope: key.binding.scope(),
+            age: now.saturating_duration_since(entry.received),
+            fresh: entry.fresh(now),
+        })
+    }
+
+    // ----- keys -----------------------------------------------------------------------------
+
+    /// The credential the next request goes out with.
+    fn credential(&self) -> Credential {
+        let values = self.http_authorization();
+        if values.is_empty() {
+            return Credential(None);
+        }
+        Credential(Some(Sha256::digest(values.join(", ").as_bytes()).into()))
+    }
+
+    /// The digest of the effective `_meta` of a request carrying `extra`.
+    fn meta_key(&self, extra: Option<&Map<String, Value>>) -> Digest32 {
+        let mut meta = self.cfg.request_meta.clone();
+        if let Some(extra) = extra {
+            meta.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        for key in UNKEYED_META {
+            meta.remove(key);
+        }
+        let mut text = String::new();
+        canonical(&Value::Object(meta), &mut text);
+        Sha256::digest(text.as_bytes()).into()
+    }
+
+    // ----- requests -------------------------------------------------------------------------
+
+    /// A fresh cached answer for a list or `resources/read` request, if there is one.
+    pub(super) fn cached(
+        &self,
+        now: Instant,
+        request: &Request,
+        opts: &crate::request::RequestOptions,
+    ) -> Option<Response> {
+        if opts.refresh || self.cache.entries.is_empty() {
+            return None;
+        }
+        let slot = Slot::of_request(request)?;
+        let (_, entry) = self.cache.find(&slot, self.meta_key(opts.meta.as_ref()), self.credential())?;
+        entry.fresh(now).then(|| entry.response.clone())
+    }
+
+    /// A cacheable request is going out: remember the credential it carries.
+    pub(super) fn note_sent(&mut self, handle: RequestHandle) {
+        if !self.ops.get(&handle).is_some_and(|op| cacheable(&op.request)) {
+            return;
+        }
+        let credential = self.credential();
+        if let Some(op) = self.ops.get_mut(&handle) {
+            let c = &mut op.cache;
+            c.mixed |= c.sent_with.is_some_and(|before| before != credential);
+            c.sent_with = Some(credential);
+        }
+    }
+
+    /// A list arrived whole: modern servers' by `ttlMs` (positive only); legacy servers' only
+    /// when they promise `listChanged` notifications for it and have a channel to send them on.
+    /// `scope`: public only when every page said so.
+    pub(super) fn keep_list(
+        &mut self,
+        now: Instant,
+        handle: RequestHandle,
+        (kind, method): (ListKind, &'static str),
+        ttl_ms: Option<u64>,
+        scope: CacheScope,
+        response: &Response,
+    ) {
+        let Some(info) = self.server_info() else { return };
+        let lifetime = match info.era {
+            Era::Modern => ttl_ms.filter(|t| *t > 0).map(Some),
+            Era::Legacy => {
+                let caps = &info.capabilities;
+                let promised = match kind {
+                    ListKind::Tools => caps.tools().is_some_and(|c| c.list_changed),
+                    ListKind::Prompts => caps.prompts().is_some_and(|c| c.list_changed),
+                    ListKind::Resources => caps.resources().is_some_and(|c| c.list_changed),
+                };
+                // A promise the server has no way to keep (no notification channel) would keep
+                // the list forever.
+                (promised && self.can_receive_notifications()).then_some(None)
+            }
+        };
+        self.keep(now, handle, Slot::List(method), lifetime, scope, response);
+    }
+
+    /// A `resources/read` result arrived: kept per URI while a positive `ttlMs` (2026-07-28)
+    /// keeps it fresh.
+    pub(super) fn keep_read(
+        &mut self,
+        now: Instant,
+        handle: RequestHandle,
+        uri: String,
+        response: &Response,
+    ) {
+        let Response::Resource(result) = response else { return };
+        let modern = self.era() == Some(Era::Modern);
+        let lifetime = result.ttl_ms.filter(|t| modern && *t > 0).map(Some);
+        let scope = CacheScope::from_hint(result.cache_scope.as_deref());
+        self.keep(now, handle, Slot::Read(uri), lifetime, scope, response);
+    }
+
+    /// Replaces what the answer to `handle` supersedes, keeping it for `lifetime` (`None`: not
+    /// kept; `Some(None)`: until a notification; `Some(Some(ms))`: for `ms`).
+    fn keep(
+        &mut self,
+        now: Instant,
+        handle: RequestHandle,
+        slot: Slot,
+        lifetime: Option<Option<u64>>,
+        scope: CacheScope,
+        response: &Response,
+    ) {
+        let Some(op) = self.ops.get(&handle) else { return };
+        let meta = self.meta_key(op.opts.meta.as_ref());
+        let credential = op.cache.credential();
+        // Results of multi-round-trip retries depend on inputs outside the key: never kept.
+        let lifetime = if op.input.is_some() { None } else { lifetime };
+        self.cache.supersede(&slot, meta, credential, scope == CacheScope::Public);
+        let binding = match (scope, credential) {
+            (CacheScope::Public, _) => Binding::Public,
+            (CacheScope::Private, Some(c)) => Binding::Private(c),
+            (CacheScope::Private, None) => return,
+        };
+        let Some(ttl_ms) = lifetime else { return };
+        // A TTL past what the clock can represent never expires.
+        let expires = ttl_ms.and_then(|ms| now.checked_add(Duration::from_millis(ms)));
+        let entry = Entry { response: response.clone(), received: now, ttl_ms, expires };
+        self.cache.insert(Key { slot, meta, binding }, entry, self.cfg.limits.max_cache_entries);
+    }
+
+    /// The request ended with `err`: a re-fetch that failed transiently over HTTP (5xx, a
+    /// transport failure or a broken stream, after retries) is answered from the cache, stale
+    /// or not, with a warning. Never after a refusal (401/403, a JSON-RPC error), nor for a
+    /// `refresh`.
+    pub(super) fn stale_fallback(&mut self, op: &Op, err: RequestError) -> Result<Response, RequestError> {
+        let transient = matches!(
+            err,
+            RequestError::TransientServer { .. }
+                | RequestError::TransportClosed { .. }
+                | RequestError::StreamClosed { .. }
+        );
+        if !transient || op.opts.refresh || !matches!(self.transport, Transport::Http(_)) {
+            return Err(err);
+        }
+        let (method, detail, response) = match &op.request {
+            Request::Discover => match self.server_info() {
+                Some(info) if info.era == Era::Modern => {
+                    ("server/discover", err.to_string(), Response::Connected(info.clone()))
+                }
+                _ => return Err(err),
+            },
+            request => {
+                let Some(slot) = Slot::of_request(request) else { return Err(err) };
+                let credential = op.cache.sent_with.unwrap_or_else(|| self.credential());
+                let meta = self.meta_key(op.opts.meta.as_ref());
+                let Some((_, entry)) = self.cache.find(&slot, meta, credential) else { return Err(err) };
+                let detail = match &slot {
+                    Slot::Read(uri) => format!("{}: {err}", crate::text::sanitize(uri, 200)),
+                    Slot::List(_) => err.to_string(),
+                };
+                (slot.method(), detail, entry.response.clone())
+            }
+        };
+        self.warn(Warning::StaleCacheServed { method, detail });
+        Ok(response)
+    }
+
+    // ----- invalidation ---------------------------------------------------------------------
+
+    /// Drops every cached copy of a list.
+    pub(super) fn drop_cached_list(&mut self, method: &'static str) {
+        self.cache.drop_slots(|s| *s == Slot::List(method));
+    }
+
+    /// Drops every cached read of `uri` (`None`: of every URI).
+    pub(super) fn drop_cached_reads(&mut self, uri: Option<&str>) {
+        self.cache.drop_slots(|s| matches!(s, Slot::Read(u) if uri.is_none_or(|uri| u == uri)));
+    }
+
+    /// Drops the cached lists that only a `list_changed` notification would invalidate.
+    pub(super) fn drop_lists_awaiting_notifications(&mut self) {
+        self.cache.entries.retain(|_, entry| entry.ttl_ms.is_some());
+    }
+
+    // ----- server/discover ------------------------------------------------------------------
+
+    /// The handshake's probe answered: the caching hints of its result (`None`: it was an
+    /// error, stale at once) say how long the session's info stays fresh.
+    pub(super) fn record_discover(&mut self, now: Instant, hints: Option<(u64, CacheScope)>) {
+        let (ttl_ms, scope) = hints.unwrap_or((0, CacheScope::Private));
+        let binding = match scope {
+            CacheScope::Public => Binding::Public,
+            CacheScope::Private => Binding::Private(self.credential()),
+        };
+        let meta = self.meta_key_of_probe();
+        self.cache.discover = Some(DiscoverRecord { received: now, ttl_ms, binding, meta });
+    }
+
+    /// The `_meta` key of the probe, which carries the protocol envelope only (no host `_meta`).
+    fn meta_key_of_probe(&self) -> Digest32 {
+        let mut text = String::new();
+        canonical(&Value::Object(Map::new()), &mut text);
+        Sha256::digest(text.as_bytes()).into()
+    }
+
+    /// Whether a [`Request::Discover`] with these options is answered from the session's info.
+    pub(super) fn discover_fresh(&self, now: Instant, opts: &crate::request::RequestOptions) -> bool {
+        let Some(record) = &self.cache.discover else { return false };
+        !opts.refresh
+            && record.fresh(now)
+            && record.binding.admits(self.credential())
+            && record.meta == self.meta_key(opts.meta.as_ref())
+    }
+
+    /// A later `server/discover` answered: the session's info is replaced (and announced), and
+    /// its caching hints recorded.
+    pub(super) fn on_rediscover(&mut self, now: Instant, handle: RequestHandle, value: serde_json::Value) {
+        let Some(current) = self.server_info() else {
+            let detail = "server/discover answered after the session ended".into();
+            return self.finish(handle, Err(RequestError::InvalidResponse { detail }));
+        };
+        let (info, ttl_ms, scope) = match era::judge_rediscover(current, value) {
+            Ok(judged) => judged,
+            Err(e) => return self.finish(handle, Err(e)),
+        };
+        let Some(op) = self.ops.get(&handle) else { return };
+        let meta = self.meta_key(op.opts.meta.as_ref());
+        let (binding, ttl_ms) = match (scope, op.cache.credential()) {
+            _ if op.input.is_some() => (Binding::Public, 0),
+            (CacheScope::Public, _) => (Binding::Public, ttl_ms),
+            (CacheScope::Private, Some(c)) => (Binding::Private(c), ttl_ms),
+            (CacheScope::Private, None) => (Binding::Private(Credential(None)), 0),
+        };
+        self.cache.discover = Some(DiscoverRecord { received: now, ttl_ms, binding, meta });
+        if let Proc::Running { session: Session::Ready(session), .. } = &mut self.proc {
+            *session = info.clone();
+        }
+        self.emit(Event::Connected(info.clone()));
+        self.finish(handle, Ok(Response::Connected(info)));
+    }
+}
