@@ -224,7 +224,10 @@ impl ClientFeatures {
     /// The `clientCapabilities` sent with every modern request: the same features, served in
     /// 2026-07-28 through multi-round-trip `input_required` results.
     pub fn modern_capabilities(&self) -> Value {
-        self.legacy_capabilities()
+        let mut caps = self.legacy_capabilities();
+        // The tasks extension: a tools/call may be answered with a task, which the core polls.
+        caps["extensions"] = serde_json::json!({ "io.modelcontextprotocol/tasks": {} });
+        caps
     }
 }
 

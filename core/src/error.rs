@@ -258,6 +258,15 @@ pub enum RequestError {
         /// What the acknowledgment left out.
         detail: String,
     },
+    /// A task the call turned into ended without a result: cancelled by the server, or its
+    /// `ttlMs` passed.
+    #[error("task {task_id}: {detail}")]
+    Task {
+        /// The server's id of the task.
+        task_id: String,
+        /// What happened.
+        detail: String,
+    },
     /// Strict mode: the tool's `structuredContent` breaks its `outputSchema` (or is missing).
     #[error("tool {tool:?} returned structured content that breaks its outputSchema: {failure}")]
     StructuredContent {

@@ -67,6 +67,8 @@ impl Connection {
             WireUse::Initialize => self.on_initialize_response(now, outcome),
             // The answer is proof of life; its arrival already counted as stream activity.
             WireUse::KeepAlive => {}
+            // Nobody waits for it.
+            WireUse::Fire => {}
         }
     }
 
@@ -85,6 +87,9 @@ impl Connection {
                 }),
             }
             return;
+        }
+        if method == "notifications/tasks" {
+            self.on_task_notification(now, &params);
         }
         let Some(notification) = self.read_notification(now, method, params) else { return };
         match &notification {

@@ -36,7 +36,7 @@ pub(super) struct InputRound {
 /// A host request that belongs to a request's input round.
 #[derive(Debug)]
 pub(super) struct PendingInput {
-    op: RequestHandle,
+    pub(super) op: RequestHandle,
     key: String,
     kind: ServerRequestKind,
     /// Elicitation (form mode): the form the answer must match.

@@ -8,7 +8,8 @@
 //! - [`ops`], [`inbound`], [`input_rounds`], [`validation`]: host requests, messages from the server,
 //!   multi-round-trip input, tool output validation;
 //! - [`subscriptions`]: listen streams and resource subscriptions;
-//! - [`cache`]: cached results (lists, reads, `server/discover`) and who may be served them.
+//! - [`cache`]: cached results (lists, reads, `server/discover`) and who may be served them;
+//! - [`tasks`]: polling tasks (the 2026-07-28 tasks extension).
 
 mod cache;
 mod drive;
@@ -19,6 +20,7 @@ mod lifecycle;
 mod ops;
 mod stdio;
 mod subscriptions;
+mod tasks;
 mod validation;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -243,6 +245,8 @@ enum WireUse {
     Initialize,
     /// A `ping` the client sent on its own (HTTP+SSE keep-alive).
     KeepAlive,
+    /// A request whose answer nobody waits for (`tasks/cancel`).
+    Fire,
 }
 
 /// Shutdown escalation of a process that is going away.

@@ -45,6 +45,8 @@ pub(super) struct Op {
     pub(super) listen: Option<super::subscriptions::ListenState>,
     /// Cacheable requests: the credential they went out with, a restarted page sequence.
     pub(super) cache: super::cache::OpCache,
+    /// A call the server turned into a task: what polling it needs.
+    pub(super) task: Option<super::tasks::TaskState>,
 }
 
 #[derive(Debug, Default)]
@@ -78,6 +80,7 @@ impl Op {
             input: None,
             tool: None,
             listen: None,
+            task: None,
             cache: Default::default(),
         }
     }
@@ -181,6 +184,14 @@ impl Connection {
 
     /// The method and params of a request for the given era.
     fn build(&mut self, handle: RequestHandle, era: Era) -> (Cow<'static, str>, Option<Value>) {
+        if let Some((method, mut params)) = self.task_request(handle) {
+            let mut meta = modern_meta(&self.cfg.client_info, &self.cfg.features);
+            if let Some(level) = self.log_level {
+                meta.insert("io.modelcontextprotocol/logLevel".into(), Value::String(level.as_str().into()));
+            }
+            params.insert("_meta".into(), Value::Object(meta));
+            return (Cow::Borrowed(method), Some(Value::Object(params)));
+        }
         let op = self.ops.get(&handle).expect("op exists");
         let mut hoisted: Option<Map<String, Value>> = None;
         let (method, params): (&'static str, Map<String, Value>) = match &op.request {
@@ -331,6 +342,10 @@ impl Connection {
             self.on_listen_response(handle, value);
             return;
         }
+        if let Some(method) = self.ops.get(&handle).and_then(|op| op.task.as_ref()).map(|t| t.sent_method) {
+            self.on_task_response(now, handle, method, value);
+            return;
+        }
         if let Some(round) = self.ops.get_mut(&handle).and_then(|op| op.input.as_mut()) {
             // The retry's input was for that one attempt.
             round.retry = None;
@@ -340,6 +355,10 @@ impl Connection {
                 Some("complete") => {}
                 Some("input_required") => {
                     self.on_input_required(now, handle, value);
+                    return;
+                }
+                Some("task") if self.era() == Some(Era::Modern) => {
+                    self.on_task_created(now, handle, value);
                     return;
                 }
                 other => {
@@ -541,6 +560,14 @@ impl Connection {
     /// HTTP a `notifications/cancelled`; on modern HTTP closing the response stream is the
     /// cancellation.
     pub(super) fn abandon(&mut self, handle: RequestHandle, reason: &str) {
+        // A task is cancelled with tasks/cancel (never notifications/cancelled); a poll in
+        // flight is simply dropped.
+        if self.cancel_task(handle) {
+            if let Some((_, id)) = self.ops.get(&handle).and_then(|op| op.sent.clone()) {
+                self.http_abandon(&id);
+            }
+            return;
+        }
         let Some(op) = self.ops.get(&handle) else { return };
         let Some((epoch, id)) = op.sent.clone() else { return };
         if self.current_epoch() != Some(epoch) || !self.wire.contains_key(&id) {

@@ -565,7 +565,8 @@ fn capabilities_in_initialize_derive_from_features() {
     let probe = h.expect_sent("server/discover");
     assert_eq!(
         probe["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"],
-        json!({"roots": {}, "sampling": {}, "elicitation": {"form": {}, "url": {}}})
+        json!({"roots": {}, "sampling": {}, "elicitation": {"form": {}, "url": {}},
+            "extensions": {"io.modelcontextprotocol/tasks": {}}})
     );
 }
 

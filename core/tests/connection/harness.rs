@@ -122,7 +122,8 @@ pub(crate) fn assert_modern_meta(msg: &Value) {
         meta["io.modelcontextprotocol/clientInfo"],
         json!({"name": "test-client", "version": "9.9.9"})
     );
-    assert_eq!(meta["io.modelcontextprotocol/clientCapabilities"], json!({}));
+    let caps = &meta["io.modelcontextprotocol/clientCapabilities"];
+    assert_eq!(caps["extensions"], json!({"io.modelcontextprotocol/tasks": {}}), "{msg}");
 }
 
 /// A connection plus a fake clock and everything it output that a test has not looked at yet.

@@ -21,4 +21,5 @@ mod lists;
 mod modes;
 mod requests;
 mod subscriptions;
+mod tasks;
 mod validation;

@@ -148,6 +148,7 @@ impl Connection {
             WireUse::Probe => self.on_probe_failed(now, id, failure, x),
             WireUse::Initialize => self.on_initialize_failed(now, id, failure, x),
             WireUse::Op(handle) => self.on_op_failed(now, handle, id, failure, x),
+            WireUse::Fire => self.forget_wire(&id),
             WireUse::KeepAlive => {
                 self.forget_wire(&id);
                 let detail = format!("the keep-alive ping failed: {}", failure.into_error(x));

@@ -1,0 +1,270 @@
+//! Task polling for the 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`): a
+//! `tools/call` the server answers with `resultType: "task"` becomes a task the core polls with
+//! `tasks/get` at the server's pace (bounded), answering `input_required` through the host's
+//! handlers with `tasks/update`, until the task completes (its result is the call's result),
+//! fails (its JSON-RPC error), is cancelled, or outlives its `ttlMs`. A status notification
+//! (`notifications/tasks`) with the same task id short-cuts the wait. Cancelling the call (or
+//! its timeout) sends `tasks/cancel`. The caller sees only the call's outcome.
+//!
+//! Polls go out under the call's own handle with new wire ids, like multi-round-trip retries;
+//! [`Connection::build`](super::Connection) asks [`Connection::task_request`] what to send.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+
+use super::{Connection, Outgoing, WireUse};
+use crate::error::{RequestError, RpcError};
+use crate::handle::RequestHandle;
+use crate::request::Request;
+use crate::timers::Timer;
+
+/// The shortest wait between polls, whatever the server asks.
+const MIN_POLL: Duration = Duration::from_millis(10);
+/// The longest wait between polls, whatever the server asks.
+const MAX_POLL: Duration = Duration::from_secs(30);
+/// The wait between polls when the server gives no `pollIntervalMs`.
+const DEFAULT_POLL: Duration = Duration::from_secs(1);
+/// A task id longer than this is refused (a hostile server's memory, and a header value).
+const MAX_TASK_ID: usize = 512;
+
+/// A call that turned into a task.
+#[derive(Debug)]
+pub(super) struct TaskState {
+    /// The server's id for it.
+    pub(super) id: String,
+    poll: Duration,
+    /// When the server may have discarded it (`ttlMs` after it was created), if it said.
+    expires: Option<Instant>,
+    /// `inputRequests` keys already answered: a later poll repeating one is not asked again.
+    answered: BTreeSet<String>,
+    /// The method of the message in flight (`tasks/get` or `tasks/update`).
+    pub(super) sent_method: &'static str,
+}
+
+fn invalid(detail: impl Into<String>) -> RequestError {
+    RequestError::InvalidResponse { detail: detail.into() }
+}
+
+/// The poll interval a task announces, within bounds.
+fn poll_interval(task: &Value) -> Duration {
+    match task.get("pollIntervalMs").and_then(Value::as_u64) {
+        Some(ms) => Duration::from_millis(ms).clamp(MIN_POLL, MAX_POLL),
+        None => DEFAULT_POLL,
+    }
+}
+
+impl Connection {
+    /// `resultType: "task"` answered a request: start polling it (only `tools/call` may).
+    pub(super) fn on_task_created(&mut self, now: Instant, handle: RequestHandle, value: Value) {
+        let Some(op) = self.ops.get(&handle) else { return };
+        if !matches!(op.request, Request::CallTool { .. }) || op.task.is_some() {
+            self.finish(handle, Err(invalid("a task result for a request that cannot become a task")));
+            return;
+        }
+        let id = match value.get("taskId").and_then(Value::as_str) {
+            Some(id) if !id.is_empty() && id.len() <= MAX_TASK_ID => id.to_owned(),
+            _ => {
+                self.finish(handle, Err(invalid("a task result without a valid taskId")));
+                return;
+            }
+        };
+        let expires = value
+            .get("ttlMs")
+            .and_then(Value::as_u64)
+            .and_then(|ms| now.checked_add(Duration::from_millis(ms)));
+        let task = TaskState {
+            id,
+            poll: poll_interval(&value),
+            expires,
+            answered: BTreeSet::new(),
+            sent_method: "tasks/get",
+        };
+        if let Some(op) = self.ops.get_mut(&handle) {
+            op.task = Some(task);
+        }
+        self.on_task_status(now, handle, value);
+    }
+
+    /// What a task's status says: poll again, ask the host for input, or end the call.
+    pub(super) fn on_task_status(&mut self, now: Instant, handle: RequestHandle, task: Value) {
+        let Some(state) = self.ops.get_mut(&handle).and_then(|op| op.task.as_mut()) else { return };
+        state.poll = poll_interval(&task);
+        let id = state.id.clone();
+        match task.get("status").and_then(Value::as_str) {
+            Some("working") => self.poll_task_later(now, handle),
+            Some("input_required") => self.on_task_input(now, handle, &task),
+            Some("completed") => match task.get("result") {
+                Some(result @ Value::Object(_))
+                    if result.get("resultType").and_then(Value::as_str) != Some("task") =>
+                {
+                    if let Some(op) = self.ops.get_mut(&handle) {
+                        op.task = None;
+                    }
+                    self.on_op_response(now, handle, Ok(result.clone()));
+                }
+                _ => {
+                    self.finish(handle, Err(invalid(format!("task {id} completed without a result object"))))
+                }
+            },
+            Some("failed") => {
+                let err = task.get("error").cloned().unwrap_or(Value::Null);
+                let rpc = RpcError {
+                    code: err.get("code").and_then(Value::as_i64).unwrap_or(-32603),
+                    message: err
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .map_or_else(|| "the task failed".to_owned(), |m| crate::text::sanitize(m, 500)),
+                    data: err.get("data").cloned(),
+                };
+                self.finish(handle, Err(RequestError::Rpc(rpc)));
+            }
+            Some("cancelled") => {
+                let why =
+                    task.get("statusMessage").and_then(Value::as_str).map(|m| crate::text::sanitize(m, 300));
+                let detail = why.unwrap_or_else(|| "the server cancelled it".into());
+                self.finish(handle, Err(RequestError::Task { task_id: id, detail }));
+            }
+            other => {
+                let status = other.map_or_else(|| "none".to_owned(), |s| crate::text::sanitize(s, 50));
+                self.finish(handle, Err(invalid(format!("task {id} has an unknown status {status}"))));
+            }
+        }
+    }
+
+    /// Schedules the next `tasks/get`, unless the task outlived its lifetime.
+    fn poll_task_later(&mut self, now: Instant, handle: RequestHandle) {
+        let Some(op) = self.ops.get_mut(&handle) else { return };
+        let Some(task) = op.task.as_ref() else { return };
+        if task.expires.is_some_and(|at| at <= now) {
+            let detail = "its ttlMs passed without a final status".to_owned();
+            let task_id = task.id.clone();
+            self.abandon(handle, "task expired");
+            self.finish(handle, Err(RequestError::Task { task_id, detail }));
+            return;
+        }
+        let at = now + task.poll;
+        // A poll that keeps hearing "working" keeps the call alive when the host asked for
+        // its timeout to reset on progress.
+        if op.opts.reset_timeout_on_progress {
+            if let Some(deadline) = op.deadline(now) {
+                self.timers.set(Timer::Request(handle), deadline);
+            }
+        }
+        self.timers.set(Timer::Retry(handle), at);
+    }
+
+    /// `input_required`: the host answers the requests it has not answered yet; the answers go
+    /// back in `tasks/update` (then polling goes on).
+    fn on_task_input(&mut self, now: Instant, handle: RequestHandle, task: &Value) {
+        let fresh: Map<String, Value> = {
+            let Some(state) = self.ops.get(&handle).and_then(|op| op.task.as_ref()) else { return };
+            let Some(requests) = task.get("inputRequests").and_then(Value::as_object) else {
+                self.finish(handle, Err(invalid("an input_required task without inputRequests")));
+                return;
+            };
+            requests
+                .iter()
+                .filter(|(k, _)| !state.answered.contains(*k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        };
+        let waiting = self.inputs.values().any(|p| p.op == handle);
+        if fresh.is_empty() || waiting {
+            // Answered already (the server has not caught up yet), or being answered.
+            self.poll_task_later(now, handle);
+            return;
+        }
+        if let Some(state) = self.ops.get_mut(&handle).and_then(|op| op.task.as_mut()) {
+            state.answered.extend(fresh.keys().cloned());
+        }
+        let mut round = Map::new();
+        round.insert("inputRequests".into(), Value::Object(fresh));
+        self.on_input_required(now, handle, Value::Object(round));
+    }
+
+    /// The method and params of a task's next message: `tasks/update` with the answers of an
+    /// input round, else `tasks/get`.
+    pub(super) fn task_request(
+        &mut self,
+        handle: RequestHandle,
+    ) -> Option<(&'static str, Map<String, Value>)> {
+        let op = self.ops.get_mut(&handle)?;
+        let id = op.task.as_ref()?.id.clone();
+        let mut params = Map::new();
+        params.insert("taskId".into(), Value::String(id));
+        let method = match op.input.as_mut().and_then(|round| round.retry.take()) {
+            Some((responses, _)) => {
+                params.insert("inputResponses".into(), Value::Object(responses));
+                "tasks/update"
+            }
+            None => "tasks/get",
+        };
+        if let Some(task) = op.task.as_mut() {
+            task.sent_method = method;
+        }
+        Some((method, params))
+    }
+
+    /// A task message was answered: `tasks/get` with the task's status, `tasks/update` with an
+    /// acknowledgment (then polling goes on at once).
+    pub(super) fn on_task_response(
+        &mut self,
+        now: Instant,
+        handle: RequestHandle,
+        method: &str,
+        value: Value,
+    ) {
+        if method == "tasks/update" {
+            self.timers.set(Timer::Retry(handle), now);
+            return;
+        }
+        self.on_task_status(now, handle, value);
+    }
+
+    /// `notifications/tasks` naming a task a call waits for: its status, at once.
+    pub(super) fn on_task_notification(&mut self, now: Instant, params: &Value) {
+        let Some(id) = params.get("taskId").and_then(Value::as_str) else { return };
+        let found =
+            self.ops.iter().find(|(_, op)| op.task.as_ref().is_some_and(|t| t.id == id)).map(|(h, _)| *h);
+        let Some(handle) = found else { return };
+        let terminal = matches!(
+            params.get("status").and_then(Value::as_str),
+            Some("completed" | "failed" | "cancelled" | "input_required")
+        );
+        if terminal {
+            self.on_task_status(now, handle, params.clone());
+        }
+    }
+
+    /// Tells the server a task is no longer wanted (`tasks/cancel`; its answer is not awaited).
+    /// Returns false when `handle` is not a task.
+    pub(super) fn cancel_task(&mut self, handle: RequestHandle) -> bool {
+        let Some(id) = self.ops.get(&handle).and_then(|op| op.task.as_ref()).map(|t| t.id.clone()) else {
+            return false;
+        };
+        let Some(epoch) = self.current_epoch() else { return true };
+        let mut params = Map::new();
+        params.insert("taskId".into(), Value::String(id));
+        if let Some(info) = self.server_info() {
+            if info.era == crate::era::Era::Modern {
+                params.insert(
+                    "_meta".into(),
+                    Value::Object(crate::era::modern_meta(&self.cfg.client_info, &self.cfg.features)),
+                );
+            }
+        }
+        let wire = self.next_wire_id();
+        self.wire.insert(wire.clone(), WireUse::Fire);
+        self.send(
+            epoch,
+            Outgoing::Request {
+                id: wire,
+                method: "tasks/cancel".into(),
+                params: Some(Value::Object(params)),
+            },
+        );
+        true
+    }
+}

@@ -1,0 +1,211 @@
+//! Tasks (the 2026-07-28 tasks extension): a `tools/call` answered with `resultType: "task"` is
+//! polled with `tasks/get` at the server's pace until its result, error or cancellation; input
+//! inside a task goes back in `tasks/update`; cancel and timeout send `tasks/cancel`; a status
+//! notification short-cuts the wait; the lifetime is honoured.
+
+use serde_json::{json, Value};
+
+use super::harness::*;
+use mcp_core::{ClientFeatures, ProtocolMode, RequestError, RequestOptions};
+
+fn created(id: &str, poll_ms: Option<u64>, ttl_ms: Option<u64>) -> Value {
+    let mut v = json!({"resultType": "task", "taskId": id, "status": "working",
+        "createdAt": "2026-12-04T10:00:00Z", "lastUpdatedAt": "2026-12-04T10:00:00Z", "ttlMs": ttl_ms});
+    if let Some(ms) = poll_ms {
+        v["pollIntervalMs"] = json!(ms);
+    }
+    v
+}
+
+fn status(id: &str, status: &str, extra: Value) -> Value {
+    let mut v = json!({"resultType": "complete", "taskId": id, "status": status, "pollIntervalMs": 100,
+        "createdAt": "2026-12-04T10:00:00Z", "lastUpdatedAt": "2026-12-04T10:00:01Z", "ttlMs": null});
+    if let Value::Object(m) = extra {
+        for (k, x) in m {
+            v[k] = x;
+        }
+    }
+    v
+}
+
+fn elicit_name() -> Value {
+    json!({"method": "elicitation/create", "params": {"message": "Name?",
+        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}})
+}
+
+/// A modern connection with a tool call that became task `t-1` polled every 100 ms.
+fn tasked() -> (Harness, mcp_core::RequestHandle) {
+    let mut h = Harness::with(ProtocolMode::Auto, |c| {
+        c.features = ClientFeatures { elicitation_form: true, ..Default::default() }
+    });
+    h.connect_modern();
+    let r = h.request(call("slow", json!({})));
+    let sent = h.expect_sent("tools/call");
+    let caps = &sent["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"];
+    assert_eq!(caps["extensions"], json!({"io.modelcontextprotocol/tasks": {}}), "{sent}");
+    h.reply(&sent, created("t-1", Some(100), None));
+    assert!(!h.has_response(r));
+    (h, r)
+}
+
+#[test]
+fn a_task_is_polled_at_its_pace_until_its_result() {
+    let (mut h, r) = tasked();
+    assert!(h.sent().is_empty());
+    assert_eq!(h.fire_next_timer(), ms(100));
+    let poll = h.expect_sent("tasks/get");
+    assert_eq!(poll["params"]["taskId"], "t-1");
+    assert_modern_meta(&poll);
+    h.reply(&poll, status("t-1", "working", json!({"pollIntervalMs": 250})));
+    assert_eq!(h.fire_next_timer(), ms(250), "the pace follows the latest pollIntervalMs");
+    let poll = h.expect_sent("tasks/get");
+    let result = json!({"content": [{"type": "text", "text": "done"}], "isError": false});
+    h.reply(&poll, status("t-1", "completed", json!({"result": result})));
+    assert_eq!(h.ok(r).into_tool_result().unwrap().text(), "done");
+    h.assert_all_answered();
+    assert_eq!(h.next_timer_in(), None);
+}
+
+#[test]
+fn the_poll_interval_is_bounded() {
+    for (asked, expected) in [(Some(0), ms(10)), (Some(3_600_000), secs(30)), (None, secs(1))] {
+        let mut h = connected(false);
+        let r = h.request(call("slow", json!({})));
+        let sent = h.expect_sent("tools/call");
+        h.reply(&sent, created("t-9", asked, None));
+        assert_eq!(h.fire_next_timer(), expected, "{asked:?}");
+        h.expect_sent("tasks/get");
+        assert!(!h.has_response(r));
+    }
+}
+
+#[test]
+fn a_failed_or_cancelled_task_ends_the_call() {
+    let (mut h, r) = tasked();
+    h.fire_next_timer();
+    let poll = h.expect_sent("tasks/get");
+    let error = json!({"code": -32050, "message": "task failed", "data": {"why": 1}});
+    h.reply(&poll, status("t-1", "failed", json!({"error": error})));
+    match h.err(r) {
+        RequestError::Rpc(e) => assert_eq!((e.code, e.message.as_str()), (-32050, "task failed")),
+        other => panic!("{other:?}"),
+    }
+    let (mut h, r) = tasked();
+    h.fire_next_timer();
+    let poll = h.expect_sent("tasks/get");
+    h.reply(&poll, status("t-1", "cancelled", json!({"statusMessage": "operator stop"})));
+    assert!(
+        matches!(h.err(r), RequestError::Task { task_id, detail } if task_id == "t-1" && detail == "operator stop")
+    );
+}
+
+#[test]
+fn input_inside_a_task_goes_back_in_tasks_update() {
+    let (mut h, r) = tasked();
+    h.fire_next_timer();
+    let poll = h.expect_sent("tasks/get");
+    h.reply(&poll, status("t-1", "input_required", json!({"inputRequests": {"name-1": elicit_name()}})));
+    let (ask, _) = h.take_server_request();
+    assert!(h.respond(ask, Ok(json!({"action": "accept", "content": {"name": "Ada"}}))));
+    let update = h.expect_sent("tasks/update");
+    assert_eq!(update["params"]["taskId"], "t-1");
+    assert_eq!(
+        update["params"]["inputResponses"],
+        json!({"name-1": {"action": "accept", "content": {"name": "Ada"}}})
+    );
+    h.reply(&update, json!({"resultType": "complete"}));
+    // Polling goes on at once; a poll still showing the answered request does not ask again.
+    h.fire_next_timer();
+    let poll = h.expect_sent("tasks/get");
+    h.reply(&poll, status("t-1", "input_required", json!({"inputRequests": {"name-1": elicit_name()}})));
+    assert!(h.events().is_empty(), "the same request is not asked twice");
+    h.fire_next_timer();
+    let poll = h.expect_sent("tasks/get");
+    let result = json!({"content": [{"type": "text", "text": "Hello, Ada!"}]});
+    h.reply(&poll, status("t-1", "completed", json!({"result": result})));
+    assert_eq!(h.ok(r).into_tool_result().unwrap().text(), "Hello, Ada!");
+}
+
+#[test]
+fn cancel_and_timeout_send_tasks_cancel() {
+    let (mut h, r) = tasked();
+    assert!(h.cancel(r));
+    let cancel = h.expect_sent("tasks/cancel");
+    assert_eq!(cancel["params"]["taskId"], "t-1");
+    assert!(h.sent().iter().all(|m| m["method"] != "notifications/cancelled"));
+    assert_eq!(h.err(r), RequestError::Cancelled);
+    // Its answer is not waited for, and is no surprise.
+    h.reply(&cancel, json!({"resultType": "complete"}));
+    assert!(h.warnings().is_empty());
+    assert_eq!(h.next_timer_in(), None);
+
+    let mut h = connected(false);
+    let r = h.request_opts(call("slow", json!({})), RequestOptions { timeout: Some(secs(1)), ..opts() });
+    let sent = h.expect_sent("tools/call");
+    h.reply(&sent, created("t-2", Some(300), None));
+    for _ in 0..3 {
+        h.fire_next_timer();
+        let poll = h.expect_sent("tasks/get");
+        h.reply(&poll, status("t-2", "working", json!({"pollIntervalMs": 300})));
+    }
+    h.advance(ms(200));
+    assert_eq!(h.expect_sent("tasks/cancel")["params"]["taskId"], "t-2");
+    assert_eq!(h.err(r), RequestError::Timeout { after: secs(1) });
+}
+
+#[test]
+fn a_status_notification_short_cuts_the_wait() {
+    let (mut h, r) = tasked();
+    let result = json!({"content": [{"type": "text", "text": "early"}]});
+    let mut params = status("t-1", "completed", json!({"result": result}));
+    params.as_object_mut().unwrap().remove("resultType");
+    h.notify("notifications/tasks", params);
+    assert_eq!(h.ok(r).into_tool_result().unwrap().text(), "early");
+    assert_eq!(h.next_timer_in(), None, "no poll after the end");
+}
+
+#[test]
+fn a_task_that_outlives_its_ttl_is_given_up() {
+    let mut h = connected(false);
+    let r = h.request(call("slow", json!({})));
+    let sent = h.expect_sent("tools/call");
+    h.reply(&sent, created("t-3", Some(400), Some(1000)));
+    for _ in 0..2 {
+        h.fire_next_timer();
+        let poll = h.expect_sent("tasks/get");
+        h.reply(&poll, status("t-3", "working", json!({"pollIntervalMs": 400})));
+    }
+    h.fire_next_timer();
+    let poll = h.expect_sent("tasks/get");
+    h.reply(&poll, status("t-3", "working", json!({"pollIntervalMs": 400})));
+    assert_eq!(h.expect_sent("tasks/cancel")["params"]["taskId"], "t-3");
+    assert!(matches!(h.err(r), RequestError::Task { .. }));
+}
+
+#[test]
+fn invalid_task_answers_are_typed_errors() {
+    let mut h = connected(false);
+    let r = h.request(call("slow", json!({})));
+    let sent = h.expect_sent("tools/call");
+    h.reply(&sent, json!({"resultType": "task", "status": "working"}));
+    assert!(matches!(h.err(r), RequestError::InvalidResponse { .. }));
+
+    let (mut h, r) = tasked();
+    h.fire_next_timer();
+    let poll = h.expect_sent("tasks/get");
+    h.reply(&poll, status("t-1", "completed", json!({})));
+    assert!(matches!(h.err(r), RequestError::InvalidResponse { .. }));
+
+    // A handshake server cannot answer with a 2026-07-28 task.
+    let mut h = connected(true);
+    let r = h.request(call("slow", json!({})));
+    let sent = h.expect_sent("tools/call");
+    h.reply(&sent, created("t-4", None, None));
+    assert_eq!(h.err(r), RequestError::UnsupportedResultType { result_type: "task".into() });
+    // Only tools/call may become a task.
+    let mut h = connected(false);
+    let r = h.request(mcp_core::Request::read_resource("file:///a"));
+    let sent = h.expect_sent("resources/read");
+    h.reply(&sent, created("t-5", None, None));
+    assert!(h.response(r).is_err());
+}
