@@ -88,7 +88,7 @@ impl Connection {
             }
             return;
         }
-        if method == "notifications/tasks" {
+        if method == "notifications/tasks" || method == "notifications/tasks/status" {
             self.on_task_notification(now, &params);
         }
         let Some(notification) = self.read_notification(now, method, params) else { return };

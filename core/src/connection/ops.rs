@@ -184,12 +184,17 @@ impl Connection {
 
     /// The method and params of a request for the given era.
     fn build(&mut self, handle: RequestHandle, era: Era) -> (Cow<'static, str>, Option<Value>) {
-        if let Some((method, mut params)) = self.task_request(handle) {
-            let mut meta = modern_meta(&self.cfg.client_info, &self.cfg.features);
-            if let Some(level) = self.log_level {
-                meta.insert("io.modelcontextprotocol/logLevel".into(), Value::String(level.as_str().into()));
+        if let Some((method, mut params, modern)) = self.task_request(handle) {
+            if modern {
+                let mut meta = modern_meta(&self.cfg.client_info, &self.cfg.features);
+                if let Some(level) = self.log_level {
+                    meta.insert(
+                        "io.modelcontextprotocol/logLevel".into(),
+                        Value::String(level.as_str().into()),
+                    );
+                }
+                params.insert("_meta".into(), Value::Object(meta));
             }
-            params.insert("_meta".into(), Value::Object(meta));
             return (Cow::Borrowed(method), Some(Value::Object(params)));
         }
         let op = self.ops.get(&handle).expect("op exists");
@@ -218,6 +223,9 @@ impl Connection {
                 let mut p = Map::new();
                 p.insert("name".into(), Value::String(name.clone()));
                 p.insert("arguments".into(), Value::Object(args));
+                if era == Era::Legacy && self.legacy_task_required(name) {
+                    p.insert("task".into(), Value::Object(Map::new()));
+                }
                 ("tools/call", p)
             }
             Request::GetPrompt { name, arguments } => {
@@ -358,7 +366,7 @@ impl Connection {
                     return;
                 }
                 Some("task") if self.era() == Some(Era::Modern) => {
-                    self.on_task_created(now, handle, value);
+                    self.on_task_created(now, handle, value, false);
                     return;
                 }
                 other => {
@@ -367,6 +375,10 @@ impl Connection {
                     return;
                 }
             }
+        }
+        if let Some(task) = self.legacy_task_created(handle, &value) {
+            self.on_task_created(now, handle, task, true);
+            return;
         }
         let Some(op) = self.ops.get(&handle) else { return };
         if op.request.list_kind().is_some() {

@@ -1,10 +1,19 @@
-//! Task polling for the 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`): a
-//! `tools/call` the server answers with `resultType: "task"` becomes a task the core polls with
-//! `tasks/get` at the server's pace (bounded), answering `input_required` through the host's
-//! handlers with `tasks/update`, until the task completes (its result is the call's result),
-//! fails (its JSON-RPC error), is cancelled, or outlives its `ttlMs`. A status notification
-//! (`notifications/tasks`) with the same task id short-cuts the wait. Cancelling the call (or
-//! its timeout) sends `tasks/cancel`. The caller sees only the call's outcome.
+//! Task polling, for both task surfaces:
+//!
+//! - the 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`): a `tools/call` the server
+//!   answers with `resultType: "task"` becomes a task the core polls with `tasks/get` at the
+//!   server's pace (bounded), answering `input_required` through the host's handlers with
+//!   `tasks/update`, until the task completes (its inlined result is the call's result), fails
+//!   (its JSON-RPC error), is cancelled, or outlives its `ttlMs`;
+//! - 2025-11-25: a call of a tool whose `execution.taskSupport` is `"required"` (on a server
+//!   declaring `tasks.requests.tools.call`) goes out task-augmented; the `CreateTaskResult`
+//!   is polled with `tasks/get` (`pollInterval`, `ttl`), and once the task is terminal or needs
+//!   input (which the server asks for with ordinary requests the host's handlers answer),
+//!   `tasks/result` fetches the call's result.
+//!
+//! A status notification (`notifications/tasks`, `notifications/tasks/status`) with the same
+//! task id short-cuts the wait. Cancelling the call (or its timeout) sends `tasks/cancel`. The
+//! caller sees only the call's outcome.
 //!
 //! Polls go out under the call's own handle with new wire ids, like multi-round-trip retries;
 //! [`Connection::build`](super::Connection) asks [`Connection::task_request`] what to send.
@@ -39,8 +48,12 @@ pub(super) struct TaskState {
     expires: Option<Instant>,
     /// `inputRequests` keys already answered: a later poll repeating one is not asked again.
     answered: BTreeSet<String>,
-    /// The method of the message in flight (`tasks/get` or `tasks/update`).
+    /// The method of the message in flight (`tasks/get`, `tasks/update`, `tasks/result`).
     pub(super) sent_method: &'static str,
+    /// 2025-11-25: fields are `ttl` / `pollInterval`, and the result comes from `tasks/result`.
+    legacy: bool,
+    /// 2025-11-25: the next message is `tasks/result`.
+    fetch_result: bool,
 }
 
 fn invalid(detail: impl Into<String>) -> RequestError {
@@ -49,15 +62,22 @@ fn invalid(detail: impl Into<String>) -> RequestError {
 
 /// The poll interval a task announces, within bounds.
 fn poll_interval(task: &Value) -> Duration {
-    match task.get("pollIntervalMs").and_then(Value::as_u64) {
+    match task.get("pollIntervalMs").or_else(|| task.get("pollInterval")).and_then(Value::as_u64) {
         Some(ms) => Duration::from_millis(ms).clamp(MIN_POLL, MAX_POLL),
         None => DEFAULT_POLL,
     }
 }
 
 impl Connection {
-    /// `resultType: "task"` answered a request: start polling it (only `tools/call` may).
-    pub(super) fn on_task_created(&mut self, now: Instant, handle: RequestHandle, value: Value) {
+    /// `resultType: "task"` (2026-07-28) or a `CreateTaskResult` (2025-11-25, `legacy`: the
+    /// task object inside it) answered a request: start polling it (only `tools/call` may).
+    pub(super) fn on_task_created(
+        &mut self,
+        now: Instant,
+        handle: RequestHandle,
+        value: Value,
+        legacy: bool,
+    ) {
         let Some(op) = self.ops.get(&handle) else { return };
         if !matches!(op.request, Request::CallTool { .. }) || op.task.is_some() {
             self.finish(handle, Err(invalid("a task result for a request that cannot become a task")));
@@ -71,7 +91,7 @@ impl Connection {
             }
         };
         let expires = value
-            .get("ttlMs")
+            .get(if legacy { "ttl" } else { "ttlMs" })
             .and_then(Value::as_u64)
             .and_then(|ms| now.checked_add(Duration::from_millis(ms)));
         let task = TaskState {
@@ -80,6 +100,8 @@ impl Connection {
             expires,
             answered: BTreeSet::new(),
             sent_method: "tasks/get",
+            legacy,
+            fetch_result: false,
         };
         if let Some(op) = self.ops.get_mut(&handle) {
             op.task = Some(task);
@@ -92,7 +114,15 @@ impl Connection {
         let Some(state) = self.ops.get_mut(&handle).and_then(|op| op.task.as_mut()) else { return };
         state.poll = poll_interval(&task);
         let id = state.id.clone();
-        match task.get("status").and_then(Value::as_str) {
+        let status = task.get("status").and_then(Value::as_str);
+        if state.legacy && matches!(status, Some("completed" | "failed" | "input_required")) {
+            // The result (or the input the server asks for, with requests of its own while
+            // tasks/result waits) comes through tasks/result.
+            state.fetch_result = true;
+            self.poll_task_now(now, handle);
+            return;
+        }
+        match status {
             Some("working") => self.poll_task_later(now, handle),
             Some("input_required") => self.on_task_input(now, handle, &task),
             Some("completed") => match task.get("result") {
@@ -130,6 +160,15 @@ impl Connection {
                 let status = other.map_or_else(|| "none".to_owned(), |s| crate::text::sanitize(s, 50));
                 self.finish(handle, Err(invalid(format!("task {id} has an unknown status {status}"))));
             }
+        }
+    }
+
+    /// Sends the task's next message now, unless one is in flight (its answer moves on).
+    fn poll_task_now(&mut self, now: Instant, handle: RequestHandle) {
+        self.timers.clear(Timer::Retry(handle));
+        if self.ops.get(&handle).is_some_and(|op| op.sent.is_none()) && !self.queue.contains(&handle) {
+            self.queue.push_back(handle);
+            self.pump(now);
         }
     }
 
@@ -186,15 +225,18 @@ impl Connection {
 
     /// The method and params of a task's next message: `tasks/update` with the answers of an
     /// input round, else `tasks/get`.
+    /// The method and params of a task's next message, and whether it is a 2026-07-28 one.
     pub(super) fn task_request(
         &mut self,
         handle: RequestHandle,
-    ) -> Option<(&'static str, Map<String, Value>)> {
+    ) -> Option<(&'static str, Map<String, Value>, bool)> {
         let op = self.ops.get_mut(&handle)?;
-        let id = op.task.as_ref()?.id.clone();
+        let task = op.task.as_ref()?;
+        let (id, fetch_result, modern) = (task.id.clone(), task.fetch_result, !task.legacy);
         let mut params = Map::new();
         params.insert("taskId".into(), Value::String(id));
         let method = match op.input.as_mut().and_then(|round| round.retry.take()) {
+            _ if fetch_result => "tasks/result",
             Some((responses, _)) => {
                 params.insert("inputResponses".into(), Value::Object(responses));
                 "tasks/update"
@@ -204,7 +246,7 @@ impl Connection {
         if let Some(task) = op.task.as_mut() {
             task.sent_method = method;
         }
-        Some((method, params))
+        Some((method, params, modern))
     }
 
     /// A task message was answered: `tasks/get` with the task's status, `tasks/update` with an
@@ -216,14 +258,38 @@ impl Connection {
         method: &str,
         value: Value,
     ) {
-        if method == "tasks/update" {
-            self.timers.set(Timer::Retry(handle), now);
-            return;
+        match method {
+            "tasks/update" => {
+                self.poll_task_now(now, handle);
+                return;
+            }
+            "tasks/result" => {
+                if let Some(op) = self.ops.get_mut(&handle) {
+                    op.task = None;
+                }
+                self.on_op_response(now, handle, Ok(value));
+                return;
+            }
+            _ => {}
         }
         self.on_task_status(now, handle, value);
     }
 
-    /// `notifications/tasks` naming a task a call waits for: its status, at once.
+    /// Whether a 2025-11-25 `tools/call` goes out task-augmented: the server declares
+    /// `tasks.requests.tools.call` and the tool (as last listed) requires it.
+    pub(super) fn legacy_task_required(&self, tool: &str) -> bool {
+        let Some(info) = self.server_info() else { return false };
+        let declared =
+            info.capabilities.raw().pointer("/tasks/requests/tools/call").is_some_and(|v| !v.is_null());
+        declared
+            && self
+                .known_tools()
+                .and_then(|tools| tools.iter().find(|t| t.name == tool))
+                .is_some_and(|t| t.task_support() == Some("required"))
+    }
+
+    /// `notifications/tasks` / `notifications/tasks/status` naming a task a call waits for:
+    /// its status, at once.
     pub(super) fn on_task_notification(&mut self, now: Instant, params: &Value) {
         let Some(id) = params.get("taskId").and_then(Value::as_str) else { return };
         let found =
@@ -248,7 +314,8 @@ impl Connection {
         let mut params = Map::new();
         params.insert("taskId".into(), Value::String(id));
         if let Some(info) = self.server_info() {
-            if info.era == crate::era::Era::Modern {
+            let legacy_task = self.ops.get(&handle).and_then(|op| op.task.as_ref()).is_some_and(|t| t.legacy);
+            if info.era == crate::era::Era::Modern && !legacy_task {
                 params.insert(
                     "_meta".into(),
                     Value::Object(crate::era::modern_meta(&self.cfg.client_info, &self.cfg.features)),
@@ -266,5 +333,19 @@ impl Connection {
             },
         );
         true
+    }
+}
+
+impl Connection {
+    /// The task of a 2025-11-25 `CreateTaskResult` answering a task-augmented `tools/call`.
+    pub(super) fn legacy_task_created(&self, handle: RequestHandle, value: &Value) -> Option<Value> {
+        let op = self.ops.get(&handle)?;
+        let task = value.get("task").filter(|t| t.is_object())?;
+        let is_call = matches!(op.request, Request::CallTool { .. });
+        (is_call
+            && op.task.is_none()
+            && value.get("content").is_none()
+            && self.era() == Some(crate::era::Era::Legacy))
+        .then(|| task.clone())
     }
 }

@@ -115,7 +115,6 @@ fn input_inside_a_task_goes_back_in_tasks_update() {
     );
     h.reply(&update, json!({"resultType": "complete"}));
     // Polling goes on at once; a poll still showing the answered request does not ask again.
-    h.fire_next_timer();
     let poll = h.expect_sent("tasks/get");
     h.reply(&poll, status("t-1", "input_required", json!({"inputRequests": {"name-1": elicit_name()}})));
     assert!(h.events().is_empty(), "the same request is not asked twice");
@@ -208,4 +207,99 @@ fn invalid_task_answers_are_typed_errors() {
     let sent = h.expect_sent("resources/read");
     h.reply(&sent, created("t-5", None, None));
     assert!(h.response(r).is_err());
+}
+
+// ----- 2025-11-25 ----------------------------------------------------------------------------
+
+/// A 2025-11-25 server declaring task-augmented tool calls, with `job` (task required) and
+/// `quick` (task optional) listed.
+fn legacy_tasks() -> Harness {
+    let mut h = Harness::with(ProtocolMode::Auto, |c| {
+        c.features = ClientFeatures { elicitation_form: true, ..Default::default() }
+    });
+    let caps = json!({"tools": {}, "tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}});
+    h.connect_legacy_with("2025-11-25", caps);
+    let l = h.request(mcp_core::Request::ListTools);
+    let list = h.expect_sent("tools/list");
+    let tools = json!({"tools": [
+        {"name": "job", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
+        {"name": "quick", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}},
+    ]});
+    h.reply(&list, tools);
+    h.ok(l);
+    h
+}
+
+fn legacy_task(id: &str, status: &str) -> Value {
+    json!({"taskId": id, "status": status, "createdAt": "2025-11-25T10:30:00Z",
+        "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": 60000, "pollInterval": 200})
+}
+
+#[test]
+fn a_legacy_required_task_is_augmented_polled_and_its_result_fetched() {
+    let mut h = legacy_tasks();
+    let r = h.request(call("job", json!({"n": 1})));
+    let sent = h.expect_sent("tools/call");
+    assert_eq!(sent["params"]["task"], json!({}), "{sent}");
+    h.reply(&sent, json!({"task": legacy_task("L-1", "working")}));
+    assert_eq!(h.fire_next_timer(), ms(200));
+    let poll = h.expect_sent("tasks/get");
+    assert_eq!(poll["params"], json!({"taskId": "L-1"}));
+    h.reply(&poll, legacy_task("L-1", "working"));
+    h.fire_next_timer();
+    let poll = h.expect_sent("tasks/get");
+    h.reply(&poll, legacy_task("L-1", "completed"));
+    let fetch = h.expect_sent("tasks/result");
+    assert_eq!(fetch["params"], json!({"taskId": "L-1"}));
+    h.reply(&fetch, json!({"content": [{"type": "text", "text": "job done"}]}));
+    assert_eq!(h.ok(r).into_tool_result().unwrap().text(), "job done");
+    h.assert_all_answered();
+
+    // A tool that only allows tasks goes out as a plain call.
+    let q = h.request(call("quick", json!({})));
+    let sent = h.expect_sent("tools/call");
+    assert!(sent["params"].get("task").is_none());
+    h.reply(&sent, json!({"content": []}));
+    h.ok(q);
+}
+
+#[test]
+fn a_legacy_task_needing_input_fetches_its_result_while_the_server_asks() {
+    let mut h = legacy_tasks();
+    let r = h.request(call("job", json!({})));
+    let sent = h.expect_sent("tools/call");
+    h.reply(&sent, json!({"task": legacy_task("L-2", "working")}));
+    h.fire_next_timer();
+    let poll = h.expect_sent("tasks/get");
+    h.reply(&poll, legacy_task("L-2", "input_required"));
+    let fetch = h.expect_sent("tasks/result");
+    // While tasks/result waits, the server asks through an ordinary request.
+    h.server_says(json!({"jsonrpc": "2.0", "id": "e-1", "method": "elicitation/create", "params": {
+        "message": "Name?", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
+        "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "L-2"}}}}));
+    let (ask, _) = h.take_server_request();
+    assert!(h.respond(ask, Ok(json!({"action": "accept", "content": {"name": "Ada"}}))));
+    assert_eq!(h.next_sent()["id"], "e-1");
+    h.reply(&fetch, json!({"content": [{"type": "text", "text": "Hello, Ada!"}]}));
+    assert_eq!(h.ok(r).into_tool_result().unwrap().text(), "Hello, Ada!");
+}
+
+#[test]
+fn a_legacy_status_notification_fetches_the_result_at_once_and_cancel_uses_tasks_cancel() {
+    let mut h = legacy_tasks();
+    let r = h.request(call("job", json!({})));
+    let sent = h.expect_sent("tools/call");
+    h.reply(&sent, json!({"task": legacy_task("L-3", "working")}));
+    h.notify("notifications/tasks/status", legacy_task("L-3", "completed"));
+    let fetch = h.expect_sent("tasks/result");
+    h.reply(&fetch, json!({"content": [{"type": "text", "text": "early"}], "isError": false}));
+    assert_eq!(h.ok(r).into_tool_result().unwrap().text(), "early");
+
+    let r = h.request(call("job", json!({})));
+    let sent = h.expect_sent("tools/call");
+    h.reply(&sent, json!({"task": legacy_task("L-4", "working")}));
+    assert!(h.cancel(r));
+    let cancel = h.expect_sent("tasks/cancel");
+    assert_eq!(cancel["params"], json!({"taskId": "L-4"}));
+    assert_eq!(h.err(r), RequestError::Cancelled);
 }
