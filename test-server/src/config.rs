@@ -35,6 +35,11 @@ pub struct Config {
     pub listen_deny_all: bool,
     /// Legacy eras: no `resources/subscribe` (capability `subscribe: false`).
     pub no_subscribe: bool,
+    /// The `pollIntervalMs` (legacy: `pollInterval`) of a task unless the tool is told otherwise.
+    pub task_poll_ms: u64,
+    /// No tasks: neither the 2026-07-28 extension nor the 2025-11-25 capability is declared,
+    /// task tools answer synchronously (or refuse, if they require a task).
+    pub no_tasks: bool,
 }
 
 impl Default for Config {
@@ -53,6 +58,8 @@ impl Default for Config {
             listen_no_ack: false,
             listen_deny_all: false,
             no_subscribe: false,
+            task_poll_ms: 50,
+            no_tasks: false,
         }
     }
 }
@@ -61,7 +68,7 @@ pub const USAGE: &str =
     "usage: mcp-test-server [--protocol modern|dual|2025-11-25|2025-06-18|2025-03-26|2024-11-05] \
 [--silent-discover] [--answer-version V] [--page-size N] [--extra-tools N] [--loop-cursor] \
 [--record FILE] [--stderr-banner] [--exit-on-start CODE] [--listen-ack-delay-ms N] [--listen-no-ack] \
-[--listen-deny-all] [--no-subscribe]";
+[--listen-deny-all] [--no-subscribe] [--task-poll-ms N] [--no-tasks]";
 
 /// Outcome of parsing: run with a config, or print help and exit.
 #[derive(Debug)]
@@ -105,6 +112,7 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Parsed, String> 
                 | "--record"
                 | "--exit-on-start"
                 | "--listen-ack-delay-ms"
+                | "--task-poll-ms"
         );
         let value = if takes_value {
             match inline {
@@ -128,6 +136,8 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Parsed, String> 
             "--listen-no-ack" => cfg.listen_no_ack = true,
             "--listen-deny-all" => cfg.listen_deny_all = true,
             "--no-subscribe" => cfg.no_subscribe = true,
+            "--task-poll-ms" => cfg.task_poll_ms = parse_number(&flag, &value)?,
+            "--no-tasks" => cfg.no_tasks = true,
             "--silent-discover" => cfg.silent_discover = true,
             "--loop-cursor" => cfg.loop_cursor = true,
             "--stderr-banner" => cfg.stderr_banner = true,
@@ -175,6 +185,17 @@ mod tests {
         assert!(cfg.no_subscribe);
         assert!(parse(["--listen-ack-delay-ms".to_string(), "soon".to_string()]).is_err());
         assert!(parse(["--listen-no-ack=1".to_string()]).is_err());
+    }
+
+    #[test]
+    fn parses_task_flags() {
+        let cfg = run(&[]);
+        assert_eq!((cfg.task_poll_ms, cfg.no_tasks), (50, false));
+        let cfg = run(&["--task-poll-ms", "7", "--no-tasks"]);
+        assert_eq!((cfg.task_poll_ms, cfg.no_tasks), (7, true));
+        assert_eq!(run(&["--task-poll-ms=0"]).task_poll_ms, 0);
+        assert!(parse(["--task-poll-ms=-1".to_string()]).is_err());
+        assert!(parse(["--no-tasks=yes".to_string()]).is_err());
     }
 
     #[test]

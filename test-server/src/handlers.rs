@@ -1,20 +1,22 @@
 //! Handlers for every method except `tools/call`: discovery, the legacy
 //! handshake, listings (with pagination), prompts, resources (and the legacy
-//! `resources/subscribe`), completion. `subscriptions/listen` lives in `listen`.
+//! `resources/subscribe`), completion. `subscriptions/listen` lives in `listen`,
+//! the `tasks/*` methods in `tasks`.
 
 use serde_json::{json, Value};
 
 use crate::config::ProtocolMode;
 use crate::protocol::{
     server_info, Era, Reply, RpcError, LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSION, RESOURCE_NOT_FOUND,
+    TASKS_EXTENSION,
 };
 use crate::server::{Request, Server};
-use crate::tools;
+use crate::{tasks, tools};
 
 /// Answers a (non-`tools/call`) request already admitted to its era.
 pub fn dispatch(server: &Server, req: &Request) -> Reply {
     match (req.era, req.method.as_str()) {
-        (Era::Modern, "server/discover") => Ok(discover()),
+        (Era::Modern, "server/discover") => Ok(discover(server)),
         (Era::Legacy, "initialize") => initialize(server, req),
         (Era::Legacy, "ping" | "logging/setLevel") => Ok(json!({})),
         (_, "tools/list") => list_tools(server, req),
@@ -26,12 +28,13 @@ pub fn dispatch(server: &Server, req: &Request) -> Reply {
         (Era::Legacy, "resources/subscribe") => subscribe(server, req, true),
         (Era::Legacy, "resources/unsubscribe") => subscribe(server, req, false),
         (_, "completion/complete") => complete(req),
+        (_, method) if method.starts_with("tasks/") => tasks::handle(server, req),
         (_, method) => Err(RpcError::method_not_found(method)),
     }
 }
 
-fn discover() -> Value {
-    json!({
+fn discover(server: &Server) -> Value {
+    let mut result = json!({
         "supportedVersions": [MODERN_VERSION],
         "capabilities": {
             "tools": {"listChanged": true},
@@ -42,7 +45,11 @@ fn discover() -> Value {
         },
         "instructions": "mcp-test-server (modern)",
         "_meta": {META_SERVER_INFO: server_info()}
-    })
+    });
+    if tasks::available(server, Era::Modern) {
+        result["capabilities"]["extensions"] = json!({ TASKS_EXTENSION: {} });
+    }
+    result
 }
 
 fn initialize(server: &Server, req: &Request) -> Reply {
@@ -56,7 +63,7 @@ fn initialize(server: &Server, req: &Request) -> Reply {
         (None, _) => LEGACY_VERSIONS[0].to_string(),
     };
     server.set_legacy_version(&answer);
-    Ok(json!({
+    let mut result = json!({
         "protocolVersion": answer,
         "capabilities": {
             "tools": {"listChanged": true},
@@ -67,7 +74,11 @@ fn initialize(server: &Server, req: &Request) -> Reply {
         },
         "serverInfo": server_info(),
         "instructions": format!("mcp-test-server (legacy {answer})")
-    }))
+    });
+    if tasks::available(server, Era::Legacy) {
+        result["capabilities"]["tasks"] = tasks::legacy_capability();
+    }
+    Ok(result)
 }
 
 // ---- listings & pagination -------------------------------------------
@@ -106,7 +117,8 @@ fn page_bounds(
     Ok((start, end, next))
 }
 
-fn paginate(server: &Server, req: &Request, key: &str, items: Vec<Value>) -> Reply {
+/// A page of `items` under `key`, by the request's `cursor` and `--page-size`.
+pub fn paginate(server: &Server, req: &Request, key: &str, items: Vec<Value>) -> Reply {
     let (start, end, next) = page_bounds(items.len(), server.cfg.page_size, req.param("cursor"))?;
     let mut result = json!({ key: items[start..end].to_vec() });
     if let Some(next) = next {

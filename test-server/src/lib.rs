@@ -7,7 +7,8 @@
 //!
 //! It speaks newline-delimited JSON-RPC 2.0 on stdin/stdout (one compact
 //! message per line), never uses randomness or the wall clock in its
-//! output, and exits 0 when stdin reaches end-of-file.
+//! output (except the `createdAt`/`lastUpdatedAt` timestamps of tasks), and
+//! exits 0 when stdin reaches end-of-file.
 //!
 //! # What it offers
 //!
@@ -23,6 +24,25 @@
 //!   answers every open `subscriptions/listen`; on the legacy revisions also
 //!   `elicit`, `sample`, `roots` and `ping_client`, which send
 //!   server-to-client requests.
+//! * Task tools (listed in every revision, after `flood`): `task_echo
+//!   {message, ms?=200, pollMs?}` and `task_required {message, ms?=200}`
+//!   answer `message` after `ms`; `task_input {ms?=100}` asks for a name after
+//!   `ms`, then answers `Hello, <name>!`; `task_fail {ms?=100}` ends with the
+//!   JSON-RPC error -32050 `task failed`; `task_slow {ms?=60000}` is there to
+//!   be cancelled; `task_notify {message?="notified", ms?=200}` is `task_echo`
+//!   pushing its status changes. `task_required` and `task_input` run only as
+//!   tasks, the others also synchronously.
+//! * Tasks: on 2026-07-28 (extension `io.modelcontextprotocol/tasks`, declared
+//!   in `server/discover`) a task tool becomes a task when the request's
+//!   `_meta` client capabilities name the extension (`CreateTaskResult`,
+//!   `resultType: "task"`); then `tasks/get`, `tasks/update` (answers to
+//!   `inputRequests`), `tasks/cancel`, and `notifications/tasks` on listens
+//!   whose filter names the task in `taskIds`. On 2025-11-25 (capability
+//!   `tasks`, tools' `execution.taskSupport`) a `tools/call` with `params.task`
+//!   becomes one; then `tasks/get`, `tasks/result` (blocks until the task
+//!   ends), `tasks/list`, `tasks/cancel`, input as an `elicitation/create`
+//!   request tagged with the task, and `notifications/tasks/status`. Older
+//!   revisions have no tasks. Task ids are `task-1`, `task-2`, ...
 //! * Push: on 2026-07-28, `subscriptions/listen` stays open; it is
 //!   acknowledged with the granted filter (the requested list kinds, and the
 //!   requested URIs it can read) and ended by `notifications/cancelled`. On
@@ -55,6 +75,12 @@
 //!   empty filter (and deliver nothing on it).
 //! * `--no-subscribe`: on the legacy revisions, declare `resources.subscribe:
 //!   false` and answer `resources/subscribe` with -32601.
+//! * `--task-poll-ms N`: the `pollIntervalMs` (2025-11-25: `pollInterval`) of
+//!   every task (default 50; `task_echo`'s `pollMs` overrides it).
+//! * `--no-tasks`: no tasks at all: neither the extension nor the capability
+//!   is declared, no `execution` in `tools/list`, the `tasks/*` methods answer
+//!   -32601; task tools answer synchronously, `task_required` and
+//!   `task_input` refuse (-32601).
 //!
 //! Flags taking a value also accept the `--flag=value` form.
 //!
@@ -75,6 +101,7 @@ mod handlers;
 mod listen;
 mod protocol;
 mod server;
+mod tasks;
 mod tools;
 
 use std::fs::{File, OpenOptions};

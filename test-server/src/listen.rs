@@ -8,6 +8,11 @@
 //! request id. It ends silently on `notifications/cancelled`, or with a
 //! closing response written by the `end_listens` tool.
 //!
+//! With the tasks extension, a filter's `taskIds` asks for
+//! `notifications/tasks` about those tasks: the server grants the ids of the
+//! 2026-07-28 tasks it knows, and refuses the listen with -32021 when the
+//! request's client capabilities lack the extension (see `tasks`).
+//!
 //! The registry lock is held while a delivery is written, so a cancel, an
 //! acknowledgement or `end_listens` never interleaves with one: nothing is
 //! delivered on a listen before its acknowledgement or after its end.
@@ -20,12 +25,16 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 use crate::handlers::serves_uri;
-use crate::protocol::{id_key, notification_line, Reply, RpcError, INVALID_REQUEST, META_SUBSCRIPTION_ID};
+use crate::protocol::{
+    id_key, notification_line, Era, Reply, RpcError, INVALID_REQUEST, META_SUBSCRIPTION_ID,
+};
 use crate::server::{Request, Server};
+use crate::tasks;
 
 pub const LISTEN_METHOD: &str = "subscriptions/listen";
 const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 const RESOURCE_UPDATED: &str = "notifications/resources/updated";
+const TASK_STATUS: &str = "notifications/tasks";
 
 /// Deliveries of one `flood` written per lock and write (so a cancel can still
 /// get in between chunks).
@@ -66,6 +75,8 @@ pub struct Filter {
     pub prompts_list_changed: bool,
     pub resources_list_changed: bool,
     pub resource_subscriptions: Vec<String>,
+    /// `taskIds`, if the filter has the key (tasks extension).
+    pub task_ids: Option<Vec<String>>,
 }
 
 const FLAG_KEYS: [&str; 3] = ["toolsListChanged", "promptsListChanged", "resourcesListChanged"];
@@ -89,26 +100,25 @@ impl Filter {
         }
         let invalid_uris =
             || RpcError::invalid_params("notifications.resourceSubscriptions must be an array of strings");
-        let resource_subscriptions = match obj.get("resourceSubscriptions") {
-            None => Vec::new(),
-            Some(Value::Array(uris)) => uris
-                .iter()
-                .map(|uri| uri.as_str().map(str::to_string).ok_or_else(invalid_uris))
-                .collect::<Result<_, _>>()?,
-            Some(_) => return Err(invalid_uris()),
-        };
+        let resource_subscriptions =
+            strings(obj.get("resourceSubscriptions"), invalid_uris)?.unwrap_or_default();
+        let task_ids = strings(obj.get("taskIds"), || {
+            RpcError::invalid_params("notifications.taskIds must be an array of strings")
+        })?;
         let [tools_list_changed, prompts_list_changed, resources_list_changed] = flags;
         Ok(Filter {
             tools_list_changed,
             prompts_list_changed,
             resources_list_changed,
             resource_subscriptions,
+            task_ids,
         })
     }
 
-    /// The subset the server honours: every requested list kind, and the
-    /// requested URIs it can serve (first occurrence of each, in order).
-    pub fn grant(&self) -> Filter {
+    /// The subset the server honours: every requested list kind, the
+    /// requested URIs it can serve and the requested task ids `knows_task`
+    /// (first occurrence of each, in order).
+    pub fn grant(&self, knows_task: impl Fn(&str) -> bool) -> Filter {
         let mut seen = BTreeSet::new();
         let resource_subscriptions = self
             .resource_subscriptions
@@ -116,7 +126,12 @@ impl Filter {
             .filter(|uri| serves_uri(uri) && seen.insert(uri.as_str()))
             .cloned()
             .collect();
-        Filter { resource_subscriptions, ..self.clone() }
+        let mut seen = BTreeSet::new();
+        let task_ids = self
+            .task_ids
+            .as_ref()
+            .map(|ids| ids.iter().filter(|id| knows_task(id) && seen.insert(id.as_str())).cloned().collect());
+        Filter { resource_subscriptions, task_ids, ..self.clone() }
     }
 
     /// The wire form: only the `true` flags, and `resourceSubscriptions` only
@@ -132,6 +147,9 @@ impl Filter {
         if !self.resource_subscriptions.is_empty() {
             obj.insert("resourceSubscriptions".into(), json!(self.resource_subscriptions));
         }
+        if let Some(ids) = self.task_ids.as_ref().filter(|ids| !ids.is_empty()) {
+            obj.insert("taskIds".into(), json!(ids));
+        }
         Value::Object(obj)
     }
 
@@ -145,6 +163,23 @@ impl Filter {
 
     fn wants_uri(&self, uri: &str) -> bool {
         self.resource_subscriptions.iter().any(|u| u == uri)
+    }
+
+    fn wants_task(&self, task_id: &str) -> bool {
+        self.task_ids.as_ref().is_some_and(|ids| ids.iter().any(|id| id == task_id))
+    }
+}
+
+/// An optional array of strings; `invalid` when it is something else.
+fn strings(value: Option<&Value>, invalid: impl Fn() -> RpcError) -> Result<Option<Vec<String>>, RpcError> {
+    match value {
+        None => Ok(None),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_string).ok_or_else(&invalid))
+            .collect::<Result<_, _>>()
+            .map(Some),
+        Some(_) => Err(invalid()),
     }
 }
 
@@ -192,11 +227,21 @@ impl Subscriptions {
 /// Opens a listen. Answers only if the request is invalid (`Some`); otherwise
 /// the request stays open.
 pub fn open(server: &Arc<Server>, req: &Request) -> Option<Reply> {
-    let requested = match Filter::parse(req.param("notifications")) {
+    let mut requested = match Filter::parse(req.param("notifications")) {
         Ok(filter) => filter,
         Err(error) => return Some(Err(error)),
     };
-    let granted = if server.cfg.listen_deny_all { Filter::default() } else { requested.grant() };
+    if !tasks::available(server, Era::Modern) {
+        // Without the extension, `taskIds` is just an unknown key.
+        requested.task_ids = None;
+    } else if requested.task_ids.is_some() && !tasks::client_declares(req) {
+        return Some(Err(tasks::missing_extension()));
+    }
+    let granted = if server.cfg.listen_deny_all {
+        Filter::default()
+    } else {
+        requested.grant(|id| tasks::knows(server, Era::Modern, id))
+    };
     let key = id_key(&req.id);
     {
         let mut subs = server.subs();
@@ -294,6 +339,20 @@ pub fn list_changed(server: &Server, kind: ListKind, plain: bool) -> u64 {
     lines.len() as u64
 }
 
+/// Sends `notifications/tasks` (`task`, a full `DetailedTask`) on every
+/// acknowledged listen granted `task_id`. Returns how many were written.
+pub fn task_status(server: &Server, task_id: &str, task: &Value) -> u64 {
+    let subs = server.subs();
+    let block: String = subs
+        .listens
+        .iter()
+        .filter(|l| l.acked && l.granted.wants_task(task_id))
+        .flat_map(|l| [l.line(TASK_STATUS, task.clone()), "\n".to_string()])
+        .collect();
+    server.out.write_lines(&block);
+    block.lines().count() as u64
+}
+
 /// Answers every open listen (acknowledged or not) with a closing result
 /// `{"resultType": result_type, "_meta": {subscriptionId}}` and forgets them.
 /// Returns how many.
@@ -327,19 +386,25 @@ mod tests {
             "somethingNew": 1
         }));
         assert_eq!(
-            requested.grant().to_value(),
+            requested.grant(|_| false).to_value(),
             json!({"toolsListChanged": true, "resourceSubscriptions": ["test://text", "test://item/7"]})
         );
         // Only unknown URIs: the key goes away.
         let requested =
             filter(json!({"resourcesListChanged": true, "resourceSubscriptions": ["test://nope"]}));
-        assert_eq!(requested.grant().to_value(), json!({"resourcesListChanged": true}));
-        assert_eq!(filter(json!({})).grant().to_value(), json!({}));
+        assert_eq!(requested.grant(|_| false).to_value(), json!({"resourcesListChanged": true}));
+        assert_eq!(filter(json!({})).grant(|_| false).to_value(), json!({}));
         let all = filter(json!({
             "toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true,
             "resourceSubscriptions": ["test://blob"]
         }));
-        assert_eq!(all.grant(), all);
+        assert_eq!(all.grant(|_| false), all);
+        // Task ids: the known ones, once each; the key stays when none is known.
+        let tasks = filter(json!({"taskIds": ["task-2", "task-9", "task-2", "task-1"]}));
+        let granted = tasks.grant(|id| id != "task-9");
+        assert_eq!(granted.task_ids, Some(vec!["task-2".to_string(), "task-1".to_string()]));
+        assert_eq!(granted.to_value(), json!({"taskIds": ["task-2", "task-1"]}));
+        assert_eq!(tasks.grant(|_| false).to_value(), json!({}));
     }
 
     #[test]
@@ -350,6 +415,8 @@ mod tests {
             Some(json!({"toolsListChanged": "yes"})),
             Some(json!({"resourceSubscriptions": "test://text"})),
             Some(json!({"resourceSubscriptions": ["test://text", 7]})),
+            Some(json!({"taskIds": "task-1"})),
+            Some(json!({"taskIds": ["task-1", null]})),
         ] {
             let error = Filter::parse(bad.as_ref()).unwrap_err();
             assert_eq!(error.code, crate::protocol::INVALID_PARAMS, "{bad:?}");

@@ -15,6 +15,10 @@ pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabi
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 /// `_meta` key naming the `subscriptions/listen` request a message belongs to.
 pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+/// `_meta` key tying a 2025-11-25 message to a task (`{"taskId": ..}`).
+pub const META_RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+/// The 2026-07-28 tasks extension's identifier (capability key and `clientCapabilities` key).
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// Prefix of the `_meta` keys reserved by the protocol itself.
 pub const META_RESERVED_PREFIX: &str = "io.modelcontextprotocol/";
 
@@ -26,6 +30,7 @@ pub const INVALID_REQUEST: i64 = -32600;
 pub const METHOD_NOT_FOUND: i64 = -32601;
 pub const INVALID_PARAMS: i64 = -32602;
 pub const RESOURCE_NOT_FOUND: i64 = -32002;
+pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 /// `{"name":"mcp-test-server","version":"0.1.0"}`.
@@ -198,11 +203,12 @@ fn envelope(id: Option<&Value>, method: &str, params: Option<&Value>) -> String 
     line
 }
 
-/// Adds the modern-era result fields: `resultType` always, plus the caching
-/// fields `ttlMs`/`cacheScope` when `cacheable`.
+/// Adds the modern-era result fields: `resultType` (`"complete"` unless the
+/// result has one, like a task's `"task"`), plus the caching fields
+/// `ttlMs`/`cacheScope` when `cacheable`.
 pub fn decorate_modern(mut result: Value, cacheable: bool) -> Value {
     if let Value::Object(obj) = &mut result {
-        obj.insert("resultType".into(), json!("complete"));
+        obj.entry("resultType").or_insert_with(|| json!("complete"));
         if cacheable {
             obj.insert("ttlMs".into(), json!(0));
             obj.insert("cacheScope".into(), json!("private"));
@@ -238,6 +244,8 @@ mod tests {
         assert_eq!(v["cacheScope"], "private");
         let v = decorate_modern(json!({}), false);
         assert!(v.get("ttlMs").is_none());
+        let v = decorate_modern(json!({"resultType": "task"}), false);
+        assert_eq!(v["resultType"], "task");
     }
 
     #[test]

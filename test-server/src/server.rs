@@ -1,11 +1,12 @@
 //! Shared server state, message classification, era selection, in-flight
-//! request tracking (cancellation), server-to-client requests and the
-//! registry of `subscriptions/listen` streams (see `listen`).
+//! request tracking (cancellation), server-to-client requests, the registry
+//! of `subscriptions/listen` streams (see `listen`) and the task store (see
+//! `tasks`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -19,10 +20,11 @@ use crate::protocol::{
     META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, METHOD_NOT_FOUND, MODERN_VERSION,
     UNSUPPORTED_PROTOCOL_VERSION,
 };
+use crate::tasks::{self, Tasks};
 use crate::tools;
 
 /// How often blocked tool threads re-check whether they were cancelled.
-const CANCEL_POLL: Duration = Duration::from_millis(5);
+pub const CANCEL_POLL: Duration = Duration::from_millis(5);
 
 /// One request from the client, as dispatched to a handler.
 #[derive(Debug, Clone)]
@@ -63,6 +65,10 @@ pub struct Server {
     next_request: AtomicU64,
     /// Open listens and legacy resource subscriptions.
     subs: Mutex<Subscriptions>,
+    /// Every task created so far (both eras).
+    tasks: Mutex<Tasks>,
+    /// Signalled on every change of a task.
+    tasks_changed: Condvar,
 }
 
 impl Server {
@@ -79,6 +85,28 @@ impl Server {
             pending: Mutex::new(HashMap::new()),
             next_request: AtomicU64::new(0),
             subs: Mutex::new(Subscriptions::default()),
+            tasks: Mutex::new(Tasks::default()),
+            tasks_changed: Condvar::new(),
+        }
+    }
+
+    /// The task store. A task's notifications are written while holding it
+    /// (so they follow its changes in order); never take it while holding
+    /// the subscription registry.
+    pub fn tasks(&self) -> MutexGuard<'_, Tasks> {
+        lock(&self.tasks)
+    }
+
+    /// Wakes every thread waiting in [`Server::wait_tasks`].
+    pub fn tasks_changed(&self) {
+        self.tasks_changed.notify_all();
+    }
+
+    /// Waits (at most `timeout`) for a change of some task.
+    pub fn wait_tasks<'a>(&self, guard: MutexGuard<'a, Tasks>, timeout: Duration) -> MutexGuard<'a, Tasks> {
+        match self.tasks_changed.wait_timeout(guard, timeout) {
+            Ok((guard, _)) => guard,
+            Err(poisoned) => poisoned.into_inner().0,
         }
     }
 
@@ -94,6 +122,11 @@ impl Server {
 
     pub fn set_legacy_version(&self, version: &str) {
         *lock(&self.legacy_version) = Some(version.to_string());
+    }
+
+    /// The negotiated legacy version, once `initialize` was answered.
+    pub fn legacy_version(&self) -> Option<String> {
+        lock(&self.legacy_version).clone()
     }
 
     fn initialized(&self) -> bool {
@@ -165,13 +198,18 @@ impl Server {
             if let Some(reply) = listen::open(self, &req) {
                 self.respond(&req, reply);
             }
-        } else if req.method == "tools/call" {
-            // Tool calls run on their own thread so slow ones never block
-            // later requests (or the responses they are waiting for).
+        } else if req.method == "tools/call" || (req.era == Era::Legacy && req.method == tasks::RESULT_METHOD)
+        {
+            // Tool calls (and the blocking legacy `tasks/result`) run on
+            // their own thread so slow ones never block later requests (or
+            // the responses they are waiting for).
             self.begin(&req.id);
             let server = Arc::clone(self);
             thread::spawn(move || {
-                let reply = tools::call(&server, &req);
+                let reply = match req.method.as_str() {
+                    "tools/call" => tools::call(&server, &req),
+                    _ => tasks::result(&server, &req),
+                };
                 server.finish(&req, reply);
             });
         } else {
@@ -316,6 +354,17 @@ impl Server {
     /// until its response arrives. Returns `None` if the request `parent`
     /// that triggered it was cancelled meanwhile.
     pub fn request_client(&self, parent: &Value, method: &str, params: Option<Value>) -> Option<Reply> {
+        self.request_client_until(method, params, || self.is_cancelled(parent))
+    }
+
+    /// Like [`Server::request_client`], giving up (`None`) once `abandoned`
+    /// says so.
+    pub fn request_client_until(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        abandoned: impl Fn() -> bool,
+    ) -> Option<Reply> {
         let n = self.next_request.fetch_add(1, Ordering::SeqCst) + 1;
         let id = format!("srv-{n}");
         let key = id_key(&json!(id));
@@ -325,7 +374,7 @@ impl Server {
         loop {
             match rx.recv_timeout(CANCEL_POLL * 4) {
                 Ok(reply) => return Some(reply),
-                Err(RecvTimeoutError::Timeout) if !self.is_cancelled(parent) => {}
+                Err(RecvTimeoutError::Timeout) if !abandoned() => {}
                 Err(_) => {
                     lock(&self.pending).remove(&key);
                     return None;

@@ -1,5 +1,8 @@
 //! The tool catalogue and `tools/call`. Every call runs on its own thread
-//! (see `Server::handle_request`); returning `None` sends no response.
+//! (see `Server::handle_request`); returning `None` sends no response. The
+//! task tools live in `tasks`.
+
+use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
@@ -8,6 +11,7 @@ use crate::protocol::{
     compact, error_result, text_result, Era, Reply, RpcError, META_RESERVED_PREFIX, MODERN_VERSION,
 };
 use crate::server::{Request, Server};
+use crate::tasks;
 
 /// Tools that need server-to-client requests, which the modern revision
 /// does not allow on stdio.
@@ -24,11 +28,11 @@ const NOISE_STDOUT_BYTES: usize = 5 * 1024 * 1024 / 2;
 /// Size of the stderr line written by `noise`.
 const NOISE_STDERR_BYTES: usize = 100 * 1024;
 
-fn object_schema(properties: Value, required: &[&str]) -> Value {
+pub fn object_schema(properties: Value, required: &[&str]) -> Value {
     json!({"type": "object", "properties": properties, "required": required})
 }
 
-fn tool(name: &str, description: &str, input_schema: Value) -> Value {
+pub fn tool(name: &str, description: &str, input_schema: Value) -> Value {
     json!({"name": name, "description": description, "inputSchema": input_schema})
 }
 
@@ -125,6 +129,7 @@ pub fn definitions(server: &Server, era: Era) -> Vec<Value> {
             ),
         ),
     ];
+    tools.extend(tasks::definitions(server, era));
     if era == Era::Modern {
         tools.push(tool(
             "end_listens",
@@ -147,8 +152,9 @@ pub fn definitions(server: &Server, era: Era) -> Vec<Value> {
     tools
 }
 
-/// Handles `tools/call`. `None` means: send nothing (cancelled).
-pub fn call(server: &Server, req: &Request) -> Option<Reply> {
+/// Handles `tools/call`. `None` means: send nothing (cancelled, or answered
+/// already: a task's `CreateTaskResult`).
+pub fn call(server: &Arc<Server>, req: &Request) -> Option<Reply> {
     let Some(name) = req.param("name").and_then(Value::as_str) else {
         return Some(Err(RpcError::invalid_params("tools/call requires a string name")));
     };
@@ -162,6 +168,12 @@ pub fn call(server: &Server, req: &Request) -> Option<Reply> {
     }
     if req.era == Era::Legacy && MODERN_ONLY.contains(&name) {
         return Some(Ok(error_result("only available in the modern revision")));
+    }
+    if tasks::is_task_tool(name) {
+        return tasks::call(server, req, name, &args);
+    }
+    if tasks::wants_task(server, req) && definitions(server, req.era).iter().any(|t| t["name"] == name) {
+        return Some(Err(tasks::forbidden(name)));
     }
     let reply = match name {
         "echo" => echo(req, &args),
@@ -199,7 +211,7 @@ fn is_extra(server: &Server, name: &str) -> bool {
 }
 
 /// A non-negative integer argument, or an `isError` result explaining why not.
-fn uint_arg(args: &Map<String, Value>, key: &str, default: Option<u64>) -> Result<u64, Value> {
+pub fn uint_arg(args: &Map<String, Value>, key: &str, default: Option<u64>) -> Result<u64, Value> {
     let invalid = || error_result(format!("argument {key} must be a non-negative integer"));
     match (args.get(key).filter(|v| !v.is_null()), default) {
         (None, Some(default)) => Ok(default),

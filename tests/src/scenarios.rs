@@ -50,7 +50,7 @@ pub mod scenarios {
     const PROTOCOLS: [&str; 2] = ["modern", "2025-11-25"];
     /// The test server's tools in the modern era, in order; the legacy era lists them without
     /// `MODERN_ONLY_TOOLS` (the last ones), followed by `LEGACY_ONLY_TOOLS`.
-    const MODERN_TOOLS: [&str; 14] = [
+    const MODERN_TOOLS: [&str; 20] = [
         "echo",
         "add",
         "slow",
@@ -64,6 +64,12 @@ pub mod scenarios {
         "touch_resource",
         "change_list",
         "flood",
+        "task_echo",
+        "task_required",
+        "task_input",
+        "task_fail",
+        "task_slow",
+        "task_notify",
         "end_listens",
     ];
     const MODERN_ONLY_TOOLS: [&str; 1] = ["end_listens"];
