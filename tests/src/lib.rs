@@ -17,6 +17,7 @@ mod peer_checks;
 mod push_peer_checks;
 mod push_scenarios;
 mod scenarios;
+mod task_scenarios;
 pub mod scripted_http;
 pub mod sim;
 pub mod support;

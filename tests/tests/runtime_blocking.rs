@@ -26,6 +26,8 @@ mcp_tests::define_scenarios!(, aw_sync);
 mcp_tests::all_scenario_tests!(run);
 mcp_tests::define_push_scenarios!(, aw_sync);
 mcp_tests::all_push_scenario_tests!(run);
+mcp_tests::define_task_scenarios!(, aw_sync);
+mcp_tests::all_task_scenario_tests!(run);
 mcp_tests::define_cache_scenarios!(, aw_sync);
 mcp_tests::all_cache_scenario_tests!(run);
 

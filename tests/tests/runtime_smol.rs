@@ -44,6 +44,8 @@ pub mod on_smol {
     mcp_tests::all_async_scenario_tests!(run);
     mcp_tests::define_push_scenarios!(async, aw_async);
     mcp_tests::all_push_scenario_tests!(run);
+    mcp_tests::define_task_scenarios!(async, aw_async);
+    mcp_tests::all_task_scenario_tests!(run);
 }
 
 /// Under `async_std::task::block_on`; background tasks spawned on async-std's executor.
@@ -77,4 +79,6 @@ pub mod on_async_std {
     mcp_tests::all_async_scenario_tests!(run);
     mcp_tests::define_push_scenarios!(async, aw_async);
     mcp_tests::all_push_scenario_tests!(run);
+    mcp_tests::define_task_scenarios!(async, aw_async);
+    mcp_tests::all_task_scenario_tests!(run);
 }

@@ -43,5 +43,7 @@ mcp_tests::all_scenario_tests!(run);
 mcp_tests::all_async_scenario_tests!(run);
 mcp_tests::define_push_scenarios!(async, aw_async);
 mcp_tests::all_push_scenario_tests!(run);
+mcp_tests::define_task_scenarios!(async, aw_async);
+mcp_tests::all_task_scenario_tests!(run);
 mcp_tests::define_cache_scenarios!(async, aw_async);
 mcp_tests::all_cache_scenario_tests!(run);

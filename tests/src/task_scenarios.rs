@@ -1,0 +1,84 @@
+//! Task scenarios against `mcp-test-server`, written once for every runtime: a tool call the
+//! server runs as a task is awaited transparently (polled, input answered by the host's
+//! handlers, failures and timeouts typed) on the 2026-07-28 extension and on 2025-11-25. The
+//! glue module `rt` is the one described in `scenarios.rs`.
+
+/// Defines `pub mod task_scenarios` for the glue `rt`: `define_task_scenarios!(async, aw_async)`
+/// or `define_task_scenarios!(, aw_sync)`.
+#[macro_export]
+macro_rules! define_task_scenarios {
+    ($($kw:ident)? , $aw:ident) => {
+/// The task scenarios, instantiated for this runtime.
+#[allow(unused_imports)]
+pub mod task_scenarios {
+    use super::rt;
+    use std::time::Duration;
+    use $crate::mcp_core::{ClientError, RequestError, RequestOptions};
+    use $crate::serde_json::json;
+    use $crate::support;
+
+    macro_rules! aw {
+        ($e:expr) => {
+            $crate::$aw!($e)
+        };
+    }
+
+    fn client(args: &[&str]) -> rt::Client {
+        let answer_name = rt::sync_handler(|_: &str, _| Ok(json!({"action": "accept", "content": {"name": "Ada"}})));
+        let spec = support::spec(support::test_server(), "t", args);
+        rt::build(rt::Client::builder().server(spec).elicitation_handler(answer_name)).expect("build the client")
+    }
+
+    fn rpc_code<T: std::fmt::Debug>(r: Result<T, ClientError>) -> i64 {
+        match r {
+            Err(ClientError::Request(RequestError::Rpc(e))) => e.code,
+            other => panic!("expected a JSON-RPC error, got {other:?}"),
+        }
+    }
+
+    /// 2026-07-28: the server answers with tasks (the client declares the extension); the
+    /// calls return the tasks' results, input inside a task is answered by the host's
+    /// handler, a failed task is its JSON-RPC error, and a timeout cancels the task.
+    pub $($kw)? fn modern_tasks_are_awaited() {
+        let client = client(&["--protocol", "modern", "--task-poll-ms", "20"]);
+        let r = aw!(client.call_tool("task_echo", json!({"message": "from a task"}))).expect("task_echo");
+        assert_eq!(r.text(), "from a task");
+        let r = aw!(client.call_tool("task_required", json!({"message": "required"}))).expect("task_required");
+        assert_eq!(r.text(), "required");
+        let r = aw!(client.call_tool("task_input", json!({}))).expect("task_input");
+        assert_eq!(r.text(), "Hello, Ada!");
+        assert_eq!(rpc_code(aw!(client.call_tool("task_fail", json!({})))), -32050);
+        let opts = RequestOptions { timeout: Some(Duration::from_millis(300)), ..RequestOptions::default() };
+        let server = &client.servers()[0];
+        let e = aw!(server.call_tool_with("task_slow", json!({"ms": 60000}), opts)).expect_err("times out");
+        assert!(e.is_timeout(), "{e:?}");
+        aw!(client.close());
+    }
+
+    /// 2025-11-25: a tool whose definition requires a task goes out task-augmented and its
+    /// result is fetched with tasks/result; input is asked through ordinary requests.
+    pub $($kw)? fn legacy_tasks_are_awaited() {
+        let client = client(&["--protocol", "2025-11-25", "--task-poll-ms", "20"]);
+        let tools = aw!(client.list_tools()).expect("list_tools");
+        let required = tools.iter().find(|t| t.tool.name == "task_required").expect("task_required listed");
+        assert_eq!(required.tool.task_support(), Some("required"));
+        let r = aw!(client.call_tool("task_required", json!({"message": "legacy task"}))).expect("task_required");
+        assert_eq!(r.text(), "legacy task");
+        let r = aw!(client.call_tool("task_input", json!({}))).expect("task_input");
+        assert_eq!(r.text(), "Hello, Ada!");
+        // An optional one runs as a plain call.
+        let r = aw!(client.call_tool("task_echo", json!({"message": "plain"}))).expect("task_echo");
+        assert_eq!(r.text(), "plain");
+        aw!(client.close());
+    }
+}
+    };
+}
+
+/// Generates the `#[test]`s of [`define_task_scenarios!`].
+#[macro_export]
+macro_rules! all_task_scenario_tests {
+    ($run:path) => {
+        $crate::scenario_tests!(task_scenarios, $run; modern_tasks_are_awaited, legacy_tasks_are_awaited);
+    };
+}
