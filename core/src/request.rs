@@ -99,6 +99,36 @@ pub enum Request {
         /// The resource URI.
         uri: String,
     },
+    /// `tools/call` started as a task: [`Response::TaskStarted`] when the server made one (on
+    /// 2025-11-25 the call goes out task-augmented, which the server must declare), or
+    /// [`Response::ToolResult`] when a 2026-07-28 server ran the call at once.
+    CallToolAsTask {
+        /// The tool name.
+        name: String,
+        /// The arguments (a JSON object, or `null` for none).
+        arguments: Value,
+    },
+    /// `tasks/get`: [`Response::Task`].
+    GetTask {
+        /// The task.
+        task_id: String,
+    },
+    /// Waits for a task's outcome, polling it like a call that turned into one:
+    /// [`Response::ToolResult`] (checked against `tool`'s output schema when named).
+    TaskResult {
+        /// The task.
+        task_id: String,
+        /// The tool the task runs, when known.
+        tool: Option<String>,
+    },
+    /// `tasks/cancel`: [`Response::Empty`] (2025-11-25 servers may answer the task, which is
+    /// dropped).
+    CancelTask {
+        /// The task.
+        task_id: String,
+    },
+    /// `tasks/list`, every page (2025-11-25 servers declaring `tasks.list`): [`Response::Tasks`].
+    ListTasks,
     /// Any other method, with raw params (the core still adds the modern `_meta` envelope).
     Custom {
         /// The method.
@@ -169,6 +199,12 @@ pub enum Response {
     Empty,
     /// The server ended a [`Request::Listen`] gracefully.
     ListenEnded,
+    /// A call started as a task ([`Request::CallToolAsTask`]).
+    TaskStarted(crate::types::Task),
+    /// A task's state ([`Request::GetTask`]).
+    Task(crate::types::Task),
+    /// Every task ([`Request::ListTasks`]).
+    Tasks(Vec<crate::types::Task>),
     /// The result of a [`Request::Custom`], as received.
     Raw(Value),
 }

@@ -140,6 +140,8 @@ pub struct Connection {
     probe_retried: bool,
     /// Host requests of multi-round-trip input rounds (2026-07-28 `input_required`).
     inputs: BTreeMap<ServerRequestHandle, input_rounds::PendingInput>,
+    /// Ids of the tasks created on this connection (the newest, bounded), in order and as a set.
+    task_ids: (VecDeque<String>, BTreeSet<String>),
 }
 
 /// The transport of a connection, with the state only it has.
@@ -289,6 +291,7 @@ impl Connection {
             transport: Transport::new(&cfg),
             probe_retried: false,
             inputs: BTreeMap::new(),
+            task_ids: (VecDeque::new(), BTreeSet::new()),
             cfg,
         }
     }
@@ -333,8 +336,12 @@ impl Connection {
         }
         let timeout = opts.timeout.unwrap_or(self.cfg.timeouts.request);
         let mut op = ops::Op::new(request, opts, now, timeout);
-        if let Request::CallTool { name, .. } = &op.request {
-            op.tool = self.tool_schemas.for_call(name);
+        match &op.request {
+            Request::CallTool { name, .. } | Request::CallToolAsTask { name, .. } => {
+                op.tool = self.tool_schemas.for_call(name);
+            }
+            Request::TaskResult { tool: Some(name), .. } => op.tool = self.tool_schemas.for_call(name),
+            _ => {}
         }
         if let Some(at) = op.deadline(now) {
             self.timers.set(Timer::Request(handle), at);

@@ -98,7 +98,14 @@ impl Op {
 /// Rejects requests that cannot be sent.
 pub(super) fn validate(request: &Request) -> Result<(), CommandError> {
     match request {
-        Request::CallTool { name, arguments } => {
+        Request::GetTask { task_id }
+        | Request::CancelTask { task_id }
+        | Request::TaskResult { task_id, .. }
+            if task_id.is_empty() =>
+        {
+            return Err(CommandError::InvalidArgument("task id is empty".into()));
+        }
+        Request::CallTool { name, arguments } | Request::CallToolAsTask { name, arguments } => {
             if name.is_empty() {
                 return Err(CommandError::InvalidArgument("tool name is empty".into()));
             }
@@ -146,6 +153,8 @@ impl Connection {
             self.finish(handle, Err(refusal));
             return;
         }
+        self.start_task_wait(handle, era);
+        let Some(op) = self.ops.get(&handle) else { return };
         let fresh_info = match (&op.request, era) {
             (Request::Connect | Request::Discover, Era::Legacy) | (Request::Connect, Era::Modern) => true,
             (Request::Discover, Era::Modern) => self.discover_fresh(now, &op.opts),
@@ -212,7 +221,20 @@ impl Connection {
                 }
                 (method, p)
             }
-            Request::CallTool { name, arguments } => {
+            Request::GetTask { task_id } => ("tasks/get", one("taskId", Value::String(task_id.clone()))),
+            Request::CancelTask { task_id } => {
+                ("tasks/cancel", one("taskId", Value::String(task_id.clone())))
+            }
+            Request::TaskResult { .. } => unreachable!("a task result is polled as a task"),
+            Request::ListTasks => {
+                let mut p = Map::new();
+                if let Some(c) = &op.pages.cursor {
+                    p.insert("cursor".into(), Value::String(c.clone()));
+                }
+                ("tasks/list", p)
+            }
+            r @ (Request::CallTool { name, arguments } | Request::CallToolAsTask { name, arguments }) => {
+                let as_task = matches!(r, Request::CallToolAsTask { .. });
                 let mut args = match arguments {
                     Value::Object(m) => m.clone(),
                     _ => Map::new(),
@@ -223,7 +245,7 @@ impl Connection {
                 let mut p = Map::new();
                 p.insert("name".into(), Value::String(name.clone()));
                 p.insert("arguments".into(), Value::Object(args));
-                if era == Era::Legacy && self.legacy_task_required(name) {
+                if era == Era::Legacy && (as_task || self.legacy_task_required(name)) {
                     p.insert("task".into(), Value::Object(Map::new()));
                 }
                 ("tools/call", p)
@@ -381,6 +403,10 @@ impl Connection {
             return;
         }
         let Some(op) = self.ops.get(&handle) else { return };
+        if matches!(op.request, Request::ListTasks) {
+            self.on_tasks_page(now, handle, value);
+            return;
+        }
         if op.request.list_kind().is_some() {
             self.on_page(now, handle, value);
             return;
@@ -402,7 +428,12 @@ impl Connection {
             Request::Ping => Ok(Response::Pong),
             Request::SetLogLevel(_)
             | Request::SubscribeResource { .. }
-            | Request::UnsubscribeResource { .. } => Ok(Response::Empty),
+            | Request::UnsubscribeResource { .. }
+            | Request::CancelTask { .. } => Ok(Response::Empty),
+            Request::CallToolAsTask { .. } | Request::TaskResult { .. } => {
+                CallToolResult::from_value(value).map(Response::ToolResult)
+            }
+            Request::GetTask { .. } => crate::types::Task::from_value(value).map(Response::Task),
             Request::Custom { .. } => Ok(Response::Raw(value)),
             _ => Ok(Response::Raw(value)),
         };
@@ -438,6 +469,49 @@ impl Connection {
             self.pump(now);
         }
         again
+    }
+
+    /// One page of `tasks/list` arrived: follow the cursor (within the list bounds) or finish.
+    fn on_tasks_page(&mut self, now: Instant, handle: RequestHandle, value: Value) {
+        let limits = self.cfg.limits.clone();
+        let Some(op) = self.ops.get_mut(&handle) else { return };
+        let page = match ListPage::from_value(value, "tasks") {
+            Ok(p) => p,
+            Err(e) => {
+                self.finish(handle, Err(RequestError::InvalidResponse { detail: e.to_string() }));
+                return;
+            }
+        };
+        op.pages.count += 1;
+        op.pages.items.extend(page.items);
+        let failure = match &page.next_cursor {
+            _ if op.pages.items.len() > limits.max_list_items => {
+                Some(format!("more than {} tasks", limits.max_list_items))
+            }
+            Some(c) if !op.pages.seen.insert(c.clone()) => Some(format!("the server repeated cursor {c:?}")),
+            Some(_) if op.pages.count >= limits.max_list_pages => {
+                Some(format!("more than {} pages", limits.max_list_pages))
+            }
+            _ => None,
+        };
+        if let Some(detail) = failure {
+            self.finish(handle, Err(RequestError::Pagination { detail }));
+            return;
+        }
+        if let Some(cursor) = page.next_cursor {
+            op.pages.cursor = Some(cursor);
+            self.queue.push_front(handle);
+            self.pump(now);
+            return;
+        }
+        let mut tasks = Vec::new();
+        for item in std::mem::take(&mut op.pages.items) {
+            match crate::types::Task::from_value(item) {
+                Ok(t) => tasks.push(t),
+                Err(e) => self.warn(Warning::InvalidListItem { list: "tasks", detail: e.to_string() }),
+            }
+        }
+        self.finish(handle, Ok(Response::Tasks(tasks)));
     }
 
     /// One page of a list arrived: follow the cursor or finish.

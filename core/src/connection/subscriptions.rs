@@ -132,6 +132,9 @@ impl Connection {
 
     /// Why a request cannot go to a server of this era and capabilities, if it cannot.
     pub(super) fn refusal(&self, request: &Request, era: Era) -> Option<RequestError> {
+        if let Some(detail) = self.task_refusal(request, era) {
+            return Some(RequestError::Unsupported { detail: detail.to_owned() });
+        }
         let detail = match (request, era) {
             (Request::Listen { .. }, Era::Legacy) => {
                 "subscriptions/listen needs a 2026-07-28 server; this one speaks a handshake revision"

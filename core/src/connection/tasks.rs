@@ -79,7 +79,8 @@ impl Connection {
         legacy: bool,
     ) {
         let Some(op) = self.ops.get(&handle) else { return };
-        if !matches!(op.request, Request::CallTool { .. }) || op.task.is_some() {
+        let as_task = matches!(op.request, Request::CallToolAsTask { .. });
+        if !(as_task || matches!(op.request, Request::CallTool { .. })) || op.task.is_some() {
             self.finish(handle, Err(invalid("a task result for a request that cannot become a task")));
             return;
         }
@@ -90,6 +91,18 @@ impl Connection {
                 return;
             }
         };
+        if !self.remember_task_id(&id) {
+            let detail = "the server reused the id of an earlier task for a new one".to_owned();
+            self.finish(handle, Err(RequestError::Task { task_id: id, detail }));
+            return;
+        }
+        if as_task {
+            let started = crate::types::Task::from_value(value)
+                .map(crate::request::Response::TaskStarted)
+                .map_err(|e| invalid(e.to_string()));
+            self.finish(handle, started);
+            return;
+        }
         let expires = value
             .get(if legacy { "ttl" } else { "ttlMs" })
             .and_then(Value::as_u64)
@@ -341,11 +354,84 @@ impl Connection {
     pub(super) fn legacy_task_created(&self, handle: RequestHandle, value: &Value) -> Option<Value> {
         let op = self.ops.get(&handle)?;
         let task = value.get("task").filter(|t| t.is_object())?;
-        let is_call = matches!(op.request, Request::CallTool { .. });
+        let is_call = matches!(op.request, Request::CallTool { .. } | Request::CallToolAsTask { .. });
         (is_call
             && op.task.is_none()
             && value.get("content").is_none()
             && self.era() == Some(crate::era::Era::Legacy))
         .then(|| task.clone())
+    }
+}
+
+/// Task ids remembered to catch a server reusing one for a new task.
+const REMEMBERED_TASK_IDS: usize = 4096;
+
+impl Connection {
+    /// Records a newly created task's id; false when it was seen before.
+    fn remember_task_id(&mut self, id: &str) -> bool {
+        let seen = &mut self.task_ids;
+        if seen.1.contains(id) {
+            return false;
+        }
+        seen.1.insert(id.to_owned());
+        seen.0.push_back(id.to_owned());
+        while seen.0.len() > REMEMBERED_TASK_IDS {
+            if let Some(old) = seen.0.pop_front() {
+                seen.1.remove(&old);
+            }
+        }
+        true
+    }
+
+    /// `Request::TaskResult` going out for the first time: it is polled as a task.
+    pub(super) fn start_task_wait(&mut self, handle: RequestHandle, era: crate::era::Era) {
+        let Some(op) = self.ops.get_mut(&handle) else { return };
+        let Request::TaskResult { task_id, .. } = &op.request else { return };
+        if op.task.is_none() {
+            op.task = Some(TaskState {
+                id: task_id.clone(),
+                poll: DEFAULT_POLL,
+                expires: None,
+                answered: BTreeSet::new(),
+                sent_method: "tasks/get",
+                legacy: era == crate::era::Era::Legacy,
+                fetch_result: false,
+            });
+        }
+    }
+
+    /// Why a task request cannot go to this server, if it cannot.
+    pub(super) fn task_refusal(&self, request: &Request, era: crate::era::Era) -> Option<&'static str> {
+        let caps = self.server_info().map(|i| i.capabilities.raw().clone()).unwrap_or_default();
+        let legacy_has = |pointer: &str| caps.pointer(pointer).is_some_and(|v| !v.is_null());
+        let modern = era == crate::era::Era::Modern;
+        let modern_tasks =
+            caps.pointer("/extensions/io.modelcontextprotocol~1tasks").is_some_and(|v| !v.is_null());
+        match request {
+            Request::ListTasks if modern => {
+                Some("tasks/list does not exist in the 2026-07-28 tasks extension")
+            }
+            Request::ListTasks if !legacy_has("/tasks/list") => {
+                Some("the server does not declare tasks.list")
+            }
+            Request::CancelTask { .. } if !modern && !legacy_has("/tasks/cancel") => {
+                Some("the server does not declare tasks.cancel")
+            }
+            Request::CallToolAsTask { .. } if !modern && !legacy_has("/tasks/requests/tools/call") => {
+                Some("the server does not declare tasks.requests.tools.call")
+            }
+            Request::GetTask { .. }
+            | Request::TaskResult { .. }
+            | Request::CancelTask { .. }
+            | Request::CallToolAsTask { .. }
+                if modern && !modern_tasks =>
+            {
+                Some("the server does not declare the io.modelcontextprotocol/tasks extension")
+            }
+            Request::GetTask { .. } | Request::TaskResult { .. } if !modern && !legacy_has("/tasks") => {
+                Some("the server does not declare tasks")
+            }
+            _ => None,
+        }
     }
 }

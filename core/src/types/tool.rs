@@ -79,6 +79,12 @@ impl Tool {
     pub fn task_support(&self) -> Option<&str> {
         self.execution.as_ref()?.get("taskSupport")?.as_str()
     }
+
+    /// Whether the tool may run as a task (a legacy `taskSupport` of `"optional"` or
+    /// `"required"`; 2026-07-28 servers decide per call, so their tools do not say).
+    pub fn supports_task(&self) -> bool {
+        matches!(self.task_support(), Some("optional" | "required"))
+    }
 }
 
 /// Hints describing a tool's behaviour. Untrusted: never base security

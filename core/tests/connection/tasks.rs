@@ -303,3 +303,125 @@ fn a_legacy_status_notification_fetches_the_result_at_once_and_cancel_uses_tasks
     assert_eq!(cancel["params"], json!({"taskId": "L-4"}));
     assert_eq!(h.err(r), RequestError::Cancelled);
 }
+
+// ----- task handles: started, looked at, awaited, cancelled, listed ----------------------------
+
+fn modern_with_tasks() -> Harness {
+    let mut h =
+        connected_with_caps(json!({"tools": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}));
+    h.assert_quiet();
+    h
+}
+
+fn connected_with_caps(caps: Value) -> Harness {
+    let mut h = Harness::auto();
+    h.connect_modern_with(discover(&[mcp_core::MODERN_VERSION], caps, 0));
+    h
+}
+
+#[test]
+fn a_call_started_as_a_task_answers_the_task_and_can_be_awaited_later() {
+    use mcp_core::types::TaskStatus;
+    use mcp_core::{Request, Response};
+    let mut h = modern_with_tasks();
+    let r = h.request(Request::CallToolAsTask { name: "slow".into(), arguments: json!({}) });
+    let sent = h.expect_sent("tools/call");
+    h.reply(&sent, created("t-7", Some(50), Some(60_000)));
+    let Response::TaskStarted(task) = h.ok(r) else { panic!("not a started task") };
+    assert_eq!(
+        (task.task_id.as_str(), task.status, task.poll_interval_ms),
+        ("t-7", TaskStatus::Working, Some(50))
+    );
+    assert_eq!(h.next_timer_in(), None, "a started task is not polled by itself");
+
+    let g = h.request(Request::GetTask { task_id: "t-7".into() });
+    let get = h.expect_sent("tasks/get");
+    h.reply(&get, status("t-7", "working", json!({})));
+    assert!(matches!(h.ok(g), Response::Task(t) if t.status == TaskStatus::Working));
+
+    let w = h.request(Request::TaskResult { task_id: "t-7".into(), tool: None });
+    let poll = h.expect_sent("tasks/get");
+    h.reply(&poll, status("t-7", "working", json!({})));
+    h.fire_next_timer();
+    let poll = h.expect_sent("tasks/get");
+    let result = json!({"content": [{"type": "text", "text": "later"}]});
+    h.reply(&poll, status("t-7", "completed", json!({"result": result})));
+    assert_eq!(h.ok(w).into_tool_result().unwrap().text(), "later");
+
+    let c = h.request(Request::CancelTask { task_id: "t-7".into() });
+    let cancel = h.expect_sent("tasks/cancel");
+    h.reply(&cancel, json!({"resultType": "complete"}));
+    assert_eq!(h.ok(c), Response::Empty);
+
+    // The server runs a call at once when it likes: that is the result.
+    let r = h.request(Request::CallToolAsTask { name: "quick".into(), arguments: json!({}) });
+    let sent = h.expect_sent("tools/call");
+    h.reply(&sent, json!({"resultType": "complete", "content": []}));
+    assert!(matches!(h.ok(r), Response::ToolResult(_)));
+
+    // A reused task id is a typed error.
+    let r = h.request(Request::CallToolAsTask { name: "slow".into(), arguments: json!({}) });
+    let sent = h.expect_sent("tools/call");
+    h.reply(&sent, created("t-7", Some(50), None));
+    assert!(matches!(h.err(r), RequestError::Task { detail, .. } if detail.contains("reused")));
+    // tasks/list is not part of the extension.
+    let l = h.request(Request::ListTasks);
+    assert!(matches!(h.err(l), RequestError::Unsupported { .. }));
+}
+
+#[test]
+fn task_requests_need_the_servers_declaration() {
+    use mcp_core::Request;
+    let mut h = connected(false);
+    for request in [
+        Request::GetTask { task_id: "x".into() },
+        Request::CancelTask { task_id: "x".into() },
+        Request::CallToolAsTask { name: "slow".into(), arguments: json!({}) },
+    ] {
+        let r = h.request(request);
+        assert!(matches!(h.err(r), RequestError::Unsupported { .. }));
+    }
+    let mut h = connected(true);
+    for request in [Request::ListTasks, Request::CallToolAsTask { name: "slow".into(), arguments: json!({}) }]
+    {
+        let r = h.request(request);
+        assert!(matches!(h.err(r), RequestError::Unsupported { .. }));
+    }
+    h.assert_quiet();
+}
+
+#[test]
+fn legacy_tasks_are_started_listed_and_cancelled() {
+    use mcp_core::types::TaskStatus;
+    use mcp_core::{Request, Response};
+    let mut h = legacy_tasks();
+    let r = h.request(Request::CallToolAsTask { name: "quick".into(), arguments: json!({}) });
+    let sent = h.expect_sent("tools/call");
+    assert_eq!(sent["params"]["task"], json!({}));
+    h.reply(&sent, json!({"task": legacy_task("L-9", "working")}));
+    let Response::TaskStarted(task) = h.ok(r) else { panic!("not a started task") };
+    assert_eq!((task.ttl_ms, task.poll_interval_ms), (Some(60000), Some(200)));
+
+    let l = h.request(Request::ListTasks);
+    let page = h.expect_sent("tasks/list");
+    h.reply(&page, json!({"tasks": [legacy_task("L-8", "completed")], "nextCursor": "p2"}));
+    let page = h.expect_sent("tasks/list");
+    assert_eq!(page["params"]["cursor"], "p2");
+    h.reply(&page, json!({"tasks": [legacy_task("L-9", "working"), {"bad": 1}]}));
+    let Response::Tasks(tasks) = h.ok(l) else { panic!("not tasks") };
+    assert_eq!(tasks.iter().map(|t| t.task_id.as_str()).collect::<Vec<_>>(), ["L-8", "L-9"]);
+    assert_eq!(tasks[0].status, TaskStatus::Completed);
+    assert_eq!(h.warnings().len(), 1, "the invalid item is reported");
+
+    let w = h.request(Request::TaskResult { task_id: "L-9".into(), tool: Some("quick".into()) });
+    let poll = h.expect_sent("tasks/get");
+    h.reply(&poll, legacy_task("L-9", "completed"));
+    let fetch = h.expect_sent("tasks/result");
+    h.reply(&fetch, json!({"content": [{"type": "text", "text": "listed"}]}));
+    assert_eq!(h.ok(w).into_tool_result().unwrap().text(), "listed");
+
+    let c = h.request(Request::CancelTask { task_id: "L-9".into() });
+    let cancel = h.expect_sent("tasks/cancel");
+    h.reply(&cancel, legacy_task("L-9", "cancelled"));
+    assert_eq!(h.ok(c), Response::Empty);
+}
