@@ -1,6 +1,7 @@
 //! The deterministic simulation (see `mcp_tests::sim`): a fixed sweep of seeds over stdio and
-//! one over HTTP, a determinism check (a sample of seeds of both run twice, trace hashes
-//! compared), the regression seeds, and a replay of one seed from `MCP_SIM_SEED` over
+//! one over HTTP (each checking that its faults fired and its paths were taken, listen streams
+//! and subscriptions included), a determinism check (a sample of seeds of both run twice, trace
+//! hashes compared), the regression seeds, and a replay of one seed from `MCP_SIM_SEED` over
 //! `MCP_SIM_TRANSPORT` (`stdio`, the default, or `http`; add `MCP_SIM_TRACE=1` for the whole
 //! trace). Seeds are numbered separately per transport. Longer sweeps (both, `MCP_SIM_SEEDS`
 //! each): `MCP_SIM_SEEDS=100000 cargo test --release -p mcp-tests --test simulation sweep --
@@ -61,9 +62,13 @@ fn sweep(transport: Transport, default_count: u64) -> (u64, Vec<RunReport>) {
             format!("{exchanges} exchanges")
         }
     };
+    let listens: u64 = reports.iter().map(|r| r.listens).sum();
+    let notes: u64 = reports.iter().map(|r| r.listen_notes).sum();
+    let dropped: u64 = reports.iter().map(|r| r.queue_dropped).sum();
     println!(
         "simulation ({transport:?}): {count} seeds in {:.1} s, {:.1} simulated hours, {requests} requests, \
-         {steps} steps, {extra}, {total} faults injected {faults:?}; paths {coverage:?}",
+         {steps} steps, {extra}, {listens} listens opened, {notes} listen notifications queued \
+         ({dropped} dropped by the host queue), {total} faults injected {faults:?}; paths {coverage:?}",
         started.elapsed().as_secs_f64(),
         simulated.as_secs_f64() / 3600.0
     );
@@ -77,6 +82,45 @@ fn seed_sweep() {
     let crashes: u64 = reports.iter().map(|r| r.crashes).sum();
     // The sweep exercises the faults it claims to (crashes force restarts).
     assert!(crashes > count / 4 && spawns > count + crashes / 2, "{spawns} spawns, {crashes} crashes");
+    if count >= 100 {
+        assert_push_paths(&reports, &["listen_crash"], &["listen_lost_young", "listen_notes_after_end"]);
+    }
+}
+
+/// Listen streams and subscriptions reach the paths they are for, in both transports' sweeps.
+fn assert_push_paths(reports: &[RunReport], faults: &[&str], paths: &[&str]) {
+    let mut kinds: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut seen: BTreeMap<&str, u64> = BTreeMap::new();
+    for r in reports {
+        for (k, v) in &r.faults {
+            *kinds.entry(k).or_default() += v;
+        }
+        for (k, v) in &r.coverage {
+            *seen.entry(k).or_default() += v;
+        }
+    }
+    for kind in faults {
+        assert!(kinds.get(kind).copied().unwrap_or(0) > 0, "fault {kind} never fired: {kinds:?}");
+    }
+    let common = [
+        "listen_acked",
+        "listen_partial",
+        "listen_notification",
+        "listen_reconnecting",
+        "listen_cancelled",
+        "listen_ended_ok",
+        "listen_bad_close",
+        "listen_stream_closed",
+        "listen_refused",
+        "listen_timeout",
+        "listen_unsupported",
+        "subscribe_ok",
+        "subscribe_refused",
+    ];
+    for path in common.iter().chain(paths) {
+        assert!(seen.get(path).copied().unwrap_or(0) > 0, "path {path} never taken: {seen:?}");
+    }
+    assert!(reports.iter().any(|r| r.queue_dropped > 0), "the host queue never dropped anything");
 }
 
 #[test]
@@ -121,6 +165,7 @@ fn http_seed_sweep() {
         {
             assert!(paths.get(path).copied().unwrap_or(0) > 0, "path {path} never taken: {paths:?}");
         }
+        assert_push_paths(&reports, &["listen_drop", "listen_5xx"], &["listen_body_after_abort"]);
     }
 }
 

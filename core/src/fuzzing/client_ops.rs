@@ -10,6 +10,17 @@
 //! deadline at or before `now` remains; one drain ends within a bounded number of outputs; stdio
 //! writes are whole single-line JSON-RPC messages; HTTP exchange ids are unique and never reused
 //! after their end or abort; after close every command fails with the close error.
+//!
+//! Listen streams and subscriptions (the free slots of the close op): the host opens listens
+//! (random filters, `require_all`), cancels them, subscribes and unsubscribes resources; the
+//! server acknowledges listens (in full, in part, with odd values), sends notifications tagged
+//! with their ids (current or stale), ends them (graceful, bad result, `notifications/cancelled`),
+//! and the process dies or a listen's stream fails while they are open. Checked: subscription
+//! updates only for live listens (none after the outcome, none after the host cancelled);
+//! `unsupported` is exactly what was asked and not granted, and a `require_all` listen whose
+//! grant leaves something out ends `SubscriptionRefused` at once; a notification tagged with a
+//! listen's wire id reaches that listen only, and only while that id is its current attempt;
+//! `ListenEnded` only for listens, and a listen never ends with another success.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
@@ -19,9 +30,13 @@ use serde_json::{json, Value};
 use crate::io::{ExitInfo, HttpHead, HttpMethod, HttpRequest};
 use crate::types::LoggingLevel;
 use crate::{
-    CommandError, Connection, ConnectionConfig, Epoch, Event, ExchangeId, HttpConfig, Io, Request,
-    RequestHandle, RequestOptions, ServerRequestHandle, StdioCommand,
+    CommandError, Connection, ConnectionConfig, Epoch, Event, ExchangeId, HttpConfig, Io, Notification,
+    Request, RequestError, RequestHandle, RequestOptions, Response, ServerRequestHandle, StdioCommand,
+    SubscriptionFilter, SubscriptionUpdate,
 };
+
+/// The `_meta` key naming the subscription a notification belongs to.
+const SUB_META: &str = crate::subscription::SUBSCRIPTION_ID_META;
 
 /// Outputs one drain may produce before it counts as endless.
 const MAX_DRAIN: usize = 10_000;
@@ -68,6 +83,21 @@ struct Sent {
     progress_token: Option<Value>,
     /// The HTTP exchange that carried it.
     exchange: Option<ExchangeId>,
+    /// A listen: what it asked for (`params.notifications`).
+    listen: Option<Value>,
+}
+
+/// A listen the host opened.
+#[derive(Debug)]
+struct Listen {
+    asked: SubscriptionFilter,
+    require_all: bool,
+    /// The wire ids of its attempts (JSON text), in the order they went out.
+    ids: Vec<String>,
+    /// Attempts before the latest `Reconnecting` (their ids route nowhere).
+    stale: usize,
+    /// Its last acknowledgment leaves something out and it requires it all.
+    must_refuse: bool,
 }
 
 #[derive(Debug, Default)]
@@ -75,6 +105,8 @@ struct Exchange {
     get: bool,
     /// The head the world sent: `Some(true)` for an event stream.
     head: Option<bool>,
+    /// It carries a listen.
+    listen: bool,
 }
 
 struct World {
@@ -93,6 +125,13 @@ struct World {
     finished: BTreeSet<ExchangeId>,
     closed: bool,
     next_server_id: u64,
+    /// The host's listens, by handle; by marker (the task id naming them in their filter).
+    listens: BTreeMap<RequestHandle, Listen>,
+    markers: BTreeMap<u64, RequestHandle>,
+    /// The templated tagged notification being delivered: its URI and the listen its tag names
+    /// while that is the listen's current attempt.
+    routing: Option<(String, Option<RequestHandle>)>,
+    next_note: u64,
 }
 
 /// The op-list body over stdio.
@@ -159,6 +198,10 @@ impl World {
             finished: BTreeSet::new(),
             closed: false,
             next_server_id: 0,
+            listens: BTreeMap::new(),
+            markers: BTreeMap::new(),
+            routing: None,
+            next_note: 0,
         }
     }
 
@@ -203,12 +246,19 @@ impl World {
             }
             9 => self.transport_event(r),
             10 => self.answer_server_request(r),
-            11 => {
-                if r.pick(8) == 0 {
+            11 => match r.pick(8) {
+                0 => {
                     self.conn.close(self.now);
                     self.closed = true;
                 }
-            }
+                1 => self.listen_request(r),
+                2 => self.listen_cancel(r),
+                3 => self.listen_ack(r),
+                4 => self.listen_note(r),
+                5 => self.listen_end(r),
+                6 => self.crash_while_listening(r),
+                _ => {}
+            },
             _ => self.http_head(r),
         }
     }
@@ -240,6 +290,167 @@ impl World {
             }
             Err(CommandError::Closed) => assert!(self.closed, "refused as closed while open"),
             Err(_) => {}
+        }
+    }
+
+    /// The host opens a listen (a random filter naming its marker as a task id, sometimes
+    /// `require_all`) or (un)subscribes a resource.
+    fn listen_request(&mut self, r: &mut Reader<'_>) {
+        let flags = r.byte();
+        let marker = self.markers.len() as u64;
+        let request = match flags % 8 {
+            6 => Request::SubscribeResource { uri: "fuzz://a".into() },
+            7 => Request::UnsubscribeResource { uri: "fuzz://a".into() },
+            _ => {
+                let mut f = SubscriptionFilter::new().task(format!("F{marker}"));
+                f.tools_list_changed = flags & 8 != 0;
+                f.prompts_list_changed = flags & 16 != 0;
+                f.resources_list_changed = flags & 32 != 0;
+                if flags & 64 != 0 {
+                    f = f.resource("fuzz://a");
+                }
+                if flags & 128 != 0 {
+                    f = f.resource("fuzz://b");
+                }
+                Request::Listen { filter: f, require_all: flags % 8 >= 4 }
+            }
+        };
+        let opts = RequestOptions {
+            timeout: Some(Duration::from_millis([100u64, 2_000, 30_000][r.pick(3)])),
+            ..RequestOptions::default()
+        };
+        match self.conn.request(self.now, request.clone(), opts) {
+            Ok(h) => {
+                assert!(!self.closed, "a request after close must fail");
+                self.issued.push(h);
+                if let Request::Listen { filter, require_all } = request {
+                    self.markers.insert(marker, h);
+                    let l =
+                        Listen { asked: filter, require_all, ids: Vec::new(), stale: 0, must_refuse: false };
+                    self.listens.insert(h, l);
+                }
+            }
+            Err(CommandError::Closed) => assert!(self.closed, "refused as closed while open"),
+            Err(_) => {}
+        }
+    }
+
+    /// The host cancels one of its listens.
+    fn listen_cancel(&mut self, r: &mut Reader<'_>) {
+        let handles: Vec<RequestHandle> = self.listens.keys().copied().collect();
+        let Some(&h) = pick(r, &handles) else { return };
+        let live = !self.outcomes.contains_key(&h);
+        assert_eq!(
+            self.conn.cancel(self.now, h),
+            live,
+            "cancel of listen {h:?} must succeed exactly while it is live"
+        );
+        self.drain();
+        if live {
+            assert_eq!(self.cancelled.get(&h), Some(&true), "a cancelled listen ends as Cancelled at once");
+        }
+    }
+
+    /// A listen the client sent (any attempt).
+    fn sent_listen(&self, r: &mut Reader<'_>) -> Option<Sent> {
+        let listens: Vec<&Sent> = self.sent.iter().filter(|s| s.listen.is_some()).collect();
+        pick(r, &listens).map(|s| (*s).clone())
+    }
+
+    /// The server acknowledges a listen: what it asked, part of it, nothing, or odd values.
+    fn listen_ack(&mut self, r: &mut Reader<'_>) {
+        let Some(sent) = self.sent_listen(r) else { return };
+        let asked = sent.listen.clone().unwrap_or(Value::Null);
+        let granted = match r.pick(5) {
+            0 | 1 => asked,
+            2 => {
+                let mut g = asked;
+                if let Some(m) = g.as_object_mut() {
+                    let keys: Vec<String> = m.keys().cloned().collect();
+                    for k in keys {
+                        if r.pick(2) == 0 {
+                            m.remove(&k);
+                        }
+                    }
+                }
+                g
+            }
+            3 => json!({}),
+            _ => {
+                json!({"toolsListChanged": "yes", "resourceSubscriptions": ["fuzz://a", 7], "taskIds": "F0"})
+            }
+        };
+        let mut params = json!({"_meta": {SUB_META: sent.id}, "notifications": granted});
+        if r.pick(8) == 0 {
+            params = json!({"notifications": {}});
+        }
+        let message =
+            json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": params});
+        self.deliver(r, message, sent.exchange);
+    }
+
+    /// The server sends a notification tagged with a listen's id (current or stale).
+    fn listen_note(&mut self, r: &mut Reader<'_>) {
+        let Some(sent) = self.sent_listen(r) else { return };
+        self.next_note += 1;
+        let uri = format!("fuzz://note/{}", self.next_note);
+        let meta = json!({SUB_META: sent.id});
+        let message = match r.pick(4) {
+            0 | 1 => json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                            "params": {"uri": uri, "_meta": meta}}),
+            2 => {
+                json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": meta}})
+            }
+            _ => json!({"jsonrpc": "2.0", "method": "notifications/tasks",
+                        "params": {"taskId": "F0", "status": "working", "_meta": meta}}),
+        };
+        // The listen whose current attempt carries that id, if any: the only one it may reach.
+        let id = sent.id.to_string();
+        let owner = self.listens.iter().find(|(h, l)| {
+            !self.outcomes.contains_key(h) && l.ids.len() > l.stale && l.ids.last() == Some(&id)
+        });
+        self.routing = Some((uri, owner.map(|(h, _)| *h)));
+        self.deliver(r, message, sent.exchange);
+        self.routing = None;
+    }
+
+    /// The server ends a listen on its own: gracefully, with a bad result, or by cancelling it.
+    fn listen_end(&mut self, r: &mut Reader<'_>) {
+        let Some(sent) = self.sent_listen(r) else { return };
+        let message = match r.pick(4) {
+            0 => json!({"jsonrpc": "2.0", "id": sent.id,
+                        "result": {"resultType": "complete", "_meta": {SUB_META: sent.id}}}),
+            1 => json!({"jsonrpc": "2.0", "id": sent.id, "result": {"resultType": "input_required"}}),
+            2 => json!({"jsonrpc": "2.0", "id": sent.id, "result": 7}),
+            _ => json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": sent.id, "reason": "bye"}}),
+        };
+        self.deliver(r, message, sent.exchange);
+    }
+
+    /// The process dies (stdio), or a listen's stream fails or its re-open meets a 5xx (HTTP),
+    /// while listens are open; sometimes after they have been kept for a while.
+    fn crash_while_listening(&mut self, r: &mut Reader<'_>) {
+        let wait = [0u64, 500, 1_500][r.pick(3)];
+        self.advance(Duration::from_millis(wait));
+        if self.http {
+            let listens: Vec<ExchangeId> =
+                self.open.iter().filter(|(_, x)| x.listen).map(|(id, _)| *id).collect();
+            let Some(&x) = pick(r, &listens) else { return };
+            if self.open[&x].head.is_none() && r.pick(2) == 0 {
+                self.head(x, [500u16, 502, 503][r.pick(3)], false);
+                if self.open.contains_key(&x) {
+                    self.finish(x, true);
+                }
+            } else {
+                self.finish(x, false);
+            }
+            return;
+        }
+        if let Some((epoch, true)) = self.spawn {
+            self.conn.handle_stdout_eof(self.now, epoch);
+            self.conn.handle_process_exited(self.now, epoch, ExitInfo { code: Some(1), signal: None });
+            self.spawn = None;
         }
     }
 
@@ -441,7 +652,15 @@ impl World {
     /// Acts on every output; checks the invariants of each.
     fn drain(&mut self) {
         for _ in 0..MAX_DRAIN {
-            let Some(output) = self.conn.poll_output() else { return };
+            let Some(output) = self.conn.poll_output() else {
+                for (h, l) in &self.listens {
+                    assert!(
+                        !l.must_refuse || self.outcomes.contains_key(h),
+                        "listen {h:?} requires it all, was granted less, and did not end at once"
+                    );
+                }
+                return;
+            };
             match output {
                 crate::Output::Io(io) => self.on_io(io),
                 crate::Output::Event(event) => self.on_event(event),
@@ -473,7 +692,8 @@ impl World {
                     !self.open.contains_key(&exchange) && !self.finished.contains(&exchange),
                     "exchange id {exchange:?} reused"
                 );
-                self.open.insert(exchange, Exchange { get: request.method == HttpMethod::Get, head: None });
+                let get = request.method == HttpMethod::Get;
+                self.open.insert(exchange, Exchange { get, head: None, listen: false });
                 self.record_http(&request, exchange);
             }
             Io::HttpAbort { exchange } => {
@@ -498,10 +718,79 @@ impl World {
     fn record(&mut self, message: &Value, exchange: Option<ExchangeId>) {
         if let (Some(id), Some(method)) = (message.get("id"), message.get("method").and_then(Value::as_str)) {
             let progress_token = message.pointer("/params/_meta/progressToken").cloned();
-            self.sent.push(Sent { id: id.clone(), method: method.to_owned(), progress_token, exchange });
+            let listen = (method == "subscriptions/listen")
+                .then(|| message.pointer("/params/notifications").cloned().unwrap_or(Value::Null));
+            if let Some(asked) = &listen {
+                self.listen_sent(asked, id);
+            }
+            if let (true, Some(x)) = (listen.is_some(), exchange.and_then(|x| self.open.get_mut(&x))) {
+                x.listen = true;
+            }
+            self.sent.push(Sent {
+                id: id.clone(),
+                method: method.to_owned(),
+                progress_token,
+                exchange,
+                listen,
+            });
             if self.sent.len() > 256 {
                 self.sent.remove(0);
             }
+        }
+    }
+
+    /// A listen attempt went out with wire id `id`: the listen its marker names.
+    fn listen_sent(&mut self, asked: &Value, id: &Value) {
+        let marker = asked
+            .get("taskIds")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .find_map(|t| t.strip_prefix('F')?.parse::<u64>().ok());
+        let Some(h) = marker.and_then(|m| self.markers.get(&m)) else {
+            panic!("a listen went out that the host never opened: {asked}")
+        };
+        let l = self.listens.get_mut(h).expect("a listen for each marker");
+        assert_eq!(
+            SubscriptionFilter::from_value(asked),
+            l.asked,
+            "a listen attempt asks for what the host asked"
+        );
+        l.ids.push(id.to_string());
+    }
+
+    /// The invariants on a listen's updates.
+    fn on_update(&mut self, handle: RequestHandle, update: SubscriptionUpdate) {
+        assert!(
+            !self.outcomes.contains_key(&handle),
+            "a subscription update for {handle:?} after its outcome"
+        );
+        let Some(l) = self.listens.get_mut(&handle) else {
+            panic!("a subscription update for {handle:?}, which is not a listen")
+        };
+        match update {
+            SubscriptionUpdate::Acknowledged { granted, unsupported } => {
+                assert_eq!(
+                    unsupported,
+                    l.asked.missing_from(&granted),
+                    "unsupported is what was asked and not granted"
+                );
+                l.must_refuse = l.require_all && !unsupported.is_empty();
+            }
+            SubscriptionUpdate::Notification(n) => {
+                if let (Some((uri, owner)), Notification::ResourceUpdated { uri: got }) = (&self.routing, &n)
+                {
+                    if uri == got {
+                        assert_eq!(
+                            Some(handle),
+                            *owner,
+                            "a notification tagged with a listen's id reached another listen, or a stale one"
+                        );
+                    }
+                }
+            }
+            SubscriptionUpdate::Reconnecting { .. } => l.stale = l.ids.len(),
         }
     }
 
@@ -513,7 +802,26 @@ impl World {
                 let n = self.outcomes.entry(handle).or_default();
                 *n += 1;
                 assert_eq!(*n, 1, "request {handle:?} ended twice");
+                match self.listens.get(&handle) {
+                    Some(l) => {
+                        assert!(
+                            matches!(result, Ok(Response::ListenEnded) | Err(_)),
+                            "listen {handle:?} ended with {result:?}"
+                        );
+                        if l.must_refuse {
+                            assert!(
+                                matches!(result, Err(RequestError::SubscriptionRefused { .. })),
+                                "a required grant left something out, yet {handle:?} ended with {result:?}"
+                            );
+                        }
+                    }
+                    None => assert!(
+                        !matches!(result, Ok(Response::ListenEnded)),
+                        "{handle:?}, not a listen, ended as a listen"
+                    ),
+                }
             }
+            Event::Subscription { handle, update } => self.on_update(handle, update),
             Event::ServerRequest { handle, .. } => self.server_requests.push(handle),
             Event::Progress { handle, .. } => {
                 assert!(!self.outcomes.contains_key(&handle), "progress after the outcome of {handle:?}");
@@ -539,7 +847,12 @@ fn result_for(method: &str, variant: usize) -> Value {
                         "serverInfo": {"name": "f", "version": "1"}});
     match (method, variant) {
         ("server/discover", 0..=3) => modern,
-        ("initialize", 0..=3) => legacy,
+        ("initialize", 0..=2) => legacy,
+        ("initialize", 3) => {
+            let mut with_subscribe = legacy;
+            with_subscribe["capabilities"]["resources"] = json!({"subscribe": true});
+            with_subscribe
+        }
         ("tools/list", 0) => json!({"tools": [{"name": "echo", "inputSchema": {"type": "object"},
                                    "outputSchema": {"type": "object", "required": ["x"]}}], "nextCursor": "c"}),
         ("tools/list", _) => json!({"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}),

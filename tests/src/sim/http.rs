@@ -10,6 +10,12 @@
 //! - [`HttpKind::LegacySse`]: 2024-11-05 HTTP+SSE: GET opens the event stream whose first
 //!   event is `endpoint`; POSTs to it get 202 and their responses travel on the stream.
 //!
+//! A modern server also holds `subscriptions/listen` streams ([`super::listen`]): each listen
+//! POST gets an event stream that stays open; the acknowledgment, notifications and the
+//! server's own close are written on it later ([`HttpServer::listen_tick`],
+//! [`HttpServer::listen_burst`]); an aborted exchange is the client's cancellation. Legacy
+//! servers declare `resources.subscribe` when the seed says so.
+//!
 //! The request handling itself (handshake answers, lists, tools) is [`Peer::answer`], shared
 //! with the stdio model. Network faults (refusals, cuts, delays, garbage) are the world's
 //! business (the `http_link` module); the model only decides what a correct server (with
@@ -21,6 +27,7 @@ use std::time::Duration;
 use mcp_core::{ExchangeId, HttpMethod, HttpRequest};
 use serde_json::{json, Value};
 
+use super::listen::{self, Listens, SrvListen, Tick};
 use super::rng::Rng;
 use super::tools::{ms, Outcome, Peer, Reply, SimEra};
 
@@ -118,6 +125,8 @@ pub enum Action {
         /// What to write.
         events: Vec<SseOut>,
     },
+    /// Schedules what the server does later on the listen it just opened on this exchange.
+    ListenTicks(Vec<(Duration, Tick)>),
     /// Ends another stream (`fail`: breaks it) after `at`.
     End {
         /// The stream.
@@ -153,6 +162,8 @@ pub struct HttpOptions {
     pub max_message: usize,
     /// Size of the `huge` tool's text.
     pub huge_bytes: usize,
+    /// Legacy servers declare `resources.subscribe`.
+    pub subscribe: bool,
 }
 
 /// Server-side faults in percent (zero when healed).
@@ -195,6 +206,8 @@ pub struct HttpServer {
     sessions: BTreeMap<String, Session>,
     stored: BTreeMap<String, Stored>,
     sse_sessions: BTreeMap<u64, SseSession>,
+    /// The modern server's open listen streams, by exchange.
+    listens: Listens<ExchangeId>,
     next_session: u64,
     server_requests: u64,
     /// Faults the server injected (session expiries, 400s), by kind.
@@ -253,6 +266,7 @@ impl HttpServer {
             sessions: BTreeMap::new(),
             stored: BTreeMap::new(),
             sse_sessions: BTreeMap::new(),
+            listens: Listens::default(),
             next_session: 0,
             server_requests: 0,
             faults: BTreeMap::new(),
@@ -280,6 +294,7 @@ impl HttpServer {
 
     /// An exchange ended (either side): a stream it was is gone.
     pub fn on_closed(&mut self, exchange: ExchangeId) {
+        self.listens.remove(&exchange);
         self.sse_sessions.retain(|_, s| s.stream != exchange);
         for s in self.sessions.values_mut() {
             if s.listen == Some(exchange) {
@@ -288,7 +303,20 @@ impl HttpServer {
         }
     }
 
-    /// Handles one exchange the client started, at simulated time `now`.
+    /// The listen streams the modern server holds.
+    pub fn listens(&self) -> &Listens<ExchangeId> {
+        &self.listens
+    }
+
+    /// Acts on the listen of `exchange` as `tick` says, if the server still holds it: the
+    /// message to write on its stream, and the listen as it was.
+    pub fn listen_tick(&mut self, exchange: ExchangeId, tick: Tick) -> Option<(Value, SrvListen)> {
+        self.listens.tick(&exchange, tick)
+    }
+
+    /// Handles one exchange the client started, at simulated time `now`. `faults_on`: the
+    /// safety phase (listens may be granted in part, late or never, and end on their own).
+    #[allow(clippy::too_many_arguments)]
     pub fn on_request(
         &mut self,
         now: Duration,
@@ -296,10 +324,11 @@ impl HttpServer {
         req: &HttpRequest,
         rng: &mut Rng,
         faults: ModelFaults,
+        faults_on: bool,
     ) -> Vec<Action> {
         let path = req.url.strip_prefix(ORIGIN).unwrap_or(&req.url).to_owned();
         match self.opts.kind {
-            HttpKind::Modern => self.modern(req, rng, faults),
+            HttpKind::Modern => self.modern(exchange, req, rng, faults, faults_on),
             HttpKind::LegacyStreamable => self.streamable(now, req, rng, faults),
             HttpKind::LegacySse => self.sse(exchange, &path, req, rng, faults),
         }
@@ -319,7 +348,14 @@ impl HttpServer {
         }
     }
 
-    fn modern(&mut self, req: &HttpRequest, rng: &mut Rng, faults: ModelFaults) -> Vec<Action> {
+    fn modern(
+        &mut self,
+        exchange: ExchangeId,
+        req: &HttpRequest,
+        rng: &mut Rng,
+        faults: ModelFaults,
+        faults_on: bool,
+    ) -> Vec<Action> {
         let quick = ms(1 + rng.below(10));
         if req.method != HttpMethod::Post {
             return vec![Action::Respond(text_response(quick, 405, "Method Not Allowed"))];
@@ -345,6 +381,19 @@ impl HttpServer {
             };
             let body = json!({"jsonrpc": "2.0", "id": id, "error": error});
             return vec![Action::Respond(json_response(quick, 400, &body, None))];
+        }
+        if method == "subscriptions/listen" {
+            if !accepts_sse(req) {
+                return vec![Action::Respond(text_response(quick, 406, "a listen needs an event stream"))];
+            }
+            let (l, ticks) = listen::accept(&msg, rng, faults_on);
+            self.listens.insert(exchange, l);
+            self.seen("listen_stream");
+            let hello = SseOut { at: quick, text: ": listening\n\n".into(), tag: None };
+            return vec![
+                Action::Respond(sse_head(quick, vec![hello], StreamEnd::Open)),
+                Action::ListenTicks(ticks),
+            ];
         }
         let Some(reply) = self.modern.answer(&msg, rng) else {
             return vec![Action::Respond(text_response(quick, 400, "not a request"))];
@@ -467,7 +516,8 @@ impl HttpServer {
         self.next_session += 1;
         self.seen("session");
         let sid = format!("sess-{}", self.next_session);
-        let mut peer = Peer::new(SimEra::Legacy, "2025-11-25", self.opts.huge_bytes);
+        let mut peer =
+            Peer::new(SimEra::Legacy, "2025-11-25", self.opts.huge_bytes).with_subscribe(self.opts.subscribe);
         let Some(reply) = peer.answer(msg, rng) else { return Vec::new() };
         self.sessions.insert(sid.clone(), Session { peer, listen: None, streams: 0, listen_events: 0 });
         let id = msg.get("id").cloned().unwrap_or(Value::Null);
@@ -617,7 +667,8 @@ impl HttpServer {
                 self.next_session += 1;
                 self.seen("sse_stream");
                 let n = self.next_session;
-                let peer = Peer::new(SimEra::Legacy, "2024-11-05", self.opts.huge_bytes);
+                let peer = Peer::new(SimEra::Legacy, "2024-11-05", self.opts.huge_bytes)
+                    .with_subscribe(self.opts.subscribe);
                 self.sse_sessions.insert(n, SseSession { peer, stream: exchange });
                 let endpoint = SseOut {
                     at: quick,

@@ -10,7 +10,13 @@
 //! - a legacy session's POSTs carry its `Mcp-Session-Id`;
 //! - a `tools/call` goes out once per host request, except the one re-issue (modern, new id)
 //!   after its response stream broke (a 2xx whose body ended or failed without the answer);
-//! - after `Closed`, no exchange is left open.
+//! - after `Closed`, no exchange is left open;
+//! - `subscriptions/listen` goes only to a modern server, `resources/subscribe` only to a
+//!   legacy one that declared it.
+//!
+//! It also plays the modern server's side of listen streams on the network: the ticks the
+//! server scheduled, bursts of notifications, the server's own closes, and streams that drop
+//! or whose re-open meets a 5xx.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -22,7 +28,8 @@ use serde_json::Value;
 use super::http::{
     Action, Body, HttpKind, HttpOptions, HttpServer, ModelFaults, Response, SseOut, StreamEnd, Tag, ORIGIN,
 };
-use super::{Ev, Rng, Sim, MAX_MESSAGE};
+use super::listen::{self, CloseKind, Tick};
+use super::{Ev, ListenKey, Rng, Sim, MAX_MESSAGE};
 
 /// A part of an HTTP response, as the runtime reports it.
 #[derive(Debug)]
@@ -69,6 +76,10 @@ struct Xs {
     floor: Duration,
     /// `tools/call` nonce of the POST.
     nonce: Option<u64>,
+    /// Its end or failure is scheduled: the server writes nothing more on it.
+    ending: bool,
+    /// It carries a listen.
+    listen: bool,
 }
 
 /// One `tools/call` POST.
@@ -96,6 +107,8 @@ pub(super) struct HttpLink {
     tool_posts: BTreeMap<u64, Vec<ToolPost>>,
     /// The server ends its SSE lines with CRLF.
     crlf: bool,
+    /// The next listen POST meets a 5xx (after a dropped listen stream).
+    fail_next_listen: bool,
     pub(super) exchanges: u64,
 }
 
@@ -130,6 +143,7 @@ impl HttpLink {
             notify_percent: rng.below(21),
             max_message: MAX_MESSAGE,
             huge_bytes: MAX_MESSAGE + 1024,
+            subscribe: rng.percent(50),
         };
         let net = NetFaults {
             refused: rng.fault(faulty, 8),
@@ -163,6 +177,7 @@ impl HttpLink {
             legacy_session: false,
             tool_posts: BTreeMap::new(),
             crlf,
+            fail_next_listen: false,
             exchanges: 0,
         };
         (link, Connection::new(cfg, base))
@@ -185,9 +200,90 @@ impl HttpLink {
         (self.server.faults.clone(), self.server.seen.clone())
     }
 
+    /// The server speaks 2026-07-28; a legacy one declares `resources.subscribe`.
+    pub(super) fn era(&self) -> (bool, bool) {
+        let opts = self.server.options();
+        (opts.kind == HttpKind::Modern, opts.subscribe)
+    }
+
     pub(super) fn heal(&mut self) {
         self.net = NetFaults::default();
         self.model = ModelFaults::default();
+        self.fail_next_listen = false;
+    }
+
+    /// The server sends notifications on the listens it acknowledged (up to `n` each; `big`:
+    /// large payloads).
+    pub(super) fn listen_burst(&mut self, sim: &mut Sim, n: u64, big: bool) {
+        let burst = self.server.listens().burst(&mut sim.rng, n, big);
+        for (exchange, nonce, notes) in burst {
+            if self.writable(exchange) {
+                sim.server_listen_notes(nonce, notes.len() as u64);
+                self.push_listen(sim, exchange, notes, None);
+            }
+        }
+    }
+
+    /// Notifications that are not for any listen of this client (untagged, unknown ids), on
+    /// one of the listen streams.
+    pub(super) fn listen_strays(&mut self, sim: &mut Sim) {
+        if let Some(exchange) = self.server.listens().pick(&mut sim.rng) {
+            let notes = listen::strays(&mut sim.rng);
+            self.push_listen(sim, exchange, notes, None);
+        }
+    }
+
+    /// The server ends one of its listens on its own (the message, then the end of the stream).
+    pub(super) fn listen_close(&mut self, sim: &mut Sim, kind: CloseKind) {
+        if let Some(exchange) = self.server.listens().pick(&mut sim.rng) {
+            self.listen_tick(sim, exchange, Tick::Close(kind));
+        }
+    }
+
+    /// A listen stream drops (cut or broken); sometimes its re-open meets a 5xx too.
+    pub(super) fn listen_fault(&mut self, sim: &mut Sim) {
+        let Some(exchange) = self.server.listens().pick(&mut sim.rng) else { return };
+        if !self.writable(exchange) {
+            return;
+        }
+        sim.fault("listen_drop");
+        let fail = sim.rng.percent(50);
+        sim.schedule(Duration::ZERO, Ev::HttpCut(exchange, fail));
+        if sim.rng.percent(40) {
+            self.fail_next_listen = true;
+        }
+    }
+
+    /// The server may still write on `exchange`.
+    fn writable(&self, exchange: ExchangeId) -> bool {
+        self.xs.get(&exchange).is_some_and(|x| x.open && !x.ending)
+    }
+
+    fn listen_tick(&mut self, sim: &mut Sim, exchange: ExchangeId, tick: Tick) {
+        if !self.writable(exchange) {
+            return;
+        }
+        let Some((msg, l)) = self.server.listen_tick(exchange, tick) else { return };
+        sim.server_listen_tick(&l, tick);
+        let end = matches!(tick, Tick::Close(_)).then_some(false);
+        self.push_listen(sim, exchange, vec![msg], end);
+    }
+
+    /// Writes messages on a listen stream, after everything written on it so far; `end`: then
+    /// ends it (`Some(true)`: breaks it).
+    fn push_listen(&mut self, sim: &mut Sim, exchange: ExchangeId, msgs: Vec<Value>, end: Option<bool>) {
+        if !self.writable(exchange) {
+            return;
+        }
+        let events = msgs
+            .iter()
+            .map(|m| SseOut { at: Duration::ZERO, text: format!("data: {m}\n\n"), tag: None })
+            .collect();
+        self.push_events(sim, exchange, events);
+        if let Some(fail) = end {
+            let part = if fail { Part::Fail("server died".into()) } else { Part::End(Vec::new()) };
+            self.push(sim, exchange, Duration::ZERO, part);
+        }
     }
 
     /// Exchanges neither ended nor aborted.
@@ -220,6 +316,16 @@ impl HttpLink {
         let now = sim.at();
         match ev {
             Ev::Http(exchange, part) => {
+                if let (Some(x), Part::Body(bytes, _)) = (self.xs.get(&exchange), &part) {
+                    // The runtime's reader raced the abort of a listen's stream: the core
+                    // must drop what it reads.
+                    if x.aborted && x.listen && sim.faults_on && sim.rng.percent(50) {
+                        sim.seen("listen_body_after_abort");
+                        sim.note(format!("{:?} world: {exchange} late {}", sim.now, describe(&part)));
+                        sim.conn.handle_http_body(now, exchange, bytes);
+                        return;
+                    }
+                }
                 let Some(x) = self.xs.get_mut(&exchange).filter(|x| x.open) else { return };
                 sim.note(format!("{:?} world: {exchange} {}", sim.now, describe(&part)));
                 match part {
@@ -254,6 +360,7 @@ impl HttpLink {
                 let part = if fail { Part::Fail("connection reset".into()) } else { Part::End(Vec::new()) };
                 sim.schedule(Duration::ZERO, Ev::Http(exchange, part));
             }
+            Ev::ListenTick(ListenKey::Http(exchange), tick) => self.listen_tick(sim, exchange, tick),
             other => sim.fail(format!("a stdio event on HTTP: {other:?}")),
         }
     }
@@ -276,7 +383,8 @@ impl HttpLink {
             sim.fail(format!("exchange id {exchange} started twice"));
         }
         let nonce = self.check_request(sim, exchange, &req);
-        self.xs.insert(exchange, Xs { open: true, cursor: sim.now, nonce, ..Default::default() });
+        let listen = is_listen(&req);
+        self.xs.insert(exchange, Xs { open: true, cursor: sim.now, nonce, listen, ..Default::default() });
         if sim.faults_on {
             let net = self.net;
             if sim.rng.percent(net.refused) {
@@ -288,7 +396,12 @@ impl HttpLink {
                 sim.fault("connect_timeout");
                 return self.push(sim, exchange, req.connect_timeout, Part::Fail("connect timed out".into()));
             }
-            if sim.rng.percent(net.proxy_5xx) {
+            let forced = self.fail_next_listen && is_listen(&req);
+            if forced {
+                self.fail_next_listen = false;
+                sim.fault("listen_5xx");
+            }
+            if forced || sim.rng.percent(net.proxy_5xx) {
                 sim.fault("5xx");
                 let status = [500, 502, 503][sim.rng.below(3) as usize];
                 let at = Duration::from_millis(5 + sim.rng.below(50));
@@ -299,9 +412,14 @@ impl HttpLink {
             }
         }
         let faults = if sim.faults_on { self.model } else { ModelFaults::default() };
-        let actions = self.server.on_request(sim.now, exchange, &req, &mut sim.rng, faults);
+        let actions = self.server.on_request(sim.now, exchange, &req, &mut sim.rng, faults, sim.faults_on);
         for action in actions {
             match action {
+                Action::ListenTicks(ticks) => {
+                    for (at, tick) in ticks {
+                        sim.schedule(at, Ev::ListenTick(ListenKey::Http(exchange), tick));
+                    }
+                }
                 Action::Respond(resp) => self.respond(sim, exchange, resp),
                 Action::Push { exchange: to, events } => self.push_events(sim, to, events),
                 Action::End { exchange: to, at, fail } => {
@@ -320,6 +438,7 @@ impl HttpLink {
         let Some(x) = self.xs.get_mut(&exchange) else { return };
         let at = (sim.now + after).max(x.cursor + micros(1));
         x.cursor = at;
+        x.ending |= matches!(part, Part::End(_) | Part::Fail(_));
         if let (Part::Body(_, tags) | Part::End(tags), Some(nonce)) = (&part, x.nonce) {
             if !tags.is_empty() {
                 sim.maybe_cancel_before(Some(nonce), at);
@@ -571,6 +690,8 @@ impl HttpLink {
         if modern {
             self.check_modern(sim, req, &msg, &method);
         }
+        let (modern_server, subscribe) = self.era();
+        sim.check_subscription_method(&method, modern_server, subscribe);
         if method == "notifications/initialized" {
             self.legacy_session = true;
         }
@@ -636,6 +757,13 @@ impl HttpLink {
             }
         }
     }
+}
+
+/// The request is a `subscriptions/listen` POST.
+fn is_listen(req: &HttpRequest) -> bool {
+    req.method == HttpMethod::Post
+        && serde_json::from_slice::<Value>(&req.body)
+            .is_ok_and(|m| m.get("method").and_then(Value::as_str) == Some("subscriptions/listen"))
 }
 
 fn describe(part: &Part) -> String {

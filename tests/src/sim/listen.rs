@@ -11,6 +11,7 @@
 //! resource URIs and other task ids), so the world can tell which host listen a wire attempt, an
 //! acknowledgment or a notification belongs to.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use mcp_core::{Notification, SubscriptionFilter};
@@ -40,6 +41,9 @@ pub enum Tick {
     Ack,
     /// Ends the stream.
     Close(CloseKind),
+    /// Acts on the client's cancellation, read a little earlier (stdio): until then the
+    /// server still writes on the stream.
+    Forget,
 }
 
 /// A listen a server holds.
@@ -53,6 +57,93 @@ pub struct SrvListen {
     pub granted: Option<SubscriptionFilter>,
     /// The acknowledgment went out.
     pub acked: bool,
+}
+
+/// What the servers did on the attempts of one host listen (by nonce), for the invariants.
+#[derive(Debug, Default, Clone)]
+pub struct SrvFacts {
+    /// What each acknowledgment sent granted.
+    pub grants: Vec<SubscriptionFilter>,
+    /// How the servers ended its attempts on their own.
+    pub closes: Vec<CloseKind>,
+    /// Notifications sent on its attempts.
+    pub notes: u64,
+}
+
+/// The listens one server instance holds, by `K` (the wire id on stdio, the exchange on HTTP).
+#[derive(Debug)]
+pub struct Listens<K: Ord + Clone> {
+    map: BTreeMap<K, SrvListen>,
+}
+
+impl<K: Ord + Clone> Default for Listens<K> {
+    fn default() -> Self {
+        Self { map: BTreeMap::new() }
+    }
+}
+
+impl<K: Ord + Clone> Listens<K> {
+    /// Holds a new listen.
+    pub fn insert(&mut self, key: K, listen: SrvListen) {
+        self.map.insert(key, listen);
+    }
+
+    /// Forgets a listen (the client cancelled it, its stream is gone).
+    pub fn remove(&mut self, key: &K) -> Option<SrvListen> {
+        self.map.remove(key)
+    }
+
+    /// The listen of `key`, if it holds it.
+    pub fn get(&self, key: &K) -> Option<&SrvListen> {
+        self.map.get(key)
+    }
+
+    /// Whether it holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// One held listen, at random.
+    pub fn pick(&self, rng: &mut Rng) -> Option<K> {
+        let n = self.map.len() as u64;
+        (n > 0).then(|| self.map.keys().nth(rng.below(n) as usize).cloned()).flatten()
+    }
+
+    /// Does what `tick` says on listen `key`, if the server still holds it: the message to
+    /// send, and the listen as it was.
+    pub fn tick(&mut self, key: &K, tick: Tick) -> Option<(Value, SrvListen)> {
+        match tick {
+            Tick::Ack => {
+                let l = self.map.get_mut(key).filter(|l| !l.acked)?;
+                let granted = l.granted.clone()?;
+                l.acked = true;
+                Some((ack_message(&l.id, &granted), l.clone()))
+            }
+            Tick::Close(kind) => {
+                let l = self.map.remove(key)?;
+                Some((close_message(&l.id, kind), l))
+            }
+            Tick::Forget => {
+                self.map.remove(key);
+                None
+            }
+        }
+    }
+
+    /// Notifications on the acknowledged listens (some of them, up to `n` each).
+    pub fn burst(&self, rng: &mut Rng, n: u64, big: bool) -> Vec<(K, Option<u64>, Vec<Value>)> {
+        let mut out = Vec::new();
+        for (k, l) in &self.map {
+            if l.acked && rng.percent(70) {
+                let count = 1 + rng.below(n);
+                let notes = notes(l, rng, count, big);
+                if !notes.is_empty() {
+                    out.push((k.clone(), l.nonce, notes));
+                }
+            }
+        }
+        out
+    }
 }
 
 /// The filter a simulated host listen asks for: random parts, plus the task id naming its
@@ -73,7 +164,12 @@ pub fn host_filter(nonce: u64, rng: &mut Rng) -> SubscriptionFilter {
 
 /// The nonce of a host listen, from what the listen asked for.
 pub fn nonce_of(filter: &Value) -> Option<u64> {
-    filter.get("taskIds")?.as_array()?.iter().filter_map(Value::as_str).find_map(|t| t.strip_prefix('L')?.parse().ok())
+    filter
+        .get("taskIds")?
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_str)
+        .find_map(|t| t.strip_prefix('L')?.parse().ok())
 }
 
 /// The nonce a notification a listen carried names, if it names one (resource URIs and task

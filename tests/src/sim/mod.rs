@@ -14,6 +14,15 @@
 //! every kind, bursts (requests while the era probe runs), cancels before send, after send and
 //! just before the answer lands, and in some seeds a close mid-flight.
 //!
+//! Push ([`listen`]): the host opens listen streams (random filters, some `require_all`, some
+//! with a short acknowledgment timeout) and closes them; the servers acknowledge them in full,
+//! in part, late or never, send bursts of tagged notifications (and untagged or unknown-id
+//! ones), end them on their own (gracefully, with a bad result, by cancelling); stdio processes
+//! crash under open listens and HTTP listen streams drop or meet a 5xx on re-open. Legacy
+//! servers may declare `resources.subscribe`, and the host subscribes and unsubscribes. Every
+//! notification a listen delivers goes into a small host-side [`NotificationQueue`] popped at
+//! random (`World::on_update`, `Sim::check_queue`).
+//!
 //! Invariants are checked after every step (`World::check`, `Sim::on_client_message`, the
 //! links' checks on what the client sends, and after every drain: the core tracks exactly the
 //! requests the host waits for, within `max_in_flight`); a run has a safety phase (faults on) and a liveness
@@ -25,6 +34,7 @@
 
 pub mod http;
 mod http_link;
+pub mod listen;
 mod rng;
 pub mod server;
 mod stdio;
@@ -34,9 +44,13 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::hash::{Hash, Hasher};
 use std::time::{Duration, Instant};
 
-use mcp_core::{CommandError, Connection, Event, Request, RequestError, RequestHandle, RequestOptions};
+use mcp_core::{
+    CommandError, Connection, Event, Notification, NotificationQueue, QueueLimits, Request, RequestError,
+    RequestHandle, RequestOptions, Response, SubscriptionFilter, SubscriptionUpdate,
+};
 use serde_json::{json, Value};
 
+use listen::{CloseKind, SrvFacts, Tick};
 pub use rng::Rng;
 use tools::TOOLS;
 
@@ -46,6 +60,9 @@ const SAFETY_PHASE: Duration = Duration::from_secs(120);
 const LIVENESS_BOUND: Duration = Duration::from_secs(300);
 /// The client's message limit in the simulation (the `huge` tool exceeds it).
 const MAX_MESSAGE: usize = 64 * 1024;
+/// A stdio process must live this long after receiving an acknowledged listen for the listen
+/// to be sent to its replacement (the core's rule).
+const MIN_LISTEN_LIFETIME: Duration = Duration::from_secs(1);
 
 /// The client configuration of every simulated link, on its transport.
 fn client_config(transport: mcp_core::TransportConfig, seed: u64) -> mcp_core::ConnectionConfig {
@@ -110,6 +127,12 @@ pub struct RunReport {
     pub crashes: u64,
     /// HTTP exchanges the client started.
     pub exchanges: u64,
+    /// Listen streams the host opened (the core took the request).
+    pub listens: u64,
+    /// Notifications delivered on listen streams (each pushed into the host queue).
+    pub listen_notes: u64,
+    /// Entries the host queue evicted under its limits.
+    pub queue_dropped: u64,
     /// Faults injected, by kind.
     pub faults: BTreeMap<&'static str, u64>,
     /// Paths taken, by kind (re-issues, resumptions, session expiries, cancels...).
@@ -139,6 +162,57 @@ enum Ev {
     Cancel(u64),
     /// The host answers a server request (the `ask` tool's elicitation).
     Answer(mcp_core::ServerRequestHandle),
+    /// The server acts on one of its listens.
+    ListenTick(ListenKey, Tick),
+}
+
+/// Which listen a server tick is for.
+#[derive(Debug)]
+enum ListenKey {
+    /// The process of this epoch, the listen with this wire id (JSON text).
+    Stdio(mcp_core::Epoch, String),
+    /// The modern HTTP server, the listen on this exchange.
+    Http(mcp_core::ExchangeId),
+}
+
+/// What the host knows of one of its listens.
+#[derive(Debug)]
+struct HostListen {
+    nonce: u64,
+    asked: SubscriptionFilter,
+    require_all: bool,
+    /// Waiting for the acknowledgment of the current attempt: at first, and after each
+    /// `Reconnecting` (the simulated servers acknowledge before they notify).
+    awaiting_ack: bool,
+    /// What the last acknowledgment granted.
+    granted: Option<SubscriptionFilter>,
+    acks: usize,
+    /// The host cancelled it.
+    cancelled: bool,
+    /// stdio: when its current attempt was written.
+    sent_at: Option<Duration>,
+}
+
+/// The host's side of push: its listens, its resource subscriptions, and the bounded queue
+/// every listen notification goes through.
+#[derive(Debug)]
+struct Push {
+    /// Whether this seed opens listens at all.
+    enabled: bool,
+    /// The server speaks 2026-07-28 (listens), or a handshake revision (legacy subscriptions).
+    modern: bool,
+    /// A legacy server declares `resources.subscribe`.
+    subscribe_cap: bool,
+    listens: BTreeMap<RequestHandle, HostListen>,
+    subscribes: BTreeSet<RequestHandle>,
+    /// What the servers did, by listen nonce.
+    srv: BTreeMap<u64, SrvFacts>,
+    next_nonce: u64,
+    inbox: NotificationQueue<Notification>,
+    pushed: u64,
+    popped: u64,
+    opened: u64,
+    notes: u64,
 }
 
 /// The state every transport shares: clock, queue, client, and the bookkeeping behind the
@@ -176,9 +250,85 @@ struct Sim {
     options: String,
     /// `MCP_SIM_TRACE=1`: print every trace line (for replays).
     print_trace: bool,
+    push: Push,
 }
 
 impl Sim {
+    /// A server acted on one of its listens (acknowledged it, ended it).
+    fn server_listen_tick(&mut self, l: &listen::SrvListen, tick: Tick) {
+        let Some(nonce) = l.nonce else { return };
+        let facts = self.push.srv.entry(nonce).or_default();
+        match tick {
+            Tick::Ack => facts.grants.extend(l.granted.clone()),
+            Tick::Close(kind) => facts.closes.push(kind),
+            Tick::Forget => {}
+        }
+    }
+
+    /// A server sent `n` notifications on the listen of `nonce`.
+    fn server_listen_notes(&mut self, nonce: Option<u64>, n: u64) {
+        let Some(nonce) = nonce else { return };
+        self.push.srv.entry(nonce).or_default().notes += n;
+        if self.listen_of(nonce).is_none_or(|h| !self.live.contains(&h)) {
+            // The client ended it; the server does not know yet.
+            self.seen("listen_notes_after_end");
+        }
+    }
+
+    /// The host listen of `nonce`.
+    fn listen_of(&self, nonce: u64) -> Option<RequestHandle> {
+        self.push.listens.iter().find(|(_, l)| l.nonce == nonce).map(|(h, _)| *h)
+    }
+
+    /// stdio: the client wrote an attempt of the listen of `nonce`.
+    fn listen_written(&mut self, nonce: Option<u64>) {
+        let now = self.now;
+        let Some(h) = nonce.and_then(|n| self.listen_of(n)) else {
+            self.fail(format!("a listen with nonce {nonce:?} written, which the host never opened"))
+        };
+        if let Some(l) = self.push.listens.get_mut(&h) {
+            l.sent_at = Some(now);
+        }
+    }
+
+    /// What the client sends follows the era and the capabilities: `subscriptions/listen` only
+    /// to a 2026-07-28 server, `resources/(un)subscribe` only to a legacy one that declared
+    /// `resources.subscribe`.
+    fn check_subscription_method(&mut self, method: &str, modern: bool, subscribe: bool) {
+        match method {
+            "subscriptions/listen" if !modern => self.fail("subscriptions/listen sent to a legacy server"),
+            "resources/subscribe" | "resources/unsubscribe" if modern || !subscribe => {
+                self.fail(format!("{method} sent to a server that does not take it"))
+            }
+            _ => {}
+        }
+    }
+
+    /// The host queue stays within its limits and accounts for every entry.
+    fn check_queue(&mut self) {
+        let q = &self.push.inbox;
+        let limits = q.limits();
+        let (len, bytes, dropped) = (q.len(), q.pending_bytes(), q.dropped());
+        if len > limits.max_items || bytes > limits.max_bytes {
+            self.fail(format!("the host queue holds {len} entries, {bytes} bytes, over {limits:?}"));
+        }
+        let (pushed, popped) = (self.push.pushed, self.push.popped);
+        if pushed != popped + len as u64 + dropped {
+            self.fail(format!("queue: {pushed} pushed != {popped} popped + {len} held + {dropped} dropped"));
+        }
+    }
+
+    /// Pops up to `n` entries from the host queue.
+    fn queue_pop(&mut self, n: u64) {
+        for _ in 0..n {
+            if self.push.inbox.pop().is_none() {
+                break;
+            }
+            self.push.popped += 1;
+        }
+        self.check_queue();
+    }
+
     fn at(&self) -> Instant {
         self.base + self.now
     }
@@ -325,6 +475,27 @@ impl World {
             }
         };
         let close_mid = (seed % 8 == 5).then(|| Duration::from_secs(5 + rng.below(110)));
+        let (modern, subscribe_cap) = match &link {
+            Link::Stdio(l) => l.era(),
+            Link::Http(l) => l.era(),
+        };
+        let limits =
+            QueueLimits { max_items: 1 + rng.below(12) as usize, max_bytes: 24 + rng.below(600) as usize };
+        let push = Push {
+            enabled: rng.percent(85),
+            modern,
+            subscribe_cap,
+            listens: BTreeMap::new(),
+            subscribes: BTreeSet::new(),
+            srv: BTreeMap::new(),
+            next_nonce: 0,
+            inbox: NotificationQueue::new(limits),
+            pushed: 0,
+            popped: 0,
+            opened: 0,
+            notes: 0,
+        };
+        let options = format!("{options}, push {} (queue {limits:?})", push.enabled);
         let sim = Sim {
             seed,
             transport,
@@ -352,6 +523,7 @@ impl World {
             recent: VecDeque::new(),
             options: format!("{options}, close mid-flight at {close_mid:?}"),
             print_trace: std::env::var("MCP_SIM_TRACE").is_ok_and(|v| v == "1"),
+            push,
         };
         let mut w = Self { sim, link, close_mid, healed: BTreeSet::new() };
         w.sim.schedule(Duration::ZERO, Ev::HostAction);
@@ -391,6 +563,9 @@ impl World {
             spawns,
             crashes,
             exchanges,
+            listens: self.sim.push.opened,
+            listen_notes: self.sim.push.notes,
+            queue_dropped: self.sim.push.inbox.dropped(),
             faults: self.sim.faults.clone(),
             coverage: self.sim.coverage.clone(),
             trace_hash: self.sim.trace.finish(),
@@ -407,11 +582,35 @@ impl World {
             Link::Http(l) => l.heal(),
         }
         let deadline = self.sim.now.max(SAFETY_PHASE) + LIVENESS_BOUND;
+        // The listens still open must each end or be acknowledged (re-opened after a drop or a
+        // restart, if need be) once the faults are healed; a listen never ends on its own, so
+        // the host then closes them.
+        let waiting: BTreeSet<RequestHandle> = self
+            .sim
+            .push
+            .listens
+            .iter()
+            .filter(|(h, l)| l.awaiting_ack && self.sim.live.contains(h))
+            .map(|(h, _)| *h)
+            .collect();
+        let mut listens_released = false;
         // Rounds of fresh requests once what was in flight has ended: idempotent ones first
         // (the first request may be the one that finds a stale session, and only those are
         // re-sent on a new one), then a tool call on the session that just worked.
         let mut rounds = 0;
         loop {
+            let open: Vec<RequestHandle> =
+                self.sim.push.listens.keys().filter(|h| self.sim.live.contains(h)).copied().collect();
+            if !listens_released && open.iter().all(|h| !self.sim.push.listens[h].awaiting_ack) {
+                listens_released = true;
+                for h in open {
+                    if waiting.contains(&h) {
+                        self.sim.seen("listen_healed_reacked");
+                    }
+                    self.cancel(h);
+                }
+                self.drain();
+            }
             let quiet = self
                 .sim
                 .queue
@@ -421,10 +620,15 @@ impl World {
                 match rounds {
                     0 if quiet => self.healed_requests(&[Request::Ping, Request::ListTools]),
                     0 => {}
-                    1 => self.healed_requests(&[Request::CallTool {
-                        name: "echo".into(),
-                        arguments: json!({"n": 1, "nonce": u64::MAX}),
-                    }]),
+                    1 => {
+                        self.healed_requests(&[Request::CallTool {
+                            name: "echo".into(),
+                            arguments: json!({"n": 1, "nonce": u64::MAX}),
+                        }]);
+                        if self.sim.push.enabled && self.sim.push.modern {
+                            self.healed_listen();
+                        }
+                    }
                     _ => self.host_close(),
                 }
                 if quiet || rounds > 0 {
@@ -479,6 +683,40 @@ impl World {
             }
         }
         self.drain();
+    }
+
+    /// A listen of the liveness phase that must be granted in full: it must be acknowledged
+    /// once and end gracefully (the healed server closes it soon after).
+    fn healed_listen(&mut self) {
+        let nonce = self.sim.push.next_nonce;
+        self.sim.push.next_nonce += 1;
+        let asked = listen::host_filter(nonce, &mut self.sim.rng);
+        let request = Request::Listen { filter: asked.clone(), require_all: true };
+        self.sim.requests += 1;
+        match self.sim.conn.request(self.sim.at(), request, RequestOptions::default()) {
+            Ok(h) => {
+                self.sim.live.insert(h);
+                self.healed.insert(h);
+                self.track_listen(h, nonce, asked, true);
+            }
+            Err(e) => self.sim.fail(format!("a healed listen was refused: {e}")),
+        }
+        self.drain();
+    }
+
+    fn track_listen(&mut self, h: RequestHandle, nonce: u64, asked: SubscriptionFilter, require_all: bool) {
+        self.sim.push.opened += 1;
+        let l = HostListen {
+            nonce,
+            asked,
+            require_all,
+            awaiting_ack: true,
+            granted: None,
+            acks: 0,
+            cancelled: false,
+            sent_at: None,
+        };
+        self.sim.push.listens.insert(h, l);
     }
 
     /// Moves the clock to `t`, firing the client's timers on the way.
@@ -557,6 +795,10 @@ impl World {
         if self.sim.conn.cancel(self.sim.at(), h) {
             self.sim.cancelled.insert(h);
             self.sim.seen("cancel");
+            if let Some(l) = self.sim.push.listens.get_mut(&h) {
+                l.cancelled = true;
+                self.sim.seen("listen_cancelled");
+            }
             return;
         }
         self.drain();
@@ -575,6 +817,8 @@ impl World {
         }
         if self.sim.closed_at.is_some() {
             self.refused_after_close();
+        } else if self.sim.push.enabled && self.sim.rng.percent(35) {
+            self.push_op();
         } else {
             let roll = self.sim.rng.below(100);
             if roll < 12 && !self.sim.live.is_empty() {
@@ -589,8 +833,103 @@ impl World {
                 }
             }
         }
+        if self.sim.push.enabled && self.sim.rng.percent(50) {
+            let n = 1 + self.sim.rng.below(3);
+            self.sim.queue_pop(n);
+        }
         let gap = Duration::from_millis(50 + self.sim.rng.below(3000));
         self.sim.schedule(gap, Ev::HostAction);
+    }
+
+    /// One push action: the host opens or closes a listen, or (un)subscribes a resource; or
+    /// the server sends a burst on its listens, ends one, sends strays; or a stdio process
+    /// crashes under open listens / an HTTP listen stream drops.
+    fn push_op(&mut self) {
+        let open: Vec<RequestHandle> =
+            self.sim.push.listens.keys().filter(|h| self.sim.live.contains(h)).copied().collect();
+        match self.sim.rng.below(100) {
+            0..=27 => self.open_listen(),
+            28..=39 => {
+                if !open.is_empty() {
+                    let h = open[self.sim.rng.below(open.len() as u64) as usize];
+                    self.sim.seen("listen_close");
+                    self.cancel(h);
+                }
+            }
+            40..=64 => {
+                let big = self.sim.rng.percent(15);
+                let n = if self.sim.rng.percent(25) { 40 } else { 4 };
+                match &mut self.link {
+                    Link::Stdio(l) => l.listen_burst(&mut self.sim, n, big),
+                    Link::Http(l) => l.listen_burst(&mut self.sim, n, big),
+                }
+            }
+            65..=72 => {
+                let kind =
+                    [CloseKind::Graceful, CloseKind::Bad, CloseKind::Cancel][self.sim.rng.below(3) as usize];
+                match &mut self.link {
+                    Link::Stdio(l) => l.listen_close(&mut self.sim, kind),
+                    Link::Http(l) => l.listen_close(&mut self.sim, kind),
+                }
+            }
+            73..=82 => {
+                if !open.is_empty() {
+                    match &mut self.link {
+                        Link::Stdio(l) => l.listen_fault(&mut self.sim),
+                        Link::Http(l) => l.listen_fault(&mut self.sim),
+                    }
+                }
+            }
+            83..=93 => self.subscribe_op(),
+            _ => match &mut self.link {
+                Link::Stdio(l) => l.listen_strays(&mut self.sim),
+                Link::Http(l) => l.listen_strays(&mut self.sim),
+            },
+        }
+    }
+
+    /// The host opens a listen: a random filter, sometimes `require_all`, sometimes a short
+    /// acknowledgment timeout.
+    fn open_listen(&mut self) {
+        let nonce = self.sim.push.next_nonce;
+        self.sim.push.next_nonce += 1;
+        let asked = listen::host_filter(nonce, &mut self.sim.rng);
+        let require_all = self.sim.rng.percent(20);
+        let timeout = self.sim.rng.percent(25).then(|| Duration::from_millis(300 + self.sim.rng.below(6000)));
+        let request = Request::Listen { filter: asked.clone(), require_all };
+        let opts = RequestOptions { timeout, ..Default::default() };
+        match self.sim.conn.request(self.sim.at(), request, opts) {
+            Ok(h) => {
+                self.sim.requests += 1;
+                if !self.sim.live.insert(h) || self.sim.done.contains(&h) {
+                    self.sim.fail(format!("handle {h} reused"));
+                }
+                self.track_listen(h, nonce, asked, require_all);
+            }
+            Err(CommandError::TooManyInFlight { .. }) => {}
+            Err(e) => self.sim.fail(format!("a listen was refused while open: {e}")),
+        }
+    }
+
+    /// The host subscribes to or unsubscribes from a resource (legacy `resources/subscribe`).
+    fn subscribe_op(&mut self) {
+        let uri = format!("sim://S/{}", self.sim.rng.below(3));
+        let request = if self.sim.rng.percent(70) {
+            Request::SubscribeResource { uri }
+        } else {
+            Request::UnsubscribeResource { uri }
+        };
+        match self.sim.conn.request(self.sim.at(), request, RequestOptions::default()) {
+            Ok(h) => {
+                self.sim.requests += 1;
+                if !self.sim.live.insert(h) || self.sim.done.contains(&h) {
+                    self.sim.fail(format!("handle {h} reused"));
+                }
+                self.sim.push.subscribes.insert(h);
+            }
+            Err(CommandError::TooManyInFlight { .. }) => {}
+            Err(e) => self.sim.fail(format!("a subscription was refused while open: {e}")),
+        }
     }
 
     fn random_request(&mut self) {
@@ -699,6 +1038,11 @@ impl World {
     /// The invariants on events: one terminal outcome per handle, nothing for it after; a
     /// cancelled request ends `Cancelled`, a closed one `Closed`; healed requests succeed.
     fn check(&mut self, ev: &Event) {
+        match ev {
+            Event::Subscription { handle, update } => return self.on_update(*handle, update),
+            Event::Response { handle, result } => self.on_push_response(*handle, result),
+            _ => {}
+        }
         let sim = &mut self.sim;
         match ev {
             Event::Response { handle, result } => {
@@ -743,6 +1087,16 @@ impl World {
                 mcp_core::Era::Modern => sim.seen("connected_modern"),
                 mcp_core::Era::Legacy => sim.seen("connected_legacy"),
             },
+            Event::Warning(mcp_core::Warning::UnknownSubscription { id }) => {
+                // Ids this client used are remembered (the runs stay well within
+                // `recent_finished`): only the servers' made-up ids are unknown.
+                if !id.contains("ghost") {
+                    sim.fail(format!(
+                        "a notification for subscription {id}, which this client used, was warned about"
+                    ));
+                }
+                sim.seen("unknown_subscription");
+            }
             Event::Closed => {
                 if sim.closed_at.is_none() || sim.saw_closed {
                     sim.fail("Closed without close, or twice");
@@ -753,6 +1107,211 @@ impl World {
                 sim.saw_closed = true;
             }
             _ => {}
+        }
+    }
+}
+
+impl World {
+    /// The invariants on listen updates: only for a live listen the host has not cancelled
+    /// (nothing after its response); one acknowledgment per attempt, never more than the
+    /// servers sent, granting what a server sent and naming as unsupported exactly what was
+    /// asked and not granted; notifications only after their attempt's acknowledgment, within
+    /// what it granted, on the listen they name; on stdio only an acknowledged listen is sent
+    /// again after its process died. Each notification goes into the host queue.
+    fn on_update(&mut self, h: RequestHandle, update: &SubscriptionUpdate) {
+        let stdio = self.sim.transport == Transport::Stdio;
+        let now = self.sim.now;
+        let sim = &mut self.sim;
+        if !sim.live.contains(&h) {
+            sim.fail(format!("a subscription update for {h}, which is not live: {update:?}"));
+        }
+        let Some(l) = sim.push.listens.get_mut(&h) else {
+            sim.fail(format!("a subscription update for {h}, which is not a listen"))
+        };
+        if l.cancelled {
+            sim.fail(format!("a subscription update for {h} after the host cancelled it"));
+        }
+        let facts = sim.push.srv.get(&l.nonce).cloned().unwrap_or_default();
+        let problem = match update {
+            SubscriptionUpdate::Acknowledged { granted, unsupported } => {
+                let expected = l.asked.missing_from(granted);
+                let problem = if !l.awaiting_ack {
+                    Some("a second acknowledgment on one attempt".to_owned())
+                } else if l.acks >= facts.grants.len() {
+                    Some(format!(
+                        "acknowledgment {} delivered, the servers sent {}",
+                        l.acks + 1,
+                        facts.grants.len()
+                    ))
+                } else if !facts.grants.contains(granted) {
+                    Some(format!("granted {granted:?}, which no server sent ({:?})", facts.grants))
+                } else if *unsupported != expected {
+                    Some(format!("unsupported {unsupported:?}, expected {expected:?}"))
+                } else {
+                    None
+                };
+                l.awaiting_ack = false;
+                l.granted = Some(granted.clone());
+                l.acks += 1;
+                let partial = !unsupported.is_empty();
+                sim.seen("listen_acked");
+                if partial {
+                    sim.seen("listen_partial");
+                }
+                problem
+            }
+            SubscriptionUpdate::Notification(n) => {
+                let problem = if l.awaiting_ack {
+                    Some(format!("notification {n:?} before its attempt was acknowledged"))
+                } else if !l.granted.as_ref().is_some_and(|g| listen::covers(g, n)) {
+                    Some(format!("notification {n:?} outside what was granted ({:?})", l.granted))
+                } else if listen::nonce_in(n).is_some_and(|k| k != l.nonce) {
+                    Some(format!("notification {n:?} routed to the listen of nonce {}", l.nonce))
+                } else {
+                    None
+                };
+                sim.push.notes += 1;
+                let (subject, cost) = charge(n);
+                sim.push.inbox.push(n.clone(), &subject, cost);
+                sim.push.pushed += 1;
+                sim.check_queue();
+                sim.seen("listen_notification");
+                problem
+            }
+            SubscriptionUpdate::Reconnecting { .. } => {
+                let lived = l.sent_at.map(|t| now.saturating_sub(t));
+                let problem = if stdio && l.awaiting_ack {
+                    Some("an unacknowledged listen was kept for the next process".to_owned())
+                } else if stdio && lived.is_none_or(|d| d < MIN_LISTEN_LIFETIME) {
+                    Some(format!("kept for the next process, its process lived {lived:?} after it"))
+                } else {
+                    None
+                };
+                l.awaiting_ack = true;
+                sim.seen("listen_reconnecting");
+                problem
+            }
+            other => Some(format!("an unknown update {other:?}")),
+        };
+        if let Some(problem) = problem {
+            sim.fail(format!("listen {h}: {problem}"));
+        }
+    }
+
+    /// The invariants on how listens and subscriptions end: `ListenEnded` only after a server's
+    /// graceful close and only for listens, a bad result only after a server sent one, a refused
+    /// grant only for `require_all` listens whose grant was partial, `Unsupported` only where the
+    /// era or the capabilities say so, `Cancelled` only after the host cancelled; a healed listen
+    /// is acknowledged exactly once. Subscriptions succeed only on legacy servers that declared
+    /// them.
+    fn on_push_response(&mut self, h: RequestHandle, result: &Result<Response, RequestError>) {
+        let stdio = self.sim.transport == Transport::Stdio;
+        let now = self.sim.now;
+        let push = &self.sim.push;
+        let (modern, cap) = (push.modern, push.subscribe_cap);
+        let problem = if let Some(l) = push.listens.get(&h) {
+            let closes = push.srv.get(&l.nonce).map(|f| f.closes.clone()).unwrap_or_default();
+            let (kind, problem) = match result {
+                Ok(Response::ListenEnded) => (
+                    "listen_ended_ok",
+                    (!closes.contains(&CloseKind::Graceful)).then_some("no graceful close was sent"),
+                ),
+                Ok(_) => ("", Some("a listen ended with a result other than ListenEnded")),
+                Err(RequestError::UnsupportedResultType { .. }) => (
+                    "listen_bad_close",
+                    (!closes.contains(&CloseKind::Bad)).then_some("no bad close was sent"),
+                ),
+                Err(RequestError::SubscriptionRefused { .. }) => {
+                    let partial = l.granted.as_ref().is_some_and(|g| !l.asked.missing_from(g).is_empty());
+                    (
+                        "listen_refused",
+                        (!(l.require_all && partial)).then_some("refused without a partial required grant"),
+                    )
+                }
+                Err(RequestError::Unsupported { .. }) => {
+                    ("listen_unsupported", modern.then_some("refused as unsupported by a modern server"))
+                }
+                Err(RequestError::Cancelled) => ("", (!l.cancelled).then_some("Cancelled, not by the host")),
+                Err(RequestError::Timeout { .. }) => ("listen_timeout", None),
+                Err(RequestError::TransportClosed { .. }) if stdio => {
+                    // A process that died: an acknowledged listen it kept for long enough
+                    // is sent to the next one instead.
+                    let lived = l.sent_at.map(|t| now.saturating_sub(t));
+                    let kept = !l.awaiting_ack && lived.is_some_and(|d| d >= MIN_LISTEN_LIFETIME);
+                    let open = self.sim.closed_at.is_none();
+                    match (kept && open, l.awaiting_ack) {
+                        (true, _) => ("", Some("an acknowledged listen its process kept for 1 s was failed")),
+                        (false, false) => ("listen_lost_young", None),
+                        (false, true) => ("listen_lost_unacked", None),
+                    }
+                }
+                Err(RequestError::StreamClosed { .. }) => ("listen_stream_closed", None),
+                Err(_) => ("listen_failed", None),
+            };
+            let healed = self.healed.contains(&h) && l.acks != 1;
+            let problem = problem
+                .map(str::to_owned)
+                .or_else(|| healed.then(|| format!("the healed listen was acknowledged {} times", l.acks)));
+            if !kind.is_empty() {
+                self.sim.seen(kind);
+            }
+            problem.map(|p| format!("listen {h} ended with {result:?}: {p}"))
+        } else if push.subscribes.contains(&h) {
+            let takes = !modern && cap;
+            match result {
+                Ok(_) if !takes => {
+                    Some(format!("subscription {h} succeeded on a server that does not take it"))
+                }
+                Ok(_) => {
+                    self.sim.seen("subscribe_ok");
+                    None
+                }
+                Err(RequestError::Unsupported { .. }) if takes => {
+                    Some(format!("subscription {h} refused by a server that declared resources.subscribe"))
+                }
+                Err(RequestError::Unsupported { .. }) => {
+                    self.sim.seen("subscribe_refused");
+                    None
+                }
+                Err(_) => None,
+            }
+        } else if matches!(result, Ok(Response::ListenEnded)) {
+            Some(format!("{h}, not a listen, ended with ListenEnded"))
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            self.sim.fail(problem);
+        }
+    }
+}
+
+/// What a notification costs in the host queue, and its subject (as `mcp-host` charges it).
+fn charge(n: &Notification) -> (String, usize) {
+    match n {
+        Notification::ListChanged(kind) => {
+            let method = match kind {
+                mcp_core::ListKind::Tools => "notifications/tools/list_changed",
+                mcp_core::ListKind::Prompts => "notifications/prompts/list_changed",
+                mcp_core::ListKind::Resources => "notifications/resources/list_changed",
+            };
+            (method.to_owned(), method.len())
+        }
+        Notification::ResourceUpdated { uri } => {
+            let method = "notifications/resources/updated";
+            (format!("{method}\u{0}{uri}"), method.len() + uri.len())
+        }
+        Notification::Log(log) => {
+            let method = "notifications/message";
+            (method.to_owned(), method.len() + log.text.len() + log.data.to_string().len())
+        }
+        Notification::Other { method, params } => {
+            let task = params.get("taskId").and_then(Value::as_str).unwrap_or("");
+            (format!("{method}\u{0}{task}"), method.len() + params.to_string().len())
+        }
+        other => {
+            let text = format!("{other:?}");
+            (text.clone(), text.len())
         }
     }
 }

@@ -1,11 +1,14 @@
 //! The simulated MCP server process behind a stdio pipe: a modern (2026-07-28) or legacy
 //! (2025-11-25) [`Peer`] answering the lines the client writes with timed output, and
-//! misbehaving when the world's faults say so.
+//! misbehaving when the world's faults say so. A modern process also holds the listen streams
+//! the client opened ([`super::listen`]) until the client cancels them
+//! (`notifications/cancelled`), it ends them, or it dies.
 
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use super::listen::{self, Listens, SrvListen, Tick};
 use super::rng::Rng;
 use super::tools::{ms, Outcome, Peer};
 pub use super::tools::{SimEra, TOOLS};
@@ -17,12 +20,16 @@ pub enum ServerOutput {
     Stdout(Vec<u8>),
     /// The process dies (stdout closes, then the exit is reported).
     Crash,
+    /// The process acts on the listen with this wire id (JSON text) later.
+    Listen(String, Tick),
 }
 
 /// One server process.
 #[derive(Debug)]
 pub struct ServerModel {
     peer: Peer,
+    /// The listen streams it holds, by wire id (JSON text).
+    listens: Listens<String>,
 }
 
 /// Fault probabilities in percent (all zero when faults are off).
@@ -39,20 +46,55 @@ pub struct ServerFaults {
 }
 
 impl ServerModel {
-    /// A fresh process.
-    pub fn new(era: SimEra, huge_bytes: usize) -> Self {
-        Self { peer: Peer::new(era, "2025-11-25", huge_bytes) }
+    /// A fresh process (a legacy one declaring `resources.subscribe` when `subscribe`).
+    pub fn new(era: SimEra, huge_bytes: usize, subscribe: bool) -> Self {
+        Self {
+            peer: Peer::new(era, "2025-11-25", huge_bytes).with_subscribe(subscribe),
+            listens: Listens::default(),
+        }
     }
 
-    /// Reacts to one line the client wrote: what to output, each after its delay.
+    /// The listen streams it holds.
+    pub fn listens(&mut self) -> &mut Listens<String> {
+        &mut self.listens
+    }
+
+    /// Acts on listen `id` (JSON text) as `tick` says, if it still holds it: the line to
+    /// write, and the listen as it was.
+    pub fn listen_tick(&mut self, id: &str, tick: Tick) -> Option<(Vec<u8>, SrvListen)> {
+        let (msg, l) = self.listens.tick(&id.to_owned(), tick)?;
+        Some((format!("{msg}\n").into_bytes(), l))
+    }
+
+    /// Reacts to one line the client wrote: what to output, each after its delay. `faults_on`:
+    /// the safety phase (listens may be granted in part, late or never, and end on their own).
     pub fn on_line(
         &mut self,
         line: &[u8],
         rng: &mut Rng,
         faults: ServerFaults,
+        faults_on: bool,
     ) -> Vec<(Duration, ServerOutput)> {
         let Ok(msg) = serde_json::from_slice::<Value>(line) else { return Vec::new() };
-        if msg.get("method").and_then(Value::as_str).is_none() {
+        let Some(method) = msg.get("method").and_then(Value::as_str) else { return Vec::new() };
+        if method == "notifications/cancelled" && self.peer.era() == SimEra::Modern {
+            // The client closed a listen: the stream ends once the server gets to it (at
+            // once, or after what it was writing meanwhile).
+            let Some(id) = msg.pointer("/params/requestId") else { return Vec::new() };
+            let key = id.to_string();
+            if faults_on && rng.percent(50) {
+                // Notifications it was writing still go out after the cancellation.
+                let count = 1 + rng.below(3);
+                let notes = self.listens.get(&key).map(|l| listen::notes(l, rng, count, false));
+                let mut out: Vec<_> = notes
+                    .into_iter()
+                    .flatten()
+                    .map(|n| (ms(rng.below(5)), ServerOutput::Stdout(format!("{n}\n").into_bytes())))
+                    .collect();
+                out.push((ms(rng.below(300)), ServerOutput::Listen(key, Tick::Forget)));
+                return out;
+            }
+            self.listens.remove(&key);
             return Vec::new();
         }
         let Some(id) = msg.get("id").cloned() else { return Vec::new() };
@@ -67,6 +109,13 @@ impl ServerModel {
         let mut out = Vec::new();
         if rng.percent(faults.garbage) {
             out.push((ms(rng.below(10)), ServerOutput::Stdout(b"this is not json\n".to_vec())));
+        }
+        if msg["method"] == "subscriptions/listen" && self.peer.era() == SimEra::Modern {
+            let (l, ticks) = listen::accept(&msg, rng, faults_on);
+            let key = id.to_string();
+            self.listens.insert(key.clone(), l);
+            out.extend(ticks.into_iter().map(|(at, t)| (at, ServerOutput::Listen(key.clone(), t))));
+            return out;
         }
         let Some(reply) = self.peer.answer(&msg, rng) else { return out };
         for (delay, note) in &reply.notes {

@@ -1,5 +1,7 @@
 //! The stdio side of the world: the server process's lifecycle, the pipe between the client's
-//! writes and [`ServerModel`], and stdout delivery (split at random byte boundaries).
+//! writes and [`ServerModel`], and stdout delivery (split at random byte boundaries); the
+//! server's side of listen streams (acknowledgments, bursts, its own closes) and crashes while
+//! they are open.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -7,8 +9,9 @@ use std::time::{Duration, Instant};
 use mcp_core::{Connection, Epoch, ExitInfo, Io, StdioCommand};
 use serde_json::Value;
 
+use super::listen::{self, CloseKind, Tick};
 use super::server::{ServerFaults, ServerModel, ServerOutput, SimEra};
-use super::{Ev, Rng, Sim, MAX_MESSAGE};
+use super::{Ev, ListenKey, Rng, Sim, MAX_MESSAGE};
 
 /// The process the world runs for the current epoch.
 #[derive(Debug)]
@@ -33,6 +36,8 @@ struct EpochFacts {
 #[derive(Debug)]
 pub(super) struct StdioLink {
     era: SimEra,
+    /// A legacy server declares `resources.subscribe`.
+    subscribe: bool,
     faults: ServerFaults,
     spawn_fail: u64,
     /// Percent of processes that stop reading stdin for a while after they start.
@@ -63,8 +68,10 @@ impl StdioLink {
         let storm = if faulty && rng.percent(20) { 2 + rng.below(8) } else { 0 };
         let cfg =
             super::client_config(mcp_core::TransportConfig::Stdio(StdioCommand::new("sim-server")), seed);
+        let subscribe = rng.percent(50);
         let link = Self {
             era,
+            subscribe,
             faults,
             spawn_fail,
             stall,
@@ -77,6 +84,11 @@ impl StdioLink {
             crashes: 0,
         };
         (link, Connection::new(cfg, base))
+    }
+
+    /// The server speaks 2026-07-28; a legacy one declares `resources.subscribe`.
+    pub(super) fn era(&self) -> (bool, bool) {
+        (self.era == SimEra::Modern, self.subscribe)
     }
 
     pub(super) fn heal(&mut self) {
@@ -120,8 +132,64 @@ impl StdioLink {
                     self.facts.entry(epoch).or_default().discover_answered_modern = true;
                 }
             }
+            Ev::ListenTick(ListenKey::Stdio(epoch, id), tick) => {
+                let Some(p) = self.process.as_mut().filter(|p| p.epoch == epoch && p.alive) else { return };
+                let Some((bytes, l)) = p.model.listen_tick(&id, tick) else { return };
+                sim.server_listen_tick(&l, tick);
+                self.deliver(sim, epoch, Duration::ZERO, bytes);
+            }
             other => sim.fail(format!("an HTTP event on stdio: {other:?}")),
         }
+    }
+
+    /// The live process, if any.
+    fn alive(&mut self) -> Option<&mut Process> {
+        self.process.as_mut().filter(|p| p.alive)
+    }
+
+    /// The server sends notifications on the listens it acknowledged (up to `n` each; `big`:
+    /// large payloads), and sometimes notifications no listen may take.
+    pub(super) fn listen_burst(&mut self, sim: &mut Sim, n: u64, big: bool) {
+        let Some(p) = self.alive() else { return };
+        let epoch = p.epoch;
+        let burst = p.model.listens().burst(&mut sim.rng, n, big);
+        for (_, nonce, notes) in burst {
+            sim.server_listen_notes(nonce, notes.len() as u64);
+            for note in notes {
+                let delay = Duration::from_millis(sim.rng.below(5));
+                self.deliver(sim, epoch, delay, format!("{note}\n").into_bytes());
+            }
+        }
+    }
+
+    /// Notifications that are not for any listen of this client (untagged, unknown ids).
+    pub(super) fn listen_strays(&mut self, sim: &mut Sim) {
+        let Some(epoch) = self.alive().map(|p| p.epoch) else { return };
+        if self.era != SimEra::Modern {
+            return;
+        }
+        for note in listen::strays(&mut sim.rng) {
+            self.deliver(sim, epoch, Duration::ZERO, format!("{note}\n").into_bytes());
+        }
+    }
+
+    /// The server ends one of its listens on its own.
+    pub(super) fn listen_close(&mut self, sim: &mut Sim, kind: CloseKind) {
+        let Some(p) = self.alive() else { return };
+        let epoch = p.epoch;
+        let Some(key) = p.model.listens().pick(&mut sim.rng) else { return };
+        let Some((bytes, l)) = p.model.listen_tick(&key, Tick::Close(kind)) else { return };
+        sim.server_listen_tick(&l, Tick::Close(kind));
+        self.deliver(sim, epoch, Duration::ZERO, bytes);
+    }
+
+    /// The process crashes while the client has listens open.
+    pub(super) fn listen_fault(&mut self, sim: &mut Sim) {
+        let Some(p) = self.process.as_ref().filter(|p| p.alive) else { return };
+        let epoch = p.epoch;
+        sim.fault("listen_crash");
+        let delay = Duration::from_millis(sim.rng.below(5));
+        sim.schedule(delay, Ev::Crash(epoch));
     }
 
     pub(super) fn perform(&mut self, sim: &mut Sim, io: Io) {
@@ -133,7 +201,7 @@ impl StdioLink {
                     sim.fault("spawn_failed");
                     sim.schedule(delay, Ev::SpawnFailed(epoch));
                 } else {
-                    let model = ServerModel::new(self.era, MAX_MESSAGE + 1024);
+                    let model = ServerModel::new(self.era, MAX_MESSAGE + 1024, self.subscribe);
                     let stalled_until = (sim.faults_on && sim.rng.percent(self.stall)).then(|| {
                         sim.fault("stdin_stall");
                         let until = sim.now + delay + Duration::from_millis(500 + sim.rng.below(15_000));
@@ -194,6 +262,10 @@ impl StdioLink {
         if legacy && Sim::has_modern_meta(&msg) {
             sim.fail(format!("modern _meta sent to a legacy session: {msg}"));
         }
+        sim.check_subscription_method(method, self.era == SimEra::Modern, self.subscribe);
+        if method == "subscriptions/listen" {
+            sim.listen_written(msg.pointer("/params/notifications").and_then(listen::nonce_of));
+        }
         let Some(p) = self.process.as_mut().filter(|p| p.epoch == epoch && p.alive) else { return };
         p.pending.extend_from_slice(bytes);
         if p.stalled_until.is_none() {
@@ -208,17 +280,24 @@ impl StdioLink {
         let mut lines = Vec::new();
         while let Some(i) = p.pending.iter().position(|b| *b == b'\n') {
             let line: Vec<u8> = p.pending.drain(..=i).collect();
-            let outputs = p.model.on_line(&line, &mut sim.rng, faults);
+            let outputs = p.model.on_line(&line, &mut sim.rng, faults, sim.faults_on);
             lines.push((line, outputs));
         }
         for (line, outputs) in lines {
             let line: Value = serde_json::from_slice(&line).unwrap_or_default();
             let discover = self.era == SimEra::Modern && line["method"] == "server/discover";
+            let cancel = line["method"] == "notifications/cancelled";
             let mut answered = false;
             for (delay, output) in outputs {
                 match output {
                     ServerOutput::Crash => sim.schedule(delay, Ev::Crash(epoch)),
+                    ServerOutput::Listen(id, tick) => {
+                        sim.schedule(delay, Ev::ListenTick(ListenKey::Stdio(epoch, id), tick))
+                    }
                     ServerOutput::Stdout(bytes) => {
+                        if cancel {
+                            sim.seen("listen_notes_after_end");
+                        }
                         self.deliver(sim, epoch, delay, bytes);
                         answered = true;
                     }

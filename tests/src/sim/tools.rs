@@ -1,8 +1,11 @@
 //! What a simulated MCP server answers, whatever carries it: the era handshake (modern
 //! `server/discover`, legacy `initialize`), `ping`, the lists and the scripted tools (echo,
 //! slow, progress, huge, flaky, and `ask`, which on 2026-07-28 answers `input_required` with a
-//! form elicitation and completes once the retry brings the answer and the exact `requestState`). The stdio process model ([`super::server`]) and the HTTP
-//! models ([`super::http`]) both call [`Peer::answer`] and only decide how the reply travels.
+//! form elicitation and completes once the retry brings the answer and the exact `requestState`),
+//! and on legacy servers that declare it, `resources/subscribe` and `resources/unsubscribe`.
+//! The stdio process model ([`super::server`]) and the HTTP models ([`super::http`]) both call
+//! [`Peer::answer`] and only decide how the reply travels (listen streams, which outlive one
+//! reply, are [`super::listen`]'s).
 
 use std::time::Duration;
 
@@ -71,6 +74,8 @@ pub struct Peer {
     initialized: bool,
     /// Size of the `huge` tool's text (above the client's message limit).
     huge_bytes: usize,
+    /// A legacy server declares `resources.subscribe` (and answers `resources/subscribe`).
+    subscribe: bool,
 }
 
 /// The tool list every simulated server offers. `echo` mirrors its `n` argument into the
@@ -90,7 +95,13 @@ pub fn tool_list() -> Value {
 impl Peer {
     /// A fresh server instance of `era` (legacy ones answer `initialize` with `legacy_version`).
     pub fn new(era: SimEra, legacy_version: &'static str, huge_bytes: usize) -> Self {
-        Self { era, legacy_version, initialized: false, huge_bytes }
+        Self { era, legacy_version, initialized: false, huge_bytes, subscribe: false }
+    }
+
+    /// The same server, declaring `resources.subscribe` when `on` (legacy eras).
+    pub fn with_subscribe(mut self, on: bool) -> Self {
+        self.subscribe = on;
+        self
     }
 
     /// The era it speaks.
@@ -126,13 +137,20 @@ impl Peer {
             (SimEra::Legacy, "server/discover") => err(-32601, "Method not found"),
             (SimEra::Legacy, "initialize") => {
                 self.initialized = true;
-                let result = json!({"protocolVersion": self.legacy_version, "capabilities": {"tools": {}},
+                let mut capabilities = json!({"tools": {}});
+                if self.subscribe {
+                    capabilities["resources"] = json!({"subscribe": true});
+                }
+                let result = json!({"protocolVersion": self.legacy_version, "capabilities": capabilities,
                     "serverInfo": {"name": "sim-legacy", "version": "1"}});
                 (quick, Outcome::Result(result))
             }
             (SimEra::Modern, "initialize") => err(-32601, "Method not found"),
             (SimEra::Legacy, _) if !self.initialized => err(-32002, "Server not initialized"),
             (_, "ping") => (quick, Outcome::Result(json!({}))),
+            (SimEra::Legacy, "resources/subscribe" | "resources/unsubscribe") if self.subscribe => {
+                (quick, Outcome::Result(json!({})))
+            }
             (_, "tools/list") => (quick, Outcome::Result(tool_list())),
             (_, "prompts/list") => (quick, Outcome::Result(json!({"prompts": []}))),
             (_, "tools/call") => {
