@@ -263,3 +263,89 @@ mod tests {
         assert!(matches!(Request::Ping.into_request(), Request::Ping));
     }
 }
+
+/// `tools/call` started as a task: the task the server made, or the result when it ran the
+/// call at once (see [`Request::CallToolAsTask`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallToolAsTask {
+    /// The tool name.
+    pub name: String,
+    /// The arguments: a JSON object, or `null` for none.
+    pub arguments: Value,
+}
+
+/// What [`CallToolAsTask`] gives.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)]
+pub enum TaskStart {
+    /// The server runs the call as this task.
+    Task(crate::types::Task),
+    /// The server ran the call at once: its result.
+    Done(CallToolResult),
+}
+
+impl Call for CallToolAsTask {
+    type Output = TaskStart;
+    fn into_request(self) -> Request {
+        Request::CallToolAsTask { name: self.name, arguments: self.arguments }
+    }
+    fn decode(response: Response) -> Result<TaskStart, ClientError> {
+        match response {
+            Response::TaskStarted(task) => Ok(TaskStart::Task(task)),
+            Response::ToolResult(result) => Ok(TaskStart::Done(result)),
+            _ => Err(ClientError::UnexpectedResponse { expected: "a task or a tool result" }),
+        }
+    }
+}
+
+/// `tasks/get`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GetTask(pub String);
+
+impl Call for GetTask {
+    type Output = crate::types::Task;
+    fn into_request(self) -> Request {
+        Request::GetTask { task_id: self.0 }
+    }
+    fn decode(response: Response) -> Result<crate::types::Task, ClientError> {
+        response.into_task()
+    }
+}
+
+/// Waits for a task's result (polling it), checked against `tool`'s output schema when named.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskResult {
+    /// The task.
+    pub task_id: String,
+    /// The tool it runs, when known.
+    pub tool: Option<String>,
+}
+
+impl Call for TaskResult {
+    type Output = CallToolResult;
+    fn into_request(self) -> Request {
+        Request::TaskResult { task_id: self.task_id, tool: self.tool }
+    }
+    fn decode(response: Response) -> Result<CallToolResult, ClientError> {
+        response.into_tool_result()
+    }
+}
+
+/// `tasks/cancel`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CancelTask(pub String);
+
+impl Call for CancelTask {
+    type Output = ();
+    fn into_request(self) -> Request {
+        Request::CancelTask { task_id: self.0 }
+    }
+    fn decode(_: Response) -> Result<(), ClientError> {
+        Ok(())
+    }
+}
+
+unit_call!(
+    /// `tasks/list`, every page (2025-11-25 servers declaring `tasks.list`).
+    ListTasks => Request::ListTasks, Vec<crate::types::Task>, Response::into_tasks
+);

@@ -259,6 +259,14 @@ impl Response {
         into_completion, Completion, CompleteResult, "completion values"
     );
     into_variant!(
+        /// The task of a `GetTask`.
+        into_task, Task, crate::types::Task, "a task"
+    );
+    into_variant!(
+        /// The tasks of a `ListTasks`.
+        into_tasks, Tasks, Vec<crate::types::Task>, "tasks"
+    );
+    into_variant!(
         /// The raw result of a `Custom` request.
         into_raw, Raw, Value, "a raw result"
     );

@@ -46,6 +46,7 @@ mod methods;
 mod pending;
 mod process;
 mod subscription;
+mod task_methods;
 
 pub use caller_scope::{offer_to_caller, CallerScope};
 pub use dispatch::{
@@ -64,6 +65,7 @@ pub use subscription::{
     AsyncSubscription, BlockingSubscription, Elapsed, Inbox, ListenControl, ListenOptions, Next,
     ResourceSubscriptions, SubscriptionCore,
 };
+pub use task_methods::check_task_server;
 
 #[doc(hidden)]
 pub use {mcp_core, serde_json};

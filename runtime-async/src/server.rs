@@ -140,6 +140,7 @@ impl Server {
 
     mcp_host::server_methods!(async await);
     mcp_host::listen_methods!(async await);
+    mcp_host::task_methods!(async await);
 
     /// Shuts the server down (stdin closed, then terminate, then kill) and waits until done.
     pub async fn close(&self) {

@@ -209,6 +209,7 @@ impl Server {
 
     mcp_host::server_methods!();
     mcp_host::listen_methods!();
+    mcp_host::task_methods!();
 
     /// Shuts the server down (stdin closed, then terminate, then kill) and blocks until done.
     /// Later requests fail with a "closed" error.

@@ -17,10 +17,11 @@ mod peer_checks;
 mod push_peer_checks;
 mod push_scenarios;
 mod scenarios;
-mod task_scenarios;
 pub mod scripted_http;
 pub mod sim;
 pub mod support;
+mod task_peer_checks;
+mod task_scenarios;
 
 pub use futures_lite;
 pub use mcp_core;

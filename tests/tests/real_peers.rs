@@ -69,6 +69,8 @@ mod on_tokio {
     all_http_checks!(run);
     mcp_tests::define_push_peer_checks!(async, aw_async);
     mcp_tests::all_push_peer_checks!(run);
+    mcp_tests::define_task_peer_checks!(async, aw_async);
+    mcp_tests::all_task_peer_checks!(run);
 }
 
 /// On mcp-smol, the HTTP checks (stdio is covered by the scenarios).
@@ -104,6 +106,8 @@ mod on_smol {
     all_http_checks!(run);
     mcp_tests::define_push_peer_checks!(async, aw_async);
     mcp_tests::all_push_peer_checks!(run);
+    mcp_tests::define_task_peer_checks!(async, aw_async);
+    mcp_tests::all_task_peer_checks!(run);
 }
 
 /// On mcp-blocking, one legacy and one modern peer.
@@ -130,6 +134,8 @@ mod on_blocking {
     all_http_checks!(run);
     mcp_tests::define_push_peer_checks!(, aw_sync);
     mcp_tests::all_push_peer_checks!(run);
+    mcp_tests::define_task_peer_checks!(, aw_sync);
+    mcp_tests::all_task_peer_checks!(run);
 }
 
 /// The locating rule itself: `$MCP_PEERS` wins, and a missing peer panics with the fix.

@@ -38,7 +38,7 @@ pub use logging::LoggingLevel;
 pub use prompt::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
 pub use resource::{Resource, ResourceLink, ResourceTemplate};
 pub use server::{DiscoverResult, InitializeResult, ListCapability, ResourcesCapability, ServerCapabilities};
-pub use task::{Task, TaskStatus};
+pub use task::{StartedTask, Task, TaskHandle, TaskStatus};
 pub use tool::{Tool, ToolAnnotations};
 
 /// The `_meta` object carried by many MCP types.

@@ -126,3 +126,31 @@ mod tests {
         assert!(Task::from_value(json!({"taskId": 3, "status": "working"})).is_err());
     }
 }
+
+/// A task a call started, as the host keeps it: which server runs it, its id, and the tool
+/// whose definition its result is checked against. Serialisable, so a host can store it and
+/// wait for the result after a restart.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TaskHandle {
+    /// The name of the server (in the client) that runs it.
+    pub server: String,
+    /// The server's id of the task.
+    pub task_id: String,
+    /// The tool it runs, when the task came from a call.
+    pub tool: Option<String>,
+}
+
+/// What starting a call as a task gave.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)]
+pub enum StartedTask {
+    /// The server runs the call as a task: its handle, and its state when created.
+    Task {
+        /// Keep it to look at, wait for or cancel the task.
+        handle: TaskHandle,
+        /// The task as the server created it.
+        task: Task,
+    },
+    /// The server ran the call at once (2026-07-28 servers decide): its result.
+    Done(super::CallToolResult),
+}
