@@ -48,7 +48,11 @@ pub enum Action {
         tool: String,
         /// A JSON object.
         arguments: Value,
+        /// Start it as a task and wait for the task's result.
+        as_task: bool,
     },
+    /// Something about the server's tasks.
+    Tasks(crate::tasks::TaskAction),
     /// List the prompts.
     Prompts,
     /// List the resources and resource templates.
@@ -217,12 +221,17 @@ async fn perform(settings: &Settings, server: Server, action: Action) -> Result<
             let tools = server.list_tools().await?;
             show(settings, || output::json_array(tools.iter().map(Tool::raw)), || output::tools_text(&tools));
         }
-        Action::Call { tool, arguments } => {
+        Action::Tasks(action) => crate::tasks::run(settings, server, action).await?,
+        Action::Call { tool, arguments, as_task } => {
             if settings.validation != ValidationMode::Off {
                 // The tool's schemas come from its definition.
                 server.list_tools().await?;
             }
-            let result = server.call_tool(&tool, arguments).await?;
+            let result = if as_task {
+                crate::tasks::call_as_task(&server, &tool, arguments).await?
+            } else {
+                server.call_tool(&tool, arguments).await?
+            };
             show(settings, || result.raw().clone(), || output::call_result_text(&result));
             if result.is_error {
                 note(&format!("error: tool {:?} reported an error (isError)", output::one_line(&tool, 120)));

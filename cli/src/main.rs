@@ -17,6 +17,7 @@ mod conformance;
 mod demo;
 mod listen;
 mod output;
+mod tasks;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -151,6 +152,14 @@ enum Command {
         /// The arguments, a JSON object.
         #[arg(value_name = "JSON_ARGS", default_value = "{}", allow_hyphen_values = true)]
         arguments: String,
+        /// Start the call as a task and wait for its result, showing its status on stderr.
+        #[arg(long)]
+        as_task: bool,
+    },
+    /// A server's tasks (HTTP servers: a stdio server's tasks end with this process).
+    Tasks {
+        #[command(subcommand)]
+        command: TasksCommand,
     },
     /// List the prompts and their arguments (* marks required ones).
     Prompts(Target),
@@ -183,6 +192,34 @@ enum Command {
     },
     /// A short tour against the bundled test server (no network; text output only).
     Demo,
+}
+
+/// `mcp tasks ...`.
+#[derive(Debug, Subcommand)]
+enum TasksCommand {
+    /// List the tasks (2025-11-25 servers declaring tasks.list).
+    List(Target),
+    /// Show a task's state.
+    Get {
+        #[command(flatten)]
+        target: Target,
+        /// The task's id.
+        task_id: String,
+    },
+    /// Wait for a task's result and print it.
+    Result {
+        #[command(flatten)]
+        target: Target,
+        /// The task's id.
+        task_id: String,
+    },
+    /// Ask the server to cancel a task.
+    Cancel {
+        #[command(flatten)]
+        target: Target,
+        /// The task's id.
+        task_id: String,
+    },
 }
 
 /// A list whose changes `mcp listen` watches.
@@ -228,9 +265,18 @@ async fn dispatch(settings: &Settings, command: Command) -> Result<ExitCode, Cli
         }
         Command::Info(target) => (target, Action::Info),
         Command::Tools(target) => (target, Action::Tools),
-        Command::Call { target, tool, arguments } => {
+        Command::Call { target, tool, arguments, as_task } => {
             let arguments = commands::parse_arguments(&arguments)?;
-            (target, Action::Call { tool, arguments })
+            (target, Action::Call { tool, arguments, as_task })
+        }
+        Command::Tasks { command } => {
+            let (target, action) = match command {
+                TasksCommand::List(target) => (target, tasks::TaskAction::List),
+                TasksCommand::Get { target, task_id } => (target, tasks::TaskAction::Get(task_id)),
+                TasksCommand::Result { target, task_id } => (target, tasks::TaskAction::Result(task_id)),
+                TasksCommand::Cancel { target, task_id } => (target, tasks::TaskAction::Cancel(task_id)),
+            };
+            (target, Action::Tasks(action))
         }
         Command::Prompts(target) => (target, Action::Prompts),
         Command::Resources(target) => (target, Action::Resources),
@@ -313,7 +359,8 @@ mod tests {
             Cli::try_parse_from(["mcp", "call", "srv --flag", "echo", "--json", "--timeout", "2"]).unwrap();
         assert!(cli.json);
         assert_eq!(cli.timeout, Some(Duration::from_secs(2)));
-        let Command::Call { target, arguments, .. } = cli.command else { panic!("not call") };
+        let Command::Call { target, arguments, as_task, .. } = cli.command else { panic!("not call") };
+        assert!(!as_task);
         assert_eq!((target.target.as_str(), arguments.as_str()), ("srv --flag", "{}"));
         let cli = Cli::try_parse_from(["mcp", "--protocol", "legacy", "info", "x"]).unwrap();
         assert_eq!(cli.protocol, Protocol::Legacy);

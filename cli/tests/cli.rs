@@ -237,3 +237,37 @@ fn listen_prints_pushed_notifications() {
         assert_eq!(lines, [expected.clone(), expected], "{era}: {out}");
     }
 }
+
+/// `mcp call --as-task` and a plain `mcp call` of server-everything's task tool both complete
+/// (the status goes to stderr); a 2026-07-28 peer's task tool too; `mcp tasks` reports typed
+/// errors for what a server does not have.
+#[test]
+fn tasks_from_the_command_line() {
+    use mcp_tests::http_peers::HttpPeer;
+    let everything = mcp_tests::support::peer_command("server-everything");
+    let args = r#"{"topic": "sans-IO"}"#;
+    let out = mcp(&["call", &everything, "simulate-research-query", args, "--as-task"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("Research Report: sans-IO"), "{}", stdout(&out));
+    assert!(
+        stderr(&out).lines().any(|l| l.starts_with("task ") && l.contains("working")),
+        "{}",
+        stderr(&out)
+    );
+    let out = mcp(&["call", &everything, "simulate-research-query", args]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("Research Report: sans-IO"), "{}", stdout(&out));
+
+    let ts = format!("{} stdio", mcp_tests::support::peer_command("ts-v2-peer"));
+    let out = mcp(&["call", &ts, "slow_task", r#"{"ms": 300}"#, "--as-task", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(json(&out)["content"][0]["text"], "slow_task done after 300 ms");
+
+    let py = HttpPeer::start("py-mcp-peer", &["streamable-http", "--port", "{port}"], &[]);
+    let url = py.url("/mcp");
+    let out = mcp(&["tasks", "list", &url]);
+    assert_one_error_line(&out);
+    assert!(stderr(&out).contains("tasks/list does not exist"), "{}", stderr(&out));
+    let out = mcp(&["tasks", "get", &url, "no-such-task"]);
+    assert_one_error_line(&out);
+}
