@@ -46,6 +46,14 @@ macro_rules! task_methods {
             self.send_with(call, opts)$(.$await)?
         }
 
+        /// [`Self::wait_for_task`] with the request timeout.
+        pub $($async)? fn get_task_result(
+            &self,
+            task: &$crate::mcp_core::types::TaskHandle,
+        ) -> Result<$crate::mcp_core::types::CallToolResult, $crate::mcp_core::ClientError> {
+            self.wait_for_task(task, None)$(.$await)?
+        }
+
         /// A task's current state (`tasks/get`).
         pub $($async)? fn get_task(
             &self,
@@ -69,6 +77,65 @@ macro_rules! task_methods {
             &self,
         ) -> Result<Vec<$crate::mcp_core::types::Task>, $crate::mcp_core::ClientError> {
             self.send($crate::mcp_core::calls::ListTasks)$(.$await)?
+        }
+    };
+}
+
+/// Defines the task methods of a family's `Client`, which route by the handle's server:
+/// `client_task_methods!(async await)` or `client_task_methods!()`. Needs
+/// `fn server(&self, name) -> Option<&Server>` and `servers: Arc<[Server]>`.
+#[macro_export]
+macro_rules! client_task_methods {
+    ($($async:ident $await:ident)?) => {
+        /// The server a task handle names.
+        fn task_server(
+            &self,
+            task: &$crate::mcp_core::types::TaskHandle,
+        ) -> Result<&Server, $crate::mcp_core::ClientError> {
+            self.server(&task.server).ok_or_else(|| {
+                $crate::mcp_core::routing::RouteError::UnknownServer(task.server.clone()).into()
+            })
+        }
+
+        /// A handle for a bare task id: the only server's (an error when the client has
+        /// several: name the server in a [`TaskHandle`](mcp_core::types::TaskHandle) instead).
+        pub fn task_handle(&self, task_id: &str) -> Result<$crate::mcp_core::types::TaskHandle, $crate::mcp_core::ClientError> {
+            match &self.servers[..] {
+                [only] => Ok($crate::mcp_core::types::TaskHandle {
+                    server: only.name().to_owned(),
+                    task_id: task_id.to_owned(),
+                    tool: None,
+                }),
+                _ => Err($crate::mcp_core::ClientError::Command($crate::mcp_core::CommandError::InvalidArgument(
+                    format!("task id {task_id:?} is ambiguous with {} servers: name the server", self.servers.len()),
+                ))),
+            }
+        }
+
+        /// Waits for a task's result on the server its handle names (see
+        /// `Server::wait_for_task`).
+        pub $($async)? fn wait_for_task(
+            &self,
+            task: &$crate::mcp_core::types::TaskHandle,
+            timeout: Option<std::time::Duration>,
+        ) -> Result<$crate::mcp_core::types::CallToolResult, $crate::mcp_core::ClientError> {
+            self.task_server(task)?.wait_for_task(task, timeout)$(.$await)?
+        }
+
+        /// A task's state, from the server its handle names.
+        pub $($async)? fn get_task(
+            &self,
+            task: &$crate::mcp_core::types::TaskHandle,
+        ) -> Result<$crate::mcp_core::types::Task, $crate::mcp_core::ClientError> {
+            self.task_server(task)?.get_task(task)$(.$await)?
+        }
+
+        /// Cancels a task on the server its handle names.
+        pub $($async)? fn cancel_task(
+            &self,
+            task: &$crate::mcp_core::types::TaskHandle,
+        ) -> Result<(), $crate::mcp_core::ClientError> {
+            self.task_server(task)?.cancel_task(task)$(.$await)?
         }
     };
 }

@@ -74,6 +74,7 @@ impl Client {
     }
 
     mcp_host::client_methods!(async await);
+    mcp_host::client_task_methods!(async await);
 }
 
 /// Connects to one server given as a target string (a command line for stdio) on `rt` and waits

@@ -65,4 +65,5 @@ impl Client {
     }
 
     mcp_host::client_methods!();
+    mcp_host::client_task_methods!();
 }

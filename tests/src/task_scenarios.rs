@@ -71,6 +71,27 @@ pub mod task_scenarios {
         assert_eq!(r.text(), "plain");
         aw!(client.close());
     }
+
+    /// Handles name their server: a client routes by it, another server refuses it, a bare
+    /// id is ambiguous with several servers, and a handle survives serialisation.
+    pub $($kw)? fn task_handles_route_by_server() {
+        use $crate::mcp_core::types::{StartedTask, TaskHandle};
+        let a = support::spec(support::test_server(), "a", &["--protocol", "modern", "--task-poll-ms", "20"]);
+        let b = support::spec(support::test_server(), "b", &["--protocol", "2025-11-25"]);
+        let client = rt::build(rt::Client::builder().server(a).server(b)).expect("build the client");
+        let (a, b) = (client.server("a").expect("a"), client.server("b").expect("b"));
+        let started = aw!(a.call_tool_as_task("task_echo", json!({"message": "kept", "ms": 100}))).expect("as a task");
+        let StartedTask::Task { handle, .. } = started else { panic!("not a task") };
+        assert_eq!((handle.server.as_str(), handle.tool.as_deref()), ("a", Some("task_echo")));
+        let stored = $crate::serde_json::to_string(&handle).expect("serialise");
+        let handle: TaskHandle = $crate::serde_json::from_str(&stored).expect("restore");
+        let wrong = aw!(b.get_task(&handle)).expect_err("another server's task");
+        assert!(matches!(wrong, ClientError::Command(_)), "{wrong:?}");
+        assert!(client.task_handle("task-1").is_err(), "a bare id is ambiguous with two servers");
+        let r = aw!(client.wait_for_task(&handle, None)).expect("wait_for_task");
+        assert_eq!(r.text(), "kept");
+        aw!(client.close());
+    }
 }
     };
 }
@@ -79,6 +100,7 @@ pub mod task_scenarios {
 #[macro_export]
 macro_rules! all_task_scenario_tests {
     ($run:path) => {
-        $crate::scenario_tests!(task_scenarios, $run; modern_tasks_are_awaited, legacy_tasks_are_awaited);
+        $crate::scenario_tests!(task_scenarios, $run;
+            modern_tasks_are_awaited, legacy_tasks_are_awaited, task_handles_route_by_server);
     };
 }
