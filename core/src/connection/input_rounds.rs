@@ -170,6 +170,8 @@ impl Connection {
             Err(detail) => {
                 let method = pending.kind.method().to_owned();
                 self.warn(Warning::HandlerFailed { method: method.clone(), detail: detail.clone() });
+                // A task waiting for this input would wait for ever: it is cancelled.
+                self.abandon(op, "the input the server asked for failed");
                 self.finish(op, Err(RequestError::InputFailed { method, detail }));
             }
         }

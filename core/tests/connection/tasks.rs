@@ -425,3 +425,15 @@ fn legacy_tasks_are_started_listed_and_cancelled() {
     h.reply(&cancel, legacy_task("L-9", "cancelled"));
     assert_eq!(h.ok(c), Response::Empty);
 }
+
+#[test]
+fn a_failed_input_handler_cancels_the_task() {
+    let (mut h, r) = tasked();
+    h.fire_next_timer();
+    let poll = h.expect_sent("tasks/get");
+    h.reply(&poll, status("t-1", "input_required", json!({"inputRequests": {"name-1": elicit_name()}})));
+    let (ask, _) = h.take_server_request();
+    assert!(h.respond(ask, Err("the user closed the dialog".into())));
+    assert_eq!(h.expect_sent("tasks/cancel")["params"]["taskId"], "t-1");
+    assert!(matches!(h.err(r), RequestError::InputFailed { .. }));
+}
