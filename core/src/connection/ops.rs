@@ -246,7 +246,14 @@ impl Connection {
                 p.insert("name".into(), Value::String(name.clone()));
                 p.insert("arguments".into(), Value::Object(args));
                 if era == Era::Legacy && (as_task || self.legacy_task_required(name)) {
-                    p.insert("task".into(), Value::Object(Map::new()));
+                    // A call waiting for its task asks it to live as long as the call may wait;
+                    // one started on purpose takes the server's default.
+                    let mut task = Map::new();
+                    if !as_task {
+                        let ms = u64::try_from(op.timeout.as_millis()).unwrap_or(u64::MAX);
+                        task.insert("ttl".into(), Value::from(ms));
+                    }
+                    p.insert("task".into(), Value::Object(task));
                 }
                 ("tools/call", p)
             }

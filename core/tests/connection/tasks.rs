@@ -240,7 +240,7 @@ fn a_legacy_required_task_is_augmented_polled_and_its_result_fetched() {
     let mut h = legacy_tasks();
     let r = h.request(call("job", json!({"n": 1})));
     let sent = h.expect_sent("tools/call");
-    assert_eq!(sent["params"]["task"], json!({}), "{sent}");
+    assert_eq!(sent["params"]["task"], json!({"ttl": 60000}), "the call's timeout: {sent}");
     h.reply(&sent, json!({"task": legacy_task("L-1", "working")}));
     assert_eq!(h.fire_next_timer(), ms(200));
     let poll = h.expect_sent("tasks/get");
