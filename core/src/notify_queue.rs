@@ -300,3 +300,32 @@ impl<T> fmt::Debug for NotificationQueue<T> {
 #[cfg(test)]
 #[path = "notify_queue_tests.rs"]
 mod tests;
+
+/// The subject (what a notification is about: its method, and the URI or task id it names) and
+/// the bytes it retains (method and params), as a [`NotificationQueue`] of notifications is
+/// charged.
+pub fn charge(n: &crate::event::Notification) -> (String, usize) {
+    use crate::event::Notification;
+    match n {
+        Notification::ListChanged(kind) => {
+            let method = match kind {
+                crate::request::ListKind::Tools => "notifications/tools/list_changed",
+                crate::request::ListKind::Prompts => "notifications/prompts/list_changed",
+                crate::request::ListKind::Resources => "notifications/resources/list_changed",
+            };
+            (method.to_owned(), method.len())
+        }
+        Notification::ResourceUpdated { uri } => {
+            let method = "notifications/resources/updated";
+            (format!("{method}\u{0}{uri}"), method.len() + uri.len())
+        }
+        Notification::Log(log) => {
+            let method = "notifications/message";
+            (method.to_owned(), method.len() + log.text.len() + log.data.to_string().len())
+        }
+        Notification::Other { method, params } => {
+            let task = params.get("taskId").and_then(serde_json::Value::as_str).unwrap_or("");
+            (format!("{method}\u{0}{task}"), method.len() + params.to_string().len())
+        }
+    }
+}

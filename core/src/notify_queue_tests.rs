@@ -424,3 +424,18 @@ proptest! {
         prop_assert_eq!(drain(&mut q), survivors);
     }
 }
+
+#[test]
+fn notifications_are_charged_by_subject_and_retained_bytes() {
+    use crate::event::Notification;
+    let (subject, cost) = super::charge(&Notification::ResourceUpdated { uri: "file:///a".into() });
+    assert_eq!(subject, "notifications/resources/updated\u{0}file:///a");
+    assert_eq!(cost, "notifications/resources/updated".len() + "file:///a".len());
+    let other = Notification::Other {
+        method: "notifications/tasks".into(),
+        params: serde_json::json!({"taskId": "t"}),
+    };
+    let (subject, cost) = super::charge(&other);
+    assert_eq!(subject, "notifications/tasks\u{0}t");
+    assert_eq!(cost, "notifications/tasks".len() + r#"{"taskId":"t"}"#.len());
+}

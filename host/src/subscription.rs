@@ -100,7 +100,7 @@ impl Inbox {
             SubscriptionUpdate::Reconnecting { .. } => s.active = false,
             SubscriptionUpdate::Notification(n) => {
                 let Some(queue) = s.queue.as_mut() else { return };
-                let (subject, cost) = charge(&n);
+                let (subject, cost) = mcp_core::notify_queue::charge(&n);
                 queue.push(n, &subject, cost);
             }
             _ => return,
@@ -188,36 +188,6 @@ impl InboxState {
             return Poll::Ready(None);
         }
         Poll::Pending
-    }
-}
-
-/// The subject (what a notification is about) and the bytes it retains, for the queue.
-fn charge(n: &Notification) -> (String, usize) {
-    match n {
-        Notification::ListChanged(kind) => {
-            let method = match kind {
-                mcp_core::ListKind::Tools => "notifications/tools/list_changed",
-                mcp_core::ListKind::Prompts => "notifications/prompts/list_changed",
-                mcp_core::ListKind::Resources => "notifications/resources/list_changed",
-            };
-            (method.to_owned(), method.len())
-        }
-        Notification::ResourceUpdated { uri } => {
-            let method = "notifications/resources/updated";
-            (format!("{method}\u{0}{uri}"), method.len() + uri.len())
-        }
-        Notification::Log(log) => {
-            let method = "notifications/message";
-            (method.to_owned(), method.len() + log.text.len() + log.data.to_string().len())
-        }
-        Notification::Other { method, params } => {
-            let task = params.get("taskId").and_then(|t| t.as_str()).unwrap_or("");
-            (format!("{method}\u{0}{task}"), method.len() + params.to_string().len())
-        }
-        other => {
-            let text = format!("{other:?}");
-            (text.clone(), text.len())
-        }
     }
 }
 

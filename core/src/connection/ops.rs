@@ -60,6 +60,23 @@ struct Pages {
     private: bool,
 }
 
+impl Pages {
+    /// Why the pages received so far, and the next cursor, break the list bounds (items,
+    /// pages, a repeated cursor), if they do.
+    fn out_of_bounds(&mut self, next_cursor: Option<&str>, limits: &crate::config::Limits) -> Option<String> {
+        if self.items.len() > limits.max_list_items {
+            return Some(format!("more than {} items", limits.max_list_items));
+        }
+        match next_cursor {
+            Some(c) if !self.seen.insert(c.to_owned()) => Some(format!("the server repeated cursor {c:?}")),
+            Some(_) if self.count >= limits.max_list_pages => {
+                Some(format!("more than {} pages", limits.max_list_pages))
+            }
+            _ => None,
+        }
+    }
+}
+
 impl Op {
     pub(super) fn new(request: Request, opts: RequestOptions, now: Instant, timeout: Duration) -> Self {
         let hard_deadline = if opts.reset_timeout_on_progress {
@@ -491,17 +508,7 @@ impl Connection {
         };
         op.pages.count += 1;
         op.pages.items.extend(page.items);
-        let failure = match &page.next_cursor {
-            _ if op.pages.items.len() > limits.max_list_items => {
-                Some(format!("more than {} tasks", limits.max_list_items))
-            }
-            Some(c) if !op.pages.seen.insert(c.clone()) => Some(format!("the server repeated cursor {c:?}")),
-            Some(_) if op.pages.count >= limits.max_list_pages => {
-                Some(format!("more than {} pages", limits.max_list_pages))
-            }
-            _ => None,
-        };
-        if let Some(detail) = failure {
+        if let Some(detail) = op.pages.out_of_bounds(page.next_cursor.as_deref(), &limits) {
             self.finish(handle, Err(RequestError::Pagination { detail }));
             return;
         }
@@ -540,20 +547,7 @@ impl Connection {
         }
         op.pages.private |= page.cache_scope.as_deref() != Some("public");
         op.pages.items.extend(page.items);
-        let failure = if op.pages.items.len() > limits.max_list_items {
-            Some(format!("more than {} items", limits.max_list_items))
-        } else {
-            match &page.next_cursor {
-                Some(c) if !op.pages.seen.insert(c.clone()) => {
-                    Some(format!("the server repeated cursor {c:?}"))
-                }
-                Some(_) if op.pages.count >= limits.max_list_pages => {
-                    Some(format!("more than {} pages", limits.max_list_pages))
-                }
-                _ => None,
-            }
-        };
-        if let Some(detail) = failure {
+        if let Some(detail) = op.pages.out_of_bounds(page.next_cursor.as_deref(), &limits) {
             self.finish(handle, Err(RequestError::Pagination { detail }));
             return;
         }
