@@ -13,7 +13,7 @@
 //! A modern server also holds `subscriptions/listen` streams ([`super::listen`]): each listen
 //! POST gets an event stream that stays open; the acknowledgment, notifications and the
 //! server's own close are written on it later ([`HttpServer::listen_tick`],
-//! [`HttpServer::listen_burst`]); an aborted exchange is the client's cancellation. Legacy
+//! `HttpLink::listen_burst`); an aborted exchange is the client's cancellation. Legacy
 //! servers declare `resources.subscribe` when the seed says so.
 //!
 //! The request handling itself (handshake answers, lists, tools) is [`Peer::answer`], shared
