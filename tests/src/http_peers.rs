@@ -29,6 +29,21 @@ impl HttpPeer {
     /// Starts peer `name` with `args`, where `{port}` is replaced by the chosen port, and the
     /// environment `env` (values may use `{port}` too). Panics if it does not listen in time.
     pub fn start(name: &str, args: &[&str], env: &[(&str, &str)]) -> Self {
+        // The port was free a moment ago; a peer that lost it to another process exits (its
+        // bind fails) while that process answers the connection check: start again elsewhere.
+        for _ in 0..3 {
+            let Some(mut peer) = Self::start_once(name, args, env) else { continue };
+            std::thread::sleep(Duration::from_millis(300));
+            if matches!(peer.child.try_wait(), Ok(None)) {
+                return peer;
+            }
+        }
+        panic!("peer {name} kept exiting after it started listening (its port taken by another process?)");
+    }
+
+    /// One start on a fresh port; `None` when the peer exited before listening (reported on
+    /// stderr, so the last attempt's reason is not lost).
+    fn start_once(name: &str, args: &[&str], env: &[(&str, &str)]) -> Option<Self> {
         let port = free_port();
         let fill = |s: &str| s.replace("{port}", &port.to_string());
         let logs = TempDir::new(&format!("peer-{name}"));
@@ -40,19 +55,20 @@ impl HttpPeer {
         }
         let child = command.spawn().unwrap_or_else(|e| panic!("start peer {name}: {e}"));
         let mut peer = Self { name: name.to_owned(), child, port, logs };
-        peer.wait_listening();
-        peer
+        peer.wait_listening().then_some(peer)
     }
 
-    fn wait_listening(&mut self) {
+    /// Waits until the port accepts connections (true), or the peer exited (false).
+    fn wait_listening(&mut self) -> bool {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));
         let deadline = Instant::now() + START_TIMEOUT;
         loop {
             if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
-                return;
+                return true;
             }
             if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("peer {} exited before listening ({status}); stderr: {}", self.name, self.stderr());
+                eprintln!("peer {} exited before listening ({status}); stderr: {}", self.name, self.stderr());
+                return false;
             }
             assert!(
                 Instant::now() < deadline,
