@@ -170,8 +170,24 @@ impl Connection {
             Err(detail) => {
                 let method = pending.kind.method().to_owned();
                 self.warn(Warning::HandlerFailed { method: method.clone(), detail: detail.clone() });
-                // A task waiting for this input would wait for ever: it is cancelled.
-                self.abandon(op, "the input the server asked for failed");
+                if let Some(task) = self.ops.get_mut(&op).and_then(|o| o.task.as_mut()) {
+                    // Inside a task the answers the other handlers produced are kept (they go
+                    // in the next tasks/update); the failed request is asked again if the task
+                    // still wants it, within the rounds bound.
+                    task.forget_answer(&pending.key);
+                    let Some(round) = self.ops.get_mut(&op).and_then(|o| o.input.as_mut()) else {
+                        return Ok(());
+                    };
+                    round.waiting = round.waiting.saturating_sub(1);
+                    if round.waiting == 0 {
+                        if round.responses.is_empty() {
+                            self.poll_task_later(now, op);
+                        } else {
+                            self.retry_with_input(now, op);
+                        }
+                    }
+                    return Ok(());
+                }
                 self.finish(op, Err(RequestError::InputFailed { method, detail }));
             }
         }

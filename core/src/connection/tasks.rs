@@ -60,6 +60,13 @@ fn invalid(detail: impl Into<String>) -> RequestError {
     RequestError::InvalidResponse { detail: detail.into() }
 }
 
+impl TaskState {
+    /// An input request whose handler failed may be asked again.
+    pub(super) fn forget_answer(&mut self, key: &str) {
+        self.answered.remove(key);
+    }
+}
+
 /// The poll interval a task announces, within bounds.
 fn poll_interval(task: &Value) -> Duration {
     match task.get("pollIntervalMs").or_else(|| task.get("pollInterval")).and_then(Value::as_u64) {
@@ -186,7 +193,7 @@ impl Connection {
     }
 
     /// Schedules the next `tasks/get`, unless the task outlived its lifetime.
-    fn poll_task_later(&mut self, now: Instant, handle: RequestHandle) {
+    pub(super) fn poll_task_later(&mut self, now: Instant, handle: RequestHandle) {
         let Some(op) = self.ops.get_mut(&handle) else { return };
         let Some(task) = op.task.as_ref() else { return };
         if task.expires.is_some_and(|at| at <= now) {

@@ -427,13 +427,36 @@ fn legacy_tasks_are_started_listed_and_cancelled() {
 }
 
 #[test]
-fn a_failed_input_handler_cancels_the_task() {
+fn a_failed_input_handler_keeps_the_other_answers_and_is_asked_again() {
     let (mut h, r) = tasked();
     h.fire_next_timer();
     let poll = h.expect_sent("tasks/get");
-    h.reply(&poll, status("t-1", "input_required", json!({"inputRequests": {"name-1": elicit_name()}})));
+    let two = json!({"inputRequests": {"name-1": elicit_name(), "nick-1": elicit_name()}});
+    h.reply(&poll, status("t-1", "input_required", two));
+    let (first, _) = h.take_server_request();
+    let (second, _) = h.take_server_request();
+    assert!(h.respond(first, Err("the user closed the dialog".into())));
+    assert!(h.respond(second, Ok(json!({"action": "accept", "content": {"name": "Ada"}}))));
+    let update = h.expect_sent("tasks/update");
+    let kept = update["params"]["inputResponses"].as_object().unwrap().clone();
+    assert_eq!(kept.len(), 1, "only the answer produced: {update}");
+    h.reply(&update, json!({"resultType": "complete"}));
+    let poll = h.expect_sent("tasks/get");
+    let (failed_key, _) =
+        ["name-1", "nick-1"].iter().map(|k| (*k, ())).find(|(k, _)| !kept.contains_key(*k)).unwrap();
+    let again = json!({"inputRequests": {failed_key: elicit_name()}});
+    h.reply(&poll, status("t-1", "input_required", again));
     let (ask, _) = h.take_server_request();
-    assert!(h.respond(ask, Err("the user closed the dialog".into())));
-    assert_eq!(h.expect_sent("tasks/cancel")["params"]["taskId"], "t-1");
-    assert!(matches!(h.err(r), RequestError::InputFailed { .. }));
+    assert!(h.respond(ask, Ok(json!({"action": "accept", "content": {"name": "Bo"}}))));
+    let update = h.expect_sent("tasks/update");
+    assert_eq!(
+        update["params"]["inputResponses"].as_object().unwrap().keys().collect::<Vec<_>>(),
+        [failed_key]
+    );
+    h.reply(&update, json!({"resultType": "complete"}));
+    let poll = h.expect_sent("tasks/get");
+    let result = json!({"content": [{"type": "text", "text": "both"}]});
+    h.reply(&poll, status("t-1", "completed", json!({"result": result})));
+    assert_eq!(h.ok(r).into_tool_result().unwrap().text(), "both");
+    assert!(h.warnings().iter().any(|w| matches!(w, mcp_core::Warning::HandlerFailed { .. })));
 }
