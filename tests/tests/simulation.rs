@@ -1,6 +1,6 @@
 //! The deterministic simulation (see `mcp_tests::sim`): a fixed sweep of seeds over stdio and
-//! one over HTTP (each checking that its faults fired and its paths were taken, listen streams
-//! and subscriptions included), a determinism check (a sample of seeds of both run twice, trace
+//! one over HTTP (each checking that its faults fired and its paths were taken, listen streams,
+//! subscriptions and tasks included), a determinism check (a sample of seeds of both run twice, trace
 //! hashes compared), the regression seeds, and a replay of one seed from `MCP_SIM_SEED` over
 //! `MCP_SIM_TRANSPORT` (`stdio`, the default, or `http`; add `MCP_SIM_TRACE=1` for the whole
 //! trace). Seeds are numbered separately per transport. Longer sweeps (both, `MCP_SIM_SEEDS`
@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use mcp_tests::sim::{RunReport, Transport, World};
+use mcp_tests::sim::{RunReport, TaskStats, Transport, World};
 
 /// Seeds that once failed; replayed on every run.
 ///
@@ -62,15 +62,31 @@ fn sweep(transport: Transport, default_count: u64) -> (u64, Vec<RunReport>) {
             format!("{exchanges} exchanges")
         }
     };
+    let mut tasks = TaskStats::default();
+    for r in &reports {
+        tasks.add(&r.tasks);
+    }
     let listens: u64 = reports.iter().map(|r| r.listens).sum();
     let notes: u64 = reports.iter().map(|r| r.listen_notes).sum();
     let dropped: u64 = reports.iter().map(|r| r.queue_dropped).sum();
     println!(
         "simulation ({transport:?}): {count} seeds in {:.1} s, {:.1} simulated hours, {requests} requests, \
          {steps} steps, {extra}, {listens} listens opened, {notes} listen notifications queued \
-         ({dropped} dropped by the host queue), {total} faults injected {faults:?}; paths {coverage:?}",
+         ({dropped} dropped by the host queue), tasks: {} created ({} old ids handed out again), \
+         {} tasks/get, {} tasks/update, {} tasks/result, {} tasks/cancel, {} inputs asked, {} input \
+         rounds taken by servers, {} task results delivered; {total} faults injected {faults:?}; \
+         paths {coverage:?}",
         started.elapsed().as_secs_f64(),
-        simulated.as_secs_f64() / 3600.0
+        simulated.as_secs_f64() / 3600.0,
+        tasks.created,
+        tasks.reused,
+        tasks.polls,
+        tasks.updates,
+        tasks.results,
+        tasks.cancels,
+        tasks.inputs_asked,
+        tasks.input_rounds,
+        tasks.task_results,
     );
     (count, reports)
 }
@@ -84,7 +100,65 @@ fn seed_sweep() {
     assert!(crashes > count / 4 && spawns > count + crashes / 2, "{spawns} spawns, {crashes} crashes");
     if count >= 100 {
         assert_push_paths(&reports, &["listen_crash"], &["listen_lost_young", "listen_notes_after_end"]);
+        assert_task_paths(&reports, &["task_crash"], &["task_input_asked_legacy"]);
     }
+}
+
+/// Tasks reach the paths they are for, in both transports' sweeps: created in both eras, polled
+/// to their result (by the call, by a later wait), asked for input, cancelled, timed out, failed
+/// by the server's cancellation, their lifetime or a reused id; looked at, listed, refused where
+/// the server does not declare them; the status-notification short-cut.
+fn assert_task_paths(reports: &[RunReport], faults: &[&str], paths: &[&str]) {
+    let mut kinds: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut seen: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut tasks = TaskStats::default();
+    for r in reports {
+        for (k, v) in &r.faults {
+            *kinds.entry(k).or_default() += v;
+        }
+        for (k, v) in &r.coverage {
+            *seen.entry(k).or_default() += v;
+        }
+        tasks.add(&r.tasks);
+    }
+    for kind in ["task_poll_dropped", "task_id_reused"].iter().chain(faults) {
+        assert!(kinds.get(kind).copied().unwrap_or(0) > 0, "fault {kind} never fired: {kinds:?}");
+    }
+    let common = [
+        "task_created_modern",
+        "task_created_legacy",
+        "task_call_ok",
+        "task_wait_ok",
+        "task_started",
+        "task_as_task_ran_at_once",
+        "task_input_asked",
+        "task_input_handler_failed",
+        "task_input_asked_again",
+        "task_cancel_sent",
+        "task_call_cancelled",
+        "task_call_timeout",
+        "task_error_cancelled",
+        "task_error_expired",
+        "task_error_reused",
+        "task_get_ok",
+        "task_list_ok",
+        "task_cancel_ok",
+        "task_refused",
+        "task_status_shortcut",
+        "task_cancelled_by_server",
+        "task_failed",
+    ];
+    for path in common.iter().chain(paths) {
+        assert!(seen.get(path).copied().unwrap_or(0) > 0, "path {path} never taken: {seen:?}");
+    }
+    assert!(
+        tasks.polls > 0
+            && tasks.updates > 0
+            && tasks.results > 0
+            && tasks.cancels > 0
+            && tasks.input_rounds > 0,
+        "{tasks:?}"
+    );
 }
 
 /// Listen streams and subscriptions reach the paths they are for, in both transports' sweeps.
@@ -166,6 +240,7 @@ fn http_seed_sweep() {
             assert!(paths.get(path).copied().unwrap_or(0) > 0, "path {path} never taken: {paths:?}");
         }
         assert_push_paths(&reports, &["listen_drop", "listen_5xx"], &["listen_body_after_abort"]);
+        assert_task_paths(&reports, &["task_5xx"], &["task_result_held", "task_input_asked_legacy"]);
     }
 }
 

@@ -21,6 +21,21 @@
 //! grant leaves something out ends `SubscriptionRefused` at once; a notification tagged with a
 //! listen's wire id reaches that listen only, and only while that id is its current attempt;
 //! `ListenEnded` only for listens, and a listen never ends with another success.
+//!
+//! Tasks (the last free slot of the close op): the host calls task tools, starts calls as tasks,
+//! waits for tasks (`TaskResult`), looks at them, cancels them, lists them; the server answers
+//! calls with create results (both revisions' shapes, ids from a small pool so they get
+//! reused), answers polls with every status (paces from none to beyond the client's bounds,
+//! lifetimes, input requests, results, errors), acknowledges updates, answers `tasks/result`,
+//! `tasks/cancel` and `tasks/list`, pushes status notifications, and sends malformed task
+//! answers; the host cancels calls mid-task. Checked: a `tasks/get`, `tasks/update` or
+//! `tasks/result` goes out only while a handle that may send it is live; a `tasks/get` never
+//! before the pace the client last took from a poll's answer allows (10 ms .. 30 s, 1 s when
+//! absent; at once after an update's acknowledgment), for tasks no `GetTask` or `TaskResult`
+//! also polls; a call polling a task that is cancelled or times out before any final status
+//! sends `tasks/cancel` for it; `RequestError::Task` only for a task the server said was
+//! cancelled, one with a lifetime, or an id handed out twice; a task result the client
+//! delivers is one the server sent.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
@@ -85,6 +100,61 @@ struct Sent {
     exchange: Option<ExchangeId>,
     /// A listen: what it asked for (`params.notifications`).
     listen: Option<Value>,
+    /// A task message: the task it names (`params.taskId`).
+    task: Option<String>,
+}
+
+/// What a host request has to do with tasks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum TaskReq {
+    /// A plain `tools/call` (the server may turn it into a task).
+    Call,
+    /// `CallToolAsTask`.
+    AsTask,
+    /// `TaskResult` for this task.
+    Wait(String),
+    /// `GetTask` for this task.
+    Get(String),
+    /// `CancelTask`, `ListTasks`.
+    Other,
+}
+
+/// Task ids the fuzz server hands out: few, so that they get reused.
+const TASK_IDS: [&str; 4] = ["F-t0", "F-t1", "F-t2", "F-t3"];
+
+/// Paces (`pollIntervalMs`) the fuzz server gives: none, below the client's floor, ordinary,
+/// beyond its ceiling.
+const PACES: [Option<u64>; 6] = [None, Some(0), Some(5), Some(50), Some(1_000), Some(60_000)];
+
+/// The wait the client keeps between polls for a pace.
+fn clamp_pace(pace: Option<u64>) -> Duration {
+    Duration::from_millis(pace.map_or(1_000, |p| p.clamp(10, 30_000)))
+}
+
+/// What the host's side knows about tasks, for the task invariants.
+#[derive(Debug, Default)]
+struct Tasks {
+    /// Host requests that have to do with tasks.
+    handles: BTreeMap<RequestHandle, TaskReq>,
+    /// The earliest the next `tasks/get` of a task may go out.
+    not_before: BTreeMap<String, Instant>,
+    /// Tasks a `GetTask` or `TaskResult` also polls: their pace is not checked.
+    shared: BTreeSet<String>,
+    /// Request ids (JSON text) a task answer was delivered to.
+    answered: BTreeSet<String>,
+    /// The task a call polls (from a `tasks/get` it alone can have sent).
+    bound: BTreeMap<RequestHandle, String>,
+    /// Tasks a final status (or a `tasks/result` answer) was delivered for.
+    terminal: BTreeSet<String>,
+    /// Tasks `tasks/cancel` was sent for.
+    cancels: BTreeSet<String>,
+    /// Tasks the server said were cancelled; tasks with a lifetime; create answers per id.
+    cancelled: BTreeSet<String>,
+    with_ttl: BTreeSet<String>,
+    created: BTreeMap<String, u32>,
+    /// Result texts the server sent.
+    results: BTreeSet<String>,
+    next_result: u64,
 }
 
 /// A listen the host opened.
@@ -132,24 +202,50 @@ struct World {
     /// while that is the listen's current attempt.
     routing: Option<(String, Option<RequestHandle>)>,
     next_note: u64,
+    tasks: Tasks,
+    /// What happened, when asked for ([`client_ops_log`]).
+    log: Option<Vec<String>>,
+}
+
+fn stdio_config() -> ConnectionConfig {
+    let mut cfg = ConnectionConfig::stdio(StdioCommand::new("fuzz"));
+    cfg.limits.max_message_bytes = 8192;
+    cfg.features.elicitation_form = true;
+    cfg
+}
+
+fn http_config() -> ConnectionConfig {
+    let http = HttpConfig::new("http://127.0.0.1:9/mcp").expect("a valid URL");
+    let mut cfg = ConnectionConfig::http(http);
+    cfg.limits.max_message_bytes = 8192;
+    cfg.features.elicitation_form = true;
+    cfg
 }
 
 /// The op-list body over stdio.
 pub fn client_ops_stdio(t0: Instant, data: &[u8]) {
-    let mut cfg = ConnectionConfig::stdio(StdioCommand::new("fuzz"));
-    cfg.limits.max_message_bytes = 8192;
-    run(World::new(cfg, t0, false), data);
+    run(World::new(stdio_config(), t0, false), data);
 }
 
 /// The op-list body over HTTP (era and transport detection included).
 pub fn client_ops_http(t0: Instant, data: &[u8]) {
-    let http = HttpConfig::new("http://127.0.0.1:9/mcp").expect("a valid URL");
-    let mut cfg = ConnectionConfig::http(http);
-    cfg.limits.max_message_bytes = 8192;
-    run(World::new(cfg, t0, true), data);
+    run(World::new(http_config(), t0, true), data);
 }
 
-fn run(mut w: World, data: &[u8]) {
+/// Runs the op-list body (`http`: over HTTP, else stdio) and returns what happened, one line
+/// per op, message the client sent and outcome: for writing and reading corpus inputs.
+pub fn client_ops_log(t0: Instant, data: &[u8], http: bool) -> Vec<String> {
+    let cfg = if http { http_config() } else { stdio_config() };
+    let mut w = World::new(cfg, t0, http);
+    w.log = Some(Vec::new());
+    run_logged(w, data)
+}
+
+fn run(w: World, data: &[u8]) {
+    run_logged(w, data);
+}
+
+fn run_logged(mut w: World, data: &[u8]) -> Vec<String> {
     let mut r = Reader { data, at: 0 };
     w.drain();
     while !r.done() {
@@ -180,6 +276,7 @@ fn run(mut w: World, data: &[u8]) {
     for h in &w.issued {
         assert_eq!(w.outcomes.get(h).copied().unwrap_or(0), 1, "request {h:?} must end exactly once");
     }
+    w.log.take().unwrap_or_default()
 }
 
 impl World {
@@ -202,6 +299,15 @@ impl World {
             markers: BTreeMap::new(),
             routing: None,
             next_note: 0,
+            tasks: Tasks::default(),
+            log: None,
+        }
+    }
+
+    /// Logs a line, when logging ([`client_ops_log`]).
+    fn note(&mut self, line: impl FnOnce() -> String) {
+        if let Some(log) = self.log.as_mut() {
+            log.push(line());
         }
     }
 
@@ -215,6 +321,9 @@ impl World {
     }
 
     fn op(&mut self, r: &mut Reader<'_>) {
+        let at = r.at;
+        let byte = r.data.get(at).copied().unwrap_or(0);
+        self.note(|| format!("op at byte {at}: {}", byte % 13));
         match r.pick(13) {
             0 | 1 => self.host_request(r),
             2 => {
@@ -257,7 +366,7 @@ impl World {
                 4 => self.listen_note(r),
                 5 => self.listen_end(r),
                 6 => self.crash_while_listening(r),
-                _ => {}
+                _ => self.task_op(r),
             },
             _ => self.http_head(r),
         }
@@ -275,6 +384,7 @@ impl World {
             7 => Request::Connect,
             _ => Request::Custom { method: "x/custom".into(), params: json!({}) },
         };
+        let call = matches!(request, Request::CallTool { .. });
         let opts = RequestOptions {
             timeout: Some(Duration::from_millis([100u64, 2_000, 30_000][r.pick(3)])),
             progress: r.pick(2) == 1,
@@ -287,6 +397,9 @@ impl World {
             Ok(h) => {
                 assert!(!self.closed, "a request after close must fail");
                 self.issued.push(h);
+                if call {
+                    self.tasks.handles.insert(h, TaskReq::Call);
+                }
             }
             Err(CommandError::Closed) => assert!(self.closed, "refused as closed while open"),
             Err(_) => {}
@@ -457,6 +570,7 @@ impl World {
     /// A result or an error for a request the client sent.
     fn reply(&mut self, r: &mut Reader<'_>, success: bool) {
         let Some(sent) = pick(r, &self.sent).cloned() else { return };
+        self.task_answered(&sent);
         let message = if success {
             json!({"jsonrpc": "2.0", "id": sent.id, "result": result_for(&sent.method, r.pick(6))})
         } else {
@@ -545,6 +659,8 @@ impl World {
     }
 
     fn deliver_raw(&mut self, r: &mut Reader<'_>, raw: Vec<u8>) {
+        // Raw bytes may hold any answer: no pace is known any more.
+        self.tasks.not_before.clear();
         if self.http {
             if let Some(x) = self.any_open(r) {
                 if self.open[&x].head.is_none() {
@@ -726,12 +842,19 @@ impl World {
             if let (true, Some(x)) = (listen.is_some(), exchange.and_then(|x| self.open.get_mut(&x))) {
                 x.listen = true;
             }
+            let task = method
+                .starts_with("tasks/")
+                .then(|| message.pointer("/params/taskId").and_then(Value::as_str).map(str::to_owned))
+                .flatten();
+            self.note(|| format!("client sent {method} id {id} task {task:?}"));
+            self.task_message(method, task.as_deref().unwrap_or(""));
             self.sent.push(Sent {
                 id: id.clone(),
                 method: method.to_owned(),
                 progress_token,
                 exchange,
                 listen,
+                task,
             });
             if self.sent.len() > 256 {
                 self.sent.remove(0);
@@ -798,6 +921,8 @@ impl World {
         match event {
             Event::Response { handle, result } => {
                 assert!(self.issued.contains(&handle), "outcome for a handle never issued");
+                self.note(|| format!("outcome of {handle:?}: {}", short(&result)));
+                self.task_outcome(handle, &result);
                 self.cancelled.insert(handle, matches!(result, Err(crate::RequestError::Cancelled)));
                 let n = self.outcomes.entry(handle).or_default();
                 *n += 1;
@@ -822,13 +947,26 @@ impl World {
                 }
             }
             Event::Subscription { handle, update } => self.on_update(handle, update),
-            Event::ServerRequest { handle, .. } => self.server_requests.push(handle),
+            Event::ServerRequest { handle, .. } => {
+                self.note(|| format!("server request {handle:?}"));
+                self.server_requests.push(handle);
+            }
             Event::Progress { handle, .. } => {
                 assert!(!self.outcomes.contains_key(&handle), "progress after the outcome of {handle:?}");
             }
             _ => {}
         }
     }
+}
+
+/// An outcome, briefly (for the log).
+fn short(result: &Result<Response, RequestError>) -> String {
+    let text = match result {
+        Ok(Response::ToolResult(r)) => format!("Ok(ToolResult {:?})", r.text()),
+        Ok(Response::TaskStarted(t)) => format!("Ok(TaskStarted {})", t.task_id),
+        other => format!("{other:?}"),
+    };
+    text.chars().take(160).collect()
 }
 
 fn pick<'a, T>(r: &mut Reader<'_>, items: &'a [T]) -> Option<&'a T> {
@@ -845,9 +983,21 @@ fn result_for(method: &str, variant: usize) -> Value {
                         "ttlMs": 1000, "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "f", "version": "1"}}});
     let legacy = json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {"listChanged": true}},
                         "serverInfo": {"name": "f", "version": "1"}});
+    let mut modern = modern;
+    let mut legacy = legacy;
     match (method, variant) {
-        ("server/discover", 0..=3) => modern,
-        ("initialize", 0..=2) => legacy,
+        // Servers that declare tasks (the 2026-07-28 extension, the 2025-11-25 capability).
+        ("server/discover", 2 | 3) => {
+            modern["capabilities"]["extensions"] = json!({"io.modelcontextprotocol/tasks": {}});
+            modern
+        }
+        ("server/discover", 0 | 1) => modern,
+        ("initialize", 2) => {
+            legacy["capabilities"]["tasks"] =
+                json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
+            legacy
+        }
+        ("initialize", 0 | 1) => legacy,
         ("initialize", 3) => {
             let mut with_subscribe = legacy;
             with_subscribe["capabilities"]["resources"] = json!({"subscribe": true});
@@ -855,6 +1005,9 @@ fn result_for(method: &str, variant: usize) -> Value {
         }
         ("tools/list", 0) => json!({"tools": [{"name": "echo", "inputSchema": {"type": "object"},
                                    "outputSchema": {"type": "object", "required": ["x"]}}], "nextCursor": "c"}),
+        ("tools/list", 2) => json!({"tools": [{"name": "echo", "inputSchema": {"type": "object"}},
+                                   {"name": "job", "inputSchema": {"type": "object"},
+                                    "execution": {"taskSupport": "required"}}]}),
         ("tools/list", _) => json!({"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}),
         ("tools/call" | "prompts/get" | "resources/read", 0) => json!({"resultType": "input_required",
             "inputRequests": {"k": {"method": "roots/list", "params": {}}}, "requestState": "s"}),
@@ -864,5 +1017,376 @@ fn result_for(method: &str, variant: usize) -> Value {
         ("resources/read", _) => json!({"contents": [{"uri": "test://a", "text": "a"}]}),
         (_, 4) => json!({"resultType": "unknown"}),
         _ => json!({}),
+    }
+}
+
+impl World {
+    /// One task action: the host's task requests, the server's task answers and notifications,
+    /// malformed answers, a cancel mid-task.
+    fn task_op(&mut self, r: &mut Reader<'_>) {
+        match r.pick(8) {
+            0 => self.task_request(r),
+            1 => self.task_create(r),
+            2 | 3 => self.task_status(r),
+            4 => self.task_notification(r),
+            5 => self.task_reply(r),
+            6 => self.task_cancel(r),
+            _ => self.task_malformed(r),
+        }
+    }
+
+    /// The host calls a task tool, starts a call as a task, waits for a task, looks at one,
+    /// cancels one, or lists them.
+    fn task_request(&mut self, r: &mut Reader<'_>) {
+        let id = TASK_IDS[r.pick(TASK_IDS.len())].to_owned();
+        let (request, kind) = match r.pick(6) {
+            0 => (Request::CallToolAsTask { name: "job".into(), arguments: json!({}) }, TaskReq::AsTask),
+            1 => {
+                let tool = (r.pick(2) == 0).then(|| "echo".to_owned());
+                (Request::TaskResult { task_id: id.clone(), tool }, TaskReq::Wait(id.clone()))
+            }
+            2 => (Request::GetTask { task_id: id.clone() }, TaskReq::Get(id.clone())),
+            3 => (Request::CancelTask { task_id: id }, TaskReq::Other),
+            4 => (Request::ListTasks, TaskReq::Other),
+            _ => (Request::call_tool("job", json!({"x": r.pick(100)})), TaskReq::Call),
+        };
+        let opts = RequestOptions {
+            timeout: Some(Duration::from_millis([100u64, 2_000, 30_000][r.pick(3)])),
+            ..RequestOptions::default()
+        };
+        self.note(|| format!("host: {request:?}"));
+        match self.conn.request(self.now, request, opts) {
+            Ok(h) => {
+                assert!(!self.closed, "a request after close must fail");
+                self.issued.push(h);
+                if let TaskReq::Wait(t) | TaskReq::Get(t) = &kind {
+                    self.tasks.shared.insert(t.clone());
+                }
+                self.tasks.handles.insert(h, kind);
+            }
+            Err(CommandError::Closed) => assert!(self.closed, "refused as closed while open"),
+            Err(_) => {}
+        }
+    }
+
+    /// A request the client sent with one of `methods`, the newest first (byte 0: the newest).
+    fn recent(&self, r: &mut Reader<'_>, methods: &[&str]) -> Option<Sent> {
+        let found: Vec<&Sent> =
+            self.sent.iter().rev().filter(|s| methods.contains(&s.method.as_str())).collect();
+        pick(r, &found).map(|s| (*s).clone())
+    }
+
+    /// A task as the server shows it, in either revision's shape, with a status of any kind.
+    fn task_value(&mut self, r: &mut Reader<'_>, id: &str, legacy: bool) -> Value {
+        let status = ["working", "working", "input_required", "completed", "failed", "cancelled"][r.pick(6)];
+        let (ttl, poll) = if legacy { ("ttl", "pollInterval") } else { ("ttlMs", "pollIntervalMs") };
+        let mut v = json!({"taskId": id, "status": status, "createdAt": "2026-12-04T10:00:00Z",
+            "lastUpdatedAt": "2026-12-04T10:00:01Z"});
+        if let Some(p) = PACES[r.pick(PACES.len())] {
+            v[poll] = json!(p);
+        }
+        v[ttl] = [Value::Null, json!(150), json!(60_000)][r.pick(3)].clone();
+        match status {
+            "input_required" if !legacy => {
+                let key = format!("k{}", r.pick(3));
+                let request = match r.pick(3) {
+                    0 | 1 => json!({"method": "elicitation/create", "params": {"message": "?",
+                        "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}}),
+                    _ => json!({"method": "roots/list", "params": {}}),
+                };
+                v["inputRequests"] = json!({ key: request });
+            }
+            "completed" if !legacy => {
+                self.tasks.next_result += 1;
+                let text = format!("task-result-{}", self.tasks.next_result);
+                v["result"] = json!({"content": [{"type": "text", "text": text}]});
+            }
+            "failed" if !legacy => v["error"] = json!({"code": -32050, "message": "failed"}),
+            "cancelled" => v["statusMessage"] = json!("stopped"),
+            _ => {}
+        }
+        v
+    }
+
+    /// Whether the server speaks 2025-11-25 (its task shapes); sometimes the other shape.
+    fn legacy_shape(&self, r: &mut Reader<'_>) -> bool {
+        let legacy = self.conn.era() == Some(crate::Era::Legacy);
+        legacy != (r.pick(4) == 0)
+    }
+
+    /// The server answers a `tools/call` with a task.
+    fn task_create(&mut self, r: &mut Reader<'_>) {
+        let Some(sent) = self.recent(r, &["tools/call"]) else { return };
+        let id = TASK_IDS[r.pick(TASK_IDS.len())];
+        let legacy = self.legacy_shape(r);
+        let mut task = self.task_value(r, id, legacy);
+        if task["status"] != "input_required" && r.pick(2) == 0 {
+            task["status"] = json!("working");
+        }
+        *self.tasks.created.entry(id.to_owned()).or_default() += 1;
+        self.took(None, &task, false);
+        let result = if legacy {
+            json!({ "task": task })
+        } else {
+            task["resultType"] = json!("task");
+            task
+        };
+        self.tasks.answered.insert(sent.id.to_string());
+        self.note(|| format!("server: task {id} created for request {}", sent.id));
+        let message = json!({"jsonrpc": "2.0", "id": sent.id, "result": result});
+        self.deliver(r, message, sent.exchange);
+    }
+
+    /// The server answers a `tasks/get` (sometimes naming another task).
+    fn task_status(&mut self, r: &mut Reader<'_>) {
+        let Some(sent) = self.recent(r, &["tasks/get"]) else { return };
+        let id = match (r.pick(8), &sent.task) {
+            (0, _) | (_, None) => TASK_IDS[r.pick(TASK_IDS.len())].to_owned(),
+            (_, Some(t)) => t.clone(),
+        };
+        let legacy = self.legacy_shape(r);
+        let mut task = self.task_value(r, &id, legacy);
+        self.took(Some(&sent), &task, false);
+        if !legacy {
+            task["resultType"] = json!("complete");
+        }
+        self.note(|| format!("server: status {} of {id} for request {}", task["status"], sent.id));
+        let message = json!({"jsonrpc": "2.0", "id": sent.id, "result": task});
+        self.deliver(r, message, sent.exchange);
+    }
+
+    /// The server pushes a task's status.
+    fn task_notification(&mut self, r: &mut Reader<'_>) {
+        let id = TASK_IDS[r.pick(TASK_IDS.len())];
+        let legacy = self.legacy_shape(r);
+        let task = self.task_value(r, id, legacy);
+        self.took(None, &task, true);
+        let method = if legacy { "notifications/tasks/status" } else { "notifications/tasks" };
+        self.note(|| format!("server: {method} {} of {id}", task["status"]));
+        let exchange = self.recent(r, &["tasks/get", "tools/call"]).and_then(|s| s.exchange);
+        let message = json!({"jsonrpc": "2.0", "method": method, "params": task});
+        self.deliver(r, message, exchange);
+    }
+
+    /// The server answers a `tasks/update`, `tasks/result`, `tasks/cancel` or `tasks/list`.
+    fn task_reply(&mut self, r: &mut Reader<'_>) {
+        let Some(sent) = self.recent(r, &["tasks/update", "tasks/result", "tasks/cancel", "tasks/list"])
+        else {
+            return;
+        };
+        self.task_answered(&sent);
+        let id = sent.task.clone().unwrap_or_default();
+        let result = match sent.method.as_str() {
+            "tasks/result" => {
+                self.tasks.next_result += 1;
+                let text = format!("task-result-{}", self.tasks.next_result);
+                self.tasks.results.insert(text.clone());
+                json!({"content": [{"type": "text", "text": text}],
+                    "_meta": {"io.modelcontextprotocol/related-task": {"taskId": id}}})
+            }
+            "tasks/cancel" if r.pick(2) == 0 => {
+                self.tasks.cancelled.insert(id.clone());
+                json!({"taskId": id, "status": "cancelled", "ttl": null})
+            }
+            "tasks/list" => {
+                let tasks: Vec<Value> =
+                    (0..r.pick(3)).map(|k| json!({"taskId": TASK_IDS[k], "status": "working"})).collect();
+                let mut page = json!({ "tasks": tasks });
+                if r.pick(2) == 0 {
+                    page["nextCursor"] = json!(format!("c{}", r.pick(3)));
+                }
+                page
+            }
+            _ => json!({"resultType": "complete"}),
+        };
+        self.note(|| format!("server: answers {} {}", sent.method, sent.id));
+        let message = json!({"jsonrpc": "2.0", "id": sent.id, "result": result});
+        self.deliver(r, message, sent.exchange);
+    }
+
+    /// The host cancels a call that polls a task (or any live call or wait).
+    fn task_cancel(&mut self, r: &mut Reader<'_>) {
+        let live: Vec<RequestHandle> = self
+            .tasks
+            .handles
+            .iter()
+            .filter(|(h, k)| !self.outcomes.contains_key(h) && matches!(k, TaskReq::Call | TaskReq::Wait(_)))
+            .map(|(h, _)| *h)
+            .collect();
+        let bound: Vec<RequestHandle> =
+            live.iter().filter(|h| self.tasks.bound.contains_key(h)).copied().collect();
+        let choices = if bound.is_empty() { &live } else { &bound };
+        let Some(&h) = pick(r, choices) else { return };
+        let task = self.tasks.bound.get(&h).cloned();
+        self.note(|| format!("host: cancels {h:?} (task {task:?})"));
+        assert!(self.conn.cancel(self.now, h), "cancel of live {h:?} did nothing");
+        self.drain();
+        assert_eq!(self.cancelled.get(&h), Some(&true), "a cancelled call ends as Cancelled at once");
+    }
+
+    /// A malformed task answer to a `tools/call` or a `tasks/get`.
+    fn task_malformed(&mut self, r: &mut Reader<'_>) {
+        let Some(sent) = self.recent(r, &["tools/call", "tasks/get", "resources/read"]) else { return };
+        let id = sent.task.clone().unwrap_or_else(|| TASK_IDS[0].to_owned());
+        let result = match r.pick(12) {
+            0 => json!({"resultType": "task", "status": "working"}),
+            1 => json!({"resultType": "task", "taskId": "", "status": "working"}),
+            2 => json!({"resultType": "task", "taskId": 7, "status": "working"}),
+            3 => json!({"resultType": "task", "taskId": "x".repeat(600), "status": "working"}),
+            4 => json!({"task": "nope"}),
+            5 => json!({"resultType": "complete", "taskId": id, "status": "completed"}),
+            6 => json!({"resultType": "complete", "taskId": id, "status": "failed"}),
+            7 => json!({"resultType": "complete", "taskId": id, "status": "on_vacation"}),
+            8 => json!({"resultType": "complete", "taskId": id}),
+            9 => {
+                json!({"resultType": "complete", "taskId": id, "status": "input_required", "inputRequests": 5})
+            }
+            10 => json!({"resultType": "complete", "taskId": id, "status": "input_required",
+                "inputRequests": {"k": {"method": "bogus/method"}}}),
+            _ => json!({"resultType": "complete", "taskId": id, "status": "completed",
+                "result": {"resultType": "task", "taskId": "F-t9"}}),
+        };
+        self.took(Some(&sent), &result, false);
+        self.tasks.answered.insert(sent.id.to_string());
+        self.note(|| format!("server: malformed task answer to {} {}", sent.method, sent.id));
+        let message = json!({"jsonrpc": "2.0", "id": sent.id, "result": result});
+        self.deliver(r, message, sent.exchange);
+    }
+
+    /// What a task answer or notification the server sends tells the client, for the
+    /// invariants: the pace of the task a `tasks/get` (`sent`) polls (its first answer only),
+    /// lifetimes, cancellations, final statuses and results.
+    fn took(&mut self, sent: Option<&Sent>, task: &Value, notification: bool) {
+        let t = &mut self.tasks;
+        let status = task.get("status").and_then(Value::as_str).unwrap_or("");
+        let named = task.get("taskId").and_then(Value::as_str).map(str::to_owned);
+        let polled = sent.filter(|s| s.method == "tasks/get").and_then(|s| s.task.clone());
+        for id in named.iter().chain(&polled) {
+            if task.get("ttlMs").or_else(|| task.get("ttl")).is_some_and(|v| !v.is_null()) {
+                t.with_ttl.insert(id.clone());
+            }
+            match status {
+                "cancelled" => {
+                    t.cancelled.insert(id.clone());
+                    t.terminal.insert(id.clone());
+                }
+                "completed" | "failed" => {
+                    t.terminal.insert(id.clone());
+                }
+                _ => {}
+            }
+        }
+        if let Some(text) = task.pointer("/result/content/0/text").and_then(Value::as_str) {
+            t.results.insert(text.to_owned());
+        }
+        let pace = task.get("pollIntervalMs").or_else(|| task.get("pollInterval")).and_then(Value::as_u64);
+        let due = self.now + clamp_pace(pace);
+        if notification {
+            // The client may wait afresh from here (or not): only the earlier bound holds.
+            if let (Some(id), "input_required") = (&named, status) {
+                if let Some(nb) = t.not_before.get_mut(id) {
+                    *nb = (*nb).min(due);
+                }
+            }
+            return;
+        }
+        let Some((sent, polled)) = sent.zip(polled) else { return };
+        if !t.answered.insert(sent.id.to_string()) {
+            return;
+        }
+        if matches!(status, "working" | "input_required") {
+            t.not_before.insert(polled, due);
+        } else {
+            t.not_before.remove(&polled);
+        }
+    }
+
+    /// Any answer to a task message: an update's acknowledgment lets the next poll go at once;
+    /// a `tasks/result` answer ends the wait.
+    fn task_answered(&mut self, sent: &Sent) {
+        let Some(task) = sent.task.clone() else { return };
+        match sent.method.as_str() {
+            "tasks/update" => {
+                self.tasks.not_before.remove(&task);
+            }
+            "tasks/result" => {
+                self.tasks.terminal.insert(task);
+            }
+            _ => {}
+        }
+    }
+
+    /// The invariants on a task message the client sent.
+    fn task_message(&mut self, method: &str, task: &str) {
+        let t = &mut self.tasks;
+        if method == "tasks/cancel" {
+            t.cancels.insert(task.to_owned());
+            return;
+        }
+        if !matches!(method, "tasks/get" | "tasks/update" | "tasks/result") {
+            return;
+        }
+        let get = method == "tasks/get";
+        let live = |h: &RequestHandle| !self.outcomes.contains_key(h);
+        let calls: Vec<RequestHandle> =
+            t.handles.iter().filter(|(h, k)| **k == TaskReq::Call && live(h)).map(|(h, _)| *h).collect();
+        let others = t
+            .handles
+            .iter()
+            .filter(|(h, k)| {
+                live(h)
+                    && match k {
+                        TaskReq::Wait(x) => x == task,
+                        TaskReq::Get(x) => get && x == task,
+                        _ => false,
+                    }
+            })
+            .count();
+        assert!(
+            !calls.is_empty() || others > 0,
+            "{method} for task {task} while no call, wait or look that may send it is live"
+        );
+        if !get {
+            return;
+        }
+        if !t.shared.contains(task) {
+            if let Some(nb) = t.not_before.get(task) {
+                assert!(
+                    self.now >= *nb,
+                    "tasks/get for {task} {:?} before its pace allows",
+                    nb.saturating_duration_since(self.now)
+                );
+            }
+        }
+        if let ([only], 0) = (calls.as_slice(), others) {
+            t.bound.insert(*only, task.to_owned());
+        }
+    }
+
+    /// The invariants on how a task handle (or a call) ends.
+    fn task_outcome(&mut self, h: RequestHandle, result: &Result<Response, RequestError>) {
+        let t = &self.tasks;
+        match result {
+            Err(RequestError::Task { task_id, detail }) => assert!(
+                t.cancelled.contains(task_id)
+                    || t.with_ttl.contains(task_id)
+                    || t.created.get(task_id).is_some_and(|n| *n > 1),
+                "RequestError::Task for {task_id} ({detail}), which no answer cancelled, gave a lifetime or reused"
+            ),
+            Ok(Response::ToolResult(r)) if r.text().starts_with("task-result-") => {
+                assert!(t.results.contains(&r.text()), "a task result the server never sent: {:?}", r.text());
+            }
+            Err(RequestError::Cancelled | RequestError::Timeout { .. }) => {
+                if let Some(task) = t.bound.get(&h).filter(|task| !t.terminal.contains(*task)) {
+                    if self.conn.server_info().is_some() {
+                        assert!(
+                            t.cancels.contains(task),
+                            "{h:?} ended with {result:?} while polling task {task}, and no tasks/cancel went out"
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 }

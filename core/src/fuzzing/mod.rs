@@ -10,7 +10,7 @@ mod sse_reference;
 
 use std::time::{Duration, Instant};
 
-pub use client_ops::{client_ops_http, client_ops_stdio};
+pub use client_ops::{client_ops_http, client_ops_log, client_ops_stdio};
 
 use crate::framing::{Frame, LineFramer};
 use crate::jsonrpc::{self, Message};

@@ -16,10 +16,14 @@
 //! `HttpLink::listen_burst`); an aborted exchange is the client's cancellation. Legacy
 //! servers declare `resources.subscribe` when the seed says so.
 //!
-//! The request handling itself (handshake answers, lists, tools) is [`Peer::answer`], shared
-//! with the stdio model. Network faults (refusals, cuts, delays, garbage) are the world's
-//! business (the `http_link` module); the model only decides what a correct server (with
-//! session expiry and error bodies when the seed says so) would send.
+//! The request handling itself (handshake answers, lists, tools, tasks) is [`Peer::answer`],
+//! shared with the stdio model. A legacy Streamable HTTP session holds the `tasks/result`
+//! requests of tasks waiting for input on their event streams (the input requests go out on
+//! them) and answers them there once the client has posted its answers; task status
+//! notifications go on the GET stream (legacy) or on a listen stream (modern). Network faults
+//! (refusals, cuts, delays, garbage) are the world's business (the `http_link` module); the
+//! model only decides what a correct server (with session expiry and error bodies when the seed
+//! says so) would send.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -29,6 +33,7 @@ use serde_json::{json, Value};
 
 use super::listen::{self, Listens, SrvListen, Tick};
 use super::rng::Rng;
+use super::tasks::{Ctx, Seen, TaskFact, TaskOptions};
 use super::tools::{ms, Outcome, Peer, Reply, SimEra};
 
 /// Where the simulated server lives.
@@ -53,6 +58,9 @@ pub struct Tag {
     pub id: String,
     /// The answer is a modern `server/discover` result.
     pub discover: bool,
+    /// What the message tells the client about a task (set by the network side; a tag with an
+    /// empty `id` marks a task notification).
+    pub seen: Option<Seen>,
 }
 
 /// One SSE event (or comment) the server writes, `at` after the request arrived.
@@ -164,6 +172,8 @@ pub struct HttpOptions {
     pub huge_bytes: usize,
     /// Legacy servers declare `resources.subscribe`.
     pub subscribe: bool,
+    /// How the servers run tasks (2026-07-28 and 2025-11-25 ones).
+    pub tasks: TaskOptions,
 }
 
 /// Server-side faults in percent (zero when healed).
@@ -181,6 +191,8 @@ struct Session {
     listen: Option<ExchangeId>,
     streams: u64,
     listen_events: u64,
+    /// Deferred `tasks/result` requests: the task, the request id, the stream they wait on.
+    held: Vec<(String, Value, ExchangeId)>,
 }
 
 /// One event of a legacy response stream: when, its number in the stream, its text, its tag.
@@ -210,6 +222,8 @@ pub struct HttpServer {
     listens: Listens<ExchangeId>,
     next_session: u64,
     server_requests: u64,
+    /// Facts about the tasks of sessions that ended.
+    task_facts: Vec<TaskFact>,
     /// Faults the server injected (session expiries, 400s), by kind.
     pub faults: BTreeMap<&'static str, u64>,
     /// Paths the server took, by kind.
@@ -261,7 +275,7 @@ impl HttpServer {
     /// A server with these options.
     pub fn new(opts: HttpOptions) -> Self {
         Self {
-            modern: Peer::new(SimEra::Modern, "", opts.huge_bytes),
+            modern: Peer::new(SimEra::Modern, "", opts.huge_bytes).with_tasks(opts.tasks),
             opts,
             sessions: BTreeMap::new(),
             stored: BTreeMap::new(),
@@ -269,6 +283,7 @@ impl HttpServer {
             listens: Listens::default(),
             next_session: 0,
             server_requests: 0,
+            task_facts: Vec::new(),
             faults: BTreeMap::new(),
             seen: BTreeMap::new(),
         }
@@ -300,7 +315,84 @@ impl HttpServer {
             if s.listen == Some(exchange) {
                 s.listen = None;
             }
+            s.held.retain(|(_, _, x)| *x != exchange);
         }
+    }
+
+    /// Ends a legacy session (expired, deleted): its tasks go with it. Returns its GET stream.
+    fn end_session(&mut self, sid: &str) -> Option<ExchangeId> {
+        let mut session = self.sessions.remove(sid)?;
+        let tasks = session.peer.tasks();
+        let mut facts = tasks.take_facts();
+        facts.extend(tasks.ids().into_iter().map(|id| TaskFact::Gone { id }));
+        self.task_facts.extend(facts);
+        session.listen
+    }
+
+    /// What the servers did with tasks since last asked.
+    pub fn take_task_facts(&mut self) -> Vec<TaskFact> {
+        let mut facts = std::mem::take(&mut self.task_facts);
+        facts.extend(self.modern.tasks().take_facts());
+        for s in self.sessions.values_mut() {
+            facts.extend(s.peer.tasks().take_facts());
+        }
+        for s in self.sse_sessions.values_mut() {
+            facts.extend(s.peer.tasks().take_facts());
+        }
+        facts
+    }
+
+    /// Status notifications of tasks whose status changed: on the legacy sessions' GET streams,
+    /// or on one of the modern server's listen streams (untagged).
+    pub fn task_notes(&mut self, now: Duration, rng: &mut Rng) -> Vec<Action> {
+        let mut out = Vec::new();
+        if self.opts.kind == HttpKind::Modern {
+            if let Some(exchange) = self.listens.pick(rng) {
+                let notes = self.modern.tasks().notes(now, rng, 100);
+                let events: Vec<SseOut> = notes
+                    .iter()
+                    .map(|n| SseOut { at: Duration::ZERO, text: event(None, n), tag: None })
+                    .collect();
+                if !events.is_empty() {
+                    out.push(Action::Push { exchange, events });
+                }
+            }
+            return out;
+        }
+        for s in self.sessions.values_mut() {
+            let Some(listen) = s.listen else { continue };
+            let notes = s.peer.tasks().notes(now, rng, 100);
+            let events: Vec<SseOut> = notes
+                .iter()
+                .map(|n| SseOut { at: Duration::ZERO, text: event(None, n), tag: None })
+                .collect();
+            if !events.is_empty() {
+                out.push(Action::Push { exchange: listen, events });
+            }
+        }
+        out
+    }
+
+    /// Answers a session's deferred `tasks/result` requests whose tasks can now say how they
+    /// end: the response on the held stream, then its end.
+    fn settle(&mut self, sid: &str, now: Duration) -> Vec<Action> {
+        let Some(session) = self.sessions.get_mut(sid) else { return Vec::new() };
+        let mut out = Vec::new();
+        for (task, id, exchange) in std::mem::take(&mut session.held) {
+            match session.peer.tasks().settle(&task, now) {
+                Some((delay, outcome)) => {
+                    let Some(msg) = outcome.response(&id) else { continue };
+                    let tag = Some(Tag { id: id.to_string(), discover: false, seen: None });
+                    out.push(Action::Push {
+                        exchange,
+                        events: vec![SseOut { at: delay, text: event(None, &msg), tag }],
+                    });
+                    out.push(Action::End { exchange, at: delay + ms(1), fail: false });
+                }
+                None => session.held.push((task, id, exchange)),
+            }
+        }
+        out
     }
 
     /// The listen streams the modern server holds.
@@ -314,23 +406,21 @@ impl HttpServer {
         self.listens.tick(&exchange, tick)
     }
 
-    /// Handles one exchange the client started, at simulated time `now`. `faults_on`: the
-    /// safety phase (listens may be granted in part, late or never, and end on their own).
-    #[allow(clippy::too_many_arguments)]
+    /// Handles one exchange the client started. `ctx`: the simulated time, the safety phase
+    /// (listens may be granted in part, late or never, and end on their own; tasks misbehave).
     pub fn on_request(
         &mut self,
-        now: Duration,
         exchange: ExchangeId,
         req: &HttpRequest,
         rng: &mut Rng,
         faults: ModelFaults,
-        faults_on: bool,
+        ctx: &Ctx,
     ) -> Vec<Action> {
         let path = req.url.strip_prefix(ORIGIN).unwrap_or(&req.url).to_owned();
         match self.opts.kind {
-            HttpKind::Modern => self.modern(exchange, req, rng, faults, faults_on),
-            HttpKind::LegacyStreamable => self.streamable(now, req, rng, faults),
-            HttpKind::LegacySse => self.sse(exchange, &path, req, rng, faults),
+            HttpKind::Modern => self.modern(exchange, req, rng, faults, ctx),
+            HttpKind::LegacyStreamable => self.streamable(exchange, req, rng, faults, ctx),
+            HttpKind::LegacySse => self.sse(exchange, &path, req, rng, faults, ctx),
         }
     }
 
@@ -354,8 +444,9 @@ impl HttpServer {
         req: &HttpRequest,
         rng: &mut Rng,
         faults: ModelFaults,
-        faults_on: bool,
+        ctx: &Ctx,
     ) -> Vec<Action> {
+        let faults_on = ctx.faults_on;
         let quick = ms(1 + rng.below(10));
         if req.method != HttpMethod::Post {
             return vec![Action::Respond(text_response(quick, 405, "Method Not Allowed"))];
@@ -395,7 +486,7 @@ impl HttpServer {
                 Action::ListenTicks(ticks),
             ];
         }
-        let Some(reply) = self.modern.answer(&msg, rng) else {
+        let Some(reply) = self.modern.answer(&msg, rng, ctx) else {
             return vec![Action::Respond(text_response(quick, 400, "not a request"))];
         };
         let sse = rng.percent(self.opts.sse_percent) || (!reply.notes.is_empty() && rng.percent(70));
@@ -423,8 +514,11 @@ impl HttpServer {
         let msg = reply.response(id);
         let discover = method == "server/discover" && matches!(reply.outcome, Outcome::Result(_));
         let size = msg.as_ref().map_or(0, |m| m.to_string().len());
-        let tag = (msg.is_some() && size <= self.opts.max_message)
-            .then(|| Tag { id: id.to_string(), discover: discover && status == 200 });
+        let tag = (msg.is_some() && size <= self.opts.max_message).then(|| Tag {
+            id: id.to_string(),
+            discover: discover && status == 200,
+            seen: None,
+        });
         if !sse {
             return match msg {
                 Some(m) => (json_response(reply.delay, status, &m, tag), Vec::new()),
@@ -467,17 +561,19 @@ impl HttpServer {
 
     fn streamable(
         &mut self,
-        now: Duration,
+        exchange: ExchangeId,
         req: &HttpRequest,
         rng: &mut Rng,
         faults: ModelFaults,
+        ctx: &Ctx,
     ) -> Vec<Action> {
+        let now = ctx.now;
         let quick = ms(1 + rng.below(10));
         let sid = header(req, "mcp-session-id").map(str::to_owned);
         let msg = serde_json::from_slice::<Value>(&req.body).unwrap_or(Value::Null);
         let method = msg.get("method").and_then(Value::as_str).unwrap_or("").to_owned();
         if req.method == HttpMethod::Post && method == "initialize" {
-            return self.initialize(quick, req, &msg, rng);
+            return self.initialize(quick, req, &msg, rng, ctx);
         }
         let Some(sid) = sid else {
             return match req.method {
@@ -492,7 +588,7 @@ impl HttpServer {
         if rng.percent(faults.expire) {
             self.fault("session_expired");
             let mut out = vec![Action::Respond(text_response(quick, 404, "Session not found"))];
-            if let Some(listen) = self.sessions.remove(&sid).and_then(|s| s.listen) {
+            if let Some(listen) = self.end_session(&sid) {
                 out.push(Action::End { exchange: listen, at: quick, fail: false });
             }
             return out;
@@ -501,25 +597,38 @@ impl HttpServer {
             HttpMethod::Delete if self.opts.delete_ok => {
                 self.seen("delete");
                 let mut out = vec![Action::Respond(text_response(quick, 200, ""))];
-                if let Some(listen) = self.sessions.remove(&sid).and_then(|s| s.listen) {
+                if let Some(listen) = self.end_session(&sid) {
                     out.push(Action::End { exchange: listen, at: quick, fail: false });
                 }
                 out
             }
             HttpMethod::Delete => vec![Action::Respond(text_response(quick, 405, "Method Not Allowed"))],
             HttpMethod::Get => self.get_stream(now, quick, &sid, header(req, "last-event-id")),
-            HttpMethod::Post => self.session_post(now, quick, req, &sid, &msg, &method, rng, faults),
+            HttpMethod::Post => {
+                let mut out = self.session_post(exchange, quick, req, &sid, &msg, &method, rng, faults, ctx);
+                out.extend(self.settle(&sid, now));
+                out
+            }
         }
     }
 
-    fn initialize(&mut self, quick: Duration, req: &HttpRequest, msg: &Value, rng: &mut Rng) -> Vec<Action> {
+    fn initialize(
+        &mut self,
+        quick: Duration,
+        req: &HttpRequest,
+        msg: &Value,
+        rng: &mut Rng,
+        ctx: &Ctx,
+    ) -> Vec<Action> {
         self.next_session += 1;
         self.seen("session");
         let sid = format!("sess-{}", self.next_session);
-        let mut peer =
-            Peer::new(SimEra::Legacy, "2025-11-25", self.opts.huge_bytes).with_subscribe(self.opts.subscribe);
-        let Some(reply) = peer.answer(msg, rng) else { return Vec::new() };
-        self.sessions.insert(sid.clone(), Session { peer, listen: None, streams: 0, listen_events: 0 });
+        let mut peer = Peer::new(SimEra::Legacy, "2025-11-25", self.opts.huge_bytes)
+            .with_subscribe(self.opts.subscribe)
+            .with_tasks(self.opts.tasks);
+        let Some(reply) = peer.answer(msg, rng, ctx) else { return Vec::new() };
+        let session = Session { peer, listen: None, streams: 0, listen_events: 0, held: Vec::new() };
+        self.sessions.insert(sid.clone(), session);
         let id = msg.get("id").cloned().unwrap_or(Value::Null);
         let sse = rng.percent(self.opts.sse_percent) && accepts_sse(req);
         let (mut resp, _) = self.answer(quick, &id, "initialize", reply, sse, 200, None);
@@ -565,7 +674,7 @@ impl HttpServer {
     #[allow(clippy::too_many_arguments)]
     fn session_post(
         &mut self,
-        now: Duration,
+        exchange: ExchangeId,
         quick: Duration,
         req: &HttpRequest,
         sid: &str,
@@ -573,9 +682,16 @@ impl HttpServer {
         method: &str,
         rng: &mut Rng,
         faults: ModelFaults,
+        ctx: &Ctx,
     ) -> Vec<Action> {
+        let now = ctx.now;
         let Some(id) = msg.get("id").cloned().filter(|_| !method.is_empty()) else {
-            // A notification or an answer to a server request.
+            // A notification or an answer to a server request (a task's input, maybe).
+            if method.is_empty() {
+                if let Some(session) = self.sessions.get_mut(sid) {
+                    session.peer.tasks().on_client_answer(msg, now);
+                }
+            }
             return vec![Action::Respond(text_response(quick, 202, ""))];
         };
         if rng.percent(faults.err400) {
@@ -599,7 +715,25 @@ impl HttpServer {
             let text = event(Some(&eid), &msg);
             out.push(Action::Push { exchange: listen, events: vec![SseOut { at: quick, text, tag: None }] });
         }
-        let Some(reply) = session.peer.answer(msg, rng) else { return out };
+        let Some(reply) = session.peer.answer(msg, rng, ctx) else { return out };
+        if let Outcome::Deferred(task) = &reply.outcome {
+            // Blocks until the task ends: its input requests go out on the stream meanwhile.
+            if !accepts_sse(req) {
+                let body = json!({"jsonrpc": "2.0", "id": id,
+                    "error": {"code": -32603, "message": "tasks/result blocks on an event stream"}});
+                out.insert(0, Action::Respond(json_response(quick, 200, &body, None)));
+                return out;
+            }
+            session.held.push((task.clone(), id, exchange));
+            let events: Vec<SseOut> = reply
+                .notes
+                .iter()
+                .map(|(at, n)| SseOut { at: *at, text: event(None, n), tag: None })
+                .collect();
+            *self.seen.entry("task_result_held").or_default() += 1;
+            out.insert(0, Action::Respond(sse_head(quick, events, StreamEnd::Open)));
+            return out;
+        }
         session.streams += 1;
         let prefix = format!("{sid}-{}", session.streams);
         let sse = rng.percent(self.opts.sse_percent) || (!reply.notes.is_empty() && rng.percent(70));
@@ -620,6 +754,7 @@ impl HttpServer {
         req: &HttpRequest,
         rng: &mut Rng,
         faults: ModelFaults,
+        ctx: &Ctx,
     ) -> Vec<Action> {
         let quick = ms(1 + rng.below(10));
         if let Some(n) = path.strip_prefix("/messages?session=") {
@@ -636,7 +771,7 @@ impl HttpServer {
                 return vec![Action::Respond(text_response(quick, 400, "Bad Request (simulated)"))];
             }
             let stream = session.stream;
-            let Some(reply) = session.peer.answer(&msg, rng) else { return vec![accepted] };
+            let Some(reply) = session.peer.answer(&msg, rng, ctx) else { return vec![accepted] };
             let id = msg.get("id").cloned().unwrap_or(Value::Null);
             let mut events: Vec<SseOut> = reply
                 .notes
@@ -652,7 +787,7 @@ impl HttpServer {
             let response = reply.response(&id);
             if let Some(m) = &response {
                 let fits = m.to_string().len() <= self.opts.max_message;
-                let tag = fits.then(|| Tag { id: id.to_string(), discover: false });
+                let tag = fits.then(|| Tag { id: id.to_string(), discover: false, seen: None });
                 events.push(SseOut { at, text: format!("event: message\n{}", event(None, m)), tag });
             }
             let mut out = vec![accepted, Action::Push { exchange: stream, events }];
@@ -668,7 +803,8 @@ impl HttpServer {
                 self.seen("sse_stream");
                 let n = self.next_session;
                 let peer = Peer::new(SimEra::Legacy, "2024-11-05", self.opts.huge_bytes)
-                    .with_subscribe(self.opts.subscribe);
+                    .with_subscribe(self.opts.subscribe)
+                    .with_tasks(self.opts.tasks);
                 self.sse_sessions.insert(n, SseSession { peer, stream: exchange });
                 let endpoint = SseOut {
                     at: quick,

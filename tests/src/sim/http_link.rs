@@ -16,7 +16,9 @@
 //!
 //! It also plays the modern server's side of listen streams on the network: the ticks the
 //! server scheduled, bursts of notifications, the server's own closes, and streams that drop
-//! or whose re-open meets a 5xx.
+//! or whose re-open meets a 5xx; and tasks: status notifications pushed on open streams, a 5xx
+//! for the next task message. Each delivered task message (a JSON body at its end, an SSE event
+//! at its last chunk) tells the world what the client consumed ([`super::tasks::Seen`]).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -29,6 +31,7 @@ use super::http::{
     Action, Body, HttpKind, HttpOptions, HttpServer, ModelFaults, Response, SseOut, StreamEnd, Tag, ORIGIN,
 };
 use super::listen::{self, CloseKind, Tick};
+use super::tasks::{self, TaskOptions};
 use super::{Ev, ListenKey, Rng, Sim, MAX_MESSAGE};
 
 /// A part of an HTTP response, as the runtime reports it.
@@ -80,6 +83,8 @@ struct Xs {
     ending: bool,
     /// It carries a listen.
     listen: bool,
+    /// It carries a `tasks/update` kept from network faults (a known core bug).
+    protected: bool,
 }
 
 /// One `tools/call` POST.
@@ -109,6 +114,10 @@ pub(super) struct HttpLink {
     crlf: bool,
     /// The next listen POST meets a 5xx (after a dropped listen stream).
     fail_next_listen: bool,
+    /// The next task message (`tasks/*`) meets a 5xx.
+    fail_next_task: bool,
+    /// The last `tasks/update` of each task: its exchange and its answers.
+    task_updates: BTreeMap<String, (ExchangeId, Value)>,
     pub(super) exchanges: u64,
 }
 
@@ -144,6 +153,7 @@ impl HttpLink {
             max_message: MAX_MESSAGE,
             huge_bytes: MAX_MESSAGE + 1024,
             subscribe: rng.percent(50),
+            tasks: TaskOptions::random(rng, faulty),
         };
         let net = NetFaults {
             refused: rng.fault(faulty, 8),
@@ -178,6 +188,8 @@ impl HttpLink {
             tool_posts: BTreeMap::new(),
             crlf,
             fail_next_listen: false,
+            fail_next_task: false,
+            task_updates: BTreeMap::new(),
             exchanges: 0,
         };
         (link, Connection::new(cfg, base))
@@ -206,10 +218,36 @@ impl HttpLink {
         (opts.kind == HttpKind::Modern, opts.subscribe)
     }
 
+    /// The server declares tasks (the extension, or the 2025-11-25 capability).
+    pub(super) fn tasks_declared(&self) -> bool {
+        let opts = self.server.options();
+        match opts.kind {
+            HttpKind::Modern => opts.tasks.declare,
+            HttpKind::LegacyStreamable => opts.tasks.on && opts.tasks.declare,
+            HttpKind::LegacySse => false,
+        }
+    }
+
     pub(super) fn heal(&mut self) {
         self.net = NetFaults::default();
         self.model = ModelFaults::default();
         self.fail_next_listen = false;
+        self.fail_next_task = false;
+    }
+
+    /// The server pushes status notifications of its tasks on the streams it holds open.
+    pub(super) fn task_notes(&mut self, sim: &mut Sim) {
+        let actions = self.server.task_notes(sim.now, &mut sim.rng);
+        sim.on_task_facts(self.server.take_task_facts());
+        if !actions.is_empty() {
+            sim.seen("task_notification_pushed");
+        }
+        self.act(sim, None, actions);
+    }
+
+    /// The next task message meets a 5xx.
+    pub(super) fn task_fault(&mut self, _sim: &mut Sim) {
+        self.fail_next_task = true;
     }
 
     /// The server sends notifications on the listens it acknowledged (up to `n` each; `big`:
@@ -335,13 +373,13 @@ impl HttpLink {
                     }
                     Part::Body(bytes, tags) => {
                         sim.conn.handle_http_body(now, exchange, &bytes);
-                        self.answered(exchange, &tags);
+                        self.answered(sim, exchange, tags);
                     }
                     Part::End(tags) => {
                         x.open = false;
                         x.ended = true;
                         sim.conn.handle_http_end(now, exchange);
-                        self.answered(exchange, &tags);
+                        self.answered(sim, exchange, tags);
                         self.server.on_closed(exchange);
                     }
                     Part::Fail(detail) => {
@@ -365,15 +403,18 @@ impl HttpLink {
         }
     }
 
-    fn answered(&mut self, exchange: ExchangeId, tags: &[Tag]) {
+    fn answered(&mut self, sim: &mut Sim, exchange: ExchangeId, tags: Vec<Tag>) {
+        if tags.iter().any(|t| t.discover) {
+            self.server.note_seen("discover_answered");
+        }
         for tag in tags {
-            if let Some(x) = self.xs.get_mut(&exchange) {
+            if let (Some(x), false) = (self.xs.get_mut(&exchange), tag.id.is_empty()) {
                 x.answered = true;
             }
             self.discover_answered |= tag.discover;
-        }
-        if tags.iter().any(|t| t.discover) {
-            self.server.note_seen("discover_answered");
+            if let Some(seen) = tag.seen {
+                sim.on_seen(seen);
+            }
         }
     }
 
@@ -383,9 +424,15 @@ impl HttpLink {
             sim.fail(format!("exchange id {exchange} started twice"));
         }
         let nonce = self.check_request(sim, exchange, &req);
+        let msg = serde_json::from_slice::<Value>(&req.body).unwrap_or(Value::Null);
+        let nonce = nonce.or_else(|| sim.answer_nonce(&msg));
+        let task_message = msg.get("method").and_then(Value::as_str).is_some_and(|m| m.starts_with("tasks/"));
         let listen = is_listen(&req);
-        self.xs.insert(exchange, Xs { open: true, cursor: sim.now, nonce, listen, ..Default::default() });
-        if sim.faults_on {
+        let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+        let protected = method == "tasks/update" && tasks::AVOID_UPDATE_REISSUE_BUG;
+        let x = Xs { open: true, cursor: sim.now, nonce, listen, protected, ..Default::default() };
+        self.xs.insert(exchange, x);
+        if sim.faults_on && !protected {
             let net = self.net;
             if sim.rng.percent(net.refused) {
                 sim.fault("refused");
@@ -401,6 +448,12 @@ impl HttpLink {
                 self.fail_next_listen = false;
                 sim.fault("listen_5xx");
             }
+            let forced_task = self.fail_next_task && task_message;
+            if forced_task {
+                self.fail_next_task = false;
+                sim.fault("task_5xx");
+            }
+            let forced = forced || forced_task;
             if forced || sim.rng.percent(net.proxy_5xx) {
                 sim.fault("5xx");
                 let status = [500, 502, 503][sim.rng.below(3) as usize];
@@ -412,15 +465,26 @@ impl HttpLink {
             }
         }
         let faults = if sim.faults_on { self.model } else { ModelFaults::default() };
-        let actions = self.server.on_request(sim.now, exchange, &req, &mut sim.rng, faults, sim.faults_on);
+        let ctx = sim.task_ctx();
+        let actions = self.server.on_request(exchange, &req, &mut sim.rng, faults, &ctx);
+        sim.on_task_facts(self.server.take_task_facts());
+        self.act(sim, Some(exchange), actions);
+    }
+
+    /// Does what the server decided (`exchange`: the one it handles, if any).
+    fn act(&mut self, sim: &mut Sim, handled: Option<ExchangeId>, actions: Vec<Action>) {
         for action in actions {
             match action {
                 Action::ListenTicks(ticks) => {
+                    let Some(exchange) = handled else { continue };
                     for (at, tick) in ticks {
                         sim.schedule(at, Ev::ListenTick(ListenKey::Http(exchange), tick));
                     }
                 }
-                Action::Respond(resp) => self.respond(sim, exchange, resp),
+                Action::Respond(resp) => {
+                    let Some(exchange) = handled else { continue };
+                    self.respond(sim, exchange, resp);
+                }
                 Action::Push { exchange: to, events } => self.push_events(sim, to, events),
                 Action::End { exchange: to, at, fail } => {
                     if self.xs.get(&to).is_some_and(|x| x.open) {
@@ -490,7 +554,7 @@ impl HttpLink {
 
     /// Schedules the server's response to `exchange` through the (faulty) network.
     fn respond(&mut self, sim: &mut Sim, exchange: ExchangeId, resp: Response) {
-        let faults = sim.faults_on;
+        let faults = sim.faults_on && !self.xs.get(&exchange).is_some_and(|x| x.protected);
         let net = self.net;
         let mut extra = Duration::ZERO;
         if faults && sim.rng.percent(net.reorder) {
@@ -535,6 +599,9 @@ impl HttpLink {
                     sim.fault("cut");
                     cut = Some(1 + sim.rng.below(bytes.len() as u64 - 1) as usize);
                 }
+                if let Some(t) = tag.as_mut() {
+                    t.seen = tasks::seen_in(&bytes);
+                }
                 let body = &bytes[..cut.unwrap_or(bytes.len())];
                 for chunk in self.chunks(sim, body) {
                     let at = head_at + gap(sim);
@@ -564,8 +631,8 @@ impl HttpLink {
                 }
                 for (i, ev) in events.into_iter().enumerate() {
                     let at = (ev.at + extra).max(head_at);
+                    let mut tags: Vec<Tag> = seen_tag(ev.tag, &ev.text).into_iter().collect();
                     let mut text = self.event_bytes(ev.text);
-                    let mut tags: Vec<Tag> = ev.tag.into_iter().collect();
                     if let Some((ci, offset)) = cut {
                         if i > ci {
                             break;
@@ -576,9 +643,9 @@ impl HttpLink {
                         }
                     }
                     let chunks = self.chunks(sim, &text);
-                    let n = chunks.len();
+                    let last = completing_chunk(&chunks, &text);
                     for (k, chunk) in chunks.into_iter().enumerate() {
-                        let tags = if k + 1 == n { std::mem::take(&mut tags) } else { Vec::new() };
+                        let tags = if k == last { std::mem::take(&mut tags) } else { Vec::new() };
                         let at = if k == 0 { at } else { at + gap(sim) };
                         self.push(sim, exchange, at, Part::Body(chunk, tags));
                     }
@@ -627,12 +694,12 @@ impl HttpLink {
         for ev in events {
             let Some(x) = self.xs.get(&exchange).filter(|x| x.open) else { return };
             let at = (sim.now + ev.at).max(x.floor + micros(1));
+            let mut tags: Vec<Tag> = seen_tag(ev.tag, &ev.text).into_iter().collect();
             let bytes = self.event_bytes(ev.text);
             let chunks = self.chunks(sim, &bytes);
-            let n = chunks.len();
-            let mut tags: Vec<Tag> = ev.tag.into_iter().collect();
+            let last = completing_chunk(&chunks, &bytes);
             for (k, chunk) in chunks.into_iter().enumerate() {
-                let tags = if k + 1 == n { std::mem::take(&mut tags) } else { Vec::new() };
+                let tags = if k == last { std::mem::take(&mut tags) } else { Vec::new() };
                 if let Some(x) = self.xs.get_mut(&exchange) {
                     x.cursor = x.cursor.max(at);
                 }
@@ -672,6 +739,7 @@ impl HttpLink {
         };
         sim.on_client_message(&msg);
         let method = msg.get("method").and_then(Value::as_str).unwrap_or("").to_owned();
+        self.check_update_resent(sim, exchange, &msg, &method);
         let modern_meta = Sim::has_modern_meta(&msg);
         if method == "initialize" && self.discover_answered {
             sim.fail("initialize sent to a server that answered server/discover");
@@ -684,7 +752,17 @@ impl HttpLink {
         }
         let streamable = self.server.options().kind == HttpKind::LegacyStreamable
             && sim.conn.http_transport() == Some(TransportKind::StreamableHttp);
-        if self.legacy_session && streamable && method != "initialize" && session.is_none() {
+        let handshaking = sim.conn.server_info().is_none();
+        if self.legacy_session
+            && streamable
+            && session.is_none()
+            && method == "tasks/cancel"
+            && handshaking
+            && tasks::AVOID_CANCEL_WHILE_HANDSHAKING_BUG
+        {
+            // The known core bug: tasks/cancel goes out while a new session is being set up.
+            sim.seen("task_cancel_while_handshaking");
+        } else if self.legacy_session && streamable && method != "initialize" && session.is_none() {
             sim.fail(format!("a POST on a legacy session without its Mcp-Session-Id: {msg}"));
         }
         if modern {
@@ -708,7 +786,11 @@ impl HttpLink {
             }
             _ => false,
         };
-        if !allowed {
+        let as_task = msg.pointer("/params/arguments/simAsTask") == Some(&Value::Bool(true));
+        if !allowed && as_task && tasks::AVOID_AS_TASK_RETRY_BUG {
+            // The known core bug: a call started as a task is retried like an idempotent request.
+            sim.seen("as_task_call_resent");
+        } else if !allowed {
             let history = format!("{posts:?}, then {exchange} with id {id} (modern {modern})");
             sim.fail(format!(
                 "tools/call of nonce {nonce} sent again without a broken modern stream: {history}"
@@ -719,6 +801,34 @@ impl HttpLink {
         }
         posts.push(ToolPost { exchange, id, modern });
         Some(nonce)
+    }
+
+    /// A `tasks/update` that ended without its answer (its stream broke, its exchange failed)
+    /// goes out again as it was before anything else is sent for its task: its answers are not
+    /// lost.
+    fn check_update_resent(&mut self, sim: &mut Sim, exchange: ExchangeId, msg: &Value, method: &str) {
+        if !matches!(method, "tasks/get" | "tasks/update" | "tasks/result") {
+            return;
+        }
+        let Some(task) = msg.pointer("/params/taskId").and_then(Value::as_str) else { return };
+        let responses = msg.pointer("/params/inputResponses").cloned().unwrap_or(Value::Null);
+        if let Some((x, before)) = self.task_updates.get(task) {
+            let lost = self.xs.get(x).is_some_and(|x| x.ended && !x.aborted && !x.answered);
+            if lost && (method != "tasks/update" || responses != *before) {
+                sim.fail(format!(
+                    "the tasks/update of {task} on {x} ended without its answer, and {method} went out \
+                     next without its answers: {msg}"
+                ));
+            }
+            if lost {
+                sim.seen("task_update_resent");
+            }
+        }
+        if method == "tasks/update" {
+            self.task_updates.insert(task.to_owned(), (exchange, responses));
+        } else {
+            self.task_updates.remove(task);
+        }
     }
 
     /// A modern POST: the body mirrored into the headers, no session, no cancellation message,
@@ -755,6 +865,37 @@ impl HttpLink {
                     sim.fail(format!("Mcp-Param-N {n} does not match the argument {body:?}"));
                 }
             }
+        }
+    }
+}
+
+/// The chunk with which the client has a whole event (`text`, split into `chunks`): the last
+/// one, or with CRLF line ends the one carrying the final CR (a lone CR already ends the blank
+/// line that dispatches the event).
+fn completing_chunk(chunks: &[Vec<u8>], text: &[u8]) -> usize {
+    let need = if text.ends_with(b"\r\n") { text.len() - 1 } else { text.len() };
+    let mut sum = 0;
+    for (k, c) in chunks.iter().enumerate() {
+        sum += c.len();
+        if sum >= need {
+            return k;
+        }
+    }
+    chunks.len().saturating_sub(1)
+}
+
+/// An event's tag with what it tells the client about a task: the answer's own tag, or (for a
+/// task notification) a tag of its own. A response without a tag (a duplicate, a stray) tells
+/// nothing.
+fn seen_tag(tag: Option<Tag>, text: &str) -> Option<Tag> {
+    let seen = tasks::seen_in(text.as_bytes());
+    match tag {
+        Some(mut t) => {
+            t.seen = seen;
+            Some(t)
+        }
+        None => {
+            seen.filter(|s| s.id.is_none()).map(|s| Tag { id: String::new(), discover: false, seen: Some(s) })
         }
     }
 }

@@ -23,6 +23,17 @@
 //! notification a listen delivers goes into a small host-side [`NotificationQueue`] popped at
 //! random (`World::on_update`, `Sim::check_queue`).
 //!
+//! Tasks ([`tasks`]; the invariants, and the core bugs they found, in `task_book`): the servers
+//! run `job` (and in some seeds `slow`) as tasks in both eras (2026-07-28 `resultType: "task"`
+//! polled with `tasks/get`, input answered with `tasks/update`; 2025-11-25 task-augmented calls
+//! polled with `tasks/get` and fetched with `tasks/result`, input asked with tagged
+//! `elicitation/create` requests), slow, needing input, failing, expiring, cancelled by the
+//! server or stuck, with status notifications now and then; faults: dropped and slow polls,
+//! reused ids, crashes under live tasks (stdio), a 5xx on the next task message (HTTP) besides
+//! every network fault. The host calls task tools plainly, starts calls as tasks and later waits
+//! for them (`TaskResult`), looks at them (`GetTask`), cancels them (`CancelTask`), lists them
+//! (`ListTasks`), and cancels or times out task calls (`World::task_op`).
+//!
 //! Invariants are checked after every step (`World::check`, `Sim::on_client_message`, the
 //! links' checks on what the client sends, and after every drain: the core tracks exactly the
 //! requests the host waits for, within `max_in_flight`); a run has a safety phase (faults on) and a liveness
@@ -38,6 +49,8 @@ pub mod listen;
 mod rng;
 pub mod server;
 mod stdio;
+mod task_book;
+pub mod tasks;
 pub mod tools;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -52,6 +65,8 @@ use serde_json::{json, Value};
 
 use listen::{CloseKind, SrvFacts, Tick};
 pub use rng::Rng;
+pub use task_book::TaskStats;
+use task_book::{HostTask, TaskBook};
 use tools::TOOLS;
 
 /// How long the faulty phase lasts, in simulated time.
@@ -133,6 +148,8 @@ pub struct RunReport {
     pub listen_notes: u64,
     /// Entries the host queue evicted under its limits.
     pub queue_dropped: u64,
+    /// Task figures.
+    pub tasks: TaskStats,
     /// Faults injected, by kind.
     pub faults: BTreeMap<&'static str, u64>,
     /// Paths taken, by kind (re-issues, resumptions, session expiries, cancels...).
@@ -146,7 +163,8 @@ pub struct RunReport {
 enum Ev {
     Started(mcp_core::Epoch),
     SpawnFailed(mcp_core::Epoch),
-    Stdout(mcp_core::Epoch, Vec<u8>),
+    /// Stdout bytes; the task message whose last byte they carry, if any.
+    Stdout(mcp_core::Epoch, Vec<u8>, Option<tasks::Seen>),
     Crash(mcp_core::Epoch),
     Exit(mcp_core::Epoch),
     /// A modern `server/discover` answer has reached the client (era invariant).
@@ -251,6 +269,7 @@ struct Sim {
     /// `MCP_SIM_TRACE=1`: print every trace line (for replays).
     print_trace: bool,
     push: Push,
+    tasks: TaskBook,
 }
 
 impl Sim {
@@ -400,6 +419,25 @@ impl Sim {
                 self.fail(format!("request {id} cancelled twice"));
             }
         }
+        self.on_task_message(msg);
+    }
+
+    /// The nonce of the call whose answer a client message waits for: a `tools/call`'s own, or
+    /// the call a task message polls for.
+    fn answer_nonce(&self, msg: &Value) -> Option<u64> {
+        Self::nonce_of(msg).or_else(|| {
+            let method = msg.get("method").and_then(Value::as_str)?;
+            if !matches!(method, "tasks/get" | "tasks/update" | "tasks/result") {
+                return None;
+            }
+            let task = msg.pointer("/params/taskId")?.as_str()?;
+            self.tasks.creator_nonce(task)
+        })
+    }
+
+    /// What the servers act on besides the request: the time, the phase, an id to reuse.
+    fn task_ctx(&self) -> tasks::Ctx {
+        tasks::Ctx { now: self.now, faults_on: self.faults_on, reuse: self.tasks.reuse_candidate() }
     }
 
     /// A `tools/call`'s nonce (the simulation tags every call with one).
@@ -479,6 +517,10 @@ impl World {
             Link::Stdio(l) => l.era(),
             Link::Http(l) => l.era(),
         };
+        let tasks_declared = match &link {
+            Link::Stdio(l) => l.tasks_declared(),
+            Link::Http(l) => l.tasks_declared(),
+        };
         let limits =
             QueueLimits { max_items: 1 + rng.below(12) as usize, max_bytes: 24 + rng.below(600) as usize };
         let push = Push {
@@ -495,7 +537,9 @@ impl World {
             opened: 0,
             notes: 0,
         };
-        let options = format!("{options}, push {} (queue {limits:?})", push.enabled);
+        let tasks = TaskBook::new(rng.percent(85), tasks_declared, modern);
+        let options =
+            format!("{options}, push {} (queue {limits:?}), task ops {}", push.enabled, tasks.enabled);
         let sim = Sim {
             seed,
             transport,
@@ -524,6 +568,7 @@ impl World {
             options: format!("{options}, close mid-flight at {close_mid:?}"),
             print_trace: std::env::var("MCP_SIM_TRACE").is_ok_and(|v| v == "1"),
             push,
+            tasks,
         };
         let mut w = Self { sim, link, close_mid, healed: BTreeSet::new() };
         w.sim.schedule(Duration::ZERO, Ev::HostAction);
@@ -566,6 +611,7 @@ impl World {
             listens: self.sim.push.opened,
             listen_notes: self.sim.push.notes,
             queue_dropped: self.sim.push.inbox.dropped(),
+            tasks: self.sim.tasks.stats.clone(),
             faults: self.sim.faults.clone(),
             coverage: self.sim.coverage.clone(),
             trace_hash: self.sim.trace.finish(),
@@ -628,6 +674,7 @@ impl World {
                         if self.sim.push.enabled && self.sim.push.modern {
                             self.healed_listen();
                         }
+                        self.healed_task_call();
                     }
                     _ => self.host_close(),
                 }
@@ -681,6 +728,24 @@ impl World {
                 }
                 Err(e) => self.sim.fail(format!("a healed request was refused: {e}")),
             }
+        }
+        self.drain();
+    }
+
+    /// A call of the liveness phase that the server may run as a task: it must succeed (with
+    /// the result the server completed its task with, if it became one).
+    fn healed_task_call(&mut self) {
+        let nonce = u64::MAX - 1;
+        let request = Request::CallTool { name: "job".into(), arguments: json!({"n": 2, "nonce": nonce}) };
+        self.sim.requests += 1;
+        match self.sim.conn.request(self.sim.at(), request, RequestOptions::default()) {
+            Ok(h) => {
+                self.sim.live.insert(h);
+                self.sim.nonces.insert(nonce, h);
+                self.sim.track_task_handle(h, HostTask::Call { nonce });
+                self.healed.insert(h);
+            }
+            Err(e) => self.sim.fail(format!("a healed task call was refused: {e}")),
         }
         self.drain();
     }
@@ -781,8 +846,14 @@ impl World {
             90..=99 => Err("the user closed the dialog".to_owned()),
             _ => Ok(json!({"action": "accept", "content": {"name": "Ada"}})),
         };
+        let failed = answer.is_err();
         match self.sim.conn.respond_to_server(now, h, answer) {
-            Ok(()) => self.sim.seen("input_answered"),
+            Ok(()) => {
+                self.sim.seen("input_answered");
+                if failed {
+                    self.sim.on_task_input_failed(h);
+                }
+            }
             Err(mcp_core::AnswerError::Gone) => {}
             Err(e) => self.sim.fail(format!("a valid answer was refused: {e}")),
         }
@@ -819,6 +890,8 @@ impl World {
             self.refused_after_close();
         } else if self.sim.push.enabled && self.sim.rng.percent(35) {
             self.push_op();
+        } else if self.sim.tasks.enabled && self.sim.rng.percent(30) {
+            self.task_op();
         } else {
             let roll = self.sim.rng.below(100);
             if roll < 12 && !self.sim.live.is_empty() {
@@ -932,6 +1005,97 @@ impl World {
         }
     }
 
+    /// One task action: the host starts a call as a task, waits for a started task, looks at
+    /// one, cancels one, lists them, or cancels a task call; or the server pushes status
+    /// notifications; or a fault hits live tasks (a stdio crash, a 5xx on the next task message).
+    fn task_op(&mut self) {
+        let roll = self.sim.rng.below(100);
+        let started = self.sim.tasks.started.clone();
+        let pick = |sim: &mut Sim| -> String {
+            if started.is_empty() || sim.rng.percent(5) {
+                format!("task-bogus-{}", sim.rng.below(100))
+            } else {
+                started[sim.rng.below(started.len() as u64) as usize].clone()
+            }
+        };
+        match roll {
+            0..=27 => {
+                let nonce = self.sim.requests as u64;
+                let name = ["job", "job", "slow", "echo"][self.sim.rng.below(4) as usize];
+                let mut arguments = json!({"n": self.sim.rng.below(100), "nonce": nonce, "simAsTask": true});
+                if tasks::AVOID_WAIT_INPUT_BUG {
+                    arguments["simNoInput"] = json!(true);
+                }
+                let timeout = task_timeout(&mut self.sim.rng);
+                let request = Request::CallToolAsTask { name: name.into(), arguments };
+                if let Some(h) = self.task_request(request, timeout, HostTask::AsTask { nonce }) {
+                    self.sim.nonces.insert(nonce, h);
+                }
+            }
+            28..=47 => {
+                let task = pick(&mut self.sim);
+                // One wait at a time per task (a second would ask for its input again).
+                if self.sim.tasks.waiting(&task, &self.sim.live) {
+                    return;
+                }
+                let tool = self.sim.rng.percent(50).then(|| "job".to_owned());
+                let timeout = task_timeout(&mut self.sim.rng);
+                let request = Request::TaskResult { task_id: task.clone(), tool };
+                self.task_request(request, timeout, HostTask::Wait { task });
+            }
+            48..=59 => {
+                let task = pick(&mut self.sim);
+                self.task_request(Request::GetTask { task_id: task.clone() }, None, HostTask::Get { task });
+            }
+            60..=67 => {
+                let task = pick(&mut self.sim);
+                let request = Request::CancelTask { task_id: task.clone() };
+                self.task_request(request, None, HostTask::Cancel { task });
+            }
+            68..=75 => {
+                self.task_request(Request::ListTasks, None, HostTask::List);
+            }
+            76..=85 => {
+                let calls: Vec<RequestHandle> = self.sim.tasks.live_task_calls(&self.sim.live);
+                if !calls.is_empty() {
+                    let h = calls[self.sim.rng.below(calls.len() as u64) as usize];
+                    self.sim.seen("task_host_cancel");
+                    self.cancel(h);
+                }
+            }
+            86..=93 => match &mut self.link {
+                Link::Stdio(l) => l.task_notes(&mut self.sim),
+                Link::Http(l) => l.task_notes(&mut self.sim),
+            },
+            _ => match &mut self.link {
+                Link::Stdio(l) => l.task_fault(&mut self.sim),
+                Link::Http(l) => l.task_fault(&mut self.sim),
+            },
+        }
+    }
+
+    /// Issues a task request and records it.
+    fn task_request(
+        &mut self,
+        request: Request,
+        timeout: Option<Duration>,
+        what: HostTask,
+    ) -> Option<RequestHandle> {
+        let opts = RequestOptions { timeout, ..Default::default() };
+        match self.sim.conn.request(self.sim.at(), request, opts) {
+            Ok(h) => {
+                self.sim.requests += 1;
+                if !self.sim.live.insert(h) || self.sim.done.contains(&h) {
+                    self.sim.fail(format!("handle {h} reused"));
+                }
+                self.sim.track_task_handle(h, what);
+                Some(h)
+            }
+            Err(CommandError::TooManyInFlight { .. }) => None,
+            Err(e) => self.sim.fail(format!("a task request was refused while open: {e}")),
+        }
+    }
+
     fn random_request(&mut self) {
         let nonce = self.sim.requests as u64;
         let request = match self.sim.rng.below(6) {
@@ -945,7 +1109,11 @@ impl World {
                 Request::CallTool { name: name.into(), arguments }
             }
         };
-        let opts = RequestOptions { progress: self.sim.rng.percent(30), ..Default::default() };
+        let mut opts = RequestOptions { progress: self.sim.rng.percent(30), ..Default::default() };
+        let call = matches!(&request, Request::CallTool { .. });
+        if matches!(&request, Request::CallTool { name, .. } if name == "job") {
+            opts.timeout = task_timeout(&mut self.sim.rng);
+        }
         if self.sim.conn.server_info().is_none() {
             self.sim.seen("request_while_handshaking");
         }
@@ -956,6 +1124,9 @@ impl World {
                     self.sim.fail(format!("handle {h} reused"));
                 }
                 self.sim.nonces.insert(nonce, h);
+                if call {
+                    self.sim.track_task_handle(h, HostTask::Call { nonce });
+                }
                 // Cancelled before it is sent (queued behind the probe, or not yet written).
                 if self.sim.rng.percent(5) {
                     self.sim.seen("cancel_before_send");
@@ -1040,7 +1211,10 @@ impl World {
     fn check(&mut self, ev: &Event) {
         match ev {
             Event::Subscription { handle, update } => return self.on_update(*handle, update),
-            Event::Response { handle, result } => self.on_push_response(*handle, result),
+            Event::Response { handle, result } => {
+                self.on_push_response(*handle, result);
+                self.sim.on_task_outcome(*handle, result);
+            }
             _ => {}
         }
         let sim = &mut self.sim;
@@ -1079,8 +1253,16 @@ impl World {
                 }
                 sim.seen("progress");
             }
-            Event::ServerRequest { handle, .. } => {
-                let delay = if sim.faults_on { sim.rng.below(3000) } else { 1 };
+            Event::ServerRequest { handle, request } => {
+                let task_input = tasks::input_key(&request.params);
+                let mut delay = if sim.faults_on { sim.rng.below(3000) } else { 1 };
+                if let Some((task, key)) = task_input {
+                    sim.on_task_input(*handle, &task, &key);
+                    // The user takes their time.
+                    if sim.faults_on && sim.rng.percent(20) {
+                        delay = 3000 + sim.rng.below(20_000);
+                    }
+                }
                 sim.schedule(Duration::from_millis(delay), Ev::Answer(*handle));
             }
             Event::Connected(info) => match info.era {
@@ -1283,6 +1465,15 @@ impl World {
         if let Some(problem) = problem {
             self.sim.fail(problem);
         }
+    }
+}
+
+/// A task call's timeout: the default (10 s), a long one, or a short one.
+fn task_timeout(rng: &mut Rng) -> Option<Duration> {
+    match rng.below(100) {
+        0..=44 => None,
+        45..=74 => Some(Duration::from_secs(60)),
+        _ => Some(Duration::from_millis(1000 + rng.below(5000))),
     }
 }
 

@@ -2,7 +2,9 @@
 //! (2025-11-25) [`Peer`] answering the lines the client writes with timed output, and
 //! misbehaving when the world's faults say so. A modern process also holds the listen streams
 //! the client opened ([`super::listen`]) until the client cancels them
-//! (`notifications/cancelled`), it ends them, or it dies.
+//! (`notifications/cancelled`), it ends them, or it dies. A legacy process holds the
+//! `tasks/result` requests of tasks that wait for input ([`super::tasks`]) and answers them
+//! once the client's answers to its input requests let the tasks end.
 
 use std::time::Duration;
 
@@ -10,6 +12,7 @@ use serde_json::{json, Value};
 
 use super::listen::{self, Listens, SrvListen, Tick};
 use super::rng::Rng;
+use super::tasks::{Ctx, TaskOptions};
 use super::tools::{ms, Outcome, Peer};
 pub use super::tools::{SimEra, TOOLS};
 
@@ -30,6 +33,8 @@ pub struct ServerModel {
     peer: Peer,
     /// The listen streams it holds, by wire id (JSON text).
     listens: Listens<String>,
+    /// Deferred `tasks/result` requests: the task, the request id.
+    held: Vec<(String, Value)>,
 }
 
 /// Fault probabilities in percent (all zero when faults are off).
@@ -46,11 +51,39 @@ pub struct ServerFaults {
 }
 
 impl ServerModel {
-    /// A fresh process (a legacy one declaring `resources.subscribe` when `subscribe`).
-    pub fn new(era: SimEra, huge_bytes: usize, subscribe: bool) -> Self {
+    /// A fresh process (a legacy one declaring `resources.subscribe` when `subscribe`), running
+    /// tasks as `tasks` says.
+    pub fn new(era: SimEra, huge_bytes: usize, subscribe: bool, tasks: TaskOptions) -> Self {
         Self {
-            peer: Peer::new(era, "2025-11-25", huge_bytes).with_subscribe(subscribe),
+            peer: Peer::new(era, "2025-11-25", huge_bytes).with_subscribe(subscribe).with_tasks(tasks),
             listens: Listens::default(),
+            held: Vec::new(),
+        }
+    }
+
+    /// The request handling side (its tasks).
+    pub fn peer(&mut self) -> &mut Peer {
+        &mut self.peer
+    }
+
+    /// Status notifications of its tasks whose status changed (`percent` of them).
+    pub fn task_notes(&mut self, now: Duration, rng: &mut Rng, percent: u64) -> Vec<Vec<u8>> {
+        let notes = self.peer.tasks().notes(now, rng, percent);
+        notes.into_iter().map(|n| format!("{n}\n").into_bytes()).collect()
+    }
+
+    /// Answers the deferred `tasks/result` requests whose tasks can now say how they end.
+    fn settle(&mut self, now: Duration, out: &mut Vec<(Duration, ServerOutput)>) {
+        let held = std::mem::take(&mut self.held);
+        for (task, id) in held {
+            match self.peer.tasks().settle(&task, now) {
+                Some((delay, outcome)) => {
+                    if let Some(line) = outcome.response(&id) {
+                        out.push((delay, ServerOutput::Stdout(format!("{line}\n").into_bytes())));
+                    }
+                }
+                None => self.held.push((task, id)),
+            }
         }
     }
 
@@ -73,10 +106,27 @@ impl ServerModel {
         line: &[u8],
         rng: &mut Rng,
         faults: ServerFaults,
-        faults_on: bool,
+        ctx: &Ctx,
     ) -> Vec<(Duration, ServerOutput)> {
+        let mut out = self.react(line, rng, faults, ctx);
+        self.settle(ctx.now, &mut out);
+        out
+    }
+
+    fn react(
+        &mut self,
+        line: &[u8],
+        rng: &mut Rng,
+        faults: ServerFaults,
+        ctx: &Ctx,
+    ) -> Vec<(Duration, ServerOutput)> {
+        let faults_on = ctx.faults_on;
         let Ok(msg) = serde_json::from_slice::<Value>(line) else { return Vec::new() };
-        let Some(method) = msg.get("method").and_then(Value::as_str) else { return Vec::new() };
+        let Some(method) = msg.get("method").and_then(Value::as_str) else {
+            // An answer to one of its requests (a task's input).
+            self.peer.tasks().on_client_answer(&msg, ctx.now);
+            return Vec::new();
+        };
         if method == "notifications/cancelled" && self.peer.era() == SimEra::Modern {
             // The client closed a listen: the stream ends once the server gets to it (at
             // once, or after what it was writing meanwhile).
@@ -117,9 +167,17 @@ impl ServerModel {
             out.extend(ticks.into_iter().map(|(at, t)| (at, ServerOutput::Listen(key.clone(), t))));
             return out;
         }
-        let Some(reply) = self.peer.answer(&msg, rng) else { return out };
+        let Some(reply) = self.peer.answer(&msg, rng, ctx) else { return out };
         for (delay, note) in &reply.notes {
             out.push((*delay, ServerOutput::Stdout(format!("{note}\n").into_bytes())));
+        }
+        match &reply.outcome {
+            Outcome::Drop => return out,
+            Outcome::Deferred(task) => {
+                self.held.push((task.clone(), id));
+                return out;
+            }
+            _ => {}
         }
         let Some(line) = reply.response(&id) else {
             debug_assert_eq!(reply.outcome, Outcome::Break);

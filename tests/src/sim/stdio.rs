@@ -1,7 +1,8 @@
 //! The stdio side of the world: the server process's lifecycle, the pipe between the client's
 //! writes and [`ServerModel`], and stdout delivery (split at random byte boundaries); the
 //! server's side of listen streams (acknowledgments, bursts, its own closes) and crashes while
-//! they are open.
+//! they are open; the server's task notifications and crashes under live tasks. Each delivered
+//! task message tells the world what the client consumed ([`super::tasks::Seen`]).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -11,6 +12,7 @@ use serde_json::Value;
 
 use super::listen::{self, CloseKind, Tick};
 use super::server::{ServerFaults, ServerModel, ServerOutput, SimEra};
+use super::tasks::{self, TaskOptions};
 use super::{Ev, ListenKey, Rng, Sim, MAX_MESSAGE};
 
 /// The process the world runs for the current epoch.
@@ -38,6 +40,8 @@ pub(super) struct StdioLink {
     era: SimEra,
     /// A legacy server declares `resources.subscribe`.
     subscribe: bool,
+    /// How its processes run tasks.
+    tasks: TaskOptions,
     faults: ServerFaults,
     spawn_fail: u64,
     /// Percent of processes that stop reading stdin for a while after they start.
@@ -50,6 +54,9 @@ pub(super) struct StdioLink {
     tool_sends: BTreeMap<u64, u32>,
     /// When the last stdout piece is due: stdout is one ordered pipe.
     stdout_cursor: Duration,
+    /// The last message written on stdout was half a line (a crash's): the next message's
+    /// first line joins it and is lost.
+    partial_line: bool,
     pub(super) spawns: u64,
     pub(super) crashes: u64,
 }
@@ -69,9 +76,11 @@ impl StdioLink {
         let cfg =
             super::client_config(mcp_core::TransportConfig::Stdio(StdioCommand::new("sim-server")), seed);
         let subscribe = rng.percent(50);
+        let tasks = TaskOptions::random(rng, faulty);
         let link = Self {
             era,
             subscribe,
+            tasks,
             faults,
             spawn_fail,
             stall,
@@ -80,6 +89,7 @@ impl StdioLink {
             facts: BTreeMap::new(),
             tool_sends: BTreeMap::new(),
             stdout_cursor: Duration::ZERO,
+            partial_line: false,
             spawns: 0,
             crashes: 0,
         };
@@ -89,6 +99,14 @@ impl StdioLink {
     /// The server speaks 2026-07-28; a legacy one declares `resources.subscribe`.
     pub(super) fn era(&self) -> (bool, bool) {
         (self.era == SimEra::Modern, self.subscribe)
+    }
+
+    /// The server declares tasks (the extension, or the 2025-11-25 capability).
+    pub(super) fn tasks_declared(&self) -> bool {
+        match self.era {
+            SimEra::Modern => self.tasks.declare,
+            SimEra::Legacy => self.tasks.on && self.tasks.declare,
+        }
     }
 
     pub(super) fn heal(&mut self) {
@@ -105,7 +123,15 @@ impl StdioLink {
             Ev::SpawnFailed(epoch) => {
                 sim.conn.handle_spawn_failed(now, epoch, "simulated spawn failure".into())
             }
-            Ev::Stdout(epoch, bytes) => sim.conn.handle_stdout(now, epoch, &bytes),
+            Ev::Stdout(epoch, bytes, seen) => {
+                let text = String::from_utf8_lossy(&bytes[..bytes.len().min(160)]).into_owned();
+                sim.note(format!("{:?} world: {epoch} stdout {} bytes {text:?}", sim.now, bytes.len()));
+                sim.conn.handle_stdout(now, epoch, &bytes);
+                let alive = self.process.as_ref().is_some_and(|p| p.epoch == epoch && p.alive);
+                if let Some(seen) = seen.filter(|_| alive) {
+                    sim.on_seen(seen);
+                }
+            }
             Ev::Crash(epoch) => {
                 if let Some(p) = self.process.as_mut().filter(|p| p.epoch == epoch && p.alive) {
                     p.alive = false;
@@ -183,6 +209,32 @@ impl StdioLink {
         self.deliver(sim, epoch, Duration::ZERO, bytes);
     }
 
+    /// The process pushes status notifications of its tasks.
+    pub(super) fn task_notes(&mut self, sim: &mut Sim) {
+        let Some(p) = self.process.as_mut().filter(|p| p.alive) else { return };
+        let epoch = p.epoch;
+        let notes = p.model.task_notes(sim.now, &mut sim.rng, 100);
+        let facts = p.model.peer().tasks().take_facts();
+        sim.on_task_facts(facts);
+        for note in notes {
+            sim.seen("task_notification_pushed");
+            self.deliver(sim, epoch, Duration::ZERO, note);
+        }
+    }
+
+    /// The process crashes while it runs tasks.
+    pub(super) fn task_fault(&mut self, sim: &mut Sim) {
+        let now = sim.now;
+        let Some(p) = self.process.as_mut().filter(|p| p.alive) else { return };
+        if !p.model.peer().tasks().any_live(now) {
+            return;
+        }
+        let epoch = p.epoch;
+        sim.fault("task_crash");
+        let delay = Duration::from_millis(sim.rng.below(5));
+        sim.schedule(delay, Ev::Crash(epoch));
+    }
+
     /// The process crashes while the client has listens open.
     pub(super) fn listen_fault(&mut self, sim: &mut Sim) {
         let Some(p) = self.process.as_ref().filter(|p| p.alive) else { return };
@@ -196,12 +248,13 @@ impl StdioLink {
         match io {
             Io::Spawn { epoch, .. } => {
                 self.spawns += 1;
+                self.partial_line = false;
                 let delay = Duration::from_millis(5 + sim.rng.below(50));
                 if sim.rng.percent(self.spawn_fail) {
                     sim.fault("spawn_failed");
                     sim.schedule(delay, Ev::SpawnFailed(epoch));
                 } else {
-                    let model = ServerModel::new(self.era, MAX_MESSAGE + 1024, self.subscribe);
+                    let model = ServerModel::new(self.era, MAX_MESSAGE + 1024, self.subscribe, self.tasks);
                     let stalled_until = (sim.faults_on && sim.rng.percent(self.stall)).then(|| {
                         sim.fault("stdin_stall");
                         let until = sim.now + delay + Duration::from_millis(500 + sim.rng.below(15_000));
@@ -280,7 +333,10 @@ impl StdioLink {
         let mut lines = Vec::new();
         while let Some(i) = p.pending.iter().position(|b| *b == b'\n') {
             let line: Vec<u8> = p.pending.drain(..=i).collect();
-            let outputs = p.model.on_line(&line, &mut sim.rng, faults, sim.faults_on);
+            let ctx = sim.task_ctx();
+            let outputs = p.model.on_line(&line, &mut sim.rng, faults, &ctx);
+            let facts = p.model.peer().tasks().take_facts();
+            sim.on_task_facts(facts);
             lines.push((line, outputs));
         }
         for (line, outputs) in lines {
@@ -304,7 +360,7 @@ impl StdioLink {
                 }
             }
             if answered {
-                sim.maybe_cancel_before(Sim::nonce_of(&line), self.stdout_cursor);
+                sim.maybe_cancel_before(sim.answer_nonce(&line), self.stdout_cursor);
             }
             if discover && answered {
                 let at = self.stdout_cursor.saturating_sub(sim.now);
@@ -313,8 +369,13 @@ impl StdioLink {
         }
     }
 
-    /// Stdout bytes, split at random boundaries when faults are on.
+    /// Stdout bytes (one message), split at random boundaries when faults are on; the last
+    /// piece carries what the message tells the client about a task.
     fn deliver(&mut self, sim: &mut Sim, epoch: Epoch, delay: Duration, bytes: Vec<u8>) {
+        let mut seen = tasks::seen_in(&bytes).filter(|_| !self.partial_line);
+        if !bytes.is_empty() {
+            self.partial_line = !bytes.ends_with(b"\n");
+        }
         let pieces = if sim.faults_on && bytes.len() > 1 { 1 + sim.rng.below(4) } else { 1 };
         let mut rest = bytes.as_slice();
         for k in 0..pieces {
@@ -325,7 +386,9 @@ impl StdioLink {
             // One ordered pipe: a message's pieces, and messages, never interleave.
             let at = (sim.now + delay).max(self.stdout_cursor + Duration::from_micros(1));
             self.stdout_cursor = at;
-            sim.schedule_at(at, Ev::Stdout(epoch, piece.to_vec()));
+            // The piece that completes the message (the last non-empty one) carries it.
+            let seen = if rest.is_empty() && !piece.is_empty() { seen.take() } else { None };
+            sim.schedule_at(at, Ev::Stdout(epoch, piece.to_vec(), seen));
         }
     }
 }

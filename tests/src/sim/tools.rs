@@ -3,6 +3,8 @@
 //! slow, progress, huge, flaky, and `ask`, which on 2026-07-28 answers `input_required` with a
 //! form elicitation and completes once the retry brings the answer and the exact `requestState`),
 //! and on legacy servers that declare it, `resources/subscribe` and `resources/unsubscribe`.
+//! Servers with tasks ([`super::tasks`]) run `job` (and in some seeds `slow`) as a task and
+//! answer the `tasks/*` methods.
 //! The stdio process model ([`super::server`]) and the HTTP models ([`super::http`]) both call
 //! [`Peer::answer`] and only decide how the reply travels (listen streams, which outlive one
 //! reply, are [`super::listen`]'s).
@@ -12,6 +14,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::rng::Rng;
+use super::tasks::{Ctx, SrvTasks, TaskOptions};
 
 /// Which era the simulated server speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,7 +26,7 @@ pub enum SimEra {
 }
 
 /// The scripted tools.
-pub const TOOLS: [&str; 6] = ["echo", "slow", "progress", "huge", "flaky", "ask"];
+pub const TOOLS: [&str; 7] = ["echo", "slow", "progress", "huge", "flaky", "ask", "job"];
 
 /// The `requestState` the `ask` tool hands out (and wants back verbatim).
 pub const ASK_STATE: &str = "v1.ask+/=state";
@@ -38,6 +41,12 @@ pub enum Outcome {
     /// The `flaky` tool: the transport breaks instead of answering (the process dies, the
     /// response stream is cut).
     Break,
+    /// No answer at all (a dropped `tasks/get`): on stdio nothing, on HTTP the response stream
+    /// breaks.
+    Drop,
+    /// A 2025-11-25 `tasks/result` that blocks until its task ends: answered later, after the
+    /// input requests in the reply's notes (this task's).
+    Deferred(String),
 }
 
 /// A server's reaction to one request.
@@ -52,14 +61,22 @@ pub struct Reply {
 }
 
 impl Reply {
-    /// The JSON-RPC response to the request `id` (`None` for [`Outcome::Break`]).
+    /// The JSON-RPC response to the request `id` (`None` for [`Outcome::Break`],
+    /// [`Outcome::Drop`] and [`Outcome::Deferred`]).
     pub fn response(&self, id: &Value) -> Option<Value> {
-        match &self.outcome {
+        self.outcome.response(id)
+    }
+}
+
+impl Outcome {
+    /// The JSON-RPC response to the request `id`, if there is one now.
+    pub fn response(&self, id: &Value) -> Option<Value> {
+        match self {
             Outcome::Result(r) => Some(json!({"jsonrpc": "2.0", "id": id, "result": r})),
             Outcome::Error(code, message) => {
                 Some(json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}))
             }
-            Outcome::Break => None,
+            Outcome::Break | Outcome::Drop | Outcome::Deferred(_) => None,
         }
     }
 }
@@ -76,16 +93,23 @@ pub struct Peer {
     huge_bytes: usize,
     /// A legacy server declares `resources.subscribe` (and answers `resources/subscribe`).
     subscribe: bool,
+    /// The tasks it runs.
+    tasks: SrvTasks,
 }
 
 /// The tool list every simulated server offers. `echo` mirrors its `n` argument into the
-/// `Mcp-Param-N` header on modern HTTP (a valid `x-mcp-header` annotation).
-pub fn tool_list() -> Value {
+/// `Mcp-Param-N` header on modern HTTP (a valid `x-mcp-header` annotation). A 2025-11-25
+/// server declaring tasks lists `job` as requiring a task and `slow` as allowing one.
+pub fn tool_list(legacy_tasks: bool) -> Value {
     let tools: Vec<Value> = TOOLS
         .iter()
         .map(|n| match *n {
             "echo" => json!({"name": n, "inputSchema": {"type": "object",
                 "properties": {"n": {"type": "integer", "x-mcp-header": "N"}}}}),
+            "job" if legacy_tasks => json!({"name": n, "inputSchema": {"type": "object"},
+                "execution": {"taskSupport": "required"}}),
+            "slow" if legacy_tasks => json!({"name": n, "inputSchema": {"type": "object"},
+                "execution": {"taskSupport": "optional"}}),
             _ => json!({"name": n, "inputSchema": {"type": "object"}}),
         })
         .collect();
@@ -95,7 +119,27 @@ pub fn tool_list() -> Value {
 impl Peer {
     /// A fresh server instance of `era` (legacy ones answer `initialize` with `legacy_version`).
     pub fn new(era: SimEra, legacy_version: &'static str, huge_bytes: usize) -> Self {
-        Self { era, legacy_version, initialized: false, huge_bytes, subscribe: false }
+        Self {
+            era,
+            legacy_version,
+            initialized: false,
+            huge_bytes,
+            subscribe: false,
+            tasks: SrvTasks::default(),
+        }
+    }
+
+    /// The same server, running tasks as `opts` say (2026-07-28 and 2025-11-25 only).
+    pub fn with_tasks(mut self, opts: TaskOptions) -> Self {
+        let legacy = self.era == SimEra::Legacy;
+        let opts = if legacy && self.legacy_version != "2025-11-25" { TaskOptions::default() } else { opts };
+        self.tasks = SrvTasks::new(opts, legacy);
+        self
+    }
+
+    /// The tasks it runs.
+    pub fn tasks(&mut self) -> &mut SrvTasks {
+        &mut self.tasks
     }
 
     /// The same server, declaring `resources.subscribe` when `on` (legacy eras).
@@ -109,12 +153,20 @@ impl Peer {
         self.era
     }
 
-    /// Reacts to one request (`None` for a notification or a response).
-    pub fn answer(&mut self, msg: &Value, rng: &mut Rng) -> Option<Reply> {
+    /// Reacts to one request (`None` for a notification or a response). Status notifications
+    /// of its tasks may go out before the answer.
+    pub fn answer(&mut self, msg: &Value, rng: &mut Rng, ctx: &Ctx) -> Option<Reply> {
         let method = msg.get("method").and_then(Value::as_str)?;
         msg.get("id")?;
         let mut notes = Vec::new();
-        let (delay, outcome) = self.outcome(method, msg, rng, &mut notes);
+        let (delay, outcome) = self.outcome(method, msg, rng, &mut notes, ctx);
+        let handshake = matches!(method, "initialize" | "server/discover");
+        if ctx.faults_on && self.tasks.options().on && !handshake {
+            let at = ms(rng.below(delay.as_millis() as u64 + 1));
+            for note in self.tasks.notes(ctx.now, rng, 40) {
+                notes.push((at, note));
+            }
+        }
         Some(Reply { delay, outcome, notes })
     }
 
@@ -124,22 +176,33 @@ impl Peer {
         msg: &Value,
         rng: &mut Rng,
         notes: &mut Vec<(Duration, Value)>,
+        ctx: &Ctx,
     ) -> (Duration, Outcome) {
         let quick = ms(1 + rng.below(30));
         let err = |code, message| (quick, Outcome::Error(code, message));
         match (self.era, method) {
-            (SimEra::Modern, "server/discover") => (
-                quick,
-                Outcome::Result(json!({"resultType": "complete",
-                    "supportedVersions": [mcp_core::MODERN_VERSION],
-                    "capabilities": {"tools": {}}, "ttlMs": 0, "cacheScope": "private"})),
-            ),
+            (SimEra::Modern, "server/discover") => {
+                let mut capabilities = json!({"tools": {}});
+                if self.tasks.options().declare {
+                    capabilities["extensions"] = json!({ super::tasks::EXTENSION: {} });
+                }
+                (
+                    quick,
+                    Outcome::Result(json!({"resultType": "complete",
+                        "supportedVersions": [mcp_core::MODERN_VERSION],
+                        "capabilities": capabilities, "ttlMs": 0, "cacheScope": "private"})),
+                )
+            }
             (SimEra::Legacy, "server/discover") => err(-32601, "Method not found"),
             (SimEra::Legacy, "initialize") => {
                 self.initialized = true;
                 let mut capabilities = json!({"tools": {}});
                 if self.subscribe {
                     capabilities["resources"] = json!({"subscribe": true});
+                }
+                if self.legacy_tasks() {
+                    capabilities["tasks"] =
+                        json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
                 }
                 let result = json!({"protocolVersion": self.legacy_version, "capabilities": capabilities,
                     "serverInfo": {"name": "sim-legacy", "version": "1"}});
@@ -151,12 +214,23 @@ impl Peer {
             (SimEra::Legacy, "resources/subscribe" | "resources/unsubscribe") if self.subscribe => {
                 (quick, Outcome::Result(json!({})))
             }
-            (_, "tools/list") => (quick, Outcome::Result(tool_list())),
+            (_, "tools/list") => (quick, Outcome::Result(tool_list(self.legacy_tasks()))),
+            (_, m) if m.starts_with("tasks/") => {
+                let (delay, outcome) = self.tasks.handle(m, msg, rng, ctx);
+                if let Outcome::Deferred(task) = &outcome {
+                    notes.extend(self.tasks.asks(task, ctx.now));
+                }
+                (delay, outcome)
+            }
             (_, "prompts/list") => (quick, Outcome::Result(json!({"prompts": []}))),
             (_, "tools/call") => {
                 let name = msg.pointer("/params/name").and_then(Value::as_str).unwrap_or("");
                 let text = |t: String| Outcome::Result(json!({"content": [{"type": "text", "text": t}]}));
+                if self.tasks.runs_as_task(msg, name) {
+                    return (quick, self.tasks.create(msg, rng, ctx));
+                }
                 match name {
+                    "job" => (quick, text("job ok".into())),
                     "echo" => (quick, text("echo ok".into())),
                     "flaky" if rng.percent(50) => (quick, Outcome::Break),
                     "flaky" => (quick, text("flaky ok".into())),
@@ -207,6 +281,13 @@ impl Peer {
             }
             _ => err(-32601, "Method not found"),
         }
+    }
+}
+
+impl Peer {
+    /// A 2025-11-25 server declaring tasks.
+    fn legacy_tasks(&self) -> bool {
+        self.era == SimEra::Legacy && self.tasks.options().on && self.tasks.options().declare
     }
 }
 
