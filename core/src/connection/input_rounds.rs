@@ -52,10 +52,9 @@ impl Connection {
     /// nothing.
     pub(super) fn on_input_required(&mut self, now: Instant, handle: RequestHandle, value: Value) {
         let Some(op) = self.ops.get_mut(&handle) else { return };
-        if !matches!(
-            op.request,
-            Request::CallTool { .. } | Request::GetPrompt { .. } | Request::ReadResource { .. }
-        ) {
+        let allowed =
+            matches!(op.request, Request::CallTool { .. } | Request::GetPrompt { .. } | Request::ReadResource { .. });
+        if !allowed && op.task.is_none() {
             self.finish(
                 handle,
                 Err(fail("input_required is only allowed for tools/call, prompts/get and resources/read")),
@@ -199,6 +198,10 @@ impl Connection {
         let Some(op) = self.ops.get_mut(&handle) else { return };
         let Some(round) = op.input.as_mut() else { return };
         round.retry = Some((std::mem::take(&mut round.responses), round.state.take()));
+        if op.task.is_some() && op.sent.is_some() {
+            // A task's poll is in flight: its answer sends the update (one message at a time).
+            return;
+        }
         op.sent = None;
         self.queue.push_front(handle);
         self.pump(now);

@@ -54,6 +54,8 @@ pub(super) struct TaskState {
     legacy: bool,
     /// 2025-11-25: the next message is `tasks/result`.
     fetch_result: bool,
+    /// The answers of a `tasks/update` not acknowledged yet (sent again if its exchange breaks).
+    pending_update: Option<Map<String, Value>>,
 }
 
 fn invalid(detail: impl Into<String>) -> RequestError {
@@ -122,6 +124,7 @@ impl Connection {
             sent_method: "tasks/get",
             legacy,
             fetch_result: false,
+            pending_update: None,
         };
         if let Some(op) = self.ops.get_mut(&handle) {
             op.task = Some(task);
@@ -196,6 +199,11 @@ impl Connection {
     pub(super) fn poll_task_later(&mut self, now: Instant, handle: RequestHandle) {
         let Some(op) = self.ops.get_mut(&handle) else { return };
         let Some(task) = op.task.as_ref() else { return };
+        let update_due = task.pending_update.is_some() || op.input.as_ref().is_some_and(|r| r.retry.is_some());
+        if update_due {
+            self.poll_task_now(now, handle);
+            return;
+        }
         if task.expires.is_some_and(|at| at <= now) {
             let detail = "its ttlMs passed without a final status".to_owned();
             let task_id = task.id.clone();
@@ -255,17 +263,26 @@ impl Connection {
         let (id, fetch_result, modern) = (task.id.clone(), task.fetch_result, !task.legacy);
         let mut params = Map::new();
         params.insert("taskId".into(), Value::String(id));
-        let method = match op.input.as_mut().and_then(|round| round.retry.take()) {
+        let fresh = op.input.as_mut().and_then(|round| round.retry.take()).map(|(responses, _)| responses);
+        let task = op.task.as_mut()?;
+        // Answers not acknowledged yet go again (with any new ones) until an update is.
+        let answers = match (task.pending_update.take(), fresh) {
+            (Some(mut pending), Some(fresh)) => {
+                pending.extend(fresh);
+                Some(pending)
+            }
+            (pending, fresh) => pending.or(fresh),
+        };
+        let method = match answers {
             _ if fetch_result => "tasks/result",
-            Some((responses, _)) => {
-                params.insert("inputResponses".into(), Value::Object(responses));
+            Some(responses) => {
+                params.insert("inputResponses".into(), Value::Object(responses.clone()));
+                task.pending_update = Some(responses);
                 "tasks/update"
             }
             None => "tasks/get",
         };
-        if let Some(task) = op.task.as_mut() {
-            task.sent_method = method;
-        }
+        task.sent_method = method;
         Some((method, params, modern))
     }
 
@@ -280,6 +297,9 @@ impl Connection {
     ) {
         match method {
             "tasks/update" => {
+                if let Some(task) = self.ops.get_mut(&handle).and_then(|op| op.task.as_mut()) {
+                    task.pending_update = None;
+                }
                 self.poll_task_now(now, handle);
                 return;
             }
@@ -330,7 +350,8 @@ impl Connection {
         let Some(id) = self.ops.get(&handle).and_then(|op| op.task.as_ref()).map(|t| t.id.clone()) else {
             return false;
         };
-        let Some(epoch) = self.current_epoch() else { return true };
+        // Only a ready session can carry it (a task of an expired session is gone with it).
+        let Some(epoch) = self.current_epoch().filter(|_| self.server_info().is_some()) else { return true };
         let mut params = Map::new();
         params.insert("taskId".into(), Value::String(id));
         if let Some(info) = self.server_info() {
@@ -403,6 +424,7 @@ impl Connection {
                 sent_method: "tasks/get",
                 legacy: era == crate::era::Era::Legacy,
                 fetch_result: false,
+                pending_update: None,
             });
         }
     }

@@ -460,3 +460,206 @@ fn a_failed_input_handler_keeps_the_other_answers_and_is_asked_again() {
     assert_eq!(h.ok(r).into_tool_result().unwrap().text(), "both");
     assert!(h.warnings().iter().any(|w| matches!(w, mcp_core::Warning::HandlerFailed { .. })));
 }
+
+// ----- found by the simulation ---------------------------------------------------------------
+
+mod found_by_the_simulation {
+    use super::super::http_harness::*;
+    use super::*;
+    use mcp_core::{Request, Response};
+
+    fn modern_with_tasks_and_input() -> Harness {
+        let mut h = Harness::with(ProtocolMode::Auto, |c| {
+            c.features = ClientFeatures { elicitation_form: true, ..Default::default() }
+        });
+        h.connect_modern_with(discover(
+            &[mcp_core::MODERN_VERSION],
+            json!({"tools": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}),
+            0,
+        ));
+        h
+    }
+
+    /// Finding 1: a TaskResult wait cannot take input.
+    #[test]
+    fn a_task_wait_takes_input_like_the_call() {
+        let mut h = modern_with_tasks_and_input();
+        let r = h.request(Request::CallToolAsTask { name: "slow".into(), arguments: json!({}) });
+        let sent = h.expect_sent("tools/call");
+        h.reply(&sent, created("t-1", Some(50), None));
+        assert!(matches!(h.ok(r), Response::TaskStarted(_)));
+        let w = h.request(Request::TaskResult { task_id: "t-1".into(), tool: None });
+        let poll = h.expect_sent("tasks/get");
+        h.reply(&poll, status("t-1", "input_required", json!({"inputRequests": {"name-1": elicit_name()}})));
+        assert!(!h.has_response(w), "the wait ended: {:?}", h.response(w));
+        let (ask, _) = h.take_server_request();
+        assert!(h.respond(ask, Ok(json!({"action": "accept", "content": {"name": "Ada"}}))));
+        h.expect_sent("tasks/update");
+    }
+
+    /// Finding 3: a status notification asking for input while a poll is in flight.
+    #[test]
+    fn input_asked_by_a_notification_while_a_poll_is_in_flight() {
+        let mut h = modern_with_tasks_and_input();
+        let r = h.request(call("slow", json!({})));
+        let sent = h.expect_sent("tools/call");
+        h.reply(&sent, created("t-1", Some(100), None));
+        h.fire_next_timer();
+        let poll = h.expect_sent("tasks/get");
+        // Before the server answers that poll, it pushes the new status.
+        let mut note = status("t-1", "input_required", json!({"inputRequests": {"name-1": elicit_name()}}));
+        note.as_object_mut().unwrap().remove("resultType");
+        h.notify("notifications/tasks", note);
+        let (ask, _) = h.take_server_request();
+        assert!(h.respond(ask, Ok(json!({"action": "accept", "content": {"name": "Ada"}}))));
+        let sent = h.sent();
+        let _ = format!("sent after the answer, with tasks/get {} still in flight: {sent:?}", poll["id"]);
+        // The server answers the poll (input still required, the answer not yet taken), then the update.
+        h.reply(&poll, status("t-1", "input_required", json!({"inputRequests": {"name-1": elicit_name()}})));
+        let _ = format!(
+            "after the poll's answer: sent {:?}, response {:?}",
+            h.sent(),
+            h.has_response(r).then(|| h.response(r))
+        );
+        if let Some(update) = sent.iter().find(|m| m["method"] == "tasks/update") {
+            h.reply(update, json!({"resultType": "complete"}));
+        }
+        let outcome = h.has_response(r).then(|| h.response(r));
+        let _ = format!("after the update's ack: sent {:?}, response {:?}", h.sent(), outcome);
+        assert!(outcome.is_none(), "the call ended: {outcome:?}");
+    }
+
+    /// Finding 2: a call started as a task is retried after a 5xx (a plain tool call never is).
+    #[test]
+    fn a_call_started_as_a_task_is_not_retried() {
+        let mut h = Harness::new({
+            let mut cfg = http_config("http://srv.test/mcp", &[]);
+            if let mcp_core::TransportConfig::Http(http) = &mut cfg.transport {
+                http.retries = 2;
+                http.retry_delay = ms(100);
+            }
+            cfg
+        });
+        let c = h.request(Request::Connect);
+        let probe = h.expect_http("server/discover");
+        h.reply_http(
+            &probe,
+            discover(
+                &[mcp_core::MODERN_VERSION],
+                json!({"tools": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}),
+                0,
+            ),
+        );
+        h.take_connected();
+        h.ok(c);
+        let t = h.request(Request::CallToolAsTask { name: "job".into(), arguments: json!({}) });
+        let sent = h.expect_http("tools/call");
+        h.respond_http(sent.id, 502, &[], b"bad gateway");
+        let outcome = h.has_response(t).then(|| h.response(t));
+        let timer = h.conn.poll_timeout().is_some();
+        let again = if timer {
+            h.fire_next_timer();
+            h.started_http().into_iter().map(|s| s.method()).collect()
+        } else {
+            vec![]
+        };
+        let _ = format!("outcome {outcome:?}, retry timer {timer}, sent after it {again:?}");
+        assert!(
+            matches!(outcome, Some(Err(RequestError::TransientServer { status: 502, .. }))),
+            "{outcome:?} / {again:?}"
+        );
+    }
+
+    /// Finding 5: a tasks/update whose response stream breaks is re-issued as a tasks/get; the
+    /// answers are lost.
+    #[test]
+    fn a_broken_tasks_update_is_sent_again_with_its_answers() {
+        let mut h = Harness::new({
+            let mut cfg = http_config("http://srv.test/mcp", &[]);
+            cfg.features = ClientFeatures { elicitation_form: true, ..Default::default() };
+            cfg
+        });
+        let c = h.request(Request::Connect);
+        h.http_connect_modern();
+        h.ok(c);
+        let r = h.request(call("slow", json!({})));
+        let sent = h.expect_http("tools/call");
+        h.reply_http(&sent, created("t-1", Some(100), None));
+        h.fire_next_timer();
+        let poll = h.expect_http("tasks/get");
+        h.reply_http(
+            &poll,
+            status("t-1", "input_required", json!({"inputRequests": {"name-1": elicit_name()}})),
+        );
+        let (ask, _) = h.take_server_request();
+        assert!(h.respond(ask, Ok(json!({"action": "accept", "content": {"name": "Ada"}}))));
+        let update = h.expect_http("tasks/update");
+        // The response stream starts, then breaks before the acknowledgment.
+        h.head(update.id, 200, &[("Content-Type", "text/event-stream")]);
+        h.http_fail(update.id, "connection reset");
+        let again: Vec<_> = h.started_http();
+        let methods: Vec<String> = again.iter().map(|s| s.method()).collect();
+        let _ = format!(
+            "after the broken update: {methods:?}, {:?}",
+            again.first().map(|s| s.json()["params"].clone())
+        );
+        assert!(!h.has_response(r));
+        assert_eq!(methods, ["tasks/update"], "the answers must go out again");
+    }
+
+    /// Finding 4: tasks/cancel goes out while a new legacy session is being set up: before
+    /// `initialize` completes, without an Mcp-Session-Id.
+    #[test]
+    fn tasks_cancel_waits_for_a_session() {
+        let mut h = Harness::new(http_config("http://srv.test/mcp", &[]));
+        let c = h.request(Request::Connect);
+        let caps =
+            json!({"tools": {}, "tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}});
+        let probe = h.expect_http("server/discover");
+        h.respond_http(probe.id, 400, &[("Content-Type", "text/plain")], b"Bad Request: no session");
+        let init = h.expect_http("initialize");
+        let msg = result_for(&init.json(), init_result("2025-11-25", caps.clone()));
+        h.head(init.id, 200, &[("Content-Type", "application/json"), ("Mcp-Session-Id", "sess-1")]);
+        h.body(init.id, msg.to_string().as_bytes());
+        h.end(init.id);
+        for s in h.started_http() {
+            if s.method() == "notifications/initialized" {
+                h.accepted(&s);
+            } else {
+                h.respond_http(s.id, 405, &[], b"");
+            }
+        }
+        h.take_connected();
+        h.ok(c);
+        let l = h.request(Request::ListTools);
+        let list = h.expect_http("tools/list");
+        h.reply_http(
+            &list,
+            json!({"tools": [{"name": "job", "inputSchema": {"type": "object"},
+        "execution": {"taskSupport": "required"}}]}),
+        );
+        h.ok(l);
+        let r = h.request(call("job", json!({})));
+        let sent = h.expect_http("tools/call");
+        assert!(sent.json()["params"]["task"].is_object());
+        h.reply_http(
+            &sent,
+            json!({"task": {"taskId": "L-1", "status": "working", "ttl": null, "pollInterval": 30000,
+        "createdAt": "2025-11-25T10:30:00Z", "lastUpdatedAt": "2025-11-25T10:30:00Z"}}),
+        );
+        // Another request finds the session expired: a new one is set up.
+        let p = h.request(Request::Ping);
+        let ping = h.expect_http("ping");
+        h.respond_http(ping.id, 404, &[("Content-Type", "text/plain")], b"Session not found");
+        let reinit: Vec<Sent> = h.started_http();
+        assert!(reinit.iter().any(|s| s.method() == "initialize"), "{reinit:?}");
+        // The host gives up on the task call while initialize is unanswered.
+        assert!(h.cancel(r));
+        let sent = h.started_http();
+        let early: Vec<(String, Option<String>)> =
+            sent.iter().map(|s| (s.method(), s.header("Mcp-Session-Id").map(str::to_owned))).collect();
+        let _ = format!("sent while initialize is unanswered: {early:?}");
+        let _ = p;
+        assert!(early.iter().all(|(m, _)| m != "tasks/cancel"), "{early:?}");
+    }
+}

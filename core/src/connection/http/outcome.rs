@@ -232,7 +232,7 @@ impl Connection {
         if matches!(op.request, Request::Listen { .. }) {
             return self.on_listen_failed(now, handle, id, failure, x);
         }
-        let is_tool_call = matches!(op.request, Request::CallTool { .. });
+        let is_tool_call = matches!(op.request, Request::CallTool { .. } | Request::CallToolAsTask { .. });
         let retries_left = self.http().is_some_and(|l| op.retries < l.cfg.retries);
         let modern = x.role.is_modern();
         match failure {
@@ -262,6 +262,8 @@ impl Connection {
             },
             f => {
                 let err = f.into_error(x);
+                // A task the call turned into is not left running on the server.
+                self.cancel_task(handle);
                 self.finish(handle, Err(err));
             }
         }
@@ -408,7 +410,9 @@ impl Connection {
         self.emit(Event::Disconnected { reason: RequestError::SessionExpired });
         for handle in in_flight.into_iter().rev() {
             let tool_call =
-                self.ops.get(&handle).is_some_and(|op| matches!(op.request, Request::CallTool { .. }));
+                self.ops.get(&handle).is_some_and(|op| {
+                    matches!(op.request, Request::CallTool { .. } | Request::CallToolAsTask { .. })
+                });
             if tool_call {
                 self.finish(handle, Err(RequestError::SessionExpired));
             } else {
