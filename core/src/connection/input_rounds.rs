@@ -52,8 +52,10 @@ impl Connection {
     /// nothing.
     pub(super) fn on_input_required(&mut self, now: Instant, handle: RequestHandle, value: Value) {
         let Some(op) = self.ops.get_mut(&handle) else { return };
-        let allowed =
-            matches!(op.request, Request::CallTool { .. } | Request::GetPrompt { .. } | Request::ReadResource { .. });
+        let allowed = matches!(
+            op.request,
+            Request::CallTool { .. } | Request::GetPrompt { .. } | Request::ReadResource { .. }
+        );
         if !allowed && op.task.is_none() {
             self.finish(
                 handle,

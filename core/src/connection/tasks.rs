@@ -199,7 +199,8 @@ impl Connection {
     pub(super) fn poll_task_later(&mut self, now: Instant, handle: RequestHandle) {
         let Some(op) = self.ops.get_mut(&handle) else { return };
         let Some(task) = op.task.as_ref() else { return };
-        let update_due = task.pending_update.is_some() || op.input.as_ref().is_some_and(|r| r.retry.is_some());
+        let update_due =
+            task.pending_update.is_some() || op.input.as_ref().is_some_and(|r| r.retry.is_some());
         if update_due {
             self.poll_task_now(now, handle);
             return;

@@ -409,10 +409,9 @@ impl Connection {
         self.drop_process(now, epoch, false);
         self.emit(Event::Disconnected { reason: RequestError::SessionExpired });
         for handle in in_flight.into_iter().rev() {
-            let tool_call =
-                self.ops.get(&handle).is_some_and(|op| {
-                    matches!(op.request, Request::CallTool { .. } | Request::CallToolAsTask { .. })
-                });
+            let tool_call = self.ops.get(&handle).is_some_and(|op| {
+                matches!(op.request, Request::CallTool { .. } | Request::CallToolAsTask { .. })
+            });
             if tool_call {
                 self.finish(handle, Err(RequestError::SessionExpired));
             } else {
