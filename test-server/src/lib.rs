@@ -102,6 +102,8 @@ mod listen;
 mod protocol;
 mod server;
 mod tasks;
+#[cfg(test)]
+mod test_harness;
 mod tools;
 
 use std::fs::{File, OpenOptions};

@@ -370,8 +370,8 @@ pub fn end_all(server: &Server, result_type: &str) -> u64 {
 mod tests {
     use super::*;
     use crate::config::{Config, ProtocolMode};
-    use crate::protocol::{Output, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, MODERN_VERSION};
-    use std::sync::Mutex;
+    use crate::protocol::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, MODERN_VERSION};
+    use crate::test_harness::Harness;
 
     fn filter(value: Value) -> Filter {
         Filter::parse(Some(&value)).expect("a valid filter")
@@ -423,27 +423,7 @@ mod tests {
         }
     }
 
-    struct Harness {
-        server: Arc<Server>,
-        buffer: Arc<Mutex<Vec<u8>>>,
-    }
-
     impl Harness {
-        fn new(cfg: Config) -> Self {
-            let (out, buffer) = Output::capture();
-            Harness { server: Arc::new(Server::with_output(cfg, out)), buffer }
-        }
-
-        fn modern() -> Self {
-            Harness::new(Config { protocol: ProtocolMode::Modern, ..Config::default() })
-        }
-
-        /// Everything written since the last call, one value per line.
-        fn take(&self) -> Vec<Value> {
-            let bytes = std::mem::take(&mut *self.buffer.lock().unwrap());
-            String::from_utf8(bytes).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
-        }
-
         fn listen(&self, id: Value, notifications: Value) {
             let meta = json!({META_PROTOCOL_VERSION: MODERN_VERSION, META_CLIENT_CAPABILITIES: {}});
             let msg = json!({"jsonrpc": "2.0", "id": id, "method": LISTEN_METHOD,

@@ -730,66 +730,13 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 mod tests {
     use super::*;
     use crate::config::{Config, ProtocolMode};
-    use crate::protocol::{Output, META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID, MODERN_VERSION};
-    use std::sync::Mutex;
+    use crate::protocol::{META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID, MODERN_VERSION};
+    use crate::test_harness::Harness;
 
     const LEGACY: ProtocolMode = ProtocolMode::Legacy(TASKS_REVISION);
     const WAIT: Duration = Duration::from_secs(5);
 
-    struct Harness {
-        server: Arc<Server>,
-        buffer: Arc<Mutex<Vec<u8>>>,
-    }
-
     impl Harness {
-        fn new(cfg: Config) -> Self {
-            let (out, buffer) = Output::capture();
-            Harness { server: Arc::new(Server::with_output(cfg, out)), buffer }
-        }
-
-        fn modern() -> Self {
-            Harness::new(Config { protocol: ProtocolMode::Modern, ..Config::default() })
-        }
-
-        /// A legacy server, initialized (its answer taken).
-        fn legacy(cfg: Config) -> Self {
-            let h = Harness::new(cfg);
-            let version = match h.server.cfg.protocol {
-                ProtocolMode::Legacy(version) => version,
-                _ => TASKS_REVISION,
-            };
-            let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": version, "capabilities": {"elicitation": {}},
-                "clientInfo": {"name": "t", "version": "1"}}});
-            h.server.handle_line(&init.to_string());
-            assert_eq!(h.take().len(), 1);
-            h
-        }
-
-        /// Everything written since the last call, one value per line.
-        fn take(&self) -> Vec<Value> {
-            let bytes = std::mem::take(&mut *self.buffer.lock().unwrap());
-            String::from_utf8(bytes).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
-        }
-
-        /// Waits until `n` lines were written since the last take, and takes them.
-        fn wait(&self, n: usize) -> Vec<Value> {
-            let deadline = Instant::now() + WAIT;
-            loop {
-                let written = String::from_utf8_lossy(&self.buffer.lock().unwrap()).lines().count();
-                if written >= n || Instant::now() >= deadline {
-                    let lines = self.take();
-                    assert_eq!(lines.len(), n, "{lines:?}");
-                    return lines;
-                }
-                thread::sleep(Duration::from_millis(2));
-            }
-        }
-
-        fn send(&self, msg: Value) {
-            self.server.handle_line(&msg.to_string());
-        }
-
         /// Sends a request and waits for its one line.
         fn ask(&self, id: u64, method: &str, params: Value) -> Value {
             self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));

@@ -495,10 +495,34 @@ impl Connection {
         again
     }
 
+    /// Adds a page's items to a paginated request: ends it on a list bound, or follows the
+    /// cursor; the whole list's items once the last page is in.
+    fn take_page(
+        &mut self,
+        now: Instant,
+        handle: RequestHandle,
+        items: Vec<Value>,
+        next_cursor: Option<String>,
+    ) -> Option<Vec<Value>> {
+        let limits = self.cfg.limits.clone();
+        let op = self.ops.get_mut(&handle)?;
+        op.pages.count += 1;
+        op.pages.items.extend(items);
+        if let Some(detail) = op.pages.out_of_bounds(next_cursor.as_deref(), &limits) {
+            self.finish(handle, Err(RequestError::Pagination { detail }));
+            return None;
+        }
+        if let Some(cursor) = next_cursor {
+            op.pages.cursor = Some(cursor);
+            self.queue.push_front(handle);
+            self.pump(now);
+            return None;
+        }
+        Some(std::mem::take(&mut op.pages.items))
+    }
+
     /// One page of `tasks/list` arrived: follow the cursor (within the list bounds) or finish.
     fn on_tasks_page(&mut self, now: Instant, handle: RequestHandle, value: Value) {
-        let limits = self.cfg.limits.clone();
-        let Some(op) = self.ops.get_mut(&handle) else { return };
         let page = match ListPage::from_value(value, "tasks") {
             Ok(p) => p,
             Err(e) => {
@@ -506,20 +530,9 @@ impl Connection {
                 return;
             }
         };
-        op.pages.count += 1;
-        op.pages.items.extend(page.items);
-        if let Some(detail) = op.pages.out_of_bounds(page.next_cursor.as_deref(), &limits) {
-            self.finish(handle, Err(RequestError::Pagination { detail }));
-            return;
-        }
-        if let Some(cursor) = page.next_cursor {
-            op.pages.cursor = Some(cursor);
-            self.queue.push_front(handle);
-            self.pump(now);
-            return;
-        }
+        let Some(items) = self.take_page(now, handle, page.items, page.next_cursor) else { return };
         let mut tasks = Vec::new();
-        for item in std::mem::take(&mut op.pages.items) {
+        for item in items {
             match crate::types::Task::from_value(item) {
                 Ok(t) => tasks.push(t),
                 Err(e) => self.warn(Warning::InvalidListItem { list: "tasks", detail: e.to_string() }),
@@ -530,7 +543,6 @@ impl Connection {
 
     /// One page of a list arrived: follow the cursor or finish.
     fn on_page(&mut self, now: Instant, handle: RequestHandle, value: Value) {
-        let limits = self.cfg.limits.clone();
         let Some(op) = self.ops.get_mut(&handle) else { return };
         let (kind, method, key) = op.request.list_kind().expect("list request");
         let page = match ListPage::from_value(value, key) {
@@ -541,23 +553,12 @@ impl Connection {
             }
         };
         op.sent = None;
-        op.pages.count += 1;
         if let Some(ttl) = page.ttl_ms {
             op.pages.ttl_ms = Some(op.pages.ttl_ms.map_or(ttl, |t| t.min(ttl)));
         }
         op.pages.private |= page.cache_scope.as_deref() != Some("public");
-        op.pages.items.extend(page.items);
-        if let Some(detail) = op.pages.out_of_bounds(page.next_cursor.as_deref(), &limits) {
-            self.finish(handle, Err(RequestError::Pagination { detail }));
-            return;
-        }
-        if let Some(cursor) = page.next_cursor {
-            op.pages.cursor = Some(cursor);
-            self.queue.push_front(handle);
-            self.pump(now);
-            return;
-        }
-        let items = std::mem::take(&mut op.pages.items);
+        let Some(items) = self.take_page(now, handle, page.items, page.next_cursor) else { return };
+        let Some(op) = self.ops.get(&handle) else { return };
         let ttl = op.pages.ttl_ms;
         let scope = if op.pages.private { CacheScope::Private } else { CacheScope::Public };
         let mut response = self.decode_list(method, items);

@@ -1353,7 +1353,7 @@ impl World {
                     None
                 };
                 sim.push.notes += 1;
-                let (subject, cost) = charge(n);
+                let (subject, cost) = mcp_core::notify_queue::charge(n);
                 sim.push.inbox.push(n.clone(), &subject, cost);
                 sim.push.pushed += 1;
                 sim.check_queue();
@@ -1474,36 +1474,6 @@ fn task_timeout(rng: &mut Rng) -> Option<Duration> {
         0..=44 => None,
         45..=74 => Some(Duration::from_secs(60)),
         _ => Some(Duration::from_millis(1000 + rng.below(5000))),
-    }
-}
-
-/// What a notification costs in the host queue, and its subject (as `mcp-host` charges it).
-fn charge(n: &Notification) -> (String, usize) {
-    match n {
-        Notification::ListChanged(kind) => {
-            let method = match kind {
-                mcp_core::ListKind::Tools => "notifications/tools/list_changed",
-                mcp_core::ListKind::Prompts => "notifications/prompts/list_changed",
-                mcp_core::ListKind::Resources => "notifications/resources/list_changed",
-            };
-            (method.to_owned(), method.len())
-        }
-        Notification::ResourceUpdated { uri } => {
-            let method = "notifications/resources/updated";
-            (format!("{method}\u{0}{uri}"), method.len() + uri.len())
-        }
-        Notification::Log(log) => {
-            let method = "notifications/message";
-            (method.to_owned(), method.len() + log.text.len() + log.data.to_string().len())
-        }
-        Notification::Other { method, params } => {
-            let task = params.get("taskId").and_then(Value::as_str).unwrap_or("");
-            (format!("{method}\u{0}{task}"), method.len() + params.to_string().len())
-        }
-        other => {
-            let text = format!("{other:?}");
-            (text.clone(), text.len())
-        }
     }
 }
 
