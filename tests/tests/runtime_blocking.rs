@@ -39,6 +39,30 @@ mod blocking_only {
     use mcp_tests::support;
     use serde_json::json;
 
+    /// `Subscription::next_timeout` gives up with `Elapsed` while the stream goes on, then
+    /// delivers what comes; a listener thread may call the same server while it reads.
+    #[test]
+    fn subscription_next_timeout_and_requests_from_the_reader() {
+        let spec = support::spec(support::test_server(), "t", &["--protocol", "modern"]);
+        let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
+        let server = client.servers()[0].clone();
+        let sub =
+            server.listen(mcp_blocking::SubscriptionFilter::new().resource("test://text")).expect("listen");
+        assert_eq!(sub.next_timeout(Duration::from_millis(50)), Err(mcp_blocking::Elapsed));
+        let reader = std::thread::spawn(move || {
+            let n = sub.next_timeout(Duration::from_secs(10)).expect("a notification");
+            // The reader asks the same server something while its stream is open.
+            let echo = server.call_tool("echo", json!({"message": "from the reader"})).expect("echo");
+            (n, echo.text())
+        });
+        let r = client.call_tool("touch_resource", json!({"uri": "test://text"})).expect("touch");
+        assert_eq!(r.text(), "sent 1");
+        let (n, text) = reader.join().expect("the reader thread");
+        assert_eq!(n, Some(mcp_blocking::Notification::ResourceUpdated { uri: "test://text".into() }));
+        assert_eq!(text, "from the reader");
+        client.close();
+    }
+
     /// A `CancelToken` cancelled from another thread ends the call with `Cancelled` and
     /// sends `notifications/cancelled` for it.
     #[test]

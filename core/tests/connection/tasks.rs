@@ -188,6 +188,11 @@ fn invalid_task_answers_are_typed_errors() {
     let sent = h.expect_sent("tools/call");
     h.reply(&sent, json!({"resultType": "task", "status": "working"}));
     assert!(matches!(h.err(r), RequestError::InvalidResponse { .. }));
+    // A task id past the bound is refused too.
+    let r = h.request(call("slow", json!({})));
+    let sent = h.expect_sent("tools/call");
+    h.reply(&sent, created(&"x".repeat(513), None, None));
+    assert!(matches!(h.err(r), RequestError::InvalidResponse { .. }));
 
     let (mut h, r) = tasked();
     h.fire_next_timer();
