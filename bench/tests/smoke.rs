@@ -7,7 +7,13 @@ use std::process::Command;
 fn the_comparison_runs_every_client_on_every_transport() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     let output =
-        Command::new("bash").arg("bench/run").arg("--smoke").current_dir(root).output().expect("bash");
+        Command::new("bash")
+        .arg("bench/run")
+        .arg("--smoke")
+        .env("MCP_BENCH_BIN", env!("CARGO_BIN_EXE_mcp-bench"))
+        .current_dir(root)
+        .output()
+        .expect("bash");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "bench/run --smoke failed: {}\n{stdout}\n{stderr}", output.status);
