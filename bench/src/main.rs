@@ -9,6 +9,9 @@
 //! mcp-bench client RUNTIME stdio N SERVER [ARGS...]   # one run, prints a RESULT line
 //! mcp-bench client RUNTIME http N URL                 # RUNTIME: tokio tokio-ct smol blocking
 //! mcp-bench schema [N] [ROUNDS]                       # output-schema validation cost
+//! mcp-bench soak --all | --load --long --many --restart [sizes]   # load and soak (see `soak`)
+//! mcp-bench soak-stdio-server                        # the soak's cheap stdio server
+//! mcp-bench soak-http-server [PORT]                   # the soak's cheap loopback HTTP server
 //! ```
 //!
 //! `client` reads `CALLERS=C` from the environment as the kit's clients do: C concurrent
@@ -17,6 +20,11 @@
 mod clients;
 mod compare;
 mod schema;
+mod soak;
+mod soak_report;
+mod soak_restart;
+mod soak_runs;
+mod soak_servers;
 mod usage;
 
 use std::path::PathBuf;
@@ -26,7 +34,10 @@ fn usage() -> ! {
     eprintln!(
         "usage: mcp-bench compare --kit DIR [--calls N] [--rounds R] [--callers C] [--caller-calls M] [--pin CORE] [--out FILE]\n       \
          mcp-bench client RUNTIME stdio|http N TARGET...\n       \
-         mcp-bench schema [N] [ROUNDS]"
+         mcp-bench schema [N] [ROUNDS]\n       \
+         {}\n       \
+         mcp-bench soak-stdio-server | soak-http-server [PORT]",
+        soak::USAGE
     );
     exit(2)
 }
@@ -36,8 +47,30 @@ fn number(value: Option<String>) -> usize {
 }
 
 fn main() {
+    // `mcp-bench __serve-mcp-test-server [FLAGS]` is the bundled test server (the soak's).
+    let _ = mcp_test_server::serve_if_asked();
     let mut args = std::env::args().skip(1);
     match args.next().as_deref() {
+        Some("soak") => match soak::parse(args) {
+            Ok(opts) => match soak::run(&opts) {
+                Ok(true) => {}
+                Ok(false) => exit(1),
+                Err(why) => {
+                    eprintln!("mcp-bench soak: {why}");
+                    println!("soak: FAILED ({why})");
+                    exit(1)
+                }
+            },
+            Err(why) => {
+                eprintln!("mcp-bench soak: {why}\nusage: {}", soak::USAGE);
+                exit(2)
+            }
+        },
+        Some("soak-http-server") => {
+            let port = args.next().map_or(0, |p| p.parse().unwrap_or_else(|_| usage()));
+            soak_servers::run_http(port)
+        }
+        Some("soak-stdio-server") => soak_servers::run_stdio(),
         Some("schema") => {
             let n = args.next().map_or(20_000, |v| number(Some(v)));
             let rounds = args.next().map_or(3, |v| number(Some(v)));

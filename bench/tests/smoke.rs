@@ -6,8 +6,7 @@ use std::process::Command;
 #[test]
 fn the_comparison_runs_every_client_on_every_transport() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let output =
-        Command::new("bash")
+    let output = Command::new("bash")
         .arg("bench/run")
         .arg("--smoke")
         .env("MCP_BENCH_BIN", env!("CARGO_BIN_EXE_mcp-bench"))

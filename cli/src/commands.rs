@@ -1,18 +1,21 @@
 //! The commands that talk to one server: build a client, run one action, render, close.
 
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use mcp_tokio::core::mcp_servers::{detect_target, DetectedTarget, TransportKind};
-use mcp_tokio::core::types::{ResourceTemplate, Tool};
+use mcp_tokio::core::types::{CompletionReference, ResourceTemplate, Tool};
 use mcp_tokio::core::{
     Event, Notification, RequestError, RpcErrorKind, SubscriptionUpdate, ValidationMode, Warning,
 };
 use mcp_tokio::{Client, ClientError, ProtocolMode, Server, ServerSpec};
 use serde_json::Value;
 
+use crate::exit;
 use crate::output::{self, emit, note};
+use crate::selection::{Selected, Selection};
 
 /// What the global flags ask for.
 #[derive(Debug, Clone)]
@@ -33,6 +36,8 @@ pub struct Settings {
     pub retries: u32,
     /// What `call` does with structured content that breaks the tool's outputSchema.
     pub validation: ValidationMode,
+    /// `--config` / `--server`.
+    pub selection: Selection,
 }
 
 /// What to do with a server.
@@ -62,43 +67,81 @@ pub enum Action {
         /// The resource's URI.
         uri: String,
     },
+    /// Get a prompt with these arguments.
+    GetPrompt {
+        /// The prompt's name.
+        name: String,
+        /// Its arguments (strings).
+        arguments: serde_json::Map<String, Value>,
+    },
+    /// List the resource templates.
+    Templates,
+    /// Ask for completions of an argument.
+    Complete {
+        /// The prompt or resource template the argument belongs to.
+        reference: CompletionReference,
+        /// The argument's name.
+        argument: String,
+        /// What has been typed so far.
+        value: String,
+        /// Arguments already chosen (2025-06-18 servers and later).
+        context: BTreeMap<String, String>,
+    },
 }
 
-/// A failure, shown as one `error: ...` line.
+/// A failure, shown as one `error: ...` line, with the exit code it ends the command with
+/// (see [`crate::exit`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CliError(String);
+pub struct CliError {
+    message: String,
+    code: u8,
+}
 
 impl CliError {
-    /// An error with this message, folded onto one line.
+    /// A failed request (exit code 1), with this message folded onto one line.
     pub fn new(message: impl std::fmt::Display) -> Self {
+        Self::with_code(message, exit::FAILED)
+    }
+
+    /// A usage error (exit code 2).
+    pub fn usage(message: impl std::fmt::Display) -> Self {
+        Self::with_code(message, exit::USAGE)
+    }
+
+    fn with_code(message: impl std::fmt::Display, code: u8) -> Self {
         let message = message.to_string();
         let lines: Vec<&str> = message.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-        Self(lines.join(" | "))
+        Self { message: lines.join(" | "), code }
+    }
+
+    /// The exit code.
+    pub fn code(&self) -> u8 {
+        self.code
     }
 }
 
 impl std::fmt::Display for CliError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
 impl From<ClientError> for CliError {
     fn from(e: ClientError) -> Self {
-        Self::new(e)
+        Self::with_code(&e, exit::code_of(&e))
     }
 }
 
 impl From<mcp_tokio::core::mcp_servers::TargetConfigError> for CliError {
     fn from(e: mcp_tokio::core::mcp_servers::TargetConfigError) -> Self {
-        Self::new(format!("invalid TARGET: {e}"))
+        Self::usage(format!("invalid TARGET: {e}"))
     }
 }
 
 /// Parses the `JSON_ARGS` of `mcp call`: it must be a JSON object.
 pub fn parse_arguments(text: &str) -> Result<Value, CliError> {
     let value: Value = serde_json::from_str(text).map_err(|e| {
-        CliError::new(format!(
+        CliError::usage(format!(
             "JSON_ARGS is not valid JSON ({e}); expected an object like '{{\"key\": \"value\"}}'"
         ))
     })?;
@@ -113,7 +156,7 @@ pub fn parse_arguments(text: &str) -> Result<Value, CliError> {
                 Value::Array(_) => "an array",
                 Value::Object(_) => "an object",
             };
-            Err(CliError::new(format!("JSON_ARGS must be a JSON object, got {kind}")))
+            Err(CliError::usage(format!("JSON_ARGS must be a JSON object, got {kind}")))
         }
     }
 }
@@ -136,9 +179,13 @@ fn report_event(server: &str, event: &Event) {
     note(&line);
 }
 
-/// Without `--verbose`: only the warnings about a result's schema (they are about the output).
-fn report_schema_warning(server: &str, event: &Event) {
-    if let Event::Warning(w @ (Warning::StructuredContent { .. } | Warning::ToolSchema { .. })) = event {
+/// Without `--verbose`: only the warnings about a result's schema (they are about the output)
+/// and deprecated features in use (each once per process: the core's default).
+fn report_quiet_warning(server: &str, event: &Event) {
+    if let Event::Warning(
+        w @ (Warning::StructuredContent { .. } | Warning::ToolSchema { .. } | Warning::Deprecated { .. }),
+    ) = event
+    {
         note(&format!("[{server}] warning: {w}"));
     }
 }
@@ -152,7 +199,7 @@ fn build_client(settings: &Settings, spec: ServerSpec, extra: Option<ExtraHook>)
     if let Some(timeout) = settings.timeout {
         spec = spec.request_timeout(timeout);
     }
-    let report: fn(&str, &Event) = if settings.verbose { report_event } else { report_schema_warning };
+    let report: fn(&str, &Event) = if settings.verbose { report_event } else { report_quiet_warning };
     let builder = Client::builder().server(spec).on_event(move |server, event| {
         report(server, event);
         if let Some(extra) = &extra {
@@ -230,7 +277,7 @@ async fn perform(settings: &Settings, server: Server, action: Action) -> Result<
             let result = if as_task {
                 crate::tasks::call_as_task(&server, &tool, arguments).await?
             } else {
-                server.call_tool(&tool, arguments).await?
+                crate::progress::call_showing_progress(settings, &server, &tool, arguments).await?
             };
             show(settings, || result.raw().clone(), || output::call_result_text(&result));
             if result.is_error {
@@ -256,18 +303,43 @@ async fn perform(settings: &Settings, server: Server, action: Action) -> Result<
             let result = server.read_resource(&uri).await?;
             show(settings, || result.raw().clone(), || output::read_result_text(&result));
         }
+        Action::GetPrompt { name, arguments } => {
+            let result = server.get_prompt(&name, arguments).await?;
+            show(settings, || result.raw().clone(), || output::prompt_result_text(&result));
+        }
+        Action::Templates => {
+            let templates = server.list_resource_templates().await?;
+            let json = || output::json_array(templates.iter().map(|t| t.raw()));
+            show(settings, json, || output::resources_text(&[], &templates));
+        }
+        Action::Complete { reference, argument, value, context } => {
+            let result = if context.is_empty() {
+                server.complete(reference, &argument, &value).await?
+            } else {
+                server.complete_with(reference, &argument, &value, context).await?
+            };
+            show(settings, || result.raw().clone(), || output::completion_text(&result));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// The server `target` names, with the HTTP settings applied.
-pub fn spec_for(settings: &Settings, target: &str) -> Result<ServerSpec, CliError> {
-    let detected = detect_target(target, settings.transport)?;
-    let is_http = matches!(detected, DetectedTarget::Http { .. });
-    if !is_http && (!settings.headers.is_empty() || settings.retries > 0) {
-        return Err(CliError::new("--header and --retries apply to HTTP servers; TARGET is a command line"));
-    }
-    let mut spec = ServerSpec::from_detected(detected.suggested_name(), detected).retries(settings.retries);
+/// The server `target` (or `--config`/`--server`) names, with the HTTP settings applied.
+pub fn spec_for(settings: &Settings, target: Option<&str>) -> Result<ServerSpec, CliError> {
+    let spec = match settings.selection.spec(target)? {
+        Selected::Spec(spec) => *spec,
+        Selected::Target(target) => {
+            let detected = detect_target(&target, settings.transport)?;
+            let is_http = matches!(detected, DetectedTarget::Http { .. });
+            if !is_http && (!settings.headers.is_empty() || settings.retries > 0) {
+                return Err(CliError::usage(
+                    "--header and --retries apply to HTTP servers; TARGET is a command line",
+                ));
+            }
+            ServerSpec::from_detected(detected.suggested_name(), detected)
+        }
+    };
+    let mut spec = spec.retries(settings.retries);
     for (name, value) in &settings.headers {
         spec = spec.header(name, value);
     }
@@ -275,7 +347,7 @@ pub fn spec_for(settings: &Settings, target: &str) -> Result<ServerSpec, CliErro
 }
 
 /// Runs one action against the server `target` names.
-pub async fn run(settings: &Settings, target: &str, action: Action) -> Result<ExitCode, CliError> {
+pub async fn run(settings: &Settings, target: Option<&str>, action: Action) -> Result<ExitCode, CliError> {
     let spec = spec_for(settings, target)?;
     with_server(settings, spec, |server| perform(settings, server, action)).await
 }

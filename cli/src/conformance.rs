@@ -6,7 +6,8 @@
 use std::process::ExitCode;
 
 use mcp_tokio::core::types::Tool;
-use mcp_tokio::{handler, static_roots, Client, ProtocolMode, ServerRequest, ServerSpec};
+use mcp_tokio::core::types::{CreateMessageResult, ElicitResult};
+use mcp_tokio::{Client, ElicitationRequest, HandlerError, ProtocolMode, Root, SamplingRequest, ServerSpec};
 use serde_json::{json, Map, Value};
 
 use crate::commands::CliError;
@@ -87,11 +88,12 @@ fn client_for(url: &str, version: &str) -> Result<Client, CliError> {
     let spec = ServerSpec::from_target("conformance", url)?.protocol(mode);
     let builder = Client::builder()
         .server(spec)
-        .roots_handler(static_roots([("file:///conformance", Some("conformance"))]))
-        .sampling_handler(handler(|_: &str, _: ServerRequest| async {
-            Ok(json!({"role": "assistant", "content": {"type": "text", "text": "ok"}, "model": "conformance"}))
-        }))
-        .on_elicitation(|_: &str, req: ServerRequest| async move { Ok(accept_with_defaults(&req.params)) });
+        .roots([Root::named("file:///conformance", "conformance")])
+        .sampling_handler(|_: SamplingRequest| async { Ok(CreateMessageResult::text("ok", "conformance")) })
+        .elicitation_handler(|req: ElicitationRequest| async move {
+            ElicitResult::from_value(accept_with_defaults(req.raw()))
+                .map_err(|e| HandlerError::new(e.to_string()))
+        });
     Ok(builder.build(mcp_tokio::TokioRuntime::current())?)
 }
 

@@ -8,15 +8,18 @@
 //! mcp demo
 //! ```
 //!
-//! Errors are one `error: ...` line on stderr and exit code 1 (usage errors exit 2).
+//! Errors are one `error: ...` line on stderr; the exit codes are listed in [`exit`].
 
 #![forbid(unsafe_code)]
 
 mod commands;
 mod conformance;
 mod demo;
+mod exit;
 mod listen;
 mod output;
+mod progress;
+mod selection;
 mod tasks;
 
 use std::process::ExitCode;
@@ -27,11 +30,17 @@ use mcp_tokio::core::mcp_servers::TransportKind;
 use mcp_tokio::ProtocolMode;
 
 use commands::{Action, CliError, Settings};
+use mcp_tokio::core::types::CompletionReference;
 
 const TARGET_HELP: &str = "TARGET is the command line of a stdio server, quoted as one argument, e.g. \
 \"npx -y @modelcontextprotocol/server-everything\" (a stdio:// prefix is accepted), or the http:// or \
 https:// URL of an HTTP server: a path ending in /mcp is Streamable HTTP, one ending in /sse the legacy \
-HTTP+SSE transport, and any other URL tries Streamable HTTP, then HTTP+SSE, then plain HTTP.";
+HTTP+SSE transport, and any other URL tries Streamable HTTP, then HTTP+SSE, then plain HTTP. \
+With --config FILE (an mcpServers JSON file), TARGET is the name of one of its servers; or leave \
+TARGET out and name it with --server NAME.
+
+Exit codes: 0 success; 1 the request failed or the tool reported an error; 2 usage; 3 the server \
+could not be started or reached; 4 timeout; 5 HTTP 401/403.";
 
 /// A command-line client for MCP (Model Context Protocol) servers.
 #[derive(Debug, Parser)]
@@ -65,6 +74,17 @@ struct Cli {
     /// warning (warn), fail (strict), or skip the check (off).
     #[arg(long, global = true, value_enum, default_value_t = Validate::Warn)]
     validate: Validate,
+    /// An mcpServers JSON file (Claude Desktop, Cursor, VS Code `servers`): TARGET names one of
+    /// its servers.
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<std::path::PathBuf>,
+    /// The server of --config to use (then leave TARGET out).
+    #[arg(long, global = true, value_name = "NAME")]
+    server: Option<String>,
+    /// Print the client's tracing spans and events on stderr, filtered like RUST_LOG (e.g.
+    /// `mcp=debug`: every request with its method, era, transport, outcome and duration).
+    #[arg(long, global = true, value_name = "FILTER", env = "MCP_LOG")]
+    log: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -133,8 +153,8 @@ impl From<Protocol> for ProtocolMode {
 /// The TARGET argument every server command takes.
 #[derive(Debug, Args)]
 struct Target {
-    /// The server's command line, quoted as one argument (see below).
-    target: String,
+    /// The server's command line, quoted as one argument, or its URL (see below).
+    target: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -148,10 +168,10 @@ enum Command {
         #[command(flatten)]
         target: Target,
         /// The tool's name.
-        tool: String,
-        /// The arguments, a JSON object.
-        #[arg(value_name = "JSON_ARGS", default_value = "{}", allow_hyphen_values = true)]
-        arguments: String,
+        tool: Option<String>,
+        /// The arguments, a JSON object (default {}).
+        #[arg(value_name = "JSON_ARGS", allow_hyphen_values = true)]
+        arguments: Option<String>,
         /// Start the call as a task and wait for its result, showing its status on stderr.
         #[arg(long)]
         as_task: bool,
@@ -161,16 +181,40 @@ enum Command {
         #[command(subcommand)]
         command: TasksCommand,
     },
-    /// List the prompts and their arguments (* marks required ones).
-    Prompts(Target),
-    /// List the resources and resource templates.
-    Resources(Target),
+    /// List the prompts and their arguments (* marks required ones); `prompts get` gets one.
+    Prompts(PromptsArgs),
+    /// List the resources and resource templates; `resources templates` lists the templates.
+    Resources(ResourcesArgs),
+    /// Complete an argument of a prompt or resource template (completion/complete).
+    Complete {
+        #[command(flatten)]
+        target: Target,
+        /// The argument's name.
+        argument: Option<String>,
+        /// What has been typed so far.
+        #[arg(allow_hyphen_values = true)]
+        value: Option<String>,
+        /// The prompt whose argument it is.
+        #[arg(long, value_name = "NAME", conflicts_with = "resource", required_unless_present = "resource")]
+        prompt: Option<String>,
+        /// The resource template (URI template) whose argument it is.
+        #[arg(long, value_name = "URI_TEMPLATE")]
+        resource: Option<String>,
+        /// Arguments already chosen, as a JSON object of strings (2025-06-18 servers and later).
+        #[arg(long, value_name = "JSON")]
+        context: Option<String>,
+    },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// Read a resource: text is printed, binary contents are summarised.
     Read {
         #[command(flatten)]
         target: Target,
         /// The resource's URI.
-        uri: String,
+        uri: Option<String>,
     },
     /// Print notifications as they arrive: a subscriptions/listen stream on 2026-07-28
     /// servers (list changes, and the resources given), resources/subscribe on older ones.
@@ -194,6 +238,48 @@ enum Command {
     Demo,
 }
 
+/// `mcp prompts TARGET` or `mcp prompts get ...`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+struct PromptsArgs {
+    #[command(subcommand)]
+    command: Option<PromptsCommand>,
+    #[command(flatten)]
+    target: Target,
+}
+
+/// `mcp prompts get`.
+#[derive(Debug, Subcommand)]
+enum PromptsCommand {
+    /// Get a prompt: its messages, with the arguments filled in.
+    Get {
+        #[command(flatten)]
+        target: Target,
+        /// The prompt's name.
+        name: Option<String>,
+        /// Its arguments, a JSON object of strings (default {}).
+        #[arg(value_name = "JSON_ARGS", allow_hyphen_values = true)]
+        arguments: Option<String>,
+    },
+}
+
+/// `mcp resources TARGET` or `mcp resources templates TARGET`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+struct ResourcesArgs {
+    #[command(subcommand)]
+    command: Option<ResourcesCommand>,
+    #[command(flatten)]
+    target: Target,
+}
+
+/// `mcp resources templates`.
+#[derive(Debug, Subcommand)]
+enum ResourcesCommand {
+    /// List the resource templates.
+    Templates(Target),
+}
+
 /// `mcp tasks ...`.
 #[derive(Debug, Subcommand)]
 enum TasksCommand {
@@ -204,21 +290,21 @@ enum TasksCommand {
         #[command(flatten)]
         target: Target,
         /// The task's id.
-        task_id: String,
+        task_id: Option<String>,
     },
     /// Wait for a task's result and print it.
     Result {
         #[command(flatten)]
         target: Target,
         /// The task's id.
-        task_id: String,
+        task_id: Option<String>,
     },
     /// Ask the server to cancel a task.
     Cancel {
         #[command(flatten)]
         target: Target,
         /// The task's id.
-        task_id: String,
+        task_id: Option<String>,
     },
 }
 
@@ -249,13 +335,35 @@ fn parse_timeout(text: &str) -> Result<Duration, String> {
     Duration::try_from_secs_f64(secs).map_err(|_| format!("{text:?} seconds is too long"))
 }
 
+/// A required positional argument that clap could not require (TARGET may be left out).
+fn required(value: Option<String>, name: &str) -> Result<String, CliError> {
+    value.ok_or_else(|| CliError::usage(format!("{name} is required")))
+}
+
+/// A JSON object of strings (prompt arguments, completion context).
+fn string_map(text: &str, what: &str) -> Result<serde_json::Map<String, serde_json::Value>, CliError> {
+    let serde_json::Value::Object(map) = commands::parse_arguments(text)? else { unreachable!("an object") };
+    if let Some((key, _)) = map.iter().find(|(_, v)| !v.is_string()) {
+        return Err(CliError::usage(format!("{what}: the value of {key:?} must be a string")));
+    }
+    Ok(map)
+}
+
 async fn dispatch(settings: &Settings, command: Command) -> Result<ExitCode, CliError> {
+    let sel = &settings.selection;
+    // TARGET and the command's own positionals, shifted when --server stands for TARGET.
     let (target, action) = match command {
         Command::Demo => return demo::run(settings).await,
+        Command::Completions { shell } => {
+            let mut cli = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cli, "mcp", &mut std::io::stdout());
+            return Ok(ExitCode::SUCCESS);
+        }
         Command::Listen { target, resources, lists, count, duration } => {
+            let (target, _) = sel.positionals(target.target, vec![])?;
             let lists = (!lists.is_empty()).then(|| lists.into_iter().map(Into::into).collect());
             let args = listen::ListenArgs { resources, lists, count, duration };
-            let spec = commands::spec_for(settings, &target.target)?;
+            let spec = commands::spec_for(settings, target.as_deref())?;
             let (tx, rx) = tokio::sync::mpsc::channel(1024);
             let hook: commands::ExtraHook = Box::new(listen::forward_notifications(tx));
             return commands::with_server_hooked(settings, spec, Some(hook), |server| {
@@ -263,26 +371,89 @@ async fn dispatch(settings: &Settings, command: Command) -> Result<ExitCode, Cli
             })
             .await;
         }
-        Command::Info(target) => (target, Action::Info),
-        Command::Tools(target) => (target, Action::Tools),
+        Command::Info(target) => (sel.positionals(target.target, vec![])?.0, Action::Info),
+        Command::Tools(target) => (sel.positionals(target.target, vec![])?.0, Action::Tools),
         Command::Call { target, tool, arguments, as_task } => {
-            let arguments = commands::parse_arguments(&arguments)?;
-            (target, Action::Call { tool, arguments, as_task })
+            let (target, rest) = sel.positionals(target.target, vec![tool, arguments])?;
+            let [tool, arguments]: [Option<String>; 2] = rest.try_into().expect("two positionals");
+            let arguments = commands::parse_arguments(arguments.as_deref().unwrap_or("{}"))?;
+            (target, Action::Call { tool: required(tool, "TOOL")?, arguments, as_task })
         }
         Command::Tasks { command } => {
-            let (target, action) = match command {
-                TasksCommand::List(target) => (target, tasks::TaskAction::List),
-                TasksCommand::Get { target, task_id } => (target, tasks::TaskAction::Get(task_id)),
-                TasksCommand::Result { target, task_id } => (target, tasks::TaskAction::Result(task_id)),
-                TasksCommand::Cancel { target, task_id } => (target, tasks::TaskAction::Cancel(task_id)),
-            };
-            (target, Action::Tasks(action))
+            let (target, task_id, make): (Target, Option<String>, fn(String) -> tasks::TaskAction) =
+                match command {
+                    TasksCommand::List(target) => {
+                        let (target, _) = sel.positionals(target.target, vec![])?;
+                        return commands::run(
+                            settings,
+                            target.as_deref(),
+                            Action::Tasks(tasks::TaskAction::List),
+                        )
+                        .await;
+                    }
+                    TasksCommand::Get { target, task_id } => (target, task_id, tasks::TaskAction::Get),
+                    TasksCommand::Result { target, task_id } => (target, task_id, tasks::TaskAction::Result),
+                    TasksCommand::Cancel { target, task_id } => (target, task_id, tasks::TaskAction::Cancel),
+                };
+            let (target, rest) = sel.positionals(target.target, vec![task_id])?;
+            let task_id = required(rest.into_iter().next().flatten(), "TASK_ID")?;
+            (target, Action::Tasks(make(task_id)))
         }
-        Command::Prompts(target) => (target, Action::Prompts),
-        Command::Resources(target) => (target, Action::Resources),
-        Command::Read { target, uri } => (target, Action::Read { uri }),
+        Command::Prompts(PromptsArgs { command: None, target }) => {
+            (sel.positionals(target.target, vec![])?.0, Action::Prompts)
+        }
+        Command::Prompts(PromptsArgs {
+            command: Some(PromptsCommand::Get { target, name, arguments }),
+            ..
+        }) => {
+            let (target, rest) = sel.positionals(target.target, vec![name, arguments])?;
+            let [name, arguments]: [Option<String>; 2] = rest.try_into().expect("two positionals");
+            let arguments = string_map(arguments.as_deref().unwrap_or("{}"), "JSON_ARGS")?;
+            (target, Action::GetPrompt { name: required(name, "NAME")?, arguments })
+        }
+        Command::Resources(ResourcesArgs { command: None, target }) => {
+            (sel.positionals(target.target, vec![])?.0, Action::Resources)
+        }
+        Command::Resources(ResourcesArgs { command: Some(ResourcesCommand::Templates(target)), .. }) => {
+            (sel.positionals(target.target, vec![])?.0, Action::Templates)
+        }
+        Command::Complete { target, argument, value, prompt, resource, context } => {
+            let (target, rest) = sel.positionals(target.target, vec![argument, value])?;
+            let [argument, value]: [Option<String>; 2] = rest.try_into().expect("two positionals");
+            let reference = match (prompt, resource) {
+                (Some(name), _) => CompletionReference::Prompt { name },
+                (None, Some(uri)) => CompletionReference::Resource { uri },
+                (None, None) => {
+                    return Err(CliError::usage("--prompt NAME or --resource URI_TEMPLATE is required"))
+                }
+            };
+            let context = string_map(context.as_deref().unwrap_or("{}"), "--context")?
+                .into_iter()
+                .map(|(k, v)| (k, v.as_str().unwrap_or_default().to_owned()))
+                .collect();
+            let argument = required(argument, "ARGUMENT")?;
+            (target, Action::Complete { reference, argument, value: value.unwrap_or_default(), context })
+        }
+        Command::Read { target, uri } => {
+            let (target, rest) = sel.positionals(target.target, vec![uri])?;
+            (target, Action::Read { uri: required(rest.into_iter().next().flatten(), "URI")? })
+        }
     };
-    commands::run(settings, &target.target, action).await
+    commands::run(settings, target.as_deref(), action).await
+}
+
+/// Sends the client's `tracing` output to stderr, filtered by `filter` (RUST_LOG syntax); span
+/// closes are printed, so each request shows its duration.
+fn install_tracing(filter: &str) -> Result<(), String> {
+    use tracing_subscriber::fmt::format::FmtSpan;
+    let filter = tracing_subscriber::EnvFilter::try_new(filter).map_err(|e| e.to_string())?;
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_span_events(FmtSpan::CLOSE)
+        .try_init()
+        .map_err(|e| e.to_string())
 }
 
 /// The hidden first argument that turns this binary into the bundled test server (what
@@ -307,6 +478,12 @@ fn main() -> ExitCode {
         output::note(&format!("error: internal error: {}", CliError::new(what)));
     }));
     let cli = Cli::parse();
+    if let Some(filter) = &cli.log {
+        if let Err(e) = install_tracing(filter) {
+            output::note(&format!("error: --log {filter:?}: {e}"));
+            return ExitCode::from(exit::USAGE);
+        }
+    }
     let settings = Settings {
         json: cli.json,
         protocol: cli.protocol.into(),
@@ -316,6 +493,7 @@ fn main() -> ExitCode {
         transport: cli.transport.forced(),
         retries: cli.retries,
         validation: cli.validate.into(),
+        selection: selection::Selection { config: cli.config, server: cli.server },
     };
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(rt) => rt,
@@ -328,7 +506,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             output::note(&format!("error: {e}"));
-            ExitCode::FAILURE
+            ExitCode::from(e.code())
         }
     }
 }
@@ -361,10 +539,44 @@ mod tests {
         assert_eq!(cli.timeout, Some(Duration::from_secs(2)));
         let Command::Call { target, arguments, as_task, .. } = cli.command else { panic!("not call") };
         assert!(!as_task);
-        assert_eq!((target.target.as_str(), arguments.as_str()), ("srv --flag", "{}"));
+        assert_eq!((target.target.as_deref(), arguments), (Some("srv --flag"), None));
         let cli = Cli::try_parse_from(["mcp", "--protocol", "legacy", "info", "x"]).unwrap();
         assert_eq!(cli.protocol, Protocol::Legacy);
         assert!(Cli::try_parse_from(["mcp", "--protocol", "old", "info", "x"]).is_err());
+    }
+
+    #[test]
+    fn prompts_and_resources_take_an_optional_subcommand() {
+        let cli = Cli::try_parse_from(["mcp", "prompts", "srv"]).unwrap();
+        let Command::Prompts(PromptsArgs { command: None, target }) = cli.command else { panic!("list") };
+        assert_eq!(target.target.as_deref(), Some("srv"));
+        let cli = Cli::try_parse_from(["mcp", "prompts", "get", "srv", "greet", r#"{"name":"a"}"#]).unwrap();
+        let Command::Prompts(PromptsArgs { command: Some(PromptsCommand::Get { name, .. }), .. }) =
+            cli.command
+        else {
+            panic!("get")
+        };
+        assert_eq!(name.as_deref(), Some("greet"));
+        let cli = Cli::try_parse_from(["mcp", "resources", "templates", "srv"]).unwrap();
+        assert!(matches!(cli.command, Command::Resources(ResourcesArgs { command: Some(_), .. })));
+        let cli = Cli::try_parse_from(["mcp", "complete", "srv", "lang", "py", "--prompt", "p"]).unwrap();
+        assert!(matches!(cli.command, Command::Complete { prompt: Some(_), .. }));
+        assert!(
+            Cli::try_parse_from(["mcp", "complete", "srv", "lang", "py"]).is_err(),
+            "a reference is required"
+        );
+        assert!(Cli::try_parse_from(["mcp", "completions", "bash"]).is_ok());
+        let cli =
+            Cli::try_parse_from(["mcp", "call", "--config", "f.json", "--server", "s", "echo"]).unwrap();
+        assert_eq!(cli.server.as_deref(), Some("s"));
+    }
+
+    #[test]
+    fn prompt_arguments_are_strings() {
+        assert!(string_map(r#"{"a": "x"}"#, "JSON_ARGS").is_ok());
+        let err = string_map(r#"{"a": 1}"#, "JSON_ARGS").unwrap_err();
+        assert_eq!(err.code(), exit::USAGE);
+        assert!(err.to_string().contains("\"a\""), "{err}");
     }
 
     #[test]

@@ -28,7 +28,12 @@ fn json(out: &Output) -> Value {
 
 /// Exit code 1 and exactly one `error:` line on stderr.
 fn assert_one_error_line(out: &Output) {
-    assert_eq!(out.status.code(), Some(1), "stdout: {}\nstderr: {}", stdout(out), stderr(out));
+    assert_one_error_line_with(out, 1);
+}
+
+/// Exit code `code` and exactly one `error:` line on stderr.
+fn assert_one_error_line_with(out: &Output, code: i32) {
+    assert_eq!(out.status.code(), Some(code), "stdout: {}\nstderr: {}", stdout(out), stderr(out));
     let err = stderr(out);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("error: "), "{err}");
@@ -89,11 +94,11 @@ fn call_prints_text_and_fails_on_is_error() {
 fn bad_arguments_are_one_line_errors() {
     for args in ["{not json", "[1, 2]", "\"text\""] {
         let out = mcp(&["call", &target(""), "echo", args]);
-        assert_one_error_line(&out);
+        assert_one_error_line_with(&out, 2);
         assert!(stderr(&out).contains("JSON_ARGS"), "{}", stderr(&out));
     }
-    assert_one_error_line(&mcp(&["info", "mcp-no-such-program-anywhere"]));
-    assert_one_error_line(&mcp(&["call", &target(""), "crash"]));
+    assert_one_error_line_with(&mcp(&["info", "mcp-no-such-program-anywhere"]), 3);
+    assert_one_error_line_with(&mcp(&["call", &target(""), "crash"]), 3);
     assert_eq!(mcp(&["frobnicate"]).status.code(), Some(2));
 }
 
@@ -270,4 +275,163 @@ fn tasks_from_the_command_line() {
     assert!(stderr(&out).contains("tasks/list does not exist"), "{}", stderr(&out));
     let out = mcp(&["tasks", "get", &url, "no-such-task"]);
     assert_one_error_line(&out);
+}
+
+/// `prompts get`, `resources templates` and `complete` against the test server.
+#[test]
+fn prompt_get_templates_and_complete() {
+    let out = mcp(&["prompts", "get", &target(""), "greet", r#"{"name": "Ada"}"#]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("Hello, Ada!"), "{}", stdout(&out));
+    let raw = json(&mcp(&["prompts", "get", &target(""), "greet", r#"{"name": "Ada"}"#, "--json"]));
+    assert_eq!(raw["messages"][0]["role"], "user");
+    let out = mcp(&["prompts", "get", &target(""), "greet", r#"{"name": 1}"#]);
+    assert_eq!(out.status.code(), Some(2), "prompt arguments are strings: {}", stderr(&out));
+
+    let out = mcp(&["resources", "templates", &target("")]);
+    assert!(stdout(&out).contains("test://item/{id}"), "{}", stdout(&out));
+    let raw = json(&mcp(&["resources", "templates", &target(""), "--json"]));
+    assert_eq!(raw[0]["uriTemplate"], "test://item/{id}");
+
+    let out = mcp(&["complete", &target(""), "name", "A", "--prompt", "greet"]);
+    assert!(stdout(&out).contains("Ada, Alan"), "{}", stdout(&out));
+    let raw = json(&mcp(&["complete", &target(""), "id", "", "--resource", "test://item/{id}", "--json"]));
+    assert_eq!(raw["completion"]["values"], serde_json::json!(["1", "7", "42"]));
+}
+
+/// Exit codes: 2 usage, 3 unreachable, 4 timeout, 1 failed (see `mcp --help`).
+#[test]
+fn exit_codes_tell_failures_apart() {
+    assert_eq!(mcp(&["call", &target(""), "echo", "[1]"]).status.code(), Some(2));
+    assert_eq!(mcp(&["prompts"]).status.code(), Some(2), "TARGET missing");
+    assert_eq!(mcp(&["info", "mcp-no-such-program-anywhere"]).status.code(), Some(3));
+    assert_eq!(mcp(&["info", "http://127.0.0.1:9/mcp"]).status.code(), Some(3));
+    let out = mcp(&["call", &target(""), "slow", r#"{"ms": 5000}"#, "--timeout", "0.3"]);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert_eq!(mcp(&["call", &target(""), "fail"]).status.code(), Some(1));
+}
+
+/// Shell completion scripts name the subcommands.
+#[test]
+fn completions_for_shells() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = mcp(&["completions", shell]);
+        assert!(out.status.success(), "{shell}: {}", stderr(&out));
+        assert!(stdout(&out).contains("templates"), "{shell}");
+    }
+}
+
+/// `--verbose` without a terminal prints one progress line per notification.
+#[test]
+fn call_reports_progress_lines_when_verbose() {
+    let out = mcp(&["call", &target(""), "progress", r#"{"steps": 3}"#, "--verbose"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = stderr(&out).lines().filter(|l| l.starts_with("progress ")).count();
+    assert_eq!(lines, 3, "{}", stderr(&out));
+}
+
+/// `--config FILE` with `--server NAME` or TARGET naming an entry, against server-everything
+/// and the test server: prompts get, complete with context, resources templates.
+#[test]
+fn config_file_servers_against_a_real_peer() {
+    let dir = std::env::temp_dir().join(format!("mcp-cli-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("servers.json");
+    let config = serde_json::json!({"mcpServers": {
+        "everything": {"command": mcp_tests::support::peer_command("server-everything")},
+        "test": {"command": mcp_tests::support::test_server()},
+    }});
+    std::fs::write(&file, config.to_string()).unwrap();
+    let file = file.to_str().unwrap();
+
+    let out = mcp(&[
+        "--config",
+        file,
+        "--server",
+        "everything",
+        "prompts",
+        "get",
+        "args-prompt",
+        r#"{"city": "Paris"}"#,
+    ]);
+    assert!(out.status.success() && stdout(&out).contains("Paris"), "{}{}", stdout(&out), stderr(&out));
+    let out = mcp(&[
+        "complete",
+        "--config",
+        file,
+        "everything",
+        "name",
+        "",
+        "--prompt",
+        "completable-prompt",
+        "--context",
+        r#"{"department": "Engineering"}"#,
+    ]);
+    assert!(stdout(&out).contains("Alice, Bob, Charlie"), "{}{}", stdout(&out), stderr(&out));
+    let out = mcp(&["resources", "templates", "--config", file, "--server", "everything", "--json"]);
+    let templates = json(&out);
+    assert!(templates.to_string().contains("demo://resource/dynamic/text/{resourceId}"), "{templates}");
+    let out = mcp(&["call", "--config", file, "--server", "test", "echo", r#"{"message": "via config"}"#]);
+    assert!(stdout(&out).contains("via config"), "{}{}", stdout(&out), stderr(&out));
+
+    let out = mcp(&["tools", "--config", file]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("everything, test"), "{}", stderr(&out));
+    let out = mcp(&["tools", "--config", file, "--server", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--log` (or `MCP_LOG`) prints the client's tracing: the server span, each request with its
+/// method, era, transport and outcome, and its close with the time it took; a bad filter is a
+/// usage error.
+#[test]
+fn log_shows_request_spans() {
+    let peer = mcp_tests::support::peer_command("server-everything");
+    let out = mcp(&["call", &peer, "echo", r#"{"message": "traced"}"#, "--log", "mcp=debug"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    let call = err
+        .lines()
+        .find(|l| l.contains("tools/call") && l.contains("request done"))
+        .unwrap_or_else(|| panic!("{err}"));
+    for field in ["mcp.server", "mcp.request", "era=\"Legacy\"", "outcome=\"ok\"", "duration_us="] {
+        assert!(call.contains(field), "{field} missing from {call}");
+    }
+    assert!(err.lines().any(|l| l.contains("close") && l.contains("time.busy")), "{err}");
+    assert!(err.contains("connected"), "{err}");
+    let quiet = Command::new(env!("CARGO_BIN_EXE_mcp"))
+        .args(["call", &target(""), "echo", r#"{"message": "x"}"#])
+        .env("MCP_LOG", "mcp=debug")
+        .output()
+        .expect("run mcp");
+    assert!(stderr(&quiet).contains("mcp.request"), "MCP_LOG works too: {}", stderr(&quiet));
+    assert_eq!(mcp(&["tools", &target(""), "--log", "mcp=[[["]).status.code(), Some(2));
+}
+
+/// A server that logs relies on deprecated Logging: the CLI says so once on stderr, without
+/// `--verbose` too, and the call succeeds. The bundled server (2025-11-25) logs from `notify`;
+/// server-everything logs at once when its simulated logging is switched on.
+#[test]
+fn a_logging_server_gets_one_deprecation_line() {
+    let count = |err: &str| err.lines().filter(|l| l.contains("warning: deprecated: Logging")).count();
+    let legacy = target("--protocol 2025-11-25");
+    let out = mcp(&["call", &legacy, "notify"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!((count(&err), err.lines().count()), (1, 1), "{err}");
+    assert!(err.contains("since MCP 2026-07-28") && err.contains("(used by the server)"), "{err}");
+    // With --verbose the log itself is shown too, the notice still once.
+    let out = mcp(&["call", &legacy, "notify", "--verbose"]);
+    let err = stderr(&out);
+    assert_eq!(count(&err), 1, "{err}");
+    assert!(err.contains("log warning test:"), "{err}");
+
+    let everything = mcp_tests::support::peer_command("server-everything");
+    let out = mcp(&["call", &everything, "toggle-simulated-logging"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(count(&stderr(&out)), 1, "{}", stderr(&out));
+    // A server that does not log: no notice.
+    let out = mcp(&["call", &legacy, "echo", r#"{"message": "quiet"}"#]);
+    assert!(out.status.success() && stderr(&out).is_empty(), "{}", stderr(&out));
 }

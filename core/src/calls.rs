@@ -192,6 +192,13 @@ impl Complete {
     pub fn new(reference: CompletionReference, argument: &str, value: &str) -> Self {
         Self { reference, argument: argument.to_owned(), value: value.to_owned(), context: None }
     }
+
+    /// The same completion with the values of the arguments already resolved
+    /// (`context.arguments`; sent to servers on 2025-06-18 and later only).
+    pub fn with_context(mut self, context: std::collections::BTreeMap<String, String>) -> Self {
+        self.context = Some(context.into_iter().map(|(k, v)| (k, Value::String(v))).collect());
+        self
+    }
 }
 
 impl Call for Complete {

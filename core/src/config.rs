@@ -122,6 +122,11 @@ pub struct Limits {
     /// Cached results kept at once (lists, resource reads, across `_meta` and credentials);
     /// past it the oldest is dropped. `0` turns caching off. Default 256.
     pub max_cache_entries: usize,
+    /// `input_required` answers (2026-07-28 multi-round-trip input) one request may take; the
+    /// one past it fails the request with
+    /// [`RequestError::InputBudgetExhausted`](crate::RequestError::InputBudgetExhausted)
+    /// (resumable). Default 10.
+    pub max_input_rounds: u32,
 }
 
 impl Default for Limits {
@@ -140,6 +145,7 @@ impl Default for Limits {
             max_decompressed_body_bytes: 64 * 1024 * 1024,
             max_error_body_bytes: 64 * 1024,
             max_cache_entries: 256,
+            max_input_rounds: 10,
         }
     }
 }
@@ -196,6 +202,15 @@ pub struct ClientFeatures {
     pub elicitation_form: bool,
     /// A URL-mode elicitation handler is installed.
     pub elicitation_url: bool,
+    /// The sampling handler takes tool-enabled requests (`tools`, `toolChoice`): declares
+    /// `sampling.tools` (SEP-1577). Without it such requests are refused.
+    pub sampling_tools: bool,
+    /// The sampling handler honours `includeContext` (`thisServer`, `allServers`): declares
+    /// `sampling.context`. Without it the handler sees `"none"`.
+    pub sampling_context: bool,
+    /// The roots may change while connected and the client says so: declares
+    /// `roots.listChanged` (legacy eras; 2026-07-28 has no such notification).
+    pub roots_list_changed: bool,
 }
 
 impl ClientFeatures {
@@ -203,10 +218,21 @@ impl ClientFeatures {
     pub fn legacy_capabilities(&self) -> Value {
         let mut caps = Map::new();
         if self.roots {
-            caps.insert("roots".into(), Value::Object(Map::new()));
+            let mut roots = Map::new();
+            if self.roots_list_changed {
+                roots.insert("listChanged".into(), Value::Bool(true));
+            }
+            caps.insert("roots".into(), Value::Object(roots));
         }
         if self.sampling {
-            caps.insert("sampling".into(), Value::Object(Map::new()));
+            let mut sampling = Map::new();
+            if self.sampling_tools {
+                sampling.insert("tools".into(), Value::Object(Map::new()));
+            }
+            if self.sampling_context {
+                sampling.insert("context".into(), Value::Object(Map::new()));
+            }
+            caps.insert("sampling".into(), Value::Object(sampling));
         }
         if self.elicitation_form || self.elicitation_url {
             let mut e = Map::new();
@@ -225,6 +251,10 @@ impl ClientFeatures {
     /// 2026-07-28 through multi-round-trip `input_required` results.
     pub fn modern_capabilities(&self) -> Value {
         let mut caps = self.legacy_capabilities();
+        // 2026-07-28 roots have no listChanged (servers ask again instead).
+        if let Some(Value::Object(roots)) = caps.get_mut("roots") {
+            roots.remove("listChanged");
+        }
         // The tasks extension: a tools/call may be answered with a task, which the core polls.
         caps["extensions"] = serde_json::json!({ "io.modelcontextprotocol/tasks": {} });
         caps
@@ -279,6 +309,14 @@ pub struct ConnectionConfig {
     /// Seed of the jitter applied to retry and reconnection delays. The core has no source of
     /// randomness of its own; runtimes seed it from the OS, simulations from their seed.
     pub random_seed: u64,
+    /// How often this connection reports a deprecated feature in use
+    /// ([`crate::Warning::Deprecated`]); `None` (default) follows the process-wide mode of
+    /// [`crate::set_deprecation_notices`].
+    pub deprecation_notices: Option<crate::DeprecationNotices>,
+    /// Roots the connection answers `roots/list` with by itself (no handler; `None`: a handler
+    /// answers, if any). [`crate::Connection::set_roots`] changes them while connected. The
+    /// host also sets [`ClientFeatures::roots`] and [`ClientFeatures::roots_list_changed`].
+    pub roots: Option<Vec<crate::types::Root>>,
 }
 
 impl ConnectionConfig {
@@ -304,6 +342,8 @@ impl ConnectionConfig {
             request_meta: Map::new(),
             validation: SchemaValidation::default(),
             random_seed: 0,
+            deprecation_notices: None,
+            roots: None,
         }
     }
 }

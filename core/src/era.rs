@@ -105,7 +105,7 @@ pub(crate) fn judge_probe(mode: ProtocolMode, outcome: ProbeOutcome) -> ProbeVer
             era: Era::Modern,
             protocol_version: MODERN_VERSION.into(),
             implementation: None,
-            capabilities: ServerCapabilities::default(),
+            capabilities: ServerCapabilities::unknown(),
             instructions: None,
             supported_versions: vec![MODERN_VERSION.into()],
             transport: crate::transport::TransportKind::Stdio,

@@ -96,6 +96,11 @@ pub enum CommandError {
     /// An argument is unusable (e.g. tool arguments that are not a JSON object).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// The roots cannot be changed: this connection does not answer `roots/list` itself (it
+    /// was configured without [`crate::ConnectionConfig::roots`]; a roots handler, if any,
+    /// answers instead).
+    #[error("the roots are not held by the client (configure them as a list, not a handler)")]
+    RootsNotManaged,
 }
 
 /// Why a request did not produce a result.
@@ -105,7 +110,8 @@ pub enum RequestError {
     /// The server answered with a JSON-RPC error.
     #[error(transparent)]
     Rpc(#[from] RpcError),
-    /// No answer within the timeout; a cancellation was sent to the server.
+    /// No answer within the timeout; a cancellation was sent to the server if the request was
+    /// in flight (a paced input wait that would outlast the timeout ends it early, unsent).
     #[error("request timed out after {after:?}")]
     Timeout {
         /// The timeout that expired.
@@ -171,6 +177,16 @@ pub enum RequestError {
         /// The handler's error.
         detail: String,
     },
+    /// 2026-07-28: the server asked for input the client refuses (an elicitation mode it did
+    /// not declare, sampling with tools without the opt-in, an invalid sampling history, ...);
+    /// no handler was called and the request was not retried.
+    #[error("refused the {method} input the server asked for: {reason}")]
+    InputRefused {
+        /// The input request's method.
+        method: String,
+        /// Why.
+        reason: crate::host_requests::Refusal,
+    },
     /// The server returned a `resultType` this client does not handle for this request.
     #[error("unsupported resultType {result_type:?}")]
     UnsupportedResultType {
@@ -225,10 +241,18 @@ pub enum RequestError {
     /// in flight; it is not re-sent automatically: the caller decides.
     #[error("the HTTP session expired before the result (the request was not re-sent)")]
     SessionExpired,
-    /// A response body exceeded a size limit (after decompression).
+    /// The response exceeded a size limit and was discarded: a message over
+    /// `max_message_bytes` (a stdio line, an HTTP JSON body, an SSE event; failed as soon as
+    /// the transport could tell which request it answered), or a body over
+    /// `max_decompressed_body_bytes` after decompression.
     #[error("response too large: {detail}")]
     ResponseTooLarge {
-        /// Which limit.
+        /// The limit passed, in bytes.
+        limit: usize,
+        /// How many bytes the response was known to have when it was refused (at least
+        /// `limit + 1`; the exact size when the whole of it had been seen).
+        seen_at_least: usize,
+        /// Which limit, in words.
         detail: String,
     },
     /// A tool's schema cannot be used: an `inputSchema` dialect this client does not implement
@@ -243,13 +267,26 @@ pub enum RequestError {
         /// What is wrong with it.
         problem: crate::schema::SchemaProblem,
     },
-    /// The server cannot do this: it did not declare the capability the request needs, or its
-    /// protocol revision does not have the method (e.g. `subscriptions/listen` on a handshake
-    /// server, `resources/subscribe` on a 2026-07-28 one). Nothing was sent.
+    /// The server cannot do this: its protocol revision does not have the method (e.g.
+    /// `subscriptions/listen` on a handshake server, `resources/subscribe` on a 2026-07-28
+    /// one). Nothing was sent. (A missing capability is [`RequestError::CapabilityMissing`].)
     #[error("not supported by this server: {detail}")]
     Unsupported {
         /// What is missing.
         detail: String,
+    },
+    /// The server did not declare the capability the request needs (in `initialize` or
+    /// `server/discover`), so the request was not sent. Checked once the capabilities are
+    /// known: a request issued before the handshake fails after it, still unsent.
+    #[error("the server does not declare the {capability} capability that {method} needs")]
+    CapabilityMissing {
+        /// The capability as the spec names it: `"tools"`, `"prompts"`, `"resources"`,
+        /// `"resources.subscribe"`, `"completions"`, `"logging"`, `"tasks"`, `"tasks.list"`,
+        /// `"tasks.cancel"`, `"tasks.requests.tools.call"`,
+        /// `"extensions.io.modelcontextprotocol/tasks"`.
+        capability: &'static str,
+        /// The method that needs it (`"logging/setLevel"`, ...).
+        method: &'static str,
     },
     /// A listen that must be honoured in full (a resource subscription) was acknowledged
     /// without part of what it asked for; the stream was closed.
@@ -275,13 +312,62 @@ pub enum RequestError {
         /// The violations.
         failure: crate::schema::ValidationFailure,
     },
+    /// 2026-07-28 Streamable HTTP: the server rejected a `tools/call`'s headers (`-32020`)
+    /// again after the tool list was refreshed and the call retried once with the headers of
+    /// the refreshed definition. Nothing ran on the server.
+    #[error("tool {tool:?}: the server rejected the call's headers again after the tool list was refreshed: {error}")]
+    HeaderMismatch {
+        /// The tool.
+        tool: String,
+        /// The server's second `-32020` error, as sent.
+        error: RpcError,
+    },
+    /// The tool a call names is no longer in the server's tool list: a `tools/list` refreshed
+    /// after a header mismatch (`-32020`) left it out. The call was not retried.
+    #[error("tool {tool:?} is no longer offered by the server")]
+    UnknownTool {
+        /// The tool.
+        tool: String,
+    },
+    /// 2026-07-28: the server answered `input_required` more often than the input budget
+    /// ([`Limits::max_input_rounds`](crate::Limits::max_input_rounds)) allows. Resumable:
+    /// `resume` goes on from the last answer with a fresh budget (a host's `Server::resume`).
+    #[error("the server asked for input more than {rounds} times (the input budget)")]
+    InputBudgetExhausted {
+        /// The budget: the input rounds taken before the one refused.
+        rounds: u32,
+        /// The input requests of the refused round (none when it only carried a state).
+        outstanding: Vec<crate::OutstandingInput>,
+        /// The original request and the refused round's `requestState`.
+        resume: Box<crate::InputResume>,
+    },
+    /// 2026-07-28: the host's input-wait hook stopped the request during a paced wait for a
+    /// state-only `input_required` retry. Nothing was in flight. Resumable, like
+    /// [`RequestError::InputBudgetExhausted`].
+    #[error("the host stopped the request while it waited for the server ({rounds} input rounds)")]
+    InputWaitCancelled {
+        /// The input rounds taken.
+        rounds: u32,
+        /// The original request and the `requestState` the retry would have echoed.
+        resume: Box<crate::InputResume>,
+    },
 }
 
 impl RequestError {
+    /// What resuming a stopped multi-round-trip request needs, for the errors that carry it
+    /// ([`RequestError::InputBudgetExhausted`], [`RequestError::InputWaitCancelled`]).
+    pub fn input_resume(&self) -> Option<&crate::InputResume> {
+        match self {
+            RequestError::InputBudgetExhausted { resume, .. }
+            | RequestError::InputWaitCancelled { resume, .. } => Some(resume),
+            _ => None,
+        }
+    }
+
     /// The JSON-RPC error, when the server sent one.
     pub fn rpc(&self) -> Option<&RpcError> {
         match self {
-            RequestError::Rpc(e) => Some(e),
+            RequestError::Rpc(e) | RequestError::HeaderMismatch { error: e, .. } => Some(e),
             _ => None,
         }
     }
@@ -302,7 +388,10 @@ impl RequestError {
     pub fn is_server_error(&self) -> bool {
         matches!(
             self,
-            RequestError::Rpc(_) | RequestError::TransientServer { .. } | RequestError::Http { .. }
+            RequestError::Rpc(_)
+                | RequestError::TransientServer { .. }
+                | RequestError::Http { .. }
+                | RequestError::HeaderMismatch { .. }
         )
     }
 }
@@ -374,7 +463,8 @@ pub enum Warning {
         /// Why.
         reason: String,
     },
-    /// A host handler failed; the server got a generic error, the detail is only here.
+    /// A host handler failed; the server got a generic error (unless the handler's
+    /// [`crate::HandlerError`] named a code), the detail is only here.
     HandlerFailed {
         /// The method handled.
         method: String,
@@ -403,12 +493,14 @@ pub enum Warning {
         /// What.
         detail: String,
     },
-    /// A deprecated protocol feature is in use (reported once per connection).
+    /// A deprecated protocol feature is in use (see [`crate::deprecation`]). Never blocks
+    /// anything; reported once per process, once per connection or not at all
+    /// ([`crate::DeprecationNotices`]).
     Deprecated {
-        /// The feature.
-        feature: &'static str,
-        /// What to do instead.
-        advice: &'static str,
+        /// The feature (its entry in the registry: revision, removal, replacement, notice).
+        what: crate::Deprecation,
+        /// Who relies on it: the server, or this client's own calls.
+        by: crate::UsedBy,
     },
     /// A tool's `structuredContent` breaks its `outputSchema` (or is missing); the result was
     /// delivered anyway (warn mode).
@@ -444,6 +536,14 @@ pub enum Warning {
         /// What the re-fetch failed with.
         detail: String,
     },
+    /// The client changed a server's request to the host before a handler saw it, or a
+    /// handler's answer before the server did (see [`crate::host_requests`]).
+    HostRequestAdjusted {
+        /// The request's method.
+        method: &'static str,
+        /// What changed.
+        adjustment: crate::host_requests::Adjustment,
+    },
 }
 
 impl std::fmt::Display for Warning {
@@ -477,7 +577,7 @@ impl std::fmt::Display for Warning {
             }
             Warning::Handshake { detail } => write!(f, "handshake: {detail}"),
             Warning::Http { detail } => write!(f, "HTTP: {detail}"),
-            Warning::Deprecated { feature, advice } => write!(f, "{feature} is deprecated: {advice}"),
+            Warning::Deprecated { what, by } => write!(f, "deprecated: {} (used by {by})", what.notice()),
             Warning::StructuredContent { tool, failure } => {
                 write!(f, "tool {tool:?} returned structured content that breaks its outputSchema: {failure}")
             }
@@ -492,6 +592,7 @@ impl std::fmt::Display for Warning {
             Warning::StaleCacheServed { method, detail } => {
                 write!(f, "served a stale cached {method} result: {detail}")
             }
+            Warning::HostRequestAdjusted { method, adjustment } => write!(f, "{method}: {adjustment}"),
         }
     }
 }
@@ -511,6 +612,9 @@ pub enum ClientError {
     /// A tool name could not be routed to a server.
     #[error(transparent)]
     Route(#[from] crate::routing::RouteError),
+    /// A provider's tool call could not be read or names no converted tool.
+    #[error(transparent)]
+    ToolCall(#[from] crate::tool_formats::ToolCallError),
     /// A target string or server configuration could not be understood.
     #[error(transparent)]
     Target(#[from] crate::target::TargetConfigError),

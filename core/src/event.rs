@@ -46,6 +46,13 @@ pub enum Event {
     },
     /// A notification from the server (caches are already updated).
     Notification(Notification),
+    /// The server reports that the out-of-band interaction of a URL elicitation ended
+    /// (`notifications/elicitation/complete`, 2025-11-25). Only ids from this connection's
+    /// URL elicitations (requests, or `-32042` errors) not completed yet are passed on.
+    ElicitationComplete {
+        /// The `elicitationId` of the URL elicitation.
+        elicitation_id: String,
+    },
     /// Something happened on a [`crate::Request::Listen`] stream: its acknowledgment, a
     /// notification it carried (caches are already updated), or a re-open.
     Subscription {
@@ -67,6 +74,9 @@ pub enum Event {
     },
     /// The connection is closed for good (after [`crate::Connection::close`]).
     Closed,
+    /// 2026-07-28: a request waits before retrying a state-only `input_required` (the server
+    /// said "not yet"). The host may stop it with [`crate::Connection::cancel_input_wait`].
+    InputWait(crate::InputWait),
 }
 
 /// Progress figures from `notifications/progress`.
@@ -87,8 +97,10 @@ pub enum ServerRequestKind {
     Roots,
     /// `sampling/createMessage`.
     Sampling,
-    /// `elicitation/create`.
+    /// `elicitation/create` (form mode).
     Elicitation,
+    /// `elicitation/create` in URL mode (answered by the URL handler).
+    ElicitationUrl,
 }
 
 impl ServerRequestKind {
@@ -97,18 +109,26 @@ impl ServerRequestKind {
         match self {
             ServerRequestKind::Roots => "roots/list",
             ServerRequestKind::Sampling => "sampling/createMessage",
-            ServerRequestKind::Elicitation => "elicitation/create",
+            ServerRequestKind::Elicitation | ServerRequestKind::ElicitationUrl => "elicitation/create",
         }
     }
 }
 
-/// A server-to-client request for the host to answer.
+/// A server-to-client request for the host to answer: already checked and decoded (a request
+/// that does not decode was answered `-32602` without reaching the host).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerRequest {
-    /// What is asked.
+    /// What is asked (which handler answers).
     pub kind: ServerRequestKind,
-    /// The request params as sent.
-    pub params: Value,
+    /// The request, typed.
+    pub request: crate::types::HostRequest,
+}
+
+impl ServerRequest {
+    /// The request params as received (after the client's adjustments).
+    pub fn params(&self) -> &Value {
+        self.request.raw()
+    }
 }
 
 /// A notification from the server.

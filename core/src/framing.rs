@@ -4,7 +4,10 @@
 //! newline at end of stream. A line longer than the configured limit is never buffered whole:
 //! the framer drops what it holds, discards everything up to the next newline, and reports the
 //! discarded length once, so a hostile peer costs at most `max_line_bytes` of memory. Each byte
-//! is scanned once, however the input is chunked.
+//! is scanned once, however the input is chunked. A framer made by [`LineFramer::capturing`]
+//! also keeps a bounded head and tail of an oversize line (to find which request a discarded
+//! message answered, see [`crate::jsonrpc_head`]) and announces the line as soon as it passes
+//! the limit ([`Frame::OversizeStart`]), before the rest of it arrives.
 
 use std::collections::VecDeque;
 
@@ -22,6 +25,15 @@ pub enum Frame {
         len: usize,
         /// The line's first bytes, when the framer keeps a head (see
         /// [`LineFramer::keeping_head`]); empty otherwise.
+        head: Vec<u8>,
+        /// The line's last bytes (terminator excluded), when the framer keeps a tail (see
+        /// [`LineFramer::capturing`]); empty otherwise.
+        tail: Vec<u8>,
+    },
+    /// Only from [`LineFramer::capturing`]: a line has just passed the limit and is being
+    /// discarded; its [`Frame::Oversize`] follows when it ends. Comes before any later frame.
+    OversizeStart {
+        /// The line's first bytes (as many as are kept).
         head: Vec<u8>,
     },
 }
@@ -41,6 +53,13 @@ pub struct LineFramer {
     keep_head: usize,
     /// The kept head of the line being discarded.
     head: Vec<u8>,
+    /// How many trailing bytes of an oversize line to keep in its frame.
+    keep_tail: usize,
+    /// While discarding: the line's latest bytes (at most twice `keep_tail + 1`; the last
+    /// `keep_tail` of them count).
+    tail: Vec<u8>,
+    /// Announce an oversize line when it passes the limit ([`Frame::OversizeStart`]).
+    announce: bool,
     ready: VecDeque<Frame>,
 }
 
@@ -55,6 +74,9 @@ impl LineFramer {
             dropped_cr: false,
             keep_head: 0,
             head: Vec::new(),
+            keep_tail: 0,
+            tail: Vec::new(),
+            announce: false,
             ready: VecDeque::new(),
         }
     }
@@ -65,6 +87,46 @@ impl LineFramer {
         let mut f = Self::new(max_line_bytes);
         f.keep_head = keep.min(f.max_line_bytes);
         f
+    }
+
+    /// Like [`LineFramer::keeping_head`], and an oversize line's frame also keeps its last
+    /// `keep` bytes, and the line is announced by [`Frame::OversizeStart`] as soon as it
+    /// passes the limit. Memory stays bounded: at most the limit, plus three times `keep`.
+    pub fn capturing(max_line_bytes: usize, keep: usize) -> Self {
+        let mut f = Self::keeping_head(max_line_bytes, keep);
+        f.keep_tail = keep;
+        f.announce = true;
+        f
+    }
+
+    /// Adds discarded bytes to the kept tail (amortised: trimmed once it holds twice enough).
+    fn keep_tail_of(&mut self, bytes: &[u8]) {
+        if self.keep_tail == 0 {
+            return;
+        }
+        // One more than kept: the last byte may be the `\r` of a CRLF, dropped at the end.
+        let keep = self.keep_tail + 1;
+        if bytes.len() >= keep {
+            self.tail.clear();
+            self.tail.extend_from_slice(&bytes[bytes.len() - keep..]);
+        } else {
+            self.tail.extend_from_slice(bytes);
+            if self.tail.len() > 2 * keep {
+                self.tail.drain(..self.tail.len() - keep);
+            }
+        }
+    }
+
+    /// The kept tail of the line that just ended (`cr`: its last kept byte is the `\r` of a
+    /// CRLF, not content).
+    fn take_tail(&mut self, cr: bool) -> Vec<u8> {
+        let mut tail = std::mem::take(&mut self.tail);
+        if cr {
+            tail.pop();
+        }
+        let extra = tail.len().saturating_sub(self.keep_tail);
+        tail.drain(..extra);
+        tail
     }
 
     /// Bytes currently buffered for an incomplete line.
@@ -80,14 +142,17 @@ impl LineFramer {
                     Some(i) => {
                         let cr = if i > 0 { bytes[i - 1] == b'\r' } else { self.dropped_cr };
                         let len = dropped + i - usize::from(cr);
+                        self.keep_tail_of(&bytes[..i]);
                         let head = std::mem::take(&mut self.head);
-                        self.ready.push_back(Frame::Oversize { len, head });
+                        let tail = self.take_tail(cr && self.keep_tail > 0);
+                        self.ready.push_back(Frame::Oversize { len, head, tail });
                         self.discarding = None;
                         bytes = &bytes[i + 1..];
                     }
                     None => {
                         self.discarding = Some(dropped + bytes.len());
                         self.dropped_cr = bytes.last() == Some(&b'\r');
+                        self.keep_tail_of(bytes);
                         return;
                     }
                 }
@@ -122,8 +187,14 @@ impl LineFramer {
                         self.discarding = Some(self.buf.len());
                         self.dropped_cr = self.buf.last() == Some(&b'\r');
                         self.head = self.buf[..self.keep_head.min(self.buf.len())].to_vec();
+                        let buf = std::mem::take(&mut self.buf);
+                        self.keep_tail_of(&buf);
+                        self.buf = buf;
                         self.buf.clear();
                         self.scanned = 0;
+                        if self.announce {
+                            self.ready.push_back(Frame::OversizeStart { head: self.head.clone() });
+                        }
                     }
                     return;
                 }
@@ -139,8 +210,12 @@ impl LineFramer {
         // so the verdict never depends on how the input was chunked.
         if line.len() > self.max_line_bytes {
             let len = line.len();
+            let tail = line[len - self.keep_tail.min(len)..].to_vec();
             line.truncate(self.keep_head);
-            self.ready.push_back(Frame::Oversize { len, head: line });
+            if self.announce {
+                self.ready.push_back(Frame::OversizeStart { head: line.clone() });
+            }
+            self.ready.push_back(Frame::Oversize { len, head: line, tail });
             return;
         }
         if line.starts_with(BOM) {
@@ -153,7 +228,8 @@ impl LineFramer {
     pub fn finish(&mut self) {
         if let Some(dropped) = self.discarding.take() {
             let head = std::mem::take(&mut self.head);
-            self.ready.push_back(Frame::Oversize { len: dropped, head });
+            let tail = self.take_tail(false);
+            self.ready.push_back(Frame::Oversize { len: dropped, head, tail });
         } else if !self.buf.is_empty() {
             let line = std::mem::take(&mut self.buf);
             self.emit(line);
@@ -212,7 +288,8 @@ mod tests {
         f.push(b"abcdef");
         assert!(f.buffered() <= 6);
         f.push(b"gh\nnext\n");
-        assert_eq!(frames(&mut f), vec![line("ok"), Frame::Oversize { len: 18, head: vec![] }, line("next")]);
+        let oversize = Frame::Oversize { len: 18, head: vec![], tail: vec![] };
+        assert_eq!(frames(&mut f), vec![line("ok"), oversize, line("next")]);
     }
 
     #[test]
@@ -220,14 +297,14 @@ mod tests {
         let mut f = LineFramer::new(2);
         f.push(b"abcdef");
         f.finish();
-        assert_eq!(frames(&mut f), vec![Frame::Oversize { len: 6, head: vec![] }]);
+        assert_eq!(frames(&mut f), vec![Frame::Oversize { len: 6, head: vec![], tail: vec![] }]);
     }
 
     #[test]
     fn exact_limit_is_accepted() {
         let mut f = LineFramer::new(3);
         f.push(b"abc\r\nabcd\n");
-        assert_eq!(frames(&mut f), vec![line("abc"), Frame::Oversize { len: 4, head: vec![] }]);
+        assert_eq!(frames(&mut f), vec![line("abc"), Frame::Oversize { len: 4, head: vec![], tail: vec![] }]);
     }
 
     #[test]
@@ -239,7 +316,7 @@ mod tests {
             }
             assert_eq!(
                 frames(&mut f),
-                vec![Frame::Oversize { len: 8, head: b"ab".to_vec() }, line("xy")],
+                vec![Frame::Oversize { len: 8, head: b"ab".to_vec(), tail: vec![] }, line("xy")],
                 "chunk {chunk}"
             );
         }
@@ -260,5 +337,50 @@ mod tests {
             f.finish();
             assert_eq!(frames(&mut f), expected, "chunk size {size}");
         }
+    }
+
+    #[test]
+    fn capturing_keeps_head_and_tail_and_announces_early() {
+        for chunk in [1, 2, 3, 5, 100] {
+            let mut f = LineFramer::capturing(4, 3);
+            let mut early = None;
+            for (n, c) in b"abcdefgh\r\nxy\n0123456789".chunks(chunk).enumerate() {
+                f.push(c);
+                if early.is_none() && frames_peek(&f) {
+                    early = Some(n * chunk);
+                }
+            }
+            f.finish();
+            assert_eq!(
+                frames(&mut f),
+                vec![
+                    Frame::OversizeStart { head: b"abc".to_vec() },
+                    Frame::Oversize { len: 8, head: b"abc".to_vec(), tail: b"fgh".to_vec() },
+                    line("xy"),
+                    Frame::OversizeStart { head: b"012".to_vec() },
+                    Frame::Oversize { len: 10, head: b"012".to_vec(), tail: b"789".to_vec() },
+                ],
+                "chunk {chunk}"
+            );
+            // Announced once past the limit, before the line's end arrived.
+            assert!(early.is_some_and(|at| at < 8), "chunk {chunk}: announced at {early:?}");
+        }
+    }
+
+    #[test]
+    fn capturing_memory_stays_bounded() {
+        let mut f = LineFramer::capturing(64, 16);
+        for _ in 0..1000 {
+            f.push(&[b'x'; 997]);
+            assert!(f.buffered() <= 66 && f.tail.len() <= 2 * 17 && f.head.len() <= 16);
+        }
+        f.push(b"\n");
+        let got = frames(&mut f);
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[1], Frame::Oversize { len: 997_000, head: vec![b'x'; 16], tail: vec![b'x'; 16] });
+    }
+
+    fn frames_peek(f: &LineFramer) -> bool {
+        !f.ready.is_empty()
     }
 }

@@ -62,14 +62,19 @@
 //!
 //! # What lives here
 //!
-//! - [`jsonrpc`]: the JSON-RPC 2.0 codec; [`framing`]: bounded newline framing.
+//! - [`jsonrpc`]: the JSON-RPC 2.0 codec; [`framing`]: bounded newline framing;
+//!   [`jsonrpc_head`]: which request an oversize (discarded) message answered.
 //! - [`Connection`]: era detection, requests with pagination, timeouts, cancellation and
 //!   progress, legacy server-to-client requests, notifications, the stdio process lifecycle.
 //! - HTTP building blocks, pure and bounded, for the HTTP transports: [`sse`] (event-stream
 //!   decoder), [`gzip`] (capped body inflation), [`headers`] (`Mcp-Name`, `Mcp-Param-*`,
 //!   `WWW-Authenticate`), [`mcp_servers`] (transport detection from a target, `mcpServers`
 //!   config files, credential redaction).
+//! - [`oauth`]: the OAuth 2.1 authorization flow as a state machine the host drives (discovery,
+//!   client registration, PKCE, callback and token checks, refresh).
 //! - [`types`]: typed MCP data (tools, prompts, resources, content blocks) keeping raw JSON.
+//! - [`deprecation`]: the deprecated features a client can observe, reported once per process
+//!   (or per connection, or never) as [`Warning::Deprecated`].
 //! - [`routing`]: which of several servers owns a tool name; [`calls`]: typed request
 //!   descriptors, the one place a request kind is defined for every client family.
 //!
@@ -82,6 +87,7 @@ pub mod calls;
 mod command;
 mod config;
 mod connection;
+pub mod deprecation;
 mod era;
 mod error;
 mod event;
@@ -92,11 +98,14 @@ pub mod fuzzing;
 pub mod gzip;
 mod handle;
 pub mod headers;
+pub mod host_requests;
 mod http_url;
 mod io;
 pub mod jsonrpc;
+pub mod jsonrpc_head;
 pub mod mcp_servers;
 pub mod notify_queue;
+pub mod oauth;
 mod redact;
 mod request;
 pub mod routing;
@@ -107,6 +116,7 @@ pub mod subscription;
 pub mod target;
 pub mod text;
 mod timers;
+pub mod tool_formats;
 mod transport;
 pub mod types;
 
@@ -115,13 +125,21 @@ pub use config::{
     ClientFeatures, ConnectionConfig, HttpConfig, Limits, ProtocolMode, SchemaValidation, Timeouts,
     TransportConfig, ValidationMode, LEGACY_VERSIONS, MODERN_VERSION,
 };
+pub use connection::{
+    input_wait_delay, InputResume, InputState, InputWait, InputWaitDecision, OutstandingInput,
+    FIRST_INPUT_WAIT, MAX_INPUT_WAIT,
+};
 pub use connection::{CacheInfo, CacheKey, CacheScope, Connection, Input, Output};
+pub use deprecation::{
+    deprecation_notices, set_deprecation_notices, Deprecation, DeprecationNotices, Removal, UsedBy,
+};
 pub use era::{Era, ServerInfo};
 pub use error::{AnswerError, ClientError, CommandError, RequestError, RpcError, RpcErrorKind, Warning};
 pub use event::{Event, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
 pub use handle::{Epoch, ExchangeId, RequestHandle, ServerRequestHandle};
 pub use io::{ExitInfo, HttpHead, HttpMethod, HttpRequest, Io};
 pub use notify_queue::{NotificationQueue, Pushed, QueueLimits};
-pub use request::{ListKind, Request, RequestOptions, Response};
+pub use request::{is_reserved_meta_key, ListKind, Request, RequestMetaContext, RequestOptions, Response};
 pub use server_spec::{ServerSpec, ServerTool};
 pub use subscription::{SubscriptionFilter, SubscriptionUpdate};
+pub use types::{HandlerError, HostRequest, Root};

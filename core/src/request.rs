@@ -169,6 +169,10 @@ pub struct RequestOptions {
     /// For cacheable requests (lists, `resources/read`, [`Request::Discover`]): fetch from the
     /// server even if a cached result is fresh (the answer replaces it).
     pub refresh: bool,
+    /// Resumes a multi-round-trip exchange (`tools/call`, `prompts/get`, `resources/read`
+    /// only): the first attempt carries this `requestState` and `inputResponses`, with a fresh
+    /// input budget; never answered from the cache. See [`crate::InputResume`].
+    pub input_state: Option<crate::InputState>,
 }
 
 /// A successful, typed response.
@@ -296,5 +300,121 @@ impl Request {
     /// `completion/complete` of one argument, without context.
     pub fn complete(reference: CompletionReference, argument: &str, value: &str) -> Self {
         Request::Complete { reference, argument: argument.to_owned(), value: value.to_owned(), context: None }
+    }
+
+    /// `completion/complete` of one argument, with the values of the arguments already
+    /// resolved (`context.arguments`, 2025-06-18 and later; left out for servers on an older
+    /// revision).
+    pub fn complete_with_context(
+        reference: CompletionReference,
+        argument: &str,
+        value: &str,
+        context: std::collections::BTreeMap<String, String>,
+    ) -> Self {
+        let context = context.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+        Request::Complete {
+            reference,
+            argument: argument.to_owned(),
+            value: value.to_owned(),
+            context: Some(context),
+        }
+    }
+
+    /// The MCP method the request is named after (`ping` for [`Request::Ping`] and `connect`
+    /// for [`Request::Connect`], whatever the server's era makes of them).
+    pub fn method(&self) -> &str {
+        match self {
+            Request::Connect => "connect",
+            Request::ListTools => "tools/list",
+            Request::ListPrompts => "prompts/list",
+            Request::ListResources => "resources/list",
+            Request::ListResourceTemplates => "resources/templates/list",
+            Request::CallTool { .. } | Request::CallToolAsTask { .. } => "tools/call",
+            Request::GetPrompt { .. } => "prompts/get",
+            Request::ReadResource { .. } => "resources/read",
+            Request::Complete { .. } => "completion/complete",
+            Request::Ping => "ping",
+            Request::Discover => "server/discover",
+            Request::SetLogLevel(_) => "logging/setLevel",
+            Request::Listen { .. } => "subscriptions/listen",
+            Request::SubscribeResource { .. } => "resources/subscribe",
+            Request::UnsubscribeResource { .. } => "resources/unsubscribe",
+            Request::GetTask { .. } => "tasks/get",
+            Request::TaskResult { .. } => "tasks/result",
+            Request::CancelTask { .. } => "tasks/cancel",
+            Request::ListTasks => "tasks/list",
+            Request::Custom { method, .. } => method,
+        }
+    }
+
+    /// What the request is about, when it names one thing: the tool of a call, the prompt of
+    /// `prompts/get`, the URI of a resource request, the prompt or URI a completion refers to.
+    pub fn target(&self) -> Option<&str> {
+        match self {
+            Request::CallTool { name, .. }
+            | Request::CallToolAsTask { name, .. }
+            | Request::GetPrompt { name, .. } => Some(name),
+            Request::ReadResource { uri }
+            | Request::SubscribeResource { uri }
+            | Request::UnsubscribeResource { uri } => Some(uri),
+            Request::Complete { reference, .. } => Some(match reference {
+                CompletionReference::Prompt { name } => name,
+                CompletionReference::Resource { uri } => uri,
+            }),
+            Request::TaskResult { tool, .. } => tool.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+/// What a host's per-request `_meta` provider is told about the request it adds to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RequestMetaContext<'a> {
+    /// The server's name in the client.
+    pub server: &'a str,
+    /// The MCP method ([`Request::method`]).
+    pub method: &'a str,
+    /// The tool, prompt or resource the request is about ([`Request::target`]).
+    pub name: Option<&'a str>,
+}
+
+impl<'a> RequestMetaContext<'a> {
+    /// The context of `request` to server `server`.
+    pub fn new(server: &'a str, request: &'a Request) -> Self {
+        Self { server, method: request.method(), name: request.target() }
+    }
+}
+
+/// `_meta` keys the protocol sets and a host's provider cannot: the progress token and the
+/// 2026-07-28 per-request envelope.
+const RESERVED_META: [&str; 6] = [
+    "progressToken",
+    "io.modelcontextprotocol/protocolVersion",
+    "io.modelcontextprotocol/clientInfo",
+    "io.modelcontextprotocol/clientCapabilities",
+    "io.modelcontextprotocol/logLevel",
+    "io.modelcontextprotocol/subscriptionId",
+];
+
+/// Whether a `_meta` key is one the protocol sets (see [`RequestOptions::provide_meta`]).
+pub fn is_reserved_meta_key(key: &str) -> bool {
+    RESERVED_META.contains(&key)
+}
+
+impl RequestOptions {
+    /// Adds `_meta` a host computed for this request (a per-request provider): it goes over
+    /// the connection's static `_meta` and under this request's own [`RequestOptions::meta`],
+    /// which wins on a clash. Keys the protocol sets ([`is_reserved_meta_key`]) are dropped.
+    pub fn provide_meta(&mut self, provided: Map<String, Value>) {
+        let mut meta: Map<String, Value> =
+            provided.into_iter().filter(|(k, _)| !is_reserved_meta_key(k)).collect();
+        if meta.is_empty() {
+            return;
+        }
+        if let Some(own) = self.meta.take() {
+            meta.extend(own);
+        }
+        self.meta = Some(meta);
     }
 }

@@ -113,6 +113,14 @@ impl ServerSpec {
         self
     }
 
+    /// How often this server's use of deprecated features is reported
+    /// ([`crate::Warning::Deprecated`]); by default the process-wide mode of
+    /// [`crate::set_deprecation_notices`] (once per process).
+    pub fn deprecation_notices(mut self, mode: crate::DeprecationNotices) -> Self {
+        self.config.deprecation_notices = Some(mode);
+        self
+    }
+
     /// Assert `format` when validating `structuredContent` (off by default: an annotation).
     pub fn assert_format(mut self, yes: bool) -> Self {
         self.config.validation.assert_format = yes;
@@ -185,6 +193,14 @@ impl ServerSpec {
     /// Replaces the limits.
     pub fn limits(mut self, limits: Limits) -> Self {
         self.config.limits = limits;
+        self
+    }
+
+    /// How many `input_required` answers one request may take before it fails with a resumable
+    /// [`RequestError::InputBudgetExhausted`](crate::RequestError::InputBudgetExhausted)
+    /// (default 10; see [`Limits::max_input_rounds`]).
+    pub fn max_input_rounds(mut self, rounds: u32) -> Self {
+        self.config.limits.max_input_rounds = rounds;
         self
     }
 

@@ -23,6 +23,12 @@
 //! event that would exceed it is dropped whole and its remaining lines are skipped unbuffered up
 //! to its blank line. Each input byte is examined a bounded number of times, and the output does
 //! not depend on how the input is chunked.
+//!
+//! With [`SseLimits::capture_bytes`] set, the decoder keeps the first and the last that many
+//! bytes of an oversize event's data (never more), so the transport can tell which request the
+//! dropped message answered ([`crate::jsonrpc_head`]): [`SseItem::OverflowStart`] announces
+//! the event once its head is known (while the rest is still being skipped), and
+//! [`SseItem::Overflow`] carries head and tail when it ends.
 
 use std::collections::VecDeque;
 
@@ -40,6 +46,10 @@ pub struct SseLimits {
     pub min_retry_ms: u64,
     /// Cap applied to `retry` values, in milliseconds. Default 60 000.
     pub max_retry_ms: u64,
+    /// How many bytes of an oversize event's data to keep from its end, and from its start (at
+    /// most `max_event_bytes` there), reported by [`SseItem::OverflowStart`] and
+    /// [`SseItem::Overflow`]. Default 0: none, and no `OverflowStart`.
+    pub capture_bytes: usize,
 }
 
 impl Default for SseLimits {
@@ -49,6 +59,7 @@ impl Default for SseLimits {
             max_event_id_bytes: 256,
             min_retry_ms: 200,
             max_retry_ms: 60_000,
+            capture_bytes: 0,
         }
     }
 }
@@ -81,6 +92,19 @@ pub enum SseItem {
     Overflow {
         /// Bytes discarded.
         dropped: usize,
+        /// The first [`SseLimits::capture_bytes`] of its data, at most `max_event_bytes` (data
+        /// lines' values, each followed by `\n`).
+        head: Vec<u8>,
+        /// The last [`SseLimits::capture_bytes`] of its data, in the same form.
+        tail: Vec<u8>,
+    },
+    /// With [`SseLimits::capture_bytes`] set: the event being built passed the limit and is
+    /// being skipped; `head` is the start of its data, as in [`SseItem::Overflow`] (which
+    /// follows when the event ends). Announced once the head is complete (right away when
+    /// the event already held that much data), or at the event's end.
+    OverflowStart {
+        /// The first bytes of the event's data.
+        head: Vec<u8>,
     },
 }
 
@@ -99,6 +123,142 @@ enum Mode {
     /// Skipping an oversize event up to its blank line; `in_line` when the current line has
     /// content (so its terminator does not end the event).
     Discard { dropped: usize, in_line: bool },
+}
+
+/// Where the capture is within a line of an oversize event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DataLine {
+    /// Reading the field name: this many bytes of `data` matched so far.
+    Name(usize),
+    /// The name is `data`: a `:` (or the line's end) follows.
+    AfterName,
+    /// In a `data` value; `space`: its one optional leading space may come next.
+    Value { space: bool },
+    /// Another field or a comment: nothing to keep.
+    Other,
+}
+
+/// The kept start and end of an oversize event's data: the data lines' values, each followed
+/// by `\n`, as the decoder would have buffered them, bounded to `keep_head` and `keep` bytes.
+#[derive(Debug, Clone)]
+struct Capture {
+    /// Bytes kept from the end (0: nothing is captured).
+    keep: usize,
+    /// Bytes kept from the start: `keep`, but no more than the event limit, so the head is
+    /// complete about when the event overflows.
+    keep_head: usize,
+    head: Vec<u8>,
+    /// The latest bytes (at most twice `keep`; the last `keep` count).
+    tail: Vec<u8>,
+    line: DataLine,
+    /// `OverflowStart` was reported for this event.
+    announced: bool,
+}
+
+impl Capture {
+    fn new(keep: usize, max_event_bytes: usize) -> Self {
+        Self {
+            keep,
+            keep_head: keep.min(max_event_bytes),
+            head: Vec::new(),
+            tail: Vec::new(),
+            line: DataLine::Name(0),
+            announced: false,
+        }
+    }
+
+    /// An event overflowed: what it had buffered (`data`, the current `line`) and the bytes
+    /// that made it overflow (`content`, the same line's continuation). Returns the head to
+    /// announce, if it is complete.
+    fn start(&mut self, data: &[u8], line: &[u8], content: &[u8]) -> Option<Vec<u8>> {
+        if self.keep == 0 {
+            return None;
+        }
+        self.head.clear();
+        self.tail.clear();
+        self.line = DataLine::Name(0);
+        self.announced = false;
+        self.value(data);
+        self.scan(line);
+        self.line(content)
+    }
+
+    /// More of the current line of the skipped event (no terminator).
+    fn line(&mut self, bytes: &[u8]) -> Option<Vec<u8>> {
+        if self.keep == 0 {
+            return None;
+        }
+        self.scan(bytes);
+        self.announce(false)
+    }
+
+    /// The current line ended (the event goes on).
+    fn end_line(&mut self) -> Option<Vec<u8>> {
+        if self.keep == 0 {
+            return None;
+        }
+        if matches!(self.line, DataLine::AfterName | DataLine::Value { .. }) {
+            self.value(b"\n");
+        }
+        self.line = DataLine::Name(0);
+        self.announce(false)
+    }
+
+    /// The event ended: the head to announce if not yet done, then head and tail.
+    fn finish(&mut self) -> (Option<Vec<u8>>, Vec<u8>, Vec<u8>) {
+        if self.keep == 0 {
+            return (None, Vec::new(), Vec::new());
+        }
+        let start = self.announce(true);
+        let mut tail = std::mem::take(&mut self.tail);
+        tail.drain(..tail.len().saturating_sub(self.keep));
+        self.line = DataLine::Name(0);
+        (start, std::mem::take(&mut self.head), tail)
+    }
+
+    fn announce(&mut self, at_end: bool) -> Option<Vec<u8>> {
+        if self.announced || (!at_end && self.head.len() < self.keep_head) {
+            return None;
+        }
+        self.announced = true;
+        Some(self.head.clone())
+    }
+
+    /// Runs line bytes through the field-name reader, keeping a `data` value's bytes.
+    fn scan(&mut self, mut bytes: &[u8]) {
+        while let Some(&b) = bytes.first() {
+            match self.line {
+                DataLine::Name(n) if b == b"data"[n] => {
+                    self.line = if n == 3 { DataLine::AfterName } else { DataLine::Name(n + 1) };
+                }
+                DataLine::AfterName if b == b':' => self.line = DataLine::Value { space: true },
+                DataLine::Name(_) | DataLine::AfterName => self.line = DataLine::Other,
+                DataLine::Value { space: true } => {
+                    self.line = DataLine::Value { space: false };
+                    if b != b' ' {
+                        continue;
+                    }
+                }
+                DataLine::Value { space: false } => return self.value(bytes),
+                DataLine::Other => return,
+            }
+            bytes = &bytes[1..];
+        }
+    }
+
+    fn value(&mut self, bytes: &[u8]) {
+        let room = self.keep_head.saturating_sub(self.head.len());
+        self.head.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        if bytes.len() >= self.keep {
+            self.tail.clear();
+            self.tail.extend_from_slice(&bytes[bytes.len() - self.keep..]);
+        } else {
+            self.tail.extend_from_slice(bytes);
+            if self.tail.len() > 2 * self.keep {
+                self.tail.drain(..self.tail.len() - self.keep);
+            }
+        }
+    }
 }
 
 /// Push decoder for one `text/event-stream` body (and, after [`SseDecoder::finish`], the next
@@ -124,6 +284,8 @@ pub struct SseDecoder {
     id_buffer: String,
     last_id: String,
     rejected_ids: usize,
+    /// The kept start and end of an oversize event's data.
+    capture: Capture,
     ready: VecDeque<SseItem>,
 }
 
@@ -131,7 +293,6 @@ impl SseDecoder {
     /// A decoder at the start of a stream, with no last event id.
     pub fn new(limits: SseLimits) -> Self {
         Self {
-            limits,
             bom: Some(0),
             mode: Mode::Field,
             line: Vec::new(),
@@ -141,6 +302,8 @@ impl SseDecoder {
             id_buffer: String::new(),
             last_id: String::new(),
             rejected_ids: 0,
+            capture: Capture::new(limits.capture_bytes, limits.max_event_bytes),
+            limits,
             ready: VecDeque::new(),
         }
     }
@@ -204,6 +367,9 @@ impl SseDecoder {
             Mode::Field => {
                 let held = self.buffered().saturating_add(content.len());
                 if held > self.limits.max_event_bytes {
+                    if let Some(head) = self.capture.start(&self.data, &self.line, content) {
+                        self.ready.push_back(SseItem::OverflowStart { head });
+                    }
                     self.line.clear();
                     self.data.clear();
                     self.event_type.clear();
@@ -216,8 +382,20 @@ impl SseDecoder {
             Mode::Discard { dropped, in_line } => {
                 *dropped = dropped.saturating_add(content.len());
                 *in_line = true;
+                if let Some(head) = self.capture.line(content) {
+                    self.ready.push_back(SseItem::OverflowStart { head });
+                }
             }
         }
+    }
+
+    /// The oversize event ended: report it with what was kept of it.
+    fn overflowed(&mut self, dropped: usize) {
+        let (start, head, tail) = self.capture.finish();
+        if let Some(head) = start {
+            self.ready.push_back(SseItem::OverflowStart { head });
+        }
+        self.ready.push_back(SseItem::Overflow { dropped, head, tail });
     }
 
     fn end_line(&mut self) {
@@ -234,11 +412,16 @@ impl SseDecoder {
                 self.mode = Mode::Field;
             }
             Mode::Discard { dropped, in_line: false } => {
-                self.ready.push_back(SseItem::Overflow { dropped });
+                self.overflowed(dropped);
                 self.last_id.clone_from(&self.id_buffer);
                 self.mode = Mode::Field;
             }
-            Mode::Discard { dropped, in_line: true } => self.mode = Mode::Discard { dropped, in_line: false },
+            Mode::Discard { dropped, in_line: true } => {
+                if let Some(head) = self.capture.end_line() {
+                    self.ready.push_back(SseItem::OverflowStart { head });
+                }
+                self.mode = Mode::Discard { dropped, in_line: false }
+            }
         }
     }
 
@@ -297,7 +480,7 @@ impl SseDecoder {
             self.feed(&BOM[..seen]);
         }
         if let Mode::Discard { dropped, .. } = self.mode {
-            self.ready.push_back(SseItem::Overflow { dropped });
+            self.overflowed(dropped);
         }
         self.mode = Mode::Field;
         self.bom = Some(0);
@@ -327,6 +510,7 @@ pub fn fuzz_chunking(data: &[u8]) {
     let limits = SseLimits {
         max_event_bytes: usize::from(seed >> 3) * 4,
         max_event_id_bytes: 8,
+        capture_bytes: usize::from(seed & 3) * 3,
         ..SseLimits::default()
     };
     let run = |sizes: &mut dyn FnMut() -> usize| {
@@ -345,6 +529,15 @@ pub fn fuzz_chunking(data: &[u8]) {
         (items, d.last_event_id().map(str::to_owned), d.rejected_ids())
     };
     let whole = run(&mut || usize::MAX);
+    let head_cap = limits.capture_bytes.min(limits.max_event_bytes);
+    for item in &whole.0 {
+        let (head, tail) = match item {
+            SseItem::Overflow { head, tail, .. } => (head, tail.len()),
+            SseItem::OverflowStart { head } => (head, 0),
+            _ => continue,
+        };
+        assert!(head.len() <= head_cap && tail <= limits.capture_bytes, "kept more than asked");
+    }
     let mut state = u32::from(seed) | 1;
     let chunked = run(&mut || {
         state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);

@@ -172,7 +172,10 @@ fn oversize_event_is_dropped_and_the_next_decodes() {
     // 11 bytes of data, then a 16-byte line: 27 > 16; then "id: 9" is skipped (5 more).
     let input: &[u8] = b"data: 0123456789\ndata: 0123456789\nid: 9\n:c\n\ndata: ok\n\n";
     let out = decode(&small(16), &[input]);
-    assert_eq!(out, (vec![SseItem::Overflow { dropped: 34 }, msg("ok")], None, 0));
+    assert_eq!(
+        out,
+        (vec![SseItem::Overflow { dropped: 34, head: vec![], tail: vec![] }, msg("ok")], None, 0)
+    );
 }
 
 #[test]
@@ -180,7 +183,10 @@ fn exact_limit_is_accepted() {
     assert_eq!(decode(&small(10), &[b"data: 1234\n\n"]).0, vec![msg("1234")]);
     // The type counts too: 1 ("a") + 8 (line "data:123") = 9.
     assert_eq!(decode(&small(9), &[b"event:a\ndata:123\n\n"]).0, vec![ev("a", "123", None)]);
-    assert_eq!(decode(&small(8), &[b"event:a\ndata:123\n\n"]).0, vec![SseItem::Overflow { dropped: 9 }]);
+    assert_eq!(
+        decode(&small(8), &[b"event:a\ndata:123\n\n"]).0,
+        vec![SseItem::Overflow { dropped: 9, head: vec![], tail: vec![] }]
+    );
 }
 
 #[test]
@@ -197,7 +203,33 @@ fn comment_lines_are_never_buffered() {
 
 #[test]
 fn overflow_at_eof_is_reported() {
-    assert_eq!(decode(&small(4), &[b"data: abc"]).0, vec![SseItem::Overflow { dropped: 9 }]);
+    assert_eq!(
+        decode(&small(4), &[b"data: abc"]).0,
+        vec![SseItem::Overflow { dropped: 9, head: vec![], tail: vec![] }]
+    );
+}
+
+#[test]
+fn an_oversize_event_keeps_the_start_and_end_of_its_data() {
+    let limits = SseLimits { max_event_bytes: 12, capture_bytes: 6, ..SseLimits::default() };
+    let input: &[u8] = b"event: message\ndata: {\"a\":\ndata:1,\"pad\":\"xxxxxxxx\",\nretry: 5\ndata:  \"id\":7}\n\ndata: ok\n\n";
+    // The event overflows on its first line; the head keeps the first 6 bytes of its data, the
+    // tail the last 6.
+    let head = b"{\"a\":\n".to_vec();
+    let expected = vec![
+        SseItem::OverflowStart { head: head.clone() },
+        SseItem::Overflow { dropped: 71, head, tail: b"d\":7}\n".to_vec() },
+        msg("ok"),
+    ];
+    for size in [1, 2, 5, input.len()] {
+        let chunks: Vec<&[u8]> = input.chunks(size).collect();
+        assert_eq!(decode(&limits, &chunks).0, expected, "chunks of {size}");
+    }
+    // Announced as soon as the head is known, before the event ends.
+    let mut d = SseDecoder::new(limits);
+    d.push(&input[..40]);
+    assert_eq!(d.next_event(), Some(SseItem::OverflowStart { head: b"{\"a\":\n".to_vec() }));
+    assert_eq!(d.next_event(), None);
 }
 
 #[test]
@@ -214,7 +246,7 @@ fn never_terminated_line_stays_bounded() {
     }
     assert_eq!(d.next_event(), None);
     d.push(b"\n\ndata: ok\n\n");
-    assert_eq!(d.next_event(), Some(SseItem::Overflow { dropped: fed }));
+    assert_eq!(d.next_event(), Some(SseItem::Overflow { dropped: fed, head: vec![], tail: vec![] }));
     assert_eq!(d.next_event(), Some(msg("ok")));
 }
 
@@ -266,15 +298,18 @@ fn reference(limits: &SseLimits, input: &[u8]) -> Output {
     let (mut data, mut data_raw, mut ty, mut ty_raw) = (String::new(), 0, String::new(), 0);
     let (mut id_buf, mut last_id, mut rejected) = (String::new(), String::new(), 0);
     let mut discard: Option<usize> = None;
+    // The raw data values of the event (each followed by `\n`), for an overflow's head and tail.
+    let mut cap: Vec<u8> = Vec::new();
     for (raw, line) in raw_lines.into_iter().zip(text_lines) {
         let line = std::str::from_utf8(line).unwrap();
         if let Some(d) = discard.as_mut() {
             if raw.is_empty() {
-                out.push(SseItem::Overflow { dropped: *d });
+                overflow(&mut out, limits, *d, &std::mem::take(&mut cap));
                 last_id = id_buf.clone();
                 discard = None;
             } else {
                 *d += raw.len();
+                capture_line(&mut cap, raw, true);
             }
         } else if line.is_empty() {
             last_id = id_buf.clone();
@@ -285,12 +320,15 @@ fn reference(limits: &SseLimits, input: &[u8]) -> Output {
                 out.push(SseItem::Event(SseEvent { event, data: data.clone(), id }));
             }
             (data, data_raw, ty, ty_raw) = (String::new(), 0, String::new(), 0);
+            cap.clear();
         } else if line.starts_with(':') {
             out.push(SseItem::Comment);
         } else if data_raw + ty_raw + raw.len() > limits.max_event_bytes {
             discard = Some(data_raw + ty_raw + raw.len());
             (data, data_raw, ty, ty_raw) = (String::new(), 0, String::new(), 0);
+            capture_line(&mut cap, raw, true);
         } else {
+            capture_line(&mut cap, raw, true);
             let (name, value) = match line.find(':') {
                 Some(i) => (&line[..i], line[i + 1..].strip_prefix(' ').unwrap_or(&line[i + 1..])),
                 None => (line, ""),
@@ -320,13 +358,40 @@ fn reference(limits: &SseLimits, input: &[u8]) -> Output {
     }
     // An unterminated tail is discarded, but counts towards (or triggers) an overflow.
     if let Some(d) = discard {
-        out.push(SseItem::Overflow { dropped: d + raw_tail.len() });
+        capture_line(&mut cap, raw_tail, false);
+        overflow(&mut out, limits, d + raw_tail.len(), &cap);
     } else if raw_tail.first().is_some_and(|&b| b != b':')
         && data_raw + ty_raw + raw_tail.len() > limits.max_event_bytes
     {
-        out.push(SseItem::Overflow { dropped: data_raw + ty_raw + raw_tail.len() });
+        capture_line(&mut cap, raw_tail, false);
+        overflow(&mut out, limits, data_raw + ty_raw + raw_tail.len(), &cap);
     }
     (out, (!last_id.is_empty()).then_some(last_id), rejected)
+}
+
+/// Adds a raw line's `data` value (and the `\n` after it, when the line ended) to `cap`.
+fn capture_line(cap: &mut Vec<u8>, raw: &[u8], ended: bool) {
+    let (name, value) = match raw.iter().position(|&b| b == b':') {
+        Some(i) => (&raw[..i], raw[i + 1..].strip_prefix(b" ").unwrap_or(&raw[i + 1..])),
+        None => (raw, &[][..]),
+    };
+    if name == b"data" {
+        cap.extend_from_slice(value);
+        if ended {
+            cap.push(b'\n');
+        }
+    }
+}
+
+/// What the decoder reports for an oversize event whose data values were `cap`.
+fn overflow(out: &mut Vec<SseItem>, limits: &SseLimits, dropped: usize, cap: &[u8]) {
+    let keep = limits.capture_bytes;
+    let head = cap[..cap.len().min(keep).min(limits.max_event_bytes)].to_vec();
+    let tail = cap[cap.len() - cap.len().min(keep)..].to_vec();
+    if keep > 0 {
+        out.push(SseItem::OverflowStart { head: head.clone() });
+    }
+    out.push(SseItem::Overflow { dropped, head, tail });
 }
 
 /// Decodes one-shot, at `cuts`, and byte by byte; all must match each other and the reference.
@@ -348,14 +413,20 @@ fn check(limits: &SseLimits, input: &[u8], cuts: &[prop::sample::Index]) -> Resu
 }
 
 fn limits() -> impl Strategy<Value = SseLimits> {
-    (prop_oneof![0usize..80, Just(1 << 20)], 0usize..10, 0u64..3000, 0u64..3000).prop_map(
-        |(ev, id, lo, hi)| SseLimits {
+    (
+        prop_oneof![0usize..80, Just(1 << 20)],
+        0usize..10,
+        0u64..3000,
+        0u64..3000,
+        prop_oneof![Just(0usize), 1usize..12],
+    )
+        .prop_map(|(ev, id, lo, hi, capture)| SseLimits {
             max_event_bytes: ev,
             max_event_id_bytes: id,
             min_retry_ms: lo,
             max_retry_ms: hi,
-        },
-    )
+            capture_bytes: capture,
+        })
 }
 
 fn value() -> impl Strategy<Value = Vec<u8>> {

@@ -67,6 +67,11 @@ impl Timers {
         }
     }
 
+    /// When timer `key` fires, if it is armed.
+    pub(crate) fn at(&self, key: Timer) -> Option<Instant> {
+        self.by_key.get(&key).copied()
+    }
+
     pub(crate) fn next(&self) -> Option<(Instant, Timer)> {
         self.by_time.first().copied()
     }

@@ -30,6 +30,11 @@ fn jsonrpc_corpus() {
 }
 
 #[test]
+fn jsonrpc_head_corpus() {
+    corpus("jsonrpc_head").iter().for_each(|d| mcp_core::jsonrpc_head::fuzz_head(d));
+}
+
+#[test]
 fn stdio_connection_corpus() {
     let t0 = Instant::now();
     corpus("stdio_connection").iter().for_each(|d| fuzzing::stdio_connection(t0, d));
@@ -65,4 +70,10 @@ fn client_ops_stdio_corpus() {
 fn client_ops_http_corpus() {
     let t0 = Instant::now();
     corpus("client_ops_http").iter().for_each(|d| fuzzing::client_ops_http(t0, d));
+}
+
+#[test]
+fn oauth_flow_corpus() {
+    let t0 = Instant::now();
+    corpus("oauth_flow").iter().for_each(|d| fuzzing::oauth_flow(t0, d));
 }

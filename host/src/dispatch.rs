@@ -17,6 +17,7 @@ use mcp_core::{Input, Output};
 
 use crate::pending::{CloseWaiters, PendingCalls, ServerView};
 use crate::subscription::Inbox;
+use crate::trace::{RequestTrace, ServerTrace};
 use mcp_core::{
     ClientError, Connection, Event, Io, Progress, Request, RequestHandle, RequestOptions, Response,
     ServerRequest, ServerRequestHandle, SubscriptionUpdate,
@@ -33,8 +34,23 @@ pub type ProgressFn = Box<dyn Fn(Progress) + Send + Sync>;
 /// stderr lines, warnings, connection changes). It runs on the driver: keep it short.
 pub type EventHook = Arc<dyn Fn(&str, &Event) + Send + Sync>;
 
+/// The host's hook for paced input waits (2026-07-28 state-only `input_required`): called with
+/// the server's name and each [`mcp_core::InputWait`] as it starts; `Cancel` fails that
+/// request with a resumable [`mcp_core::RequestError::InputWaitCancelled`]. It runs on the
+/// driver with the server's lock held: keep it short, and do not call the client from it.
+pub type InputWaitHook = Arc<dyn Fn(&str, &mcp_core::InputWait) -> mcp_core::InputWaitDecision + Send + Sync>;
+
 /// What API handles read about a server without a round trip to its driver.
 pub type SharedView = Arc<Mutex<ServerView>>;
+
+/// A per-request `_meta` provider: evaluated when a request is submitted, its map goes over the
+/// server's static `_meta` and under the request's own
+/// [`RequestOptions::meta`](mcp_core::RequestOptions::meta); keys the protocol sets are dropped
+/// ([`mcp_core::is_reserved_meta_key`]). It runs on the caller's thread with the server's lock
+/// held: keep it short, and do not call the client from it.
+pub type MetaProvider = Arc<
+    dyn Fn(&mcp_core::RequestMetaContext<'_>) -> serde_json::Map<String, serde_json::Value> + Send + Sync,
+>;
 
 /// Where a request's outcome goes (a channel's sending half).
 pub trait Reply: Send + 'static {
@@ -90,6 +106,7 @@ pub enum Step {
 struct Pending<R> {
     reply: R,
     progress: Option<ProgressFn>,
+    trace: RequestTrace,
 }
 
 /// One server's driver bookkeeping. See the module docs.
@@ -102,6 +119,12 @@ pub struct Dispatch<R, W> {
     view: SharedView,
     /// Listen streams and where their updates go.
     listens: std::collections::BTreeMap<RequestHandle, Arc<Inbox>>,
+    /// The host's per-request `_meta` provider.
+    meta_provider: Option<MetaProvider>,
+    /// The host's input-wait hook.
+    input_wait_hook: Option<InputWaitHook>,
+    /// The server's `tracing` span.
+    trace: ServerTrace,
 }
 
 impl<R, W> std::fmt::Debug for Dispatch<R, W> {
@@ -117,6 +140,7 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
     /// The bookkeeping of server `name`, keeping `view` current and calling `hook`.
     pub fn new(name: Arc<str>, hook: Option<EventHook>, view: SharedView) -> Self {
         Self {
+            trace: ServerTrace::new(&name),
             name,
             calls: PendingCalls::default(),
             close_waiters: CloseWaiters::default(),
@@ -124,6 +148,42 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
             hook,
             view,
             listens: std::collections::BTreeMap::new(),
+            meta_provider: None,
+            input_wait_hook: None,
+        }
+    }
+
+    /// Installs the host's input-wait hook (see [`InputWaitHook`]).
+    pub fn set_input_wait_hook(&mut self, hook: Option<InputWaitHook>) {
+        self.input_wait_hook = hook;
+    }
+
+    /// Asks the input-wait hook about a wait that just started; a `Cancel` stops the request
+    /// (its outcome follows in the same drain). A hook that panics lets the wait go on.
+    fn decide_input_wait(&self, conn: &mut Connection, wait: &mcp_core::InputWait) {
+        let Some(hook) = &self.input_wait_hook else { return };
+        let decision = catch_unwind(AssertUnwindSafe(|| hook(&self.name, wait)));
+        if let Ok(mcp_core::InputWaitDecision::Cancel) = decision {
+            conn.cancel_input_wait(wait.handle);
+        }
+    }
+
+    /// Installs the host's per-request `_meta` provider (see [`MetaProvider`]).
+    pub fn set_meta_provider(&mut self, provider: Option<MetaProvider>) {
+        self.meta_provider = provider;
+    }
+
+    /// Adds the provider's `_meta` for `request` to `opts`. A provider that panics fails the
+    /// request instead.
+    fn provide_meta(&self, request: &Request, opts: &mut RequestOptions) -> Result<(), ClientError> {
+        let Some(provider) = &self.meta_provider else { return Ok(()) };
+        let context = mcp_core::RequestMetaContext::new(&self.name, request);
+        match catch_unwind(AssertUnwindSafe(|| provider(&context))) {
+            Ok(provided) => {
+                opts.provide_meta(provided);
+                Ok(())
+            }
+            Err(_) => Err(ClientError::Config("the request _meta provider panicked".into())),
         }
     }
 
@@ -144,7 +204,13 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
         reply: R,
         progress: Option<ProgressFn>,
     ) {
-        let pending = Pending { reply, progress };
+        let mut opts = opts;
+        if let Err(e) = self.provide_meta(&request, &mut opts) {
+            reply.deliver(Err(e));
+            return;
+        }
+        let trace = self.trace.request(&request, call, conn);
+        let pending = Pending { reply, progress, trace };
         if let Err((p, e)) = self.calls.start(conn, now, call, request, opts, pending) {
             p.reply.deliver(Err(e));
         }
@@ -167,6 +233,8 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
         opts: RequestOptions,
         inbox: Arc<Inbox>,
     ) -> Result<RequestHandle, ClientError> {
+        let mut opts = opts;
+        self.provide_meta(&request, &mut opts)?;
         let handle = conn.request(now, request, opts).map_err(ClientError::from)?;
         self.listens.insert(handle, inbox);
         Ok(handle)
@@ -193,7 +261,15 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
             match out {
                 Output::Io(io) => return Some(Step::Io(io)),
                 Output::Event(ev) => {
-                    if let Some(step) = self.route(ev, conn) {
+                    let wait = match &ev {
+                        Event::InputWait(wait) => Some(wait.clone()),
+                        _ => None,
+                    };
+                    let step = self.route(ev, conn);
+                    if let Some(wait) = wait {
+                        self.decide_input_wait(conn, &wait);
+                    }
+                    if let Some(step) = step {
                         return Some(step);
                     }
                 }
@@ -232,6 +308,7 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
 
     fn route(&mut self, ev: Event, conn: &Connection) -> Option<Step> {
         lock(&self.view).observe(&ev, conn);
+        self.trace.event(&ev);
         match ev {
             Event::Response { handle, result } => {
                 if let Some(inbox) = self.listens.remove(&handle) {
@@ -239,7 +316,9 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
                     return None;
                 }
                 if let Some(p) = self.calls.take(handle) {
-                    self.replies.push((p.reply, result.map_err(ClientError::from)));
+                    let outcome = result.map_err(ClientError::from);
+                    p.trace.finish(outcome.as_ref());
+                    self.replies.push((p.reply, outcome));
                 }
                 None
             }

@@ -1,9 +1,23 @@
 //! The host's handlers for server-to-client requests, and the server list they serve: which
-//! client features the installed handlers declare, fixed roots, server-name validation.
+//! client features the installed handlers declare, roots the client holds itself, server-name
+//! validation.
+//!
+//! Handlers are typed: a family wraps a closure over a typed request ([`SamplingRequest`],
+//! [`ElicitationRequest`], [`RootsListRequest`]: the decoded request and the asking server's
+//! name) returning a typed answer ([`CreateMessageResult`], [`ElicitResult`], `Vec<Root>`) or
+//! a [`HandlerError`] into its erased handler type `H` (see [`TypedRequest`] and
+//! [`HandlerAnswer`]); the core decodes every request before a handler runs (one that does not
+//! decode is answered `-32602`).
 
-use serde_json::{json, Value};
+use std::sync::Arc;
 
-use mcp_core::{ClientError, ClientFeatures, ServerRequestKind, ServerSpec};
+use serde_json::Value;
+
+use mcp_core::types::{
+    CreateMessageRequest, CreateMessageResult, DecodeError, ElicitRequest, ElicitResult, HostRequest, Root,
+    RootsRequest,
+};
+use mcp_core::{ClientError, ClientFeatures, HandlerError, ServerRequestKind, ServerSpec};
 
 /// The host's handlers for server-to-client requests, of whatever callable type a runtime uses.
 /// Client capabilities are derived from which handlers are present, never assumed.
@@ -15,11 +29,29 @@ pub struct HandlerSet<H> {
     pub sampling: Option<H>,
     /// Answers `elicitation/create` (form mode).
     pub elicitation: Option<H>,
+    /// Answers `elicitation/create` in URL mode (declares `elicitation.url`). Its answer is
+    /// consent only: the `action` (and `_meta`) are sent, any `content` is dropped.
+    pub elicitation_url: Option<H>,
+    /// Roots the client holds and answers `roots/list` with itself, instead of a roots handler
+    /// (declares `roots.listChanged`: they can change while connected).
+    pub fixed_roots: Option<Vec<Root>>,
+    /// The sampling handler takes tool-enabled requests (declares `sampling.tools`).
+    pub sampling_tools: bool,
+    /// The sampling handler honours `includeContext` (declares `sampling.context`).
+    pub sampling_context: bool,
 }
 
 impl<H> Default for HandlerSet<H> {
     fn default() -> Self {
-        Self { roots: None, sampling: None, elicitation: None }
+        Self {
+            roots: None,
+            sampling: None,
+            elicitation: None,
+            elicitation_url: None,
+            fixed_roots: None,
+            sampling_tools: false,
+            sampling_context: false,
+        }
     }
 }
 
@@ -29,6 +61,10 @@ impl<H> std::fmt::Debug for HandlerSet<H> {
             .field("roots", &self.roots.is_some())
             .field("sampling", &self.sampling.is_some())
             .field("elicitation", &self.elicitation.is_some())
+            .field("elicitation_url", &self.elicitation_url.is_some())
+            .field("fixed_roots", &self.fixed_roots.as_ref().map(Vec::len))
+            .field("sampling_tools", &self.sampling_tools)
+            .field("sampling_context", &self.sampling_context)
             .finish()
     }
 }
@@ -37,10 +73,13 @@ impl<H> HandlerSet<H> {
     /// The client features these handlers serve.
     pub fn features(&self) -> ClientFeatures {
         ClientFeatures {
-            roots: self.roots.is_some(),
+            roots: self.roots.is_some() || self.fixed_roots.is_some(),
             sampling: self.sampling.is_some(),
             elicitation_form: self.elicitation.is_some(),
-            elicitation_url: false,
+            elicitation_url: self.elicitation_url.is_some(),
+            sampling_tools: self.sampling.is_some() && self.sampling_tools,
+            sampling_context: self.sampling.is_some() && self.sampling_context,
+            roots_list_changed: self.fixed_roots.is_some(),
         }
     }
 
@@ -50,6 +89,7 @@ impl<H> HandlerSet<H> {
             ServerRequestKind::Roots => self.roots.as_ref(),
             ServerRequestKind::Sampling => self.sampling.as_ref(),
             ServerRequestKind::Elicitation => self.elicitation.as_ref(),
+            ServerRequestKind::ElicitationUrl => self.elicitation_url.as_ref(),
         }
     }
 }
@@ -57,31 +97,154 @@ impl<H> HandlerSet<H> {
 /// The local error reported when a request arrives for a handler that is not installed.
 pub const NO_HANDLER: &str = "no handler installed";
 
-/// The `roots/list` result for fixed `(uri, optional name)` roots.
-pub fn roots_result<I, S>(roots: I) -> Value
-where
-    I: IntoIterator<Item = (S, Option<S>)>,
-    S: Into<String>,
-{
-    let list: Vec<Value> = roots
-        .into_iter()
-        .map(|(uri, name)| match name {
-            Some(n) => json!({ "uri": uri.into(), "name": n.into() }),
-            None => json!({ "uri": uri.into() }),
-        })
-        .collect();
-    json!({ "roots": list })
+/// A server's request to a host handler: the decoded request (reachable through `Deref`) and
+/// the name of the server that asks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FromServer<T> {
+    /// The asking server's name (as configured in the client).
+    pub server: Arc<str>,
+    /// The request.
+    pub request: T,
+}
+
+impl<T> std::ops::Deref for FromServer<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.request
+    }
+}
+
+/// What a sampling handler gets: a `sampling/createMessage` request and its server.
+pub type SamplingRequest = FromServer<CreateMessageRequest>;
+
+/// What an elicitation handler gets (form or URL mode): an `elicitation/create` request and
+/// its server.
+pub type ElicitationRequest = FromServer<ElicitRequest>;
+
+/// What a roots handler gets: a `roots/list` request and its server.
+pub type RootsListRequest = FromServer<RootsRequest>;
+
+/// A typed request a handler takes, and the answer it gives.
+pub trait TypedRequest: Sized + Send + 'static {
+    /// The handler's answer.
+    type Answer: HandlerAnswer;
+
+    /// The typed request inside `request`, if it is one.
+    fn take(request: HostRequest) -> Option<Self>;
+
+    /// The params as received (after the client's adjustments).
+    fn raw(&self) -> &Value;
+}
+
+impl TypedRequest for RootsRequest {
+    type Answer = Vec<Root>;
+
+    fn take(request: HostRequest) -> Option<Self> {
+        match request {
+            HostRequest::Roots(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    fn raw(&self) -> &Value {
+        RootsRequest::raw(self)
+    }
+}
+
+impl TypedRequest for CreateMessageRequest {
+    type Answer = CreateMessageResult;
+
+    fn take(request: HostRequest) -> Option<Self> {
+        match request {
+            HostRequest::Sampling(r) => Some(*r),
+            _ => None,
+        }
+    }
+
+    fn raw(&self) -> &Value {
+        CreateMessageRequest::raw(self)
+    }
+}
+
+impl TypedRequest for ElicitRequest {
+    type Answer = ElicitResult;
+
+    fn take(request: HostRequest) -> Option<Self> {
+        match request {
+            HostRequest::Elicitation(r) => Some(*r),
+            _ => None,
+        }
+    }
+
+    fn raw(&self) -> &Value {
+        ElicitRequest::raw(self)
+    }
+}
+
+/// A handler's typed answer, as the result JSON sent to the server (and back).
+pub trait HandlerAnswer: Sized + Send + 'static {
+    /// The result JSON.
+    fn into_result(self) -> Value;
+
+    /// Decodes a result JSON (e.g. an answer kept from an earlier session).
+    fn from_result(result: Value) -> Result<Self, DecodeError>;
+}
+
+impl HandlerAnswer for Vec<Root> {
+    fn into_result(self) -> Value {
+        mcp_core::types::roots_result(&self)
+    }
+
+    fn from_result(result: Value) -> Result<Self, DecodeError> {
+        mcp_core::types::decode_roots_result(&result)
+    }
+}
+
+impl HandlerAnswer for CreateMessageResult {
+    fn into_result(self) -> Value {
+        self.to_value()
+    }
+
+    fn from_result(result: Value) -> Result<Self, DecodeError> {
+        CreateMessageResult::from_value(result)
+    }
+}
+
+impl HandlerAnswer for ElicitResult {
+    fn into_result(self) -> Value {
+        self.to_value()
+    }
+
+    fn from_result(result: Value) -> Result<Self, DecodeError> {
+        ElicitResult::from_value(result)
+    }
+}
+
+/// Calls a typed handler `f` with the request it takes (a request of another kind, which the
+/// handler set never routes to it, is an error), giving its outcome as result JSON through
+/// `finish`: the shared body of every family's typed-handler wrapper.
+pub fn call_typed<Req: TypedRequest, O>(
+    server: &str,
+    request: HostRequest,
+    f: impl FnOnce(FromServer<Req>) -> O,
+) -> Result<O, HandlerError> {
+    match Req::take(request) {
+        Some(request) => Ok(f(FromServer { server: server.into(), request })),
+        None => Err(HandlerError::new("the request was routed to a handler of another kind")),
+    }
 }
 
 /// Checks a client's server list (at least one; names non-empty and unique) and gives every
-/// server the features of the installed handlers.
-pub fn prepare_servers(
+/// server the features of the installed handlers, and the roots the client holds.
+pub fn prepare_servers<H>(
     specs: Vec<ServerSpec>,
-    features: &ClientFeatures,
+    handlers: &HandlerSet<H>,
 ) -> Result<Vec<ServerSpec>, ClientError> {
     if specs.is_empty() {
         return Err(ClientError::Config("no server configured".into()));
     }
+    let features = handlers.features();
     let mut seen = std::collections::BTreeSet::new();
     specs
         .into_iter()
@@ -93,6 +256,7 @@ pub fn prepare_servers(
                 )));
             }
             spec.config.features = features.clone();
+            spec.config.roots = handlers.fixed_roots.clone();
             Ok(spec)
         })
         .collect()
@@ -102,32 +266,64 @@ pub fn prepare_servers(
 mod tests {
     use super::*;
     use mcp_core::StdioCommand;
+    use serde_json::json;
 
     #[test]
     fn features_follow_handlers() {
-        let set: HandlerSet<u8> = HandlerSet { roots: Some(1), sampling: None, elicitation: Some(2) };
+        let set: HandlerSet<u8> =
+            HandlerSet { roots: Some(1), elicitation: Some(2), sampling_tools: true, ..Default::default() };
         let f = set.features();
-        assert!(f.roots && !f.sampling && f.elicitation_form && !f.elicitation_url);
+        assert!(f.roots && !f.sampling && f.elicitation_form && !f.elicitation_url && !f.roots_list_changed);
+        assert!(!f.sampling_tools, "the sampling options need a sampling handler");
         assert_eq!(set.for_kind(ServerRequestKind::Elicitation), Some(&2));
+        assert_eq!(set.for_kind(ServerRequestKind::ElicitationUrl), None);
         assert_eq!(set.for_kind(ServerRequestKind::Sampling), None);
+        let set: HandlerSet<u8> = HandlerSet {
+            sampling: Some(3),
+            elicitation_url: Some(4),
+            sampling_tools: true,
+            sampling_context: true,
+            ..Default::default()
+        };
+        let f = set.features();
+        assert!(
+            f.sampling && f.sampling_tools && f.sampling_context && f.elicitation_url && !f.elicitation_form
+        );
+        assert_eq!(set.for_kind(ServerRequestKind::ElicitationUrl), Some(&4));
+    }
+
+    #[test]
+    fn held_roots_declare_list_changed() {
+        let set: HandlerSet<u8> = HandlerSet { fixed_roots: Some(vec![]), ..Default::default() };
+        let f = set.features();
+        assert!(f.roots && f.roots_list_changed);
+        assert_eq!(set.for_kind(ServerRequestKind::Roots), None, "no handler: the core answers");
     }
 
     #[test]
     fn server_names_must_be_unique() {
         let s = |n: &str| ServerSpec::stdio(n, StdioCommand::new("x"));
-        let f = ClientFeatures { roots: true, ..Default::default() };
-        let ok = prepare_servers(vec![s("a"), s("b")], &f).unwrap();
-        assert!(ok.iter().all(|s| s.config.features.roots));
-        assert!(prepare_servers(vec![s("a"), s("a")], &f).is_err());
-        assert!(prepare_servers(vec![s("")], &f).is_err());
-        assert!(prepare_servers(vec![], &f).is_err());
+        let set: HandlerSet<u8> =
+            HandlerSet { fixed_roots: Some(vec![Root::named("file:///a", "a")]), ..Default::default() };
+        let ok = prepare_servers(vec![s("a"), s("b")], &set).unwrap();
+        assert!(ok
+            .iter()
+            .all(|s| s.config.features.roots && s.config.roots.as_ref().is_some_and(|r| r.len() == 1)));
+        assert!(prepare_servers(vec![s("a"), s("a")], &set).is_err());
+        assert!(prepare_servers(vec![s("")], &set).is_err());
+        assert!(prepare_servers(vec![], &set).is_err());
     }
 
     #[test]
-    fn roots_json() {
-        assert_eq!(
-            roots_result([("file:///a", Some("a")), ("file:///b", None)]),
-            json!({"roots":[{"uri":"file:///a","name":"a"},{"uri":"file:///b"}]})
-        );
+    fn typed_calls_and_answers() {
+        let roots = HostRequest::Roots(RootsRequest::from_value(Value::Null).unwrap());
+        let got = call_typed("srv", roots.clone(), |r: RootsListRequest| {
+            assert_eq!(&*r.server, "srv");
+            vec![Root::named("file:///a", "a")].into_result()
+        });
+        assert_eq!(got.unwrap(), json!({"roots": [{"uri": "file:///a", "name": "a"}]}));
+        let wrong = call_typed("srv", roots, |_: SamplingRequest| ());
+        assert!(wrong.is_err(), "a request of another kind is an error, not a panic");
+        assert_eq!(ElicitResult::decline().into_result(), json!({"action": "decline"}));
     }
 }

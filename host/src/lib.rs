@@ -12,6 +12,8 @@
 //! - [`server_methods!`], [`client_methods!`], [`builder_methods!`]: the public API of
 //!   `Server`, `Client` and `ClientBuilder`, expanded `async` in `mcp-async` and plain in
 //!   `mcp-blocking`, over the typed request descriptors of [`mcp_core::calls`];
+//!   [`client_catalog_methods!`]: the client-wide prompts, resources, completions and log level
+//!   (per-server outcomes, routing by prompt name or resource URI);
 //! - per-server bookkeeping: calls in flight ([`PendingCalls`]), close waiters
 //!   ([`CloseWaiters`]), the [`ServerView`] handles read; the host's handlers ([`HandlerSet`],
 //!   from which the client's capabilities follow) and server-list checks ([`prepare_servers`]);
@@ -36,7 +38,9 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod batch;
 mod caller_scope;
+mod catalog_methods;
 mod dispatch;
 mod engine;
 mod handlers;
@@ -47,13 +51,22 @@ mod pending;
 mod process;
 mod subscription;
 mod task_methods;
+mod tool_format_methods;
+mod trace;
 
+pub use batch::{run_bounded, JoinBounded, ToolCall, ToolCallUpdate, UpdateFeed, DEFAULT_BATCH_CONCURRENCY};
 pub use caller_scope::{offer_to_caller, CallerScope};
+#[doc(hidden)]
+pub use catalog_methods::{gather as catalog_gather, route_among as catalog_route_among};
 pub use dispatch::{
-    lock, Dispatch, EventHook, Outcome, Perform, ProgressFn, Reply, SharedView, Step, Waiter,
+    lock, Dispatch, EventHook, InputWaitHook, MetaProvider, Outcome, Perform, ProgressFn, Reply, SharedView,
+    Step, Waiter,
 };
 pub use engine::{open_listen, Engine, EngineApi, Feed, ReleaseOnDrop, Side, TimerStep};
-pub use handlers::{prepare_servers, roots_result, HandlerSet, NO_HANDLER};
+pub use handlers::{
+    call_typed, prepare_servers, ElicitationRequest, FromServer, HandlerAnswer, HandlerSet, RootsListRequest,
+    SamplingRequest, TypedRequest, NO_HANDLER,
+};
 pub use http_config::{HttpClientConfig, Proxies, Proxy, ProxySetting};
 pub use methods::{BuilderParts, Prepared, ServerStart};
 pub use pending::{CloseWaiters, PendingCalls, ServerView};

@@ -8,7 +8,9 @@
 //!   on the family's `Server`.
 //! - [`client_methods!`](crate::client_methods): needs `servers: Arc<[Server]>` on `Client`.
 //! - [`builder_methods!`](crate::builder_methods): needs `parts: BuilderParts<Handler>` on
-//!   `ClientBuilder`, and the family's `Handler` type in scope.
+//!   `ClientBuilder`, and the family's `Handler` type, `HandlerOutput<T>` trait (what a typed
+//!   handler closure returns: a future of `Result<T, HandlerError>`, or the result itself) and
+//!   `typed_handler` function (closure to `Handler`) in scope.
 //!
 //! Adding a request kind: a descriptor in `mcp_core::calls` and one method in
 //! `server_methods!`; both families get it.
@@ -72,6 +74,29 @@ macro_rules! server_methods {
             F: Fn($crate::mcp_core::Progress) + Send + Sync + 'static,
         {
             self.send_with_progress(request, opts, progress)$(.$await)?
+        }
+
+        /// Goes on with a multi-round-trip request (2026-07-28 `input_required`) that stopped
+        /// with a resumable error ([`RequestError::input_resume`](mcp_core::RequestError::input_resume):
+        /// the input budget ran out, or the input-wait hook stopped it): the original request
+        /// goes out again with the server's last `requestState` and the answers in `resume`,
+        /// with a fresh input budget. Answers what the original request would have.
+        pub $($async)? fn resume(
+            &self,
+            resume: $crate::mcp_core::InputResume,
+        ) -> Result<$crate::mcp_core::Response, $crate::mcp_core::ClientError> {
+            self.resume_with(resume, $crate::mcp_core::RequestOptions::default())$(.$await)?
+        }
+
+        /// [`Self::resume`] with options (timeout, `_meta`, ...).
+        pub $($async)? fn resume_with(
+            &self,
+            resume: $crate::mcp_core::InputResume,
+            mut opts: $crate::mcp_core::RequestOptions,
+        ) -> Result<$crate::mcp_core::Response, $crate::mcp_core::ClientError> {
+            let (request, state) = resume.into_parts();
+            opts.input_state = Some(state);
+            self.request(request, opts)$(.$await)?
         }
 
         /// Starts the server if needed and waits until its era is known.
@@ -169,6 +194,20 @@ macro_rules! server_methods {
             self.send($crate::mcp_core::calls::Complete::new(reference, argument, value))$(.$await)?
         }
 
+        /// Asks for completions of an argument, given the values of the arguments already
+        /// resolved (`context.arguments`; servers on revisions before 2025-06-18 are sent the
+        /// request without it).
+        pub $($async)? fn complete_with(
+            &self,
+            reference: $crate::mcp_core::types::CompletionReference,
+            argument: &str,
+            value: &str,
+            context: std::collections::BTreeMap<String, String>,
+        ) -> Result<$crate::mcp_core::types::CompleteResult, $crate::mcp_core::ClientError> {
+            let call = $crate::mcp_core::calls::Complete::new(reference, argument, value).with_context(context);
+            self.send(call)$(.$await)?
+        }
+
         /// Checks the server is alive (`ping`, or `server/discover` on 2026-07-28 servers).
         pub $($async)? fn ping(&self) -> Result<(), $crate::mcp_core::ClientError> {
             self.send($crate::mcp_core::calls::Ping)$(.$await)?
@@ -204,6 +243,27 @@ macro_rules! server_methods {
         /// Not from the event hook or a progress callback (they run under the server's lock).
         pub fn clear_cache(&self) {
             self.inspect(&mut |conn, _| conn.clear_cache());
+        }
+
+        /// Replaces the roots this server is told (set up with `ClientBuilder::roots`). A legacy
+        /// server is sent `notifications/roots/list_changed` (the client declared
+        /// `roots.listChanged`) and gets the new list when it asks again; a 2026-07-28 server
+        /// gets it the next time it asks. Answers at once; fails with
+        /// [`CommandError::RootsNotManaged`](mcp_core::CommandError::RootsNotManaged) when the
+        /// client answers roots with a handler (or has none). Not from the event hook or a
+        /// progress callback (they run under the server's lock).
+        pub fn set_roots<I>(&self, roots: I) -> Result<(), $crate::mcp_core::ClientError>
+        where
+            I: IntoIterator<Item = $crate::mcp_core::Root>,
+        {
+            let mut roots = Some(roots.into_iter().collect::<Vec<_>>());
+            let mut outcome = Ok(());
+            self.inspect(&mut |conn, now| {
+                if let Some(roots) = roots.take() {
+                    outcome = conn.set_roots(now, roots);
+                }
+            });
+            outcome.map_err($crate::mcp_core::ClientError::Command)
         }
     };
 }
@@ -313,6 +373,23 @@ macro_rules! client_methods {
             self.named(server)?.call_tool(name, arguments)$(.$await)?
         }
 
+        /// Replaces the roots every server is told ([`Server::set_roots`] on each; the first
+        /// error, if any, after trying them all).
+        pub fn set_roots<I>(&self, roots: I) -> Result<(), $crate::mcp_core::ClientError>
+        where
+            I: IntoIterator<Item = $crate::mcp_core::Root>,
+        {
+            let roots: Vec<$crate::mcp_core::Root> = roots.into_iter().collect();
+            let mut first = Ok(());
+            for s in self.servers.iter() {
+                let outcome = s.set_roots(roots.iter().cloned());
+                if first.is_ok() {
+                    first = outcome;
+                }
+            }
+            first
+        }
+
         /// Shuts every server down and waits until each is closed.
         pub $($async)? fn close(&self) {
             for s in self.servers.iter() {
@@ -341,21 +418,88 @@ macro_rules! builder_methods {
             self
         }
 
-        /// Installs a roots handler (declares the `roots` capability).
-        pub fn roots_handler(mut self, h: Handler) -> Self {
-            self.parts.handlers.roots = Some(h);
+        /// The client's roots, answered by the client itself (declares `roots` with
+        /// `listChanged`); `Client::set_roots` / `Server::set_roots` change them while connected.
+        /// Replaces a roots handler.
+        pub fn roots<I>(mut self, roots: I) -> Self
+        where
+            I: IntoIterator<Item = $crate::mcp_core::Root>,
+        {
+            self.parts.handlers.fixed_roots = Some(roots.into_iter().collect());
+            self.parts.handlers.roots = None;
             self
         }
 
-        /// Installs a sampling handler (declares the `sampling` capability).
-        pub fn sampling_handler(mut self, h: Handler) -> Self {
-            self.parts.handlers.sampling = Some(h);
+        /// Installs a roots handler (declares the `roots` capability): it gets a
+        /// [`RootsListRequest`](mcp_host::RootsListRequest) and answers the roots
+        /// (`Vec<Root>`) or a [`HandlerError`](mcp_core::HandlerError). Replaces roots given
+        /// with `roots`.
+        pub fn roots_handler<F, O>(mut self, f: F) -> Self
+        where
+            F: Fn($crate::RootsListRequest) -> O + Send + Sync + 'static,
+            O: HandlerOutput<Vec<$crate::mcp_core::Root>>,
+        {
+            self.parts.handlers.roots = Some(typed_handler(f));
+            self.parts.handlers.fixed_roots = None;
             self
         }
 
-        /// Installs an elicitation handler (declares form-mode `elicitation`).
-        pub fn elicitation_handler(mut self, h: Handler) -> Self {
-            self.parts.handlers.elicitation = Some(h);
+        /// Installs a sampling handler (declares the `sampling` capability): it gets a
+        /// [`SamplingRequest`](mcp_host::SamplingRequest) (checked and decoded; the server's name
+        /// in `server`) and answers a
+        /// [`CreateMessageResult`](mcp_core::types::CreateMessageResult) or a
+        /// [`HandlerError`](mcp_core::HandlerError) (sent as a constant `-32603` unless it
+        /// names a code).
+        pub fn sampling_handler<F, O>(mut self, f: F) -> Self
+        where
+            F: Fn($crate::SamplingRequest) -> O + Send + Sync + 'static,
+            O: HandlerOutput<$crate::mcp_core::types::CreateMessageResult>,
+        {
+            self.parts.handlers.sampling = Some(typed_handler(f));
+            self
+        }
+
+        /// Installs an elicitation handler (declares form-mode `elicitation`): it gets an
+        /// [`ElicitationRequest`](mcp_host::ElicitationRequest) and answers an
+        /// [`ElicitResult`](mcp_core::types::ElicitResult) (accepted content is checked against
+        /// the requested form before it is sent) or a [`HandlerError`](mcp_core::HandlerError).
+        pub fn elicitation_handler<F, O>(mut self, f: F) -> Self
+        where
+            F: Fn($crate::ElicitationRequest) -> O + Send + Sync + 'static,
+            O: HandlerOutput<$crate::mcp_core::types::ElicitResult>,
+        {
+            self.parts.handlers.elicitation = Some(typed_handler(f));
+            self
+        }
+
+        /// Installs a URL-mode elicitation handler (declares `elicitation.url`): it gets the
+        /// `elicitation/create` requests with `mode: "url"` (the form handler gets the others).
+        /// Its answer is consent, not data: an [`ElicitResult`](mcp_core::types::ElicitResult)
+        /// whose `content` is dropped (`_meta` kept). A 2025-11-25 request carries
+        /// `elicitation_id`, whose completion arrives as
+        /// [`Event::ElicitationComplete`](mcp_core::Event::ElicitationComplete).
+        pub fn elicitation_url_handler<F, O>(mut self, f: F) -> Self
+        where
+            F: Fn($crate::ElicitationRequest) -> O + Send + Sync + 'static,
+            O: HandlerOutput<$crate::mcp_core::types::ElicitResult>,
+        {
+            self.parts.handlers.elicitation_url = Some(typed_handler(f));
+            self
+        }
+
+        /// Lets the sampling handler take tool-enabled requests (`tools`, `toolChoice`;
+        /// declares `sampling.tools`, SEP-1577). Off by default: such requests are refused
+        /// without calling the handler. Needs a sampling handler to have an effect.
+        pub fn sampling_tools(mut self, enabled: bool) -> Self {
+            self.parts.handlers.sampling_tools = enabled;
+            self
+        }
+
+        /// Lets the sampling handler see `includeContext` values other than `"none"` (declares
+        /// `sampling.context`, deprecated in 2026-07-28). Off by default: the handler sees
+        /// `"none"`. Needs a sampling handler to have an effect.
+        pub fn sampling_context(mut self, enabled: bool) -> Self {
+            self.parts.handlers.sampling_context = enabled;
             self
         }
 
@@ -367,6 +511,48 @@ macro_rules! builder_methods {
             F: Fn(&str, &$crate::mcp_core::Event) + Send + Sync + 'static,
         {
             self.parts.hook = Some(std::sync::Arc::new(hook));
+            self
+        }
+
+        /// Calls `hook` when a request starts a paced wait before retrying a 2026-07-28
+        /// state-only `input_required` (the server said "not yet": the wait grows from 50 ms to
+        /// at most 2 s and never outlasts the request's timeout), with the server's name and the
+        /// wait. [`InputWaitDecision::Cancel`](mcp_core::InputWaitDecision::Cancel) fails the
+        /// request with [`RequestError::InputWaitCancelled`](mcp_core::RequestError::InputWaitCancelled),
+        /// which `Server::resume` can go on from. The waits are also events
+        /// ([`Event::InputWait`](mcp_core::Event::InputWait)). It runs on the server's driver with
+        /// its lock held: keep it short and do not call the client from it.
+        pub fn on_input_wait<F>(mut self, hook: F) -> Self
+        where
+            F: Fn(&str, &$crate::mcp_core::InputWait) -> $crate::mcp_core::InputWaitDecision
+                + Send
+                + Sync
+                + 'static,
+        {
+            self.parts.input_wait_hook = Some(std::sync::Arc::new(hook));
+            self
+        }
+
+        /// Computes extra `_meta` for each request when it is submitted (e.g. a trace id), from
+        /// its server, method and tool, prompt or resource name. The map goes over the server's
+        /// static `_meta` ([`ServerSpec::request_meta`](mcp_core::ServerSpec::request_meta))
+        /// and under a request's own `RequestOptions::meta`; keys the protocol sets
+        /// (`progressToken`, the 2026-07-28 envelope) are dropped. Like any `_meta`, its keys
+        /// are part of the cache key of lists and reads: a value unique to every request (a
+        /// trace id) keeps those from being served from the cache, so add it only for the
+        /// methods that need it (`ctx.method`). It runs on the caller's thread with the
+        /// server's lock held: keep it short and do not call the client from it. A provider
+        /// that panics fails that request.
+        pub fn request_meta_provider<F>(mut self, provider: F) -> Self
+        where
+            F: Fn(
+                    &$crate::mcp_core::RequestMetaContext<'_>,
+                ) -> $crate::serde_json::Map<String, $crate::serde_json::Value>
+                + Send
+                + Sync
+                + 'static,
+        {
+            self.parts.meta_provider = Some(std::sync::Arc::new(provider));
             self
         }
     };
@@ -383,11 +569,22 @@ pub struct BuilderParts<H> {
     pub hook: Option<crate::EventHook>,
     /// The HTTP client settings.
     pub http: crate::HttpClientConfig,
+    /// The per-request `_meta` provider.
+    pub meta_provider: Option<crate::MetaProvider>,
+    /// The input-wait hook.
+    pub input_wait_hook: Option<crate::InputWaitHook>,
 }
 
 impl<H> Default for BuilderParts<H> {
     fn default() -> Self {
-        Self { specs: Vec::new(), handlers: Default::default(), hook: None, http: Default::default() }
+        Self {
+            specs: Vec::new(),
+            handlers: Default::default(),
+            hook: None,
+            http: Default::default(),
+            meta_provider: None,
+            input_wait_hook: None,
+        }
     }
 }
 
@@ -398,6 +595,8 @@ impl<H> std::fmt::Debug for BuilderParts<H> {
             .field("handlers", &self.handlers)
             .field("hook", &self.hook.as_ref().map(|_| "installed"))
             .field("http", &self.http)
+            .field("meta_provider", &self.meta_provider.as_ref().map(|_| "installed"))
+            .field("input_wait_hook", &self.input_wait_hook.as_ref().map(|_| "installed"))
             .finish()
     }
 }
@@ -435,7 +634,7 @@ impl<H> BuilderParts<H> {
         self,
         now: std::time::Instant,
     ) -> Result<Prepared<H, R, W>, mcp_core::ClientError> {
-        let specs = crate::prepare_servers(self.specs, &self.handlers.features())?;
+        let specs = crate::prepare_servers(self.specs, &self.handlers)?;
         let servers = specs
             .into_iter()
             .map(|spec| {
@@ -443,7 +642,9 @@ impl<H> BuilderParts<H> {
                 crate::seed_config(&mut config);
                 let name: std::sync::Arc<str> = spec.name.into();
                 let view = crate::SharedView::default();
-                let dispatch = crate::Dispatch::new(name.clone(), self.hook.clone(), view.clone());
+                let mut dispatch = crate::Dispatch::new(name.clone(), self.hook.clone(), view.clone());
+                dispatch.set_meta_provider(self.meta_provider.clone());
+                dispatch.set_input_wait_hook(self.input_wait_hook.clone());
                 ServerStart { name, conn: mcp_core::Connection::new(config, now), dispatch, view }
             })
             .collect();

@@ -2,15 +2,15 @@
 
 use std::sync::Arc;
 
-use mcp_core::{ClientError, ServerRequest, ServerSpec};
+use mcp_core::{ClientError, ServerSpec};
 use mcp_host::{BuilderParts, Prepared};
-use serde_json::Value;
 
 use crate::driver;
-use crate::handlers::{handler, Handler};
+use crate::handlers::{typed_handler, Handler, HandlerOutput};
 use crate::http::{Connector, HttpClient};
 use crate::runtime::Runtime;
 use crate::server::Server;
+use crate::streaming::ToolCallStream;
 
 /// An MCP client over one or more servers. Cheap to clone.
 #[derive(Debug, Clone)]
@@ -41,15 +41,6 @@ impl ClientBuilder {
         self
     }
 
-    /// Convenience: an async closure as the elicitation handler.
-    pub fn on_elicitation<F, Fut>(self, f: F) -> Self
-    where
-        F: Fn(&str, ServerRequest) -> Fut + Send + Sync + 'static,
-        Fut: std::future::Future<Output = Result<Value, String>> + Send + 'static,
-    {
-        self.elicitation_handler(handler(f))
-    }
-
     /// Starts one engine (and its timer task) per server on the runtime. Servers start lazily, on first use
     /// (or on [`Client::connect`]).
     pub fn build<R: Runtime>(self, rt: R) -> Result<Client, ClientError> {
@@ -75,6 +66,9 @@ impl Client {
 
     mcp_host::client_methods!(async await);
     mcp_host::client_task_methods!(async await);
+    mcp_host::client_catalog_methods!(async await);
+    mcp_host::tool_format_methods!(async await);
+    mcp_host::batch_methods!(async await);
 }
 
 /// Connects to one server given as a target string (a command line for stdio) on `rt` and waits

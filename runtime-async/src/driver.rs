@@ -162,7 +162,7 @@ impl<R: Runtime> Perform for IoSide<R> {
             let outcome = AssertUnwindSafe(answer)
                 .catch_unwind()
                 .await
-                .unwrap_or_else(|_| Err("the handler panicked".to_owned()));
+                .unwrap_or_else(|_| Err(mcp_core::HandlerError::new("the handler panicked")));
             feed.feed(Input::ServerAnswer(handle, outcome));
         }));
         None

@@ -1,41 +1,50 @@
-//! Host handlers for server-to-client requests, and the event hook.
+//! Host handlers for server-to-client requests: typed async closures, erased to [`Handler`].
 
 use std::future::Future;
 use std::sync::Arc;
 
-use mcp_core::ServerRequest;
-use mcp_host::{roots_result, HandlerSet, NO_HANDLER};
+use mcp_core::{HandlerError, ServerRequest};
+use mcp_host::{call_typed, FromServer, HandlerAnswer, HandlerSet, TypedRequest, NO_HANDLER};
 use serde_json::Value;
 
 use crate::runtime::BoxFuture;
 
-/// An async handler: gets the server's name and the request, answers with the result JSON or a
-/// local error description (the server only ever sees a generic error).
+/// A handler as the client keeps it: gets the server's name and the decoded request, answers
+/// with the result JSON or a [`HandlerError`]. Built from a typed closure by the
+/// `ClientBuilder`'s `*_handler` methods.
 pub type Handler =
-    Arc<dyn Fn(&str, ServerRequest) -> BoxFuture<'static, Result<Value, String>> + Send + Sync>;
+    Arc<dyn Fn(&str, ServerRequest) -> BoxFuture<'static, Result<Value, HandlerError>> + Send + Sync>;
 
 /// The handlers a client has; capabilities are derived from which are present.
 pub type Handlers = HandlerSet<Handler>;
 
-/// Wraps an async closure as a [`Handler`].
-pub fn handler<F, Fut>(f: F) -> Handler
-where
-    F: Fn(&str, ServerRequest) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Value, String>> + Send + 'static,
-{
-    Arc::new(move |server: &str, req: ServerRequest| Box::pin(f(server, req)) as BoxFuture<'static, _>)
+/// What a typed async handler returns: a future of `Result<T, HandlerError>`.
+pub trait HandlerOutput<T>: Send + 'static {
+    /// The future of the answer as result JSON.
+    fn into_answer(self) -> BoxFuture<'static, Result<Value, HandlerError>>;
 }
 
-/// A roots handler that always answers the same roots: `(uri, optional name)` pairs.
-pub fn static_roots<I, S>(roots: I) -> Handler
+impl<T, Fut> HandlerOutput<T> for Fut
 where
-    I: IntoIterator<Item = (S, Option<S>)>,
-    S: Into<String>,
+    T: HandlerAnswer,
+    Fut: Future<Output = Result<T, HandlerError>> + Send + 'static,
 {
-    let answer = roots_result(roots);
-    Arc::new(move |_: &str, _: ServerRequest| {
-        let answer = answer.clone();
-        Box::pin(async move { Ok(answer) }) as BoxFuture<'static, _>
+    fn into_answer(self) -> BoxFuture<'static, Result<Value, HandlerError>> {
+        Box::pin(async move { self.await.map(HandlerAnswer::into_result) })
+    }
+}
+
+/// Wraps a typed async closure (a [`FromServer`] request in, a future of its answer out) as a
+/// [`Handler`].
+pub fn typed_handler<Req, F, O>(f: F) -> Handler
+where
+    Req: TypedRequest,
+    F: Fn(FromServer<Req>) -> O + Send + Sync + 'static,
+    O: HandlerOutput<Req::Answer>,
+{
+    Arc::new(move |server: &str, request: ServerRequest| match call_typed(server, request.request, &f) {
+        Ok(answer) => answer.into_answer(),
+        Err(e) => Box::pin(async move { Err(e) }) as BoxFuture<'static, _>,
     })
 }
 
@@ -44,9 +53,9 @@ pub(crate) fn answer(
     handlers: &Handlers,
     server: &str,
     request: ServerRequest,
-) -> BoxFuture<'static, Result<Value, String>> {
+) -> BoxFuture<'static, Result<Value, HandlerError>> {
     match handlers.for_kind(request.kind) {
         Some(h) => h(server, request),
-        None => Box::pin(async { Err(NO_HANDLER.to_owned()) }),
+        None => Box::pin(async { Err(HandlerError::new(NO_HANDLER)) }),
     }
 }

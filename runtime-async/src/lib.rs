@@ -37,12 +37,15 @@ mod reply;
 mod runtime;
 mod server;
 mod stdout;
+mod streaming;
 
 pub use client::{connect, Client, ClientBuilder};
-pub use handlers::{handler, static_roots, Handler, Handlers};
+pub use handlers::{typed_handler, Handler, HandlerOutput, Handlers};
 pub use http::{AsyncStream, BoxedStream, Connector};
 pub use mcp_host::{
-    AsyncSubscription as Subscription, EventHook, HttpClientConfig, ListenOptions, ProgressFn, ProxySetting,
+    AsyncSubscription as Subscription, ElicitationRequest, EventHook, FromServer, HttpClientConfig,
+    ListenOptions, ProgressFn, ProxySetting, RootsListRequest, SamplingRequest, ToolCall, ToolCallUpdate,
 };
 pub use runtime::{BoxFuture, ChildProcess, ProcessParts, Runtime};
 pub use server::Server;
+pub use streaming::ToolCallStream;

@@ -3,14 +3,14 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use mcp_core::{ClientError, ServerRequest};
+use mcp_core::ClientError;
 use mcp_host::{BuilderParts, Prepared};
-use serde_json::Value;
 
 use crate::driver;
-use crate::handlers::{handler, Handler};
+use crate::handlers::{typed_handler, Handler, HandlerOutput};
 use crate::http::HttpClient;
 use crate::server::Server;
+use crate::streaming::ToolCallStream;
 
 /// An MCP client over one or more servers. Cheap to clone; `Send + Sync`. Dropping the last
 /// clone (and every [`Server`] taken from it) shuts the servers down in the background.
@@ -33,14 +33,6 @@ impl std::fmt::Debug for ClientBuilder {
 
 impl ClientBuilder {
     mcp_host::builder_methods!();
-
-    /// Convenience: a closure as the elicitation handler. It runs on a thread of its own.
-    pub fn on_elicitation<F>(self, f: F) -> Self
-    where
-        F: Fn(&str, ServerRequest) -> Result<Value, String> + Send + Sync + 'static,
-    {
-        self.elicitation_handler(handler(f))
-    }
 
     /// Starts one engine (and its timer thread) per server. Servers start lazily, on first use (or on
     /// [`Client::connect`]). Fails for an empty or inconsistent server list, or an unusable
@@ -66,4 +58,7 @@ impl Client {
 
     mcp_host::client_methods!();
     mcp_host::client_task_methods!();
+    mcp_host::client_catalog_methods!();
+    mcp_host::tool_format_methods!();
+    mcp_host::batch_methods!();
 }

@@ -193,7 +193,9 @@ impl Perform for IoSide {
             worker.release();
             feed.feed(Input::ServerAnswer(handle, outcome));
         });
-        let refused = || Input::ServerAnswer(handle, Err("could not start a handler thread".into()));
+        let refused = || {
+            Input::ServerAnswer(handle, Err(mcp_core::HandlerError::new("could not start a handler thread")))
+        };
         answered.is_err().then(refused)
     }
 }

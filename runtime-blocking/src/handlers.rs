@@ -1,43 +1,55 @@
-//! Host handlers for server-to-client requests (synchronous closures).
+//! Host handlers for server-to-client requests: typed synchronous closures, erased to
+//! [`Handler`].
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use mcp_core::ServerRequest;
-use mcp_host::{roots_result, HandlerSet, NO_HANDLER};
+use mcp_core::{HandlerError, ServerRequest};
+use mcp_host::{call_typed, FromServer, HandlerAnswer, HandlerSet, TypedRequest, NO_HANDLER};
 use serde_json::Value;
 
-/// A handler: gets the server's name and the request, answers with the result JSON or a local
-/// error description (the server only ever sees a generic error). Each request runs it on a
-/// thread of its own, so it may block (e.g. to ask a user) without stalling the server.
-pub type Handler = Arc<dyn Fn(&str, ServerRequest) -> Result<Value, String> + Send + Sync>;
+/// A handler as the client keeps it: gets the server's name and the decoded request, answers
+/// with the result JSON or a [`HandlerError`]. Each request runs it on a thread of its own, so
+/// it may block (e.g. to ask a user) without stalling the server. Built from a typed closure
+/// by the `ClientBuilder`'s `*_handler` methods.
+pub type Handler = Arc<dyn Fn(&str, ServerRequest) -> Result<Value, HandlerError> + Send + Sync>;
 
 /// The handlers a client has; capabilities are derived from which are present.
 pub type Handlers = HandlerSet<Handler>;
 
-/// Wraps a closure as a [`Handler`].
-pub fn handler<F>(f: F) -> Handler
-where
-    F: Fn(&str, ServerRequest) -> Result<Value, String> + Send + Sync + 'static,
-{
-    Arc::new(f)
+/// What a typed blocking handler returns: `Result<T, HandlerError>`.
+pub trait HandlerOutput<T> {
+    /// The answer as result JSON.
+    fn into_answer(self) -> Result<Value, HandlerError>;
 }
 
-/// A roots handler that always answers the same roots: `(uri, optional name)` pairs.
-pub fn static_roots<I, S>(roots: I) -> Handler
+impl<T: HandlerAnswer> HandlerOutput<T> for Result<T, HandlerError> {
+    fn into_answer(self) -> Result<Value, HandlerError> {
+        self.map(HandlerAnswer::into_result)
+    }
+}
+
+/// Wraps a typed closure (a [`FromServer`] request in, its answer out) as a [`Handler`].
+pub fn typed_handler<Req, F, O>(f: F) -> Handler
 where
-    I: IntoIterator<Item = (S, Option<S>)>,
-    S: Into<String>,
+    Req: TypedRequest,
+    F: Fn(FromServer<Req>) -> O + Send + Sync + 'static,
+    O: HandlerOutput<Req::Answer>,
 {
-    let answer = roots_result(roots);
-    Arc::new(move |_: &str, _: ServerRequest| Ok(answer.clone()))
+    Arc::new(move |server: &str, request: ServerRequest| {
+        call_typed(server, request.request, &f).and_then(HandlerOutput::into_answer)
+    })
 }
 
 /// Runs the handler for `request` on the caller's thread; a panic becomes an error.
-pub(crate) fn answer(handlers: &Handlers, server: &str, request: ServerRequest) -> Result<Value, String> {
+pub(crate) fn answer(
+    handlers: &Handlers,
+    server: &str,
+    request: ServerRequest,
+) -> Result<Value, HandlerError> {
     match handlers.for_kind(request.kind) {
         Some(h) => catch_unwind(AssertUnwindSafe(|| h(server, request)))
-            .unwrap_or_else(|_| Err("the handler panicked".to_owned())),
-        None => Err(NO_HANDLER.to_owned()),
+            .unwrap_or_else(|_| Err(HandlerError::new("the handler panicked"))),
+        None => Err(HandlerError::new(NO_HANDLER)),
     }
 }

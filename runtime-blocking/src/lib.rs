@@ -70,16 +70,21 @@ mod reply;
 mod server;
 #[cfg(unix)]
 mod stdout;
+mod streaming;
 
 pub use client::{Client, ClientBuilder};
-pub use handlers::{handler, static_roots, Handler, Handlers};
+pub use handlers::{typed_handler, Handler, HandlerOutput, Handlers};
 pub use http::{HttpClientConfig, ProxySetting};
 pub use mcp_core::{
-    self as core, ClientError, Event, Notification, ProtocolMode, RequestOptions, ServerInfo, ServerRequest,
-    ServerSpec, SubscriptionFilter, ValidationMode,
+    self as core, ClientError, Event, HandlerError, Notification, ProtocolMode, RequestOptions, Root,
+    ServerInfo, ServerRequest, ServerSpec, SubscriptionFilter, ValidationMode,
 };
-pub use mcp_host::{BlockingSubscription as Subscription, Elapsed, EventHook, ListenOptions, ProgressFn};
+pub use mcp_host::{
+    BlockingSubscription as Subscription, Elapsed, ElicitationRequest, EventHook, FromServer, ListenOptions,
+    ProgressFn, RootsListRequest, SamplingRequest, ToolCall, ToolCallUpdate,
+};
 pub use server::{CancelToken, Server};
+pub use streaming::ToolCallStream;
 
 /// Connects to one server given as a target string (a command line for stdio) and waits
 /// until its protocol era is known.

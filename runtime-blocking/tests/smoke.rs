@@ -113,10 +113,10 @@ fn crash_then_next_call_restarts() {
 fn legacy_elicitation_round_trip() {
     let client = Client::builder()
         .server(spec("legacy", "2025-06-18"))
-        .on_elicitation(|server, req| {
-            assert_eq!(server, "legacy");
-            assert!(req.params["message"].is_string());
-            Ok(json!({"action": "accept", "content": {"name": "Ada"}}))
+        .elicitation_handler(|req: mcp_blocking::ElicitationRequest| {
+            assert_eq!(&*req.server, "legacy");
+            assert!(!req.message.is_empty());
+            Ok(mcp_blocking::core::types::ElicitResult::accept(json!({"name": "Ada"})))
         })
         .build()
         .unwrap();
@@ -129,7 +129,9 @@ fn legacy_elicitation_round_trip() {
 fn roots_handler_and_missing_handler() {
     let client = Client::builder()
         .server(spec("legacy", "2025-11-25"))
-        .roots_handler(mcp_blocking::static_roots([("file:///tmp", Some("tmp"))]))
+        .roots_handler(|_: mcp_blocking::RootsListRequest| {
+            Ok(vec![mcp_blocking::Root::named("file:///tmp", "tmp")])
+        })
         .build()
         .unwrap();
     let r = client.call_tool("roots", json!({})).unwrap();

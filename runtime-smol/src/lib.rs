@@ -40,12 +40,14 @@ use mcp_core::{ExitInfo, StdioCommand};
 use mcp_host::{exit_info, std_command};
 
 pub use mcp_async::{
-    handler, static_roots, AsyncStream, BoxFuture, BoxedStream, Client, ClientBuilder, Connector, EventHook,
-    Handler, Handlers, HttpClientConfig, ListenOptions, ProgressFn, ProxySetting, Server, Subscription,
+    typed_handler, AsyncStream, BoxFuture, BoxedStream, Client, ClientBuilder, Connector, ElicitationRequest,
+    EventHook, FromServer, Handler, HandlerOutput, Handlers, HttpClientConfig, ListenOptions, ProgressFn,
+    ProxySetting, RootsListRequest, SamplingRequest, Server, Subscription, ToolCall, ToolCallStream,
+    ToolCallUpdate,
 };
 pub use mcp_core::{
-    self as core, ClientError, Event, Notification, ProtocolMode, RequestOptions, ServerInfo, ServerRequest,
-    ServerSpec, SubscriptionFilter, ValidationMode,
+    self as core, ClientError, Event, HandlerError, Notification, ProtocolMode, RequestOptions, Root,
+    ServerInfo, ServerRequest, ServerSpec, SubscriptionFilter, ValidationMode,
 };
 
 type Spawner = Arc<dyn Fn(BoxFuture<'static, ()>) + Send + Sync>;

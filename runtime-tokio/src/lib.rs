@@ -23,8 +23,9 @@
 //! ```
 //!
 //! Every runtime crate (`mcp-tokio`, `mcp-smol`, `mcp-blocking`) re-exports the same names:
-//! [`Client`], [`ClientBuilder`], [`Server`], [`Handler`], [`Handlers`], [`handler`],
-//! [`static_roots`], [`EventHook`], [`ProgressFn`], [`HttpClientConfig`], [`ProxySetting`],
+//! [`Client`], [`ClientBuilder`], [`Server`], [`Handler`], [`Handlers`], [`typed_handler`],
+//! [`HandlerOutput`], [`SamplingRequest`], [`ElicitationRequest`], [`RootsListRequest`],
+//! [`FromServer`], [`HandlerError`], [`Root`], [`EventHook`], [`ProgressFn`], [`HttpClientConfig`], [`ProxySetting`],
 //! [`ClientError`], [`Event`], [`ProtocolMode`], [`RequestOptions`], [`ServerInfo`],
 //! [`ServerRequest`], [`ServerSpec`], [`ValidationMode`], [`connect`] and `core`. The async
 //! crates add the runtime and the stream types of a custom [`Connector`].
@@ -41,12 +42,14 @@ use mcp_host::{exit_info, std_command};
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
 pub use mcp_async::{
-    handler, static_roots, AsyncStream, BoxFuture, BoxedStream, Client, ClientBuilder, Connector, EventHook,
-    Handler, Handlers, HttpClientConfig, ListenOptions, ProgressFn, ProxySetting, Server, Subscription,
+    typed_handler, AsyncStream, BoxFuture, BoxedStream, Client, ClientBuilder, Connector, ElicitationRequest,
+    EventHook, FromServer, Handler, HandlerOutput, Handlers, HttpClientConfig, ListenOptions, ProgressFn,
+    ProxySetting, RootsListRequest, SamplingRequest, Server, Subscription, ToolCall, ToolCallStream,
+    ToolCallUpdate,
 };
 pub use mcp_core::{
-    self as core, ClientError, Event, Notification, ProtocolMode, RequestOptions, ServerInfo, ServerRequest,
-    ServerSpec, SubscriptionFilter, ValidationMode,
+    self as core, ClientError, Event, HandlerError, Notification, ProtocolMode, RequestOptions, Root,
+    ServerInfo, ServerRequest, ServerSpec, SubscriptionFilter, ValidationMode,
 };
 
 /// Tokio's processes, timers and spawner.

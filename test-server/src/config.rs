@@ -40,6 +40,25 @@ pub struct Config {
     /// No tasks: neither the 2026-07-28 extension nor the 2025-11-25 capability is declared,
     /// task tools answer synchronously (or refuse, if they require a task).
     pub no_tasks: bool,
+    /// Also serve the prompt `trip`, whose `city` completions follow `context.arguments`.
+    pub trip_prompt: bool,
+    /// Also serve the tools `elicit_url` and `sample_tools` (see `host_asks`).
+    pub host_asks: bool,
+    /// Also serve the tools `not_yet` and `never_ready` (see `input_waits`).
+    pub input_waits: bool,
+    /// Also serve the tool `list_roots`, in both eras (see `client_roots`).
+    pub client_roots: bool,
+    /// Also serve the tool `big`, in both eras (see `big`).
+    pub big_tool: bool,
+    /// `--exit-after N`: the `N`-th `tools/call` ends the process (status 3), unanswered.
+    pub exit_after: Option<u64>,
+    // ---- capability switches (client-side gating tests) ----
+    /// `--no-logging`: `logging` is not declared and `logging/setLevel` is not served.
+    pub no_logging: bool,
+    /// `--no-prompts`: `prompts` is not declared and `prompts/*` are not served.
+    pub no_prompts: bool,
+    /// `--no-completions`: `completions` is not declared and `completion/complete` is not served.
+    pub no_completions: bool,
 }
 
 impl Default for Config {
@@ -60,6 +79,15 @@ impl Default for Config {
             no_subscribe: false,
             task_poll_ms: 50,
             no_tasks: false,
+            trip_prompt: false,
+            host_asks: false,
+            input_waits: false,
+            client_roots: false,
+            big_tool: false,
+            exit_after: None,
+            no_logging: false,
+            no_prompts: false,
+            no_completions: false,
         }
     }
 }
@@ -68,7 +96,8 @@ pub const USAGE: &str =
     "usage: mcp-test-server [--protocol modern|dual|2025-11-25|2025-06-18|2025-03-26|2024-11-05] \
 [--silent-discover] [--answer-version V] [--page-size N] [--extra-tools N] [--loop-cursor] \
 [--record FILE] [--stderr-banner] [--exit-on-start CODE] [--listen-ack-delay-ms N] [--listen-no-ack] \
-[--listen-deny-all] [--no-subscribe] [--task-poll-ms N] [--no-tasks]";
+[--listen-deny-all] [--no-subscribe] [--task-poll-ms N] [--no-tasks] [--trip-prompt] [--host-asks] [--input-waits] [--client-roots] \
+[--big-tool] [--exit-after N] [--no-logging] [--no-prompts] [--no-completions]";
 
 /// Outcome of parsing: run with a config, or print help and exit.
 #[derive(Debug)]
@@ -113,6 +142,7 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Parsed, String> 
                 | "--exit-on-start"
                 | "--listen-ack-delay-ms"
                 | "--task-poll-ms"
+                | "--exit-after"
         );
         let value = if takes_value {
             match inline {
@@ -138,9 +168,21 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Parsed, String> 
             "--no-subscribe" => cfg.no_subscribe = true,
             "--task-poll-ms" => cfg.task_poll_ms = parse_number(&flag, &value)?,
             "--no-tasks" => cfg.no_tasks = true,
+            "--trip-prompt" => cfg.trip_prompt = true,
+            "--host-asks" => cfg.host_asks = true,
+            "--input-waits" => cfg.input_waits = true,
+            "--client-roots" => cfg.client_roots = true,
+            "--big-tool" => cfg.big_tool = true,
+            "--exit-after" => match parse_number(&flag, &value)? {
+                0 => return Err("--exit-after expects a count of at least 1".to_string()),
+                n => cfg.exit_after = Some(n),
+            },
             "--silent-discover" => cfg.silent_discover = true,
             "--loop-cursor" => cfg.loop_cursor = true,
             "--stderr-banner" => cfg.stderr_banner = true,
+            "--no-logging" => cfg.no_logging = true,
+            "--no-prompts" => cfg.no_prompts = true,
+            "--no-completions" => cfg.no_completions = true,
             "-h" | "--help" => return Ok(Parsed::Help),
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -199,9 +241,27 @@ mod tests {
     }
 
     #[test]
+    fn parses_exit_after() {
+        assert_eq!(run(&[]).exit_after, None);
+        assert_eq!(run(&["--exit-after", "100"]).exit_after, Some(100));
+        assert_eq!(run(&["--exit-after=7"]).exit_after, Some(7));
+        assert!(parse(["--exit-after=0".to_string()]).is_err());
+        assert!(parse(["--exit-after".to_string(), "many".to_string()]).is_err());
+    }
+
+    #[test]
     fn rejects_unknown() {
         assert!(parse(["--nope".to_string()]).is_err());
         assert!(parse(["--protocol".to_string(), "1999-01-01".to_string()]).is_err());
         assert!(parse(["--page-size".to_string()]).is_err());
+    }
+
+    #[test]
+    fn capability_switches() {
+        let cfg = run(&[]);
+        assert!(!cfg.no_logging && !cfg.no_prompts && !cfg.no_completions);
+        let cfg = run(&["--no-logging", "--no-prompts", "--no-completions"]);
+        assert!(cfg.no_logging && cfg.no_prompts && cfg.no_completions);
+        assert!(parse(["--no-logging=1".to_string()]).is_err());
     }
 }

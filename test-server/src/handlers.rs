@@ -11,15 +11,37 @@ use crate::protocol::{
     TASKS_EXTENSION,
 };
 use crate::server::{Request, Server};
-use crate::{tasks, tools};
+use crate::{tasks, tools, trip_prompt};
+
+/// Whether a prompt name (or completion reference name) is `trip`.
+fn is_trip(name: Option<&Value>) -> bool {
+    name.and_then(Value::as_str) == Some("trip")
+}
 
 /// Answers a (non-`tools/call`) request already admitted to its era.
 pub fn dispatch(server: &Server, req: &Request) -> Reply {
+    if switched_off(server, &req.method) {
+        return Err(RpcError::method_not_found(&req.method));
+    }
     match (req.era, req.method.as_str()) {
         (Era::Modern, "server/discover") => Ok(discover(server)),
         (Era::Legacy, "initialize") => initialize(server, req),
         (Era::Legacy, "ping" | "logging/setLevel") => Ok(json!({})),
         (_, "tools/list") => list_tools(server, req),
+        // --trip-prompt: the `trip` prompt and its context-dependent completions.
+        (_, "prompts/list") if server.cfg.trip_prompt => {
+            let mut all = prompts();
+            all.push(trip_prompt::definition());
+            paginate(server, req, "prompts", all)
+        }
+        (_, "prompts/get") if server.cfg.trip_prompt && is_trip(req.param("name")) => trip_prompt::get(req),
+        (_, "completion/complete")
+            if server.cfg.trip_prompt && is_trip(req.param("ref").and_then(|r| r.get("name"))) =>
+        {
+            let argument = req.param("argument");
+            let field = |key: &str| argument.and_then(|a| a.get(key)).and_then(Value::as_str).unwrap_or("");
+            trip_prompt::complete(req, field("name"), field("value"))
+        }
         (_, "prompts/list") => paginate(server, req, "prompts", prompts()),
         (_, "prompts/get") => get_prompt(req),
         (_, "resources/list") => paginate(server, req, "resources", resources()),
@@ -49,6 +71,7 @@ fn discover(server: &Server) -> Value {
     if tasks::available(server, Era::Modern) {
         result["capabilities"]["extensions"] = json!({ TASKS_EXTENSION: {} });
     }
+    undeclare_switched_off(server, &mut result["capabilities"]);
     result
 }
 
@@ -78,7 +101,37 @@ fn initialize(server: &Server, req: &Request) -> Reply {
     if tasks::available(server, Era::Legacy) {
         result["capabilities"]["tasks"] = tasks::legacy_capability();
     }
+    undeclare_switched_off(server, &mut result["capabilities"]);
     Ok(result)
+}
+
+// ---- capability switches (--no-logging, --no-prompts, --no-completions) -----
+
+/// The capabilities the switches turn off, with the method prefix each one covers.
+fn switched_off_capabilities(server: &Server) -> impl Iterator<Item = (&'static str, &'static str)> {
+    let cfg = &server.cfg;
+    [
+        (cfg.no_logging, "logging", "logging/"),
+        (cfg.no_prompts, "prompts", "prompts/"),
+        (cfg.no_completions, "completions", "completion/"),
+    ]
+    .into_iter()
+    .filter(|(off, _, _)| *off)
+    .map(|(_, capability, prefix)| (capability, prefix))
+}
+
+/// Whether a switch turned off the capability `method` belongs to.
+fn switched_off(server: &Server, method: &str) -> bool {
+    switched_off_capabilities(server).any(|(_, prefix)| method.starts_with(prefix))
+}
+
+/// Removes the switched-off capabilities from a declaration.
+fn undeclare_switched_off(server: &Server, capabilities: &mut Value) {
+    if let Some(caps) = capabilities.as_object_mut() {
+        for (capability, _) in switched_off_capabilities(server) {
+            caps.remove(capability);
+        }
+    }
 }
 
 // ---- listings & pagination -------------------------------------------
@@ -314,5 +367,26 @@ mod tests {
         assert!(page_bounds(5, 2, Some(&json!("page-1"))).is_err());
         assert!(page_bounds(5, 0, Some(&json!("page-2"))).is_err());
         assert!(page_bounds(5, 2, Some(&json!(7))).is_err());
+    }
+
+    #[test]
+    fn capability_switches_undeclare_and_refuse() {
+        use crate::config::Config;
+        use crate::test_harness::Harness;
+        let cfg = Config { no_logging: true, no_prompts: true, no_completions: true, ..Config::default() };
+        let h = Harness::new(cfg);
+        h.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+        let caps = h.take()[0]["result"]["capabilities"].clone();
+        for gone in ["logging", "prompts", "completions"] {
+            assert!(caps.get(gone).is_none(), "{gone}: {caps}");
+        }
+        assert!(caps["tools"].is_object() && caps["resources"].is_object(), "{caps}");
+        for (id, method) in [(1, "logging/setLevel"), (2, "prompts/list"), (3, "completion/complete")] {
+            h.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {}}));
+            assert_eq!(h.take()[0]["error"]["code"], -32601, "{method}");
+        }
+        h.send(json!({"jsonrpc": "2.0", "id": 4, "method": "resources/list", "params": {}}));
+        assert!(h.take()[0]["result"]["resources"].is_array());
     }
 }

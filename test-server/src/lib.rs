@@ -81,6 +81,24 @@
 //!   is declared, no `execution` in `tools/list`, the `tasks/*` methods answer
 //!   -32601; task tools answer synchronously, `task_required` and
 //!   `task_input` refuse (-32601).
+//! * `--trip-prompt`: also serve the prompt `trip` (`country`, `city`), whose
+//!   `city` completions are the cities of the `country` in the request's
+//!   `context.arguments` (every city without one).
+//! * `--host-asks`: also serve `elicit_url {id?}` (URL-mode elicitation) and
+//!   `sample_tools {history?, includeContext?}` (sampling with tools), in both
+//!   eras: a server-to-client request on the legacy revisions, an
+//!   `input_required` result on 2026-07-28 (see the `host_asks` module).
+//! * `--input-waits`: also serve `not_yet {times?=2}` and `never_ready`, which answer
+//!   2026-07-28 `input_required` with only a `requestState` (`times` times, or for ever); an
+//!   error result on the legacy revisions (see the `input_waits` module).
+//! * `--client-roots`: also serve `list_roots`, which asks the client for its roots in both
+//!   eras (see the `client_roots` module).
+//! * `--big-tool`: also serve `big {bytes?=1048576}`, which answers with a text result of
+//!   `bytes` bytes, in both eras (see the `big` module).
+//! * `--exit-after N`: on receiving its `N`-th `tools/call` request (after
+//!   `--record` wrote it), the process exits with status 3 without answering
+//!   it: a server that crashes every `N` calls (the restart soak of
+//!   `mcp-bench soak`).
 //!
 //! Flags taking a value also accept the `--flag=value` form.
 //!
@@ -96,8 +114,12 @@
 //!
 //! A client then runs it as `mcp-test-server --protocol 2025-06-18 --page-size 2`, for example.
 
+mod big;
+mod client_roots;
 mod config;
 mod handlers;
+mod host_asks;
+mod input_waits;
 mod listen;
 mod protocol;
 mod server;
@@ -105,6 +127,7 @@ mod tasks;
 #[cfg(test)]
 mod test_harness;
 mod tools;
+mod trip_prompt;
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, Write};
@@ -146,6 +169,8 @@ pub fn run<I: Iterator<Item = String>>(args: I) -> ExitCode {
         }
     };
 
+    let exit_after = cfg.exit_after;
+    let mut tool_calls = 0u64;
     let server = Arc::new(Server::new(cfg));
     let mut stdin = io::stdin().lock();
     let mut buf = Vec::new();
@@ -166,10 +191,45 @@ pub fn run<I: Iterator<Item = String>>(args: I) -> ExitCode {
         if let Some(file) = record.as_mut() {
             let _ = file.write_all(&buf).and_then(|()| file.write_all(b"\n")).and_then(|()| file.flush());
         }
+        // --exit-after N: the N-th `tools/call` ends the process, unanswered.
+        if let Some(limit) = exit_after {
+            if is_tool_call(&buf) {
+                tool_calls += 1;
+                if tool_calls >= limit {
+                    eprintln!("mcp-test-server: exiting on tools/call {tool_calls} (--exit-after {limit})");
+                    std::process::exit(3);
+                }
+            }
+        }
         match std::str::from_utf8(&buf) {
             Ok(line) => server.handle_line(line.strip_suffix('\r').unwrap_or(line)),
             Err(_) => server.out.send_parse_error(),
         }
     }
     ExitCode::SUCCESS
+}
+
+/// Whether a line received is a `tools/call` request (for `--exit-after`).
+fn is_tool_call(line: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(line).is_ok_and(|msg| {
+        msg.get("id").is_some() && msg.get("method").and_then(|m| m.as_str()) == Some("tools/call")
+    })
+}
+
+/// The hidden first argument with which a program that embeds this server (the runtime crates'
+/// examples) runs as the server, so it needs no other executable.
+pub const SERVE_ARG: &str = "__serve-mcp-test-server";
+
+/// For programs that embed the server: when this process was started with [`SERVE_ARG`], serves
+/// on stdin/stdout and exits; otherwise returns the program and arguments that start this
+/// process again as the server.
+pub fn serve_if_asked() -> (String, Vec<String>) {
+    let mut args = std::env::args();
+    let program = args.next().unwrap_or_default();
+    if args.next().as_deref() == Some(SERVE_ARG) {
+        let code = run(args);
+        std::process::exit(if code == ExitCode::SUCCESS { 0 } else { 1 });
+    }
+    let exe = std::env::current_exe().map(|p| p.to_string_lossy().into_owned()).unwrap_or(program);
+    (exe, vec![SERVE_ARG.to_owned()])
 }

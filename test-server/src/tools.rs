@@ -149,6 +149,18 @@ pub fn definitions(server: &Server, era: Era) -> Vec<Value> {
     tools.extend((0..server.cfg.extra_tools).map(|i| {
         tool(&format!("extra_{i}"), "Echoes the message back (pagination filler)", message_schema())
     }));
+    if server.cfg.host_asks {
+        tools.extend(crate::host_asks::definitions());
+    }
+    if server.cfg.input_waits {
+        tools.extend(crate::input_waits::definitions());
+    }
+    if server.cfg.client_roots {
+        tools.extend(crate::client_roots::definitions());
+    }
+    if server.cfg.big_tool {
+        tools.extend(crate::big::definitions());
+    }
     tools
 }
 
@@ -196,6 +208,16 @@ pub fn call(server: &Arc<Server>, req: &Request) -> Option<Reply> {
         }
         "roots" => return ask_client(server, req, "roots", "roots/list", None),
         "ping_client" => return ping_client(server, req),
+        other if server.cfg.host_asks && crate::host_asks::NAMES.contains(&other) => {
+            return crate::host_asks::call(server, req, other, &args)
+        }
+        other if server.cfg.client_roots && crate::client_roots::NAMES.contains(&other) => {
+            return crate::client_roots::call(server, req)
+        }
+        other if server.cfg.input_waits && crate::input_waits::NAMES.contains(&other) => {
+            crate::input_waits::call(req, other, &args)
+        }
+        other if server.cfg.big_tool && crate::big::NAMES.contains(&other) => crate::big::call(&args),
         other if is_extra(server, other) => echo(req, &args),
         other => {
             Err(RpcError::invalid_params(format!("Unknown tool: {other}")).with_data(json!({"name": other})))

@@ -134,8 +134,8 @@ pub mod http_peer_checks {
         for (mode, era) in [(ProtocolMode::Auto, Era::Modern), (ProtocolMode::Legacy, Era::Legacy)] {
             let builder = rt::Client::builder()
                 .server(spec("py-ask", &peer.url("/mcp"), mode))
-                .elicitation_handler(rt::sync_handler(|_: &str, _| {
-                    Ok(json!({"action": "accept", "content": {"name": "Ada"}}))
+                .elicitation_handler(rt::sync_handler(|_: $crate::mcp_host::ElicitationRequest| {
+                    Ok($crate::mcp_core::types::ElicitResult::accept(json!({"name": "Ada"})))
                 }));
             let client = rt::build(builder).expect("build the client");
             let info = aw!(client.connect()).expect("connect").remove(0);

@@ -10,21 +10,37 @@
 //! scenario. The real-peer checks use the same trick ([`define_peer_checks!`]).
 
 mod async_scenarios;
+mod batch_peer_checks;
 mod cache_scenarios;
+mod catalog_peer_checks;
+mod catalog_scenarios;
+mod deprecation_peer_checks;
+mod handler_peer_checks;
+mod header_peer_checks;
+mod host_request_peer_checks;
+mod host_request_scenarios;
 mod http_peer_checks;
 pub mod http_peers;
+mod input_wait_peer_checks;
+mod input_wait_scenarios;
+mod meta_scenarios;
+mod oversize_peer_checks;
+mod oversize_scenarios;
 mod peer_checks;
 mod push_peer_checks;
 mod push_scenarios;
+mod roots_scenarios;
 mod scenarios;
 pub mod scripted_http;
 pub mod sim;
 pub mod support;
 mod task_peer_checks;
 mod task_scenarios;
+mod tool_format_peer_checks;
 
 pub use futures_lite;
 pub use mcp_core;
+pub use mcp_host;
 pub use mcp_test_server as test_server;
 pub use serde_json;
 

@@ -200,7 +200,10 @@ pub mod push_scenarios {
         let client = client_with(&["--protocol", "2025-11-25", "--no-subscribe"], &events);
         let server = client.server("t").expect("server t");
         let e = request_error(aw!(server.subscribe_resource("test://text")));
-        assert!(matches!(e, RequestError::Unsupported { .. }), "{e:?}");
+        assert_eq!(
+            e,
+            RequestError::CapabilityMissing { capability: "resources.subscribe", method: "resources/subscribe" }
+        );
         aw!(client.close());
     }
 }

@@ -4,10 +4,11 @@
 //!
 //! ```text
 //! mod rt {
-//!     pub use mcp_tokio::{static_roots, Client, ClientBuilder};
+//!     pub use mcp_tokio::{Client, ClientBuilder};
 //!     pub async fn connect(target: &str) -> Result<Client, ClientError>;   // or a plain fn
 //!     pub fn build(builder: ClientBuilder) -> Result<Client, ClientError>;
-//!     pub fn sync_handler(f: impl Fn(&str, ServerRequest) -> Result<Value, String> ...) -> Handler;
+//!     // A typed handler `Fn(FromServer<Req>) -> Result<T, HandlerError>` in the family's shape:
+//!     pub use mcp_tests::support::ready_handler as sync_handler;          // plain_handler (blocking)
 //!     pub async fn sleep(d: Duration);                                       // or a plain fn
 //! }
 //! mcp_tests::define_scenarios!(async, aw_async);   // or: define_scenarios!(, aw_sync);
@@ -32,7 +33,11 @@ pub mod scenarios {
     use std::collections::BTreeSet;
     use std::time::{Duration, Instant};
     use $crate::mcp_core::routing::RouteError;
-    use $crate::mcp_core::types::{CompletionReference, LoggingLevel, Role};
+    use $crate::mcp_core::types::{
+        CompletionReference, CreateMessageRequest, CreateMessageResult, ElicitMode, ElicitResult, LoggingLevel, Role,
+        Root,
+    };
+    use $crate::mcp_host::{ElicitationRequest, SamplingRequest};
     use $crate::mcp_core::{
         ClientError, CommandError, Era, Event, Limits, ListKind, Notification, ProtocolMode, RequestError,
         RequestOptions, RpcError, ServerRequestKind, Warning, LEGACY_VERSIONS, MODERN_VERSION,
@@ -506,9 +511,9 @@ pub mod scenarios {
     pub $($kw)? fn legacy_elicitation() {
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let record = seen.clone();
-        let h = rt::sync_handler(move |server: &str, req| {
-            record.lock().unwrap().push((server.to_owned(), req));
-            Ok(json!({"action": "accept", "content": {"name": "Ada"}}))
+        let h = rt::sync_handler(move |req: ElicitationRequest| {
+            record.lock().unwrap().push((req.server.to_string(), req.request));
+            Ok(ElicitResult::accept(json!({"name": "Ada"})))
         });
         let client = rt::build(builder(&["--protocol", "2025-11-25"]).elicitation_handler(h)).expect("build");
         let r = aw!(client.call_tool("elicit", json!({}))).expect("elicit");
@@ -516,14 +521,15 @@ pub mod scenarios {
         let seen = seen.lock().unwrap().clone();
         assert_eq!(seen.len(), 1);
         assert_eq!(seen[0].0, "t");
-        assert_eq!(seen[0].1.kind, ServerRequestKind::Elicitation);
-        assert_eq!(seen[0].1.params["message"], "What is your name?");
+        assert_eq!(seen[0].1.mode, ElicitMode::Form);
+        assert_eq!(seen[0].1.message, "What is your name?");
+        assert_eq!(seen[0].1.requested_schema.as_ref().map(|s| s["type"].clone()), Some(json!("object")));
         aw!(client.close());
     }
 
     pub $($kw)? fn legacy_handler_failure() {
         let events = Events::new();
-        let h = rt::sync_handler(|_: &str, _| Err("the user walked away".to_owned()));
+        let h = rt::sync_handler(|_: ElicitationRequest| Err::<ElicitResult, _>("the user walked away".into()));
         let b = builder(&["--protocol", "2025-11-25"]).elicitation_handler(h).on_event(events.hook());
         let client = rt::build(b).expect("build");
         let r = aw!(client.call_tool("elicit", json!({}))).expect("elicit");
@@ -540,17 +546,16 @@ pub mod scenarios {
     }
 
     pub $($kw)? fn legacy_roots_and_sampling() {
-        let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Value>::new()));
+        let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::<CreateMessageRequest>::new()));
         let record = asked.clone();
         let answer = json!({"role": "assistant", "content": {"type": "text", "text": "hi there"},
                             "model": "test-model", "stopReason": "endTurn"});
-        let reply = answer.clone();
-        let sampling = rt::sync_handler(move |_: &str, req| {
-            record.lock().unwrap().push(json!({"kind": format!("{:?}", req.kind), "params": req.params}));
-            Ok(reply.clone())
+        let sampling = rt::sync_handler(move |req: SamplingRequest| {
+            record.lock().unwrap().push(req.request);
+            Ok(CreateMessageResult::text("hi there", "test-model"))
         });
-        let roots = rt::static_roots([("file:///tmp/project", Some("project")), ("file:///tmp/other", None)]);
-        let b = builder(&["--protocol", "2025-11-25"]).roots_handler(roots).sampling_handler(sampling);
+        let roots = [Root::named("file:///tmp/project", "project"), Root::new("file:///tmp/other")];
+        let b = builder(&["--protocol", "2025-11-25"]).roots(roots).sampling_handler(sampling);
         let client = rt::build(b).expect("build");
         let r = aw!(client.call_tool("roots", json!({}))).expect("roots");
         let project = json!({"uri": "file:///tmp/project", "name": "project"});
@@ -560,9 +565,9 @@ pub mod scenarios {
         assert_eq!(json_after(&r.text(), "sampling: "), answer);
         let asked = asked.lock().unwrap().clone();
         assert_eq!(asked.len(), 1);
-        assert_eq!(asked[0]["kind"], format!("{:?}", ServerRequestKind::Sampling));
-        assert_eq!(asked[0]["params"]["messages"][0]["content"]["text"], "Say hi");
-        assert_eq!(asked[0]["params"]["maxTokens"], 10);
+        assert_eq!(asked[0].messages[0].content[0].as_text(), Some("Say hi"));
+        assert_eq!(asked[0].max_tokens, 10);
+        assert_eq!(asked[0].raw()["maxTokens"], 10);
         aw!(client.close());
     }
 

@@ -247,3 +247,90 @@ pub fn wav_bytes() -> Vec<u8> {
     }
     out
 }
+
+/// Reads a streaming tool call (async) to its end: its progress, then its one outcome; the
+/// stream must end right after it.
+pub async fn collect_stream<S>(
+    mut stream: S,
+) -> (Vec<mcp_core::Progress>, Result<mcp_core::types::CallToolResult, mcp_core::ClientError>)
+where
+    S: futures_lite::Stream<Item = mcp_host::ToolCallUpdate> + Unpin,
+{
+    use futures_lite::StreamExt;
+    let mut progress = Vec::new();
+    while let Some(update) = stream.next().await {
+        match update {
+            mcp_host::ToolCallUpdate::Progress(p) => progress.push(p),
+            mcp_host::ToolCallUpdate::Done(outcome) => {
+                assert!(stream.next().await.is_none(), "the stream goes on after its result");
+                return (progress, outcome);
+            }
+        }
+    }
+    panic!("the stream ended without a result");
+}
+
+/// [`collect_stream`] for the blocking family's iterator.
+pub fn collect_iter<I>(
+    mut updates: I,
+) -> (Vec<mcp_core::Progress>, Result<mcp_core::types::CallToolResult, mcp_core::ClientError>)
+where
+    I: Iterator<Item = mcp_host::ToolCallUpdate>,
+{
+    let mut progress = Vec::new();
+    for update in updates.by_ref() {
+        match update {
+            mcp_host::ToolCallUpdate::Progress(p) => progress.push(p),
+            mcp_host::ToolCallUpdate::Done(outcome) => {
+                assert!(updates.next().is_none(), "the iterator goes on after its result");
+                return (progress, outcome);
+            }
+        }
+    }
+    panic!("the iterator ended without a result");
+}
+
+/// What typed handlers were asked: the raw params of each request, in order.
+pub type Asked = Arc<Mutex<Vec<Value>>>;
+
+/// A typed handler (`Fn(FromServer<Req>) -> Result<answer, HandlerError>`, wrapped per family
+/// by `rt::sync_handler`) that records the raw params it was asked and answers `answer`, a
+/// result JSON decoded into the handler's answer type (one that does not decode fails the
+/// handler with the decode error).
+pub fn recording<Req: mcp_host::TypedRequest>(
+    asked: &Asked,
+    answer: Value,
+) -> impl Fn(mcp_host::FromServer<Req>) -> Result<Req::Answer, mcp_core::HandlerError> + Send + Sync + 'static
+{
+    let asked = asked.clone();
+    move |req| {
+        asked.lock().unwrap().push(mcp_host::TypedRequest::raw(&req.request).clone());
+        <Req::Answer as mcp_host::HandlerAnswer>::from_result(answer.clone())
+            .map_err(|e| mcp_core::HandlerError::new(e.to_string()))
+    }
+}
+
+/// A synchronous typed handler as an async family takes it (its answer ready at once): the
+/// async runtimes' `rt::sync_handler`.
+pub fn ready_handler<Req, T, F>(
+    f: F,
+) -> impl Fn(mcp_host::FromServer<Req>) -> std::future::Ready<Result<T, mcp_core::HandlerError>>
+       + Send
+       + Sync
+       + 'static
+where
+    Req: 'static,
+    T: 'static,
+    F: Fn(mcp_host::FromServer<Req>) -> Result<T, mcp_core::HandlerError> + Send + Sync + 'static,
+{
+    move |req| std::future::ready(f(req))
+}
+
+/// A synchronous typed handler as the blocking family takes it (unchanged): the blocking
+/// runtime's `rt::sync_handler`.
+pub fn plain_handler<Req, T, F>(f: F) -> F
+where
+    F: Fn(mcp_host::FromServer<Req>) -> Result<T, mcp_core::HandlerError> + Send + Sync + 'static,
+{
+    f
+}

@@ -27,7 +27,9 @@ pub mod task_peer_checks {
 
     fn new_client(spec: ServerSpec) -> rt::Client {
         let spec = spec.request_timeout(Duration::from_secs(30));
-        let name = rt::sync_handler(|_: &str, _| Ok(json!({"action": "accept", "content": {"name": "Ada"}})));
+        let name = rt::sync_handler(|_: $crate::mcp_host::ElicitationRequest| {
+            Ok($crate::mcp_core::types::ElicitResult::accept(json!({"name": "Ada"})))
+        });
         rt::build(rt::Client::builder().server(spec).elicitation_handler(name)).expect("build the client")
     }
 

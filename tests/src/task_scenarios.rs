@@ -24,7 +24,9 @@ pub mod task_scenarios {
     }
 
     fn client(args: &[&str]) -> rt::Client {
-        let answer_name = rt::sync_handler(|_: &str, _| Ok(json!({"action": "accept", "content": {"name": "Ada"}})));
+        let answer_name = rt::sync_handler(|_: $crate::mcp_host::ElicitationRequest| {
+            Ok($crate::mcp_core::types::ElicitResult::accept(json!({"name": "Ada"})))
+        });
         let spec = support::spec(support::test_server(), "t", args);
         rt::build(rt::Client::builder().server(spec).elicitation_handler(answer_name)).expect("build the client")
     }

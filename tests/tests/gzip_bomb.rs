@@ -49,13 +49,14 @@ fn a_gzip_bomb_is_refused_within_the_cap() {
         let client =
             mcp_tokio::Client::builder().server(spec).build(mcp_tokio::TokioRuntime::current()).unwrap();
         let json_body = client.call_tool("inflate", json!({})).await.map(|_| ());
-        let event_stream = client.servers()[0].list_prompts().await.map(|_| ());
+        // (`tools/list`: the server declares `tools` only, and undeclared requests are not sent.)
+        let event_stream = client.servers()[0].list_tools().await.map(|_| ());
         client.close().await;
         [json_body, event_stream]
     });
     for (what, outcome) in ["JSON", "event stream"].iter().zip(outcome) {
         match outcome {
-            Err(ClientError::Request(RequestError::ResponseTooLarge { detail })) => {
+            Err(ClientError::Request(RequestError::ResponseTooLarge { detail, .. })) => {
                 println!("{what}: {detail}");
                 assert!(detail.contains("bytes"), "{detail}")
             }

@@ -15,7 +15,8 @@
 //! `mcp_tests::define_http_peer_checks!`) and run on mcp-tokio for every peer, on mcp-smol over
 //! HTTP, and on mcp-blocking over HTTP and for server-everything and py-mcp-peer over stdio.
 //! The push checks (`mcp_tests::define_push_peer_checks!`: listen streams, resource
-//! subscriptions) run on all three.
+//! subscriptions) run on all three, as do the catalog checks
+//! (`mcp_tests::define_catalog_peer_checks!`: client-wide lists, routing, capability gating).
 
 macro_rules! all_http_checks {
     ($run:path) => {
@@ -29,7 +30,8 @@ macro_rules! all_http_checks {
 /// On mcp-tokio, every peer.
 mod on_tokio {
     mod rt {
-        pub use mcp_tokio::Client;
+        pub use mcp_tests::support::collect_stream;
+        pub use mcp_tokio::{Client, ToolCall};
 
         pub fn build(builder: mcp_tokio::ClientBuilder) -> Result<Client, mcp_tokio::ClientError> {
             builder.build(mcp_tokio::TokioRuntime::current())
@@ -39,18 +41,7 @@ mod on_tokio {
             tokio::time::sleep(d).await;
         }
 
-        pub fn sync_handler<F>(f: F) -> mcp_tokio::Handler
-        where
-            F: Fn(&str, mcp_tokio::ServerRequest) -> Result<serde_json::Value, String>
-                + Send
-                + Sync
-                + 'static,
-        {
-            mcp_tokio::handler(move |server, request| {
-                let answer = f(server, request);
-                async move { answer }
-            })
-        }
+        pub use mcp_tests::support::ready_handler as sync_handler;
     }
 
     fn run<F: std::future::Future<Output = ()>>(check: impl FnOnce() -> F) {
@@ -71,12 +62,31 @@ mod on_tokio {
     mcp_tests::all_push_peer_checks!(run);
     mcp_tests::define_task_peer_checks!(async, aw_async);
     mcp_tests::all_task_peer_checks!(run);
+    mcp_tests::define_input_wait_peer_checks!(async, aw_async);
+    mcp_tests::all_input_wait_peer_checks!(run);
+    mcp_tests::define_host_request_peer_checks!(async, aw_async);
+    mcp_tests::all_host_request_peer_checks!(run);
+    mcp_tests::define_handler_peer_checks!(async, aw_async);
+    mcp_tests::all_handler_peer_checks!(run);
+    mcp_tests::define_header_peer_checks!(async, aw_async);
+    mcp_tests::all_header_peer_checks!(run);
+    mcp_tests::define_tool_format_peer_checks!(async, aw_async);
+    mcp_tests::all_tool_format_peer_checks!(run);
+    mcp_tests::define_batch_peer_checks!(async, aw_async);
+    mcp_tests::all_batch_peer_checks!(run);
+    mcp_tests::define_catalog_peer_checks!(async, aw_async);
+    mcp_tests::all_catalog_peer_checks!(run);
+    mcp_tests::define_deprecation_peer_checks!(async, aw_async);
+    mcp_tests::all_deprecation_peer_checks!(run);
+    mcp_tests::define_oversize_peer_checks!(async, aw_async);
+    mcp_tests::all_oversize_peer_checks!(run);
 }
 
 /// On mcp-smol, the HTTP checks (stdio is covered by the scenarios).
 mod on_smol {
     mod rt {
-        pub use mcp_smol::Client;
+        pub use mcp_smol::{Client, ToolCall};
+        pub use mcp_tests::support::collect_stream;
 
         pub fn build(builder: mcp_smol::ClientBuilder) -> Result<Client, mcp_smol::ClientError> {
             builder.build(mcp_smol::SmolRuntime::new())
@@ -86,15 +96,7 @@ mod on_smol {
             smol::Timer::after(d).await;
         }
 
-        pub fn sync_handler<F>(f: F) -> mcp_smol::Handler
-        where
-            F: Fn(&str, mcp_smol::ServerRequest) -> Result<serde_json::Value, String> + Send + Sync + 'static,
-        {
-            mcp_smol::handler(move |server, request| {
-                let answer = f(server, request);
-                async move { answer }
-            })
-        }
+        pub use mcp_tests::support::ready_handler as sync_handler;
     }
 
     fn run<F: std::future::Future<Output = ()>>(check: impl FnOnce() -> F) {
@@ -108,12 +110,30 @@ mod on_smol {
     mcp_tests::all_push_peer_checks!(run);
     mcp_tests::define_task_peer_checks!(async, aw_async);
     mcp_tests::all_task_peer_checks!(run);
+    mcp_tests::define_input_wait_peer_checks!(async, aw_async);
+    mcp_tests::all_input_wait_peer_checks!(run);
+    mcp_tests::define_host_request_peer_checks!(async, aw_async);
+    mcp_tests::all_host_request_peer_checks!(run);
+    mcp_tests::define_handler_peer_checks!(async, aw_async);
+    mcp_tests::all_handler_peer_checks!(run);
+    mcp_tests::define_header_peer_checks!(async, aw_async);
+    mcp_tests::all_header_peer_checks!(run);
+    mcp_tests::define_tool_format_peer_checks!(async, aw_async);
+    mcp_tests::all_tool_format_peer_checks!(run);
+    mcp_tests::define_batch_peer_checks!(async, aw_async);
+    mcp_tests::all_batch_peer_checks!(run);
+    mcp_tests::define_catalog_peer_checks!(async, aw_async);
+    mcp_tests::all_catalog_peer_checks!(run);
+    mcp_tests::define_oversize_peer_checks!(async, aw_async);
+    mcp_tests::all_oversize_peer_checks!(run);
 }
 
 /// On mcp-blocking, one legacy and one modern peer.
 mod on_blocking {
     mod rt {
-        pub use mcp_blocking::{handler as sync_handler, Client, ClientBuilder, ClientError};
+        pub use mcp_blocking::{Client, ClientBuilder, ClientError, ToolCall};
+        pub use mcp_tests::support::collect_iter as collect_stream;
+        pub use mcp_tests::support::plain_handler as sync_handler;
 
         pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
             builder.build()
@@ -136,6 +156,24 @@ mod on_blocking {
     mcp_tests::all_push_peer_checks!(run);
     mcp_tests::define_task_peer_checks!(, aw_sync);
     mcp_tests::all_task_peer_checks!(run);
+    mcp_tests::define_input_wait_peer_checks!(, aw_sync);
+    mcp_tests::all_input_wait_peer_checks!(run);
+    mcp_tests::define_host_request_peer_checks!(, aw_sync);
+    mcp_tests::all_host_request_peer_checks!(run);
+    mcp_tests::define_handler_peer_checks!(, aw_sync);
+    mcp_tests::all_handler_peer_checks!(run);
+    mcp_tests::define_header_peer_checks!(, aw_sync);
+    mcp_tests::all_header_peer_checks!(run);
+    mcp_tests::define_tool_format_peer_checks!(, aw_sync);
+    mcp_tests::all_tool_format_peer_checks!(run);
+    mcp_tests::define_batch_peer_checks!(, aw_sync);
+    mcp_tests::all_batch_peer_checks!(run);
+    mcp_tests::define_catalog_peer_checks!(, aw_sync);
+    mcp_tests::all_catalog_peer_checks!(run);
+    mcp_tests::define_deprecation_peer_checks!(, aw_sync);
+    mcp_tests::all_deprecation_peer_checks!(run);
+    mcp_tests::define_oversize_peer_checks!(, aw_sync);
+    mcp_tests::all_oversize_peer_checks!(run);
 }
 
 /// The locating rule itself: `$MCP_PEERS` wins, and a missing peer panics with the fix.

@@ -9,8 +9,9 @@ macro_rules! common_set {
     ($krate:ident) => {{
         #[allow(unused_imports)]
         use $krate::{
-            connect, core, handler, static_roots, Client, ClientBuilder, ClientError, Event, EventHook,
-            Handler, Handlers, HttpClientConfig, ProgressFn, ProtocolMode, ProxySetting, RequestOptions,
+            connect, core, typed_handler, Client, ClientBuilder, ClientError, ElicitationRequest, Event,
+            EventHook, FromServer, Handler, HandlerError, HandlerOutput, Handlers, HttpClientConfig,
+            ProgressFn, ProtocolMode, ProxySetting, RequestOptions, Root, RootsListRequest, SamplingRequest,
             Server, ServerInfo, ServerRequest, ServerSpec, ValidationMode,
         };
         let _: fn() -> ClientBuilder = Client::builder;
@@ -28,6 +29,11 @@ macro_rules! common_set {
             TypeId::of::<ServerSpec>(),
             TypeId::of::<ValidationMode>(),
             TypeId::of::<core::Connection>(),
+            TypeId::of::<HandlerError>(),
+            TypeId::of::<Root>(),
+            TypeId::of::<SamplingRequest>(),
+            TypeId::of::<ElicitationRequest>(),
+            TypeId::of::<RootsListRequest>(),
         ]
     }};
 }

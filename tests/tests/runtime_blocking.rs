@@ -5,9 +5,8 @@
 mod rt {
     use std::time::Duration;
 
-    pub use mcp_blocking::{
-        connect, handler as sync_handler, static_roots, Client, ClientBuilder, ClientError, ListenOptions,
-    };
+    pub use mcp_blocking::{connect, Client, ClientBuilder, ClientError, ListenOptions};
+    pub use mcp_tests::support::plain_handler as sync_handler;
 
     pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
         builder.build()
@@ -26,10 +25,22 @@ mcp_tests::define_scenarios!(, aw_sync);
 mcp_tests::all_scenario_tests!(run);
 mcp_tests::define_push_scenarios!(, aw_sync);
 mcp_tests::all_push_scenario_tests!(run);
+mcp_tests::define_meta_scenarios!(, aw_sync);
+mcp_tests::all_meta_scenario_tests!(run);
 mcp_tests::define_task_scenarios!(, aw_sync);
 mcp_tests::all_task_scenario_tests!(run);
+mcp_tests::define_host_request_scenarios!(, aw_sync);
+mcp_tests::all_host_request_scenario_tests!(run);
+mcp_tests::define_roots_scenarios!(, aw_sync);
+mcp_tests::all_roots_scenario_tests!(run);
+mcp_tests::define_input_wait_scenarios!(, aw_sync);
+mcp_tests::all_input_wait_scenario_tests!(run);
 mcp_tests::define_cache_scenarios!(, aw_sync);
 mcp_tests::all_cache_scenario_tests!(run);
+mcp_tests::define_catalog_scenarios!(, aw_sync);
+mcp_tests::all_catalog_scenario_tests!(run);
+mcp_tests::define_oversize_scenarios!(, aw_sync);
+mcp_tests::all_oversize_scenario_tests!(run);
 
 mod blocking_only {
     use std::time::{Duration, Instant};

@@ -4,26 +4,13 @@
 //! async-std is discontinued; it is a dev-dependency only to prove that mcp-smol works under
 //! its executor (and with its spawner).
 
-/// A synchronous closure as an (async) mcp-smol handler.
-pub fn sync_handler<F>(f: F) -> mcp_smol::Handler
-where
-    F: Fn(&str, mcp_smol::core::ServerRequest) -> Result<serde_json::Value, String> + Send + Sync + 'static,
-{
-    mcp_smol::handler(move |server, request| {
-        let answer = f(server, request);
-        async move { answer }
-    })
-}
-
 /// Under `smol::block_on`; background tasks on smol's global executor.
 pub mod on_smol {
     pub mod rt {
         use std::time::Duration;
 
-        pub use super::super::sync_handler;
-        pub use mcp_smol::{
-            connect, static_roots, Client, ClientBuilder, ClientError, ListenOptions, SmolRuntime,
-        };
+        pub use mcp_smol::{connect, Client, ClientBuilder, ClientError, ListenOptions, SmolRuntime};
+        pub use mcp_tests::support::ready_handler as sync_handler;
 
         pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
             builder.build(SmolRuntime::with_spawner(|f| smol::spawn(f).detach()))
@@ -44,8 +31,20 @@ pub mod on_smol {
     mcp_tests::all_async_scenario_tests!(run);
     mcp_tests::define_push_scenarios!(async, aw_async);
     mcp_tests::all_push_scenario_tests!(run);
+    mcp_tests::define_meta_scenarios!(async, aw_async);
+    mcp_tests::all_meta_scenario_tests!(run);
     mcp_tests::define_task_scenarios!(async, aw_async);
     mcp_tests::all_task_scenario_tests!(run);
+    mcp_tests::define_host_request_scenarios!(async, aw_async);
+    mcp_tests::all_host_request_scenario_tests!(run);
+    mcp_tests::define_roots_scenarios!(async, aw_async);
+    mcp_tests::all_roots_scenario_tests!(run);
+    mcp_tests::define_input_wait_scenarios!(async, aw_async);
+    mcp_tests::all_input_wait_scenario_tests!(run);
+    mcp_tests::define_catalog_scenarios!(async, aw_async);
+    mcp_tests::all_catalog_scenario_tests!(run);
+    mcp_tests::define_oversize_scenarios!(async, aw_async);
+    mcp_tests::all_oversize_scenario_tests!(run);
 }
 
 /// Under `async_std::task::block_on`; background tasks spawned on async-std's executor.
@@ -53,10 +52,8 @@ pub mod on_async_std {
     pub mod rt {
         use std::time::Duration;
 
-        pub use super::super::sync_handler;
-        pub use mcp_smol::{
-            connect, static_roots, Client, ClientBuilder, ClientError, ListenOptions, SmolRuntime,
-        };
+        pub use mcp_smol::{connect, Client, ClientBuilder, ClientError, ListenOptions, SmolRuntime};
+        pub use mcp_tests::support::ready_handler as sync_handler;
 
         pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
             builder.build(SmolRuntime::with_spawner(|f| {
@@ -79,6 +76,18 @@ pub mod on_async_std {
     mcp_tests::all_async_scenario_tests!(run);
     mcp_tests::define_push_scenarios!(async, aw_async);
     mcp_tests::all_push_scenario_tests!(run);
+    mcp_tests::define_meta_scenarios!(async, aw_async);
+    mcp_tests::all_meta_scenario_tests!(run);
     mcp_tests::define_task_scenarios!(async, aw_async);
     mcp_tests::all_task_scenario_tests!(run);
+    mcp_tests::define_host_request_scenarios!(async, aw_async);
+    mcp_tests::all_host_request_scenario_tests!(run);
+    mcp_tests::define_roots_scenarios!(async, aw_async);
+    mcp_tests::all_roots_scenario_tests!(run);
+    mcp_tests::define_input_wait_scenarios!(async, aw_async);
+    mcp_tests::all_input_wait_scenario_tests!(run);
+    mcp_tests::define_catalog_scenarios!(async, aw_async);
+    mcp_tests::all_catalog_scenario_tests!(run);
+    mcp_tests::define_oversize_scenarios!(async, aw_async);
+    mcp_tests::all_oversize_scenario_tests!(run);
 }

@@ -4,20 +4,8 @@
 mod rt {
     use std::time::Duration;
 
-    use mcp_tokio::core::ServerRequest;
-    pub use mcp_tokio::{connect, static_roots, Client, ClientBuilder, ClientError, Handler, ListenOptions};
-    use serde_json::Value;
-
-    /// A synchronous closure as an (async) handler.
-    pub fn sync_handler<F>(f: F) -> Handler
-    where
-        F: Fn(&str, ServerRequest) -> Result<Value, String> + Send + Sync + 'static,
-    {
-        mcp_tokio::handler(move |server, request| {
-            let answer = f(server, request);
-            async move { answer }
-        })
-    }
+    pub use mcp_tests::support::ready_handler as sync_handler;
+    pub use mcp_tokio::{connect, Client, ClientBuilder, ClientError, ListenOptions};
 
     pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
         builder.build(mcp_tokio::TokioRuntime::current())
@@ -43,7 +31,19 @@ mcp_tests::all_scenario_tests!(run);
 mcp_tests::all_async_scenario_tests!(run);
 mcp_tests::define_push_scenarios!(async, aw_async);
 mcp_tests::all_push_scenario_tests!(run);
+mcp_tests::define_meta_scenarios!(async, aw_async);
+mcp_tests::all_meta_scenario_tests!(run);
 mcp_tests::define_task_scenarios!(async, aw_async);
 mcp_tests::all_task_scenario_tests!(run);
+mcp_tests::define_host_request_scenarios!(async, aw_async);
+mcp_tests::all_host_request_scenario_tests!(run);
+mcp_tests::define_roots_scenarios!(async, aw_async);
+mcp_tests::all_roots_scenario_tests!(run);
+mcp_tests::define_input_wait_scenarios!(async, aw_async);
+mcp_tests::all_input_wait_scenario_tests!(run);
 mcp_tests::define_cache_scenarios!(async, aw_async);
 mcp_tests::all_cache_scenario_tests!(run);
+mcp_tests::define_catalog_scenarios!(async, aw_async);
+mcp_tests::all_catalog_scenario_tests!(run);
+mcp_tests::define_oversize_scenarios!(async, aw_async);
+mcp_tests::all_oversize_scenario_tests!(run);

@@ -4,8 +4,8 @@
 //! hashes compared), the regression seeds, and a replay of one seed from `MCP_SIM_SEED` over
 //! `MCP_SIM_TRANSPORT` (`stdio`, the default, or `http`; add `MCP_SIM_TRACE=1` for the whole
 //! trace). Seeds are numbered separately per transport. Longer sweeps (both, `MCP_SIM_SEEDS`
-//! each): `MCP_SIM_SEEDS=100000 cargo test --release -p mcp-tests --test simulation sweep --
-//! --nocapture`.
+//! each, from `MCP_SIM_FIRST_SEED`, on `MCP_SIM_JOBS` threads): `MCP_SIM_SEEDS=100000
+//! MCP_SIM_JOBS=2 cargo test --release -p mcp-tests --test simulation sweep -- --nocapture`.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -26,15 +26,51 @@ fn base() -> std::time::Instant {
     std::time::Instant::now()
 }
 
-/// Runs seeds `0..count` over `transport` and prints the figures.
+fn env_u64(name: &str) -> Option<u64> {
+    std::env::var(name).ok().and_then(|s| s.parse().ok())
+}
+
+/// Runs seeds `first..first + count` on `jobs` threads (seeds are independent worlds; a failing
+/// one panics with its replay command), the reports in seed order.
+fn run_seeds(
+    transport: Transport,
+    first: u64,
+    count: u64,
+    jobs: u64,
+    base: std::time::Instant,
+) -> Vec<RunReport> {
+    let end = first + count;
+    if jobs <= 1 {
+        return (first..end).map(|seed| World::with_transport(seed, transport, base).run()).collect();
+    }
+    let next = std::sync::atomic::AtomicU64::new(first);
+    let done = std::sync::Mutex::new(Vec::with_capacity(count as usize));
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| loop {
+                let seed = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if seed >= end {
+                    break;
+                }
+                let report = World::with_transport(seed, transport, base).run();
+                done.lock().unwrap_or_else(|e| e.into_inner()).push((seed, report));
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    done.sort_by_key(|(seed, _)| *seed);
+    done.into_iter().map(|(_, report)| report).collect()
+}
+
+/// Runs the sweep's seeds over `transport` and prints the figures.
 fn sweep(transport: Transport, default_count: u64) -> (u64, Vec<RunReport>) {
-    let count: u64 =
-        std::env::var("MCP_SIM_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(default_count);
+    let count = env_u64("MCP_SIM_SEEDS").unwrap_or(default_count);
+    let first = env_u64("MCP_SIM_FIRST_SEED").unwrap_or(0);
+    let jobs = env_u64("MCP_SIM_JOBS").unwrap_or(1);
     let base = base();
     #[allow(clippy::disallowed_methods)] // wall time of the sweep, for the report only
     let started = std::time::Instant::now();
-    let reports: Vec<RunReport> =
-        (0..count).map(|seed| World::with_transport(seed, transport, base).run()).collect();
+    let reports = run_seeds(transport, first, count, jobs, base);
     let simulated: Duration = reports.iter().map(|r| r.simulated).sum();
     let requests: usize = reports.iter().map(|r| r.requests).sum();
     let steps: u64 = reports.iter().map(|r| r.steps).sum();
@@ -70,7 +106,7 @@ fn sweep(transport: Transport, default_count: u64) -> (u64, Vec<RunReport>) {
     let notes: u64 = reports.iter().map(|r| r.listen_notes).sum();
     let dropped: u64 = reports.iter().map(|r| r.queue_dropped).sum();
     println!(
-        "simulation ({transport:?}): {count} seeds in {:.1} s, {:.1} simulated hours, {requests} requests, \
+        "simulation ({transport:?}): {count} seeds from {first} on {jobs} threads in {:.1} s, {:.1} simulated hours, {requests} requests, \
          {steps} steps, {extra}, {listens} listens opened, {notes} listen notifications queued \
          ({dropped} dropped by the host queue), tasks: {} created ({} old ids handed out again), \
          {} tasks/get, {} tasks/update, {} tasks/result, {} tasks/cancel, {} inputs asked, {} input \
@@ -93,7 +129,7 @@ fn sweep(transport: Transport, default_count: u64) -> (u64, Vec<RunReport>) {
 
 #[test]
 fn seed_sweep() {
-    let (count, reports) = sweep(Transport::Stdio, 300);
+    let (count, reports) = sweep(Transport::Stdio, 600);
     let spawns: u64 = reports.iter().map(|r| r.spawns).sum();
     let crashes: u64 = reports.iter().map(|r| r.crashes).sum();
     // The sweep exercises the faults it claims to (crashes force restarts).

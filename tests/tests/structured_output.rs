@@ -165,9 +165,9 @@ fn server_everything_elicitation_answers_are_checked_against_its_form() {
             let answer = content.clone();
             let builder = mcp_tokio::Client::builder()
                 .server(peer("server-everything", &[], ValidationMode::Strict))
-                .on_elicitation(move |_, _| {
+                .elicitation_handler(move |_: mcp_tokio::ElicitationRequest| {
                     let answer = answer.clone();
-                    async move { Ok(json!({"action": "accept", "content": answer})) }
+                    async move { Ok(mcp_tokio::core::types::ElicitResult::accept(answer)) }
                 })
                 .on_event(events.hook());
             let client = builder.build(mcp_tokio::TokioRuntime::current()).expect("build the client");

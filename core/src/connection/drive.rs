@@ -32,7 +32,7 @@ pub enum Input {
     /// The process exited.
     Exited(Epoch, ExitInfo),
     /// A host handler's answer to a server-to-client request.
-    ServerAnswer(ServerRequestHandle, Result<Value, String>),
+    ServerAnswer(ServerRequestHandle, Result<Value, crate::types::HandlerError>),
     /// The status and headers of an HTTP exchange's response.
     HttpHead(ExchangeId, HttpHead),
     /// A chunk of an HTTP response body, raw (not decompressed).
@@ -69,7 +69,7 @@ impl Connection {
                 // A handler's elicitation answer that breaks the form is not sent: the server
                 // gets an error and the host a HandlerFailed warning naming the problem.
                 if let Err(AnswerError::InvalidAnswer(e)) = self.respond_to_server(now, handle, outcome) {
-                    let _ = self.respond_to_server(now, handle, Err(e.to_string()));
+                    let _ = self.respond_to_server(now, handle, Err(e.to_string().into()));
                 }
             }
             Input::HttpHead(exchange, head) => self.handle_http_head(now, exchange, head),

@@ -6,17 +6,21 @@ use serde_json::{json, Value};
 
 use super::{Connection, Outgoing, Proc, Session, WireUse};
 use crate::era::Era;
-use crate::error::{AnswerError, Warning};
+use crate::error::{AnswerError, RequestError, Warning};
 use crate::event::{Event, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
 use crate::handle::{Epoch, ServerRequestHandle};
+use crate::host_requests::{self, Prepared};
 use crate::jsonrpc::{self, Message, RpcErrorObject, WireId};
 use crate::request::ListKind;
-use crate::schema::elicitation::{form_of, FormSchema};
+use crate::schema::elicitation::FormSchema;
 use crate::text::sanitize;
-use crate::types::LoggingLevel;
+use crate::types::{HandlerError, HostRequest, LoggingLevel};
 
 /// The constant error a server gets when a host handler fails (the detail stays local).
 const HANDLER_FAILED: &str = "Client handler failed";
+
+/// The JSON-RPC error code of a URL elicitation required error (2025-11-25).
+const URL_ELICITATION_REQUIRED: i64 = -32042;
 
 /// A server-to-client request waiting for the host.
 #[derive(Debug)]
@@ -56,6 +60,11 @@ impl Connection {
             return;
         };
         self.remember_finished(id);
+        if let Err(e) = &outcome {
+            if e.code == URL_ELICITATION_REQUIRED && self.session_era() == Some(Era::Legacy) {
+                self.url_elicitations.open_from_error(e.data.as_ref());
+            }
+        }
         match usage {
             WireUse::Op(h) => {
                 if let Some(op) = self.ops.get_mut(&h) {
@@ -86,6 +95,10 @@ impl Connection {
                     reason: "a subscription acknowledgment without a subscription id".into(),
                 }),
             }
+            return;
+        }
+        if method == "notifications/elicitation/complete" {
+            self.on_elicitation_complete(&params);
             return;
         }
         if method == "notifications/tasks" || method == "notifications/tasks/status" {
@@ -129,6 +142,7 @@ impl Connection {
                 return None;
             }
             "notifications/message" => {
+                self.note_deprecated(crate::Deprecation::Logging, crate::UsedBy::Server);
                 let level = params
                     .get("level")
                     .and_then(Value::as_str)
@@ -186,6 +200,7 @@ impl Connection {
             self.send(epoch, Outgoing::Response(bytes));
             return;
         }
+        self.note_server_request(method, &params);
         let features = &self.cfg.features;
         let kind = match method {
             "ping" => {
@@ -207,6 +222,9 @@ impl Connection {
                 return;
             }
         };
+        if kind == ServerRequestKind::Roots && self.answer_roots(epoch, &id, &params) {
+            return;
+        }
         if self.server_requests.len() >= self.cfg.limits.max_concurrent_server_requests {
             let reason = format!(
                 "{} server requests are already being handled",
@@ -216,28 +234,108 @@ impl Connection {
             self.send(epoch, Outgoing::Response(jsonrpc::encode_error(&id, -32603, "Client is busy", None)));
             return;
         }
-        let form = if kind == ServerRequestKind::Elicitation {
-            match form_of(&params) {
-                Ok(form) => form,
-                Err(e) => {
-                    self.warn(Warning::ServerRequestRefused { method: method.into(), reason: e.to_string() });
-                    let message = crate::text::sanitize(&e.to_string(), 300);
-                    let bytes = jsonrpc::encode_error(&id, -32602, &message, None);
-                    self.send(epoch, Outgoing::Response(bytes));
+        let (Prepared { kind, form, elicitation_id, .. }, request) =
+            match self.prepare_host_request(kind, params) {
+                Ok(prepared) => prepared,
+                Err(refusal) => {
+                    let message = sanitize(&refusal.to_string(), 300);
+                    self.send(epoch, Outgoing::Response(jsonrpc::encode_error(&id, -32602, &message, None)));
                     return;
                 }
-            }
-        } else {
-            None
-        };
+            };
+        if let Some(elicitation_id) = elicitation_id {
+            self.url_elicitations.open(&elicitation_id);
+        }
         let handle = ServerRequestHandle::new(self.counters.server.next());
         self.server_requests.insert(handle, PendingServerRequest { epoch, id, kind, form });
-        self.emit(Event::ServerRequest { handle, request: ServerRequest { kind, params } });
+        self.emit(Event::ServerRequest { handle, request: ServerRequest { kind, request } });
     }
 
-    /// Answers a server-to-client request: `Ok(result)` is sent as the result; `Err(detail)`
-    /// sends a constant JSON-RPC error and reports the detail locally as
-    /// [`Warning::HandlerFailed`].
+    /// Checks and shapes a server's request to the host (either era; see
+    /// [`crate::host_requests`]), then decodes it ([`HostRequest::decode`]): adjustments are
+    /// reported as warnings, a refusal (an undecodable request too) as
+    /// [`Warning::ServerRequestRefused`] and returned for the caller to send or fail with.
+    pub(super) fn prepare_host_request(
+        &mut self,
+        kind: ServerRequestKind,
+        params: Value,
+    ) -> Result<(Prepared, HostRequest), host_requests::Refusal> {
+        let era = self.session_era().unwrap_or(Era::Modern);
+        let decoded = host_requests::prepare(kind, params, era, &self.cfg.features).and_then(|mut p| {
+            let request = HostRequest::decode(p.kind, std::mem::take(&mut p.params))?;
+            Ok((p, request))
+        });
+        match decoded {
+            Ok(prepared) => {
+                for adjustment in &prepared.0.adjustments {
+                    let method = kind.method();
+                    self.warn(Warning::HostRequestAdjusted { method, adjustment: adjustment.clone() });
+                }
+                Ok(prepared)
+            }
+            Err(refusal) => {
+                let reason = refusal.to_string();
+                self.warn(Warning::ServerRequestRefused { method: kind.method().into(), reason });
+                Err(refusal)
+            }
+        }
+    }
+
+    /// [`Self::prepare_host_request`] for a 2026-07-28 input request of request `op`: a
+    /// refusal fails `op` with [`RequestError::InputRefused`] and gives `None`.
+    pub(super) fn prepare_input(
+        &mut self,
+        op: crate::handle::RequestHandle,
+        kind: ServerRequestKind,
+        params: Value,
+    ) -> Option<(ServerRequest, Option<FormSchema>)> {
+        self.note_server_request(kind.method(), &params);
+        match self.prepare_host_request(kind, params) {
+            Ok((p, request)) => Some((ServerRequest { kind: p.kind, request }, p.form)),
+            Err(reason) => {
+                self.finish(op, Err(RequestError::InputRefused { method: kind.method().into(), reason }));
+                None
+            }
+        }
+    }
+
+    /// `notifications/elicitation/complete`: passed on for an open URL elicitation of this
+    /// connection, ignored otherwise (unknown, already completed, or malformed).
+    fn on_elicitation_complete(&mut self, params: &Value) {
+        let Some(id) = params.get("elicitationId").and_then(Value::as_str) else {
+            self.warn(Warning::InvalidMessage {
+                reason: "elicitation/complete without an elicitationId".into(),
+            });
+            return;
+        };
+        if self.url_elicitations.complete(id) {
+            self.emit(Event::ElicitationComplete { elicitation_id: id.to_owned() });
+        }
+    }
+
+    /// Shapes a handler's elicitation answer (see [`host_requests::shape_answer`]), reporting
+    /// what changed.
+    fn shape_host_answer(
+        &mut self,
+        handle: ServerRequestHandle,
+        outcome: Result<Value, HandlerError>,
+    ) -> Result<Value, HandlerError> {
+        let kind = match (self.server_requests.get(&handle), self.inputs.get(&handle)) {
+            (Some(p), _) => p.kind,
+            (None, Some(p)) => p.kind,
+            (None, None) => return outcome,
+        };
+        let (answer, adjustment) = host_requests::shape_answer(kind, outcome?);
+        if let Some(adjustment) = adjustment {
+            self.warn(Warning::HostRequestAdjusted { method: kind.method(), adjustment });
+        }
+        Ok(answer)
+    }
+
+    /// Answers a server-to-client request: `Ok(result)` is sent as the result. An error is
+    /// reported locally as [`Warning::HandlerFailed`]; the server gets a constant JSON-RPC
+    /// error (`-32603`, the detail stays local) unless the [`HandlerError`] names a code, which
+    /// is then sent with its message.
     ///
     /// Nothing is sent when the request is gone ([`AnswerError::Gone`]: withdrawn by the server,
     /// or its process exited), or when an elicitation answer does not match the requested form
@@ -246,9 +344,10 @@ impl Connection {
         &mut self,
         now: Instant,
         handle: ServerRequestHandle,
-        outcome: Result<Value, String>,
+        outcome: Result<Value, HandlerError>,
     ) -> Result<(), AnswerError> {
         let now = self.tick(now);
+        let outcome = self.shape_host_answer(handle, outcome);
         if self.inputs.contains_key(&handle) {
             return self.answer_input(now, handle, outcome);
         }
@@ -262,10 +361,14 @@ impl Connection {
         }
         let bytes = match outcome {
             Ok(result) => jsonrpc::encode_result(&pending.id, &result),
-            Err(detail) => {
+            Err(HandlerError { message, code }) => {
                 let method = pending.kind.method().to_owned();
-                self.warn(Warning::HandlerFailed { method, detail });
-                jsonrpc::encode_error(&pending.id, -32603, HANDLER_FAILED, None)
+                let wire = code.map(|code| (code, sanitize(&message, 1000)));
+                self.warn(Warning::HandlerFailed { method, detail: message });
+                match wire {
+                    Some((code, message)) => jsonrpc::encode_error(&pending.id, code, &message, None),
+                    None => jsonrpc::encode_error(&pending.id, -32603, HANDLER_FAILED, None),
+                }
             }
         };
         self.send(pending.epoch, Outgoing::Response(bytes));

@@ -2,27 +2,32 @@
 //! answer `input_required` with requests for the host (elicitation, sampling, roots) and an
 //! opaque `requestState`. The host's answers go back in a retry of the original request under
 //! a new id, with `inputResponses` and the exact `requestState`; the caller sees only the
-//! final result.
+//! final result. A round that asks for nothing but carries a `requestState` is retried after
+//! a paced wait ([`super::input_waits`]); the rounds one request may take are bounded by
+//! [`Limits::max_input_rounds`](crate::Limits::max_input_rounds).
 
 use std::time::Instant;
 
 use serde_json::{Map, Value};
 
+use super::input_waits::{InputResume, InputState, OutstandingInput};
 use super::Connection;
 use crate::error::{AnswerError, RequestError, Warning};
-use crate::event::{Event, ServerRequest, ServerRequestKind};
+use crate::event::{Event, ServerRequestKind};
 use crate::handle::{RequestHandle, ServerRequestHandle};
 use crate::request::Request;
-use crate::schema::elicitation::{form_of, FormSchema};
-
-/// Rounds of input one request may take before it fails (a server asking forever).
-const MAX_ROUNDS: u32 = 8;
+use crate::schema::elicitation::FormSchema;
+use crate::types::HandlerError;
 
 /// The input state of one request between rounds.
 #[derive(Debug, Default)]
 pub(super) struct InputRound {
-    /// Rounds completed so far.
-    rounds: u32,
+    /// `input_required` answers received so far.
+    pub(super) rounds: u32,
+    /// Consecutive state-only rounds (they set the pace of the next wait).
+    pub(super) paced: u32,
+    /// When the paced wait under way (if one is) ends: its retry timer.
+    pub(super) wait_until: Option<Instant>,
     /// Answers collected for the current round, by the server's key.
     responses: Map<String, Value>,
     /// Keys still waiting for the host.
@@ -38,7 +43,7 @@ pub(super) struct InputRound {
 pub(super) struct PendingInput {
     pub(super) op: RequestHandle,
     key: String,
-    kind: ServerRequestKind,
+    pub(super) kind: ServerRequestKind,
     /// Elicitation (form mode): the form the answer must match.
     form: Option<FormSchema>,
 }
@@ -47,9 +52,16 @@ fn fail(detail: impl Into<String>) -> RequestError {
     RequestError::InvalidResponse { detail: detail.into() }
 }
 
+impl InputRound {
+    /// The input of a resumed request, sent with its first attempt (a fresh budget).
+    pub(super) fn resumed(state: InputState) -> Self {
+        Self { retry: Some((state.responses, state.request_state)), ..Self::default() }
+    }
+}
+
 impl Connection {
-    /// The server answered `input_required`: ask the host, or retry at once when it asked for
-    /// nothing.
+    /// The server answered `input_required`: ask the host, or, when it asked for nothing (a
+    /// state only), retry after a paced wait.
     pub(super) fn on_input_required(&mut self, now: Instant, handle: RequestHandle, value: Value) {
         let Some(op) = self.ops.get_mut(&handle) else { return };
         let allowed = matches!(
@@ -65,13 +77,8 @@ impl Connection {
         }
         let round = op.input.get_or_insert_with(InputRound::default);
         round.rounds += 1;
-        if round.rounds > MAX_ROUNDS {
-            self.finish(
-                handle,
-                Err(fail(format!("the server asked for input more than {MAX_ROUNDS} times"))),
-            );
-            return;
-        }
+        round.wait_until = None;
+        let rounds = round.rounds;
         let state = match value.get("requestState") {
             None => None,
             Some(Value::String(s)) => Some(s.clone()),
@@ -90,6 +97,10 @@ impl Connection {
         };
         if requests.is_empty() && state.is_none() {
             self.finish(handle, Err(fail("input_required without inputRequests or requestState")));
+            return;
+        }
+        if rounds > self.cfg.limits.max_input_rounds {
+            self.input_budget_exhausted(handle, requests, state);
             return;
         }
         if requests.len() > self.cfg.limits.max_concurrent_server_requests {
@@ -118,32 +129,57 @@ impl Connection {
                 }
             };
             let params = request.get("params").cloned().unwrap_or(Value::Object(Map::new()));
-            let form = if kind == ServerRequestKind::Elicitation {
-                match form_of(&params) {
-                    Ok(form) => form,
-                    Err(e) => {
-                        self.finish(handle, Err(fail(e.to_string())));
-                        return;
-                    }
-                }
-            } else {
-                None
-            };
-            asks.push((key, kind, params, form));
+            let Some((request, form)) = self.prepare_input(handle, kind, params) else { return };
+            asks.push((key, request, form));
         }
         let Some(round) = self.ops.get_mut(&handle).and_then(|op| op.input.as_mut()) else { return };
         round.responses = Map::new();
         round.waiting = asks.len();
-        round.state = state;
         if asks.is_empty() {
-            self.retry_with_input(now, handle);
+            // Nothing to ask, so a state: "not yet, come back" after a paced wait.
+            round.state = None;
+            if let Some(state) = state {
+                self.wait_for_input(now, handle, state);
+            }
             return;
         }
-        for (key, kind, params, form) in asks {
+        round.paced = 0;
+        round.state = state;
+        for (key, request, form) in asks {
             let server = ServerRequestHandle::new(self.counters.server.next());
-            self.inputs.insert(server, PendingInput { op: handle, key, kind, form });
-            self.emit(Event::ServerRequest { handle: server, request: ServerRequest { kind, params } });
+            self.inputs.insert(server, PendingInput { op: handle, key, kind: request.kind, form });
+            self.ask_host(now, server, request);
         }
+    }
+
+    /// One `input_required` past the budget: the request fails with what resuming it needs
+    /// (a task's call, which cannot be resumed that way, with a task error).
+    fn input_budget_exhausted(
+        &mut self,
+        handle: RequestHandle,
+        requests: Map<String, Value>,
+        request_state: Option<String>,
+    ) {
+        let Some(op) = self.ops.get(&handle) else { return };
+        let budget = self.cfg.limits.max_input_rounds;
+        if let Some(task) = &op.task {
+            let detail = format!("the server asked for input more than {budget} times");
+            let err = RequestError::Task { task_id: task.id.clone(), detail };
+            self.finish(handle, Err(err));
+            return;
+        }
+        let outstanding = requests
+            .into_iter()
+            .map(|(key, request)| OutstandingInput {
+                key,
+                method: request.get("method").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                params: request.get("params").cloned().unwrap_or(Value::Null),
+            })
+            .collect();
+        let resume = InputResume { request: op.request.clone(), request_state, responses: Map::new() };
+        let err =
+            RequestError::InputBudgetExhausted { rounds: budget, outstanding, resume: Box::new(resume) };
+        self.finish(handle, Err(err));
     }
 
     /// The host answered one input request.
@@ -151,7 +187,7 @@ impl Connection {
         &mut self,
         now: Instant,
         handle: ServerRequestHandle,
-        outcome: Result<Value, String>,
+        outcome: Result<Value, HandlerError>,
     ) -> Result<(), AnswerError> {
         let Some(pending) = self.inputs.get(&handle) else { return Err(AnswerError::Gone) };
         if let (Some(form), Ok(result)) = (&pending.form, &outcome) {
@@ -168,8 +204,9 @@ impl Connection {
                     self.retry_with_input(now, op);
                 }
             }
-            Err(detail) => {
+            Err(error) => {
                 let method = pending.kind.method().to_owned();
+                let detail = error.to_string();
                 self.warn(Warning::HandlerFailed { method: method.clone(), detail: detail.clone() });
                 if let Some(task) = self.ops.get_mut(&op).and_then(|o| o.task.as_mut()) {
                     // Inside a task the answers the other handlers produced are kept (they go

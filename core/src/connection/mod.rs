@@ -7,17 +7,27 @@
 //! - [`http`]: the HTTP transports;
 //! - [`ops`], [`inbound`], [`input_rounds`], [`validation`]: host requests, messages from the server,
 //!   multi-round-trip input, tool output validation;
+//! - [`input_waits`]: paced state-only input waits, the input budget, resumption;
 //! - [`subscriptions`]: listen streams and resource subscriptions;
 //! - [`cache`]: cached results (lists, reads, `server/discover`) and who may be served them;
+//! - [`deprecations`]: deprecated features noticed in use (roots, sampling, logging, HTTP+SSE);
+//! - [`header_retry`]: `Mcp-Param-*` headers kept in step with the tool definitions (list
+//!   first, the retry after a header mismatch);
 //! - [`tasks`]: polling tasks (the 2026-07-28 tasks extension).
 
 mod cache;
+mod deprecations;
 mod drive;
+mod gating;
+mod header_retry;
 mod http;
 mod inbound;
 mod input_rounds;
+mod input_waits;
 mod lifecycle;
 mod ops;
+mod oversize;
+mod roots;
 mod stdio;
 mod subscriptions;
 mod tasks;
@@ -28,6 +38,10 @@ use std::time::{Duration, Instant};
 
 pub use cache::{CacheInfo, CacheKey, CacheScope};
 pub use drive::{Input, Output};
+pub use input_waits::{
+    input_wait_delay, InputResume, InputState, InputWait, InputWaitDecision, OutstandingInput,
+    FIRST_INPUT_WAIT, MAX_INPUT_WAIT,
+};
 
 use crate::config::{ConnectionConfig, TransportConfig};
 use crate::era::{Era, ServerInfo};
@@ -142,6 +156,10 @@ pub struct Connection {
     inputs: BTreeMap<ServerRequestHandle, input_rounds::PendingInput>,
     /// Ids of the tasks created on this connection (the newest, bounded), in order and as a set.
     task_ids: (VecDeque<String>, BTreeSet<String>),
+    /// 2025-11-25 URL elicitations whose completion notification is passed on.
+    url_elicitations: crate::host_requests::UrlElicitations,
+    /// The deprecated features this connection has reported.
+    deprecations: crate::deprecation::Reported,
 }
 
 /// The transport of a connection, with the state only it has.
@@ -292,6 +310,8 @@ impl Connection {
             probe_retried: false,
             inputs: BTreeMap::new(),
             task_ids: (VecDeque::new(), BTreeSet::new()),
+            url_elicitations: Default::default(),
+            deprecations: Default::default(),
             cfg,
         }
     }
@@ -329,13 +349,19 @@ impl Connection {
             return Err(CommandError::TooManyInFlight { limit: self.cfg.limits.max_in_flight });
         }
         ops::validate(&request)?;
+        self.note_host_request(&request);
+        input_waits::check_resume(&request, &opts)?;
         let handle = RequestHandle::new(self.counters.handles.next());
-        if let Some(cached) = self.cached(now, &request, &opts) {
-            self.emit(Event::Response { handle, result: Ok(cached) });
-            return Ok(handle);
+        // A resumed request depends on input outside the cache key: never answered from it.
+        if opts.input_state.is_none() {
+            if let Some(cached) = self.cached(now, &request, &opts) {
+                self.emit(Event::Response { handle, result: Ok(cached) });
+                return Ok(handle);
+            }
         }
         let timeout = opts.timeout.unwrap_or(self.cfg.timeouts.request);
         let mut op = ops::Op::new(request, opts, now, timeout);
+        op.input = op.opts.input_state.take().map(input_rounds::InputRound::resumed);
         match &op.request {
             Request::CallTool { name, .. } | Request::CallToolAsTask { name, .. } => {
                 op.tool = self.tool_schemas.for_call(name);
@@ -457,9 +483,10 @@ impl Connection {
         self.known_tools.as_deref()
     }
 
-    /// Requests waiting for an outcome.
+    /// Host requests waiting for an outcome (the client's own internal requests, such as a
+    /// `tools/list` before a call, are not counted).
     pub fn in_flight(&self) -> usize {
-        self.ops.len()
+        self.ops.values().filter(|op| !op.headers.is_internal()).count()
     }
 
     /// True once [`Event::Closed`] has been emitted.
@@ -547,6 +574,8 @@ impl Connection {
             Err(e) => self.stale_fallback(&op, e),
             ok => ok,
         };
+        // An internal tools/list hands its outcome to the calls waiting for it instead.
+        let Some(result) = self.header_op_finished(&op, handle, result) else { return };
         self.emit(Event::Response { handle, result });
     }
 }

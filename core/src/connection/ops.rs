@@ -47,6 +47,9 @@ pub(super) struct Op {
     pub(super) cache: super::cache::OpCache,
     /// A call the server turned into a task: what polling it needs.
     pub(super) task: Option<super::tasks::TaskState>,
+    /// `Mcp-Param-*` upkeep: a call's list-first and header-mismatch retry, or the calls an
+    /// internal `tools/list` is for.
+    pub(super) headers: super::header_retry::HeaderState,
 }
 
 #[derive(Debug, Default)]
@@ -99,6 +102,7 @@ impl Op {
             listen: None,
             task: None,
             cache: Default::default(),
+            headers: Default::default(),
         }
     }
 
@@ -128,6 +132,12 @@ pub(super) fn validate(request: &Request) -> Result<(), CommandError> {
             }
             if !(arguments.is_object() || arguments.is_null()) {
                 return Err(CommandError::InvalidArgument("tool arguments must be a JSON object".into()));
+            }
+        }
+        Request::Complete { context: Some(ctx), .. } => {
+            if let Some((name, _)) = ctx.iter().find(|(_, v)| !v.is_string()) {
+                let detail = format!("completion context argument {name:?} must be a string");
+                return Err(CommandError::InvalidArgument(detail));
             }
         }
         Request::Custom { method, params } => {
@@ -166,11 +176,14 @@ impl Connection {
     /// Sends (or answers locally) one request on a ready connection.
     fn send_op(&mut self, now: Instant, epoch: Epoch, era: Era, handle: RequestHandle) {
         let Some(op) = self.ops.get(&handle) else { return };
-        if let Some(refusal) = self.refusal(&op.request, era) {
+        if let Some(refusal) = self.refusal(&op.request, era).or_else(|| self.capability_gate(&op.request)) {
             self.finish(handle, Err(refusal));
             return;
         }
         self.start_task_wait(handle, era);
+        if self.list_tools_first(now, era, handle) {
+            return;
+        }
         let Some(op) = self.ops.get(&handle) else { return };
         let fresh_info = match (&op.request, era) {
             (Request::Connect | Request::Discover, Era::Legacy) | (Request::Connect, Era::Modern) => true,
@@ -296,7 +309,10 @@ impl Connection {
                 let mut p = Map::new();
                 p.insert("ref".into(), reference.to_value());
                 p.insert("argument".into(), json!({"name": argument, "value": value}));
-                if let Some(ctx) = context {
+                // `context` exists since 2025-06-18; older revisions do not get it.
+                let has_context =
+                    self.server_info().is_some_and(|i| i.protocol_version.as_str() >= "2025-06-18");
+                if let Some(ctx) = context.as_ref().filter(|_| has_context) {
                     p.insert("context".into(), json!({"arguments": ctx}));
                 }
                 ("completion/complete", p)
@@ -383,6 +399,7 @@ impl Connection {
         handle: RequestHandle,
         outcome: Result<Value, RpcErrorObject>,
     ) {
+        let Some(outcome) = self.on_header_mismatch(now, handle, outcome) else { return };
         let value = match outcome {
             Err(e) if e.code == -32602 && self.restart_pages(now, handle) => return,
             Err(e) => {

@@ -12,6 +12,7 @@ use crate::framing::{Frame, LineFramer};
 use crate::handle::Epoch;
 use crate::io::ExitInfo;
 use crate::jsonrpc::{self, DecodeError};
+use crate::jsonrpc_head::{scan_head, scan_tail, HEAD_BYTES};
 use crate::text::sanitize_bytes;
 use crate::timers::Timer;
 
@@ -28,6 +29,8 @@ pub(super) struct StdioLink {
     stdout_eof: bool,
     /// The current process exited (its last output may still be in the pipe).
     pub(super) exited: Option<ExitInfo>,
+    /// The oversize stdout line being discarded already failed the request it answers.
+    oversize_answered: bool,
 }
 
 impl StdioLink {
@@ -36,11 +39,13 @@ impl StdioLink {
         let max = limits.max_stderr_line_bytes;
         Self {
             command: command.clone(),
-            stdout: LineFramer::new(limits.max_message_bytes),
+            // An oversize line's start and end are kept to fail the request it answers.
+            stdout: LineFramer::capturing(limits.max_message_bytes, HEAD_BYTES),
             stderr: LineFramer::keeping_head(max, max),
             stderr_tail: VecDeque::new(),
             stdout_eof: false,
             exited: None,
+            oversize_answered: false,
         }
     }
 
@@ -66,10 +71,14 @@ impl StdioLink {
     /// The next complete stderr line, sanitised and kept in the tail.
     fn next_stderr_line(&mut self, limits: &Limits) -> Option<String> {
         let max_chars = limits.max_stderr_line_bytes;
-        let line = match self.stderr.next_frame()? {
-            Frame::Line(l) => sanitize_bytes(&l, max_chars),
-            Frame::Oversize { len, head } => {
-                format!("{}…[line of {len} bytes truncated]", sanitize_bytes(&head, max_chars))
+        let line = loop {
+            match self.stderr.next_frame()? {
+                Frame::Line(l) => break sanitize_bytes(&l, max_chars),
+                Frame::Oversize { len, head, .. } => {
+                    break format!("{}…[line of {len} bytes truncated]", sanitize_bytes(&head, max_chars))
+                }
+                // Not announced by this framer; the line is shown when it ends.
+                Frame::OversizeStart { .. } => {}
             }
         };
         self.stderr_tail.push_back(line.clone());
@@ -178,9 +187,22 @@ impl Connection {
     fn drain_stdout(&mut self, now: Instant, epoch: Epoch) {
         while let Some(frame) = self.stdio_mut().and_then(|l| l.stdout.next_frame()) {
             match frame {
-                Frame::Oversize { len, .. } => {
+                // Past the limit: if its start names the request it answers, fail it now.
+                Frame::OversizeStart { head } => {
+                    let limit = self.cfg.limits.max_message_bytes;
+                    let answered = self.fail_oversize_answer(now, &scan_head(&head), limit + 1);
+                    if let Some(link) = self.stdio_mut() {
+                        link.oversize_answered = answered;
+                    }
+                }
+                Frame::Oversize { len, head, tail } => {
                     let limit = self.cfg.limits.max_message_bytes;
                     self.warn(Warning::OversizeMessage { len, limit });
+                    let answered = self.stdio_mut().is_some_and(|l| std::mem::take(&mut l.oversize_answered));
+                    if !answered {
+                        // Some servers name the id only at the end (`"result"` first).
+                        self.fail_oversize_answer(now, &scan_head(&head).merge(scan_tail(&tail)), len);
+                    }
                 }
                 Frame::Line(line) if line.iter().all(u8::is_ascii_whitespace) => {}
                 Frame::Line(line) => {

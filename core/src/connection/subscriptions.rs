@@ -130,7 +130,8 @@ impl Connection {
         self.finish(handle, Err(RequestError::StreamClosed { detail }));
     }
 
-    /// Why a request cannot go to a server of this era and capabilities, if it cannot.
+    /// Why a request cannot go to a server of this era, if it cannot (missing capabilities are
+    /// `gating.rs`'s, checked after this).
     pub(super) fn refusal(&self, request: &Request, era: Era) -> Option<RequestError> {
         if let Some(detail) = self.task_refusal(request, era) {
             return Some(RequestError::Unsupported { detail: detail.to_owned() });
@@ -141,13 +142,6 @@ impl Connection {
             }
             (Request::SubscribeResource { .. } | Request::UnsubscribeResource { .. }, Era::Modern) => {
                 "resources/subscribe was removed in 2026-07-28; subscribe through subscriptions/listen"
-            }
-            (Request::SubscribeResource { .. } | Request::UnsubscribeResource { .. }, Era::Legacy) => {
-                let caps = &self.server_info()?.capabilities;
-                if caps.resources().is_some_and(|r| r.subscribe) {
-                    return None;
-                }
-                "the server does not declare resources.subscribe"
             }
             _ => return None,
         };

@@ -430,36 +430,12 @@ impl Connection {
         }
     }
 
-    /// Why a task request cannot go to this server, if it cannot.
+    /// Why a task request cannot go to a server of this era, if it cannot (the task
+    /// capabilities are checked by `gating.rs`).
     pub(super) fn task_refusal(&self, request: &Request, era: crate::era::Era) -> Option<&'static str> {
-        let caps = self.server_info().map(|i| i.capabilities.raw().clone()).unwrap_or_default();
-        let legacy_has = |pointer: &str| caps.pointer(pointer).is_some_and(|v| !v.is_null());
-        let modern = era == crate::era::Era::Modern;
-        let modern_tasks =
-            caps.pointer("/extensions/io.modelcontextprotocol~1tasks").is_some_and(|v| !v.is_null());
         match request {
-            Request::ListTasks if modern => {
+            Request::ListTasks if era == crate::era::Era::Modern => {
                 Some("tasks/list does not exist in the 2026-07-28 tasks extension")
-            }
-            Request::ListTasks if !legacy_has("/tasks/list") => {
-                Some("the server does not declare tasks.list")
-            }
-            Request::CancelTask { .. } if !modern && !legacy_has("/tasks/cancel") => {
-                Some("the server does not declare tasks.cancel")
-            }
-            Request::CallToolAsTask { .. } if !modern && !legacy_has("/tasks/requests/tools/call") => {
-                Some("the server does not declare tasks.requests.tools.call")
-            }
-            Request::GetTask { .. }
-            | Request::TaskResult { .. }
-            | Request::CancelTask { .. }
-            | Request::CallToolAsTask { .. }
-                if modern && !modern_tasks =>
-            {
-                Some("the server does not declare the io.modelcontextprotocol/tasks extension")
-            }
-            Request::GetTask { .. } | Request::TaskResult { .. } if !modern && !legacy_has("/tasks") => {
-                Some("the server does not declare tasks")
             }
             _ => None,
         }

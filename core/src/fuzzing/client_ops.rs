@@ -618,7 +618,7 @@ impl World {
         let answer = match r.pick(3) {
             0 => Ok(json!({"roots": []})),
             1 => Ok(json!({"action": "accept", "content": {"ok": r.pick(2) == 1}})),
-            _ => Err("handler failed".to_owned()),
+            _ => Err("handler failed".into()),
         };
         let _ = self.conn.respond_to_server(self.now, h, answer);
     }

@@ -6,11 +6,13 @@
 //! `sse::fuzz_chunking` with a differential check against a literal reference decoder.
 
 mod client_ops;
+mod oauth;
 mod sse_reference;
 
 use std::time::{Duration, Instant};
 
 pub use client_ops::{client_ops_http, client_ops_log, client_ops_stdio};
+pub use oauth::oauth_flow;
 
 use crate::framing::{Frame, LineFramer};
 use crate::jsonrpc::{self, Message};

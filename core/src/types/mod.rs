@@ -16,6 +16,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 mod call_result;
+mod client_requests;
 mod common;
 mod completion;
 mod content;
@@ -24,11 +25,16 @@ mod list;
 mod logging;
 mod prompt;
 mod resource;
+mod sampling;
 mod server;
 mod task;
 mod tool;
 
 pub use call_result::CallToolResult;
+pub use client_requests::{
+    decode_roots_result, roots_result, CreateMessageRequest, CreateMessageResult, ElicitAction, ElicitMode,
+    ElicitRequest, ElicitResult, HandlerError, HostRequest, Root, RootsRequest,
+};
 pub use common::{Annotations, Icon, Implementation, Role};
 pub use completion::{CompleteParams, CompleteResult, CompletionReference};
 pub use content::{AudioContent, ContentBlock, EmbeddedResource, ImageContent, TextContent};
@@ -37,6 +43,7 @@ pub use list::ListPage;
 pub use logging::LoggingLevel;
 pub use prompt::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
 pub use resource::{Resource, ResourceLink, ResourceTemplate};
+pub use sampling::{IncludeContext, ModelPreferences, SamplingContent, SamplingMessage, ToolResult, ToolUse};
 pub use server::{DiscoverResult, InitializeResult, ListCapability, ResourcesCapability, ServerCapabilities};
 pub use task::{StartedTask, Task, TaskHandle, TaskStatus};
 pub use tool::{Tool, ToolAnnotations};

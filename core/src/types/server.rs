@@ -113,6 +113,18 @@ impl ServerCapabilities {
     pub fn is_empty(&self) -> bool {
         self.raw.as_object().is_none_or(Map::is_empty)
     }
+
+    /// Capabilities that are not known: a 2026-07-28 server that refused `server/discover`
+    /// with a modern error (so it is modern, but never said what it offers). Its `raw` is
+    /// `null`; every accessor answers "not declared", and requests are not gated on them.
+    pub fn unknown() -> Self {
+        Self { raw: Value::Null }
+    }
+
+    /// Whether these are [`Self::unknown`] capabilities.
+    pub fn is_unknown(&self) -> bool {
+        self.raw.is_null()
+    }
 }
 
 raw_json_impls!(ServerCapabilities);

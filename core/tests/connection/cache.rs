@@ -344,6 +344,7 @@ fn stdio_has_one_credential_and_set_authorization_refuses_control_characters() {
 fn set_authorization_applies_to_every_later_http_request() {
     let mut h = modern_http_with(Some("Bearer configured"), 0);
     h.set_auth(Some("Bearer new"));
+    h.know_tools(json!([]));
     let r = h.request(call("echo", json!({})));
     let sent = h.expect_http("tools/call");
     assert_eq!(sent.header_count("Authorization"), 1);

@@ -197,7 +197,7 @@ fn late_discover_result_after_the_legacy_handshake_is_ignored() {
     let probe = h.expect_sent("server/discover");
     h.advance(secs(5));
     let init = h.expect_sent("initialize");
-    h.reply(&init, init_result("2025-06-18", json!({})));
+    h.reply(&init, init_result("2025-06-18", json!({"tools": {}})));
     h.expect_sent("notifications/initialized");
     assert_eq!(h.take_connected().era, Era::Legacy);
     h.events();
@@ -357,7 +357,7 @@ fn initialize_with_an_unsupported_revision_fails_everything_and_reaps() {
     let second = h.start();
     assert_ne!(first, second);
     assert!(second > first);
-    h.legacy_handshake("2025-03-26", json!({}));
+    h.legacy_handshake("2025-03-26", json!({"tools": {}}));
     let list = h.expect_sent("tools/list");
     h.reply(&list, tools_page(&["t"], None));
     assert_eq!(tool_names(h.ok(c)), vec!["t"]);
@@ -545,7 +545,7 @@ fn auto_mode_initialize_timeout_after_probe_timeout() {
 fn capabilities_in_initialize_derive_from_features() {
     let mut h = Harness::with(ProtocolMode::Legacy, |c| {
         c.features =
-            ClientFeatures { roots: true, sampling: true, elicitation_form: true, elicitation_url: false };
+            ClientFeatures { roots: true, sampling: true, elicitation_form: true, ..Default::default() };
     });
     h.request(Request::Connect);
     h.start();
@@ -557,8 +557,13 @@ fn capabilities_in_initialize_derive_from_features() {
 
     // Modern requests declare the same (served through input_required rounds).
     let mut h = Harness::with(ProtocolMode::Auto, |c| {
-        c.features =
-            ClientFeatures { roots: true, sampling: true, elicitation_form: true, elicitation_url: true };
+        c.features = ClientFeatures {
+            roots: true,
+            sampling: true,
+            elicitation_form: true,
+            elicitation_url: true,
+            ..Default::default()
+        };
     });
     h.request(Request::Connect);
     h.start();

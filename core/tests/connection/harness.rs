@@ -61,9 +61,15 @@ pub(crate) fn discover(versions: &[&str], caps: Value, ttl_ms: u64) -> Value {
     })
 }
 
-/// The usual modern server: 2026-07-28, tools.
+/// The usual modern server: 2026-07-28, the baseline capabilities.
 pub(crate) fn discover_ok() -> Value {
-    discover(&[MODERN_VERSION], json!({"tools": {}}), 0)
+    discover(&[MODERN_VERSION], baseline_caps(), 0)
+}
+
+/// The usual server's capabilities: tools, prompts, resources, completions and logging (no
+/// `listChanged`, no `subscribe`, no tasks), so every plain request kind may be sent.
+pub(crate) fn baseline_caps() -> Value {
+    json!({"tools": {}, "prompts": {}, "resources": {}, "completions": {}, "logging": {}})
 }
 
 /// An `initialize` result.
@@ -141,7 +147,10 @@ pub(crate) struct Harness {
 }
 
 impl Harness {
-    pub(crate) fn new(cfg: ConnectionConfig) -> Self {
+    pub(crate) fn new(mut cfg: ConnectionConfig) -> Self {
+        // A process-wide notice would depend on which test ran first: off unless a test asks
+        // (deprecation.rs tests the modes per connection).
+        cfg.deprecation_notices.get_or_insert(mcp_core::DeprecationNotices::Off);
         let t0 = base_instant();
         let conn = Connection::new(cfg, t0);
         let mut h = Self {
@@ -267,7 +276,11 @@ impl Harness {
         self.drain();
     }
 
-    pub(crate) fn respond(&mut self, h: ServerRequestHandle, outcome: Result<Value, String>) -> bool {
+    pub(crate) fn respond(
+        &mut self,
+        h: ServerRequestHandle,
+        outcome: Result<Value, mcp_core::HandlerError>,
+    ) -> bool {
         self.respond_checked(h, outcome).is_ok()
     }
 
@@ -280,7 +293,7 @@ impl Harness {
     pub(crate) fn respond_checked(
         &mut self,
         h: ServerRequestHandle,
-        outcome: Result<Value, String>,
+        outcome: Result<Value, mcp_core::HandlerError>,
     ) -> Result<(), mcp_core::AnswerError> {
         let r = self.conn.respond_to_server(self.now, h, outcome);
         self.drain();
@@ -559,7 +572,7 @@ impl Harness {
         info
     }
 
-    /// Connects to a modern server (tools capability) through `Request::Connect`.
+    /// Connects to a modern server (the baseline capabilities) through `Request::Connect`.
     pub(crate) fn connect_modern(&mut self) -> ServerInfo {
         self.connect_modern_with(discover_ok())
     }
@@ -573,9 +586,9 @@ impl Harness {
         info
     }
 
-    /// Connects to a legacy server answering 2025-11-25 with no capabilities.
+    /// Connects to a legacy server answering 2025-11-25 with the baseline capabilities.
     pub(crate) fn connect_legacy(&mut self) -> ServerInfo {
-        self.connect_legacy_with("2025-11-25", json!({}))
+        self.connect_legacy_with("2025-11-25", baseline_caps())
     }
 
     pub(crate) fn connect_legacy_with(&mut self, version: &str, caps: Value) -> ServerInfo {

@@ -42,6 +42,7 @@ fn modern_probe_and_request_headers() {
     assert_eq!(h.take_connected().era, Era::Modern);
     h.ok(c);
     assert_eq!(h.conn.http_transport(), Some(TransportKind::StreamableHttp));
+    h.know_tools(json!([]));
 
     let t = h.request(call("echo", json!({"text": "hi"})));
     let sent = h.expect_http("tools/call");
@@ -190,6 +191,7 @@ fn transient_failures_are_retried_with_backoff_but_never_tool_calls() {
     h.reply_http(&third, json!({"prompts": []}));
     assert!(matches!(h.ok(p), Response::Prompts(p) if p.is_empty()));
 
+    h.know_tools(json!([]));
     let t = h.request(call("x", json!({})));
     let sent = h.expect_http("tools/call");
     h.respond_http(sent.id, 502, &[], b"bad gateway");
@@ -328,6 +330,7 @@ fn gzip_bodies_are_inflated_and_bombs_stop_at_the_cap() {
     h.ok(c);
     h.take_connected();
 
+    h.know_tools(json!([]));
     let t = h.request(call("bomb", json!({})));
     let sent = h.expect_http("tools/call");
     let bomb = gzip(&vec![b' '; 8 << 20]);
@@ -339,7 +342,7 @@ fn gzip_bodies_are_inflated_and_bombs_stop_at_the_cap() {
         }
     }
     match h.err(t) {
-        RequestError::ResponseTooLarge { detail } => assert!(detail.contains("1048576"), "{detail}"),
+        RequestError::ResponseTooLarge { detail, .. } => assert!(detail.contains("1048576"), "{detail}"),
         other => panic!("expected ResponseTooLarge, got {other:?}"),
     }
     assert_eq!(h.aborted(), vec![sent.id], "the runtime is told to stop reading");
@@ -357,6 +360,7 @@ fn an_oversize_json_body_is_refused() {
     let c = h.request(Request::Connect);
     h.http_connect_modern();
     h.ok(c);
+    h.know_tools(json!([]));
     let t = h.request(call("big", json!({})));
     let sent = h.expect_http("tools/call");
     h.head(sent.id, 200, &[("Content-Type", "application/json")]);
@@ -440,7 +444,7 @@ fn session_expiry_resends_idempotent_requests_but_not_tool_calls() {
     // A new session: the handshake again (the era is known: no probe), then the re-send.
     let init = h.expect_http("initialize");
     assert_eq!(init.header("Mcp-Session-Id"), None);
-    let msg = result_for(&init.json(), init_result("2025-06-18", json!({})));
+    let msg = result_for(&init.json(), init_result("2025-06-18", json!({"prompts": {}})));
     h.head(init.id, 200, &[("Content-Type", "application/json"), ("Mcp-Session-Id", "sess-2")]);
     h.body(init.id, msg.to_string().as_bytes());
     h.end(init.id);
@@ -506,20 +510,22 @@ fn the_get_stream_reconnects_and_stops_on_405() {
 
 #[test]
 fn fallback_to_http_sse_with_a_relative_endpoint() {
-    let mut h = Harness::new(http_config("http://srv.test/api", &[]));
+    let mut cfg = http_config("http://srv.test/api", &[]);
+    cfg.deprecation_notices = Some(mcp_core::DeprecationNotices::PerConnection);
+    let mut h = Harness::new(cfg);
     let c = h.request(Request::Connect);
     let stream = h.refuse_streamable(404);
     assert_eq!(stream.req.url, "http://srv.test/api");
     assert!(h
         .warnings()
         .iter()
-        .any(|w| matches!(w, Warning::Deprecated { feature, .. } if feature.contains("HTTP+SSE"))));
+        .any(|w| matches!(w, Warning::Deprecated { what: mcp_core::Deprecation::HttpSseTransport, .. })));
     h.sse_open(stream.id, "event: endpoint\ndata: /messages?session=abc\n\n");
     let init = h.expect_http("initialize");
     assert_eq!(init.req.url, "http://srv.test/messages?session=abc");
     assert_eq!(init.header("Accept-Encoding"), None, "HTTP+SSE never asks for gzip");
     h.accepted(&init);
-    let msg = result_for(&init.json(), init_result("2024-11-05", json!({"tools": {}})));
+    let msg = result_for(&init.json(), init_result("2024-11-05", json!({"tools": {}, "prompts": {}})));
     h.body(stream.id, sse_message(None, &msg).as_bytes());
     let info = h.take_connected();
     assert_eq!((info.era, info.protocol_version.as_str()), (Era::Legacy, "2024-11-05"));
@@ -598,7 +604,7 @@ fn sse_connected() -> (Harness, crate::http_harness::Sent) {
     h.sse_open(stream.id, "event: endpoint\ndata: /messages\n\n");
     let init = h.expect_http("initialize");
     h.accepted(&init);
-    let msg = result_for(&init.json(), init_result("2024-11-05", json!({})));
+    let msg = result_for(&init.json(), init_result("2024-11-05", json!({"tools": {}})));
     h.body(stream.id, sse_message(None, &msg).as_bytes());
     h.ok(c);
     h.take_connected();

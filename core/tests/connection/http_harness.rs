@@ -197,6 +197,16 @@ impl Harness {
         self.expect_http("GET")
     }
 
+    /// Lists the tools of a modern HTTP server (it answers `tools`, without a TTL), so that
+    /// later calls go out at once: a call of a tool the client has no definition for lists the
+    /// tools first (for its `Mcp-Param-*` headers).
+    pub(crate) fn know_tools(&mut self, tools: Value) {
+        let r = self.request(mcp_core::Request::ListTools);
+        let list = self.expect_http("tools/list");
+        self.reply_http(&list, json!({ "tools": tools }));
+        self.ok(r);
+    }
+
     /// A modern handshake over HTTP.
     pub(crate) fn http_connect_modern(&mut self) {
         let probe = self.expect_http("server/discover");
@@ -211,8 +221,10 @@ impl Harness {
         self.respond_http(probe.id, 400, &[("Content-Type", "text/plain")], b"Bad Request: no session");
         let init = self.expect_http("initialize");
         assert_eq!(init.header("Mcp-Session-Id"), None);
-        let msg =
-            result_for(&init.json(), init_result("2025-06-18", json!({"tools": {"listChanged": true}})));
+        let msg = result_for(
+            &init.json(),
+            init_result("2025-06-18", json!({"tools": {"listChanged": true}, "prompts": {}})),
+        );
         self.head(init.id, 200, &[("Content-Type", "application/json"), ("Mcp-Session-Id", "sess-1")]);
         self.body(init.id, msg.to_string().as_bytes());
         self.end(init.id);
@@ -242,11 +254,12 @@ pub(crate) fn legacy_http() -> (Harness, Sent) {
     (h, listen)
 }
 
-/// A modern harness, connected.
+/// A modern harness, connected, its (empty) tool list known.
 pub(crate) fn modern_http() -> Harness {
     let mut h = Harness::new(http_config("http://srv.test/mcp", &[]));
     let c = h.request(mcp_core::Request::Connect);
     h.http_connect_modern();
     h.ok(c);
+    h.know_tools(json!([]));
     h
 }

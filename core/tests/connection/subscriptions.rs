@@ -260,8 +260,9 @@ fn listen_and_resource_subscriptions_follow_the_era() {
     let l = h.request(listen(SubscriptionFilter::new().tools_list_changed()));
     assert!(matches!(h.err(l), RequestError::Unsupported { .. }));
     let s = h.request(Request::SubscribeResource { uri: "file:///a".into() });
-    assert!(
-        matches!(h.err(s), RequestError::Unsupported { detail } if detail.contains("resources.subscribe"))
+    assert_eq!(
+        h.err(s),
+        RequestError::CapabilityMissing { capability: "resources.subscribe", method: "resources/subscribe" }
     );
     h.assert_quiet();
 

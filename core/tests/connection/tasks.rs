@@ -377,20 +377,33 @@ fn a_call_started_as_a_task_answers_the_task_and_can_be_awaited_later() {
 #[test]
 fn task_requests_need_the_servers_declaration() {
     use mcp_core::Request;
+    let missing = |capability, method| RequestError::CapabilityMissing { capability, method };
+    let extension = "extensions.io.modelcontextprotocol/tasks";
     let mut h = connected(false);
-    for request in [
-        Request::GetTask { task_id: "x".into() },
-        Request::CancelTask { task_id: "x".into() },
-        Request::CallToolAsTask { name: "slow".into(), arguments: json!({}) },
+    for (request, method) in [
+        (Request::GetTask { task_id: "x".into() }, "tasks/get"),
+        (Request::CancelTask { task_id: "x".into() }, "tasks/cancel"),
+        (Request::CallToolAsTask { name: "slow".into(), arguments: json!({}) }, "tools/call"),
     ] {
         let r = h.request(request);
-        assert!(matches!(h.err(r), RequestError::Unsupported { .. }));
+        assert_eq!(h.err(r), missing(extension, method));
     }
+    // tasks/list is not in the extension at all: an era refusal, not a capability.
+    let r = h.request(Request::ListTasks);
+    assert!(matches!(h.err(r), RequestError::Unsupported { .. }));
     let mut h = connected(true);
-    for request in [Request::ListTasks, Request::CallToolAsTask { name: "slow".into(), arguments: json!({}) }]
-    {
+    for (request, capability, method) in [
+        (Request::ListTasks, "tasks.list", "tasks/list"),
+        (
+            Request::CallToolAsTask { name: "slow".into(), arguments: json!({}) },
+            "tasks.requests.tools.call",
+            "tools/call",
+        ),
+        (Request::CancelTask { task_id: "x".into() }, "tasks.cancel", "tasks/cancel"),
+        (Request::GetTask { task_id: "x".into() }, "tasks", "tasks/get"),
+    ] {
         let r = h.request(request);
-        assert!(matches!(h.err(r), RequestError::Unsupported { .. }));
+        assert_eq!(h.err(r), missing(capability, method));
     }
     h.assert_quiet();
 }
@@ -557,6 +570,7 @@ mod found_by_the_simulation {
         );
         h.take_connected();
         h.ok(c);
+        h.know_tools(json!([]));
         let t = h.request(Request::CallToolAsTask { name: "job".into(), arguments: json!({}) });
         let sent = h.expect_http("tools/call");
         h.respond_http(sent.id, 502, &[], b"bad gateway");
@@ -587,6 +601,7 @@ mod found_by_the_simulation {
         let c = h.request(Request::Connect);
         h.http_connect_modern();
         h.ok(c);
+        h.know_tools(json!([]));
         let r = h.request(call("slow", json!({})));
         let sent = h.expect_http("tools/call");
         h.reply_http(&sent, created("t-1", Some(100), None));

@@ -336,7 +336,9 @@ fn an_input_required_round_with_an_invalid_form_fails_the_request() {
         "type": "object", "properties": {"address": {"type": "object", "properties": {}}}}}});
     h.reply(&first, json!({"resultType": "input_required", "inputRequests": {"where": nested}}));
     match h.err(r) {
-        RequestError::InvalidResponse { detail } => assert!(detail.contains("nested objects"), "{detail}"),
+        RequestError::InputRefused { reason, .. } => {
+            assert!(reason.to_string().contains("nested objects"), "{reason}")
+        }
         other => panic!("{other:?}"),
     }
     assert!(h.take_event(|e| matches!(e, Event::ServerRequest { .. })).is_none(), "the host was not asked");

@@ -90,6 +90,8 @@ fn client_config(transport: mcp_core::TransportConfig, seed: u64) -> mcp_core::C
     cfg.timeouts.initialize = Duration::from_secs(5);
     cfg.random_seed = seed;
     cfg.features.elicitation_form = true;
+    // Per connection: the determinism check runs a seed twice in one process.
+    cfg.deprecation_notices = Some(mcp_core::DeprecationNotices::PerConnection);
     cfg
 }
 /// Outputs one drain may produce before it counts as a livelock.
@@ -499,7 +501,7 @@ impl World {
     /// the seed (seed multiples of 4 run without faults; one seed in 8 closes mid-flight).
     pub fn with_transport(seed: u64, transport: Transport, base: Instant) -> Self {
         let mut rng = Rng::new(seed);
-        let faulty = seed % 4 != 0;
+        let faulty = !seed.is_multiple_of(4);
         let (link, conn, options) = match transport {
             Transport::Stdio => {
                 let (link, conn) = stdio::StdioLink::new(seed, &mut rng, faulty, base);
@@ -843,7 +845,7 @@ impl World {
         }
         let answer = match roll {
             80..=89 => Ok(json!({"action": "decline"})),
-            90..=99 => Err("the user closed the dialog".to_owned()),
+            90..=99 => Err(mcp_core::HandlerError::new("the user closed the dialog")),
             _ => Ok(json!({"action": "accept", "content": {"name": "Ada"}})),
         };
         let failed = answer.is_err();
@@ -1254,7 +1256,7 @@ impl World {
                 sim.seen("progress");
             }
             Event::ServerRequest { handle, request } => {
-                let task_input = tasks::input_key(&request.params);
+                let task_input = tasks::input_key(request.params());
                 let mut delay = if sim.faults_on { sim.rng.below(3000) } else { 1 };
                 if let Some((task, key)) = task_input {
                     sim.on_task_input(*handle, &task, &key);
@@ -1382,10 +1384,10 @@ impl World {
 
     /// The invariants on how listens and subscriptions end: `ListenEnded` only after a server's
     /// graceful close and only for listens, a bad result only after a server sent one, a refused
-    /// grant only for `require_all` listens whose grant was partial, `Unsupported` only where the
-    /// era or the capabilities say so, `Cancelled` only after the host cancelled; a healed listen
-    /// is acknowledged exactly once. Subscriptions succeed only on legacy servers that declared
-    /// them.
+    /// grant only for `require_all` listens whose grant was partial, `Unsupported` (or
+    /// `CapabilityMissing`) only where the era or the capabilities say so, `Cancelled` only
+    /// after the host cancelled; a healed listen is acknowledged exactly once. Subscriptions
+    /// succeed only on legacy servers that declared them.
     fn on_push_response(&mut self, h: RequestHandle, result: &Result<Response, RequestError>) {
         let stdio = self.sim.transport == Transport::Stdio;
         let now = self.sim.now;
@@ -1448,10 +1450,10 @@ impl World {
                     self.sim.seen("subscribe_ok");
                     None
                 }
-                Err(RequestError::Unsupported { .. }) if takes => {
+                Err(RequestError::Unsupported { .. } | RequestError::CapabilityMissing { .. }) if takes => {
                     Some(format!("subscription {h} refused by a server that declared resources.subscribe"))
                 }
-                Err(RequestError::Unsupported { .. }) => {
+                Err(RequestError::Unsupported { .. } | RequestError::CapabilityMissing { .. }) => {
                     self.sim.seen("subscribe_refused");
                     None
                 }

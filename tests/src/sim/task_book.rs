@@ -19,10 +19,10 @@
 //!   handler failed on it (inside a task the failed request may be asked again).
 //! - `RequestError::Task` only for a task the server cancelled (or that was cancelled), one whose
 //!   `ttlMs` passed, or a reused id; a reused id always ends its call with it.
-//! - Task requests are refused as `Unsupported` exactly when the server does not declare tasks
-//!   (`ListTasks` always on 2026-07-28); a started task is one the server created for that call;
-//!   `ListTasks` lists only tasks the servers created; no task call ends `InvalidResponse` (the
-//!   simulated servers send only valid task messages).
+//! - Task requests are refused (`CapabilityMissing`, or `Unsupported` for the era) exactly when
+//!   the server does not declare tasks (`ListTasks` always on 2026-07-28); a started task is one
+//!   the server created for that call; `ListTasks` lists only tasks the servers created; no task
+//!   call ends `InvalidResponse` (the simulated servers send only valid task messages).
 //!
 //! Known core bugs the simulation found (each kept from failing the sweeps by a switch in
 //! [`super::tasks`], named after it; turn the switch off to see it fail):
@@ -477,7 +477,8 @@ impl Sim {
     pub(super) fn on_task_outcome(&mut self, h: RequestHandle, result: &Result<Response, RequestError>) {
         let Some(what) = self.tasks.handles.get(&h).cloned() else { return };
         let now = self.now;
-        let refused = matches!(result, Err(RequestError::Unsupported { .. }));
+        let refused =
+            matches!(result, Err(RequestError::Unsupported { .. } | RequestError::CapabilityMissing { .. }));
         let expected = self.task_refusal_expected(&what);
         if refused != expected && (refused || result.is_ok()) {
             self.fail(format!("{what:?} ({h}) ended with {result:?}; refusal expected: {expected}"));
@@ -570,7 +571,9 @@ impl Sim {
                     "a task call ended InvalidResponse ({detail}); the server sent only valid task messages"
                 )),
             ),
-            (_, Err(RequestError::Unsupported { .. })) => (Some("task_refused"), None),
+            (_, Err(RequestError::Unsupported { .. } | RequestError::CapabilityMissing { .. })) => {
+                (Some("task_refused"), None)
+            }
             _ => (None, None),
         };
         if let Some(p) = problem {

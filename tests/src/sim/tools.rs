@@ -182,7 +182,7 @@ impl Peer {
         let err = |code, message| (quick, Outcome::Error(code, message));
         match (self.era, method) {
             (SimEra::Modern, "server/discover") => {
-                let mut capabilities = json!({"tools": {}});
+                let mut capabilities = json!({"tools": {}, "prompts": {}});
                 if self.tasks.options().declare {
                     capabilities["extensions"] = json!({ super::tasks::EXTENSION: {} });
                 }
@@ -196,7 +196,7 @@ impl Peer {
             (SimEra::Legacy, "server/discover") => err(-32601, "Method not found"),
             (SimEra::Legacy, "initialize") => {
                 self.initialized = true;
-                let mut capabilities = json!({"tools": {}});
+                let mut capabilities = json!({"tools": {}, "prompts": {}});
                 if self.subscribe {
                     capabilities["resources"] = json!({"subscribe": true});
                 }

@@ -12,13 +12,11 @@ pub(super) struct Detection {
     at: usize,
     /// The transport and era that worked, kept for the connection's lifetime.
     verdict: Option<(TransportKind, Era)>,
-    /// The HTTP+SSE deprecation warning was given (once per connection).
-    deprecation_reported: bool,
 }
 
 impl Detection {
     pub(super) fn new(kinds: Vec<TransportKind>) -> Self {
-        Self { kinds, at: 0, verdict: None, deprecation_reported: false }
+        Self { kinds, at: 0, verdict: None }
     }
 
     /// The transport in use (or being tried).
@@ -61,10 +59,5 @@ impl Detection {
         matches!(self.verdict, Some((_, Era::Legacy)))
             || self.kind() == TransportKind::Sse
             || plain_after_fallback
-    }
-
-    /// True the first time it is asked: the HTTP+SSE deprecation warning is due.
-    pub(super) fn deprecation_due(&mut self) -> bool {
-        !std::mem::replace(&mut self.deprecation_reported, true)
     }
 }

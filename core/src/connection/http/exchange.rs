@@ -7,6 +7,7 @@ use crate::gzip::{BodyDecoder, BodyError, ContentEncoding};
 use crate::handle::Epoch;
 use crate::io::HttpHead;
 use crate::jsonrpc::{self, DecodeError, Message, RpcErrorObject, WireId};
+use crate::jsonrpc_head::{scan_head, scan_tail, Peek, HEAD_BYTES};
 use crate::sse::{SseDecoder, SseItem, SseLimits};
 use crate::text::sanitize_bytes;
 
@@ -60,6 +61,24 @@ pub(crate) enum Item {
     Message(Message),
     /// An HTTP+SSE `endpoint` event's data.
     Endpoint(String),
+    /// An event over `max_message_bytes` is being skipped (`done: false`, announced as soon
+    /// as its start is known) or was (`done: true`, with what its end showed too).
+    Oversize {
+        /// What its kept start (and, when done, end) showed.
+        peek: Peek,
+        /// Bytes it was known to have.
+        seen: usize,
+        /// The event ended.
+        done: bool,
+    },
+}
+
+/// A body over a size limit: which limit, how much was seen, in words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TooLarge {
+    pub(crate) limit: usize,
+    pub(crate) seen: usize,
+    pub(crate) detail: String,
 }
 
 /// What one feed produced.
@@ -77,7 +96,7 @@ pub(crate) enum End {
     /// The transport failed (before the head if [`Exchange::status`] is `None`).
     Failed(String),
     /// The body passed a size limit.
-    TooLarge(String),
+    TooLarge(TooLarge),
     /// The body could not be decoded (corrupt gzip, unknown `Content-Encoding`).
     BadBody(String),
 }
@@ -114,6 +133,11 @@ pub(crate) struct Exchange {
     pub(crate) got_bytes: bool,
     /// An error body reached its cap; the rest is ignored until the end.
     error_full: bool,
+    /// The oversize event being skipped already failed the request it answers.
+    pub(crate) oversize_answered: bool,
+    /// The size of the last oversize event that could be this exchange's response (not known
+    /// to be a server request or notification), if one was skipped.
+    pub(crate) oversize_event: Option<usize>,
     max_message: usize,
     max_decompressed: usize,
     max_error_body: usize,
@@ -134,6 +158,8 @@ impl Exchange {
             retry_ms: None,
             got_bytes: false,
             error_full: false,
+            oversize_answered: false,
+            oversize_event: None,
             max_message: limits.max_message_bytes,
             max_decompressed: limits.max_decompressed_body_bytes,
             max_error_body: limits.max_error_body_bytes,
@@ -163,24 +189,43 @@ impl Exchange {
         self.status = Some(head.status);
         self.www_authenticate = head.header("www-authenticate").map(str::to_owned);
         let success = (200..300).contains(&head.status);
-        match ContentEncoding::from_header(head.header("content-encoding")) {
-            Ok(encoding) => self.decoder = Some(BodyDecoder::new(encoding, self.max_decompressed)),
+        let identity = match ContentEncoding::from_header(head.header("content-encoding")) {
+            Ok(encoding) => {
+                self.decoder = Some(BodyDecoder::new(encoding, self.max_decompressed));
+                encoding == ContentEncoding::Identity
+            }
             Err(e) => {
                 self.end = Some(End::BadBody(e.to_string()));
                 return;
             }
-        }
+        };
         let content_type = head.header("content-type").unwrap_or("").to_ascii_lowercase();
         self.body = if !success {
             Body::Error(Vec::new())
         } else if content_type.trim_start().starts_with("text/event-stream") {
             Body::Events(Box::new(SseDecoder::new(SseLimits {
                 max_event_bytes: self.max_message,
+                capture_bytes: HEAD_BYTES,
                 ..SseLimits::default()
             })))
         } else {
             Body::Json(Vec::new())
         };
+        // A JSON body announced over the limit is refused before any of it is read.
+        let length = head.header("content-length").and_then(|v| v.trim().parse::<usize>().ok());
+        if let (Body::Json(_), true, Some(len)) = (&self.body, identity, length) {
+            if len > self.max_message {
+                let limit = self.max_message;
+                self.end = Some(End::TooLarge(TooLarge {
+                    limit,
+                    seen: len,
+                    detail: format!(
+                        "the JSON response body is {len} bytes (Content-Length), over the {limit}-byte limit \
+                         (max_message_bytes)"
+                    ),
+                }));
+            }
+        }
     }
 
     /// The transport failed.
@@ -224,9 +269,13 @@ impl Exchange {
                 self.error_full = true;
             }
             Err(BodyError::TooLarge { limit }) => {
-                self.end = Some(End::TooLarge(format!(
-                    "the response body passed {limit} bytes after decompression"
-                )));
+                self.end = Some(End::TooLarge(TooLarge {
+                    limit,
+                    seen: limit.saturating_add(1),
+                    detail: format!(
+                        "the response body passed {limit} bytes after decompression (max_decompressed_body_bytes)"
+                    ),
+                }));
             }
             Err(e) => self.end = Some(End::BadBody(e.to_string())),
         }
@@ -249,7 +298,13 @@ impl Exchange {
                 self.got_bytes = true;
                 if buf.len() + bytes.len() > self.max_message {
                     let limit = self.max_message;
-                    self.end = Some(End::TooLarge(format!("a JSON response body passed {limit} bytes")));
+                    self.end = Some(End::TooLarge(TooLarge {
+                        limit,
+                        seen: buf.len() + bytes.len(),
+                        detail: format!(
+                            "a JSON response body passed the {limit}-byte limit (max_message_bytes)"
+                        ),
+                    }));
                     return;
                 }
                 buf.extend_from_slice(bytes);
@@ -297,8 +352,17 @@ impl Exchange {
                 }
                 SseItem::Retry(ms) => self.retry_ms = Some(ms),
                 SseItem::Comment => {}
-                SseItem::Overflow { dropped } => {
-                    out.warnings.push(Warning::OversizeMessage { len: dropped, limit: self.max_message })
+                SseItem::OverflowStart { head } => {
+                    let seen = self.max_message.saturating_add(1);
+                    out.items.push(Item::Oversize { peek: scan_head(&head), seen, done: false });
+                }
+                SseItem::Overflow { dropped, head, tail } => {
+                    out.warnings.push(Warning::OversizeMessage { len: dropped, limit: self.max_message });
+                    let peek = scan_head(&head).merge(scan_tail(&tail));
+                    if !peek.call {
+                        self.oversize_event = Some(dropped);
+                    }
+                    out.items.push(Item::Oversize { peek, seen: dropped, done: true });
                 }
             }
         }

@@ -37,6 +37,7 @@ use crate::error::{RequestError, Warning};
 use crate::handle::{Counter, Epoch, ExchangeId};
 use crate::io::{HttpHead, HttpRequest, Io};
 use crate::jsonrpc::WireId;
+use crate::jsonrpc_head::Peek;
 use crate::mcp_servers::{HttpUrl, TransportKind};
 use crate::timers::Timer;
 
@@ -244,12 +245,7 @@ impl Connection {
             return;
         }
         if kind == TransportKind::Sse {
-            if link.detection.deprecation_due() {
-                self.warn(Warning::Deprecated {
-                    feature: "the HTTP+SSE transport (2024-11-05)",
-                    advice: "the server should move to Streamable HTTP",
-                });
-            }
+            self.note_deprecated(crate::Deprecation::HttpSseTransport, crate::UsedBy::Server);
             self.proc = Proc::Starting { epoch };
             self.start_stream(epoch, Role::SseStream, None);
             self.timers.set(Timer::Handshake, now + self.cfg.timeouts.initialize);
@@ -403,6 +399,9 @@ impl Connection {
                     self.on_endpoint(now, epoch, &data)
                 }
                 exchange::Item::Endpoint(_) => {}
+                exchange::Item::Oversize { peek, seen, done } => {
+                    self.on_oversize_event(now, exchange, &peek, seen, done)
+                }
             }
         }
         let state =
@@ -420,6 +419,30 @@ impl Connection {
             // The result arrived on an event stream: the stream has nothing more to give.
             Some((false, true)) => self.abort_exchange(exchange),
             _ => {}
+        }
+    }
+
+    /// An event over the limit is being (or was) skipped: fail the request it answers, once;
+    /// if that is this exchange's own request, the stream has nothing more to give.
+    fn on_oversize_event(
+        &mut self,
+        now: Instant,
+        exchange: ExchangeId,
+        peek: &Peek,
+        seen: usize,
+        done: bool,
+    ) {
+        let Some(x) = self.http_mut().and_then(|l| l.exchanges.get_mut(exchange)) else { return };
+        let already = if done { std::mem::take(&mut x.oversize_answered) } else { x.oversize_answered };
+        if already {
+            return;
+        }
+        let answered = self.fail_oversize_answer(now, peek, seen);
+        if let Some(x) = self.http_mut().and_then(|l| l.exchanges.get_mut(exchange)) {
+            x.oversize_answered = answered && !done;
+            if answered && peek.answers() == x.role.request_id() {
+                x.answered = true;
+            }
         }
     }
 

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use super::super::{Connection, Proc, WireUse};
-use super::exchange::{End, Exchange, Role};
+use super::exchange::{End, Exchange, Role, TooLarge};
 use super::session::{Listen, Resume, SessionState};
 use crate::config::ProtocolMode;
 use crate::error::{RequestError, RpcError, Warning};
@@ -29,8 +29,8 @@ enum Failure {
     Transport(String),
     /// A 2xx response whose stream ended (or broke) before the result.
     Broken(String),
-    /// The body passed a limit.
-    TooLarge(String),
+    /// The body (or an event of it) passed a limit.
+    TooLarge(TooLarge),
     /// An error status with a JSON-RPC error in its body (401/403 excepted).
     Rpc(u16, RpcError),
     /// 401 or 403.
@@ -48,7 +48,9 @@ impl Failure {
         match self {
             Failure::Transport(detail) => RequestError::TransportClosed { detail },
             Failure::Broken(detail) => RequestError::StreamClosed { detail },
-            Failure::TooLarge(detail) => RequestError::ResponseTooLarge { detail },
+            Failure::TooLarge(t) => {
+                RequestError::ResponseTooLarge { limit: t.limit, seen_at_least: t.seen, detail: t.detail }
+            }
             Failure::Rpc(_, e) => RequestError::Rpc(e),
             Failure::Unauthorized(status, rpc) => RequestError::Unauthorized {
                 status,
@@ -70,12 +72,25 @@ impl Connection {
     fn classify(&self, x: &Exchange) -> Failure {
         let end = x.finished().cloned().unwrap_or(End::Complete);
         let status = match (x.status(), &end) {
-            (_, End::TooLarge(detail)) => return Failure::TooLarge(detail.clone()),
+            (_, End::TooLarge(t)) => return Failure::TooLarge(t.clone()),
             (None, End::Failed(detail) | End::BadBody(detail)) => return Failure::Transport(detail.clone()),
             (None, End::Complete) => return Failure::Transport("no response".into()),
             (Some(s), _) => s,
         };
         if (200..300).contains(&status) {
+            // The stream skipped an event over the limit that could not be read and ended
+            // without the result: that event was most likely it (sending again would not help).
+            if let (Some(seen), Some(_)) = (x.oversize_event, x.role.request_id()) {
+                let limit = self.cfg.limits.max_message_bytes;
+                return Failure::TooLarge(TooLarge {
+                    limit,
+                    seen,
+                    detail: format!(
+                        "the response stream skipped a {seen}-byte event over the {limit}-byte limit \
+                         (max_message_bytes) and ended without the result"
+                    ),
+                });
+            }
             return Failure::Broken(match end {
                 End::Failed(d) | End::BadBody(d) => format!("the response stream broke: {d}"),
                 _ => format!("HTTP {status}: the response ended without a result"),
@@ -386,7 +401,7 @@ impl Connection {
             return;
         }
         let detail = match x.finished() {
-            Some(End::Failed(d) | End::BadBody(d) | End::TooLarge(d)) => {
+            Some(End::Failed(d) | End::BadBody(d) | End::TooLarge(TooLarge { detail: d, .. })) => {
                 format!("the HTTP+SSE event stream broke: {d}")
             }
             _ => "the HTTP+SSE event stream ended".into(),

@@ -1,0 +1,44 @@
+//! The exit codes of `mcp`, and which failure maps to which.
+//!
+//! | code | meaning |
+//! | --- | --- |
+//! | 0 | success |
+//! | 1 | the request failed (an error from the server, an invalid answer), or the tool reported `isError` |
+//! | 2 | usage: unknown flag or command, bad TARGET, JSON_ARGS or config file |
+//! | 3 | the server could not be started or reached (spawn, connect, handshake, connection lost) |
+//! | 4 | a request timed out |
+//! | 5 | the server refused the credentials (HTTP 401 or 403) |
+
+use mcp_tokio::core::{ClientError, RequestError};
+
+/// A request failed, or the tool reported an error.
+pub const FAILED: u8 = 1;
+/// A usage error (clap exits with 2 for its own).
+pub const USAGE: u8 = 2;
+/// The server could not be started or reached.
+pub const UNREACHABLE: u8 = 3;
+/// A request timed out.
+pub const TIMEOUT: u8 = 4;
+/// HTTP 401 or 403.
+pub const UNAUTHORIZED: u8 = 5;
+
+/// The exit code a client error ends the command with.
+pub fn code_of(error: &ClientError) -> u8 {
+    match error {
+        ClientError::Request(request) => match request {
+            RequestError::Timeout { .. } => TIMEOUT,
+            RequestError::Unauthorized { .. } => UNAUTHORIZED,
+            RequestError::Spawn { .. }
+            | RequestError::TransportClosed { .. }
+            | RequestError::Handshake { .. }
+            | RequestError::NoCommonVersion { .. }
+            | RequestError::UnsupportedProtocolVersion { .. }
+            | RequestError::ModernRequired { .. }
+            | RequestError::Http { .. }
+            | RequestError::StreamClosed { .. } => UNREACHABLE,
+            _ => FAILED,
+        },
+        ClientError::Target(_) | ClientError::Config(_) => USAGE,
+        _ => FAILED,
+    }
+}

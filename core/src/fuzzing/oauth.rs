@@ -1,0 +1,102 @@
+//! The `oauth_flow` fuzz body: an [`AuthFlow`] fed hostile answers (metadata, registration,
+//! token responses, callbacks) never panics or loops, never contacts a URL the safety rules
+//! forbid, and never hands its token to another origin.
+
+use std::time::{Duration, Instant};
+
+use crate::oauth::{AuthConfig, AuthFlow, AuthStep, PreRegisteredClient};
+
+const SERVER: &str = "https://mcp.example.com/mcp";
+
+/// Input: segments separated by `0xFF` (never in UTF-8 text). The first is `[flags, WWW-Authenticate...]`; each
+/// later one answers the next step: for a fetch `[status selector, body...]`, for an
+/// authorization `[mode, query...]` (an even mode prefixes the real `state`, so the checks
+/// after it are reached).
+pub fn oauth_flow(t0: Instant, data: &[u8]) {
+    let mut segments = data.split(|&b| b == 0xFF);
+    let Some(first) = segments.next() else { return };
+    let (flags, www) = first.split_first().map_or((0, &[][..]), |(f, rest)| (*f, rest));
+    let mut config = if flags & 1 == 0 {
+        AuthConfig::authorization_code("http://127.0.0.1:8765/callback")
+    } else {
+        AuthConfig::client_credentials(PreRegisteredClient::any_issuer("cc", Some("secret")))
+    };
+    if flags & 2 != 0 {
+        config.client_metadata_url = Some("https://app.example/client.json".into());
+    }
+    if flags & 4 != 0 && config.pre_registered.is_empty() {
+        config.pre_registered.push(PreRegisteredClient::any_issuer("pre", Some("pre-secret")));
+    }
+    let mut flow = AuthFlow::new(SERVER, config, &[9; 32]).expect("valid config");
+    let www = String::from_utf8_lossy(www);
+    let status = if flags & 8 == 0 { 401 } else { 403 };
+    flow.on_challenge(t0, status, Some(&www));
+    let mut now = t0;
+    let mut steps = 0;
+    let mut rounds = 0;
+    loop {
+        steps += 1;
+        assert!(steps < 500, "the flow does not settle");
+        let Some(step) = flow.poll() else {
+            // Idle: a further challenge or a refresh, while input lasts.
+            match segments.next() {
+                Some([b, ..]) if rounds < 4 => {
+                    rounds += 1;
+                    if b % 2 == 0 {
+                        flow.refresh(now);
+                    } else {
+                        flow.on_challenge(now, 401 + u16::from(b % 4 == 3) * 2, Some(&www));
+                    }
+                    continue;
+                }
+                _ => return,
+            }
+        };
+        now += Duration::from_secs(1);
+        match step {
+            AuthStep::Fetch { id, request } => {
+                let url = crate::http_url::HttpUrl::parse(&request.url).expect("fetch URLs are valid");
+                assert!(url.is_https(), "plain http fetched for a remote server: {}", request.url);
+                let Some(seg) = segments.next() else { return };
+                let (sel, body) = seg.split_first().map_or((0, &[][..]), |(s, b)| (*s, b));
+                match sel % 8 {
+                    7 => flow.on_fetch_failed(now, id, "refused"),
+                    s => {
+                        let status = [200, 201, 400, 401, 404, 500, 200][usize::from(s)];
+                        flow.on_response(now, id, status, &[], body);
+                    }
+                }
+            }
+            AuthStep::Authorize { url } => {
+                assert!(url.starts_with("https://"), "authorization URL not https: {url}");
+                assert!(url.contains("code_challenge_method=S256"));
+                let Some(seg) = segments.next() else { return };
+                let (mode, rest) = seg.split_first().map_or((1, &[][..]), |(m, r)| (*m, r));
+                let rest = String::from_utf8_lossy(rest);
+                let query = if mode % 2 == 0 {
+                    let state = url.split("&state=").nth(1).and_then(|s| s.split('&').next()).unwrap_or("");
+                    format!("state={state}&{rest}")
+                } else {
+                    rest.into_owned()
+                };
+                flow.on_callback(now, &query);
+            }
+            AuthStep::Done(tokens) => {
+                assert!(!tokens.access_token.expose().is_empty());
+                assert!(flow.authorization_header(SERVER).is_some());
+                assert!(flow.authorization_header("https://evil.example/").is_none());
+                // Seeds mark their tokens; a marked token must never print.
+                let token = tokens.access_token.expose();
+                if token.starts_with("SECRET-") {
+                    assert!(!format!("{tokens:?}{flow:?}").contains(token), "token printed");
+                }
+                // The stored record round-trips.
+                let stored = flow.stored(now, 1_000);
+                let text = serde_json::to_string(&stored).expect("serialisable");
+                let back = serde_json::from_str(&text).expect("deserialisable");
+                assert_eq!(stored, back);
+            }
+            AuthStep::Notice(_) | AuthStep::Failed(_) => {}
+        }
+    }
+}

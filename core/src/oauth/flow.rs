@@ -1,0 +1,418 @@
+//! [`AuthFlow`]: the sans-IO state machine that takes a `401`/`403` challenge to a token.
+//! The step handlers that react to answers live in `flow_steps.rs`.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::time::Instant;
+
+use crate::headers::parse_www_authenticate;
+use crate::http_url::HttpUrl;
+use crate::io::HttpRequest;
+use crate::oauth::callback::{check_callback, PendingAuthorization};
+use crate::oauth::config::{AuthConfig, GrantType};
+use crate::oauth::metadata::{AuthServerMetadata, ResourceMetadata};
+use crate::oauth::registration::{ClientRegistration, TokenAuthMethod};
+use crate::oauth::secret::{Entropy, MIN_ENTROPY_BYTES};
+use crate::oauth::token::{Grant, Tokens};
+use crate::oauth::url::{canonical_resource, check_endpoint, is_loopback_host, prm_candidates};
+use crate::oauth::OAuthError;
+
+/// Names one HTTP exchange the flow asked for; pass it back to [`AuthFlow::on_response`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FetchId(pub(crate) u64);
+
+impl fmt::Display for FetchId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "oauth-fetch-{}", self.0)
+    }
+}
+
+/// Something the host should know but need not act on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthNotice {
+    /// Dynamic client registration is used: it is deprecated in favour of Client ID Metadata
+    /// Documents (configure [`AuthConfig::client_metadata_url`]) or pre-registration.
+    DynamicClientRegistration {
+        /// The issuer registered with.
+        issuer: String,
+    },
+    /// The server publishes no Protected Resource Metadata: the 2025-03-26 fallback (the
+    /// authorization server at the MCP server's origin) is used.
+    LegacyDiscovery {
+        /// The origin used as the issuer.
+        issuer: String,
+    },
+    /// No authorization server metadata either: the default `/authorize`, `/token` and
+    /// `/register` endpoints at the origin are used (2025-03-26).
+    DefaultEndpoints {
+        /// The origin.
+        issuer: String,
+    },
+}
+
+/// What the host does next, from [`AuthFlow::poll`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthStep {
+    /// Perform this HTTP request (no redirects followed, body capped by the host at a sane
+    /// size) and report the answer with [`AuthFlow::on_response`] or the failure with
+    /// [`AuthFlow::on_fetch_failed`].
+    Fetch {
+        /// Names the exchange.
+        id: FetchId,
+        /// The request.
+        request: HttpRequest,
+    },
+    /// Open this URL in the user's browser, then pass the redirect's query string to
+    /// [`AuthFlow::on_callback`].
+    Authorize {
+        /// The authorization URL.
+        url: String,
+    },
+    /// Informational.
+    Notice(AuthNotice),
+    /// Authorized: retry the MCP request with [`Tokens::authorization_header`].
+    Done(Tokens),
+    /// The flow gave up; a new challenge starts over.
+    Failed(OAuthError),
+}
+
+/// Why the current exchange was sent.
+#[derive(Debug)]
+pub(crate) enum Purpose {
+    Prm { candidates: Vec<String>, index: usize, hinted: bool },
+    AsMeta { issuer: String, candidates: Vec<String>, index: usize, legacy: bool },
+    Register { method: TokenAuthMethod },
+    Code { pending: Box<PendingAuthorization> },
+    Refresh { fallback: bool },
+    ClientCredentials { scopes: Vec<String> },
+}
+
+/// One in-flight exchange.
+#[derive(Debug)]
+pub(crate) struct InFlight {
+    pub id: FetchId,
+    pub url: String,
+    pub purpose: Purpose,
+}
+
+/// What the current round (one challenge or refresh) aims for.
+#[derive(Debug, Default)]
+pub(crate) struct Round {
+    /// Scopes to request: the challenge's (union with earlier ones on a step-up), else `None`
+    /// (the Protected Resource Metadata's `scopes_supported` is used).
+    pub scopes: Option<Vec<String>>,
+    /// Try the refresh token before a new authorization.
+    pub try_refresh: bool,
+}
+
+/// The OAuth 2.1 authorization flow of one MCP server, driven by the host. See the
+/// [module documentation](crate::oauth) for the loop.
+pub struct AuthFlow {
+    pub(crate) server: HttpUrl,
+    pub(crate) server_loopback: bool,
+    pub(crate) default_resource: String,
+    pub(crate) config: AuthConfig,
+    pub(crate) entropy: Entropy,
+    next_id: u64,
+    pub(crate) steps: VecDeque<AuthStep>,
+    pub(crate) inflight: Option<InFlight>,
+    pub(crate) awaiting: Option<PendingAuthorization>,
+    pub(crate) prm: Option<ResourceMetadata>,
+    pub(crate) meta: Option<AuthServerMetadata>,
+    pub(crate) registrations: Vec<ClientRegistration>,
+    pub(crate) client: Option<ClientRegistration>,
+    pub(crate) tokens: Option<Tokens>,
+    pub(crate) requested_scopes: Vec<String>,
+    pub(crate) step_ups: u32,
+    pub(crate) round: Round,
+}
+
+impl fmt::Debug for AuthFlow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AuthFlow")
+            .field("server", &self.server)
+            .field("issuer", &self.meta.as_ref().map(|m| &m.issuer))
+            .field("client", &self.client)
+            .field("tokens", &self.tokens)
+            .field("inflight", &self.inflight.as_ref().map(|i| i.id))
+            .field("awaiting_callback", &self.awaiting.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Most scopes the flow requests at once (step-up unions are capped here).
+pub const MAX_SCOPES: usize = 64;
+
+impl AuthFlow {
+    /// A flow for the MCP server at `server_url`, with `entropy` (at least
+    /// [`MIN_ENTROPY_BYTES`] bytes from the host's OS random generator) seeding every PKCE
+    /// verifier and `state` it will create.
+    pub fn new(server_url: &str, config: AuthConfig, entropy: &[u8]) -> Result<Self, OAuthError> {
+        let server = HttpUrl::parse(server_url).map_err(|e| OAuthError::InvalidServerUrl(e.to_string()))?;
+        config.validate()?;
+        let entropy =
+            Entropy::new(entropy).ok_or(OAuthError::InsufficientEntropy { min: MIN_ENTROPY_BYTES })?;
+        Ok(Self {
+            server_loopback: is_loopback_host(server.host()),
+            default_resource: canonical_resource(&server),
+            server,
+            config,
+            entropy,
+            next_id: 0,
+            steps: VecDeque::new(),
+            inflight: None,
+            awaiting: None,
+            prm: None,
+            meta: None,
+            registrations: Vec::new(),
+            client: None,
+            tokens: None,
+            requested_scopes: Vec::new(),
+            step_ups: 0,
+            round: Round::default(),
+        })
+    }
+
+    /// The MCP server responded `status` (401 or 403) with this `WWW-Authenticate` value:
+    /// start (or restart) authorization. A 401 re-discovers the authorization server (it may
+    /// have moved) and tries the refresh token first when that server issued it; a 403
+    /// `insufficient_scope` re-authorizes with the union of the scopes held and challenged,
+    /// at most [`AuthConfig::max_step_ups`] times in a row.
+    pub fn on_challenge(&mut self, now: Instant, status: u16, www_authenticate: Option<&str>) {
+        let _ = now;
+        self.inflight = None;
+        self.awaiting = None;
+        let challenges = parse_www_authenticate(www_authenticate.unwrap_or(""));
+        let bearer = challenges.iter().find(|c| c.is_scheme("bearer"));
+        let hint = bearer
+            .and_then(|c| c.resource_metadata())
+            .or_else(|| challenges.iter().find_map(|c| c.resource_metadata()))
+            .map(str::to_owned);
+        let challenged: Vec<String> =
+            bearer.map(|c| c.scopes().take(MAX_SCOPES).map(str::to_owned).collect()).unwrap_or_default();
+        if status == 403 {
+            if bearer.and_then(|c| c.error()) != Some("insufficient_scope") {
+                let error = bearer.and_then(|c| c.error()).unwrap_or("forbidden");
+                let description =
+                    bearer.and_then(|c| c.error_description()).map(|d| d.chars().take(300).collect());
+                self.fail(OAuthError::AuthorizationDenied {
+                    error: crate::oauth::OAuthErrorCode::parse(error),
+                    description,
+                });
+                return;
+            }
+            if self.step_ups >= self.config.max_step_ups {
+                self.fail(OAuthError::StepUpLimit { attempts: self.step_ups });
+                return;
+            }
+            self.step_ups += 1;
+            let mut scopes = self.requested_scopes.clone();
+            let held = self.tokens.as_ref().map(|t| t.scopes.clone()).unwrap_or_default();
+            for s in held.into_iter().chain(challenged) {
+                if !scopes.contains(&s) && scopes.len() < MAX_SCOPES {
+                    scopes.push(s);
+                }
+            }
+            self.round = Round { scopes: Some(scopes), try_refresh: false };
+            if self.meta.is_some() && hint.is_none() {
+                self.after_metadata();
+                return;
+            }
+        } else {
+            let try_refresh = self.tokens.as_ref().is_some_and(|t| t.refresh_token.is_some());
+            self.round = Round { scopes: (!challenged.is_empty()).then_some(challenged), try_refresh };
+        }
+        self.start_discovery(hint);
+    }
+
+    /// The next thing to do, or `None` while waiting (for a response, a callback or a new
+    /// challenge).
+    pub fn poll(&mut self) -> Option<AuthStep> {
+        self.steps.pop_front()
+    }
+
+    /// The redirect came back: `query` is its query string (or the whole redirect URL).
+    pub fn on_callback(&mut self, now: Instant, query: &str) {
+        let _ = now;
+        let Some(pending) = self.awaiting.take() else {
+            self.fail(OAuthError::NoPendingAuthorization);
+            return;
+        };
+        match check_callback(query, &pending) {
+            Ok(code) => {
+                let grant = Grant::AuthorizationCode {
+                    code: &code,
+                    verifier: &pending.verifier,
+                    redirect_uri: &pending.redirect_uri,
+                };
+                let request = crate::oauth::token::token_request(
+                    &pending.token_endpoint,
+                    &pending.client,
+                    &grant,
+                    &pending.resource,
+                    self.config.connect_timeout,
+                );
+                self.send(request, Purpose::Code { pending: Box::new(pending) });
+            }
+            Err(e) => self.fail(e),
+        }
+    }
+
+    /// Uses the refresh token now (for instance when [`AuthFlow::needs_refresh`]). Ends in
+    /// [`AuthStep::Done`] or [`AuthStep::Failed`] (an `invalid_grant` drops the refresh token;
+    /// the next challenge then authorizes anew).
+    pub fn refresh(&mut self, now: Instant) {
+        let _ = now;
+        self.inflight = None;
+        self.awaiting = None;
+        if !self.can_refresh() {
+            self.fail(OAuthError::NoRefreshToken);
+            return;
+        }
+        self.send_refresh(false);
+    }
+
+    /// The MCP server accepted a request made with the current token: the step-up budget is
+    /// available again.
+    pub fn on_request_succeeded(&mut self) {
+        self.step_ups = 0;
+    }
+
+    /// The tokens in hand.
+    pub fn tokens(&self) -> Option<&Tokens> {
+        self.tokens.as_ref()
+    }
+
+    /// Whether the access token is missing, expired or within [`AuthConfig::refresh_margin`]
+    /// of expiring.
+    pub fn needs_refresh(&self, now: Instant) -> bool {
+        self.tokens.as_ref().is_none_or(|t| t.expires_within(now, self.config.refresh_margin))
+    }
+
+    /// The `Authorization` header for a request to `url`: only for the MCP server's own origin
+    /// (a token is never sent anywhere else), and only while a token is held.
+    pub fn authorization_header(&self, url: &str) -> Option<String> {
+        let same_origin = HttpUrl::parse(url).is_ok_and(|u| u.origin() == self.server.origin());
+        self.tokens.as_ref().filter(|_| same_origin).map(Tokens::authorization_header)
+    }
+
+    /// The authorization server in use (its metadata), once discovered.
+    pub fn auth_server(&self) -> Option<&AuthServerMetadata> {
+        self.meta.as_ref()
+    }
+
+    /// The client registration in use.
+    pub fn client(&self) -> Option<&ClientRegistration> {
+        self.client.as_ref()
+    }
+
+    /// The `resource` parameter sent (RFC 8707): the Protected Resource Metadata `resource`
+    /// when known, else the canonical server URL.
+    pub fn resource(&self) -> &str {
+        self.prm.as_ref().map_or(&self.default_resource, |p| &p.resource)
+    }
+
+    // --- internals shared with flow_steps.rs ---
+
+    pub(crate) fn fail(&mut self, e: OAuthError) {
+        self.inflight = None;
+        self.awaiting = None;
+        self.steps.push_back(AuthStep::Failed(e));
+    }
+
+    pub(crate) fn send(&mut self, request: HttpRequest, purpose: Purpose) {
+        self.next_id += 1;
+        let id = FetchId(self.next_id);
+        self.inflight = Some(InFlight { id, url: request.url.clone(), purpose });
+        self.steps.push_back(AuthStep::Fetch { id, request });
+    }
+
+    pub(crate) fn get(&self, url: &str) -> HttpRequest {
+        HttpRequest {
+            method: crate::io::HttpMethod::Get,
+            url: url.to_owned(),
+            headers: vec![("Accept".to_owned(), "application/json".to_owned())],
+            body: Vec::new(),
+            connect_timeout: self.config.connect_timeout,
+        }
+    }
+
+    fn start_discovery(&mut self, hint: Option<String>) {
+        let hinted = hint.is_some();
+        let candidates = hint.map_or_else(|| prm_candidates(&self.server), |h| vec![h]);
+        self.fetch_candidate(Purpose::Prm { candidates, index: 0, hinted });
+    }
+
+    /// Sends the candidate URL at `index` of a discovery purpose, after the safety check.
+    pub(crate) fn fetch_candidate(&mut self, purpose: Purpose) {
+        let (Purpose::Prm { candidates, index, .. } | Purpose::AsMeta { candidates, index, .. }) = &purpose
+        else {
+            return;
+        };
+        let Some(url) = candidates.get(*index).cloned() else { return };
+        match check_endpoint(&url, self.server_loopback) {
+            Ok(u) => {
+                let request = self.get(u.as_str());
+                self.send(request, purpose);
+            }
+            Err(e) => self.fail(e),
+        }
+    }
+
+    pub(crate) fn can_refresh(&self) -> bool {
+        match (&self.tokens, &self.meta, &self.client) {
+            (Some(t), Some(m), Some(c)) => {
+                t.refresh_token.is_some() && t.issuer == m.issuer && c.issuer == m.issuer
+            }
+            _ => false,
+        }
+    }
+
+    pub(crate) fn send_refresh(&mut self, fallback: bool) {
+        let (Some(t), Some(m), Some(c)) = (&self.tokens, &self.meta, &self.client) else {
+            self.fail(OAuthError::NoRefreshToken);
+            return;
+        };
+        let Some(rt) = &t.refresh_token else {
+            self.fail(OAuthError::NoRefreshToken);
+            return;
+        };
+        let request = crate::oauth::token::token_request(
+            &m.token_endpoint,
+            c,
+            &Grant::Refresh { refresh_token: rt },
+            &t.resource,
+            self.config.connect_timeout,
+        );
+        self.send(request, Purpose::Refresh { fallback });
+    }
+
+    /// The scopes for an authorization or client-credentials request: the round's, else the
+    /// resource's `scopes_supported`, plus `offline_access` when the server lists it.
+    pub(crate) fn scopes_for_request(&self, meta: &AuthServerMetadata) -> Vec<String> {
+        let mut scopes = self
+            .round
+            .scopes
+            .clone()
+            .or_else(|| self.prm.as_ref().and_then(|p| p.scopes_supported.clone()))
+            .unwrap_or_default();
+        let mut seen = Vec::with_capacity(scopes.len());
+        scopes.retain(|s| {
+            !s.is_empty() && !seen.contains(s) && {
+                seen.push(s.clone());
+                true
+            }
+        });
+        let offline = "offline_access";
+        if self.config.grant == GrantType::AuthorizationCode
+            && self.config.request_offline_access
+            && meta.lists_scope(offline)
+            && !scopes.is_empty()
+            && !scopes.iter().any(|s| s == offline)
+        {
+            scopes.push(offline.to_owned());
+        }
+        scopes.truncate(MAX_SCOPES);
+        scopes
+    }
+}

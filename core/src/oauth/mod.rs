@@ -1,0 +1,110 @@
+//! OAuth 2.1 authorization for HTTP MCP servers, sans-IO (MCP 2026-07-28
+//! `basic/authorization`, with the 2025-03-26 fallbacks).
+//!
+//! [`AuthFlow`] never opens a socket, reads a clock or draws randomness: it emits HTTP
+//! exchanges for the host to perform, a URL for the host to open in a browser, and consumes
+//! the answers. Time comes in as `now: Instant`; randomness comes in once, as entropy bytes the
+//! host reads from its OS generator, and seeds every PKCE verifier and `state`.
+//!
+//! # Driving the flow
+//!
+//! 1. The MCP server answers `401` (or `403 insufficient_scope`): call
+//!    [`AuthFlow::on_challenge`] with the status and the `WWW-Authenticate` value.
+//! 2. Drain [`AuthFlow::poll`] until `None`, handling each [`AuthStep`]:
+//!    - [`AuthStep::Fetch`]: perform the request (no redirects followed, the body capped), then
+//!      call [`AuthFlow::on_response`] with its status, headers and body (or
+//!      [`AuthFlow::on_fetch_failed`]); drain again.
+//!    - [`AuthStep::Authorize`]: open the URL in a browser; when the redirect arrives at the
+//!      configured redirect URI, call [`AuthFlow::on_callback`] with its query; drain again.
+//!    - [`AuthStep::Notice`]: log it.
+//!    - [`AuthStep::Done`]: retry the MCP request with [`AuthFlow::authorization_header`].
+//!    - [`AuthStep::Failed`]: report the error; a later challenge starts over.
+//! 3. Before a request, [`AuthFlow::needs_refresh`] says whether to call [`AuthFlow::refresh`];
+//!    after the server accepts one, [`AuthFlow::on_request_succeeded`] resets the step-up budget.
+//! 4. Persist [`AuthFlow::stored`] and give it back with [`AuthFlow::with_stored`] next run.
+//!
+//! What the flow does, in order: Protected Resource Metadata from the challenge's
+//! `resource_metadata`, else the well-known URLs (path-inserted, then root), checking that its
+//! `resource` names the server; authorization server metadata from the well-known URLs in spec
+//! order (RFC 8414 then OpenID Connect, path variants), checking `issuer` and PKCE `S256`;
+//! without resource metadata, the 2025-03-26 fallback (metadata at the server's origin, else
+//! `/authorize`, `/token`, `/register`); a client from pre-registration, a Client ID Metadata
+//! Document or dynamic registration, kept per authorization server; the authorization code
+//! grant with PKCE and RFC 8707 `resource`, the callback's `state` and RFC 9207 `iss` checked;
+//! or the client credentials grant. Every URL contacted is `https` (plain `http` only on
+//! loopback for a loopback server) and never a literal private or link-local address.
+//!
+//! ```
+//! use std::time::Instant;
+//! use mcp_core::oauth::{AuthConfig, AuthFlow, AuthStep};
+//!
+//! let now = Instant::now(); // the host's clock; the core never reads one
+//! let config = AuthConfig::authorization_code("http://127.0.0.1:8765/callback");
+//! let entropy = [7u8; 32]; // in a real host: 32 bytes from the OS random generator
+//! let mut flow = AuthFlow::new("https://mcp.example.com/mcp", config, &entropy).unwrap();
+//!
+//! // The server said 401 and pointed at its resource metadata.
+//! flow.on_challenge(now, 401, Some(
+//!     r#"Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp""#,
+//! ));
+//! let mut answers = vec![
+//!     r#"{"resource":"https://mcp.example.com/mcp","authorization_servers":["https://auth.example.com"],"scopes_supported":["files:read"]}"#,
+//!     r#"{"issuer":"https://auth.example.com","authorization_endpoint":"https://auth.example.com/authorize",
+//!         "token_endpoint":"https://auth.example.com/token","registration_endpoint":"https://auth.example.com/register",
+//!         "code_challenge_methods_supported":["S256"],"token_endpoint_auth_methods_supported":["none"]}"#,
+//!     r#"{"client_id":"abc"}"#,
+//! ].into_iter();
+//! let mut tokens = None;
+//! while tokens.is_none() {
+//!     match flow.poll() {
+//!         Some(AuthStep::Fetch { id, request }) => {
+//!             // The host performs `request` over HTTP; here the answers are canned.
+//!             let body = answers.next().unwrap_or(
+//!                 r#"{"access_token":"at-1","token_type":"Bearer","expires_in":3600}"#);
+//!             assert!(request.url.starts_with("https://"));
+//!             flow.on_response(now, id, 200, &[], body.as_bytes());
+//!         }
+//!         Some(AuthStep::Authorize { url }) => {
+//!             // The host opens `url`; the browser comes back to the redirect URI with a code.
+//!             assert!(url.contains("code_challenge_method=S256"));
+//!             let state = url.split("state=").nth(1).unwrap().split('&').next().unwrap();
+//!             flow.on_callback(now, &format!("code=xyz&state={state}"));
+//!         }
+//!         Some(AuthStep::Notice(_)) => {} // dynamic registration is deprecated: worth a log line
+//!         Some(AuthStep::Done(t)) => tokens = Some(t),
+//!         Some(AuthStep::Failed(e)) => panic!("{e}"),
+//!         None => unreachable!("nothing pending"),
+//!     }
+//! }
+//! assert_eq!(flow.authorization_header("https://mcp.example.com/mcp").as_deref(), Some("Bearer at-1"));
+//! assert_eq!(flow.authorization_header("https://elsewhere.example/"), None);
+//! ```
+//!
+//! Not implemented: `private_key_jwt` client authentication (it needs ES256 signing, whose
+//! pure-Rust crates pull `rand_core` into the core), DPoP, and the enterprise-managed and
+//! workload-identity extensions.
+
+mod callback;
+mod config;
+mod error;
+mod flow;
+mod flow_steps;
+mod metadata;
+mod registration;
+mod secret;
+mod store;
+mod token;
+pub(crate) mod url;
+
+pub use callback::{MAX_CALLBACK_BYTES, MAX_CALLBACK_PARAMS};
+pub use config::{AuthConfig, GrantType, PreRegisteredClient};
+pub use error::{OAuthError, OAuthErrorCode};
+pub use flow::{AuthFlow, AuthNotice, AuthStep, FetchId, MAX_SCOPES};
+pub use flow_steps::MAX_REGISTRATIONS;
+pub use metadata::{
+    AuthServerMetadata, ResourceMetadata, MAX_LIST_ENTRIES, MAX_METADATA_BYTES, MAX_SCOPE_LEN,
+};
+pub use registration::{ClientRegistration, RegistrationSource, TokenAuthMethod, MAX_REGISTRATION_BYTES};
+pub use secret::{pkce_challenge, Secret, MIN_ENTROPY_BYTES};
+pub use store::{StoredAuth, StoredTokens, STORED_VERSION};
+pub use token::{Tokens, MAX_EXPIRES_IN, MAX_TOKEN_LEN, MAX_TOKEN_RESPONSE_BYTES};

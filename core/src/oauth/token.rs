@@ -1,0 +1,315 @@
+//! The token endpoint: requests for the `authorization_code`, `refresh_token` and
+//! `client_credentials` grants, and the response, validated ([`Tokens`]).
+
+use std::time::{Duration, Instant};
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+use serde_json::Value;
+
+use crate::io::{HttpMethod, HttpRequest};
+use crate::oauth::registration::{ClientRegistration, TokenAuthMethod};
+use crate::oauth::url::{clip, form_body, form_encode};
+use crate::oauth::{OAuthError, OAuthErrorCode, Secret};
+
+/// Largest token response accepted, in bytes.
+pub const MAX_TOKEN_RESPONSE_BYTES: usize = 64 * 1024;
+/// Longest access or refresh token accepted, in bytes.
+pub const MAX_TOKEN_LEN: usize = 16 * 1024;
+/// `expires_in` values are capped at this (ten years) so the expiry instant never overflows.
+pub const MAX_EXPIRES_IN: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
+
+/// Tokens from a successful grant. `Debug` redacts them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tokens {
+    /// The access token: send it as `Authorization: Bearer …` to the MCP server only.
+    pub access_token: Secret,
+    /// When it expires (`now` of the response plus `expires_in`); `None` when not stated.
+    pub expires_at: Option<Instant>,
+    /// The refresh token, if one was issued (rotation replaces it).
+    pub refresh_token: Option<Secret>,
+    /// The scopes granted (the `scope` of the response, else the scopes requested).
+    pub scopes: Vec<String>,
+    /// The issuer of the authorization server that issued them.
+    pub issuer: String,
+    /// The resource (RFC 8707) they were requested for.
+    pub resource: String,
+}
+
+impl Tokens {
+    /// Whether the access token is expired, or will be within `margin`, at `now`.
+    pub fn expires_within(&self, now: Instant, margin: Duration) -> bool {
+        self.expires_at.is_some_and(|at| now + margin >= at)
+    }
+
+    /// The `Authorization` header value.
+    pub fn authorization_header(&self) -> String {
+        format!("Bearer {}", self.access_token.expose())
+    }
+}
+
+/// The grant a token request is for.
+#[derive(Debug)]
+pub(crate) enum Grant<'a> {
+    AuthorizationCode { code: &'a Secret, verifier: &'a Secret, redirect_uri: &'a str },
+    Refresh { refresh_token: &'a Secret },
+    ClientCredentials { scope: Option<&'a str> },
+}
+
+/// Builds a token request: the form body with `resource`, and client authentication per the
+/// registration's method.
+pub(crate) fn token_request(
+    endpoint: &str,
+    client: &ClientRegistration,
+    grant: &Grant<'_>,
+    resource: &str,
+    connect_timeout: Duration,
+) -> HttpRequest {
+    let mut pairs: Vec<(&str, &str)> = match grant {
+        Grant::AuthorizationCode { code, verifier, redirect_uri } => vec![
+            ("grant_type", "authorization_code"),
+            ("code", code.expose()),
+            ("redirect_uri", redirect_uri),
+            ("code_verifier", verifier.expose()),
+        ],
+        Grant::Refresh { refresh_token } => {
+            vec![("grant_type", "refresh_token"), ("refresh_token", refresh_token.expose())]
+        }
+        Grant::ClientCredentials { scope } => {
+            let mut p = vec![("grant_type", "client_credentials")];
+            if let Some(s) = scope {
+                p.push(("scope", s));
+            }
+            p
+        }
+    };
+    pairs.push(("resource", resource));
+    let mut headers = vec![
+        ("Content-Type".to_owned(), "application/x-www-form-urlencoded".to_owned()),
+        ("Accept".to_owned(), "application/json".to_owned()),
+    ];
+    let secret = client.client_secret.as_ref().map(Secret::expose).unwrap_or("");
+    match client.auth_method {
+        TokenAuthMethod::None => pairs.push(("client_id", &client.client_id)),
+        TokenAuthMethod::ClientSecretPost => {
+            pairs.push(("client_id", &client.client_id));
+            pairs.push(("client_secret", secret));
+        }
+        TokenAuthMethod::ClientSecretBasic => {
+            // RFC 6749 §2.3.1: both parts form-encoded before Base64.
+            let raw = format!("{}:{}", form_encode(&client.client_id), form_encode(secret));
+            headers.push(("Authorization".to_owned(), format!("Basic {}", STANDARD.encode(raw))));
+        }
+    }
+    HttpRequest {
+        method: HttpMethod::Post,
+        url: endpoint.to_owned(),
+        headers,
+        body: form_body(&pairs).into_bytes(),
+        connect_timeout,
+    }
+}
+
+/// What a token response is checked against and completed with.
+#[derive(Debug)]
+pub(crate) struct TokenContext<'a> {
+    pub requested_scopes: &'a [String],
+    pub issuer: &'a str,
+    pub resource: &'a str,
+    /// The refresh token sent (kept when the server issues no new one).
+    pub previous_refresh: Option<&'a Secret>,
+}
+
+/// Parses a token endpoint response (RFC 6749 §5.1 / §5.2).
+pub(crate) fn parse_token_response(
+    now: Instant,
+    status: u16,
+    body: &[u8],
+    ctx: &TokenContext<'_>,
+) -> Result<Tokens, OAuthError> {
+    if body.len() > MAX_TOKEN_RESPONSE_BYTES {
+        return Err(OAuthError::InvalidTokenResponse(format!(
+            "larger than {MAX_TOKEN_RESPONSE_BYTES} bytes"
+        )));
+    }
+    let value: Option<Value> = serde_json::from_slice(body).ok();
+    let map = match value {
+        Some(Value::Object(map)) => map,
+        _ if !(200..300).contains(&status) => {
+            return Err(OAuthError::TokenRejected {
+                status,
+                error: OAuthErrorCode::Other(String::new()),
+                description: None,
+            })
+        }
+        _ => return Err(OAuthError::InvalidTokenResponse("not a JSON object".into())),
+    };
+    let text = |name: &str| map.get(name).and_then(Value::as_str);
+    if !(200..300).contains(&status) || map.contains_key("error") {
+        let error = OAuthErrorCode::parse(text("error").unwrap_or(""));
+        let description = text("error_description").map(|d| clip(d, 300));
+        return Err(OAuthError::TokenRejected { status, error, description });
+    }
+    let token = |name: &str| -> Result<Option<Secret>, OAuthError> {
+        match map.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if !s.is_empty() && s.len() <= MAX_TOKEN_LEN && is_token_chars(s) => {
+                Ok(Some(Secret::new(s.clone())))
+            }
+            Some(_) => Err(OAuthError::InvalidTokenResponse(format!("invalid {name}"))),
+        }
+    };
+    let access_token =
+        token("access_token")?.ok_or_else(|| OAuthError::InvalidTokenResponse("no access_token".into()))?;
+    match text("token_type") {
+        Some(t) if t.eq_ignore_ascii_case("bearer") => {}
+        Some(t) => return Err(OAuthError::UnsupportedTokenType(clip(t, 32))),
+        None => return Err(OAuthError::InvalidTokenResponse("no token_type".into())),
+    }
+    let expires_in = match map.get("expires_in") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => Some(n.as_u64().ok_or_else(bad_expiry)?),
+        Some(Value::String(s)) => Some(s.parse::<u64>().map_err(|_| bad_expiry())?),
+        Some(_) => return Err(bad_expiry()),
+    };
+    let expires_at = expires_in.map(|s| now + Duration::from_secs(s).min(MAX_EXPIRES_IN));
+    let refresh_token = token("refresh_token")?.or_else(|| ctx.previous_refresh.cloned());
+    let scopes = match text("scope") {
+        Some(s) => s.split(' ').filter(|s| !s.is_empty()).take(64).map(|s| clip(s, 256)).collect(),
+        None => ctx.requested_scopes.to_vec(),
+    };
+    Ok(Tokens {
+        access_token,
+        expires_at,
+        refresh_token,
+        scopes,
+        issuer: ctx.issuer.to_owned(),
+        resource: ctx.resource.to_owned(),
+    })
+}
+
+fn bad_expiry() -> OAuthError {
+    OAuthError::InvalidTokenResponse("expires_in is not a non-negative integer".into())
+}
+
+/// Token characters safe in a header: visible ASCII, no spaces.
+fn is_token_chars(s: &str) -> bool {
+    s.bytes().all(|b| (0x21..0x7f).contains(&b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oauth::registration::RegistrationSource;
+
+    fn client(method: TokenAuthMethod) -> ClientRegistration {
+        ClientRegistration {
+            issuer: "https://as".into(),
+            client_id: "id:1".into(),
+            client_secret: Some(Secret::new("s&cret")),
+            auth_method: method,
+            source: RegistrationSource::PreRegistered,
+            redirect_uri: None,
+        }
+    }
+
+    /// The base of the fake clock (the test plays the host).
+    #[allow(clippy::disallowed_methods)]
+    fn t0() -> Instant {
+        Instant::now()
+    }
+
+    fn ctx() -> TokenContext<'static> {
+        TokenContext {
+            requested_scopes: &[],
+            issuer: "https://as",
+            resource: "https://mcp/mcp",
+            previous_refresh: None,
+        }
+    }
+
+    #[test]
+    fn request_auth_methods() {
+        let rt = Secret::new("rt");
+        let g = Grant::Refresh { refresh_token: &rt };
+        let t = Duration::from_secs(1);
+        let basic = token_request(
+            "https://as/token",
+            &client(TokenAuthMethod::ClientSecretBasic),
+            &g,
+            "https://mcp",
+            t,
+        );
+        let auth = basic.headers.iter().find(|(n, _)| n == "Authorization").unwrap();
+        assert_eq!(auth.1, format!("Basic {}", STANDARD.encode("id%3A1:s%26cret")));
+        let body = String::from_utf8(basic.body).unwrap();
+        assert_eq!(body, "grant_type=refresh_token&refresh_token=rt&resource=https%3A%2F%2Fmcp");
+        let post = token_request("https://as/token", &client(TokenAuthMethod::ClientSecretPost), &g, "r", t);
+        let body = String::from_utf8(post.body.clone()).unwrap();
+        assert!(body.ends_with("client_id=id%3A1&client_secret=s%26cret"));
+        assert!(!post.headers.iter().any(|(n, _)| n == "Authorization"));
+        assert!(!format!("{post:?}").contains("cret"));
+        let none = token_request("https://as/token", &client(TokenAuthMethod::None), &g, "r", t);
+        let body = String::from_utf8(none.body).unwrap();
+        assert!(body.ends_with("client_id=id%3A1") && !body.contains("secret"));
+    }
+
+    #[test]
+    fn response_parsing() {
+        let now = t0();
+        let ok = br#"{"access_token":"at","token_type":"bearer","expires_in":3600,"refresh_token":"rt","scope":"a b"}"#;
+        let t = parse_token_response(now, 200, ok, &ctx()).unwrap();
+        assert_eq!(t.expires_at, Some(now + Duration::from_secs(3600)));
+        assert_eq!(t.scopes, ["a", "b"]);
+        assert_eq!(t.authorization_header(), "Bearer at");
+        assert!(!format!("{t:?}").contains("\"at\""));
+        assert!(t.expires_within(now + Duration::from_secs(3590), Duration::from_secs(30)));
+        let dpop = br#"{"access_token":"at","token_type":"DPoP"}"#;
+        assert!(matches!(
+            parse_token_response(now, 200, dpop, &ctx()),
+            Err(OAuthError::UnsupportedTokenType(_))
+        ));
+        let err = br#"{"error":"invalid_grant","error_description":"expired"}"#;
+        assert!(matches!(
+            parse_token_response(now, 400, err, &ctx()),
+            Err(OAuthError::TokenRejected { status: 400, error: OAuthErrorCode::InvalidGrant, .. })
+        ));
+        assert!(matches!(
+            parse_token_response(now, 502, b"<html>", &ctx()),
+            Err(OAuthError::TokenRejected { .. })
+        ));
+        for bad in [
+            &br#"{"token_type":"Bearer"}"#[..],
+            br#"{"access_token":"at"}"#,
+            br#"{"access_token":"a t","token_type":"Bearer"}"#,
+            br#"{"access_token":"at","token_type":"Bearer","expires_in":-1}"#,
+            br#"{"access_token":"at","token_type":"Bearer","expires_in":1.5}"#,
+            br#"{"access_token":5,"token_type":"Bearer"}"#,
+            b"nope",
+        ] {
+            assert!(parse_token_response(now, 200, bad, &ctx()).is_err(), "{}", String::from_utf8_lossy(bad));
+        }
+        let huge = br#"{"access_token":"at","token_type":"Bearer","expires_in":18446744073709551615}"#;
+        let t = parse_token_response(now, 200, huge, &ctx()).unwrap();
+        assert_eq!(t.expires_at, Some(now + MAX_EXPIRES_IN));
+    }
+
+    #[test]
+    fn refresh_token_rotation_and_keeping() {
+        let now = t0();
+        let old = Secret::new("old");
+        let c = TokenContext { previous_refresh: Some(&old), requested_scopes: &["x".to_owned()], ..ctx() };
+        let kept =
+            parse_token_response(now, 200, br#"{"access_token":"a","token_type":"Bearer"}"#, &c).unwrap();
+        assert_eq!(kept.refresh_token, Some(old.clone()));
+        assert_eq!(kept.scopes, ["x"]);
+        let rotated = parse_token_response(
+            now,
+            200,
+            br#"{"access_token":"a","token_type":"Bearer","refresh_token":"new"}"#,
+            &c,
+        )
+        .unwrap();
+        assert_eq!(rotated.refresh_token.unwrap().expose(), "new");
+    }
+}

@@ -1,0 +1,362 @@
+//! URL rules of the authorization flow: which hosts may be contacted, the well-known URLs to
+//! try in spec order, the canonical resource identifier, and `application/x-www-form-urlencoded`
+//! encoding and decoding.
+
+use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+use crate::http_url::HttpUrl;
+use crate::oauth::OAuthError;
+use crate::redact::redact_url;
+
+/// Longest URL accepted from a metadata document or a configuration.
+pub(crate) const MAX_URL_LEN: usize = 2048;
+
+/// `s` cut to at most `max` characters (for error messages and codes from the network).
+pub(crate) fn clip(s: &str, max: usize) -> String {
+    s.chars().take(max).collect()
+}
+
+fn unsafe_url(url: &str, reason: &str) -> OAuthError {
+    OAuthError::UnsafeUrl { url: clip(&redact_url(url), 200), reason: reason.into() }
+}
+
+/// Whether `host` (lowercase, IPv6 without brackets) names the loopback interface:
+/// `localhost`, `*.localhost`, `127.0.0.0/8`, `::1` (and `::ffff:127.x.y.z`).
+pub(crate) fn is_loopback_host(host: &str) -> bool {
+    if host == "localhost" || host.ends_with(".localhost") {
+        return true;
+    }
+    match host.parse::<IpAddr>() {
+        Ok(IpAddr::V4(v4)) => v4.is_loopback(),
+        Ok(IpAddr::V6(v6)) => v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback()),
+        Err(_) => false,
+    }
+}
+
+fn is_non_public_v4(ip: Ipv4Addr) -> bool {
+    let [a, b, ..] = ip.octets();
+    ip.is_private()
+        || ip.is_link_local()
+        || ip.is_unspecified()
+        || ip.is_broadcast()
+        || ip.is_multicast()
+        || a == 0
+        || (a == 100 && (64..128).contains(&b)) // CGNAT 100.64.0.0/10
+}
+
+fn is_non_public_v6(ip: Ipv6Addr) -> bool {
+    if let Some(v4) = ip.to_ipv4_mapped() {
+        return is_non_public_v4(v4);
+    }
+    let first = ip.segments()[0];
+    ip.is_unspecified()
+        || ip.is_multicast()
+        || (first & 0xfe00) == 0xfc00 // unique local fc00::/7
+        || (first & 0xffc0) == 0xfe80 // link-local fe80::/10
+}
+
+/// Checks a URL the flow is about to contact (a discovery URL or an endpoint from metadata):
+/// `https`, or plain `http` on loopback only when the MCP server itself is on loopback; never a
+/// literal private, link-local or unspecified address; loopback only for a loopback server.
+/// Host names are not resolved: a public name pointing inside a network is not detected here.
+pub(crate) fn check_endpoint(url: &str, server_loopback: bool) -> Result<HttpUrl, OAuthError> {
+    if url.len() > MAX_URL_LEN {
+        return Err(unsafe_url(url, "URL too long"));
+    }
+    let parsed = HttpUrl::parse(url).map_err(|e| unsafe_url(url, &e.to_string()))?;
+    let host = parsed.host();
+    let loopback = is_loopback_host(host);
+    if loopback && !server_loopback {
+        return Err(unsafe_url(url, "loopback address for a remote MCP server"));
+    }
+    let private = match host.parse::<IpAddr>() {
+        Ok(IpAddr::V4(v4)) => !v4.is_loopback() && is_non_public_v4(v4),
+        Ok(IpAddr::V6(v6)) => !loopback && is_non_public_v6(v6),
+        Err(_) => false,
+    };
+    if private {
+        return Err(unsafe_url(url, "private, link-local or unspecified address"));
+    }
+    if !parsed.is_https() && !loopback {
+        return Err(unsafe_url(url, "authorization URLs must use https"));
+    }
+    Ok(parsed)
+}
+
+/// Checks a redirect URI: `https`, or `http` on a loopback host (RFC 8252 §7.3).
+pub(crate) fn check_redirect_uri(uri: &str) -> Result<HttpUrl, OAuthError> {
+    let bad = |why: &str| OAuthError::InvalidConfig(format!("redirect URI {}: {why}", clip(uri, 200)));
+    if uri.len() > MAX_URL_LEN {
+        return Err(bad("too long"));
+    }
+    let parsed = HttpUrl::parse(uri).map_err(|e| bad(&e.to_string()))?;
+    if !parsed.is_https() && !is_loopback_host(parsed.host()) {
+        return Err(bad("must be https or loopback http"));
+    }
+    Ok(parsed)
+}
+
+/// The path of a URL without its trailing slashes (`""` for the root).
+fn trimmed_path(url: &HttpUrl) -> String {
+    let target = url.request_target();
+    let path = target.split('?').next().unwrap_or("");
+    path.trim_end_matches('/').to_owned()
+}
+
+/// The canonical resource identifier of an MCP server URL (RFC 8707, MCP "Canonical Server
+/// URI"): lowercase scheme and host, no default port, no fragment, and no trailing slash when
+/// the path is the root.
+pub(crate) fn canonical_resource(url: &HttpUrl) -> String {
+    let target = url.request_target();
+    if target == "/" {
+        url.origin()
+    } else {
+        format!("{}{target}", url.origin())
+    }
+}
+
+/// Protected Resource Metadata URLs in spec order: path-inserted (when the server URL has a
+/// path), then the root.
+pub(crate) fn prm_candidates(server: &HttpUrl) -> Vec<String> {
+    let origin = server.origin();
+    let path = trimmed_path(server);
+    let mut out = Vec::new();
+    if !path.is_empty() {
+        out.push(format!("{origin}/.well-known/oauth-protected-resource{path}"));
+    }
+    out.push(format!("{origin}/.well-known/oauth-protected-resource"));
+    out
+}
+
+/// Authorization server metadata URLs in spec order for an issuer: with a path, OAuth
+/// path-inserted, OIDC path-inserted, OIDC path-appended; without one, OAuth then OIDC.
+pub(crate) fn as_metadata_candidates(issuer: &HttpUrl) -> Vec<String> {
+    let origin = issuer.origin();
+    let path = trimmed_path(issuer);
+    if path.is_empty() {
+        vec![
+            format!("{origin}/.well-known/oauth-authorization-server"),
+            format!("{origin}/.well-known/openid-configuration"),
+        ]
+    } else {
+        vec![
+            format!("{origin}/.well-known/oauth-authorization-server{path}"),
+            format!("{origin}/.well-known/openid-configuration{path}"),
+            format!("{origin}{path}/.well-known/openid-configuration"),
+        ]
+    }
+}
+
+/// Whether the Protected Resource Metadata `resource` names this server: the same origin, and
+/// its path equal to the server's or a parent of it on a segment boundary (a root document
+/// describes the whole origin). Comparison is after URL normalisation (case of scheme and
+/// host, default port).
+pub(crate) fn resource_covers(resource: &str, server: &HttpUrl) -> bool {
+    let Ok(res) = HttpUrl::parse(resource) else { return false };
+    if res.origin() != server.origin() || res.request_target().contains('?') {
+        return false;
+    }
+    let (rp, sp) = (trimmed_path(&res), trimmed_path(server));
+    rp.is_empty() || sp == rp || sp.starts_with(&format!("{rp}/"))
+}
+
+/// Whether a metadata document's `issuer` is the issuer its well-known URL was built from:
+/// identical, or differing only by a trailing `/` (both build the same well-known URLs).
+pub(crate) fn issuer_matches(expected: &str, found: &str) -> bool {
+    expected == found || expected.trim_end_matches('/') == found.trim_end_matches('/')
+}
+
+/// Percent-encodes for `application/x-www-form-urlencoded` (unreserved characters kept, space
+/// as `%20`, which every decoder accepts).
+pub(crate) fn form_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Encodes name/value pairs as a form body or query.
+pub(crate) fn form_body(pairs: &[(&str, &str)]) -> String {
+    pairs.iter().map(|(n, v)| format!("{}={}", form_encode(n), form_encode(v))).collect::<Vec<_>>().join("&")
+}
+
+/// Decodes one `application/x-www-form-urlencoded` component (`+` is a space). `None` for a
+/// broken escape or bytes that are not UTF-8.
+pub(crate) fn form_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = bytes.get(i + 1..i + 3)?;
+                let hex = std::str::from_utf8(hex).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 2;
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Splits a query string into decoded pairs, refusing broken encoding.
+pub(crate) fn parse_query(query: &str) -> Option<Vec<(String, String)>> {
+    query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (n, v) = p.split_once('=').unwrap_or((p, ""));
+            Some((form_decode(n)?, form_decode(v)?))
+        })
+        .collect()
+}
+
+/// `base` with the pairs appended to its query. Parameters of `base`'s own query that share a
+/// name with one of the pairs are dropped, so each parameter appears once (RFC 6749 §3.1).
+pub(crate) fn with_query(base: &HttpUrl, pairs: &[(&str, &str)]) -> String {
+    let target = base.request_target();
+    let (path, query) = target.split_once('?').map_or((target.as_str(), None), |(p, q)| (p, Some(q)));
+    let mut parts: Vec<String> = query
+        .unwrap_or("")
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .filter(|p| {
+            let name = form_decode(p.split('=').next().unwrap_or("")).unwrap_or_default();
+            !pairs.iter().any(|(n, _)| *n == name)
+        })
+        .map(str::to_owned)
+        .collect();
+    parts.push(form_body(pairs));
+    format!("{}{path}?{}", base.origin(), parts.join("&"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u(s: &str) -> HttpUrl {
+        HttpUrl::parse(s).unwrap()
+    }
+
+    #[test]
+    fn endpoint_rules() {
+        assert!(check_endpoint("https://as.example/token", false).is_ok());
+        assert!(check_endpoint("http://as.example/token", false).is_err());
+        assert!(check_endpoint("http://localhost:3000/token", false).is_err());
+        assert!(check_endpoint("http://localhost:3000/token", true).is_ok());
+        assert!(check_endpoint("http://127.0.0.1:3000/token", true).is_ok());
+        assert!(check_endpoint("http://[::1]:3000/token", true).is_ok());
+        for bad in [
+            "https://10.0.0.1/x",
+            "https://192.168.1.1/x",
+            "https://172.16.0.1/x",
+            "https://169.254.169.254/latest",
+            "https://[fe80::1]/x",
+            "https://[fd00::1]/x",
+            "https://0.0.0.0/x",
+            "https://[::ffff:10.0.0.1]/x",
+            "https://100.64.0.1/x",
+        ] {
+            assert!(check_endpoint(bad, true).is_err(), "{bad}");
+        }
+        assert!(check_endpoint("http://192.168.1.1/x", true).is_err(), "private http never allowed");
+        assert!(check_endpoint("ftp://as.example/", false).is_err());
+        assert!(check_endpoint(&format!("https://as.example/{}", "a".repeat(3000)), false).is_err());
+    }
+
+    #[test]
+    fn redirect_rules() {
+        assert!(check_redirect_uri("http://127.0.0.1:8765/callback").is_ok());
+        assert!(check_redirect_uri("http://localhost/cb").is_ok());
+        assert!(check_redirect_uri("https://app.example/cb").is_ok());
+        assert!(check_redirect_uri("http://app.example/cb").is_err());
+        assert!(check_redirect_uri("javascript:alert(1)").is_err());
+    }
+
+    #[test]
+    fn canonical_forms() {
+        assert_eq!(canonical_resource(&u("HTTPS://MCP.Example.com:443/")), "https://mcp.example.com");
+        assert_eq!(canonical_resource(&u("https://mcp.example.com/mcp#x")), "https://mcp.example.com/mcp");
+        assert_eq!(canonical_resource(&u("http://localhost:8080/mcp")), "http://localhost:8080/mcp");
+    }
+
+    #[test]
+    fn well_known_orders() {
+        assert_eq!(
+            prm_candidates(&u("https://ex.com/public/mcp/")),
+            [
+                "https://ex.com/.well-known/oauth-protected-resource/public/mcp",
+                "https://ex.com/.well-known/oauth-protected-resource"
+            ]
+        );
+        assert_eq!(
+            prm_candidates(&u("https://ex.com")),
+            ["https://ex.com/.well-known/oauth-protected-resource"]
+        );
+        assert_eq!(
+            as_metadata_candidates(&u("https://auth.ex.com/tenant1")),
+            [
+                "https://auth.ex.com/.well-known/oauth-authorization-server/tenant1",
+                "https://auth.ex.com/.well-known/openid-configuration/tenant1",
+                "https://auth.ex.com/tenant1/.well-known/openid-configuration"
+            ]
+        );
+        assert_eq!(
+            as_metadata_candidates(&u("https://auth.ex.com/")),
+            [
+                "https://auth.ex.com/.well-known/oauth-authorization-server",
+                "https://auth.ex.com/.well-known/openid-configuration"
+            ]
+        );
+    }
+
+    #[test]
+    fn resource_coverage() {
+        let s = u("https://ex.com/api/mcp");
+        assert!(resource_covers("https://ex.com/api/mcp", &s));
+        assert!(resource_covers("https://EX.com:443/api/mcp/", &s));
+        assert!(resource_covers("https://ex.com", &s));
+        assert!(resource_covers("https://ex.com/api", &s));
+        assert!(!resource_covers("https://ex.com/ap", &s));
+        assert!(!resource_covers("https://ex.com/api/mcp/other", &s));
+        assert!(!resource_covers("https://evil.example.com/api/mcp", &s));
+        assert!(!resource_covers("http://ex.com/api/mcp", &s));
+        assert!(!resource_covers("not a url", &s));
+    }
+
+    #[test]
+    fn issuer_comparison() {
+        assert!(issuer_matches("https://as.ex", "https://as.ex"));
+        assert!(issuer_matches("https://as.ex", "https://as.ex/"));
+        assert!(!issuer_matches("https://as.ex", "https://attacker.example.com"));
+        assert!(!issuer_matches("https://as.ex/t1", "https://as.ex/t2"));
+    }
+
+    #[test]
+    fn form_round_trip() {
+        let body = form_body(&[("redirect_uri", "http://localhost:1/cb?a=b c"), ("x", "é")]);
+        assert_eq!(body, "redirect_uri=http%3A%2F%2Flocalhost%3A1%2Fcb%3Fa%3Db%20c&x=%C3%A9");
+        let pairs = parse_query(&body).unwrap();
+        assert_eq!(pairs[0].1, "http://localhost:1/cb?a=b c");
+        assert_eq!(pairs[1].1, "é");
+        assert_eq!(form_decode("a+b%2B").unwrap(), "a b+");
+        assert!(form_decode("%zz").is_none());
+        assert!(form_decode("%4").is_none());
+        assert!(form_decode("%ff").is_none());
+    }
+
+    #[test]
+    fn query_params_appear_once() {
+        let base = u("https://as.ex/authorize?tenant=a&scope=openid");
+        let url = with_query(&base, &[("scope", "mcp"), ("state", "s")]);
+        assert_eq!(url, "https://as.ex/authorize?tenant=a&scope=mcp&state=s");
+    }
+}

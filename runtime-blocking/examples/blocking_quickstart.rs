@@ -1,0 +1,34 @@
+//! Connects to an MCP server, lists its tools and calls one, without any async runtime.
+//!
+//! ```text
+//! cargo run -p mcp-blocking --example blocking_quickstart                      # the bundled test server
+//! cargo run -p mcp-blocking --example blocking_quickstart -- "python3 server.py"
+//! ```
+
+use mcp_blocking::core::StdioCommand;
+use mcp_blocking::{Client, ClientError, ServerSpec};
+use serde_json::json;
+
+fn main() -> Result<(), ClientError> {
+    // Without a TARGET this program re-runs itself as the bundled test server.
+    let (program, args) = mcp_test_server::serve_if_asked();
+    let spec = match std::env::args().nth(1) {
+        Some(target) => ServerSpec::from_target_named(&target)?,
+        None => ServerSpec::stdio("test-server", StdioCommand::new(program).args(args)),
+    };
+    let client = Client::builder().server(spec).build()?;
+    let info = client.connect()?;
+    println!("connected: {:?} era, protocol {}", info[0].era, info[0].protocol_version);
+    let tools = client.list_tools()?;
+    println!(
+        "{} tools: {}",
+        tools.len(),
+        tools.iter().map(|t| t.tool.name.as_str()).collect::<Vec<_>>().join(", ")
+    );
+    if tools.iter().any(|t| t.tool.name == "echo") {
+        let result = client.call_tool("echo", json!({"message": "hello from a plain thread"}))?;
+        println!("echo: {}", result.text());
+    }
+    client.close();
+    Ok(())
+}

@@ -1,0 +1,36 @@
+//! Connects to an MCP server, lists its tools and calls one, under smol (any executor works).
+//!
+//! ```text
+//! cargo run -p mcp-smol --example smol_quickstart                      # the bundled test server
+//! cargo run -p mcp-smol --example smol_quickstart -- "python3 server.py"
+//! ```
+
+use mcp_smol::core::StdioCommand;
+use mcp_smol::{Client, ClientError, ServerSpec, SmolRuntime};
+use serde_json::json;
+
+fn main() -> Result<(), ClientError> {
+    // Without a TARGET this program re-runs itself as the bundled test server.
+    let (program, args) = mcp_test_server::serve_if_asked();
+    let spec = match std::env::args().nth(1) {
+        Some(target) => ServerSpec::from_target_named(&target)?,
+        None => ServerSpec::stdio("test-server", StdioCommand::new(program).args(args)),
+    };
+    smol::block_on(async {
+        let client = Client::builder().server(spec).build(SmolRuntime::new())?;
+        let info = client.connect().await?;
+        println!("connected: {:?} era, protocol {}", info[0].era, info[0].protocol_version);
+        let tools = client.list_tools().await?;
+        println!(
+            "{} tools: {}",
+            tools.len(),
+            tools.iter().map(|t| t.tool.name.as_str()).collect::<Vec<_>>().join(", ")
+        );
+        if tools.iter().any(|t| t.tool.name == "echo") {
+            let result = client.call_tool("echo", json!({"message": "hello from smol"})).await?;
+            println!("echo: {}", result.text());
+        }
+        client.close().await;
+        Ok(())
+    })
+}
