@@ -38,7 +38,9 @@
 //! use std::time::Instant;
 //! use mcp_core::oauth::{AuthConfig, AuthFlow, AuthStep};
 //!
-//! let now = Instant::now(); // the host's clock; the core never reads one
+//! // `now` comes from the host's clock at each step; the core never reads one. (The same walk
+//! // runs with a fake clock in `core/tests/oauth`.)
+//! fn walk(now: Instant) {
 //! let config = AuthConfig::authorization_code("http://127.0.0.1:8765/callback");
 //! let entropy = [7u8; 32]; // in a real host: 32 bytes from the OS random generator
 //! let mut flow = AuthFlow::new("https://mcp.example.com/mcp", config, &entropy).unwrap();
@@ -78,6 +80,7 @@
 //! }
 //! assert_eq!(flow.authorization_header("https://mcp.example.com/mcp").as_deref(), Some("Bearer at-1"));
 //! assert_eq!(flow.authorization_header("https://elsewhere.example/"), None);
+//! }
 //! ```
 //!
 //! Not implemented: `private_key_jwt` client authentication (it needs ES256 signing, whose

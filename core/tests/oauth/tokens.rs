@@ -75,6 +75,40 @@ fn a_401_tries_the_refresh_token_before_the_browser() {
     assert_eq!(fake.authorize_urls.len(), 2);
 }
 
+/// Malformed token answers fail the flow with a typed error and leave no token; an absurd
+/// `expires_in` is clamped instead of overflowing the clock.
+#[test]
+fn malformed_token_answers_are_refused() {
+    let now = t0();
+    let bad: [(u16, &str); 8] = [
+        (200, r#"{"token_type":"Bearer"}"#),
+        (200, r#"{"access_token":"at"}"#),
+        (200, r#"{"access_token":"a t","token_type":"Bearer"}"#),
+        (200, r#"{"access_token":"at","token_type":"Bearer","expires_in":-1}"#),
+        (200, r#"{"access_token":"at","token_type":"Bearer","expires_in":1.5}"#),
+        (200, r#"{"access_token":5,"token_type":"Bearer"}"#),
+        (200, "nope"),
+        (502, "<html>"),
+    ];
+    for (status, body) in bad {
+        let mut fake = Fake::new();
+        fake.on(TOKEN, status, body);
+        fake.standard(json!({}));
+        let mut f = flow(code_config());
+        f.on_challenge(now, 401, Some(CHALLENGE));
+        assert!(fake.drive(&mut f, now).is_err(), "{status} {body}");
+        assert!(f.tokens().is_none(), "{body}");
+    }
+    let mut fake = Fake::new();
+    fake.on(TOKEN, 200, r#"{"access_token":"at","token_type":"bearer","expires_in":18446744073709551615}"#);
+    fake.standard(json!({}));
+    let mut f = flow(code_config());
+    f.on_challenge(now, 401, Some(CHALLENGE));
+    fake.drive(&mut f, now).expect("a lower-case bearer with a huge lifetime is accepted");
+    let expires = f.tokens().and_then(|t| t.expires_at).expect("an expiry");
+    assert!(expires > now + Duration::from_secs(3600), "clamped, not wrapped");
+}
+
 #[test]
 fn non_bearer_tokens_are_refused() {
     let now = t0();
