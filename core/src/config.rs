@@ -59,6 +59,8 @@ pub struct HttpConfig {
     /// The first retry waits about this long; each later one twice as long (with jitter).
     /// Default 500 ms.
     pub retry_delay: Duration,
+    /// How a `401`/`403` challenge is answered (OAuth, a token provider, or not at all).
+    pub auth: crate::oauth::HttpAuth,
 }
 
 impl HttpConfig {
@@ -72,6 +74,7 @@ impl HttpConfig {
             headers: Vec::new(),
             retries: 0,
             retry_delay: Duration::from_millis(500),
+            auth: crate::oauth::HttpAuth::None,
         })
     }
 }
@@ -86,6 +89,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("headers", &headers)
             .field("retries", &self.retries)
             .field("retry_delay", &self.retry_delay)
+            .field("auth", &self.auth)
             .finish()
     }
 }

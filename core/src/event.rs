@@ -77,6 +77,10 @@ pub enum Event {
     /// 2026-07-28: a request waits before retrying a state-only `input_required` (the server
     /// said "not yet"). The host may stop it with [`crate::Connection::cancel_input_wait`].
     InputWait(crate::InputWait),
+    /// The OAuth state of an HTTP connection changed (tokens issued or refreshed, a client
+    /// registered): a host that keeps tokens across runs saves this record and gives it back
+    /// in [`crate::oauth::OAuthSetup::stored`]. It holds secrets in clear.
+    AuthorizationSaved(Box<crate::oauth::StoredAuth>),
 }
 
 /// Progress figures from `notifications/progress`.
@@ -101,6 +105,12 @@ pub enum ServerRequestKind {
     Elicitation,
     /// `elicitation/create` in URL mode (answered by the URL handler).
     ElicitationUrl,
+    /// Not from the server: the connection's OAuth flow needs the user to sign in through a
+    /// browser ([`crate::types::AuthorizationRequest`]).
+    Authorization,
+    /// Not from the server: the connection needs an access token from the host's token
+    /// provider ([`crate::types::AccessTokenRequest`]).
+    AccessToken,
 }
 
 impl ServerRequestKind {
@@ -110,6 +120,8 @@ impl ServerRequestKind {
             ServerRequestKind::Roots => "roots/list",
             ServerRequestKind::Sampling => "sampling/createMessage",
             ServerRequestKind::Elicitation | ServerRequestKind::ElicitationUrl => "elicitation/create",
+            ServerRequestKind::Authorization => "oauth/authorize",
+            ServerRequestKind::AccessToken => "oauth/access-token",
         }
     }
 }

@@ -181,7 +181,8 @@ pub(crate) fn prepare(
             prepare_elicitation(&mut prepared, era, features)?
         }
         ServerRequestKind::Sampling => prepare_sampling(&mut prepared, features)?,
-        ServerRequestKind::Roots => {}
+        // Not server methods: the connection asks these itself, already well formed.
+        ServerRequestKind::Roots | ServerRequestKind::Authorization | ServerRequestKind::AccessToken => {}
     }
     Ok(prepared)
 }
@@ -372,7 +373,10 @@ pub fn shape_answer(kind: ServerRequestKind, answer: Value) -> (Value, Option<Ad
             },
             _ => cancel(&answer),
         },
-        ServerRequestKind::Sampling | ServerRequestKind::Roots => (answer, None),
+        ServerRequestKind::Sampling
+        | ServerRequestKind::Roots
+        | ServerRequestKind::Authorization
+        | ServerRequestKind::AccessToken => (answer, None),
     }
 }
 

@@ -70,6 +70,7 @@ impl ServerSpec {
                     headers: Vec::new(),
                     retries: 0,
                     retry_delay: Duration::from_millis(500),
+                    auth: crate::oauth::HttpAuth::None,
                 });
                 http.url = url;
                 http.kinds = kinds;

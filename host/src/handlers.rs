@@ -14,8 +14,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use mcp_core::types::{
-    CreateMessageRequest, CreateMessageResult, DecodeError, ElicitRequest, ElicitResult, HostRequest, Root,
-    RootsRequest,
+    AccessTokenAnswer, AccessTokenRequest, AuthorizationCallback, AuthorizationRequest, CreateMessageRequest,
+    CreateMessageResult, DecodeError, ElicitRequest, ElicitResult, HostRequest, Root, RootsRequest,
 };
 use mcp_core::{ClientError, ClientFeatures, HandlerError, ServerRequestKind, ServerSpec};
 
@@ -39,6 +39,10 @@ pub struct HandlerSet<H> {
     pub sampling_tools: bool,
     /// The sampling handler honours `includeContext` (declares `sampling.context`).
     pub sampling_context: bool,
+    /// Opens the browser for an OAuth sign-in and gives back where it was redirected.
+    pub authorization: Option<H>,
+    /// Gives access tokens for servers authorized by the host itself (token provider).
+    pub access_token: Option<H>,
 }
 
 impl<H> Default for HandlerSet<H> {
@@ -51,6 +55,8 @@ impl<H> Default for HandlerSet<H> {
             fixed_roots: None,
             sampling_tools: false,
             sampling_context: false,
+            authorization: None,
+            access_token: None,
         }
     }
 }
@@ -65,6 +71,8 @@ impl<H> std::fmt::Debug for HandlerSet<H> {
             .field("fixed_roots", &self.fixed_roots.as_ref().map(Vec::len))
             .field("sampling_tools", &self.sampling_tools)
             .field("sampling_context", &self.sampling_context)
+            .field("authorization", &self.authorization.is_some())
+            .field("access_token", &self.access_token.is_some())
             .finish()
     }
 }
@@ -90,6 +98,8 @@ impl<H> HandlerSet<H> {
             ServerRequestKind::Sampling => self.sampling.as_ref(),
             ServerRequestKind::Elicitation => self.elicitation.as_ref(),
             ServerRequestKind::ElicitationUrl => self.elicitation_url.as_ref(),
+            ServerRequestKind::Authorization => self.authorization.as_ref(),
+            ServerRequestKind::AccessToken => self.access_token.as_ref(),
         }
     }
 }
@@ -124,6 +134,13 @@ pub type ElicitationRequest = FromServer<ElicitRequest>;
 
 /// What a roots handler gets: a `roots/list` request and its server.
 pub type RootsListRequest = FromServer<RootsRequest>;
+
+/// What an authorization handler gets: the browser sign-in an OAuth flow needs, and the
+/// server it is for.
+pub type AuthorizationPrompt = FromServer<AuthorizationRequest>;
+
+/// What a token provider gets: a server's challenge to answer with an access token.
+pub type TokenRequest = FromServer<AccessTokenRequest>;
 
 /// A typed request a handler takes, and the answer it gives.
 pub trait TypedRequest: Sized + Send + 'static {
@@ -182,6 +199,36 @@ impl TypedRequest for ElicitRequest {
     }
 }
 
+impl TypedRequest for AuthorizationRequest {
+    type Answer = AuthorizationCallback;
+
+    fn take(request: HostRequest) -> Option<Self> {
+        match request {
+            HostRequest::Authorization(r) => Some(*r),
+            _ => None,
+        }
+    }
+
+    fn raw(&self) -> &Value {
+        AuthorizationRequest::raw(self)
+    }
+}
+
+impl TypedRequest for AccessTokenRequest {
+    type Answer = AccessTokenAnswer;
+
+    fn take(request: HostRequest) -> Option<Self> {
+        match request {
+            HostRequest::AccessToken(r) => Some(*r),
+            _ => None,
+        }
+    }
+
+    fn raw(&self) -> &Value {
+        AccessTokenRequest::raw(self)
+    }
+}
+
 /// A handler's typed answer, as the result JSON sent to the server (and back).
 pub trait HandlerAnswer: Sized + Send + 'static {
     /// The result JSON.
@@ -218,6 +265,26 @@ impl HandlerAnswer for ElicitResult {
 
     fn from_result(result: Value) -> Result<Self, DecodeError> {
         ElicitResult::from_value(result)
+    }
+}
+
+impl HandlerAnswer for AuthorizationCallback {
+    fn into_result(self) -> Value {
+        self.into_value()
+    }
+
+    fn from_result(result: Value) -> Result<Self, DecodeError> {
+        AuthorizationCallback::from_value(&result)
+    }
+}
+
+impl HandlerAnswer for AccessTokenAnswer {
+    fn into_result(self) -> Value {
+        self.into_value()
+    }
+
+    fn from_result(result: Value) -> Result<Self, DecodeError> {
+        AccessTokenAnswer::from_value(&result)
     }
 }
 

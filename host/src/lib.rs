@@ -64,8 +64,8 @@ pub use dispatch::{
 };
 pub use engine::{open_listen, Engine, EngineApi, Feed, ReleaseOnDrop, Side, TimerStep};
 pub use handlers::{
-    call_typed, prepare_servers, ElicitationRequest, FromServer, HandlerAnswer, HandlerSet, RootsListRequest,
-    SamplingRequest, TypedRequest, NO_HANDLER,
+    call_typed, prepare_servers, AuthorizationPrompt, ElicitationRequest, FromServer, HandlerAnswer,
+    HandlerSet, RootsListRequest, SamplingRequest, TokenRequest, TypedRequest, NO_HANDLER,
 };
 pub use http_config::{HttpClientConfig, Proxies, Proxy, ProxySetting};
 pub use methods::{BuilderParts, Prepared, ServerStart};

@@ -125,6 +125,8 @@ pub struct AuthFlow {
     pub(crate) requested_scopes: Vec<String>,
     pub(crate) step_ups: u32,
     pub(crate) round: Round,
+    /// The host's wall clock at one instant (see [`AuthFlow::set_wall_clock`]).
+    pub(crate) wall: Option<(Instant, u64)>,
 }
 
 impl fmt::Debug for AuthFlow {
@@ -170,6 +172,7 @@ impl AuthFlow {
             requested_scopes: Vec::new(),
             step_ups: 0,
             round: Round::default(),
+            wall: None,
         })
     }
 

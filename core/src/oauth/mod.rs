@@ -94,7 +94,9 @@ mod flow;
 mod flow_steps;
 mod metadata;
 mod registration;
+mod request_headers;
 mod secret;
+mod setup;
 mod store;
 mod token;
 pub(crate) mod url;
@@ -109,5 +111,6 @@ pub use metadata::{
 };
 pub use registration::{ClientRegistration, RegistrationSource, TokenAuthMethod, MAX_REGISTRATION_BYTES};
 pub use secret::{pkce_challenge, Secret, MIN_ENTROPY_BYTES};
+pub use setup::{HttpAuth, OAuthSetup};
 pub use store::{StoredAuth, StoredTokens, STORED_VERSION};
 pub use token::{Tokens, MAX_EXPIRES_IN, MAX_TOKEN_LEN, MAX_TOKEN_RESPONSE_BYTES};

@@ -490,6 +490,10 @@ pub enum HostRequest {
     Sampling(Box<CreateMessageRequest>),
     /// `elicitation/create` (form or URL).
     Elicitation(Box<ElicitRequest>),
+    /// The connection's OAuth flow asks the user to sign in through a browser.
+    Authorization(Box<super::AuthorizationRequest>),
+    /// The connection asks the host's token provider for an access token.
+    AccessToken(Box<super::AccessTokenRequest>),
 }
 
 impl HostRequest {
@@ -503,6 +507,12 @@ impl HostRequest {
             ServerRequestKind::Elicitation | ServerRequestKind::ElicitationUrl => {
                 HostRequest::Elicitation(Box::new(ElicitRequest::from_value(params)?))
             }
+            ServerRequestKind::Authorization => {
+                HostRequest::Authorization(Box::new(super::AuthorizationRequest::from_value(params)?))
+            }
+            ServerRequestKind::AccessToken => {
+                HostRequest::AccessToken(Box::new(super::AccessTokenRequest::from_value(params)?))
+            }
         })
     }
 
@@ -512,6 +522,8 @@ impl HostRequest {
             HostRequest::Roots(r) => r.raw(),
             HostRequest::Sampling(r) => r.raw(),
             HostRequest::Elicitation(r) => r.raw(),
+            HostRequest::Authorization(r) => r.raw(),
+            HostRequest::AccessToken(r) => r.raw(),
         }
     }
 }

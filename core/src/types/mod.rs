@@ -15,6 +15,7 @@ use serde::de::{DeserializeOwned, Deserializer};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+mod auth_requests;
 mod call_result;
 mod client_requests;
 mod common;
@@ -30,6 +31,7 @@ mod server;
 mod task;
 mod tool;
 
+pub use auth_requests::{AccessTokenAnswer, AccessTokenRequest, AuthorizationCallback, AuthorizationRequest};
 pub use call_result::CallToolResult;
 pub use client_requests::{
     decode_roots_result, roots_result, CreateMessageRequest, CreateMessageResult, ElicitAction, ElicitMode,
