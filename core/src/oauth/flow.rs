@@ -127,6 +127,8 @@ pub struct AuthFlow {
     pub(crate) round: Round,
     /// The host's wall clock at one instant (see [`AuthFlow::set_wall_clock`]).
     pub(crate) wall: Option<(Instant, u64)>,
+    /// The last `DPoP-Nonce` the MCP server sent (RFC 9449 §9).
+    pub(crate) resource_nonce: Option<String>,
 }
 
 impl fmt::Debug for AuthFlow {
@@ -173,6 +175,7 @@ impl AuthFlow {
             step_ups: 0,
             round: Round::default(),
             wall: None,
+            resource_nonce: None,
         })
     }
 

@@ -23,6 +23,14 @@ impl AuthFlow {
         }
     }
 
+    /// The MCP server sent a `DPoP-Nonce` header (any response): proofs to it carry this
+    /// nonce from now on. Values over 512 bytes or not visible ASCII are ignored.
+    pub fn set_resource_nonce(&mut self, nonce: &str) {
+        if !nonce.is_empty() && nonce.len() <= 512 && nonce.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
+            self.resource_nonce = Some(nonce.to_owned());
+        }
+    }
+
     /// The headers a request with `method` (`"POST"`, `"GET"`, `"DELETE"`) to `url` carries:
     /// the `Authorization` header while a token is held, and only for the MCP server's own
     /// origin (a token is never sent anywhere else). Names are lower case.
