@@ -213,6 +213,15 @@ pub enum RequestError {
         /// The JSON-RPC error of the body, if there was one.
         rpc: Option<RpcError>,
     },
+    /// Authorizing with the HTTP server failed: the OAuth flow (`oauth` says how), the
+    /// browser step, or the host's token provider.
+    #[error("authorization failed: {detail}")]
+    AuthorizationFailed {
+        /// What failed.
+        detail: String,
+        /// The OAuth flow's error, when it was the flow.
+        oauth: Option<crate::oauth::OAuthError>,
+    },
     /// The HTTP server failed (5xx), after any configured retries: a server error that may go
     /// away on its own.
     #[error("HTTP {status} from the server (transient server error): {detail}")]

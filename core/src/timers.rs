@@ -28,6 +28,8 @@ pub(crate) enum Timer {
     SseKeepAlive(Epoch),
     /// HTTP+SSE: reopening the event stream after it was lost.
     SseReopen,
+    /// The current step of an authorization round (a fetch, the browser, the token provider).
+    Auth,
 }
 
 impl Timer {
@@ -43,6 +45,7 @@ impl Timer {
             Timer::HttpClose => "HTTP session close",
             Timer::SseKeepAlive(_) => "HTTP+SSE keep-alive",
             Timer::SseReopen => "HTTP+SSE reconnection",
+            Timer::Auth => "authorization step",
         }
     }
 }

@@ -347,6 +347,10 @@ impl Connection {
         outcome: Result<Value, HandlerError>,
     ) -> Result<(), AnswerError> {
         let now = self.tick(now);
+        if self.auth_prompt_is(handle) {
+            self.auth_answer(now, handle, outcome);
+            return Ok(());
+        }
         let outcome = self.shape_host_answer(handle, outcome);
         if self.inputs.contains_key(&handle) {
             return self.answer_input(now, handle, outcome);

@@ -285,7 +285,7 @@ enum ReapStage {
 impl Connection {
     /// A connection in its initial state. Nothing happens until the first request.
     pub fn new(cfg: ConnectionConfig, now: Instant) -> Self {
-        Self {
+        let mut conn = Self {
             now: Some(now),
             counters: Counters::default(),
             phase: Phase::Open,
@@ -313,7 +313,9 @@ impl Connection {
             url_elicitations: Default::default(),
             deprecations: Default::default(),
             cfg,
-        }
+        };
+        conn.init_http_auth(now);
+        conn
     }
 
     /// The configuration.
@@ -458,6 +460,7 @@ impl Connection {
                 Timer::HttpClose => self.on_http_close_timeout(),
                 Timer::SseKeepAlive(epoch) => self.on_sse_keepalive(now, epoch),
                 Timer::SseReopen => self.on_sse_reopen(now),
+                Timer::Auth => self.on_auth_timeout(now),
             }
         }
     }
@@ -514,6 +517,7 @@ impl Connection {
                 | Event::Closed
                 | Event::ServerRequest { .. }
                 | Event::ServerRequestCancelled { .. }
+                | Event::AuthorizationSaved(_)
                 // A listen's host queue bounds (and counts) what it drops.
                 | Event::Subscription { .. }
         );

@@ -159,10 +159,12 @@ impl Connection {
         if self.queue.is_empty() || self.phase != super::Phase::Open {
             return;
         }
+        let held = matches!(self.proc, Proc::Running { session: Session::Ready(_), .. })
+            && self.http_holds_requests(now);
         match &self.proc {
             Proc::Down => self.spawn(now),
             Proc::Starting { .. } => {}
-            Proc::Running { session: Session::Ready(_), .. } if self.http_holds_requests() => {}
+            Proc::Running { session: Session::Ready(_), .. } if held => {}
             Proc::Running { session: Session::Ready(info), epoch } if self.transport.is_open() => {
                 let (epoch, era) = (*epoch, info.era);
                 while let Some(h) = self.queue.pop_front() {

@@ -23,6 +23,11 @@ impl AuthFlow {
         }
     }
 
+    /// The redirect URI the browser comes back to (empty for grants without a browser).
+    pub fn redirect_uri(&self) -> &str {
+        &self.config.redirect_uri
+    }
+
     /// The MCP server sent a `DPoP-Nonce` header (any response): proofs to it carry this
     /// nonce from now on. Values over 512 bytes or not visible ASCII are ignored.
     pub fn set_resource_nonce(&mut self, nonce: &str) {

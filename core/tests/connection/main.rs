@@ -16,6 +16,7 @@ mod era;
 mod gating;
 mod host_requests;
 mod http;
+mod http_auth;
 mod http_lists;
 mod inbound;
 mod input_rounds;

@@ -57,8 +57,8 @@ impl Connection {
     }
 
     /// Whether host requests must wait for the GET stream of a new legacy session.
-    pub(in crate::connection) fn http_holds_requests(&self) -> bool {
-        self.http().is_some_and(|l| l.session.gated())
+    pub(in crate::connection) fn http_holds_requests(&mut self, now: Instant) -> bool {
+        self.http().is_some_and(|l| l.session.gated()) || self.auth_refresh_due(now)
     }
 
     /// The GET stream answered (or will not): requests held for it go out now.

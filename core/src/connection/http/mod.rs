@@ -19,6 +19,7 @@
 //!   session expiry, resumption);
 //! - [`listen`]: the legacy GET stream, its gate, and reconnections.
 
+mod auth;
 mod detection;
 mod exchange;
 mod keepalive;
@@ -67,6 +68,8 @@ pub(crate) struct HttpLink {
     backoff: Backoff,
     /// The `Authorization` set by the host (`Some(None)`: none), replacing a configured one.
     authorization: Option<Option<String>>,
+    /// How challenges are answered (OAuth, a token provider), if configured.
+    auth: Option<Box<auth::AuthState>>,
 }
 
 impl HttpLink {
@@ -81,6 +84,7 @@ impl HttpLink {
             keepalive: KeepAlive::default(),
             backoff: Backoff { retry_ms: None, rng: SplitMix64(random_seed) },
             authorization: None,
+            auth: None,
         }
     }
 
@@ -220,6 +224,16 @@ impl Connection {
         self.http_mut().and_then(|l| l.session.legacy_mut())
     }
 
+    /// Sets up how challenges are answered, from the configuration (at creation).
+    pub(super) fn init_http_auth(&mut self, now: Instant) {
+        let Some(link) = self.http_mut() else { return };
+        let (state, warning) = auth::AuthState::new(&link.cfg.auth, &link.cfg.url, now);
+        link.auth = state.map(Box::new);
+        if let Some(w) = warning {
+            self.warn(w);
+        }
+    }
+
     /// The transport an HTTP connection uses (or is trying), for display.
     pub fn http_transport(&self) -> Option<TransportKind> {
         self.http().map(HttpLink::kind)
@@ -291,7 +305,8 @@ impl Connection {
         }
     }
 
-    fn start_exchange(&mut self, epoch: Epoch, role: Role, request: HttpRequest) -> Option<ExchangeId> {
+    fn start_exchange(&mut self, epoch: Epoch, role: Role, mut request: HttpRequest) -> Option<ExchangeId> {
+        self.auth_decorate(&mut request);
         let Transport::Http(link) = &mut self.transport else { return None };
         let exchange = link.exchanges.start(epoch, role, &self.cfg.limits);
         self.io.push_back(Io::HttpStart { exchange, request });
@@ -336,6 +351,13 @@ impl Connection {
     /// The response head of an exchange arrived.
     pub fn handle_http_head(&mut self, now: Instant, exchange: ExchangeId, head: HttpHead) {
         let now = self.tick(now);
+        if self.auth_owns(exchange) {
+            return self.auth_fetch_head(exchange, head);
+        }
+        if matches!(self.http().and_then(|l| l.exchanges.get(exchange)), Some(x) if matches!(x.role, Role::Post { id: Some(_), .. }))
+        {
+            self.auth_on_server_head(&head);
+        }
         let Some(x) = self.http_mut().and_then(|l| l.exchanges.get_mut(exchange)) else { return };
         x.on_head(&head);
         let epoch = x.epoch;
@@ -358,6 +380,9 @@ impl Connection {
     /// A chunk of an exchange's response body arrived (raw, not decompressed).
     pub fn handle_http_body(&mut self, now: Instant, exchange: ExchangeId, bytes: &[u8]) {
         let now = self.tick(now);
+        if self.auth_owns(exchange) {
+            return self.auth_fetch_body(now, exchange, bytes);
+        }
         if let Some(link) = self.http_mut() {
             if link.exchanges.get(exchange).is_some_and(|x| x.role == Role::SseStream) {
                 link.keepalive.on_activity(now);
@@ -369,12 +394,18 @@ impl Connection {
     /// An exchange's response body ended normally.
     pub fn handle_http_end(&mut self, now: Instant, exchange: ExchangeId) {
         let now = self.tick(now);
+        if self.auth_owns(exchange) {
+            return self.auth_fetch_end(now, exchange);
+        }
         self.feed(now, exchange, Feed::End, true);
     }
 
     /// An exchange failed in transport (connect, TLS, reset, ...).
     pub fn handle_http_failed(&mut self, now: Instant, exchange: ExchangeId, detail: String) {
         let now = self.tick(now);
+        if self.auth_owns(exchange) {
+            return self.auth_fetch_failed(now, exchange, &detail);
+        }
         let Some(x) = self.http_mut().and_then(|l| l.exchanges.get_mut(exchange)) else { return };
         x.fail(detail);
         self.feed(now, exchange, Feed::Nothing, true);
@@ -575,6 +606,7 @@ impl Connection {
     /// At close: ends a legacy session with `DELETE` (waiting for it briefly).
     pub(super) fn http_retire(&mut self, now: Instant) {
         self.timers.clear(Timer::SseReopen);
+        self.auth_abandon(now);
         let Some(epoch) = self.current_epoch() else { return };
         let delete = self.http().and_then(|l| l.delete_request(self.cfg.timeouts.http_connect));
         self.drop_process(now, epoch, false);

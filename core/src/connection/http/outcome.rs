@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use super::super::{Connection, Proc, WireUse};
+use super::auth;
 use super::exchange::{End, Exchange, Role, TooLarge};
 use super::session::{Listen, Resume, SessionState};
 use crate::config::ProtocolMode;
@@ -159,6 +160,22 @@ impl Connection {
             return;
         }
         let failure = self.classify(x);
+        if let Failure::Unauthorized(status, _) = failure {
+            let parked = match usage {
+                WireUse::Probe | WireUse::Initialize => Some(auth::Parked::Handshake(x.epoch)),
+                WireUse::Op(handle) => Some(auth::Parked::Op(handle)),
+                WireUse::Fire | WireUse::KeepAlive => None,
+            };
+            if let Some(parked) = parked {
+                if self.auth_challenge(now, status, x.www_authenticate(), parked) {
+                    if parked == auth::Parked::Handshake(x.epoch) {
+                        self.timers.clear(Timer::Handshake);
+                    }
+                    self.forget_wire(&id);
+                    return;
+                }
+            }
+        }
         match usage {
             WireUse::Probe => self.on_probe_failed(now, id, failure, x),
             WireUse::Initialize => self.on_initialize_failed(now, id, failure, x),
@@ -347,6 +364,11 @@ impl Connection {
             legacy.listen.last_event_id = Some(last.clone());
         }
         let healthy = status.is_some_and(|s| (200..300).contains(&s)) && x.got_bytes;
+        if let Some(s @ (401 | 403)) = status {
+            if self.auth_challenge(now, s, x.www_authenticate(), auth::Parked::Listen(x.epoch)) {
+                return;
+            }
+        }
         match status {
             // The server offers no GET stream.
             Some(405) => {
@@ -381,6 +403,12 @@ impl Connection {
     fn on_sse_stream_done(&mut self, now: Instant, x: &Exchange) {
         if matches!(self.proc, Proc::Starting { .. }) {
             let failure = self.classify(x);
+            if let Failure::Unauthorized(status, _) = failure {
+                if self.auth_challenge(now, status, x.www_authenticate(), auth::Parked::SseStream(x.epoch)) {
+                    self.timers.clear(Timer::Handshake);
+                    return;
+                }
+            }
             match failure {
                 Failure::Status(..) | Failure::Rpc(..) | Failure::Broken(_) if self.has_next_kind() => {
                     self.next_kind(now);
