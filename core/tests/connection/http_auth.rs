@@ -295,3 +295,58 @@ fn the_token_provider_is_asked_and_the_request_goes_out_again() {
     h.respond(handle, Ok(json!({"accessToken": "has space"})));
     assert!(matches!(h.err(c), RequestError::AuthorizationFailed { .. }));
 }
+
+#[test]
+fn a_refused_legacy_initialize_is_sent_again_once_authorized() {
+    let mut h = oauth_harness(|_| {});
+    let c = h.request(Request::Connect);
+    let probe = h.expect_http("server/discover");
+    h.respond_http(probe.id, 400, &[("Content-Type", "text/plain")], b"no session");
+    let init = h.expect_http("initialize");
+    unauthorized(&mut h, &init);
+    let (handle, url) = discover_and_register(&mut h);
+    sign_in(&mut h, handle, &url, "tok-1", 3600);
+    let init = h.expect_http("initialize");
+    assert_eq!(init.header("Authorization"), Some("Bearer tok-1"));
+    let msg =
+        crate::http_harness::result_for(&init.json(), crate::harness::init_result("2025-06-18", json!({})));
+    h.head(init.id, 200, &[("Content-Type", "application/json"), ("Mcp-Session-Id", "sess-1")]);
+    h.body(init.id, msg.to_string().as_bytes());
+    h.end(init.id);
+    let mut after = h.started_http();
+    assert!(!after.is_empty());
+    for sent in &after {
+        assert_eq!(sent.header("Authorization"), Some("Bearer tok-1"), "every request carries the token");
+    }
+    let listen = after.pop().unwrap();
+    assert_eq!(listen.req.method, mcp_core::HttpMethod::Get);
+    h.sse_open(listen.id, ": ok\n\n");
+    h.ok(c);
+}
+
+#[test]
+fn insufficient_scope_steps_up_with_the_union_of_scopes() {
+    let mut h = authorized(3600);
+    let t = h.request(call("admin", json!({})));
+    let sent = h.expect_http("tools/call");
+    let www = r#"Bearer error="insufficient_scope", scope="admin:write""#;
+    h.respond_http(sent.id, 403, &[("WWW-Authenticate", www)], b"");
+    let (handle, request) = h.take_server_request();
+    let HostRequest::Authorization(auth) = request.request else { panic!("not an authorization request") };
+    assert!(
+        auth.url.contains("scope=admin%3Awrite") || auth.url.contains("scope=admin:write"),
+        "{}",
+        auth.url
+    );
+    sign_in(&mut h, handle, &auth.url, "tok-admin", 3600);
+    let again = h.expect_http("tools/call");
+    assert_eq!(again.header("Authorization"), Some("Bearer tok-admin"));
+    h.reply_http(&again, text_result("ok"));
+    h.ok(t);
+
+    // A 403 that is not about scope is final.
+    let t = h.request(call("admin", json!({})));
+    let sent = h.expect_http("tools/call");
+    h.respond_http(sent.id, 403, &[("WWW-Authenticate", r#"Bearer error="invalid_token""#)], b"");
+    assert!(matches!(h.err(t), RequestError::Unauthorized { status: 403, .. }));
+}

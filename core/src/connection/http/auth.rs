@@ -46,8 +46,10 @@ const PROVIDER_TIMEOUT: Duration = Duration::from_secs(60);
 /// What to send again once authorized.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Parked {
-    /// The handshake (the probe or `initialize`) of this session.
+    /// The handshake (the probe) of this session.
     Handshake(Epoch),
+    /// The legacy `initialize` of this session.
+    Initialize(Epoch),
     /// A host request.
     Op(RequestHandle),
     /// The HTTP+SSE event stream of this session, before its `endpoint` event.
@@ -537,7 +539,8 @@ impl Connection {
 
     fn auth_resume(&mut self, now: Instant, parked: Parked) {
         match parked {
-            Parked::Handshake(epoch) if self.probing(epoch) => self.start_handshake(now, epoch),
+            Parked::Handshake(epoch) if self.handshaking(epoch) => self.start_handshake(now, epoch),
+            Parked::Initialize(epoch) if self.handshaking(epoch) => self.send_initialize(now, epoch),
             Parked::SseStream(epoch) if self.current_epoch() == Some(epoch) => {
                 self.start_stream(epoch, Role::SseStream, None);
                 self.timers.set(Timer::Handshake, now + self.cfg.timeouts.initialize);
@@ -555,7 +558,9 @@ impl Connection {
 
     fn auth_give_up(&mut self, now: Instant, parked: Parked, err: RequestError) {
         match parked {
-            Parked::Handshake(epoch) | Parked::SseStream(epoch) if self.current_epoch() == Some(epoch) => {
+            Parked::Handshake(epoch) | Parked::Initialize(epoch) | Parked::SseStream(epoch)
+                if self.current_epoch() == Some(epoch) =>
+            {
                 self.fail_handshake(now, err)
             }
             Parked::Listen(epoch) if self.current_epoch() == Some(epoch) => {
@@ -583,8 +588,8 @@ impl Connection {
     }
 
     /// Whether session `epoch` is still in its handshake.
-    fn probing(&self, epoch: Epoch) -> bool {
-        matches!(self.proc, Proc::Running { epoch: e, session: Session::Probing } if e == epoch)
+    fn handshaking(&self, epoch: Epoch) -> bool {
+        matches!(self.proc, Proc::Running { epoch: e, session: Session::Probing | Session::Initializing } if e == epoch)
     }
 
     /// At close: the round stops (its fetches aborted, its host request withdrawn); what it

@@ -162,13 +162,14 @@ impl Connection {
         let failure = self.classify(x);
         if let Failure::Unauthorized(status, _) = failure {
             let parked = match usage {
-                WireUse::Probe | WireUse::Initialize => Some(auth::Parked::Handshake(x.epoch)),
+                WireUse::Probe => Some(auth::Parked::Handshake(x.epoch)),
+                WireUse::Initialize => Some(auth::Parked::Initialize(x.epoch)),
                 WireUse::Op(handle) => Some(auth::Parked::Op(handle)),
                 WireUse::Fire | WireUse::KeepAlive => None,
             };
             if let Some(parked) = parked {
                 if self.auth_challenge(now, status, x.www_authenticate(), parked) {
-                    if parked == auth::Parked::Handshake(x.epoch) {
+                    if !matches!(parked, auth::Parked::Op(_)) {
                         self.timers.clear(Timer::Handshake);
                     }
                     self.forget_wire(&id);
