@@ -38,6 +38,8 @@ pub struct Settings {
     pub validation: ValidationMode,
     /// `--config` / `--server`.
     pub selection: Selection,
+    /// `--auth` and the OAuth flags.
+    pub auth: crate::auth::AuthSettings,
 }
 
 /// What to do with a server.
@@ -200,7 +202,12 @@ fn build_client(settings: &Settings, spec: ServerSpec, extra: Option<ExtraHook>)
         spec = spec.request_timeout(timeout);
     }
     let report: fn(&str, &Event) = if settings.verbose { report_event } else { report_quiet_warning };
-    let builder = Client::builder().server(spec).on_event(move |server, event| {
+    let (spec, store) = settings.auth.apply(spec)?;
+    let mut builder = Client::builder().browser_authorization(crate::auth::browser());
+    if let Some(store) = store {
+        builder = builder.token_store(store);
+    }
+    let builder = builder.server(spec).on_event(move |server, event| {
         report(server, event);
         if let Some(extra) = &extra {
             extra(server, event);

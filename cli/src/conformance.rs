@@ -83,10 +83,14 @@ fn sample_arguments(tool: &Tool) -> Value {
     Value::Object(args)
 }
 
-fn client_for(url: &str, version: &str) -> Result<Client, CliError> {
+fn client_for(url: &str, scenario: &str, version: &str, context: &Value) -> Result<Client, CliError> {
     let mode = if version == "2026-07-28" { ProtocolMode::Modern } else { ProtocolMode::Legacy };
-    let spec = ServerSpec::from_target("conformance", url)?.protocol(mode);
+    let mut spec = ServerSpec::from_target("conformance", url)?.protocol(mode);
+    if scenario.starts_with("auth/") {
+        spec = crate::conformance_auth::configure(spec, context);
+    }
     let builder = Client::builder()
+        .authorization_handler(crate::conformance_auth::follow_authorization)
         .server(spec)
         .roots([Root::named("file:///conformance", "conformance")])
         .sampling_handler(|_: SamplingRequest| async { Ok(CreateMessageResult::text("ok", "conformance")) })
@@ -98,7 +102,7 @@ fn client_for(url: &str, version: &str) -> Result<Client, CliError> {
 }
 
 async fn scenario_run(url: &str, scenario: &str, version: &str, context: &Value) -> Result<(), CliError> {
-    let client = client_for(url, version)?;
+    let client = client_for(url, scenario, version, context)?;
     let outcome = steps(&client, scenario, context).await;
     client.close().await;
     outcome
@@ -160,6 +164,13 @@ async fn steps(client: &Client, scenario: &str, context: &Value) -> Result<(), C
         // Every tool the client kept (invalid x-mcp-header tools are excluded by the library).
         "http-invalid-tool-headers" => {
             for tool in &tools {
+                server.call_tool(&tool.name, sample_arguments(tool)).await?;
+            }
+        }
+        // A protected server: after the first authorization, a call (a step-up scenario
+        // asks for more scope on it).
+        s if s.starts_with("auth/") => {
+            if let Some(tool) = tools.first() {
                 server.call_tool(&tool.name, sample_arguments(tool)).await?;
             }
         }

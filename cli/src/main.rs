@@ -12,8 +12,10 @@
 
 #![forbid(unsafe_code)]
 
+mod auth;
 mod commands;
 mod conformance;
+mod conformance_auth;
 mod demo;
 mod exit;
 mod listen;
@@ -85,6 +87,24 @@ struct Cli {
     /// `mcp=debug`: every request with its method, era, transport, outcome and duration).
     #[arg(long, global = true, value_name = "FILTER", env = "MCP_LOG")]
     log: Option<String>,
+    /// OAuth for HTTP servers: from saved tokens when there are some (auto, see `mcp login`),
+    /// signing in through the browser when the server asks (oauth), or never (none).
+    #[arg(long, global = true, value_enum, default_value_t = auth::AuthMode::Auto)]
+    auth: auth::AuthMode,
+    /// Where OAuth tokens are saved (one file per server, mode 0600). Default:
+    /// ~/.config/mcp/tokens.
+    #[arg(long, global = true, value_name = "DIR", env = "MCP_TOKEN_DIR")]
+    token_dir: Option<std::path::PathBuf>,
+    /// An OAuth client id registered with the server's authorization server beforehand (else
+    /// the client registers itself).
+    #[arg(long, global = true, value_name = "ID")]
+    client_id: Option<String>,
+    /// The secret of --client-id.
+    #[arg(long, global = true, value_name = "SECRET", env = "MCP_CLIENT_SECRET", requires = "client_id")]
+    client_secret: Option<String>,
+    /// The loopback port the browser comes back to after signing in.
+    #[arg(long, global = true, value_name = "PORT", default_value_t = 33418)]
+    callback_port: u16,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -236,6 +256,11 @@ enum Command {
     },
     /// A short tour against the bundled test server (no network; text output only).
     Demo,
+    /// Sign in to an HTTP server with OAuth (a browser opens) and save its tokens for later
+    /// commands.
+    Login(Target),
+    /// Forget the saved OAuth tokens of an HTTP server.
+    Logout(Target),
 }
 
 /// `mcp prompts TARGET` or `mcp prompts get ...`.
@@ -354,6 +379,14 @@ async fn dispatch(settings: &Settings, command: Command) -> Result<ExitCode, Cli
     // TARGET and the command's own positionals, shifted when --server stands for TARGET.
     let (target, action) = match command {
         Command::Demo => return demo::run(settings).await,
+        Command::Login(target) => {
+            let (target, _) = sel.positionals(target.target, vec![])?;
+            return auth::login(settings, target.as_deref()).await;
+        }
+        Command::Logout(target) => {
+            let (target, _) = sel.positionals(target.target, vec![])?;
+            return auth::logout_command(settings, target.as_deref());
+        }
         Command::Completions { shell } => {
             let mut cli = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut cli, "mcp", &mut std::io::stdout());
@@ -494,6 +527,13 @@ fn main() -> ExitCode {
         retries: cli.retries,
         validation: cli.validate.into(),
         selection: selection::Selection { config: cli.config, server: cli.server },
+        auth: auth::AuthSettings {
+            mode: cli.auth,
+            token_dir: cli.token_dir,
+            client_id: cli.client_id,
+            client_secret: cli.client_secret,
+            callback_port: cli.callback_port,
+        },
     };
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(rt) => rt,

@@ -435,3 +435,56 @@ fn a_logging_server_gets_one_deprecation_line() {
     let out = mcp(&["call", &legacy, "echo", r#"{"message": "quiet"}"#]);
     assert!(out.status.success() && stderr(&out).is_empty(), "{}", stderr(&out));
 }
+
+/// `mcp login` against a real peer behind the OAuth gateway (the browser scripted through
+/// `$BROWSER`), then later commands reuse the saved tokens with no sign-in; `--auth none`
+/// gets the 401 (exit 5); `mcp logout` forgets them.
+#[test]
+fn login_then_commands_reuse_the_saved_tokens() {
+    use mcp_tests::http_peers::HttpPeer;
+    use mcp_tests::oauth_peer_checks::GatewayProcess;
+
+    let peer = HttpPeer::start("py-mcp-peer", &["streamable-http", "--port", "{port}"], &[]);
+    let gateway = GatewayProcess::start(&peer.url("/mcp"), &[]);
+    let url = gateway.mcp_url();
+    let dir = std::env::temp_dir().join(format!("mcp-cli-tokens-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let browser = format!("{} browse", mcp_tests::support::test_server());
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_mcp"))
+            .args(args)
+            .env("MCP_TOKEN_DIR", &dir)
+            .env("BROWSER", &browser)
+            .output()
+            .expect("run mcp")
+    };
+
+    let out = run(&["tools", &url, "--auth", "none"]);
+    assert_one_error_line_with(&out, 5);
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port().to_string();
+    let out = run(&["login", &url, "--callback-port", &port]);
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("signed in"), "{}", stdout(&out));
+    assert!(stderr(&out).contains("Sign in at: "), "{}", stderr(&out));
+    assert_eq!(gateway.count("authorizations"), 1);
+    let files: Vec<_> = std::fs::read_dir(&dir).expect("the token directory").flatten().collect();
+    assert_eq!(files.len(), 1, "one record");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = files[0].metadata().unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "tokens are private");
+    }
+
+    let out = run(&["call", &url, "echo", r#"{"message": "saved token"}"#]);
+    assert!(out.status.success() && stdout(&out).contains("saved token"), "{}{}", stdout(&out), stderr(&out));
+    assert!(!stderr(&out).contains("Sign in at"), "no second sign-in: {}", stderr(&out));
+    assert_eq!(gateway.count("authorizations"), 1);
+
+    let out = run(&["logout", &url]);
+    assert!(out.status.success() && stdout(&out).contains("forgot"), "{}", stdout(&out));
+    let out = run(&["tools", &url]);
+    assert_one_error_line_with(&out, 5);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -2,9 +2,9 @@
 //! 2026-07-28 scenarios) against `mcp __conformance-client`: each revision's requirements, and
 //! every scenario at once (`--suite all`, all in parallel: load finds ordering races the
 //! per-revision runs miss). Every scenario's `checks.json` is read: a scenario not listed in
-//! `conformance-expected-failures.txt` (OAuth, until that issue lands) must have fired at least
-//! one successful check and no failed one; the skills extension, which this client does not
-//! implement, may only skip. The suite is a peer installed by `peers/setup.sh` (which
+//! `conformance-expected-failures.txt` must have fired at least one successful check and no
+//! failed one (a listed scenario that passes is an error too, so the list stays true); the
+//! skills extension, which this client does not implement, may only skip. The suite is a peer installed by `peers/setup.sh` (which
 //! `scripts/test` runs); a missing suite fails the test.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -88,6 +88,11 @@ fn run_suite(runner: &str, label: &str, selection: &[&str], required: &[&str]) {
         let (passed, failed) = (count("SUCCESS"), count("FAILURE"));
         summary.push(format!("{scenario}: {passed} passed, {failed} failed"));
         if expected.contains(scenario) {
+            if failed == 0 && passed > 0 {
+                problems.push(format!(
+                    "{scenario}: passes now; remove it from conformance-expected-failures.txt"
+                ));
+            }
             continue;
         }
         if scenario.starts_with(UNIMPLEMENTED_EXTENSION) {

@@ -553,6 +553,12 @@ pub enum Warning {
         /// What changed.
         adjustment: crate::host_requests::Adjustment,
     },
+    /// The host's OAuth token store could not load or save a server's record (the server
+    /// goes on without it).
+    TokenStore {
+        /// What failed.
+        detail: String,
+    },
 }
 
 impl std::fmt::Display for Warning {
@@ -602,6 +608,7 @@ impl std::fmt::Display for Warning {
                 write!(f, "served a stale cached {method} result: {detail}")
             }
             Warning::HostRequestAdjusted { method, adjustment } => write!(f, "{method}: {adjustment}"),
+            Warning::TokenStore { detail } => write!(f, "{detail}"),
         }
     }
 }

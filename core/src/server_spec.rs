@@ -185,6 +185,28 @@ impl ServerSpec {
         self
     }
 
+    /// Authorizes with OAuth 2.1 on `401`/`403` (ignored for stdio servers): give it an
+    /// [`OAuthSetup`](crate::oauth::OAuthSetup), or the host's `OAuthOptions`
+    /// (`mcp_host::auth::OAuthOptions`, re-exported by the runtime crates as `auth`). The client
+    /// builder completes the setup (OS entropy, wall clock, a stored record) and needs an
+    /// authorization handler for the authorization code grant.
+    pub fn oauth(mut self, setup: impl Into<crate::oauth::OAuthSetup>) -> Self {
+        if let TransportConfig::Http(http) = &mut self.config.transport {
+            http.auth = crate::oauth::HttpAuth::OAuth(Box::new(setup.into()));
+        }
+        self
+    }
+
+    /// Answers `401`/`403` with access tokens from the host's token provider
+    /// (`ClientBuilder::token_provider`) instead of running OAuth itself (ignored for stdio
+    /// servers).
+    pub fn token_provider(mut self) -> Self {
+        if let TransportConfig::Http(http) = &mut self.config.transport {
+            http.auth = crate::oauth::HttpAuth::TokenProvider;
+        }
+        self
+    }
+
     /// The identity sent to the server.
     pub fn client_info(mut self, info: Implementation) -> Self {
         self.config.client_info = info;

@@ -21,10 +21,13 @@
 //!   and the handles that read it, [`AsyncSubscription`] and [`BlockingSubscription`];
 //! - [`CallerScope`]: the HTTP exchange of a caller's own request, run by that caller;
 //! - [`HttpClientConfig`], [`ProxySetting`] and proxy selection ([`Proxies`]);
+//! - [`auth`]: the host side of OAuth (token stores, the loopback redirect listener, the
+//!   browser sign-in, the options a server spec takes);
 //! - process helpers: [`std_command`], [`exit_info`], [`terminate`], [`seed_config`], and the
 //!   live-process table the core's IO is applied to ([`apply_process_io`]).
 //!
-//! It depends on `mcp-core` and the standard library only: no async runtime, no HTTP stack.
+//! It depends on `mcp-core` and the standard library (plus small helpers: `base64`, `getrandom`
+//! for OAuth entropy, `sha2` for token file names): no async runtime, no HTTP stack.
 //!
 //! ```
 //! use mcp_core::calls::{Call, ListTools};
@@ -38,6 +41,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod auth;
 mod batch;
 mod caller_scope;
 mod catalog_methods;

@@ -410,6 +410,8 @@ macro_rules! builder_methods {
             self
         }
 
+        $crate::auth_builder_methods!();
+
         /// Sets up the HTTP client every HTTP server of this client shares (one keep-alive
         /// pool): extra root certificates and the proxy. The default trusts the webpki roots
         /// and takes the proxy from the environment.
@@ -573,6 +575,8 @@ pub struct BuilderParts<H> {
     pub meta_provider: Option<crate::MetaProvider>,
     /// The input-wait hook.
     pub input_wait_hook: Option<crate::InputWaitHook>,
+    /// Where OAuth records are loaded from and saved to.
+    pub token_store: Option<std::sync::Arc<dyn crate::auth::TokenStore>>,
 }
 
 impl<H> Default for BuilderParts<H> {
@@ -584,6 +588,7 @@ impl<H> Default for BuilderParts<H> {
             http: Default::default(),
             meta_provider: None,
             input_wait_hook: None,
+            token_store: None,
         }
     }
 }
@@ -597,6 +602,7 @@ impl<H> std::fmt::Debug for BuilderParts<H> {
             .field("http", &self.http)
             .field("meta_provider", &self.meta_provider.as_ref().map(|_| "installed"))
             .field("input_wait_hook", &self.input_wait_hook.as_ref().map(|_| "installed"))
+            .field("token_store", &self.token_store.as_ref().map(|_| "installed"))
             .finish()
     }
 }
@@ -629,12 +635,17 @@ pub struct Prepared<H, R, W> {
 
 impl<H> BuilderParts<H> {
     /// Checks the server list (one at least, unique names), gives every server the features of
-    /// the installed handlers and a jitter seed, and sets up each one's connection at `now`.
+    /// the installed handlers and a jitter seed, completes OAuth setups (entropy, wall clock,
+    /// stored record: [`crate::auth::prepare_auth`]), and sets up each one's connection at
+    /// `now`.
     pub fn prepare<R: crate::Reply, W: crate::Waiter>(
         self,
         now: std::time::Instant,
     ) -> Result<Prepared<H, R, W>, mcp_core::ClientError> {
-        let specs = crate::prepare_servers(self.specs, &self.handlers)?;
+        let mut specs = crate::prepare_servers(self.specs, &self.handlers)?;
+        let store = self.token_store.as_deref();
+        crate::auth::prepare_auth(&mut specs, &self.handlers, store, self.hook.as_ref())?;
+        let hook = crate::auth::persisting_hook(self.token_store, self.hook);
         let servers = specs
             .into_iter()
             .map(|spec| {
@@ -642,7 +653,7 @@ impl<H> BuilderParts<H> {
                 crate::seed_config(&mut config);
                 let name: std::sync::Arc<str> = spec.name.into();
                 let view = crate::SharedView::default();
-                let mut dispatch = crate::Dispatch::new(name.clone(), self.hook.clone(), view.clone());
+                let mut dispatch = crate::Dispatch::new(name.clone(), hook.clone(), view.clone());
                 dispatch.set_meta_provider(self.meta_provider.clone());
                 dispatch.set_input_wait_hook(self.input_wait_hook.clone());
                 ServerStart { name, conn: mcp_core::Connection::new(config, now), dispatch, view }

@@ -42,6 +42,8 @@ mod streaming;
 pub use client::{connect, Client, ClientBuilder};
 pub use handlers::{typed_handler, Handler, HandlerOutput, Handlers};
 pub use http::{AsyncStream, BoxedStream, Connector};
+/// OAuth on the host side: token stores, the loopback redirect listener, the browser sign-in.
+pub use mcp_host::{auth, AuthorizationPrompt, TokenRequest};
 pub use mcp_host::{
     AsyncSubscription as Subscription, ElicitationRequest, EventHook, FromServer, HttpClientConfig,
     ListenOptions, ProgressFn, ProxySetting, RootsListRequest, SamplingRequest, ToolCall, ToolCallUpdate,

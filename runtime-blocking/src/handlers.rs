@@ -29,6 +29,15 @@ impl<T: HandlerAnswer> HandlerOutput<T> for Result<T, HandlerError> {
     }
 }
 
+/// The ready-made browser sign-in (`ClientBuilder::browser_authorization`, or
+/// [`BrowserAuthorization::start`](mcp_host::auth::BrowserAuthorization::start) in an
+/// authorization handler) waits for the browser on this handler's thread.
+impl HandlerOutput<mcp_core::types::AuthorizationCallback> for mcp_host::auth::AuthorizationWait {
+    fn into_answer(self) -> Result<Value, HandlerError> {
+        self.wait().map(HandlerAnswer::into_result)
+    }
+}
+
 /// Wraps a typed closure (a [`FromServer`] request in, its answer out) as a [`Handler`].
 pub fn typed_handler<Req, F, O>(f: F) -> Handler
 where

@@ -79,6 +79,8 @@ pub use mcp_core::{
     self as core, ClientError, Event, HandlerError, Notification, ProtocolMode, RequestOptions, Root,
     ServerInfo, ServerRequest, ServerSpec, SubscriptionFilter, ValidationMode,
 };
+/// OAuth on the host side: token stores, the loopback redirect listener, the browser sign-in.
+pub use mcp_host::{auth, AuthorizationPrompt, TokenRequest};
 pub use mcp_host::{
     BlockingSubscription as Subscription, Elapsed, ElicitationRequest, EventHook, FromServer, ListenOptions,
     ProgressFn, RootsListRequest, SamplingRequest, ToolCall, ToolCallUpdate,

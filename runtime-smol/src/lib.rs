@@ -39,6 +39,8 @@ use mcp_async::{ChildProcess, ProcessParts, Runtime};
 use mcp_core::{ExitInfo, StdioCommand};
 use mcp_host::{exit_info, std_command};
 
+/// OAuth on the host side: token stores, the loopback redirect listener, the browser sign-in.
+pub use mcp_async::{auth, AuthorizationPrompt, TokenRequest};
 pub use mcp_async::{
     typed_handler, AsyncStream, BoxFuture, BoxedStream, Client, ClientBuilder, Connector, ElicitationRequest,
     EventHook, FromServer, Handler, HandlerOutput, Handlers, HttpClientConfig, ListenOptions, ProgressFn,

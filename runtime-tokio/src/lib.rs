@@ -41,6 +41,8 @@ use mcp_core::{ExitInfo, StdioCommand};
 use mcp_host::{exit_info, std_command};
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
+/// OAuth on the host side: token stores, the loopback redirect listener, the browser sign-in.
+pub use mcp_async::{auth, AuthorizationPrompt, TokenRequest};
 pub use mcp_async::{
     typed_handler, AsyncStream, BoxFuture, BoxedStream, Client, ClientBuilder, Connector, ElicitationRequest,
     EventHook, FromServer, Handler, HandlerOutput, Handlers, HttpClientConfig, ListenOptions, ProgressFn,

@@ -102,6 +102,12 @@
 //!
 //! Flags taking a value also accept the `--flag=value` form.
 //!
+//! # Subcommand
+//!
+//! `mcp-test-server oauth-gateway --upstream URL [...]` is no MCP server: it is an OAuth 2.1
+//! authorization server and a protected-resource reverse proxy in front of the MCP server at
+//! `URL` (see [`oauth_gateway`]).
+//!
 //! # Example
 //!
 //! A binary that is the test server (what `mcp-test-server` and `mcp __test-server` do):
@@ -121,6 +127,7 @@ mod handlers;
 mod host_asks;
 mod input_waits;
 mod listen;
+pub mod oauth_gateway;
 mod protocol;
 mod server;
 mod tasks;
@@ -144,6 +151,15 @@ fn open_record(path: &std::path::Path) -> io::Result<File> {
 /// Runs the test server on this process's stdin/stdout with the given flags (see the crate
 /// docs); returns when stdin ends. Used by the `mcp-test-server` binary and by `mcp demo`.
 pub fn run<I: Iterator<Item = String>>(args: I) -> ExitCode {
+    let mut args = args.peekable();
+    if args.peek().map(String::as_str) == Some(oauth_gateway::SUBCOMMAND) {
+        args.next();
+        return oauth_gateway::run(args);
+    }
+    if args.peek().map(String::as_str) == Some(oauth_gateway::browse::SUBCOMMAND) {
+        args.next();
+        return oauth_gateway::browse::run(args);
+    }
     let cfg = match config::parse(args) {
         Ok(Parsed::Run(cfg)) => cfg,
         Ok(Parsed::Help) => {

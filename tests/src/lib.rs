@@ -24,6 +24,7 @@ pub mod http_peers;
 mod input_wait_peer_checks;
 mod input_wait_scenarios;
 mod meta_scenarios;
+pub mod oauth_peer_checks;
 mod oversize_peer_checks;
 mod oversize_scenarios;
 mod peer_checks;

@@ -17,6 +17,9 @@
 //! The push checks (`mcp_tests::define_push_peer_checks!`: listen streams, resource
 //! subscriptions) run on all three, as do the catalog checks
 //! (`mcp_tests::define_catalog_peer_checks!`: client-wide lists, routing, capability gating).
+//! The OAuth checks (`mcp_tests::define_oauth_peer_checks!`) put `mcp-test-server
+//! oauth-gateway` in front of server-everything and py-mcp-peer and run the whole sign-in,
+//! reuse, refresh and client-credentials round trips on all three.
 
 macro_rules! all_http_checks {
     ($run:path) => {
@@ -80,6 +83,8 @@ mod on_tokio {
     mcp_tests::all_deprecation_peer_checks!(run);
     mcp_tests::define_oversize_peer_checks!(async, aw_async);
     mcp_tests::all_oversize_peer_checks!(run);
+    mcp_tests::define_oauth_peer_checks!(async, aw_async);
+    mcp_tests::all_oauth_peer_checks!(run);
 }
 
 /// On mcp-smol, the HTTP checks (stdio is covered by the scenarios).
@@ -126,6 +131,8 @@ mod on_smol {
     mcp_tests::all_catalog_peer_checks!(run);
     mcp_tests::define_oversize_peer_checks!(async, aw_async);
     mcp_tests::all_oversize_peer_checks!(run);
+    mcp_tests::define_oauth_peer_checks!(async, aw_async);
+    mcp_tests::all_oauth_peer_checks!(run);
 }
 
 /// On mcp-blocking, one legacy and one modern peer.
@@ -174,6 +181,8 @@ mod on_blocking {
     mcp_tests::all_deprecation_peer_checks!(run);
     mcp_tests::define_oversize_peer_checks!(, aw_sync);
     mcp_tests::all_oversize_peer_checks!(run);
+    mcp_tests::define_oauth_peer_checks!(, aw_sync);
+    mcp_tests::all_oauth_peer_checks!(run);
 }
 
 /// The locating rule itself: `$MCP_PEERS` wins, and a missing peer panics with the fix.

@@ -1,8 +1,10 @@
 //! [`AuthConfig`]: what the host decides about authorization (grant, redirect URI, client
-//! identity, limits).
+//! identity, DPoP, limits).
 
 use std::time::Duration;
 
+use crate::http_url::HttpUrl;
+use crate::oauth::jwt::EsKey;
 use crate::oauth::registration::TokenAuthMethod;
 use crate::oauth::url::{check_redirect_uri, clip};
 use crate::oauth::{OAuthError, Secret};
@@ -13,8 +15,72 @@ pub enum GrantType {
     /// Authorization code with PKCE: a user signs in through a browser.
     AuthorizationCode,
     /// Client credentials (SEP-1046): the client acts on its own behalf with a pre-registered
-    /// client id and secret; no browser.
+    /// client id and a secret or a private key (`private_key_jwt`); no browser.
     ClientCredentials,
+    /// The JWT bearer grant (RFC 7523 §2.1) with an assertion the host obtained, such as a
+    /// workload identity token (SEP-1933): [`AuthConfig::assertion`]. A refused assertion is
+    /// not sent again until [`crate::oauth::AuthFlow::set_assertion`] supplies a new one.
+    JwtBearer,
+    /// Enterprise-managed authorization (SEP-990, cross-app access): the IdP's ID token is
+    /// exchanged at the IdP for an ID-JAG (RFC 8693), which the JWT bearer grant presents at
+    /// the MCP server's authorization server: [`AuthConfig::identity_provider`].
+    EnterpriseManaged,
+}
+
+/// Whether token requests carry DPoP proofs (RFC 9449), binding the tokens to a key the flow
+/// derives from its entropy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DpopPolicy {
+    /// When the authorization server lists `ES256` in `dpop_signing_alg_values_supported`.
+    #[default]
+    Auto,
+    /// On every token request to the MCP server's authorization server (a server that ignores
+    /// DPoP answers with a Bearer token, which is accepted).
+    Always,
+    /// Never: Bearer tokens only.
+    Never,
+}
+
+/// The enterprise identity provider of [`GrantType::EnterpriseManaged`] (SEP-990).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdentityProvider {
+    /// The IdP's issuer; its token endpoint must be on the same origin.
+    pub issuer: String,
+    /// The IdP's token endpoint, where the ID token is exchanged for an ID-JAG.
+    pub token_endpoint: String,
+    /// The client id at the IdP.
+    pub client_id: String,
+    /// The client secret at the IdP, if it is a confidential client (sent in the form body).
+    pub client_secret: Option<Secret>,
+    /// The user's ID token from signing in at the IdP (the exchange's `subject_token`).
+    pub id_token: Secret,
+}
+
+impl IdentityProvider {
+    /// An IdP with a public client.
+    pub fn new(issuer: &str, token_endpoint: &str, client_id: &str, id_token: &str) -> Self {
+        Self {
+            issuer: issuer.to_owned(),
+            token_endpoint: token_endpoint.to_owned(),
+            client_id: client_id.to_owned(),
+            client_secret: None,
+            id_token: Secret::new(id_token),
+        }
+    }
+
+    fn validate(&self) -> Result<(), OAuthError> {
+        let bad = |why: &str| OAuthError::InvalidConfig(format!("identity provider: {why}"));
+        let issuer = HttpUrl::parse(&self.issuer).map_err(|_| bad("issuer is not an http(s) URL"))?;
+        let endpoint =
+            HttpUrl::parse(&self.token_endpoint).map_err(|_| bad("token endpoint is not an http(s) URL"))?;
+        if issuer.origin() != endpoint.origin() {
+            return Err(bad("token endpoint is not on the issuer's origin"));
+        }
+        if self.client_id.is_empty() || self.id_token.expose().is_empty() {
+            return Err(bad("empty client id or ID token"));
+        }
+        Ok(())
+    }
 }
 
 /// Client credentials obtained out of band (a developer portal, a configuration file).
@@ -27,7 +93,11 @@ pub struct PreRegisteredClient {
     pub client_id: String,
     /// The client secret (confidential clients).
     pub client_secret: Option<Secret>,
-    /// How to authenticate at the token endpoint; `None` picks from the server's methods.
+    /// A PEM private key (PKCS#8 or SEC1, P-256) for `private_key_jwt` authentication
+    /// (RFC 7523 §2.2, ES256).
+    pub private_key: Option<Secret>,
+    /// How to authenticate at the token endpoint; `None` picks from the server's methods
+    /// (`private_key_jwt` when a key is set and the server lists it or no secret is set).
     pub auth_method: Option<TokenAuthMethod>,
 }
 
@@ -38,8 +108,16 @@ impl PreRegisteredClient {
             issuer: Some(issuer.to_owned()),
             client_id: client_id.to_owned(),
             client_secret: client_secret.map(Secret::new),
+            private_key: None,
             auth_method: None,
         }
+    }
+
+    /// Authenticates with `private_key_jwt`: assertions signed (ES256) with this PEM key.
+    pub fn with_private_key(mut self, pem: &str) -> Self {
+        self.private_key = Some(Secret::new(pem));
+        self.auth_method = Some(TokenAuthMethod::PrivateKeyJwt);
+        self
     }
 
     /// A client id (and secret) offered to whichever authorization server the server names.
@@ -71,6 +149,12 @@ pub struct AuthConfig {
     pub connect_timeout: Duration,
     /// A token this close to its expiry counts as expired ([`crate::oauth::AuthFlow::needs_refresh`]).
     pub refresh_margin: Duration,
+    /// DPoP-bound tokens (RFC 9449).
+    pub dpop: DpopPolicy,
+    /// The assertion of [`GrantType::JwtBearer`] (a workload identity JWT).
+    pub assertion: Option<Secret>,
+    /// The identity provider of [`GrantType::EnterpriseManaged`].
+    pub identity_provider: Option<IdentityProvider>,
 }
 
 impl AuthConfig {
@@ -88,6 +172,9 @@ impl AuthConfig {
             max_step_ups: 2,
             connect_timeout: Duration::from_secs(10),
             refresh_margin: Duration::from_secs(30),
+            dpop: DpopPolicy::Auto,
+            assertion: None,
+            identity_provider: None,
         }
     }
 
@@ -102,16 +189,69 @@ impl AuthConfig {
         }
     }
 
+    /// The JWT bearer grant (workload identity, SEP-1933) with this client (its id, and a
+    /// secret or key when the authorization server wants client authentication) and the
+    /// host's assertion.
+    pub fn jwt_bearer(client: PreRegisteredClient, assertion: &str) -> Self {
+        Self {
+            grant: GrantType::JwtBearer,
+            assertion: Some(Secret::new(assertion)),
+            ..Self::client_credentials(client)
+        }
+    }
+
+    /// Enterprise-managed authorization (SEP-990): `client` at the MCP server's authorization
+    /// server, and the identity provider that issues the ID-JAG.
+    pub fn enterprise_managed(client: PreRegisteredClient, identity_provider: IdentityProvider) -> Self {
+        Self {
+            grant: GrantType::EnterpriseManaged,
+            identity_provider: Some(identity_provider),
+            ..Self::client_credentials(client)
+        }
+    }
+
     /// Checks the configuration.
     pub(crate) fn validate(&self) -> Result<(), OAuthError> {
-        if self.grant == GrantType::AuthorizationCode {
-            check_redirect_uri(&self.redirect_uri)?;
-        } else if !self.pre_registered.iter().any(|c| c.client_secret.is_some()) {
-            return Err(OAuthError::InvalidConfig(
-                "client credentials need a pre-registered client with a secret \
-                 (private_key_jwt is not supported)"
-                    .into(),
-            ));
+        let config = |why: &str| Err(OAuthError::InvalidConfig(why.into()));
+        match self.grant {
+            GrantType::AuthorizationCode => {
+                check_redirect_uri(&self.redirect_uri)?;
+            }
+            GrantType::ClientCredentials => {
+                if !self.pre_registered.iter().any(|c| c.client_secret.is_some() || c.private_key.is_some()) {
+                    return config(
+                        "client credentials need a pre-registered client with a secret or a private key",
+                    );
+                }
+            }
+            GrantType::JwtBearer => {
+                if self.pre_registered.is_empty() {
+                    return config("the JWT bearer grant needs a pre-registered client id");
+                }
+                if self.assertion.as_ref().is_none_or(|a| a.expose().is_empty()) {
+                    return config("the JWT bearer grant needs an assertion");
+                }
+            }
+            GrantType::EnterpriseManaged => {
+                if self.pre_registered.is_empty() {
+                    return config("enterprise-managed authorization needs a pre-registered client");
+                }
+                match &self.identity_provider {
+                    Some(idp) => idp.validate()?,
+                    None => return config("enterprise-managed authorization needs an identity provider"),
+                }
+            }
+        }
+        for c in &self.pre_registered {
+            match &c.private_key {
+                Some(pem) => {
+                    EsKey::from_pem(pem.expose())?;
+                }
+                None if c.auth_method == Some(TokenAuthMethod::PrivateKeyJwt) => {
+                    return config("private_key_jwt needs a private key");
+                }
+                None => {}
+            }
         }
         if let Some(url) = &self.client_metadata_url {
             let ok = crate::http_url::HttpUrl::parse(url)
@@ -144,7 +284,23 @@ mod tests {
         c.client_metadata_url = Some("https://app.example/client.json".into());
         assert!(c.validate().is_ok());
         let cc = AuthConfig::client_credentials(PreRegisteredClient::any_issuer("id", None));
-        assert!(cc.validate().is_err(), "a secret is required");
+        assert!(cc.validate().is_err(), "a secret or key is required");
+        let mut bad_key = PreRegisteredClient::any_issuer("id", None).with_private_key("not a key");
+        assert!(AuthConfig::client_credentials(bad_key.clone()).validate().is_err());
+        bad_key.private_key = None;
+        assert!(AuthConfig::client_credentials(bad_key).validate().is_err(), "private_key_jwt needs a key");
+        let wif = AuthConfig::jwt_bearer(PreRegisteredClient::any_issuer("w", None), "");
+        assert!(wif.validate().is_err(), "an assertion is required");
+        assert!(AuthConfig::jwt_bearer(PreRegisteredClient::any_issuer("w", None), "a.b.c")
+            .validate()
+            .is_ok());
+        let idp = IdentityProvider::new("https://idp.example", "https://idp.example/token", "c", "id.tok.en");
+        let ema =
+            AuthConfig::enterprise_managed(PreRegisteredClient::any_issuer("x", Some("s")), idp.clone());
+        assert!(ema.validate().is_ok());
+        let elsewhere = IdentityProvider { token_endpoint: "https://evil.example/token".into(), ..idp };
+        let ema = AuthConfig::enterprise_managed(PreRegisteredClient::any_issuer("x", Some("s")), elsewhere);
+        assert!(ema.validate().is_err(), "the ID token goes only to the IdP's origin");
         let cc = AuthConfig::client_credentials(PreRegisteredClient::any_issuer("id", Some("s")));
         assert!(cc.validate().is_ok());
         assert!(!format!("{cc:?}").contains("\"s\""), "secrets are redacted: {cc:?}");

@@ -219,9 +219,33 @@ pub enum OAuthError {
     /// The token response is malformed.
     #[error("invalid token response: {0}")]
     InvalidTokenResponse(String),
-    /// The token is not a `Bearer` token.
-    #[error("unsupported token type {0:?} (only Bearer is supported)")]
+    /// The token is neither a `Bearer` token nor a `DPoP` token answering a request that
+    /// carried a DPoP proof.
+    #[error("unsupported token type {0:?} (Bearer, or DPoP when a proof was sent)")]
     UnsupportedTokenType(String),
+    /// A signed JWT (client assertion, DPoP proof) is needed but the host never gave the flow
+    /// its wall clock ([`crate::oauth::AuthFlow::set_wall_clock`]).
+    #[error("a signed JWT needs the host's wall clock (AuthFlow::set_wall_clock)")]
+    NoWallClock,
+    /// The JWT bearer assertion (or the ID token it came from) was refused earlier; it is not
+    /// sent again until [`crate::oauth::AuthFlow::set_assertion`] supplies a new one.
+    #[error("the assertion was refused by the authorization server; a new one is needed")]
+    AssertionRejected,
+    /// The MCP server asked for a fresh DPoP nonce again right after the retry that used its
+    /// nonce (or sent no nonce to use).
+    #[error("the MCP server keeps refusing the DPoP nonce")]
+    DpopNonceRejected,
+    /// The identity provider refused the token exchange for an ID-JAG (SEP-990), or answered
+    /// something other than an ID-JAG.
+    #[error("token exchange at the identity provider refused (HTTP {status}): {error}{}", fmt_desc(.description))]
+    TokenExchangeRejected {
+        /// The HTTP status.
+        status: u16,
+        /// The code (`Other("")` when the answer carried none).
+        error: OAuthErrorCode,
+        /// `error_description`, truncated.
+        description: Option<String>,
+    },
     /// A scope step-up was requested more often than allowed.
     #[error("gave up after {attempts} scope step-up attempts")]
     StepUpLimit {

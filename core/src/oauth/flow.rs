@@ -10,12 +10,13 @@ use crate::http_url::HttpUrl;
 use crate::io::HttpRequest;
 use crate::oauth::callback::{check_callback, PendingAuthorization};
 use crate::oauth::config::{AuthConfig, GrantType};
+use crate::oauth::jwt::EsKey;
 use crate::oauth::metadata::{AuthServerMetadata, ResourceMetadata};
 use crate::oauth::registration::{ClientRegistration, TokenAuthMethod};
 use crate::oauth::secret::{Entropy, MIN_ENTROPY_BYTES};
-use crate::oauth::token::{Grant, Tokens};
+use crate::oauth::token::{TokenType, Tokens};
 use crate::oauth::url::{canonical_resource, check_endpoint, is_loopback_host, prm_candidates};
-use crate::oauth::OAuthError;
+use crate::oauth::{OAuthError, Secret};
 
 /// Names one HTTP exchange the flow asked for; pass it back to [`AuthFlow::on_response`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -79,12 +80,38 @@ pub enum AuthStep {
 /// Why the current exchange was sent.
 #[derive(Debug)]
 pub(crate) enum Purpose {
-    Prm { candidates: Vec<String>, index: usize, hinted: bool },
-    AsMeta { issuer: String, candidates: Vec<String>, index: usize, legacy: bool },
-    Register { method: TokenAuthMethod },
-    Code { pending: Box<PendingAuthorization> },
-    Refresh { fallback: bool },
-    ClientCredentials { scopes: Vec<String> },
+    Prm {
+        candidates: Vec<String>,
+        index: usize,
+        hinted: bool,
+    },
+    AsMeta {
+        issuer: String,
+        candidates: Vec<String>,
+        index: usize,
+        legacy: bool,
+    },
+    Register {
+        method: TokenAuthMethod,
+    },
+    Code {
+        pending: Box<PendingAuthorization>,
+        code: Secret,
+    },
+    Refresh {
+        fallback: bool,
+    },
+    ClientCredentials {
+        scopes: Vec<String>,
+    },
+    JwtBearer {
+        scopes: Vec<String>,
+        assertion: Secret,
+    },
+    /// The SEP-990 token exchange at the identity provider.
+    Exchange {
+        scopes: Vec<String>,
+    },
 }
 
 /// One in-flight exchange.
@@ -93,6 +120,10 @@ pub(crate) struct InFlight {
     pub id: FetchId,
     pub url: String,
     pub purpose: Purpose,
+    /// The request carried a DPoP proof.
+    pub dpop: bool,
+    /// It is already the retry with the authorization server's `DPoP-Nonce`.
+    pub retried: bool,
 }
 
 /// What the current round (one challenge or refresh) aims for.
@@ -129,6 +160,16 @@ pub struct AuthFlow {
     pub(crate) wall: Option<(Instant, u64)>,
     /// The last `DPoP-Nonce` the MCP server sent (RFC 9449 §9).
     pub(crate) resource_nonce: Option<String>,
+    /// The last `DPoP-Nonce` an authorization server sent, with its token endpoint (§8).
+    pub(crate) as_nonce: Option<(String, String)>,
+    /// The DPoP key, derived from the entropy on first use (or restored).
+    pub(crate) dpop_key: Option<EsKey>,
+    /// A `use_dpop_nonce` challenge was answered with a retry and no request succeeded since.
+    pub(crate) rs_nonce_retried: bool,
+    /// The JWT bearer assertion (or the ID token behind it) was refused.
+    pub(crate) assertion_rejected: bool,
+    /// The `now` of the latest call (the time JWTs are issued at).
+    pub(crate) now: Option<Instant>,
 }
 
 impl fmt::Debug for AuthFlow {
@@ -176,6 +217,11 @@ impl AuthFlow {
             round: Round::default(),
             wall: None,
             resource_nonce: None,
+            as_nonce: None,
+            dpop_key: None,
+            rs_nonce_retried: false,
+            assertion_rejected: false,
+            now: None,
         })
     }
 
@@ -183,13 +229,33 @@ impl AuthFlow {
     /// start (or restart) authorization. A 401 re-discovers the authorization server (it may
     /// have moved) and tries the refresh token first when that server issued it; a 403
     /// `insufficient_scope` re-authorizes with the union of the scopes held and challenged,
-    /// at most [`AuthConfig::max_step_ups`] times in a row.
+    /// at most [`AuthConfig::max_step_ups`] times in a row. A 401 `DPoP error="use_dpop_nonce"`
+    /// for a DPoP token ends in [`AuthStep::Done`] with the tokens held, so the request goes
+    /// again with a proof carrying the nonce given to [`AuthFlow::set_resource_nonce`] (once
+    /// in a row; a second one fails with [`OAuthError::DpopNonceRejected`]).
     pub fn on_challenge(&mut self, now: Instant, status: u16, www_authenticate: Option<&str>) {
-        let _ = now;
+        self.now = Some(now);
         self.inflight = None;
         self.awaiting = None;
         let challenges = parse_www_authenticate(www_authenticate.unwrap_or(""));
-        let bearer = challenges.iter().find(|c| c.is_scheme("bearer"));
+        let dpop_tokens = self.tokens.as_ref().filter(|t| t.token_type == TokenType::Dpop).cloned();
+        if let Some(tokens) = dpop_tokens {
+            let nonce_wanted = status == 401
+                && challenges.iter().any(|c| c.is_scheme("dpop") && c.error() == Some("use_dpop_nonce"));
+            if nonce_wanted {
+                if self.rs_nonce_retried || self.resource_nonce.is_none() {
+                    self.fail(OAuthError::DpopNonceRejected);
+                } else {
+                    self.rs_nonce_retried = true;
+                    self.steps.push_back(AuthStep::Done(tokens));
+                }
+                return;
+            }
+        }
+        let bearer = challenges
+            .iter()
+            .find(|c| c.is_scheme("bearer"))
+            .or_else(|| challenges.iter().find(|c| c.is_scheme("dpop")));
         let hint = bearer
             .and_then(|c| c.resource_metadata())
             .or_else(|| challenges.iter().find_map(|c| c.resource_metadata()))
@@ -239,27 +305,13 @@ impl AuthFlow {
 
     /// The redirect came back: `query` is its query string (or the whole redirect URL).
     pub fn on_callback(&mut self, now: Instant, query: &str) {
-        let _ = now;
+        self.now = Some(now);
         let Some(pending) = self.awaiting.take() else {
             self.fail(OAuthError::NoPendingAuthorization);
             return;
         };
         match check_callback(query, &pending) {
-            Ok(code) => {
-                let grant = Grant::AuthorizationCode {
-                    code: &code,
-                    verifier: &pending.verifier,
-                    redirect_uri: &pending.redirect_uri,
-                };
-                let request = crate::oauth::token::token_request(
-                    &pending.token_endpoint,
-                    &pending.client,
-                    &grant,
-                    &pending.resource,
-                    self.config.connect_timeout,
-                );
-                self.send(request, Purpose::Code { pending: Box::new(pending) });
-            }
+            Ok(code) => self.send_token(Purpose::Code { pending: Box::new(pending), code }, false),
             Err(e) => self.fail(e),
         }
     }
@@ -268,7 +320,7 @@ impl AuthFlow {
     /// [`AuthStep::Done`] or [`AuthStep::Failed`] (an `invalid_grant` drops the refresh token;
     /// the next challenge then authorizes anew).
     pub fn refresh(&mut self, now: Instant) {
-        let _ = now;
+        self.now = Some(now);
         self.inflight = None;
         self.awaiting = None;
         if !self.can_refresh() {
@@ -282,6 +334,7 @@ impl AuthFlow {
     /// available again.
     pub fn on_request_succeeded(&mut self) {
         self.step_ups = 0;
+        self.rs_nonce_retried = false;
     }
 
     /// The tokens in hand.
@@ -296,7 +349,8 @@ impl AuthFlow {
     }
 
     /// The `Authorization` header for a request to `url`: only for the MCP server's own origin
-    /// (a token is never sent anywhere else), and only while a token is held.
+    /// (a token is never sent anywhere else), and only while a token is held. A DPoP token
+    /// also needs its proof: use [`AuthFlow::request_headers`].
     pub fn authorization_header(&self, url: &str) -> Option<String> {
         let same_origin = HttpUrl::parse(url).is_ok_and(|u| u.origin() == self.server.origin());
         self.tokens.as_ref().filter(|_| same_origin).map(Tokens::authorization_header)
@@ -329,7 +383,7 @@ impl AuthFlow {
     pub(crate) fn send(&mut self, request: HttpRequest, purpose: Purpose) {
         self.next_id += 1;
         let id = FetchId(self.next_id);
-        self.inflight = Some(InFlight { id, url: request.url.clone(), purpose });
+        self.inflight = Some(InFlight { id, url: request.url.clone(), purpose, dpop: false, retried: false });
         self.steps.push_back(AuthStep::Fetch { id, request });
     }
 
@@ -375,22 +429,11 @@ impl AuthFlow {
     }
 
     pub(crate) fn send_refresh(&mut self, fallback: bool) {
-        let (Some(t), Some(m), Some(c)) = (&self.tokens, &self.meta, &self.client) else {
+        if self.can_refresh() {
+            self.send_token(Purpose::Refresh { fallback }, false);
+        } else {
             self.fail(OAuthError::NoRefreshToken);
-            return;
-        };
-        let Some(rt) = &t.refresh_token else {
-            self.fail(OAuthError::NoRefreshToken);
-            return;
-        };
-        let request = crate::oauth::token::token_request(
-            &m.token_endpoint,
-            c,
-            &Grant::Refresh { refresh_token: rt },
-            &t.resource,
-            self.config.connect_timeout,
-        );
-        self.send(request, Purpose::Refresh { fallback });
+        }
     }
 
     /// The scopes for an authorization or client-credentials request: the round's, else the

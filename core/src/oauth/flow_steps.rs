@@ -11,17 +11,17 @@ use crate::oauth::metadata::{parse_auth_server_metadata, parse_resource_metadata
 use crate::oauth::registration::{choose, parse_registration_response, registration_request, Choice};
 use crate::oauth::registration::{ClientRegistration, RegistrationSource};
 use crate::oauth::secret::pkce_verifier;
-use crate::oauth::token::{parse_token_response, token_request, Grant, TokenContext};
 use crate::oauth::url::{as_metadata_candidates, check_endpoint, clip};
-use crate::oauth::{OAuthError, OAuthErrorCode, Secret};
+use crate::oauth::{OAuthError, Secret};
 use crate::redact::redact_url;
 
 /// Most client registrations kept (one per authorization server met).
 pub const MAX_REGISTRATIONS: usize = 16;
 
 impl AuthFlow {
-    /// The answer to [`AuthStep::Fetch`] `id`: its status, headers and whole body. Answers for
-    /// an exchange the flow no longer waits for (a new challenge restarted it) are ignored.
+    /// The answer to [`AuthStep::Fetch`] `id`: its status, headers (a token endpoint's
+    /// `DPoP-Nonce` is read from them) and whole body. Answers for an exchange the flow no
+    /// longer waits for (a new challenge restarted it) are ignored.
     pub fn on_response(
         &mut self,
         now: Instant,
@@ -30,9 +30,20 @@ impl AuthFlow {
         headers: &[(String, String)],
         body: &[u8],
     ) {
-        let _ = headers;
+        self.now = Some(now);
         let Some(inflight) = self.take_inflight(id) else { return };
         let ok = (200..300).contains(&status);
+        if matches!(
+            inflight.purpose,
+            Purpose::Code { .. }
+                | Purpose::Refresh { .. }
+                | Purpose::ClientCredentials { .. }
+                | Purpose::JwtBearer { .. }
+                | Purpose::Exchange { .. }
+        ) {
+            self.on_token_answer(now, inflight, status, headers, body);
+            return;
+        }
         let InFlight { url, purpose, .. } = inflight;
         match purpose {
             Purpose::Prm { .. } | Purpose::AsMeta { .. } if !ok => self.next_candidate(purpose, &url, status),
@@ -43,9 +54,10 @@ impl AuthFlow {
                 }
                 Err(e) => self.fail(e),
             },
-            Purpose::AsMeta { issuer, .. } => {
+            Purpose::AsMeta { issuer, legacy, .. } => {
                 let needs_pkce = self.config.grant == GrantType::AuthorizationCode;
-                match parse_auth_server_metadata(&url, body, &issuer, self.server_loopback, needs_pkce) {
+                let (loopback, server_legacy) = (self.server_loopback, legacy);
+                match parse_auth_server_metadata(&url, body, &issuer, loopback, needs_pkce, server_legacy) {
                     Ok(meta) => self.use_metadata(meta),
                     Err(e) => self.fail(e),
                 }
@@ -64,61 +76,15 @@ impl AuthFlow {
                     Err(e) => self.fail(e),
                 }
             }
-            Purpose::Code { pending } => {
-                let ctx = TokenContext {
-                    requested_scopes: &pending.scopes,
-                    issuer: &pending.issuer,
-                    resource: &pending.resource,
-                    previous_refresh: None,
-                };
-                let result = parse_token_response(now, status, body, &ctx);
-                self.finish_tokens(result);
-            }
-            Purpose::ClientCredentials { scopes } => {
-                let Some(meta) = self.meta.clone() else { return };
-                let resource = self.resource().to_owned();
-                let ctx = TokenContext {
-                    requested_scopes: &scopes,
-                    issuer: &meta.issuer,
-                    resource: &resource,
-                    previous_refresh: None,
-                };
-                let result = parse_token_response(now, status, body, &ctx);
-                self.finish_tokens(result);
-            }
-            Purpose::Refresh { fallback } => {
-                let Some(old) = self.tokens.clone() else { return };
-                let ctx = TokenContext {
-                    requested_scopes: &old.scopes,
-                    issuer: &old.issuer,
-                    resource: &old.resource,
-                    previous_refresh: old.refresh_token.as_ref(),
-                };
-                match parse_token_response(now, status, body, &ctx) {
-                    Ok(t) => self.finish_tokens(Ok(t)),
-                    Err(e) => {
-                        let grant_dead = matches!(
-                            &e,
-                            OAuthError::TokenRejected { error: OAuthErrorCode::InvalidGrant, .. }
-                        );
-                        if let Some(t) = self.tokens.as_mut().filter(|_| grant_dead || fallback) {
-                            t.refresh_token = None;
-                        }
-                        if fallback {
-                            self.after_metadata();
-                        } else {
-                            self.fail(e);
-                        }
-                    }
-                }
-            }
+            // Token-endpoint answers went to `on_token_answer` above.
+            _ => {}
         }
     }
 
     /// [`AuthStep::Fetch`] `id` could not be performed (connection refused, TLS, timeout):
     /// discovery moves on to the next well-known URL; anything else fails.
     pub fn on_fetch_failed(&mut self, now: Instant, id: FetchId, detail: &str) {
-        let _ = now;
+        self.now = Some(now);
         let Some(InFlight { url, purpose, .. }) = self.take_inflight(id) else { return };
         match purpose {
             Purpose::Prm { .. } | Purpose::AsMeta { .. } => self.next_candidate(purpose, &url, 0),
@@ -231,20 +197,8 @@ impl AuthFlow {
             Err(e) => return self.fail(e),
         };
         match choice {
-            Choice::Use(reg) if self.config.grant == GrantType::ClientCredentials => {
-                let scopes = self.scopes_for_request(&meta);
-                let scope = scopes.join(" ");
-                let grant = Grant::ClientCredentials { scope: (!scope.is_empty()).then_some(scope.as_str()) };
-                let request = token_request(
-                    &meta.token_endpoint,
-                    &reg,
-                    &grant,
-                    self.resource(),
-                    self.config.connect_timeout,
-                );
-                self.requested_scopes = scopes.clone();
-                self.client = Some(reg);
-                self.send(request, Purpose::ClientCredentials { scopes });
+            Choice::Use(reg) if self.config.grant != GrantType::AuthorizationCode => {
+                self.start_grant(reg, &meta)
             }
             Choice::Use(reg) => self.authorize(reg),
             Choice::Register(endpoint) => {
@@ -301,7 +255,7 @@ impl AuthFlow {
         self.steps.push_back(AuthStep::Authorize { url });
     }
 
-    fn finish_tokens(&mut self, result: Result<crate::oauth::Tokens, OAuthError>) {
+    pub(crate) fn finish_tokens(&mut self, result: Result<crate::oauth::Tokens, OAuthError>) {
         match result {
             Ok(tokens) => {
                 self.tokens = Some(tokens.clone());

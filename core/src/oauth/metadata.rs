@@ -49,6 +49,9 @@ pub struct AuthServerMetadata {
     pub iss_parameter_supported: bool,
     /// `client_id_metadata_document_supported`.
     pub client_id_metadata_document_supported: bool,
+    /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1): DPoP is supported with these.
+    #[serde(default)]
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
     /// Whether these are the 2025-03-26 default endpoints rather than a fetched document.
     pub defaulted: bool,
 }
@@ -71,6 +74,7 @@ impl AuthServerMetadata {
             grant_types_supported: None,
             iss_parameter_supported: false,
             client_id_metadata_document_supported: false,
+            dpop_signing_alg_values_supported: None,
             defaulted: true,
         }
     }
@@ -78,6 +82,11 @@ impl AuthServerMetadata {
     /// Whether PKCE `S256` is advertised (absent means not supported: MCP clients must refuse).
     pub fn supports_s256(&self) -> bool {
         self.code_challenge_methods_supported.as_ref().is_some_and(|m| m.iter().any(|m| m == "S256"))
+    }
+
+    /// Whether the server advertises DPoP with ES256, the algorithm this client signs with.
+    pub fn supports_dpop_es256(&self) -> bool {
+        self.dpop_signing_alg_values_supported.as_ref().is_some_and(|a| a.iter().any(|a| a == "ES256"))
     }
 
     /// Whether the server lists `scope` in `scopes_supported`.
@@ -170,18 +179,26 @@ pub(crate) fn parse_resource_metadata(
 }
 
 /// Parses authorization server metadata fetched for `expected_issuer` from `url`: the `issuer`
-/// must match (RFC 8414 §3.3), the endpoints must be allowed URLs, and, for the authorization
-/// code grant, PKCE `S256` must be advertised.
+/// must match (RFC 8414 §3.3; with `legacy`, the 2025-03-26 discovery at the MCP server's
+/// origin, an issuer on that same origin is accepted too: that revision named no issuer), the
+/// endpoints must be allowed URLs, and, for the authorization code grant, PKCE `S256` must be
+/// advertised.
 pub(crate) fn parse_auth_server_metadata(
     url: &str,
     body: &[u8],
     expected_issuer: &str,
     server_loopback: bool,
     needs_pkce: bool,
+    legacy: bool,
 ) -> Result<AuthServerMetadata, OAuthError> {
     let map = parse_object(url, body)?;
     let issuer = string_field(url, &map, "issuer")?.ok_or_else(|| invalid(url, "no issuer"))?;
-    if !issuer_matches(expected_issuer, &issuer) {
+    let same_origin = || {
+        let origin = |u: &str| crate::http_url::HttpUrl::parse(u).ok().map(|u| u.origin());
+        origin(&issuer).is_some_and(|o| Some(o) == origin(expected_issuer))
+    };
+    let accepted = issuer_matches(expected_issuer, &issuer) || (legacy && same_origin());
+    if !accepted {
         return Err(OAuthError::MetadataIssuerMismatch {
             expected: clip(expected_issuer, 200),
             found: clip(&issuer, 200),
@@ -213,6 +230,7 @@ pub(crate) fn parse_auth_server_metadata(
         grant_types_supported: string_list(url, &map, "grant_types_supported", 128)?,
         iss_parameter_supported: bool_field(&map, "authorization_response_iss_parameter_supported"),
         client_id_metadata_document_supported: bool_field(&map, "client_id_metadata_document_supported"),
+        dpop_signing_alg_values_supported: string_list(url, &map, "dpop_signing_alg_values_supported", 64)?,
         defaulted: false,
         issuer,
     };
@@ -273,35 +291,56 @@ mod tests {
 
     #[test]
     fn auth_server_metadata_rules() {
-        let m = parse_auth_server_metadata("u", &as_doc(""), AS, false, true).unwrap();
+        let m = parse_auth_server_metadata("u", &as_doc(""), AS, false, true, false).unwrap();
         assert_eq!(m.token_endpoint, "https://as.example/token");
         assert_eq!(m.auth_methods(), ["client_secret_basic"]);
         assert!(!m.iss_parameter_supported);
         // Trailing slash on the issuer is the same issuer.
-        assert!(parse_auth_server_metadata("u", &as_doc(""), "https://as.example/", false, true).is_ok());
-        let e = parse_auth_server_metadata("u", &as_doc(""), "https://other.example", false, true);
+        assert!(
+            parse_auth_server_metadata("u", &as_doc(""), "https://as.example/", false, true, false).is_ok()
+        );
+        let e = parse_auth_server_metadata("u", &as_doc(""), "https://other.example", false, true, false);
         assert!(matches!(e, Err(OAuthError::MetadataIssuerMismatch { .. })));
     }
 
     #[test]
     fn pkce_is_required_for_the_code_grant() {
         let no_pkce = br#"{"issuer":"https://as.example","authorization_endpoint":"https://as.example/a","token_endpoint":"https://as.example/t"}"#;
-        let e = parse_auth_server_metadata("u", no_pkce, AS, false, true);
+        let e = parse_auth_server_metadata("u", no_pkce, AS, false, true, false);
         assert!(matches!(e, Err(OAuthError::PkceNotSupported { .. })));
-        assert!(parse_auth_server_metadata("u", no_pkce, AS, false, false).is_ok(), "client credentials");
+        assert!(
+            parse_auth_server_metadata("u", no_pkce, AS, false, false, false).is_ok(),
+            "client credentials"
+        );
         let plain = String::from_utf8(as_doc("")).unwrap().replace("\"S256\"", "\"plain\"");
-        assert!(parse_auth_server_metadata("u", plain.as_bytes(), AS, false, true).is_err());
+        assert!(parse_auth_server_metadata("u", plain.as_bytes(), AS, false, true, false).is_err());
     }
 
     #[test]
     fn endpoints_must_be_safe() {
         let doc = br#"{"issuer":"https://as.example","authorization_endpoint":"https://as.example/a","token_endpoint":"http://as.example/t","code_challenge_methods_supported":["S256"]}"#;
         assert!(matches!(
-            parse_auth_server_metadata("u", doc, AS, false, true),
+            parse_auth_server_metadata("u", doc, AS, false, true, false),
             Err(OAuthError::UnsafeUrl { .. })
         ));
         let doc = br#"{"issuer":"https://as.example","authorization_endpoint":"https://as.example/a","token_endpoint":"https://169.254.169.254/t","code_challenge_methods_supported":["S256"]}"#;
-        assert!(parse_auth_server_metadata("u", doc, AS, false, true).is_err());
+        assert!(parse_auth_server_metadata("u", doc, AS, false, true, false).is_err());
+    }
+
+    #[test]
+    fn legacy_discovery_accepts_an_issuer_on_the_same_origin_only() {
+        let doc = format!(
+            r#"{{"issuer":"{AS}/oauth","authorization_endpoint":"{AS}/authorize","token_endpoint":"{AS}/token",
+            "code_challenge_methods_supported":["S256"]}}"#
+        );
+        let strict = parse_auth_server_metadata("u", doc.as_bytes(), AS, false, true, false);
+        assert!(matches!(strict, Err(OAuthError::MetadataIssuerMismatch { .. })));
+        let m = parse_auth_server_metadata("u", doc.as_bytes(), AS, false, true, true).unwrap();
+        assert_eq!(m.issuer, format!("{AS}/oauth"));
+        let elsewhere = r#"{"issuer":"https://evil.example","token_endpoint":"https://evil.example/token",
+            "code_challenge_methods_supported":["S256"]}"#;
+        let e = parse_auth_server_metadata("u", elsewhere.as_bytes(), AS, false, true, true);
+        assert!(matches!(e, Err(OAuthError::MetadataIssuerMismatch { .. })));
     }
 
     #[test]
@@ -312,6 +351,7 @@ mod tests {
             AS,
             false,
             true,
+            false,
         )
         .unwrap();
         assert!(m.iss_parameter_supported && m.client_id_metadata_document_supported);
@@ -323,6 +363,7 @@ mod tests {
             AS,
             false,
             true,
+            false,
         )
         .unwrap();
         assert_eq!(m.scopes_supported.unwrap().len(), MAX_LIST_ENTRIES);

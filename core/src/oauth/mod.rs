@@ -29,10 +29,22 @@
 //! order (RFC 8414 then OpenID Connect, path variants), checking `issuer` and PKCE `S256`;
 //! without resource metadata, the 2025-03-26 fallback (metadata at the server's origin, else
 //! `/authorize`, `/token`, `/register`); a client from pre-registration, a Client ID Metadata
-//! Document or dynamic registration, kept per authorization server; the authorization code
-//! grant with PKCE and RFC 8707 `resource`, the callback's `state` and RFC 9207 `iss` checked;
-//! or the client credentials grant. Every URL contacted is `https` (plain `http` only on
-//! loopback for a loopback server) and never a literal private or link-local address.
+//! Document or dynamic registration, kept per authorization server; then the grant
+//! ([`GrantType`]): the authorization code grant with PKCE and RFC 8707 `resource`, the
+//! callback's `state` and RFC 9207 `iss` checked; client credentials; the JWT bearer grant with
+//! a host-supplied assertion (workload identity); or enterprise-managed authorization (SEP-990:
+//! the IdP's ID token exchanged at the IdP for an ID-JAG, presented with the JWT bearer
+//! grant). Every URL contacted is `https` (plain `http` only on loopback for a loopback server)
+//! and never a literal private or link-local address.
+//!
+//! Client authentication at the token endpoint: `none`, `client_secret_basic`,
+//! `client_secret_post`, or `private_key_jwt` (RFC 7523 §2.2, ES256 from a PEM key,
+//! [`PreRegisteredClient::with_private_key`]). With [`AuthConfig::dpop`] (by default when the
+//! authorization server offers ES256 DPoP) token requests carry DPoP proofs (RFC 9449) from a
+//! key derived from the entropy, the server's `use_dpop_nonce` is honoured once, and a `DPoP`
+//! token is presented by [`AuthFlow::request_headers`] with a fresh proof per request. The
+//! signed JWTs take their `iat` from the host's wall clock ([`AuthFlow::set_wall_clock`]);
+//! signatures are deterministic (RFC 6979), so no random generator is used.
 //!
 //! ```
 //! use std::time::Instant;
@@ -83,15 +95,18 @@
 //! }
 //! ```
 //!
-//! Not implemented: `private_key_jwt` client authentication (it needs ES256 signing, whose
-//! pure-Rust crates pull `rand_core` into the core), DPoP, and the enterprise-managed and
-//! workload-identity extensions.
+//! Not implemented: other signing algorithms than ES256 (RS256, EdDSA) for client assertions
+//! and DPoP, and discovery of the identity provider's token endpoint from its issuer (the host
+//! configures the endpoint).
 
 mod callback;
 mod config;
 mod error;
+mod exchange;
 mod flow;
 mod flow_steps;
+mod grants;
+mod jwt;
 mod metadata;
 mod registration;
 mod request_headers;
@@ -102,7 +117,7 @@ mod token;
 pub(crate) mod url;
 
 pub use callback::{MAX_CALLBACK_BYTES, MAX_CALLBACK_PARAMS};
-pub use config::{AuthConfig, GrantType, PreRegisteredClient};
+pub use config::{AuthConfig, DpopPolicy, GrantType, IdentityProvider, PreRegisteredClient};
 pub use error::{OAuthError, OAuthErrorCode};
 pub use flow::{AuthFlow, AuthNotice, AuthStep, FetchId, MAX_SCOPES};
 pub use flow_steps::MAX_REGISTRATIONS;
@@ -113,4 +128,4 @@ pub use registration::{ClientRegistration, RegistrationSource, TokenAuthMethod, 
 pub use secret::{pkce_challenge, Secret, MIN_ENTROPY_BYTES};
 pub use setup::{HttpAuth, OAuthSetup};
 pub use store::{StoredAuth, StoredTokens, STORED_VERSION};
-pub use token::{Tokens, MAX_EXPIRES_IN, MAX_TOKEN_LEN, MAX_TOKEN_RESPONSE_BYTES};
+pub use token::{TokenType, Tokens, MAX_EXPIRES_IN, MAX_TOKEN_LEN, MAX_TOKEN_RESPONSE_BYTES};

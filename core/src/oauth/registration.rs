@@ -20,6 +20,9 @@ pub enum TokenAuthMethod {
     ClientSecretBasic,
     /// `client_secret_post`: id and secret in the form body.
     ClientSecretPost,
+    /// `private_key_jwt`: a JWT signed with the client's private key (RFC 7523 §2.2), for a
+    /// pre-registered client with [`crate::oauth::PreRegisteredClient::private_key`].
+    PrivateKeyJwt,
 }
 
 impl TokenAuthMethod {
@@ -29,12 +32,15 @@ impl TokenAuthMethod {
             Self::None => "none",
             Self::ClientSecretBasic => "client_secret_basic",
             Self::ClientSecretPost => "client_secret_post",
+            Self::PrivateKeyJwt => "private_key_jwt",
         }
     }
 
     /// Parses a registered name; `None` for methods this client does not implement.
     pub fn parse(s: &str) -> Option<Self> {
-        [Self::None, Self::ClientSecretBasic, Self::ClientSecretPost].into_iter().find(|m| m.as_str() == s)
+        [Self::None, Self::ClientSecretBasic, Self::ClientSecretPost, Self::PrivateKeyJwt]
+            .into_iter()
+            .find(|m| m.as_str() == s)
     }
 }
 
@@ -110,8 +116,16 @@ pub(crate) fn choose(
         .find(|c| c.issuer.as_deref().is_some_and(|i| crate::oauth::url::issuer_matches(i, &meta.issuer)))
         .or_else(|| config.pre_registered.iter().find(|c| c.issuer.is_none()));
     if let Some(c) = pre {
-        let auth_method =
-            c.auth_method.unwrap_or_else(|| choose_auth_method(&methods, c.client_secret.is_some()));
+        let key_wanted = c.private_key.is_some()
+            && (c.client_secret.is_none()
+                || methods.iter().any(|m| m == TokenAuthMethod::PrivateKeyJwt.as_str()));
+        let auth_method = c.auth_method.unwrap_or_else(|| {
+            if key_wanted {
+                TokenAuthMethod::PrivateKeyJwt
+            } else {
+                choose_auth_method(&methods, c.client_secret.is_some())
+            }
+        });
         return Ok(Choice::Use(ClientRegistration {
             issuer: meta.issuer.clone(),
             client_id: c.client_id.clone(),
@@ -121,7 +135,7 @@ pub(crate) fn choose(
             redirect_uri: None,
         }));
     }
-    if config.grant == GrantType::ClientCredentials {
+    if config.grant != GrantType::AuthorizationCode {
         return Err(OAuthError::NoClientRegistration { issuer: clip(&meta.issuer, 200) });
     }
     if let Some(r) = stored.iter().find(|r| {
@@ -199,7 +213,10 @@ pub(crate) fn parse_registration_response(
         None if requested == TokenAuthMethod::None => TokenAuthMethod::ClientSecretBasic,
         None => requested,
     };
-    if auth_method != TokenAuthMethod::None && client_secret.is_none() {
+    // Registration never asks for private_key_jwt, and the secret methods need a secret.
+    if auth_method == TokenAuthMethod::PrivateKeyJwt
+        || (auth_method != TokenAuthMethod::None && client_secret.is_none())
+    {
         return Err(fail(None));
     }
     Ok(ClientRegistration {
@@ -250,6 +267,17 @@ mod tests {
         let Ok(Choice::Use(r)) = choose(&c, &[], &cimd) else { panic!() };
         assert_eq!(r.client_id, "any");
         // Nothing possible.
+        // A key: private_key_jwt without a secret, or when the server lists it.
+        c.pre_registered = vec![PreRegisteredClient::any_issuer("k", None).with_private_key("pem")];
+        c.pre_registered[0].auth_method = None;
+        let Ok(Choice::Use(r)) = choose(&c, &[], &cimd) else { panic!() };
+        assert_eq!(r.auth_method, TokenAuthMethod::PrivateKeyJwt);
+        c.pre_registered[0].client_secret = Some(Secret::new("s"));
+        let Ok(Choice::Use(r)) = choose(&c, &[], &cimd) else { panic!() };
+        assert_eq!(r.auth_method, TokenAuthMethod::ClientSecretBasic);
+        let jwt = meta(|m| m.token_endpoint_auth_methods_supported = Some(vec!["private_key_jwt".into()]));
+        let Ok(Choice::Use(r)) = choose(&c, &[], &jwt) else { panic!() };
+        assert_eq!(r.auth_method, TokenAuthMethod::PrivateKeyJwt);
         let none = meta(|m| m.registration_endpoint = None);
         assert!(matches!(choose(&cfg(), &[], &none), Err(OAuthError::NoClientRegistration { .. })));
     }
@@ -314,6 +342,7 @@ mod tests {
             br#"{"client_id":"c","token_endpoint_auth_method":"client_secret_basic"}"#,
             b"[]",
             br#"{"client_id":"c","token_endpoint_auth_method":"tls"}"#,
+            br#"{"client_id":"c","client_secret":"s","token_endpoint_auth_method":"private_key_jwt"}"#,
         ] {
             assert!(parse_registration_response(&cfg(), "i", 201, bad, method).is_err());
         }

@@ -1,10 +1,12 @@
-//! What the flow adds to each request to the MCP server (the `Authorization` header), and the
-//! host's wall clock, which the flow needs for Unix times (stored expiry, JWT `iat`/`exp`)
-//! without reading a clock itself.
+//! What the flow adds to each request to the MCP server (the `Authorization` header, and the
+//! DPoP proof for a DPoP-bound token), and the host's wall clock, which the flow needs for Unix
+//! times (stored expiry, JWT `iat`/`exp`) without reading a clock itself.
 
 use std::time::Instant;
 
 use crate::http_url::HttpUrl;
+use crate::oauth::grants::valid_nonce;
+use crate::oauth::token::TokenType;
 use crate::oauth::AuthFlow;
 
 impl AuthFlow {
@@ -31,20 +33,31 @@ impl AuthFlow {
     /// The MCP server sent a `DPoP-Nonce` header (any response): proofs to it carry this
     /// nonce from now on. Values over 512 bytes or not visible ASCII are ignored.
     pub fn set_resource_nonce(&mut self, nonce: &str) {
-        if !nonce.is_empty() && nonce.len() <= 512 && nonce.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
+        if valid_nonce(nonce) {
             self.resource_nonce = Some(nonce.to_owned());
         }
     }
 
     /// The headers a request with `method` (`"POST"`, `"GET"`, `"DELETE"`) to `url` carries:
     /// the `Authorization` header while a token is held, and only for the MCP server's own
-    /// origin (a token is never sent anywhere else). Names are lower case.
+    /// origin (a token is never sent anywhere else). A DPoP token (`authorization: DPoP …`)
+    /// also gets a `dpop` proof, fresh at each call (new `jti`), bound to the method, the URL
+    /// without query, the token (`ath`) and the server's latest nonce (no proof can be made
+    /// before [`AuthFlow::set_wall_clock`]). Names are lower case.
     pub fn request_headers(&mut self, now: Instant, method: &str, url: &str) -> Vec<(String, String)> {
-        let _ = (now, method);
+        self.now = Some(now);
         let same_origin = HttpUrl::parse(url).is_ok_and(|u| u.origin() == self.server.origin());
-        match (&self.tokens, same_origin) {
-            (Some(t), true) => vec![("authorization".to_owned(), t.authorization_header())],
-            _ => Vec::new(),
+        let Some(tokens) = self.tokens.as_ref().filter(|_| same_origin) else { return Vec::new() };
+        let mut headers = vec![("authorization".to_owned(), tokens.authorization_header())];
+        if tokens.token_type == TokenType::Dpop {
+            let token = tokens.access_token.expose().to_owned();
+            if let Ok(unix) = self.jwt_now() {
+                let nonce = self.resource_nonce.clone();
+                let method = method.to_ascii_uppercase();
+                let proof = self.dpop_proof(unix, &method, url, Some(&token), nonce.as_deref());
+                headers.push(("dpop".to_owned(), proof));
+            }
         }
+        headers
     }
 }

@@ -6,9 +6,10 @@
 
 use std::time::{Duration, Instant};
 
+use crate::oauth::jwt::EsKey;
 use crate::oauth::metadata::{AuthServerMetadata, ResourceMetadata};
 use crate::oauth::registration::ClientRegistration;
-use crate::oauth::token::{Tokens, MAX_EXPIRES_IN};
+use crate::oauth::token::{TokenType, Tokens, MAX_EXPIRES_IN};
 use crate::oauth::url::check_endpoint;
 use crate::oauth::{AuthFlow, OAuthError, Secret};
 
@@ -20,6 +21,9 @@ pub const STORED_VERSION: u32 = 1;
 pub struct StoredTokens {
     /// The access token.
     pub access_token: Secret,
+    /// `Bearer`, or `DPoP` (bound to [`StoredAuth::dpop_key`]).
+    #[serde(default)]
+    pub token_type: TokenType,
     /// Expiry, Unix seconds.
     pub expires_at_unix: Option<u64>,
     /// The refresh token.
@@ -50,6 +54,9 @@ pub struct StoredAuth {
     pub registrations: Vec<ClientRegistration>,
     /// The tokens.
     pub tokens: Option<StoredTokens>,
+    /// The DPoP private key (base64url scalar), which DPoP-bound tokens need.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_key: Option<Secret>,
 }
 
 impl AuthFlow {
@@ -58,6 +65,7 @@ impl AuthFlow {
     pub fn stored(&self, now: Instant, unix_now: u64) -> StoredAuth {
         let tokens = self.tokens.as_ref().map(|t| StoredTokens {
             access_token: t.access_token.clone(),
+            token_type: t.token_type,
             expires_at_unix: t
                 .expires_at
                 .map(|at| unix_now.saturating_add(at.saturating_duration_since(now).as_secs())),
@@ -74,6 +82,7 @@ impl AuthFlow {
             client: self.client.clone(),
             registrations: self.registrations.iter().filter(|r| Self::is_kept(r)).cloned().collect(),
             tokens,
+            dpop_key: self.dpop_key.as_ref().map(EsKey::to_secret),
         }
     }
 
@@ -112,11 +121,20 @@ impl AuthFlow {
                 return Err(bad("tokens without their authorization server and client"));
             }
         }
+        let dpop_key = match &stored.dpop_key {
+            Some(k) => Some(EsKey::from_secret(k).ok_or_else(|| bad("invalid DPoP key"))?),
+            None => None,
+        };
+        if stored.tokens.as_ref().is_some_and(|t| t.token_type == TokenType::Dpop) && dpop_key.is_none() {
+            return Err(bad("DPoP-bound tokens without their key"));
+        }
+        self.dpop_key = dpop_key;
         self.tokens = stored.tokens.map(|t| Tokens {
             expires_at: t
                 .expires_at_unix
                 .map(|exp| now + Duration::from_secs(exp.saturating_sub(unix_now)).min(MAX_EXPIRES_IN)),
             access_token: t.access_token,
+            token_type: t.token_type,
             refresh_token: t.refresh_token,
             scopes: t.scopes,
             issuer: t.issuer,

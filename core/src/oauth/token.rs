@@ -1,5 +1,5 @@
-//! The token endpoint: requests for the `authorization_code`, `refresh_token` and
-//! `client_credentials` grants, and the response, validated ([`Tokens`]).
+//! The token endpoint: requests for the `authorization_code`, `refresh_token`,
+//! `client_credentials` and JWT bearer grants, and the response, validated ([`Tokens`]).
 
 use std::time::{Duration, Instant};
 
@@ -19,11 +19,38 @@ pub const MAX_TOKEN_LEN: usize = 16 * 1024;
 /// `expires_in` values are capped at this (ten years) so the expiry instant never overflows.
 pub const MAX_EXPIRES_IN: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
 
+/// The grant type URN of the JWT bearer grant (RFC 7523 §2.1).
+pub(crate) const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
+/// How an access token is presented (RFC 6749 §7.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum TokenType {
+    /// `Authorization: Bearer <token>` (RFC 6750).
+    #[default]
+    Bearer,
+    /// `Authorization: DPoP <token>` with a `DPoP` proof on every request (RFC 9449): the
+    /// token is bound to the flow's key.
+    #[serde(rename = "DPoP")]
+    Dpop,
+}
+
+impl TokenType {
+    /// The `Authorization` scheme.
+    pub fn scheme(self) -> &'static str {
+        match self {
+            Self::Bearer => "Bearer",
+            Self::Dpop => "DPoP",
+        }
+    }
+}
+
 /// Tokens from a successful grant. `Debug` redacts them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tokens {
-    /// The access token: send it as `Authorization: Bearer …` to the MCP server only.
+    /// The access token: send it to the MCP server only (see [`Tokens::token_type`]).
     pub access_token: Secret,
+    /// `Bearer`, or `DPoP` for a token bound to the flow's DPoP key.
+    pub token_type: TokenType,
     /// When it expires (`now` of the response plus `expires_in`); `None` when not stated.
     pub expires_at: Option<Instant>,
     /// The refresh token, if one was issued (rotation replaces it).
@@ -42,9 +69,10 @@ impl Tokens {
         self.expires_at.is_some_and(|at| now + margin >= at)
     }
 
-    /// The `Authorization` header value.
+    /// The `Authorization` header value (`Bearer …` or `DPoP …`; a DPoP token also needs the
+    /// proof that [`crate::oauth::AuthFlow::request_headers`] adds).
     pub fn authorization_header(&self) -> String {
-        format!("Bearer {}", self.access_token.expose())
+        format!("{} {}", self.token_type.scheme(), self.access_token.expose())
     }
 }
 
@@ -54,16 +82,18 @@ pub(crate) enum Grant<'a> {
     AuthorizationCode { code: &'a Secret, verifier: &'a Secret, redirect_uri: &'a str },
     Refresh { refresh_token: &'a Secret },
     ClientCredentials { scope: Option<&'a str> },
+    JwtBearer { assertion: &'a Secret, scope: Option<&'a str> },
 }
 
 /// Builds a token request: the form body with `resource`, and client authentication per the
-/// registration's method.
+/// registration's method (`client_assertion` is the signed JWT for `private_key_jwt`).
 pub(crate) fn token_request(
     endpoint: &str,
     client: &ClientRegistration,
     grant: &Grant<'_>,
     resource: &str,
     connect_timeout: Duration,
+    client_assertion: Option<&str>,
 ) -> HttpRequest {
     let mut pairs: Vec<(&str, &str)> = match grant {
         Grant::AuthorizationCode { code, verifier, redirect_uri } => vec![
@@ -77,6 +107,13 @@ pub(crate) fn token_request(
         }
         Grant::ClientCredentials { scope } => {
             let mut p = vec![("grant_type", "client_credentials")];
+            if let Some(s) = scope {
+                p.push(("scope", s));
+            }
+            p
+        }
+        Grant::JwtBearer { assertion, scope } => {
+            let mut p = vec![("grant_type", JWT_BEARER), ("assertion", assertion.expose())];
             if let Some(s) = scope {
                 p.push(("scope", s));
             }
@@ -100,6 +137,10 @@ pub(crate) fn token_request(
             let raw = format!("{}:{}", form_encode(&client.client_id), form_encode(secret));
             headers.push(("Authorization".to_owned(), format!("Basic {}", STANDARD.encode(raw))));
         }
+        TokenAuthMethod::PrivateKeyJwt => {
+            pairs.push(("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"));
+            pairs.push(("client_assertion", client_assertion.unwrap_or("")));
+        }
     }
     HttpRequest {
         method: HttpMethod::Post,
@@ -118,6 +159,8 @@ pub(crate) struct TokenContext<'a> {
     pub resource: &'a str,
     /// The refresh token sent (kept when the server issues no new one).
     pub previous_refresh: Option<&'a Secret>,
+    /// Whether the request carried a DPoP proof (only then is `token_type: DPoP` accepted).
+    pub dpop: bool,
 }
 
 /// Parses a token endpoint response (RFC 6749 §5.1 / §5.2).
@@ -161,11 +204,12 @@ pub(crate) fn parse_token_response(
     };
     let access_token =
         token("access_token")?.ok_or_else(|| OAuthError::InvalidTokenResponse("no access_token".into()))?;
-    match text("token_type") {
-        Some(t) if t.eq_ignore_ascii_case("bearer") => {}
+    let token_type = match text("token_type") {
+        Some(t) if t.eq_ignore_ascii_case("bearer") => TokenType::Bearer,
+        Some(t) if ctx.dpop && t.eq_ignore_ascii_case("dpop") => TokenType::Dpop,
         Some(t) => return Err(OAuthError::UnsupportedTokenType(clip(t, 32))),
         None => return Err(OAuthError::InvalidTokenResponse("no token_type".into())),
-    }
+    };
     let expires_in = match map.get("expires_in") {
         None | Some(Value::Null) => None,
         Some(Value::Number(n)) => Some(n.as_u64().ok_or_else(bad_expiry)?),
@@ -180,6 +224,7 @@ pub(crate) fn parse_token_response(
     };
     Ok(Tokens {
         access_token,
+        token_type,
         expires_at,
         refresh_token,
         scopes,
@@ -224,18 +269,36 @@ mod tests {
             &g,
             "https://mcp",
             t,
+            None,
         );
         let auth = basic.headers.iter().find(|(n, _)| n == "Authorization").unwrap();
         assert_eq!(auth.1, format!("Basic {}", STANDARD.encode("id%3A1:s%26cret")));
         let body = String::from_utf8(basic.body).unwrap();
         assert_eq!(body, "grant_type=refresh_token&refresh_token=rt&resource=https%3A%2F%2Fmcp");
-        let post = token_request("https://as/token", &client(TokenAuthMethod::ClientSecretPost), &g, "r", t);
+        let post =
+            token_request("https://as/token", &client(TokenAuthMethod::ClientSecretPost), &g, "r", t, None);
         let body = String::from_utf8(post.body.clone()).unwrap();
         assert!(body.ends_with("client_id=id%3A1&client_secret=s%26cret"));
         assert!(!post.headers.iter().any(|(n, _)| n == "Authorization"));
         assert!(!format!("{post:?}").contains("cret"));
-        let none = token_request("https://as/token", &client(TokenAuthMethod::None), &g, "r", t);
+        let none = token_request("https://as/token", &client(TokenAuthMethod::None), &g, "r", t, None);
         let body = String::from_utf8(none.body).unwrap();
         assert!(body.ends_with("client_id=id%3A1") && !body.contains("secret"));
+        let a = Secret::new("h.p.s");
+        let jwt = token_request(
+            "https://as/token",
+            &client(TokenAuthMethod::PrivateKeyJwt),
+            &Grant::JwtBearer { assertion: &a, scope: Some("x y") },
+            "r",
+            t,
+            Some("cl.ient.jwt"),
+        );
+        let body = String::from_utf8(jwt.body).unwrap();
+        assert_eq!(
+            body,
+            "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=h.p.s&scope=x%20y\
+             &resource=r&client_assertion_type=urn%3Aietf%3Aparams%3Aoauth%3Aclient-assertion-type%3Ajwt-bearer\
+             &client_assertion=cl.ient.jwt"
+        );
     }
 }

@@ -14,11 +14,14 @@ pub const PRM_ROOT: &str = "https://mcp.example.com/.well-known/oauth-protected-
 pub const AS_META: &str = "https://auth.example.com/.well-known/oauth-authorization-server";
 pub const REDIRECT: &str = "http://127.0.0.1:8765/callback";
 
+/// A canned answer: status, body, headers.
+pub type Answer = (u16, String, Vec<(String, String)>);
+
 /// How the fake authorization server answers the browser.
 pub type Browser = Box<dyn FnMut(&str) -> String>;
 
 pub struct Fake {
-    routes: BTreeMap<String, VecDeque<(u16, String)>>,
+    routes: BTreeMap<String, VecDeque<Answer>>,
     pub requests: Vec<HttpRequest>,
     pub authorize_urls: Vec<String>,
     pub notices: Vec<AuthNotice>,
@@ -110,7 +113,19 @@ impl Fake {
 
     /// Queues an answer for `url` (answers are used in order; the last one repeats).
     pub fn on(&mut self, url: &str, status: u16, body: impl Into<String>) -> &mut Self {
-        self.routes.entry(url.to_owned()).or_default().push_back((status, body.into()));
+        self.on_with(url, status, body, &[])
+    }
+
+    /// [`Fake::on`] with response headers.
+    pub fn on_with(
+        &mut self,
+        url: &str,
+        status: u16,
+        body: impl Into<String>,
+        headers: &[(&str, &str)],
+    ) -> &mut Self {
+        let headers = headers.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect();
+        self.routes.entry(url.to_owned()).or_default().push_back((status, body.into(), headers));
         self
     }
 
@@ -129,10 +144,16 @@ impl Fake {
 
     /// The next canned answer for `url` (404 when none).
     pub fn answer_for(&mut self, url: &str) -> (u16, String) {
+        let (status, body, _) = self.answer_with_headers(url);
+        (status, body)
+    }
+
+    /// [`Fake::answer_for`] with the response headers.
+    pub fn answer_with_headers(&mut self, url: &str) -> Answer {
         match self.routes.get_mut(url) {
             Some(q) if q.len() > 1 => q.pop_front().unwrap(),
             Some(q) => q.front().cloned().unwrap(),
-            None => (404, r#"{"error":"not_found"}"#.to_owned()),
+            None => (404, r#"{"error":"not_found"}"#.to_owned(), Vec::new()),
         }
     }
 
@@ -141,9 +162,9 @@ impl Fake {
         for _ in 0..100 {
             match flow.poll() {
                 Some(AuthStep::Fetch { id, request }) => {
-                    let (status, body) = self.answer_for(&request.url);
+                    let (status, body, headers) = self.answer_with_headers(&request.url);
                     self.requests.push(request);
-                    flow.on_response(now, id, status, &[], body.as_bytes());
+                    flow.on_response(now, id, status, &headers, body.as_bytes());
                 }
                 Some(AuthStep::Authorize { url }) => {
                     let query = (self.browser)(&url);

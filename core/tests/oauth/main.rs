@@ -3,7 +3,10 @@
 
 mod callback;
 mod discovery;
+mod dpop;
+mod grants;
 mod harness;
+mod jws;
 mod mutations;
 mod registration;
 mod scopes;
