@@ -73,6 +73,12 @@ fn client_ops_http_corpus() {
 }
 
 #[test]
+fn client_ops_http_auth_corpus() {
+    let t0 = Instant::now();
+    corpus("client_ops_http_auth").iter().for_each(|d| fuzzing::client_ops_http_auth(t0, d));
+}
+
+#[test]
 fn oauth_flow_corpus() {
     let t0 = Instant::now();
     corpus("oauth_flow").iter().for_each(|d| fuzzing::oauth_flow(t0, d));

@@ -173,6 +173,10 @@ struct Listen {
 #[derive(Debug, Default)]
 struct Exchange {
     get: bool,
+    /// An authorization server fetch: its URL.
+    auth: Option<String>,
+    /// A request to the MCP server without credentials (a protected server refuses it).
+    bare: bool,
     /// The head the world sent: `Some(true)` for an event stream.
     head: Option<bool>,
     /// It carries a listen.
@@ -183,6 +187,10 @@ struct World {
     conn: Connection,
     now: Instant,
     http: bool,
+    /// The server asks for authorization ([`client_ops_http_auth`]).
+    auth: bool,
+    /// Browser steps (with their URL) and token requests not answered yet.
+    auth_prompts: Vec<(ServerRequestHandle, Option<String>)>,
     issued: Vec<RequestHandle>,
     outcomes: BTreeMap<RequestHandle, usize>,
     /// Whether each ended request ended as cancelled.
@@ -206,6 +214,9 @@ struct World {
     /// What happened, when asked for ([`client_ops_log`]).
     log: Option<Vec<String>>,
 }
+
+#[path = "client_ops_auth.rs"]
+mod auth;
 
 fn stdio_config() -> ConnectionConfig {
     let mut cfg = ConnectionConfig::stdio(StdioCommand::new("fuzz"));
@@ -232,6 +243,15 @@ pub fn client_ops_http(t0: Instant, data: &[u8]) {
     run(World::new(http_config(), t0, true), data);
 }
 
+/// The op-list body over an HTTP server that asks for authorization (the first byte picks
+/// OAuth or the host's token provider): see `client_ops_auth.rs`.
+pub fn client_ops_http_auth(t0: Instant, data: &[u8]) {
+    let provider = data.first().is_some_and(|b| b % 2 == 1);
+    let mut w = World::new(auth::config(provider), t0, true);
+    w.auth = true;
+    run(w, data.get(1..).unwrap_or_default());
+}
+
 /// Runs the op-list body (`http`: over HTTP, else stdio) and returns what happened, one line
 /// per op, message the client sent and outcome: for writing and reading corpus inputs.
 pub fn client_ops_log(t0: Instant, data: &[u8], http: bool) -> Vec<String> {
@@ -251,6 +271,9 @@ fn run_logged(mut w: World, data: &[u8]) -> Vec<String> {
     while !r.done() {
         w.op(&mut r);
         w.drain();
+        if w.auth {
+            w.auth_service(&mut r);
+        }
     }
     // Heal: close, then let time pass; everything must end.
     w.conn.close(w.now);
@@ -285,6 +308,8 @@ impl World {
             conn: Connection::new(cfg, t0),
             now: t0,
             http,
+            auth: false,
+            auth_prompts: Vec::new(),
             issued: Vec::new(),
             outcomes: BTreeMap::new(),
             cancelled: BTreeMap::new(),
@@ -345,6 +370,7 @@ impl World {
             4 => self.reply(r, false),
             5 => self.notification(r),
             6 => self.server_request(r),
+            7 if self.auth && r.pick(2) == 0 => self.auth_op(r),
             7 => {
                 let raw = r.bytes(96);
                 self.deliver_raw(r, raw);
@@ -809,8 +835,14 @@ impl World {
                     "exchange id {exchange:?} reused"
                 );
                 let get = request.method == HttpMethod::Get;
-                self.open.insert(exchange, Exchange { get, head: None, listen: false });
-                self.record_http(&request, exchange);
+                auth::check_request(&request);
+                let auth = (self.auth && auth::is_auth_fetch(&request)).then(|| request.url.clone());
+                let fetch = auth.is_some();
+                let bare = !request.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("authorization"));
+                self.open.insert(exchange, Exchange { get, auth, bare, head: None, listen: false });
+                if !fetch {
+                    self.record_http(&request, exchange);
+                }
             }
             Io::HttpAbort { exchange } => {
                 assert!(
@@ -947,8 +979,9 @@ impl World {
                 }
             }
             Event::Subscription { handle, update } => self.on_update(handle, update),
-            Event::ServerRequest { handle, .. } => {
+            Event::ServerRequest { handle, request } => {
                 self.note(|| format!("server request {handle:?}"));
+                self.note_auth_prompt(handle, &request);
                 self.server_requests.push(handle);
             }
             Event::Progress { handle, .. } => {
