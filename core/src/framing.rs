@@ -167,13 +167,30 @@ impl LineFramer {
         }
     }
 
+    /// Like [`LineFramer::push`], taking the bytes: when nothing is buffered they become the
+    /// buffer, so a chunk that is exactly one line is framed without a copy.
+    pub fn push_owned(&mut self, bytes: Vec<u8>) {
+        if self.buf.is_empty() && self.discarding.is_none() && bytes.len() <= self.max_line_bytes + 2 {
+            self.buf = bytes;
+            self.scanned = 0;
+            self.scan();
+        } else {
+            self.push(&bytes);
+        }
+    }
+
     fn scan(&mut self) {
         loop {
             let found = self.buf[self.scanned..].iter().position(|&b| b == b'\n');
             match found {
                 Some(off) => {
                     let end = self.scanned + off;
-                    let mut line: Vec<u8> = self.buf.drain(..=end).collect();
+                    let mut line: Vec<u8> = if end + 1 == self.buf.len() {
+                        // The whole buffer is the line: it is taken, not copied.
+                        std::mem::take(&mut self.buf)
+                    } else {
+                        self.buf.drain(..=end).collect()
+                    };
                     line.pop(); // '\n'
                     self.scanned = 0;
                     self.emit(line);
@@ -253,6 +270,30 @@ mod tests {
 
     fn line(s: &str) -> Frame {
         Frame::Line(s.as_bytes().to_vec())
+    }
+
+    /// Handing the chunks over frames them exactly as pushing copies does, whatever the
+    /// chunking (whole lines, several, partial, CRLF, oversize).
+    #[test]
+    fn owned_chunks_frame_like_borrowed_ones() {
+        let chunks: &[&[&[u8]]] = &[
+            &[b"{\"a\":1}\n"],
+            &[b"{\"a\":1}\r\n", b"x\n"],
+            &[b"one\ntwo\n", b"thr", b"ee\n"],
+            &[b"par", b"tial\n"],
+            &[b"0123456789abcdef\n", b"short\n"],
+            &[b"0123456789abcdef", b"ghij\nok\n"],
+            &[b"\n\n", b"\r\n"],
+        ];
+        for input in chunks {
+            let (mut copied, mut owned) = (LineFramer::capturing(10, 4), LineFramer::capturing(10, 4));
+            for chunk in *input {
+                copied.push(chunk);
+                owned.push_owned(chunk.to_vec());
+            }
+            assert_eq!(frames(&mut copied), frames(&mut owned), "{input:?}");
+            assert_eq!(copied.buffered(), owned.buffered());
+        }
     }
 
     #[test]

@@ -19,7 +19,18 @@ impl WireId {
 
     /// The id carried by a JSON value (compared by its compact serialization, so types differ).
     pub fn from_value(v: &Value) -> Self {
-        WireId(v.to_string())
+        match v {
+            // The common ids, without the serializer: an integer, a string needing no escape.
+            Value::Number(n) if n.is_u64() || n.is_i64() => WireId(n.to_string()),
+            Value::String(s) if !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) => {
+                let mut text = String::with_capacity(s.len() + 2);
+                text.push('"');
+                text.push_str(s);
+                text.push('"');
+                WireId(text)
+            }
+            _ => WireId(v.to_string()),
+        }
     }
 
     /// The id as a JSON value.
@@ -30,6 +41,18 @@ impl WireId {
     /// The id as the compact JSON text it was received as.
     pub fn as_json(&self) -> &str {
         &self.0
+    }
+
+    /// The id as an integer, when it is a non-negative integer (every id this client sends is
+    /// one, from [`WireId::from_int`]).
+    pub fn as_int(&self) -> Option<u64> {
+        let text = self.0.as_bytes();
+        let plain = text.first().is_some_and(u8::is_ascii_digit) && (text[0] != b'0' || text.len() == 1);
+        if plain {
+            self.0.parse().ok()
+        } else {
+            None
+        }
     }
 }
 
@@ -98,6 +121,9 @@ pub enum DecodeError {
 
 /// Decodes one JSON text. A JSON array (a batch, legal in 2025-03-26) yields each element.
 pub fn decode(bytes: &[u8]) -> Vec<Result<Message, DecodeError>> {
+    if let Some(message) = decode_object(bytes) {
+        return vec![message];
+    }
     match serde_json::from_slice::<Value>(bytes) {
         Err(e) => vec![Err(DecodeError::NotJson(e.to_string()))],
         Ok(Value::Array(items)) if !items.is_empty() => items.into_iter().map(classify).collect(),
@@ -106,33 +132,98 @@ pub fn decode(bytes: &[u8]) -> Vec<Result<Message, DecodeError>> {
     }
 }
 
+/// The members of one message that its classification reads; the rest is skipped unparsed.
+#[derive(serde::Deserialize)]
+struct Envelope {
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    method: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    params: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    result: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    error: Option<Value>,
+}
+
+/// A member that is present, even as `null`, is `Some`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    <Value as serde::Deserialize>::deserialize(d).map(Some)
+}
+
+/// The fast path of [`decode`] for a single object: its members straight into a message,
+/// without a JSON object for the envelope. `None` (the general path decides) for anything
+/// else: a batch, a non-object, invalid JSON, or a repeated member (the general path keeps
+/// the last, as a JSON object does).
+fn decode_object(bytes: &[u8]) -> Option<Result<Message, DecodeError>> {
+    let first = bytes.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))?;
+    if *first != b'{' {
+        return None;
+    }
+    let env: Envelope = serde_json::from_slice(bytes).ok()?;
+    Some(assemble(IdMember::of(env.id), env.method, env.params, env.result, env.error))
+}
+
+/// The `id` member of a message.
+enum IdMember {
+    Absent,
+    Null,
+    Id(WireId),
+}
+
+impl IdMember {
+    fn of(id: Option<Value>) -> Self {
+        match id {
+            None => IdMember::Absent,
+            Some(Value::Null) => IdMember::Null,
+            Some(id) => IdMember::Id(WireId::from_value(&id)),
+        }
+    }
+}
+
 /// Classifies one decoded JSON value.
 pub fn classify(value: Value) -> Result<Message, DecodeError> {
     let Value::Object(mut obj) = value else {
         return Err(DecodeError::Invalid("not an object"));
     };
-    let id = obj.remove("id");
-    if let Some(method) = obj.remove("method") {
+    let id = IdMember::of(obj.remove("id"));
+    let method = obj.remove("method");
+    let params = obj.remove("params");
+    let result = obj.remove("result");
+    let error = obj.remove("error");
+    assemble(id, method, params, result, error)
+}
+
+/// A message from its members (`None`: absent).
+fn assemble(
+    id: IdMember,
+    method: Option<Value>,
+    params: Option<Value>,
+    result: Option<Value>,
+    error: Option<Value>,
+) -> Result<Message, DecodeError> {
+    if let Some(method) = method {
         let Value::String(method) = method else {
             return Err(DecodeError::Invalid("method is not a string"));
         };
-        let params = obj.remove("params").unwrap_or(Value::Null);
-        return Ok(match id {
-            None => Message::Notification { method, params },
-            Some(Value::Null) => return Err(DecodeError::Invalid("request id is null")),
-            Some(id) => Message::Request { id: WireId::from_value(&id), method, params },
-        });
-    }
-    if let Some(result) = obj.remove("result") {
+        let params = params.unwrap_or(Value::Null);
         return match id {
-            Some(id) if !id.is_null() => Ok(Message::Result { id: WireId::from_value(&id), result }),
+            IdMember::Absent => Ok(Message::Notification { method, params }),
+            IdMember::Null => Err(DecodeError::Invalid("request id is null")),
+            IdMember::Id(id) => Ok(Message::Request { id, method, params }),
+        };
+    }
+    if let Some(result) = result {
+        return match id {
+            IdMember::Id(id) => Ok(Message::Result { id, result }),
             _ => Err(DecodeError::Invalid("result without an id")),
         };
     }
-    if let Some(error) = obj.remove("error") {
+    if let Some(error) = error {
         let id = match id {
-            Some(Value::Null) | None => None,
-            Some(id) => Some(WireId::from_value(&id)),
+            IdMember::Id(id) => Some(id),
+            IdMember::Absent | IdMember::Null => None,
         };
         return Ok(Message::Error { id, error: parse_error_object(error) });
     }
@@ -211,6 +302,29 @@ pub fn encode_request(id: &WireId, method: &str, params: Option<&Value>) -> Vec<
     if let Some(p) = params {
         line.value("params", p);
     }
+    line.finish()
+}
+
+/// Encodes a `tools/call` request whose params are just the tool's name and arguments (no
+/// `_meta`, no `task`) as one newline-terminated line: the bytes [`encode_request`] gives for
+/// the params object `{"arguments": arguments, "name": name}` (`{}` for no arguments), with
+/// no params value built.
+pub fn encode_call(id: &WireId, name: &str, arguments: Option<&Map<String, Value>>) -> Vec<u8> {
+    let mut line = Line::new();
+    line.id(id);
+    line.version();
+    line.value("method", "tools/call");
+    line.member("params");
+    line.0.extend_from_slice(b"{\"arguments\":");
+    match arguments {
+        Some(args) => {
+            let _ = serde_json::to_writer(&mut line.0, args);
+        }
+        None => line.0.extend_from_slice(b"{}"),
+    }
+    line.0.extend_from_slice(b",\"name\":");
+    let _ = serde_json::to_writer(&mut line.0, name);
+    line.0.push(b'}');
     line.finish()
 }
 
@@ -295,6 +409,23 @@ mod tests {
     }
 
     #[test]
+    fn a_plain_call_encodes_as_its_params_object() {
+        let id = WireId::from_int(12);
+        let args = json!({"text": "hi\n\"there\"", "n": [1, {"b": null, "a": 2.5}]});
+        let Value::Object(map) = args.clone() else { panic!() };
+        for name in ["echo", "we\"ird\u{7}"] {
+            assert_eq!(
+                encode_call(&id, name, Some(&map)),
+                encode_request(&id, "tools/call", Some(&json!({"arguments": args, "name": name})))
+            );
+            assert_eq!(
+                encode_call(&id, name, None),
+                encode_request(&id, "tools/call", Some(&json!({"arguments": {}, "name": name})))
+            );
+        }
+    }
+
+    #[test]
     fn classifies_every_kind() {
         assert!(matches!(one(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), Ok(Message::Request { .. })));
         assert!(matches!(one(r#"{"jsonrpc":"2.0","method":"n"}"#), Ok(Message::Notification { .. })));
@@ -318,6 +449,55 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(a, WireId::from_int(1));
         assert_eq!(b.to_value(), json!("1"));
+    }
+
+    /// The single-object fast path decides exactly as classifying the whole JSON value does.
+    #[test]
+    fn fast_path_matches_the_general_path() {
+        let cases = [
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#,
+            r#" {"id":"a\"b","result":null}"#,
+            r#"{"id":"plain","result":[1]}"#,
+            r#"{"id":1.5,"result":1}"#,
+            r#"{"id":1e2,"result":1}"#,
+            r#"{"id":-3,"result":1}"#,
+            r#"{"id":123456789012345678901234,"result":1}"#,
+            r#"{"id":{"b":1,"a":[2]},"result":1}"#,
+            r#"{"id":null,"result":1}"#,
+            r#"{"result":1}"#,
+            r#"{"id":1,"id":2,"result":1}"#,
+            r#"{"id":1,"result":1,"result":2}"#,
+            r#"{"id":1,"method":"m","params":null}"#,
+            r#"{"id":null,"method":"m"}"#,
+            r#"{"method":null}"#,
+            r#"{"method":"n","params":{"x":1}}"#,
+            r#"{"id":1,"error":null}"#,
+            r#"{"id":null,"error":{"code":1,"message":"m"}}"#,
+            r#"{"id":7,"error":{"code":-32000,"message":"m","data":[1]}}"#,
+            r#"{"i\u0064":5,"result":true}"#,
+            r#"{"jsonrpc":"2.0"}"#,
+            r#"{}"#,
+            r#"{"id":1,"result":1} trailing"#,
+            r#"{"id":"\u00e9t\u00e9","result":1}"#,
+            r#"{"id":"été","result":1}"#,
+        ];
+        for case in cases {
+            let general = match serde_json::from_slice::<Value>(case.as_bytes()) {
+                Err(e) => Err(DecodeError::NotJson(e.to_string())),
+                Ok(v) => classify(v),
+            };
+            assert_eq!(decode(case.as_bytes()), vec![general], "{case}");
+        }
+        assert_eq!(WireId::from_value(&json!("a\u{1}")).as_json(), "\"a\\u0001\"");
+    }
+
+    #[test]
+    fn integer_ids_read_back() {
+        assert_eq!(WireId::from_int(42).as_int(), Some(42));
+        assert_eq!(WireId::from_int(0).as_int(), Some(0));
+        assert_eq!(WireId::from_value(&json!("42")).as_int(), None);
+        assert_eq!(WireId::from_value(&json!(-1)).as_int(), None);
+        assert_eq!(WireId::from_value(&json!(1.5)).as_int(), None);
     }
 
     #[test]

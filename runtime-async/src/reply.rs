@@ -59,6 +59,16 @@ impl Drop for ReplyTo {
 /// The caller's half: a future of the outcome.
 pub(crate) struct OutcomeFuture(Arc<Mutex<State>>);
 
+impl OutcomeFuture {
+    /// Forgets the stored waker: the caller is about to poll its own IO and then this future,
+    /// so an outcome delivered meanwhile (most often by that very IO) needs no wake-up. A
+    /// wake-up of the task being polled is not free: the runtime polls it once more, and
+    /// tokio's current-thread scheduler also polls its driver an extra time.
+    pub(crate) fn polling_now(&self) {
+        lock(&self.0).waker = None;
+    }
+}
+
 impl Future for OutcomeFuture {
     type Output = Outcome;
 

@@ -51,6 +51,8 @@ impl Call {
     async fn outcome(mut self) -> Outcome {
         let outcome = future::poll_fn(|cx| {
             if let Some(io) = &mut self.io {
+                // The outcome is looked at right after the IO: a delivery by it wakes no one.
+                self.outcome.polling_now();
                 if io.poll(cx).is_ready() {
                     self.io = None;
                 }

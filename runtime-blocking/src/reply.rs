@@ -18,6 +18,9 @@ struct State {
     abandoned: bool,
     /// The waiting caller's thread and how to wake it, while it waits in `poll`.
     nudge: Option<(ThreadId, Nudge)>,
+    /// Callers blocked on the condition variable (a delivery notifies it only for them: a
+    /// notification costs a system call even when nobody waits).
+    blocked: usize,
 }
 
 #[derive(Default)]
@@ -38,15 +41,17 @@ pub(crate) struct ReplyTo(Option<Arc<Inner>>);
 impl ReplyTo {
     fn settle(&mut self, outcome: Option<Outcome>) {
         let Some(inner) = self.0.take() else { return };
-        let nudge = {
+        let (nudge, blocked) = {
             let mut state = lock(&inner.state);
             match outcome {
                 Some(outcome) => state.outcome = Some(outcome),
                 None => state.abandoned = true,
             }
-            state.nudge.clone()
+            (state.nudge.clone(), state.blocked > 0)
         };
-        inner.ready.notify_all();
+        if blocked {
+            inner.ready.notify_all();
+        }
         // The caller reading stdout on this very thread sees the outcome without help.
         if let Some((thread, nudge)) = nudge {
             if thread != std::thread::current().id() {
@@ -92,7 +97,9 @@ impl Slot {
             if state.abandoned {
                 return Err(ClientError::Closed);
             }
+            state.blocked += 1;
             state = self.0.ready.wait(state).unwrap_or_else(std::sync::PoisonError::into_inner);
+            state.blocked -= 1;
         }
     }
 

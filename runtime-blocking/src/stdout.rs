@@ -43,6 +43,8 @@ pub(crate) struct SharedStdout {
     thread_wake: WakePipe,
     /// Wakes the leader out of `poll` when its outcome came from another thread.
     leader_wake: Arc<WakePipe>,
+    /// `leader_wake` as a slot's nudge (made once, not per call).
+    leader_nudge: crate::reply::Nudge,
 }
 
 impl std::fmt::Debug for SharedStdout {
@@ -113,6 +115,8 @@ impl SharedStdout {
         let flags = rustix::fs::fcntl_getfl(&stdout)?;
         rustix::fs::fcntl_setfl(&stdout, flags | rustix::fs::OFlags::NONBLOCK)?;
         let pollable = stdout.as_fd().try_clone_to_owned()?;
+        let leader_wake = Arc::new(WakePipe::new()?);
+        let wake = leader_wake.clone();
         Ok(Arc::new(Self {
             epoch,
             feed,
@@ -121,7 +125,8 @@ impl SharedStdout {
             coord: Mutex::new(Coord::default()),
             changed: Condvar::new(),
             thread_wake: WakePipe::new()?,
-            leader_wake: Arc::new(WakePipe::new()?),
+            leader_wake,
+            leader_nudge: Arc::new(move || wake.nudge()),
         }))
     }
 
@@ -236,8 +241,7 @@ impl SharedStdout {
             lock(&self.coord).waiting -= 1;
             return outcome;
         }
-        let wake = self.leader_wake.clone();
-        slot.set_nudge(Some(Arc::new(move || wake.nudge())));
+        slot.set_nudge(Some(self.leader_nudge.clone()));
         let outcome = loop {
             if let Some(outcome) = slot.try_take() {
                 break outcome;

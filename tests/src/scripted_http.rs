@@ -236,6 +236,8 @@ struct Record {
     requests: Vec<SeenRequest>,
     /// Connections (by number) whose peer closed while an endless reply was streamed.
     closed_by_peer: Vec<usize>,
+    /// Connections the server closed after a reply ([`Reply::close`]).
+    closed_by_server: usize,
 }
 
 struct State {
@@ -330,6 +332,18 @@ impl ScriptedHttpServer {
     /// Every request seen so far, in arrival order.
     pub fn requests(&self) -> Vec<SeenRequest> {
         lock(&self.state.record).requests.clone()
+    }
+
+    /// Waits until the server has closed `count` connections after their replies (true), or
+    /// `timeout` passed (false).
+    pub fn wait_server_closes(&self, count: usize, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut record = lock(&self.state.record);
+        while record.closed_by_server < count {
+            let Some(left) = deadline.checked_duration_since(Instant::now()) else { return false };
+            record = self.state.changed.wait_timeout(record, left).unwrap_or_else(|p| p.into_inner()).0;
+        }
+        true
     }
 
     /// Waits until the peer of some connection closed it during an endless reply; the
@@ -489,6 +503,8 @@ fn serve_connection(mut conn: Conn, connection: usize, state: &State) {
         }
         if reply.close {
             conn.close();
+            lock(&state.record).closed_by_server += 1;
+            state.changed.notify_all();
             return;
         }
     }

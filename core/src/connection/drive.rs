@@ -60,7 +60,7 @@ impl Connection {
         match input {
             Input::Started(epoch) => self.handle_process_started(now, epoch),
             Input::SpawnFailed(epoch, reason) => self.handle_spawn_failed(now, epoch, reason),
-            Input::Stdout(epoch, bytes) => self.handle_stdout(now, epoch, &bytes),
+            Input::Stdout(epoch, bytes) => self.handle_stdout_owned(now, epoch, bytes),
             Input::StdoutEof(epoch) => self.handle_stdout_eof(now, epoch),
             Input::Stderr(epoch, bytes) => self.handle_stderr(now, epoch, &bytes),
             Input::StderrEof(epoch) => self.handle_stderr_eof(now, epoch),

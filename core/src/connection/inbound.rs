@@ -51,7 +51,7 @@ impl Connection {
 
     fn on_response(&mut self, now: Instant, id: WireId, outcome: Result<Value, RpcErrorObject>) {
         let Some(usage) = self.wire.remove(&id) else {
-            let w = if self.recent_set.contains(&id) {
+            let w = if self.finished_recently(&id) {
                 Warning::LateResponse { id: id.to_string() }
             } else {
                 Warning::UnknownResponseId { id: sanitize(id.as_json(), 100) }

@@ -135,8 +135,10 @@ pub struct Connection {
     ops: BTreeMap<RequestHandle, ops::Op>,
     queue: VecDeque<RequestHandle>,
     wire: BTreeMap<WireId, WireUse>,
-    recent: VecDeque<WireId>,
-    recent_set: BTreeSet<WireId>,
+    /// The wire ids of the requests finished last (all from [`WireId::from_int`]), in order and
+    /// as a set: a response to one of them is late rather than unknown.
+    recent: VecDeque<u64>,
+    recent_set: BTreeSet<u64>,
     progress: BTreeMap<String, RequestHandle>,
     timers: Timers,
     server_requests: BTreeMap<ServerRequestHandle, inbound::PendingServerRequest>,
@@ -238,21 +240,25 @@ enum Session {
 #[derive(Debug)]
 pub(crate) enum Outgoing {
     /// A request (it expects a response with this id).
-    Request { id: WireId, method: String, params: Option<serde_json::Value> },
+    Request { id: WireId, method: std::borrow::Cow<'static, str>, params: Option<serde_json::Value> },
     /// A notification.
     Notification { method: &'static str, params: Option<serde_json::Value> },
     /// An answer to a server-to-client request, already encoded.
     Response(Vec<u8>),
+    /// A request already encoded (a plain `tools/call` of the legacy era, see
+    /// `ops::is_plain_call`): no params value is built for it.
+    Encoded { id: WireId, method: &'static str, bytes: Vec<u8> },
 }
 
 impl Outgoing {
-    pub(super) fn encode(&self) -> Vec<u8> {
+    /// The message as one line, leaving an encoded one's bytes empty (they are moved out).
+    pub(super) fn take_bytes(&mut self) -> Vec<u8> {
         match self {
             Outgoing::Request { id, method, params } => jsonrpc::encode_request(id, method, params.as_ref()),
             Outgoing::Notification { method, params } => {
                 jsonrpc::encode_notification(method, params.as_ref())
             }
-            Outgoing::Response(bytes) => bytes.clone(),
+            Outgoing::Response(bytes) | Outgoing::Encoded { bytes, .. } => std::mem::take(bytes),
         }
     }
 }
@@ -535,13 +541,18 @@ impl Connection {
     /// Sends one message on the current transport: a stdin line, or an HTTP POST.
     fn send(&mut self, epoch: Epoch, out: Outgoing) {
         match self.transport {
-            Transport::Stdio(_) => self.io.push_back(Io::Write { epoch, bytes: out.encode() }),
+            Transport::Stdio(_) => {
+                let mut out = out;
+                self.io.push_back(Io::Write { epoch, bytes: out.take_bytes() });
+            }
             Transport::Http(_) => self.http_send(epoch, out),
         }
     }
 
     fn remember_finished(&mut self, id: WireId) {
-        if self.recent_set.insert(id.clone()) {
+        // Ids this client sent are integers; any other id was never in flight.
+        let Some(id) = id.as_int() else { return };
+        if self.recent_set.insert(id) {
             self.recent.push_back(id);
             while self.recent.len() > self.cfg.limits.recent_finished {
                 if let Some(old) = self.recent.pop_front() {
@@ -549,6 +560,11 @@ impl Connection {
                 }
             }
         }
+    }
+
+    /// Whether `id` is the id of a request that finished lately (its response would be late).
+    fn finished_recently(&self, id: &WireId) -> bool {
+        id.as_int().is_some_and(|n| self.recent_set.contains(&n))
     }
 
     fn next_wire_id(&mut self) -> WireId {

@@ -212,6 +212,10 @@ impl Connection {
             }
             _ => {}
         }
+        if self.is_plain_call(handle, era) {
+            self.send_plain_call(now, epoch, handle);
+            return;
+        }
         let (method, params) = self.build(handle, era);
         self.note_sent(handle);
         let id = self.next_wire_id();
@@ -219,7 +223,47 @@ impl Connection {
         if let Some(op) = self.ops.get_mut(&handle) {
             op.sent = Some((epoch, id.clone()));
         }
-        self.send(epoch, Outgoing::Request { id, method: method.into_owned(), params });
+        self.send(epoch, Outgoing::Request { id, method, params });
+        self.on_listen_sent(now, handle);
+    }
+
+    /// Whether a request is a `tools/call` whose params are exactly its name and arguments
+    /// (legacy era; no `_meta` from anywhere, no progress token, no task, no input round):
+    /// [`Connection::build`] would give `{"arguments", "name"}` and nothing else, so the message
+    /// is written straight from the request (`jsonrpc::encode_call`).
+    fn is_plain_call(&self, handle: RequestHandle, era: Era) -> bool {
+        let Some(op) = self.ops.get(&handle) else { return false };
+        let Request::CallTool { name, arguments } = &op.request else { return false };
+        let plain_args = match arguments {
+            Value::Object(args) => !args.contains_key("_meta"),
+            Value::Null => true,
+            _ => false,
+        };
+        plain_args
+            && era == Era::Legacy
+            && op.task.is_none()
+            && op.input.is_none()
+            && !op.opts.progress
+            && op.opts.meta.as_ref().is_none_or(Map::is_empty)
+            && self.cfg.request_meta.is_empty()
+            && !self.legacy_task_required(name)
+    }
+
+    /// Sends a plain `tools/call` (see [`Connection::is_plain_call`]).
+    fn send_plain_call(&mut self, now: Instant, epoch: Epoch, handle: RequestHandle) {
+        self.note_sent(handle);
+        let id = self.next_wire_id();
+        let Some(op) = self.ops.get_mut(&handle) else { return };
+        let Request::CallTool { name, arguments } = &op.request else { return };
+        let bytes = crate::jsonrpc::encode_call(&id, name, arguments.as_object());
+        op.sent = Some((epoch, id.clone()));
+        if let super::Transport::Stdio(_) = self.transport {
+            self.wire.insert(id, WireUse::Op(handle));
+            self.io.push_back(crate::io::Io::Write { epoch, bytes });
+        } else {
+            self.wire.insert(id.clone(), WireUse::Op(handle));
+            self.send(epoch, Outgoing::Encoded { id, method: "tools/call", bytes });
+        }
         self.on_listen_sent(now, handle);
     }
 

@@ -109,6 +109,19 @@ impl Connection {
         self.drain_stdout(now, epoch);
     }
 
+    /// [`Connection::handle_stdout`] with the bytes handed over (`Input::Stdout`): a read that
+    /// is one whole line is framed without a copy.
+    pub(super) fn handle_stdout_owned(&mut self, now: Instant, epoch: Epoch, bytes: Vec<u8>) {
+        let now = self.tick(now);
+        if !self.is_current_reader(epoch) {
+            return;
+        }
+        if let Some(link) = self.stdio_mut() {
+            link.stdout.push_owned(bytes);
+        }
+        self.drain_stdout(now, epoch);
+    }
+
     /// The server's stdout reached end of file.
     pub fn handle_stdout_eof(&mut self, now: Instant, epoch: Epoch) {
         let now = self.tick(now);

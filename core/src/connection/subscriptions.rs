@@ -64,7 +64,7 @@ impl Connection {
                 return Tagged::Listen(*h);
             }
         }
-        if !self.recent_set.contains(&id) {
+        if !self.finished_recently(&id) {
             self.warn(Warning::UnknownSubscription { id: crate::text::sanitize(id.as_json(), 100) });
         }
         Tagged::Gone

@@ -320,8 +320,15 @@ impl Connection {
     /// `tasks.requests.tools.call` and the tool (as last listed) requires it.
     pub(super) fn legacy_task_required(&self, tool: &str) -> bool {
         let Some(info) = self.server_info() else { return false };
-        let declared =
-            info.capabilities.raw().pointer("/tasks/requests/tools/call").is_some_and(|v| !v.is_null());
+        // Member by member: a JSON pointer would allocate each of its tokens, on every call.
+        let declared = info
+            .capabilities
+            .raw()
+            .get("tasks")
+            .and_then(|t| t.get("requests"))
+            .and_then(|r| r.get("tools"))
+            .and_then(|t| t.get("call"))
+            .is_some_and(|v| !v.is_null());
         declared
             && self
                 .known_tools()

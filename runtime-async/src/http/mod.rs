@@ -71,6 +71,41 @@ pub(crate) struct HttpClient {
     connector: Option<Arc<dyn Connector>>,
     max_idle: usize,
     pool: Mutex<HashMap<String, Vec<Conn>>>,
+    /// The URLs exchanges went to, parsed once each (a server's URL repeats on every request).
+    targets: Mutex<HashMap<String, Arc<Target>>>,
+}
+
+/// At most this many parsed URLs are kept; past it the table starts over.
+const MAX_TARGETS: usize = 64;
+
+/// An exchange's URL, parsed, with what every request to it needs.
+struct Target {
+    url: HttpUrl,
+    proxy: Option<Proxy>,
+    /// The pool key: the origin, and the proxy if any.
+    key: String,
+    /// The request target (origin-form, or absolute-form through a plain-HTTP proxy).
+    uri: hyper::Uri,
+    /// The `Host` header.
+    host: hyper::header::HeaderValue,
+    absolute: bool,
+}
+
+impl Target {
+    fn new(raw: &str, proxies: &Proxies) -> Result<Self, String> {
+        let url = HttpUrl::parse(raw).map_err(|e| format!("invalid URL: {e}"))?;
+        let proxy = proxies.for_url(&url).cloned();
+        let absolute = proxy.is_some() && !url.is_https();
+        let key = match &proxy {
+            Some(p) => format!("{} via {}:{}", url.origin(), p.host, p.port),
+            None => url.origin(),
+        };
+        let target = if absolute { url.as_str().to_owned() } else { url.request_target() };
+        let uri = hyper::Uri::try_from(target).map_err(|e| format!("the request cannot be sent: {e}"))?;
+        let host = hyper::header::HeaderValue::try_from(url.authority())
+            .map_err(|e| format!("the request cannot be sent: {e}"))?;
+        Ok(Self { url, proxy, key, uri, host, absolute })
+    }
 }
 
 impl std::fmt::Debug for HttpClient {
@@ -100,7 +135,22 @@ impl HttpClient {
             connector,
             max_idle: config.max_idle_per_host,
             pool: Mutex::new(HashMap::new()),
+            targets: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// The parsed form of `url`, parsed on first use.
+    fn target(&self, url: &str) -> Result<Arc<Target>, String> {
+        if let Some(target) = mcp_host::lock(&self.targets).get(url) {
+            return Ok(target.clone());
+        }
+        let target = Arc::new(Target::new(url, &self.proxies)?);
+        let mut targets = mcp_host::lock(&self.targets);
+        if targets.len() >= MAX_TARGETS {
+            targets.clear();
+        }
+        targets.insert(url.to_owned(), target.clone());
+        Ok(target)
     }
 
     fn checkout(&self, key: &str) -> Option<Conn> {
@@ -114,14 +164,17 @@ impl HttpClient {
         None
     }
 
-    fn checkin(&self, key: String, conn: Conn) {
+    fn checkin(&self, key: &str, conn: Conn) {
         if self.max_idle == 0 || conn.driver.is_none() || conn.sender.is_closed() {
             return;
         }
         let mut pool = mcp_host::lock(&self.pool);
-        let idle = pool.entry(key).or_default();
-        if idle.len() < self.max_idle {
-            idle.push(conn);
+        match pool.get_mut(key) {
+            Some(idle) if idle.len() < self.max_idle => idle.push(conn),
+            Some(_) => {}
+            None => {
+                pool.insert(key.to_owned(), vec![conn]);
+            }
         }
     }
 
@@ -196,50 +249,68 @@ fn method_of(m: HttpMethod) -> hyper::Method {
 /// The hyper request: origin-form (or absolute-form through a plain-HTTP proxy), `Host`, then
 /// exactly the core's headers.
 fn build(
-    url: &HttpUrl,
+    target: &Target,
     request: &HttpRequest,
-    proxy_auth: Option<&str>,
-    absolute: bool,
+    body: &Bytes,
 ) -> Result<hyper::Request<Full<Bytes>>, String> {
-    let target = if absolute { url.as_str().to_owned() } else { url.request_target() };
-    let mut builder = hyper::Request::builder().method(method_of(request.method)).uri(target);
-    builder = builder.header(hyper::header::HOST, url.authority());
+    let mut builder = hyper::Request::builder().method(method_of(request.method)).uri(target.uri.clone());
+    builder = builder.header(hyper::header::HOST, target.host.clone());
     for (name, value) in &request.headers {
-        builder = builder.header(name.as_str(), value.as_str());
+        builder = match (known_name(name), known_value(value)) {
+            (Some(n), Some(v)) => builder.header(n, v),
+            (Some(n), None) => builder.header(n, value.as_str()),
+            (None, Some(v)) => builder.header(name.as_str(), v),
+            (None, None) => builder.header(name.as_str(), value.as_str()),
+        };
     }
-    if let (true, Some(auth)) = (absolute, proxy_auth) {
+    let proxy_auth = target.proxy.as_ref().and_then(|p| p.auth.as_deref());
+    if let (true, Some(auth)) = (target.absolute, proxy_auth) {
         builder = builder.header(hyper::header::PROXY_AUTHORIZATION, auth);
     }
-    builder
-        .body(Full::new(Bytes::from(request.body.clone())))
-        .map_err(|e| format!("the request cannot be sent: {e}"))
+    builder.body(Full::new(body.clone())).map_err(|e| format!("the request cannot be sent: {e}"))
+}
+
+/// The headers every request carries, without parsing or copying their names.
+fn known_name(name: &str) -> Option<hyper::header::HeaderName> {
+    use hyper::header::{HeaderName, ACCEPT, ACCEPT_ENCODING, CONTENT_TYPE};
+    const KNOWN: [(&str, HeaderName); 5] = [
+        ("content-type", CONTENT_TYPE),
+        ("accept", ACCEPT),
+        ("accept-encoding", ACCEPT_ENCODING),
+        ("mcp-protocol-version", HeaderName::from_static("mcp-protocol-version")),
+        ("mcp-session-id", HeaderName::from_static("mcp-session-id")),
+    ];
+    KNOWN.iter().find(|(text, _)| name.eq_ignore_ascii_case(text)).map(|(_, n)| n.clone())
+}
+
+/// The values most requests carry, without copying them.
+fn known_value(value: &str) -> Option<hyper::header::HeaderValue> {
+    use hyper::header::HeaderValue;
+    const KNOWN: [&str; 4] =
+        ["application/json", "application/json, text/event-stream", "gzip", "text/event-stream"];
+    KNOWN.into_iter().find(|text| value == *text).map(HeaderValue::from_static)
 }
 
 async fn exchange<R: Runtime>(
     client: &HttpClient,
     rt: &R,
     id: ExchangeId,
-    request: HttpRequest,
+    mut request: HttpRequest,
     feed: &dyn Feed,
 ) -> Result<(), String> {
-    let url = HttpUrl::parse(&request.url).map_err(|e| format!("invalid URL: {e}"))?;
-    let proxy = client.proxies.for_url(&url).cloned();
-    let absolute = proxy.is_some() && !url.is_https();
-    let key = match &proxy {
-        Some(p) => format!("{} via {}:{}", url.origin(), p.host, p.port),
-        None => url.origin(),
-    };
-    let auth = proxy.as_ref().and_then(|p| p.auth.as_deref());
-    let (mut conn, reused) = match client.checkout(&key) {
+    let target = client.target(&request.url)?;
+    let (url, proxy) = (&target.url, target.proxy.as_ref());
+    let body = Bytes::from(std::mem::take(&mut request.body));
+    let (mut conn, reused) = match client.checkout(&target.key) {
         Some(c) => (c, true),
-        None => (client.connect(rt, &url, proxy.as_ref(), request.connect_timeout).await?, false),
+        None => (client.connect(rt, url, proxy, request.connect_timeout).await?, false),
     };
-    let mut sent = send(&mut conn, build(&url, &request, auth, absolute)?).await;
+    let mut sent = send(&mut conn, build(&target, &request, &body)?).await;
     if let (Err(e), true) = (&sent, reused) {
         // A pooled connection the server closed while idle: the request never went out.
         if e.is_canceled() || e.is_closed() {
-            conn = client.connect(rt, &url, proxy.as_ref(), request.connect_timeout).await?;
-            sent = send(&mut conn, build(&url, &request, auth, absolute)?).await;
+            conn = client.connect(rt, url, proxy, request.connect_timeout).await?;
+            sent = send(&mut conn, build(&target, &request, &body)?).await;
         }
     }
     let response = sent.map_err(describe)?;
@@ -263,7 +334,7 @@ async fn exchange<R: Runtime>(
             }
         }
     }
-    client.checkin(key, conn);
+    client.checkin(&target.key, conn);
     feed.feed(Input::HttpEnd(id));
     Ok(())
 }

@@ -322,22 +322,65 @@ where
         return Ok(Flow::Stopped);
     }
     let mut reader = body.into_reader();
-    let mut buf = vec![0u8; READ_CHUNK];
-    loop {
+    // The thread's buffer, taken for this exchange (a nested exchange would make its own).
+    let mut buf = READ_BUF.with(std::cell::RefCell::take);
+    buf.resize(READ_CHUNK, 0);
+    let flow = loop {
         if reporter.ctl.is_aborted() {
-            return Ok(Flow::Stopped);
+            break Ok(Flow::Stopped);
         }
         match reader.read(&mut buf) {
-            Ok(0) => return Ok(Flow::Done),
+            Ok(0) => break Ok(Flow::Done),
             Ok(n) => {
                 if !reporter.send(HttpReport::Body(buf[..n].to_vec())) {
-                    return Ok(Flow::Stopped);
+                    break Ok(Flow::Stopped);
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(format!("reading the response body: {e}")),
+            Err(e) => break Err(format!("reading the response body: {e}")),
         }
+    };
+    READ_BUF.with(|b| b.replace(buf));
+    flow
+}
+
+thread_local! {
+    /// The body read buffer of the exchanges this thread runs (zeroed once, not per exchange).
+    static READ_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The URL this thread sent to last, parsed: a server's URL repeats on every request.
+    static LAST_URI: std::cell::RefCell<Option<(String, http::Uri)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// `url` parsed, from the thread's last one when it is the same.
+fn uri_of(url: &str) -> Result<http::Uri, http::Error> {
+    let cached = LAST_URI
+        .with(|last| last.borrow().as_ref().filter(|(text, _)| text == url).map(|(_, uri)| uri.clone()));
+    if let Some(uri) = cached {
+        return Ok(uri);
     }
+    let uri = http::Uri::try_from(url)?;
+    LAST_URI.with(|last| *last.borrow_mut() = Some((url.to_owned(), uri.clone())));
+    Ok(uri)
+}
+
+/// The headers every request carries, without parsing or copying their names.
+fn known_name(name: &str) -> Option<http::HeaderName> {
+    use http::header::{HeaderName, ACCEPT, ACCEPT_ENCODING, CONTENT_TYPE};
+    const KNOWN: [(&str, HeaderName); 5] = [
+        ("content-type", CONTENT_TYPE),
+        ("accept", ACCEPT),
+        ("accept-encoding", ACCEPT_ENCODING),
+        ("mcp-protocol-version", HeaderName::from_static("mcp-protocol-version")),
+        ("mcp-session-id", HeaderName::from_static("mcp-session-id")),
+    ];
+    KNOWN.iter().find(|(text, _)| name.eq_ignore_ascii_case(text)).map(|(_, n)| n.clone())
+}
+
+/// The values most requests carry, without copying them.
+fn known_value(value: &str) -> Option<http::HeaderValue> {
+    const KNOWN: [&str; 4] =
+        ["application/json", "application/json, text/event-stream", "gzip", "text/event-stream"];
+    KNOWN.into_iter().find(|text| value == *text).map(http::HeaderValue::from_static)
 }
 
 /// A request ready for ureq: with a body (`POST`, or any method given one) or without.
@@ -353,11 +396,16 @@ fn build(agent: &ureq::Agent, request: HttpRequest) -> Result<Built, String> {
         HttpMethod::Post => http::Method::POST,
         HttpMethod::Delete => http::Method::DELETE,
     };
-    let mut builder = http::Request::builder().method(method).uri(request.url.as_str());
-    for (name, value) in &request.headers {
-        builder = builder.header(name.as_str(), value.as_str());
-    }
     let invalid = |e: http::Error| format!("invalid request: {e}");
+    let mut builder = http::Request::builder().method(method).uri(uri_of(&request.url).map_err(invalid)?);
+    for (name, value) in &request.headers {
+        builder = match (known_name(name), known_value(value)) {
+            (Some(n), Some(v)) => builder.header(n, v),
+            (Some(n), None) => builder.header(n, value.as_str()),
+            (None, Some(v)) => builder.header(name.as_str(), v),
+            (None, None) => builder.header(name.as_str(), value.as_str()),
+        };
+    }
     let timeout = Some(request.connect_timeout).filter(|t| !t.is_zero());
     if request.body.is_empty() && request.method != HttpMethod::Post {
         let req = builder.body(()).map_err(invalid)?;

@@ -282,12 +282,14 @@ impl Connection {
     }
 
     /// Sends one message as a POST.
-    pub(super) fn http_send(&mut self, epoch: Epoch, out: Outgoing) {
+    pub(super) fn http_send(&mut self, epoch: Epoch, mut out: Outgoing) {
         let modern = self.message_is_modern(&out);
         let Some(link) = self.http() else { return };
-        let request = link.post_request(&out, modern, self.cfg.timeouts.http_connect, self.known_tools());
+        let body = out.take_bytes();
+        let request =
+            link.post_request(&out, body, modern, self.cfg.timeouts.http_connect, self.known_tools());
         let id = match out {
-            Outgoing::Request { id, .. } => Some(id),
+            Outgoing::Request { id, .. } | Outgoing::Encoded { id, .. } => Some(id),
             _ => None,
         };
         self.start_exchange(epoch, Role::Post { id, modern }, request);

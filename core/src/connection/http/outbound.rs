@@ -28,10 +28,12 @@ const PROTOCOL_HEADERS: [&str; 8] = [
 ];
 
 impl HttpLink {
-    /// The POST carrying one message. `tools`: the known tools (for `Mcp-Param-*` headers).
+    /// The POST carrying one message, encoded as `body`. `tools`: the known tools (for
+    /// `Mcp-Param-*` headers).
     pub(super) fn post_request(
         &self,
         out: &Outgoing,
+        body: Vec<u8>,
         modern: bool,
         connect_timeout: Duration,
         tools: Option<&[Tool]>,
@@ -50,8 +52,10 @@ impl HttpLink {
         if modern {
             headers.push((MCP_PROTOCOL_VERSION.into(), MODERN_VERSION.into()));
             let (method, params) = match out {
-                Outgoing::Request { method, params, .. } => (Some(method.as_str()), params.as_ref()),
+                Outgoing::Request { method, params, .. } => (Some(method.as_ref()), params.as_ref()),
                 Outgoing::Notification { method, params } => (Some(*method), params.as_ref()),
+                // Encoded requests are legacy-era only: never here.
+                Outgoing::Encoded { method, .. } => (Some(*method), None),
                 Outgoing::Response(_) => (None, None),
             };
             if let Some(method) = method {
@@ -71,7 +75,7 @@ impl HttpLink {
             method: HttpMethod::Post,
             url: self.session.endpoint().unwrap_or_else(|| self.base_url()).to_owned(),
             headers,
-            body: out.encode(),
+            body,
             connect_timeout,
         }
     }
