@@ -18,8 +18,13 @@ use mcp_tests::sim::{RunReport, TaskStats, Transport, World};
 /// ended before its `endpoint` event; a slow `server/discover` answer) moved detection on to
 /// plain HTTP for good, so requests kept failing after the server was healthy again (see
 /// `a_failed_transport_detection_is_run_again_by_the_next_request` in mcp-core's tests).
+///
+/// stdio 27559 (found by the 10^6-request sweep): an input handler failed while a `tasks/get`
+/// was on its way; the poll it armed fired after that poll's answer (`input_required` with a
+/// longer `pollIntervalMs`) and went out before the new pace allowed. A status now drops any
+/// poll armed before it.
 const REGRESSION_SEEDS: &[(u64, Transport)] =
-    &[(42, Transport::Http), (199, Transport::Http), (526, Transport::Http)];
+    &[(42, Transport::Http), (199, Transport::Http), (526, Transport::Http), (27559, Transport::Stdio)];
 
 #[allow(clippy::disallowed_methods)] // the one real clock reading: the simulation's base instant
 fn base() -> std::time::Instant {

@@ -136,6 +136,9 @@ impl Connection {
     pub(super) fn on_task_status(&mut self, now: Instant, handle: RequestHandle, task: Value) {
         let Some(state) = self.ops.get_mut(&handle).and_then(|op| op.task.as_mut()) else { return };
         state.poll = poll_interval(&task);
+        // The latest status sets the pace: a poll armed before it (after a failed input
+        // handler, while this answer was on its way) is dropped.
+        self.timers.clear(Timer::Retry(handle));
         let id = state.id.clone();
         let status = task.get("status").and_then(Value::as_str);
         if state.legacy && matches!(status, Some("completed" | "failed" | "input_required")) {

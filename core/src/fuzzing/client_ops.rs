@@ -199,6 +199,9 @@ struct World {
     server_requests: Vec<ServerRequestHandle>,
     /// stdio: the process asked for, and whether it runs.
     spawn: Option<(Epoch, bool)>,
+    /// stdio: the process whose stdout ends in an unterminated line (raw bytes): the next line
+    /// it writes is glued to that fragment and reaches the client as garbage.
+    stdout_partial: Option<Epoch>,
     open: BTreeMap<ExchangeId, Exchange>,
     finished: BTreeSet<ExchangeId>,
     closed: bool,
@@ -316,6 +319,7 @@ impl World {
             sent: Vec::new(),
             server_requests: Vec::new(),
             spawn: None,
+            stdout_partial: None,
             open: BTreeMap::new(),
             finished: BTreeSet::new(),
             closed: false,
@@ -703,6 +707,17 @@ impl World {
 
     fn stdout(&mut self, r: &mut Reader<'_>, bytes: &[u8]) {
         let Some((epoch, true)) = self.spawn else { return };
+        let glued = self.stdout_partial == Some(epoch);
+        match bytes.iter().rposition(|&b| b == b'\n') {
+            Some(last) => self.stdout_partial = (last + 1 < bytes.len()).then_some(epoch),
+            None if !bytes.is_empty() => self.stdout_partial = Some(epoch),
+            None => {}
+        }
+        if glued {
+            // The first line is garbage to the client: an answer in it never arrives, so no
+            // pace it announced holds (as after raw bytes).
+            self.tasks.not_before.clear();
+        }
         let split = r.pick(bytes.len() + 1);
         self.conn.handle_stdout(self.now, epoch, &bytes[..split]);
         self.drain();
