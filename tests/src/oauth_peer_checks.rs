@@ -327,6 +327,33 @@ pub mod oauth_peer_checks {
         assert!(stats["client_credentials"].as_u64() >= Some(1), "{stats}");
         assert_eq!((&stats["authorizations"], &stats["registrations"]), (&json!(0), &json!(0)), "{stats}");
     }
+
+    /// The host's own tokens (`ServerSpec::token_provider`): the first request is refused, the
+    /// provider is asked once (attempt 1, with the challenge), and every request after it
+    /// carries its token; no OAuth flow runs.
+    pub $($kw)? fn py_token_provider() {
+        let peer = HttpPeer::start("py-mcp-peer", &["streamable-http", "--port", "{port}"], &[]);
+        let gateway = GatewayProcess::start(&peer.url("/mcp"), &["--static-token", "host-issued-token"]);
+        let asked = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&asked);
+        let provider = rt::sync_handler(move |req: $crate::mcp_host::TokenRequest| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            assert_eq!((req.status, req.attempt), (401, 1), "{req:?}");
+            assert!(req.www_authenticate.as_deref().is_some_and(|w| w.contains("resource_metadata")), "{req:?}");
+            Ok($crate::mcp_core::types::AccessTokenAnswer::new("host-issued-token"))
+        });
+        let spec = ServerSpec::from_target("gated", &gateway.mcp_url()).expect("a valid URL").token_provider();
+        let client = rt::build(rt::Client::builder().server(spec).token_provider(provider)).expect("build");
+        for message in ["first", "second"] {
+            let r = aw!(client.call_tool("echo", json!({"message": message}))).expect("echo");
+            assert_eq!(r.text(), message, "{:?}", r.raw());
+        }
+        aw!(client.close());
+        assert_eq!(asked.load(Ordering::SeqCst), 1, "the provider is asked once");
+        let stats = gateway.stats();
+        assert_eq!(stats["unauthorized"], json!(1), "{stats}");
+        assert_eq!((&stats["authorizations"], &stats["token_grants"]), (&json!(0), &json!(0)), "{stats}");
+    }
 }
     };
 }
@@ -336,6 +363,7 @@ pub mod oauth_peer_checks {
 macro_rules! all_oauth_peer_checks {
     ($run:path) => {
         $crate::scenario_tests!(oauth_peer_checks, $run;
-            everything_browser_sign_in_and_saved_record, py_refresh_after_expiry, py_client_credentials);
+            everything_browser_sign_in_and_saved_record, py_refresh_after_expiry, py_client_credentials,
+            py_token_provider);
     };
 }

@@ -104,7 +104,7 @@ pub enum OAuthError {
         reason: String,
     },
     /// No Protected Resource Metadata document was found (the hinted URL failed).
-    #[error("protected resource metadata not available at {url} (HTTP {status})")]
+    #[error("protected resource metadata not available at {url} ({})", fmt_status(*.status))]
     ResourceMetadataUnavailable {
         /// The URL tried.
         url: String,
@@ -274,6 +274,14 @@ fn fmt_desc(d: &Option<String>) -> String {
 
 fn fmt_code(c: &Option<OAuthErrorCode>) -> String {
     c.as_ref().map(|c| format!(": {c}")).unwrap_or_default()
+}
+
+/// `HTTP 404`, or what a status of 0 stands for (the request itself failed).
+fn fmt_status(status: u16) -> String {
+    match status {
+        0 => "the request failed".to_owned(),
+        s => format!("HTTP {s}"),
+    }
 }
 
 #[cfg(test)]

@@ -350,3 +350,114 @@ fn insufficient_scope_steps_up_with_the_union_of_scopes() {
     h.respond_http(sent.id, 403, &[("WWW-Authenticate", r#"Bearer error="invalid_token""#)], b"");
     assert!(matches!(h.err(t), RequestError::Unauthorized { status: 403, .. }));
 }
+
+#[test]
+fn an_oversize_or_silent_authorization_server_fails_the_round() {
+    // Over the 256 KiB bound: the fetch is aborted and the connect fails at once.
+    let mut h = oauth_harness(|_| {});
+    let c = h.request(Request::Connect);
+    let probe = h.expect_http("server/discover");
+    unauthorized(&mut h, &probe);
+    let prm = h.expect_http("GET");
+    h.head(prm.id, 200, &[("Content-Type", "application/json")]);
+    h.body(prm.id, &vec![b' '; 200 * 1024]);
+    h.body(prm.id, &vec![b' '; 100 * 1024]);
+    assert!(h.aborted().contains(&prm.id), "the oversize answer is aborted");
+    match h.err(c) {
+        RequestError::AuthorizationFailed { detail, .. } => {
+            assert!(detail.contains("the request failed"), "{detail}")
+        }
+        other => panic!("expected an authorization failure, got {other:?}"),
+    }
+
+    // No answer at all: 30 s per fetch.
+    let mut h = oauth_harness(|_| {});
+    let c = h.request(Request::Connect);
+    let probe = h.expect_http("server/discover");
+    unauthorized(&mut h, &probe);
+    let prm = h.expect_http("GET");
+    assert_eq!(h.next_timer_in(), Some(secs(30)));
+    h.advance(secs(30));
+    assert!(h.aborted().contains(&prm.id), "the silent fetch is aborted");
+    assert!(
+        matches!(h.err(c), RequestError::AuthorizationFailed { detail, .. } if detail.contains("too long"))
+    );
+}
+
+#[test]
+fn a_silent_token_provider_fails_the_request_after_its_deadline() {
+    let mut cfg = http_config(SERVER, &[]);
+    if let mcp_core::TransportConfig::Http(http) = &mut cfg.transport {
+        http.auth = HttpAuth::TokenProvider;
+    }
+    let mut h = Harness::new(cfg);
+    let c = h.request(Request::Connect);
+    let probe = h.expect_http("server/discover");
+    unauthorized(&mut h, &probe);
+    let (handle, _) = h.take_server_request();
+    assert_eq!(h.next_timer_in(), Some(secs(60)), "the provider has 60 s; the connect waits that long too");
+    h.advance(secs(60));
+    let withdrawn =
+        h.take_event(|e| matches!(e, Event::ServerRequestCancelled { handle: x } if *x == handle));
+    assert!(withdrawn.is_some(), "the token request is withdrawn");
+    assert!(matches!(h.err(c), RequestError::AuthorizationFailed { .. }));
+    h.respond(handle, Ok(json!({"accessToken": "late"})));
+    assert!(h.started_http().is_empty(), "a late token sends nothing");
+}
+
+#[test]
+fn closing_during_the_browser_step_withdraws_it_and_fails_what_waited() {
+    let mut h = oauth_harness(|_| {});
+    let c = h.request(Request::Connect);
+    let probe = h.expect_http("server/discover");
+    unauthorized(&mut h, &probe);
+    let (handle, _) = discover_and_register(&mut h);
+    h.close();
+    let withdrawn =
+        h.take_event(|e| matches!(e, Event::ServerRequestCancelled { handle: x } if *x == handle));
+    assert!(withdrawn.is_some(), "the browser step is withdrawn");
+    assert!(h.response(c).is_err(), "the connect waiting for the sign-in fails");
+}
+
+#[test]
+fn a_refused_legacy_event_stream_reopens_once_authorized() {
+    let mut h = oauth_harness(|_| {});
+    let c = h.request(Request::Connect);
+    let probe = h.expect_http("server/discover");
+    h.respond_http(probe.id, 400, &[("Content-Type", "text/plain")], b"no session");
+    let init = h.expect_http("initialize");
+    unauthorized(&mut h, &init);
+    let (handle, url) = discover_and_register(&mut h);
+    sign_in(&mut h, handle, &url, "tok-1", 3600);
+    let init = h.expect_http("initialize");
+    let msg =
+        crate::http_harness::result_for(&init.json(), crate::harness::init_result("2025-06-18", json!({})));
+    h.head(init.id, 200, &[("Content-Type", "application/json"), ("Mcp-Session-Id", "sess-1")]);
+    h.body(init.id, msg.to_string().as_bytes());
+    h.end(init.id);
+    let listen = h.started_http().pop().expect("the GET stream");
+    assert_eq!(listen.req.method, mcp_core::HttpMethod::Get);
+    // The token was revoked: the GET stream is refused; the refresh token gets a new one.
+    unauthorized(&mut h, &listen);
+    let prm = h.expect_http("GET");
+    assert_eq!(prm.req.url, PRM);
+    json_answer(
+        &mut h,
+        &prm,
+        200,
+        &json!({"resource": SERVER, "authorization_servers": ["https://auth.test"]}),
+    );
+    let refresh = h.started_http().remove(0);
+    assert_eq!(refresh.req.url, "https://auth.test/token");
+    json_answer(
+        &mut h,
+        &refresh,
+        200,
+        &json!({"access_token": "tok-2", "token_type": "Bearer", "expires_in": 3600}),
+    );
+    let reopened = h.started_http().pop().expect("the GET stream again");
+    assert_eq!(reopened.req.method, mcp_core::HttpMethod::Get);
+    assert_eq!(reopened.header("Authorization"), Some("Bearer tok-2"));
+    h.sse_open(reopened.id, ": ok\n\n");
+    h.ok(c);
+}

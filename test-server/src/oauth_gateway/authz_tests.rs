@@ -490,12 +490,12 @@ fn proxies_over_sockets_with_a_valid_token() {
 fn flags() {
     let args = |s: &str| s.split(' ').map(str::to_owned).collect::<Vec<_>>().into_iter();
     let cfg = GatewayConfig::parse(args(
-        "--upstream http://127.0.0.1:1/mcp --token-ttl=1 --require-scope s --client a:b",
+        "--upstream http://127.0.0.1:1/mcp --token-ttl=1 --require-scope s --client a:b --static-token t1",
     ))
     .unwrap();
     assert_eq!(
-        (cfg.token_ttl, cfg.require_scope.as_deref(), cfg.clients.len()),
-        (Duration::from_secs(1), Some("s"), 1)
+        (cfg.token_ttl, cfg.require_scope.as_deref(), cfg.clients.len(), cfg.static_tokens.len()),
+        (Duration::from_secs(1), Some("s"), 1, 1)
     );
     for bad in [
         "",
@@ -504,6 +504,7 @@ fn flags() {
         "--upstream http://h/ --bogus",
         "--upstream http://h/ --client nocolon",
         "--upstream http://h/ --require-scope a\"b",
+        "--upstream http://h/ --static-token",
         "--upstream",
     ] {
         assert!(GatewayConfig::parse(args(bad).filter(|a| !a.is_empty())).is_err(), "{bad}");

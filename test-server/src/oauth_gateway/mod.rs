@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! mcp-test-server oauth-gateway --upstream http://127.0.0.1:3001/mcp
-//!     [--listen 127.0.0.1:0] [--token-ttl SECS] [--require-scope S] [--client ID:SECRET]...
+//!     [--listen 127.0.0.1:0] [--token-ttl SECS] [--require-scope S] [--client ID:SECRET]... [--static-token T]...
 //! ```
 //!
 //! The first line on stdout is the base URL (`http://127.0.0.1:<port>`); the MCP endpoint is
@@ -62,7 +62,7 @@ pub const SUBCOMMAND: &str = "oauth-gateway";
 const IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 
 const USAGE: &str = "usage: mcp-test-server oauth-gateway --upstream URL [--listen ADDR] \
-                     [--token-ttl SECS] [--require-scope SCOPE] [--client ID:SECRET]...";
+                     [--token-ttl SECS] [--require-scope SCOPE] [--client ID:SECRET]... [--static-token TOKEN]...";
 
 /// The gateway's settings (the subcommand's flags).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,6 +77,8 @@ pub struct GatewayConfig {
     pub require_scope: Option<String>,
     /// Pre-registered confidential clients `(id, secret)`.
     pub clients: Vec<(String, String)>,
+    /// Access tokens issued elsewhere, accepted as they are (`--static-token`).
+    pub static_tokens: Vec<String>,
 }
 
 impl GatewayConfig {
@@ -88,6 +90,7 @@ impl GatewayConfig {
             token_ttl: Duration::from_secs(3600),
             require_scope: None,
             clients: Vec::new(),
+            static_tokens: Vec::new(),
         }
     }
 
@@ -125,6 +128,13 @@ impl GatewayConfig {
                         .ok_or("--client: ID:SECRET")?;
                     cfg.clients.push((id.to_owned(), secret.to_owned()));
                 }
+                "--static-token" => {
+                    let token = value()?;
+                    if token.is_empty() || !token.bytes().all(|b| b.is_ascii_graphic()) {
+                        return Err("--static-token: visible ASCII".into());
+                    }
+                    cfg.static_tokens.push(token);
+                }
                 other => return Err(format!("unknown flag {other}")),
             }
         }
@@ -158,6 +168,9 @@ impl Gateway {
         let listener = TcpListener::bind(cfg.listen)?;
         let base = format!("http://{}", listener.local_addr()?);
         let auth = Arc::new(AuthServer::new(&base, cfg.token_ttl, cfg.require_scope.clone(), &cfg.clients));
+        for token in &cfg.static_tokens {
+            auth.accept_static_token(token, Instant::now());
+        }
         let shared = Arc::new(Shared { auth: Arc::clone(&auth), upstream });
         std::thread::spawn(move || {
             for conn in listener.incoming() {

@@ -80,15 +80,22 @@ struct Fetch {
     body: Vec<u8>,
 }
 
+/// An authorization round under way.
+#[derive(Default)]
+struct Round {
+    /// What goes out again (or fails) when it ends.
+    parked: Vec<Parked>,
+    /// Its fetch in flight (the flow has one at a time).
+    fetches: BTreeMap<ExchangeId, Fetch>,
+    /// Its host request (browser step or token provider).
+    prompt: Option<ServerRequestHandle>,
+}
+
 /// The authorization state of an HTTP connection.
 pub(super) struct AuthState {
     mode: Mode,
-    /// A round is under way.
-    running: bool,
-    parked: Vec<Parked>,
-    fetches: BTreeMap<ExchangeId, Fetch>,
-    /// The host request of the round (browser step or token provider).
-    prompt: Option<ServerRequestHandle>,
+    /// The round under way, if any.
+    round: Option<Round>,
     rounds_without_success: u32,
     /// A round failed: no proactive refresh until a request succeeds (or a round does).
     refresh_blocked: bool,
@@ -106,8 +113,7 @@ impl std::fmt::Debug for AuthState {
         };
         f.debug_struct("AuthState")
             .field("mode", &mode)
-            .field("running", &self.running)
-            .field("parked", &self.parked)
+            .field("parked", &self.round.as_ref().map(|r| &r.parked))
             .finish_non_exhaustive()
     }
 }
@@ -123,10 +129,7 @@ impl AuthState {
         };
         let state = Self {
             mode,
-            running: false,
-            parked: Vec::new(),
-            fetches: BTreeMap::new(),
-            prompt: None,
+            round: None,
             rounds_without_success: 0,
             refresh_blocked: false,
             server_url: url.to_owned(),
@@ -185,7 +188,7 @@ impl Connection {
 
     /// Whether requests must wait: an authorization round is under way.
     pub(in crate::connection) fn http_auth_busy(&self) -> bool {
-        self.auth().is_some_and(|a| a.running)
+        self.auth().is_some_and(|a| a.round.is_some())
     }
 
     /// The server refused a request with `status`: park `parked` and authorize (returns true),
@@ -202,9 +205,9 @@ impl Connection {
         if !answerable(status, www_authenticate) {
             return false;
         }
-        if auth.running {
-            if !auth.parked.contains(&parked) {
-                auth.parked.push(parked);
+        if let Some(round) = &mut auth.round {
+            if !round.parked.contains(&parked) {
+                round.parked.push(parked);
             }
             return true;
         }
@@ -223,9 +226,8 @@ impl Connection {
             Mode::OAuth { flow, .. } => flow.on_challenge(now, status, www_authenticate),
             Mode::Provider { attempts, .. } => *attempts += 1,
         }
-        auth.running = true;
+        auth.round = Some(Round { parked: vec![parked], ..Round::default() });
         auth.rounds_without_success += 1;
-        auth.parked.push(parked);
         if let Some(Mode::Broken(e)) = self.auth().map(|a| &a.mode) {
             let e = e.clone();
             self.auth_round_over(
@@ -249,7 +251,7 @@ impl Connection {
     /// requests wait for it).
     pub(in crate::connection) fn auth_refresh_due(&mut self, now: Instant) -> bool {
         let Some(auth) = self.auth_mut() else { return false };
-        if auth.running {
+        if auth.round.is_some() {
             return true;
         }
         if auth.refresh_blocked {
@@ -261,7 +263,7 @@ impl Connection {
             return false;
         }
         flow.refresh(now);
-        auth.running = true;
+        auth.round = Some(Round::default());
         self.auth_drive(now);
         self.http_auth_busy()
     }
@@ -310,12 +312,14 @@ impl Connection {
 
     /// Whether `exchange` is an authorization fetch.
     pub(super) fn auth_owns(&self, exchange: ExchangeId) -> bool {
-        self.auth().is_some_and(|a| a.fetches.contains_key(&exchange))
+        self.auth().and_then(|a| a.round.as_ref()).is_some_and(|r| r.fetches.contains_key(&exchange))
     }
 
     /// The head of an authorization fetch arrived.
     pub(super) fn auth_fetch_head(&mut self, exchange: ExchangeId, head: HttpHead) {
-        if let Some(f) = self.auth_mut().and_then(|a| a.fetches.get_mut(&exchange)) {
+        if let Some(f) =
+            self.auth_mut().and_then(|a| a.round.as_mut()).and_then(|r| r.fetches.get_mut(&exchange))
+        {
             f.status = head.status;
             f.headers = head.headers;
         }
@@ -323,7 +327,11 @@ impl Connection {
 
     /// Body bytes of an authorization fetch; past the bound the fetch fails.
     pub(super) fn auth_fetch_body(&mut self, now: Instant, exchange: ExchangeId, bytes: &[u8]) {
-        let Some(f) = self.auth_mut().and_then(|a| a.fetches.get_mut(&exchange)) else { return };
+        let Some(f) =
+            self.auth_mut().and_then(|a| a.round.as_mut()).and_then(|r| r.fetches.get_mut(&exchange))
+        else {
+            return;
+        };
         if f.body.len() + bytes.len() > MAX_FETCH_BODY {
             self.io.push_back(Io::HttpAbort { exchange });
             let detail = format!("the answer is over {MAX_FETCH_BODY} bytes");
@@ -336,7 +344,7 @@ impl Connection {
     /// An authorization fetch ended: the flow gets its answer.
     pub(super) fn auth_fetch_end(&mut self, now: Instant, exchange: ExchangeId) {
         let Some(auth) = self.auth_mut() else { return };
-        let Some(fetch) = auth.fetches.remove(&exchange) else { return };
+        let Some(fetch) = auth.round.as_mut().and_then(|r| r.fetches.remove(&exchange)) else { return };
         if let Mode::OAuth { flow, .. } = &mut auth.mode {
             flow.on_response(now, fetch.id, fetch.status, &fetch.headers, &fetch.body);
         }
@@ -347,7 +355,7 @@ impl Connection {
     /// An authorization fetch failed in transport (or passed a bound).
     pub(super) fn auth_fetch_failed(&mut self, now: Instant, exchange: ExchangeId, detail: &str) {
         let Some(auth) = self.auth_mut() else { return };
-        let Some(fetch) = auth.fetches.remove(&exchange) else { return };
+        let Some(fetch) = auth.round.as_mut().and_then(|r| r.fetches.remove(&exchange)) else { return };
         if let Mode::OAuth { flow, .. } = &mut auth.mode {
             flow.on_fetch_failed(now, fetch.id, detail);
         }
@@ -357,27 +365,19 @@ impl Connection {
 
     /// The round's step took too long (a fetch, the browser, the token provider).
     pub(in crate::connection) fn on_auth_timeout(&mut self, now: Instant) {
-        let Some(auth) = self.auth_mut() else { return };
-        if !auth.running {
-            return;
-        }
-        let exchanges: Vec<ExchangeId> = std::mem::take(&mut auth.fetches).into_keys().collect();
-        let prompt = auth.prompt.take();
-        for exchange in exchanges {
-            self.io.push_back(Io::HttpAbort { exchange });
-        }
-        let what =
-            if prompt.is_some() { "the sign-in (or token provider)" } else { "an authorization request" };
-        if let Some(handle) = prompt {
-            self.emit(Event::ServerRequestCancelled { handle });
-        }
+        let Some(round) = self.auth().and_then(|a| a.round.as_ref()) else { return };
+        let what = if round.prompt.is_some() {
+            "the sign-in (or token provider)"
+        } else {
+            "an authorization request"
+        };
         let detail = format!("{what} took too long");
         self.auth_round_over(now, Err(RequestError::AuthorizationFailed { detail, oauth: None }));
     }
 
     /// Whether `handle` is the round's host request.
     pub(in crate::connection) fn auth_prompt_is(&self, handle: ServerRequestHandle) -> bool {
-        self.auth().is_some_and(|a| a.prompt == Some(handle))
+        self.auth().and_then(|a| a.round.as_ref()).is_some_and(|r| r.prompt == Some(handle))
     }
 
     /// The host answered the round's browser step or token request.
@@ -387,11 +387,11 @@ impl Connection {
         handle: ServerRequestHandle,
         outcome: Result<serde_json::Value, HandlerError>,
     ) {
-        let Some(auth) = self.auth_mut() else { return };
-        if auth.prompt != Some(handle) {
+        let Some(round) = self.auth_mut().and_then(|a| a.round.as_mut()) else { return };
+        if round.prompt != Some(handle) {
             return;
         }
-        auth.prompt = None;
+        round.prompt = None;
         self.timers.clear(Timer::Auth);
         let Some(auth) = self.auth_mut() else { return };
         match (&mut auth.mode, outcome) {
@@ -432,12 +432,13 @@ impl Connection {
             request: HostRequest::AccessToken(Box::new(request)),
         };
         self.prompt_host(now, request, PROVIDER_TIMEOUT);
+        self.extend_waiting_deadlines(now, PROVIDER_TIMEOUT);
     }
 
     fn prompt_host(&mut self, now: Instant, request: ServerRequest, timeout: Duration) {
         let handle = ServerRequestHandle::new(self.counters.server.next());
-        if let Some(auth) = self.auth_mut() {
-            auth.prompt = Some(handle);
+        if let Some(round) = self.auth_mut().and_then(|a| a.round.as_mut()) {
+            round.prompt = Some(handle);
         }
         self.timers.set(Timer::Auth, now + timeout);
         self.emit(Event::ServerRequest { handle, request });
@@ -456,7 +457,9 @@ impl Connection {
                     let exchange = ExchangeId::new(link.exchanges.ids.next());
                     if let Some(auth) = link.auth.as_deref_mut() {
                         let fetch = Fetch { id, status: 0, headers: Vec::new(), body: Vec::new() };
-                        auth.fetches.insert(exchange, fetch);
+                        if let Some(round) = auth.round.as_mut() {
+                            round.fetches.insert(exchange, fetch);
+                        }
                     }
                     self.timers.set(Timer::Auth, now + FETCH_TIMEOUT);
                     self.io.push_back(Io::HttpStart { exchange, request });
@@ -517,12 +520,9 @@ impl Connection {
     fn auth_round_over(&mut self, now: Instant, outcome: Result<(), RequestError>) {
         self.timers.clear(Timer::Auth);
         let Some(auth) = self.auth_mut() else { return };
-        auth.running = false;
         auth.refresh_blocked = outcome.is_err();
-        let parked = std::mem::take(&mut auth.parked);
-        let exchanges: Vec<ExchangeId> = std::mem::take(&mut auth.fetches).into_keys().collect();
-        let prompt = auth.prompt.take();
-        for exchange in exchanges {
+        let Round { parked, fetches, prompt } = auth.round.take().unwrap_or_default();
+        for exchange in fetches.into_keys() {
             self.io.push_back(Io::HttpAbort { exchange });
         }
         if let Some(handle) = prompt {
@@ -573,9 +573,9 @@ impl Connection {
         }
     }
 
-    /// A person signs in now: requests that have not gone out (waiting for this round, or
-    /// queued) get the browser step's time on top of their own, so a slow sign-in does not
-    /// time them out.
+    /// The host is asked now (a person signs in, or the token provider fetches a token):
+    /// requests that have not gone out (waiting for this round, or queued) get that step's
+    /// time on top of their own, so a slow answer does not time them out.
     fn extend_waiting_deadlines(&mut self, now: Instant, browser_timeout: Duration) {
         let waiting: Vec<(RequestHandle, Duration)> =
             self.ops.iter().filter(|(_, op)| op.sent.is_none()).map(|(h, op)| (*h, op.timeout)).collect();
@@ -595,7 +595,7 @@ impl Connection {
     /// At close: the round stops (its fetches aborted, its host request withdrawn); what it
     /// parked fails with the close.
     pub(super) fn auth_abandon(&mut self, now: Instant) {
-        if self.auth().is_some_and(|a| a.running) {
+        if self.http_auth_busy() {
             let err =
                 RequestError::AuthorizationFailed { detail: "the connection closed".into(), oauth: None };
             self.auth_round_over(now, Err(err));
