@@ -1,4 +1,6 @@
-//! `mcp-bench client`: this project's client in the shape of the comparison kit's clients.
+//! This project's client in the shape of the comparison kit's clients, one binary per runtime
+//! family (`mcp-bench-tokio`, `mcp-bench-smol`, `mcp-bench-blocking`: each links only its own
+//! runtime, as a user's program would, so peak RSS and start-up compare fairly with rmcp's).
 //!
 //! Connects (spawn or first HTTP exchange, handshake, `tools/list`), makes N echo
 //! `tools/call`s, closes, and prints one `RESULT {json}` line with the in-process figures:
@@ -14,8 +16,19 @@ use serde_json::{json, Value};
 
 use crate::usage::{allocations, cpu_now, cpu_since, peak_rss_kib};
 
-/// The runtimes a client run can use.
-pub const RUNTIMES: [&str; 4] = ["tokio", "tokio-ct", "smol", "blocking"];
+/// The runtimes a client run can use: `tokio` is a multi-thread runtime called from `block_on`
+/// (as `#[tokio::main]` does), `tokio-task` the same runtime with the calls made inside a spawned
+/// task, `tokio-ct` a current-thread runtime.
+pub const RUNTIMES: [&str; 5] = ["tokio", "tokio-task", "tokio-ct", "smol", "blocking"];
+
+/// The binary (next to `mcp-bench`) that runs `runtime`.
+pub fn binary_of(runtime: &str) -> &'static str {
+    match runtime {
+        "smol" => "mcp-bench-smol",
+        "blocking" => "mcp-bench-blocking",
+        _ => "mcp-bench-tokio",
+    }
+}
 
 /// One client run: where, how many calls, how many concurrent callers.
 #[derive(Debug, Clone)]
@@ -44,7 +57,7 @@ impl Plan {
 
 /// What a client run measured.
 #[derive(Debug, Default)]
-struct Figures {
+pub struct Figures {
     connect_list: Duration,
     calls_wall: Duration,
     calls_cpu: Duration,
@@ -63,21 +76,68 @@ fn check(text: String) {
     assert_eq!(text, "hello world", "the echo tool answered something else");
 }
 
-/// Runs the plan on `runtime` and prints its `RESULT` line.
-pub fn run(runtime: &str, plan: &Plan) {
-    let figures = match runtime {
-        "tokio" => on_tokio(plan, tokio::runtime::Builder::new_multi_thread()),
-        "tokio-ct" => on_tokio(plan, tokio::runtime::Builder::new_current_thread()),
-        "smol" => on_smol(plan),
-        "blocking" => on_blocking(plan),
-        other => panic!("unknown runtime {other:?} (one of {RUNTIMES:?})"),
+/// The body of a per-runtime binary: reads `RUNTIME stdio|http N TARGET...` (and `CALLERS=C`
+/// from the environment, as the kit's clients do), runs the plan with `run` and prints its
+/// `RESULT` line. `run` answers `None` for a runtime its binary does not link.
+pub fn client_main(run: fn(&str, &Plan) -> Option<Figures>) {
+    let usage = || -> ! {
+        eprintln!("usage: {} RUNTIME stdio|http N TARGET... (RUNTIME: one of {RUNTIMES:?})", binary_name());
+        std::process::exit(2)
     };
-    print_result(runtime, plan, figures);
+    let mut args = std::env::args().skip(1);
+    let (Some(runtime), Some(transport), Some(calls)) = (args.next(), args.next(), args.next()) else {
+        usage()
+    };
+    let Ok(calls) = calls.parse() else { usage() };
+    let target: Vec<String> = args.collect();
+    if target.is_empty() {
+        usage();
+    }
+    let callers = std::env::var("CALLERS").ok().and_then(|c| c.parse().ok()).unwrap_or(1usize).max(1);
+    let plan = Plan { transport, target, calls, callers };
+    match run(&runtime, &plan) {
+        Some(figures) => print_result(&runtime, &plan, figures),
+        None => usage(),
+    }
 }
 
-fn on_tokio(plan: &Plan, mut builder: tokio::runtime::Builder) -> Figures {
+fn binary_name() -> String {
+    std::env::args().next().unwrap_or_default()
+}
+
+/// The tokio runtimes: `tokio`, `tokio-task` and `tokio-ct`.
+pub fn run_tokio(runtime: &str, plan: &Plan) -> Option<Figures> {
+    Some(match runtime {
+        "tokio" => on_tokio(plan, tokio::runtime::Builder::new_multi_thread(), false),
+        "tokio-task" => on_tokio(plan, tokio::runtime::Builder::new_multi_thread(), true),
+        "tokio-ct" => on_tokio(plan, tokio::runtime::Builder::new_current_thread(), false),
+        _ => return None,
+    })
+}
+
+/// smol: the caller's thread drives the reactor; concurrent callers are tasks of one executor.
+pub fn run_smol(runtime: &str, plan: &Plan) -> Option<Figures> {
+    (runtime == "smol").then(|| on_smol(plan))
+}
+
+/// The blocking client: concurrent callers are threads.
+pub fn run_blocking(runtime: &str, plan: &Plan) -> Option<Figures> {
+    (runtime == "blocking").then(|| on_blocking(plan))
+}
+
+/// On a runtime from `builder`, called from `block_on`, or from a spawned task when `in_task`.
+fn on_tokio(plan: &Plan, mut builder: tokio::runtime::Builder, in_task: bool) -> Figures {
     let rt = builder.enable_all().build().expect("a tokio runtime");
-    rt.block_on(async {
+    let run = tokio_run(plan.clone());
+    if in_task {
+        rt.block_on(async { tokio::spawn(run).await.expect("the calling task") })
+    } else {
+        rt.block_on(run)
+    }
+}
+
+async fn tokio_run(plan: Plan) -> Figures {
+    {
         let t0 = Instant::now();
         let client = mcp_tokio::Client::builder()
             .server(plan.spec())
@@ -114,7 +174,7 @@ fn on_tokio(plan: &Plan, mut builder: tokio::runtime::Builder) -> Figures {
         let t2 = Instant::now();
         client.close().await;
         Figures { connect_list, calls_wall, calls_cpu, close: t2.elapsed(), allocs, latencies }
-    })
+    }
 }
 
 fn on_smol(plan: &Plan) -> Figures {
@@ -128,9 +188,26 @@ fn on_smol(plan: &Plan) -> Figures {
     let (cpu0, t1, a0) = (cpu_now(), Instant::now(), allocations());
     let mut latencies = Vec::new();
     if plan.callers > 1 {
-        // smol needs no executor for callers: each caller thread awaits its own calls.
-        latencies =
-            on_threads(plan, || check(block_on(client.call_tool("echo", echo_args())).expect("call").text()));
+        // The callers are tasks of one executor on this thread, as rmcp's are tokio tasks.
+        let executor = async_executor::LocalExecutor::new();
+        let tasks: Vec<_> = (0..plan.callers)
+            .map(|_| {
+                executor.spawn(async {
+                    let mut lat = Vec::with_capacity(plan.calls);
+                    for _ in 0..plan.calls {
+                        let t = Instant::now();
+                        check(client.call_tool("echo", echo_args()).await.expect("call").text());
+                        lat.push(t.elapsed().as_secs_f64() * 1e6);
+                    }
+                    lat
+                })
+            })
+            .collect();
+        block_on(executor.run(async {
+            for task in tasks {
+                latencies.extend(task.await);
+            }
+        }));
     } else {
         block_on(async {
             for _ in 0..plan.calls {

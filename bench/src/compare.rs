@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::clients::RUNTIMES;
+use mcp_bench::clients::{binary_of, RUNTIMES};
 
 /// Where the comparison programs are and how to run them.
 #[derive(Debug, Clone)]
@@ -71,9 +71,14 @@ impl Programs {
         self.kit.join(name).display().to_string()
     }
 
+    /// This project's client binary for `runtime` (next to `mcp-bench`).
+    fn ours(&self, runtime: &str) -> PathBuf {
+        self.ours.with_file_name(binary_of(runtime))
+    }
+
     fn configs(&self, transport: &'static str, n: usize, url: &str, port: u16) -> Vec<Config> {
         let n = n.to_string();
-        let ours = self.ours.display().to_string();
+        let ours = |rt: &str| self.ours(rt).display().to_string();
         let server = vec![self.kit("mini-stdio-server")];
         let cfg = |label: &str, argv: Vec<String>, env: Vec<(&'static str, String)>| Config {
             label: label.to_owned(),
@@ -92,10 +97,10 @@ impl Programs {
             out.push(cfg("raw-json", raw, vec![("RAW_JSON", "1".into())]));
             let rmcp = with(vec![self.kit("rmcp-bench"), "stdio".into(), n.clone()], &server);
             out.push(cfg("rmcp", rmcp.clone(), vec![("RT", "multi".into())]));
+            out.push(cfg("rmcp-task", rmcp.clone(), vec![("RT", "multi".into()), ("TASK", "1".into())]));
             out.push(cfg("rmcp-ct", rmcp, vec![("RT", "current".into())]));
             for rt in RUNTIMES {
-                let argv =
-                    with(vec![ours.clone(), "client".into(), rt.into(), "stdio".into(), n.clone()], &server);
+                let argv = with(vec![ours(rt), rt.into(), "stdio".into(), n.clone()], &server);
                 out.push(cfg(&format!("mcp-{rt}"), argv, vec![]));
             }
         } else {
@@ -106,8 +111,7 @@ impl Programs {
             out.push(cfg("rmcp-pooled", pooled.clone(), vec![("RT", "multi".into())]));
             out.push(cfg("rmcp-pooled-ct", pooled, vec![("RT", "current".into())]));
             for rt in RUNTIMES {
-                let argv =
-                    vec![ours.clone(), "client".into(), rt.into(), "http".into(), n.clone(), url.into()];
+                let argv = vec![ours(rt), rt.into(), "http".into(), n.clone(), url.into()];
                 out.push(cfg(&format!("mcp-{rt}"), argv, vec![]));
             }
         }
@@ -280,6 +284,14 @@ pub fn run(ours: &Path, opts: &Options) {
         let path = opts.kit_bin.join(name);
         assert!(path.exists(), "{} is missing: build the kit first (bench/run does)", path.display());
     }
+    for rt in RUNTIMES {
+        let path = programs.ours(rt);
+        assert!(
+            path.exists(),
+            "{} is missing: build mcp-bench's binaries first (bench/run does)",
+            path.display()
+        );
+    }
     let server = HttpServer::start(&programs.kit("mini-http-server"), opts.pin);
     let url = format!("http://127.0.0.1:{}/mcp", server.port);
     let mut records = Vec::new();
@@ -414,7 +426,7 @@ fn targets(
     let cpu = |t: &'static str, l: &str| get(seq, t, l).map_or(f64::NAN, |s| s.cpu);
     let wall = |t: &'static str, l: &str| get(seq, t, l).map_or(f64::NAN, |s| s.wall);
     let best_rmcp_wall = wall("stdio", "rmcp").min(wall("stdio", "rmcp-ct"));
-    for rt in ["tokio", "tokio-ct", "smol", "blocking"] {
+    for rt in RUNTIMES {
         let me = format!("mcp-{rt}");
         line(format!("stdio cpu {me} / rmcp-ct"), cpu("stdio", &me) / cpu("stdio", "rmcp-ct"), 0.5);
         line(format!("stdio cpu {me} / raw-json"), cpu("stdio", &me) / cpu("stdio", "raw-json"), 3.0);
@@ -423,26 +435,34 @@ fn targets(
         line(format!("http cpu {me} / best rmcp-pooled"), cpu("http", &me) / pooled, 0.6);
     }
     line(
-        "stdio cpu mcp-tokio / rmcp (both multi-thread)".into(),
+        "stdio cpu mcp-tokio / rmcp (both multi-thread, block_on)".into(),
         cpu("stdio", "mcp-tokio") / cpu("stdio", "rmcp"),
         0.5,
     );
     line(
-        "stdio cpu mcp-tokio (multi) / mcp-tokio-ct".into(),
-        cpu("stdio", "mcp-tokio") / cpu("stdio", "mcp-tokio-ct"),
-        1.2,
+        "stdio cpu mcp-tokio-task / rmcp-task (both in a task)".into(),
+        cpu("stdio", "mcp-tokio-task") / cpu("stdio", "rmcp-task"),
+        0.5,
     );
-    if let Some(s) = get(seq, "stdio", "mcp-tokio") {
-        line("stdio cpu mcp-tokio max/min over rounds (bimodality)".into(), s.cpu_max / s.cpu_min, 1.2);
+    for multi in ["mcp-tokio", "mcp-tokio-task"] {
+        line(
+            format!("stdio cpu {multi} (multi-thread) / mcp-tokio-ct"),
+            cpu("stdio", multi) / cpu("stdio", "mcp-tokio-ct"),
+            1.2,
+        );
+        if let Some(s) = get(seq, "stdio", multi) {
+            line(format!("stdio cpu {multi} max/min over rounds (bimodality)"), s.cpu_max / s.cpu_min, 1.2);
+        }
     }
     for t in ["stdio", "http"] {
-        let rmcp = ["rmcp", "rmcp-ct", "rmcp-pooled", "rmcp-pooled-ct"]
+        let rmcp = ["rmcp", "rmcp-task", "rmcp-ct", "rmcp-pooled", "rmcp-pooled-ct"]
             .iter()
             .filter_map(|l| get(con, t, l))
             .map(|s| s.throughput)
             .fold(f64::NAN, f64::max);
-        for me in ["mcp-tokio", "mcp-tokio-ct", "mcp-smol", "mcp-blocking"] {
-            if let Some(ours) = get(con, t, me) {
+        for rt in RUNTIMES {
+            let me = format!("mcp-{rt}");
+            if let Some(ours) = get(con, t, &me) {
                 line(format!("{t} concurrent throughput best rmcp / {me}"), rmcp / ours.throughput, 1.0);
             }
         }

@@ -6,18 +6,15 @@
 //! bench/run [compare options]                      # build, then the side-by-side tables
 //! mcp-bench compare --kit DIR [--calls N] [--rounds R] [--callers C] [--caller-calls M]
 //!                   [--pin CORE] [--out FILE.jsonl]
-//! mcp-bench client RUNTIME stdio N SERVER [ARGS...]   # one run, prints a RESULT line
-//! mcp-bench client RUNTIME http N URL                 # RUNTIME: tokio tokio-ct smol blocking
 //! mcp-bench schema [N] [ROUNDS]                       # output-schema validation cost
 //! mcp-bench soak --all | --load --long --many --restart [sizes]   # load and soak (see `soak`)
 //! mcp-bench soak-stdio-server                        # the soak's cheap stdio server
 //! mcp-bench soak-http-server [PORT]                   # the soak's cheap loopback HTTP server
 //! ```
 //!
-//! `client` reads `CALLERS=C` from the environment as the kit's clients do: C concurrent
-//! callers of N calls each.
+//! `compare` runs this project's clients through the per-runtime binaries next to it
+//! (`mcp-bench-tokio`, `mcp-bench-smol`, `mcp-bench-blocking`; see `mcp_bench::clients`).
 
-mod clients;
 mod compare;
 mod schema;
 mod soak;
@@ -25,7 +22,6 @@ mod soak_report;
 mod soak_restart;
 mod soak_runs;
 mod soak_servers;
-mod usage;
 
 use std::path::PathBuf;
 use std::process::exit;
@@ -33,7 +29,6 @@ use std::process::exit;
 fn usage() -> ! {
     eprintln!(
         "usage: mcp-bench compare --kit DIR [--calls N] [--rounds R] [--callers C] [--caller-calls M] [--pin CORE] [--out FILE]\n       \
-         mcp-bench client RUNTIME stdio|http N TARGET...\n       \
          mcp-bench schema [N] [ROUNDS]\n       \
          {}\n       \
          mcp-bench soak-stdio-server | soak-http-server [PORT]",
@@ -75,17 +70,6 @@ fn main() {
             let n = args.next().map_or(20_000, |v| number(Some(v)));
             let rounds = args.next().map_or(3, |v| number(Some(v)));
             schema::run(n, rounds.max(1));
-        }
-        Some("client") => {
-            let runtime = args.next().unwrap_or_else(|| usage());
-            let transport = args.next().unwrap_or_else(|| usage());
-            let calls = number(args.next());
-            let target: Vec<String> = args.collect();
-            if target.is_empty() {
-                usage();
-            }
-            let callers = std::env::var("CALLERS").ok().and_then(|c| c.parse().ok()).unwrap_or(1usize).max(1);
-            clients::run(&runtime, &clients::Plan { transport, target, calls, callers });
         }
         Some("compare") => {
             let mut opts = compare::Options {

@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 use mcp_core::{ClientError, Event, ServerSpec};
 use serde_json::Value;
 
-use crate::clients::quantile;
 use crate::soak::{broken, caller, caller_sync, echo_args, Options, Rt, StdioServer, Tally};
 use crate::soak_report::Row;
 use crate::soak_runs::{join_all, tokio_runtime};
+use mcp_bench::clients::quantile;
 
 /// One server's first contact: connect time, and the outcome of its first call.
 #[derive(Debug)]

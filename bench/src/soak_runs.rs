@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 
 use mcp_core::{ClientError, ServerSpec};
 
-use crate::clients::quantile;
 use crate::soak::{broken, caller, caller_sync, echo_args, rss_kib, Options, Rt, StdioServer, Tally};
 use crate::soak_report::Row;
+use mcp_bench::clients::quantile;
 
 /// A multi-thread tokio runtime for one run.
 pub fn tokio_runtime() -> Result<tokio::runtime::Runtime, String> {

@@ -1,7 +1,8 @@
 //! rmcp client bench.
 //! Usage: rmcp-bench stdio N SERVER_CMD [ARGS...]
 //!        rmcp-bench http  N URL [pooled]
-//! Env RT=current selects a current-thread tokio runtime (default multi-thread).
+//! Env RT=current selects a current-thread tokio runtime (default multi-thread); TASK=1 runs
+//! everything inside a spawned task instead of on the thread in `block_on`.
 //! Env CALLERS=C (C > 1) runs C concurrent tasks of N calls each on clones of
 //! the peer and adds p50/p99 call latency to the RESULT line.
 //! Prints one RESULT JSON line: connect(+initialize)+list_tools time, N
@@ -120,7 +121,13 @@ fn main() {
         _ => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
     }
     .unwrap();
-    if let Err(e) = rt.block_on(run(args)) {
+    // TASK=1: the whole run inside a spawned task, not on the thread in `block_on`.
+    let result = if std::env::var("TASK").as_deref() == Ok("1") {
+        rt.block_on(async { tokio::spawn(run(args)).await.expect("the run task") })
+    } else {
+        rt.block_on(run(args))
+    };
+    if let Err(e) = result {
         eprintln!("error: {e}");
         std::process::exit(1);
     }
