@@ -137,44 +137,42 @@ fn on_tokio(plan: &Plan, mut builder: tokio::runtime::Builder, in_task: bool) ->
 }
 
 async fn tokio_run(plan: Plan) -> Figures {
-    {
-        let t0 = Instant::now();
-        let client = mcp_tokio::Client::builder()
-            .server(plan.spec())
-            .build(mcp_tokio::TokioRuntime::current())
-            .expect("build");
-        client.list_tools().await.expect("list tools");
-        let connect_list = t0.elapsed();
-        let (cpu0, t1, a0) = (cpu_now(), Instant::now(), allocations());
-        let mut latencies = Vec::new();
-        if plan.callers > 1 {
-            let tasks: Vec<_> = (0..plan.callers)
-                .map(|_| {
-                    let (client, n) = (client.clone(), plan.calls);
-                    tokio::spawn(async move {
-                        let mut lat = Vec::with_capacity(n);
-                        for _ in 0..n {
-                            let t = Instant::now();
-                            check(client.call_tool("echo", echo_args()).await.expect("call").text());
-                            lat.push(t.elapsed().as_secs_f64() * 1e6);
-                        }
-                        lat
-                    })
+    let t0 = Instant::now();
+    let client = mcp_tokio::Client::builder()
+        .server(plan.spec())
+        .build(mcp_tokio::TokioRuntime::current())
+        .expect("build");
+    client.list_tools().await.expect("list tools");
+    let connect_list = t0.elapsed();
+    let (cpu0, t1, a0) = (cpu_now(), Instant::now(), allocations());
+    let mut latencies = Vec::new();
+    if plan.callers > 1 {
+        let tasks: Vec<_> = (0..plan.callers)
+            .map(|_| {
+                let (client, n) = (client.clone(), plan.calls);
+                tokio::spawn(async move {
+                    let mut lat = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        let t = Instant::now();
+                        check(client.call_tool("echo", echo_args()).await.expect("call").text());
+                        lat.push(t.elapsed().as_secs_f64() * 1e6);
+                    }
+                    lat
                 })
-                .collect();
-            for task in tasks {
-                latencies.extend(task.await.expect("a caller task"));
-            }
-        } else {
-            for _ in 0..plan.calls {
-                check(client.call_tool("echo", echo_args()).await.expect("call").text());
-            }
+            })
+            .collect();
+        for task in tasks {
+            latencies.extend(task.await.expect("a caller task"));
         }
-        let (calls_wall, calls_cpu, allocs) = (t1.elapsed(), cpu_since(cpu0), allocations() - a0);
-        let t2 = Instant::now();
-        client.close().await;
-        Figures { connect_list, calls_wall, calls_cpu, close: t2.elapsed(), allocs, latencies }
+    } else {
+        for _ in 0..plan.calls {
+            check(client.call_tool("echo", echo_args()).await.expect("call").text());
+        }
     }
+    let (calls_wall, calls_cpu, allocs) = (t1.elapsed(), cpu_since(cpu0), allocations() - a0);
+    let t2 = Instant::now();
+    client.close().await;
+    Figures { connect_list, calls_wall, calls_cpu, close: t2.elapsed(), allocs, latencies }
 }
 
 fn on_smol(plan: &Plan) -> Figures {

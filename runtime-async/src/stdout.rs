@@ -94,42 +94,56 @@ impl SharedStdout {
     /// Reads what stdout has, feeding the engine in order, until the stream would block (the
     /// relay is then registered for more). `Ready` once stdout ended; `Pending` also when
     /// another poller is reading now (it reads on).
+    ///
+    /// A poller that finds the lock taken leaves the reading to the holder, so the holder looks
+    /// again after letting go: if the stream fired after its last read attempt (the wake-up went
+    /// to a poller that found the lock taken and left), it reads once more. Without that second
+    /// look, bytes that arrived in that window would wait for a wake-up that never comes.
     fn read(&self) -> Poll<()> {
-        let mut reading = match self.reading.try_lock() {
-            Ok(guard) => guard,
-            Err(TryLockError::Poisoned(p)) => p.into_inner(),
-            Err(TryLockError::WouldBlock) => return Poll::Pending,
-        };
-        let Reading { stdout, buf } = &mut *reading;
-        let Some(reader) = stdout.as_mut() else {
-            return Poll::Ready(());
-        };
-        if buf.is_empty() {
-            buf.resize(READ_CHUNK, 0);
-        }
-        lock(&self.relay.0).fired = false;
-        let mut cx = Context::from_waker(&self.relay_waker);
         loop {
-            match Pin::new(&mut *reader).poll_read(&mut cx, buf) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(Ok(n)) if n > 0 => {
-                    if !self.feed.feed(Input::Stdout(self.epoch, buf[..n].to_vec())) {
-                        break;
+            let mut reading = match self.reading.try_lock() {
+                Ok(guard) => guard,
+                Err(TryLockError::Poisoned(p)) => p.into_inner(),
+                Err(TryLockError::WouldBlock) => return Poll::Pending,
+            };
+            let Reading { stdout, buf } = &mut *reading;
+            let Some(reader) = stdout.as_mut() else {
+                return Poll::Ready(());
+            };
+            if buf.is_empty() {
+                buf.resize(READ_CHUNK, 0);
+            }
+            lock(&self.relay.0).fired = false;
+            let mut cx = Context::from_waker(&self.relay_waker);
+            let ended = loop {
+                match Pin::new(&mut *reader).poll_read(&mut cx, buf) {
+                    Poll::Pending => break false,
+                    Poll::Ready(Ok(n)) if n > 0 => {
+                        if !self.feed.feed(Input::Stdout(self.epoch, buf[..n].to_vec())) {
+                            break true;
+                        }
+                    }
+                    Poll::Ready(_) => {
+                        self.feed.feed(Input::StdoutEof(self.epoch));
+                        break true;
                     }
                 }
-                Poll::Ready(_) => {
-                    self.feed.feed(Input::StdoutEof(self.epoch));
-                    break;
+            };
+            if !ended {
+                drop(reading);
+                if lock(&self.relay.0).fired {
+                    continue;
                 }
+                return Poll::Pending;
             }
+            *stdout = None;
+            drop(reading);
+            // The reader task ends too.
+            if let Some(task) = lock(&self.relay.0).task.take() {
+                task.wake();
+            }
+            return Poll::Ready(());
         }
-        *stdout = None;
-        drop(reading);
-        // The reader task ends too.
-        if let Some(task) = lock(&self.relay.0).task.take() {
-            task.wake();
-        }
-        Poll::Ready(())
     }
 
     /// The reader task's poll: it reads whatever nobody else does.
@@ -172,5 +186,83 @@ impl SharedStdout {
         if fired {
             let _ = self.read();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+    use std::sync::OnceLock;
+
+    use super::*;
+
+    /// Keeps every stdout byte it is fed.
+    #[derive(Default)]
+    struct Recorded(Mutex<Vec<u8>>);
+
+    impl Feed for Recorded {
+        fn feed(&self, input: Input) -> bool {
+            if let Input::Stdout(_, bytes) = input {
+                lock(&self.0).extend(bytes);
+            }
+            true
+        }
+    }
+
+    /// A stream whose bytes arrive while its reader still holds the lock: the first read finds
+    /// nothing and registers the relay, which fires at once; the caller it wakes polls straight
+    /// away and finds the lock taken. The bytes are there from the second read on.
+    struct ArrivesMidRead {
+        shared: Arc<OnceLock<Arc<SharedStdout>>>,
+        reads: usize,
+    }
+
+    impl AsyncRead for ArrivesMidRead {
+        fn poll_read(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            buf: &mut [u8],
+        ) -> Poll<io::Result<usize>> {
+            self.reads += 1;
+            match self.reads {
+                1 => {
+                    cx.waker().wake_by_ref();
+                    let shared = self.shared.get().expect("set before the first read");
+                    assert!(shared.read().is_pending(), "the lock is held: the woken caller leaves");
+                    Poll::Pending
+                }
+                2 => {
+                    buf[..6].copy_from_slice(b"hello\n");
+                    Poll::Ready(Ok(6))
+                }
+                _ => Poll::Pending,
+            }
+        }
+    }
+
+    /// A process epoch, as the core hands one out with its first spawn.
+    fn an_epoch() -> Epoch {
+        use mcp_core::{Connection, ConnectionConfig, Io, Request, RequestOptions, StdioCommand};
+        let now = std::time::Instant::now();
+        let mut conn = Connection::new(ConnectionConfig::stdio(StdioCommand::new("server")), now);
+        conn.request(now, Request::Ping, RequestOptions::default()).expect("a request");
+        std::iter::from_fn(|| conn.poll_io())
+            .find_map(|io| match io {
+                Io::Spawn { epoch, .. } => Some(epoch),
+                _ => None,
+            })
+            .expect("a spawn")
+    }
+
+    #[test]
+    fn bytes_that_fire_the_stream_while_the_lock_is_held_are_read_by_the_holder() {
+        let cell = Arc::new(OnceLock::new());
+        let recorded = Arc::new(Recorded::default());
+        let stream = ArrivesMidRead { shared: cell.clone(), reads: 0 };
+        let shared = SharedStdout::new(an_epoch(), Box::new(stream), recorded.clone());
+        cell.set(shared.clone()).ok().expect("set once");
+        let mut cx = Context::from_waker(Waker::noop());
+        assert!(shared.poll_caller(&mut cx).is_pending());
+        assert_eq!(lock(&recorded.0).as_slice(), b"hello\n", "nobody else would read them");
     }
 }
