@@ -260,7 +260,7 @@ mod tests {
         let recorded = Arc::new(Recorded::default());
         let stream = ArrivesMidRead { shared: cell.clone(), reads: 0 };
         let shared = SharedStdout::new(an_epoch(), Box::new(stream), recorded.clone());
-        cell.set(shared.clone()).ok().expect("set once");
+        cell.set(shared.clone()).expect("set once");
         let mut cx = Context::from_waker(Waker::noop());
         assert!(shared.poll_caller(&mut cx).is_pending());
         assert_eq!(lock(&recorded.0).as_slice(), b"hello\n", "nobody else would read them");
