@@ -102,6 +102,9 @@ struct Sent {
     listen: Option<Value>,
     /// A task message: the task it names (`params.taskId`).
     task: Option<String>,
+    /// Its exchange was refused with 401 or 403: the client sends it again under a new id (after
+    /// authorizing) or fails it, and never takes an answer to this id.
+    refused: bool,
 }
 
 /// What a host request has to do with tasks.
@@ -742,8 +745,19 @@ impl World {
         if let Some(e) = self.open.get_mut(&x) {
             e.head = Some(sse);
         }
+        if matches!(status, 401 | 403) {
+            self.refused(x);
+        }
         self.conn.handle_http_head(self.now, x, HttpHead { status, headers });
         self.drain();
+    }
+
+    /// Exchange `x` is refused (401 or 403): what it carried is answered under new ids or not
+    /// at all, so answers to its ids tell the invariants nothing.
+    fn refused(&mut self, x: ExchangeId) {
+        for sent in self.sent.iter_mut().filter(|s| s.exchange == Some(x)) {
+            sent.refused = true;
+        }
     }
 
     fn http_head(&mut self, r: &mut Reader<'_>) {
@@ -902,6 +916,7 @@ impl World {
                 exchange,
                 listen,
                 task,
+                refused: false,
             });
             if self.sent.len() > 256 {
                 self.sent.remove(0);
@@ -1305,6 +1320,9 @@ impl World {
     /// invariants: the pace of the task a `tasks/get` (`sent`) polls (its first answer only),
     /// lifetimes, cancellations, final statuses and results.
     fn took(&mut self, sent: Option<&Sent>, task: &Value, notification: bool) {
+        if sent.is_some_and(|s| s.refused) {
+            return;
+        }
         let t = &mut self.tasks;
         let status = task.get("status").and_then(Value::as_str).unwrap_or("");
         let named = task.get("taskId").and_then(Value::as_str).map(str::to_owned);

@@ -138,6 +138,7 @@ impl World {
         if let Some(e) = self.open.get_mut(&x) {
             e.head = Some(false);
         }
+        self.refused(x);
         self.conn.handle_http_head(self.now, x, crate::HttpHead { status, headers });
         self.drain();
         if self.open.contains_key(&x) {
