@@ -12,7 +12,10 @@
 #   FUZZ_MAX_TIME  per-target time guard in seconds (default 0: none); a target stopped by it
 #                  reports the executions it reached
 #   FUZZ_FLAGS     cargo-fuzz build flags (default: `-s none -a`: no sanitizer, the code is safe
-#                  Rust; release with debug assertions and overflow checks on)
+#                  Rust; release with debug assertions and overflow checks on; add
+#                  `--no-trace-compares` for 2-4x the executions per second, with coarser
+#                  guidance)
+#   FUZZ_JOBS      targets fuzzed at once (default 1; one core each)
 #   CARGO_TARGET_DIR  as usual (a separate one keeps the workspace's build cache intact)
 #
 # The targets are built once, then the binaries run: every target fuzzes the same tree state.
@@ -28,7 +31,7 @@ shift || true
 # Every target `cargo fuzz list` knows, fastest first (execs/s measured on a 2-core VM: about
 # 100 k for jsonrpc down to 1 k for the whole-client targets); targets not ranked here go last.
 ranked=(jsonrpc headers jsonrpc_head framing sse stdio_connection oauth_flow gzip schema_validate
-    client_ops_stdio client_ops_http)
+    client_ops_stdio client_ops_http client_ops_http_auth)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     listed=$(cargo fuzz list) || exit 2
@@ -46,11 +49,12 @@ read -r -a flags <<<"${FUZZ_FLAGS:--s none -a}"
 cargo fuzz build "${flags[@]}" || exit 2
 bin="${CARGO_TARGET_DIR:-$PWD/target}/$(rustc -vV | sed -n 's/^host: //p')/release"
 
-failed=0
-rows=()
-for t in "${targets[@]}"; do
+jobs="${FUZZ_JOBS:-1}"
+
+# Fuzzes one target and prints its summary row; exit status 1 if it failed.
+fuzz_one() {
+    local t=$1 log="$work/$1.log" start status secs execs rate verdict
     mkdir -p "$work/corpus/$t" "$work/artifacts/$t"
-    log="$work/$t.log"
     start=$(date +%s)
     "$bin/$t" -runs="$runs" -max_total_time="$max_time" -timeout=30 -print_final_stats=1 \
         -artifact_prefix="$work/artifacts/$t/" "$work/corpus/$t" "corpus/$t" >"$log" 2>&1
@@ -62,12 +66,27 @@ for t in "${targets[@]}"; do
         verdict=ok
     else
         verdict="FAILED (exit $status, see $log and $work/artifacts/$t/)"
-        failed=1
     fi
-    row="$t: ${execs:-?} executions in ${secs} s (${rate} exec/s): $verdict"
-    echo "$row"
-    rows+=("$row")
+    echo "$t: ${execs:-?} executions in ${secs} s (${rate} exec/s): $verdict" | tee "$work/$t.row"
+    [ "$status" -eq 0 ]
+}
+
+failed=0
+running=0
+for t in "${targets[@]}"; do
+    if [ "$running" -ge "$jobs" ]; then
+        wait -n || failed=1
+        running=$((running - 1))
+    fi
+    fuzz_one "$t" &
+    running=$((running + 1))
 done
-echo "--- fuzz-all ($runs runs per target, flags: ${flags[*]})"
-printf '%s\n' "${rows[@]}"
+while [ "$running" -gt 0 ]; do
+    wait -n || failed=1
+    running=$((running - 1))
+done
+echo "--- fuzz-all ($runs runs per target, $jobs at once, flags: ${flags[*]})"
+for t in "${targets[@]}"; do
+    cat "$work/$t.row"
+done
 exit $failed
