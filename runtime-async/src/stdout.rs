@@ -96,54 +96,55 @@ impl SharedStdout {
     /// another poller is reading now (it reads on).
     ///
     /// A poller that finds the lock taken leaves the reading to the holder, so the holder looks
-    /// again after letting go: if the stream fired after its last read attempt (the wake-up went
-    /// to a poller that found the lock taken and left), it reads once more. Without that second
-    /// look, bytes that arrived in that window would wait for a wake-up that never comes.
-    fn read(&self) -> Poll<()> {
-        loop {
-            let mut reading = match self.reading.try_lock() {
-                Ok(guard) => guard,
-                Err(TryLockError::Poisoned(p)) => p.into_inner(),
-                Err(TryLockError::WouldBlock) => return Poll::Pending,
-            };
-            let Reading { stdout, buf } = &mut *reading;
-            let Some(reader) = stdout.as_mut() else {
-                return Poll::Ready(());
-            };
-            if buf.is_empty() {
-                buf.resize(READ_CHUNK, 0);
-            }
-            lock(&self.relay.0).fired = false;
-            let mut cx = Context::from_waker(&self.relay_waker);
-            let ended = loop {
-                match Pin::new(&mut *reader).poll_read(&mut cx, buf) {
-                    Poll::Pending => break false,
-                    Poll::Ready(Ok(n)) if n > 0 => {
-                        if !self.feed.feed(Input::Stdout(self.epoch, buf[..n].to_vec())) {
-                            break true;
-                        }
-                    }
-                    Poll::Ready(_) => {
-                        self.feed.feed(Input::StdoutEof(self.epoch));
+    /// again after letting go: if the stream fired after its last read attempt (the wake-up may
+    /// have gone to a poller that found the lock taken and left), the holder wakes `poller`
+    /// (itself) to read once more. Without that second look, bytes that arrived in that window
+    /// would wait for a wake-up that never comes. The second read is a wake-up, not a loop here:
+    /// tokio's cooperative budget answers `Pending` and fires the stream's waker at once until
+    /// the task yields, so reading again in the same poll would spin forever.
+    fn read(&self, poller: &Waker) -> Poll<()> {
+        let mut reading = match self.reading.try_lock() {
+            Ok(guard) => guard,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) => return Poll::Pending,
+        };
+        let Reading { stdout, buf } = &mut *reading;
+        let Some(reader) = stdout.as_mut() else {
+            return Poll::Ready(());
+        };
+        if buf.is_empty() {
+            buf.resize(READ_CHUNK, 0);
+        }
+        lock(&self.relay.0).fired = false;
+        let mut cx = Context::from_waker(&self.relay_waker);
+        let ended = loop {
+            match Pin::new(&mut *reader).poll_read(&mut cx, buf) {
+                Poll::Pending => break false,
+                Poll::Ready(Ok(n)) if n > 0 => {
+                    if !self.feed.feed(Input::Stdout(self.epoch, buf[..n].to_vec())) {
                         break true;
                     }
                 }
-            };
-            if !ended {
-                drop(reading);
-                if lock(&self.relay.0).fired {
-                    continue;
+                Poll::Ready(_) => {
+                    self.feed.feed(Input::StdoutEof(self.epoch));
+                    break true;
                 }
-                return Poll::Pending;
             }
-            *stdout = None;
+        };
+        if !ended {
             drop(reading);
-            // The reader task ends too.
-            if let Some(task) = lock(&self.relay.0).task.take() {
-                task.wake();
+            if lock(&self.relay.0).fired {
+                poller.wake_by_ref();
             }
-            return Poll::Ready(());
+            return Poll::Pending;
         }
+        *stdout = None;
+        drop(reading);
+        // The reader task ends too.
+        if let Some(task) = lock(&self.relay.0).task.take() {
+            task.wake();
+        }
+        Poll::Ready(())
     }
 
     /// The reader task's poll: it reads whatever nobody else does.
@@ -157,7 +158,7 @@ impl SharedStdout {
                 state.next = state.task.clone();
             }
         }
-        self.read()
+        self.read(cx.waker())
     }
 
     /// A caller's poll: it reads the stream while it waits for its reply.
@@ -168,23 +169,23 @@ impl SharedStdout {
                 state.next = Some(cx.waker().clone());
             }
         }
-        self.read()
+        self.read(cx.waker())
     }
 
     /// A caller that polled stops (its outcome came, or it was dropped): the reader task
-    /// reads next, starting with anything that arrived since the caller's last read.
+    /// reads next, woken at once if anything arrived since the caller's last read.
     pub(crate) fn hand_back(&self, caller: &Waker) {
-        let fired = {
+        let task = {
             let mut state = lock(&self.relay.0);
             if !state.next.as_ref().is_some_and(|w| w.will_wake(caller)) {
                 // Another caller polls now (or the task already reads): it reads on.
                 return;
             }
             state.next = state.task.clone();
-            state.fired
+            state.next.clone().filter(|_| state.fired)
         };
-        if fired {
-            let _ = self.read();
+        if let Some(task) = task {
+            task.wake();
         }
     }
 }
@@ -210,8 +211,8 @@ mod tests {
     }
 
     /// A stream whose bytes arrive while its reader still holds the lock: the first read finds
-    /// nothing and registers the relay, which fires at once; the caller it wakes polls straight
-    /// away and finds the lock taken. The bytes are there from the second read on.
+    /// nothing and registers the relay, which fires at once; the other caller it wakes polls
+    /// straight away and finds the lock taken. The bytes are there from the second read on.
     struct ArrivesMidRead {
         shared: Arc<OnceLock<Arc<SharedStdout>>>,
         reads: usize,
@@ -226,9 +227,14 @@ mod tests {
             self.reads += 1;
             match self.reads {
                 1 => {
-                    cx.waker().wake_by_ref();
                     let shared = self.shared.get().expect("set before the first read");
-                    assert!(shared.read().is_pending(), "the lock is held: the woken caller leaves");
+                    // Another caller polls now: the stream's wake-up goes to it.
+                    lock(&shared.relay.0).next = Some(Waker::noop().clone());
+                    cx.waker().wake_by_ref();
+                    assert!(
+                        shared.read(Waker::noop()).is_pending(),
+                        "the lock is held: the woken caller leaves"
+                    );
                     Poll::Pending
                 }
                 2 => {
@@ -237,6 +243,46 @@ mod tests {
                 }
                 _ => Poll::Pending,
             }
+        }
+    }
+
+    /// A stream that is never ready but fires its waker on every read, as tokio's cooperative
+    /// budget does once a task used it up; it fails the test past 100 reads.
+    #[derive(Default)]
+    struct OutOfBudget {
+        reads: usize,
+    }
+
+    impl AsyncRead for OutOfBudget {
+        fn poll_read(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            _: &mut [u8],
+        ) -> Poll<io::Result<usize>> {
+            self.reads += 1;
+            assert!(self.reads <= 100, "read again and again within one poll");
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    }
+
+    /// Counts its wake-ups.
+    #[derive(Default)]
+    struct Wakes(std::sync::atomic::AtomicUsize);
+
+    impl Wake for Wakes {
+        fn wake(self: Arc<Self>) {
+            self.wake_by_ref();
+        }
+
+        fn wake_by_ref(self: &Arc<Self>) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    impl Wakes {
+        fn count(&self) -> usize {
+            self.0.load(std::sync::atomic::Ordering::SeqCst)
         }
     }
 
@@ -261,8 +307,23 @@ mod tests {
         let stream = ArrivesMidRead { shared: cell.clone(), reads: 0 };
         let shared = SharedStdout::new(an_epoch(), Box::new(stream), recorded.clone());
         cell.set(shared.clone()).expect("set once");
-        let mut cx = Context::from_waker(Waker::noop());
+        let wakes = Arc::new(Wakes::default());
+        let waker = Waker::from(wakes.clone());
+        let mut cx = Context::from_waker(&waker);
         assert!(shared.poll_caller(&mut cx).is_pending());
-        assert_eq!(lock(&recorded.0).as_slice(), b"hello\n", "nobody else would read them");
+        assert!(wakes.count() >= 1, "the holder must look again: nobody else would read the bytes");
+        assert!(shared.poll_caller(&mut cx).is_pending());
+        assert_eq!(lock(&recorded.0).as_slice(), b"hello\n");
+    }
+
+    #[test]
+    fn a_stream_out_of_budget_yields_to_the_runtime_instead_of_spinning() {
+        let shared =
+            SharedStdout::new(an_epoch(), Box::new(OutOfBudget::default()), Arc::new(Recorded::default()));
+        let wakes = Arc::new(Wakes::default());
+        let waker = Waker::from(wakes.clone());
+        let mut cx = Context::from_waker(&waker);
+        assert!(shared.poll_caller(&mut cx).is_pending());
+        assert!(wakes.count() >= 1, "polled again once the task yielded");
     }
 }
