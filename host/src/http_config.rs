@@ -181,6 +181,44 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// `builder` with the core's request `headers`: the names and values every request carries
+/// come from static tables, without parsing or copying them (both HTTP clients build their
+/// requests on [`http::request::Builder`]).
+pub fn with_request_headers(
+    mut builder: http::request::Builder,
+    headers: &[(String, String)],
+) -> http::request::Builder {
+    for (name, value) in headers {
+        builder = match (known_name(name), known_value(value)) {
+            (Some(n), Some(v)) => builder.header(n, v),
+            (Some(n), None) => builder.header(n, value.as_str()),
+            (None, Some(v)) => builder.header(name.as_str(), v),
+            (None, None) => builder.header(name.as_str(), value.as_str()),
+        };
+    }
+    builder
+}
+
+/// The header names every request carries.
+fn known_name(name: &str) -> Option<http::HeaderName> {
+    use http::header::{HeaderName, ACCEPT, ACCEPT_ENCODING, CONTENT_TYPE};
+    const KNOWN: [(&str, HeaderName); 5] = [
+        ("content-type", CONTENT_TYPE),
+        ("accept", ACCEPT),
+        ("accept-encoding", ACCEPT_ENCODING),
+        ("mcp-protocol-version", HeaderName::from_static("mcp-protocol-version")),
+        ("mcp-session-id", HeaderName::from_static("mcp-session-id")),
+    ];
+    KNOWN.iter().find(|(text, _)| name.eq_ignore_ascii_case(text)).map(|(_, n)| n.clone())
+}
+
+/// The header values most requests carry.
+fn known_value(value: &str) -> Option<http::HeaderValue> {
+    const KNOWN: [&str; 4] =
+        ["application/json", "application/json, text/event-stream", "gzip", "text/event-stream"];
+    KNOWN.into_iter().find(|text| value == *text).map(http::HeaderValue::from_static)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,5 +250,35 @@ mod tests {
         assert!(all.for_url(&url("http://x/")).is_none());
         let socks = Proxies::from_parts(Some("socks5://s:1080"), None, "");
         assert!(socks.for_url(&url("http://x/")).is_none(), "unsupported schemes are ignored");
+    }
+
+    #[test]
+    fn request_headers_keep_names_values_and_order() {
+        let headers: Vec<(String, String)> = [
+            ("Content-Type", "application/json"),
+            ("mcp-session-id", "abc"),
+            ("X-Custom", "gzip"),
+            ("x-other", "v 1"),
+            ("accept", "application/json, text/event-stream"),
+        ]
+        .iter()
+        .map(|(n, v)| (n.to_string(), v.to_string()))
+        .collect();
+        let request =
+            with_request_headers(http::Request::builder(), &headers).body(()).expect("valid headers");
+        let got: Vec<(&str, &str)> =
+            request.headers().iter().map(|(n, v)| (n.as_str(), v.to_str().expect("ascii"))).collect();
+        assert_eq!(
+            got,
+            [
+                ("content-type", "application/json"),
+                ("mcp-session-id", "abc"),
+                ("x-custom", "gzip"),
+                ("x-other", "v 1"),
+                ("accept", "application/json, text/event-stream"),
+            ]
+        );
+        let bad = [("bad name".to_owned(), "v".to_owned())];
+        assert!(with_request_headers(http::Request::builder(), &bad).body(()).is_err());
     }
 }

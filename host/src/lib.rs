@@ -71,7 +71,7 @@ pub use handlers::{
     call_typed, prepare_servers, AuthorizationPrompt, ElicitationRequest, FromServer, HandlerAnswer,
     HandlerSet, RootsListRequest, SamplingRequest, TokenRequest, TypedRequest, NO_HANDLER,
 };
-pub use http_config::{HttpClientConfig, Proxies, Proxy, ProxySetting};
+pub use http_config::{with_request_headers, HttpClientConfig, Proxies, Proxy, ProxySetting};
 pub use methods::{BuilderParts, Prepared, ServerStart};
 pub use pending::{CloseWaiters, PendingCalls, ServerView};
 pub use process::{

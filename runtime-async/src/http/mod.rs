@@ -255,40 +255,12 @@ fn build(
 ) -> Result<hyper::Request<Full<Bytes>>, String> {
     let mut builder = hyper::Request::builder().method(method_of(request.method)).uri(target.uri.clone());
     builder = builder.header(hyper::header::HOST, target.host.clone());
-    for (name, value) in &request.headers {
-        builder = match (known_name(name), known_value(value)) {
-            (Some(n), Some(v)) => builder.header(n, v),
-            (Some(n), None) => builder.header(n, value.as_str()),
-            (None, Some(v)) => builder.header(name.as_str(), v),
-            (None, None) => builder.header(name.as_str(), value.as_str()),
-        };
-    }
+    builder = mcp_host::with_request_headers(builder, &request.headers);
     let proxy_auth = target.proxy.as_ref().and_then(|p| p.auth.as_deref());
     if let (true, Some(auth)) = (target.absolute, proxy_auth) {
         builder = builder.header(hyper::header::PROXY_AUTHORIZATION, auth);
     }
     builder.body(Full::new(body.clone())).map_err(|e| format!("the request cannot be sent: {e}"))
-}
-
-/// The headers every request carries, without parsing or copying their names.
-fn known_name(name: &str) -> Option<hyper::header::HeaderName> {
-    use hyper::header::{HeaderName, ACCEPT, ACCEPT_ENCODING, CONTENT_TYPE};
-    const KNOWN: [(&str, HeaderName); 5] = [
-        ("content-type", CONTENT_TYPE),
-        ("accept", ACCEPT),
-        ("accept-encoding", ACCEPT_ENCODING),
-        ("mcp-protocol-version", HeaderName::from_static("mcp-protocol-version")),
-        ("mcp-session-id", HeaderName::from_static("mcp-session-id")),
-    ];
-    KNOWN.iter().find(|(text, _)| name.eq_ignore_ascii_case(text)).map(|(_, n)| n.clone())
-}
-
-/// The values most requests carry, without copying them.
-fn known_value(value: &str) -> Option<hyper::header::HeaderValue> {
-    use hyper::header::HeaderValue;
-    const KNOWN: [&str; 4] =
-        ["application/json", "application/json, text/event-stream", "gzip", "text/event-stream"];
-    KNOWN.into_iter().find(|text| value == *text).map(HeaderValue::from_static)
 }
 
 async fn exchange<R: Runtime>(

@@ -363,26 +363,6 @@ fn uri_of(url: &str) -> Result<http::Uri, http::Error> {
     Ok(uri)
 }
 
-/// The headers every request carries, without parsing or copying their names.
-fn known_name(name: &str) -> Option<http::HeaderName> {
-    use http::header::{HeaderName, ACCEPT, ACCEPT_ENCODING, CONTENT_TYPE};
-    const KNOWN: [(&str, HeaderName); 5] = [
-        ("content-type", CONTENT_TYPE),
-        ("accept", ACCEPT),
-        ("accept-encoding", ACCEPT_ENCODING),
-        ("mcp-protocol-version", HeaderName::from_static("mcp-protocol-version")),
-        ("mcp-session-id", HeaderName::from_static("mcp-session-id")),
-    ];
-    KNOWN.iter().find(|(text, _)| name.eq_ignore_ascii_case(text)).map(|(_, n)| n.clone())
-}
-
-/// The values most requests carry, without copying them.
-fn known_value(value: &str) -> Option<http::HeaderValue> {
-    const KNOWN: [&str; 4] =
-        ["application/json", "application/json, text/event-stream", "gzip", "text/event-stream"];
-    KNOWN.into_iter().find(|text| value == *text).map(http::HeaderValue::from_static)
-}
-
 /// A request ready for ureq: with a body (`POST`, or any method given one) or without.
 enum Built {
     WithBody(http::Request<Vec<u8>>),
@@ -397,15 +377,8 @@ fn build(agent: &ureq::Agent, request: HttpRequest) -> Result<Built, String> {
         HttpMethod::Delete => http::Method::DELETE,
     };
     let invalid = |e: http::Error| format!("invalid request: {e}");
-    let mut builder = http::Request::builder().method(method).uri(uri_of(&request.url).map_err(invalid)?);
-    for (name, value) in &request.headers {
-        builder = match (known_name(name), known_value(value)) {
-            (Some(n), Some(v)) => builder.header(n, v),
-            (Some(n), None) => builder.header(n, value.as_str()),
-            (None, Some(v)) => builder.header(name.as_str(), v),
-            (None, None) => builder.header(name.as_str(), value.as_str()),
-        };
-    }
+    let builder = http::Request::builder().method(method).uri(uri_of(&request.url).map_err(invalid)?);
+    let builder = mcp_host::with_request_headers(builder, &request.headers);
     let timeout = Some(request.connect_timeout).filter(|t| !t.is_zero());
     if request.body.is_empty() && request.method != HttpMethod::Post {
         let req = builder.body(()).map_err(invalid)?;
