@@ -5,6 +5,7 @@
 //! (`1` and `"1"` are different ids). Encoding is compact single-line JSON: a string containing a
 //! newline is escaped by the serializer, so an encoded message never holds a raw `\n`.
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// A JSON-RPC id as it appeared on the wire (any JSON value except `null` in a request).
@@ -96,8 +97,8 @@ pub enum Message {
     Result {
         /// The id of the request answered.
         id: WireId,
-        /// The result value.
-        result: Value,
+        /// The result, as JSON text.
+        result: ResultJson,
     },
     /// An error response. `id` is `None` when the peer sent `"id": null` (e.g. a parse error).
     Error {
@@ -106,6 +107,53 @@ pub enum Message {
         /// The error object.
         error: RpcErrorObject,
     },
+}
+
+/// The `result` member of a response as received: its JSON text, parsed by whoever reads it
+/// (a tool result decodes straight from it, without a tree of the whole result).
+#[derive(Clone)]
+pub struct ResultJson(Box<RawValue>);
+
+impl ResultJson {
+    /// The result of a value (written out as compact JSON).
+    pub fn from_value(value: &Value) -> Self {
+        // A value always serialises, and its text is valid JSON.
+        Self(serde_json::value::to_raw_value(value).unwrap_or_else(|_| RawValue::NULL.to_owned()))
+    }
+
+    /// The result of a JSON text.
+    pub fn from_raw(text: Box<RawValue>) -> Self {
+        Self(text)
+    }
+
+    /// The JSON text.
+    pub fn as_raw(&self) -> &RawValue {
+        &self.0
+    }
+
+    /// The JSON text, by value.
+    pub fn into_raw(self) -> Box<RawValue> {
+        self.0
+    }
+
+    /// The result parsed into a JSON value.
+    pub fn to_value(&self) -> Value {
+        // The text was checked as JSON when it was captured.
+        serde_json::from_str(self.0.get()).unwrap_or(Value::Null)
+    }
+}
+
+impl PartialEq for ResultJson {
+    /// Equal when the JSON values are (whitespace and member order aside).
+    fn eq(&self, other: &Self) -> bool {
+        self.to_value() == other.to_value()
+    }
+}
+
+impl std::fmt::Debug for ResultJson {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("ResultJson").field(&self.0.get()).finish()
+    }
 }
 
 /// Why a JSON text is not a JSON-RPC message.
@@ -141,10 +189,15 @@ struct Envelope {
     method: Option<Value>,
     #[serde(default, deserialize_with = "present")]
     params: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    result: Option<Value>,
+    #[serde(default, deserialize_with = "present_text")]
+    result: Option<Box<RawValue>>,
     #[serde(default, deserialize_with = "present")]
     error: Option<Value>,
+}
+
+/// A member that is present, even as `null`, is `Some`, kept as its JSON text.
+fn present_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
+    <Box<RawValue> as serde::Deserialize>::deserialize(d).map(Some)
 }
 
 /// A member that is present, even as `null`, is `Some`.
@@ -162,7 +215,8 @@ fn decode_object(bytes: &[u8]) -> Option<Result<Message, DecodeError>> {
         return None;
     }
     let env: Envelope = serde_json::from_slice(bytes).ok()?;
-    Some(assemble(IdMember::of(env.id), env.method, env.params, env.result, env.error))
+    let result = env.result.map(ResultJson);
+    Some(assemble(IdMember::of(env.id), env.method, env.params, result, env.error))
 }
 
 /// The `id` member of a message.
@@ -190,7 +244,7 @@ pub fn classify(value: Value) -> Result<Message, DecodeError> {
     let id = IdMember::of(obj.remove("id"));
     let method = obj.remove("method");
     let params = obj.remove("params");
-    let result = obj.remove("result");
+    let result = obj.remove("result").map(|r| ResultJson::from_value(&r));
     let error = obj.remove("error");
     assemble(id, method, params, result, error)
 }
@@ -200,7 +254,7 @@ fn assemble(
     id: IdMember,
     method: Option<Value>,
     params: Option<Value>,
-    result: Option<Value>,
+    result: Option<ResultJson>,
     error: Option<Value>,
 ) -> Result<Message, DecodeError> {
     if let Some(method) = method {

@@ -21,7 +21,7 @@
 
 use std::time::Instant;
 
-use serde_json::Value;
+use crate::jsonrpc::ResultJson;
 
 use super::ops::Op;
 use super::{Connection, Transport};
@@ -110,8 +110,8 @@ impl Connection {
         &mut self,
         now: Instant,
         handle: RequestHandle,
-        outcome: Result<Value, RpcErrorObject>,
-    ) -> Option<Result<Value, RpcErrorObject>> {
+        outcome: Result<ResultJson, RpcErrorObject>,
+    ) -> Option<Result<ResultJson, RpcErrorObject>> {
         let mismatch = matches!(&outcome, Err(e) if e.code == HEADER_MISMATCH);
         if !mismatch || !self.era().is_some_and(|era| self.param_headers_apply(era)) {
             return Some(outcome);

@@ -10,7 +10,7 @@ use crate::error::{AnswerError, RequestError, Warning};
 use crate::event::{Event, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
 use crate::handle::{Epoch, ServerRequestHandle};
 use crate::host_requests::{self, Prepared};
-use crate::jsonrpc::{self, Message, RpcErrorObject, WireId};
+use crate::jsonrpc::{self, Message, ResultJson, RpcErrorObject, WireId};
 use crate::request::ListKind;
 use crate::schema::elicitation::FormSchema;
 use crate::text::sanitize;
@@ -49,7 +49,7 @@ impl Connection {
         }
     }
 
-    fn on_response(&mut self, now: Instant, id: WireId, outcome: Result<Value, RpcErrorObject>) {
+    fn on_response(&mut self, now: Instant, id: WireId, outcome: Result<ResultJson, RpcErrorObject>) {
         let Some(usage) = self.wire.remove(&id) else {
             let w = if self.finished_recently(&id) {
                 Warning::LateResponse { id: id.to_string() }
@@ -72,8 +72,8 @@ impl Connection {
                 }
                 self.on_op_response(now, h, outcome)
             }
-            WireUse::Probe => self.on_probe_response(now, outcome),
-            WireUse::Initialize => self.on_initialize_response(now, outcome),
+            WireUse::Probe => self.on_probe_response(now, outcome.map(|r| r.to_value())),
+            WireUse::Initialize => self.on_initialize_response(now, outcome.map(|r| r.to_value())),
             // The answer is proof of life; its arrival already counted as stream activity.
             WireUse::KeepAlive => {}
             // Nobody waits for it.

@@ -13,7 +13,7 @@ use crate::era::{modern_meta, Era};
 use crate::error::{CommandError, RequestError, RpcError, Warning};
 use crate::event::Progress;
 use crate::handle::{Epoch, RequestHandle};
-use crate::jsonrpc::{RpcErrorObject, WireId};
+use crate::jsonrpc::{ResultJson, RpcErrorObject, WireId};
 use crate::request::{Request, RequestOptions, Response};
 use crate::timers::Timer;
 use crate::types::{
@@ -443,18 +443,26 @@ impl Connection {
         &mut self,
         now: Instant,
         handle: RequestHandle,
-        outcome: Result<Value, RpcErrorObject>,
+        outcome: Result<ResultJson, RpcErrorObject>,
     ) {
         let Some(outcome) = self.on_header_mismatch(now, handle, outcome) else { return };
-        let value = match outcome {
+        let result = match outcome {
             Err(e) if e.code == -32602 && self.restart_pages(now, handle) => return,
             Err(e) => {
                 let err = RpcError { code: e.code, message: e.message, data: e.data };
                 self.finish(handle, Err(RequestError::Rpc(err)));
                 return;
             }
-            Ok(v) => v,
+            Ok(r) => r,
         };
+        match self.complete_tool_result(handle, result) {
+            Ok(call) => self.finish_tool_result(handle, call),
+            Err(result) => self.on_op_result(now, handle, result.to_value()),
+        }
+    }
+
+    /// A result for an operation, parsed: routed by what it is and what the request was.
+    pub(super) fn on_op_result(&mut self, now: Instant, handle: RequestHandle, value: Value) {
         if self.ops.get(&handle).is_some_and(|op| matches!(op.request, Request::Listen { .. })) {
             self.on_listen_response(handle, value);
             return;
@@ -534,6 +542,34 @@ impl Connection {
             self.keep_read(now, handle, uri, response);
         }
         self.finish(handle, result);
+    }
+
+    /// The common case of `tools/call`, decoded straight from the result's text: a plain call
+    /// (no task, no input round in progress) answered with a complete result. The result
+    /// comes back for the general path (which parses it) otherwise, and when the direct decode
+    /// does not take it (see [`CallToolResult::from_complete_text`]).
+    fn complete_tool_result(
+        &self,
+        handle: RequestHandle,
+        result: ResultJson,
+    ) -> Result<CallToolResult, ResultJson> {
+        let plain = self.ops.get(&handle).is_some_and(|op| {
+            matches!(op.request, Request::CallTool { .. }) && op.task.is_none() && op.input.is_none()
+        });
+        if !plain {
+            return Err(result);
+        }
+        CallToolResult::from_complete_text(result.into_raw()).map_err(ResultJson::from_raw)
+    }
+
+    /// Ends a `tools/call` with its decoded result, checked against the tool's output schema.
+    fn finish_tool_result(&mut self, handle: RequestHandle, call: CallToolResult) {
+        let tool = self.ops.get(&handle).and_then(|op| op.tool.clone());
+        let checked = match tool {
+            Some(schemas) => self.check_tool_result(&schemas, &call),
+            None => Ok(()),
+        };
+        self.finish(handle, checked.map(|()| Response::ToolResult(call)));
     }
 
     /// The server refused a list's cursor (-32602): that page sequence is over. Its cached

@@ -158,7 +158,7 @@ impl Connection {
                     if let Some(op) = self.ops.get_mut(&handle) {
                         op.task = None;
                     }
-                    self.on_op_response(now, handle, Ok(result.clone()));
+                    self.on_op_result(now, handle, result.clone());
                 }
                 _ => {
                     self.finish(handle, Err(invalid(format!("task {id} completed without a result object"))))
@@ -311,7 +311,7 @@ impl Connection {
                 if let Some(op) = self.ops.get_mut(&handle) {
                     op.task = None;
                 }
-                self.on_op_response(now, handle, Ok(value));
+                self.on_op_result(now, handle, value);
                 return;
             }
             _ => {}

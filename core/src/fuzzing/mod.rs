@@ -50,7 +50,7 @@ pub fn jsonrpc(data: &[u8]) {
         let line = match &msg {
             Message::Request { id, method, params } => jsonrpc::encode_request(id, method, Some(params)),
             Message::Notification { method, params } => jsonrpc::encode_notification(method, Some(params)),
-            Message::Result { id, result } => jsonrpc::encode_result(id, result),
+            Message::Result { id, result } => jsonrpc::encode_result(id, &result.to_value()),
             Message::Error { id: Some(id), error } => {
                 jsonrpc::encode_error(id, error.code, &error.message, error.data.as_ref())
             }

@@ -1,9 +1,10 @@
 //! The result of a tool call (`tools/call`).
 
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::{de_present, decode_wire, json_kind, raw_json_impls, ContentBlock, DecodeError, Meta};
+use super::{de_present, decode_wire, json_kind, raw_json_impls, ContentBlock, DecodeError, Meta, RawJson};
 
 /// The result of `tools/call`.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,7 +18,7 @@ pub struct CallToolResult {
     pub is_error: bool,
     /// The `_meta` object.
     pub meta: Option<Meta>,
-    raw: Value,
+    raw: RawJson,
 }
 
 #[derive(Deserialize)]
@@ -33,6 +34,34 @@ struct CallToolResultWire {
     meta: Option<Meta>,
 }
 
+/// [`CallToolResultWire`] decoded from JSON text, with what tells a complete result apart.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CompleteTextWire {
+    #[serde(default)]
+    content: Option<Vec<TextBlock>>,
+    #[serde(default, deserialize_with = "de_present")]
+    structured_content: Option<Value>,
+    #[serde(default)]
+    is_error: Option<bool>,
+    #[serde(default, rename = "_meta")]
+    meta: Option<Meta>,
+    #[serde(default, deserialize_with = "de_present")]
+    result_type: Option<Value>,
+    #[serde(default, deserialize_with = "de_present")]
+    task: Option<Value>,
+}
+
+/// A content block decoded from its JSON text ([`ContentBlock::from_json_text`]).
+struct TextBlock(ContentBlock);
+
+impl<'de> Deserialize<'de> for TextBlock {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = Box::<RawValue>::deserialize(d)?;
+        ContentBlock::from_json_text(text).map(TextBlock).map_err(serde::de::Error::custom)
+    }
+}
+
 impl CallToolResult {
     /// Decodes a `tools/call` result. A missing `content` is treated as empty.
     pub fn from_value(value: Value) -> Result<Self, DecodeError> {
@@ -42,7 +71,32 @@ impl CallToolResult {
             structured_content: w.structured_content,
             is_error: w.is_error.unwrap_or(false),
             meta: w.meta,
-            raw: value,
+            raw: value.into(),
+        })
+    }
+
+    /// Decodes a complete result straight from its JSON text, keeping the text as its raw
+    /// JSON (no tree of the whole result is built unless [`Self::raw`] asks for it).
+    ///
+    /// The text comes back as the error when the direct decode does not apply, and the caller
+    /// then decodes the parsed value as usual: the text is not an object, repeats a member,
+    /// says a `resultType` other than `"complete"`, carries a `task` (a task was created
+    /// instead), or fails to decode (so errors read the same on both paths).
+    pub(crate) fn from_complete_text(text: Box<RawValue>) -> Result<Self, Box<RawValue>> {
+        let Ok(w) = serde_json::from_str::<CompleteTextWire>(text.get()) else { return Err(text) };
+        if w.task.is_some() || w.result_type.is_some_and(|t| t != "complete") {
+            return Err(text);
+        }
+        let content = match w.content {
+            Some(blocks) => blocks.into_iter().map(|b| b.0).collect(),
+            None => Vec::new(),
+        };
+        Ok(Self {
+            content,
+            structured_content: w.structured_content,
+            is_error: w.is_error.unwrap_or(false),
+            meta: w.meta,
+            raw: RawJson::from_text(text),
         })
     }
 
@@ -184,5 +238,61 @@ mod tests {
         assert!(err.detail.contains("invalid TextContent: missing field `text`"), "{err}");
         let err = CallToolResult::from_value(json!({"content": "nope"})).unwrap_err();
         assert_eq!(err.what, "CallToolResult");
+    }
+
+    fn text(s: &str) -> Box<RawValue> {
+        serde_json::from_str(s).unwrap()
+    }
+
+    /// Decoded straight from the text, a complete result equals the one decoded from its
+    /// parsed value, raw JSON included.
+    #[test]
+    fn from_text_matches_from_value() {
+        let cases = [
+            RESULT_STRUCTURED,
+            RESULT_ARRAY,
+            RESULT_ERROR,
+            r#"{}"#,
+            r#"{"content": null, "isError": null, "structuredContent": null}"#,
+            r#"{"content": [{"type": "text", "text": "a\nb \u00e9", "annotations": {"priority": 0.5}, "_meta": {"k": 1}}]}"#,
+            r#"{"content": [{"type": "image", "data": "aGk=", "mimeType": "image/png"}, {"type": "text", "text": "x", "extra": [1]}]}"#,
+            r#"{"content": [{"type": "future", "payload": 1}], "_meta": {"progressToken": 3}, "x-vendor": true}"#,
+            r#"{"resultType": "complete", "content": [], "structuredContent": 1.5e300}"#,
+            // A block that repeats a member is decoded from its parsed value (the last wins).
+            r#"{"content": [{"type": "text", "text": "a", "text": "b"}]}"#,
+        ];
+        for case in cases {
+            let fast =
+                CallToolResult::from_complete_text(text(case)).unwrap_or_else(|_| panic!("direct: {case}"));
+            let slow = CallToolResult::from_value(parse(case)).unwrap();
+            assert_eq!(fast, slow, "{case}");
+            assert_eq!(fast.raw(), &parse(case), "{case}");
+            assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{case}");
+            assert_eq!(fast.clone().into_raw(), parse(case), "{case}");
+        }
+    }
+
+    /// What the direct decode leaves to the general path: not a complete result, a repeated
+    /// member, or a result the general path refuses (with its own error).
+    #[test]
+    fn from_text_leaves_the_rest_to_the_general_path() {
+        let cases = [
+            r#"{"resultType": "task", "task": {"taskId": "t"}}"#,
+            r#"{"resultType": "input_required", "inputRequests": {}}"#,
+            r#"{"resultType": null, "content": []}"#,
+            r#"{"resultType": 7}"#,
+            r#"{"task": {"taskId": "t", "status": "working"}}"#,
+            r#"{"task": null, "content": []}"#,
+            r#"{"content": [], "content": [{"type": "text", "text": "last"}]}"#,
+            r#"{"content": [{"type": "text"}]}"#,
+            r#"{"content": "nope"}"#,
+            r#"{"isError": "yes"}"#,
+            r#"[1]"#,
+            r#"null"#,
+        ];
+        for case in cases {
+            let back = CallToolResult::from_complete_text(text(case)).expect_err(case);
+            assert_eq!(back.get(), case, "the text comes back as it was");
+        }
     }
 }

@@ -1,11 +1,12 @@
 //! Content blocks carried by tool results and prompt messages.
 
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::{
     decode_base64, decode_wire, expect_object, json_kind, raw_json_impls, Annotations, DecodeError,
-    FromValue, Meta, ResourceContents, ResourceLink,
+    FromValue, Meta, RawJson, ResourceContents, ResourceLink,
 };
 
 /// One block of content, keyed by its `type` field.
@@ -135,7 +136,7 @@ pub struct TextContent {
     pub annotations: Option<Annotations>,
     /// The `_meta` object.
     pub meta: Option<Meta>,
-    raw: Value,
+    raw: RawJson,
 }
 
 #[derive(Deserialize)]
@@ -151,7 +152,41 @@ impl TextContent {
     /// Decodes a text content object (the `type` field is not checked).
     pub fn from_value(value: Value) -> Result<Self, DecodeError> {
         let w: TextWire = decode_wire("TextContent", &value)?;
-        Ok(Self { text: w.text, annotations: w.annotations, meta: w.meta, raw: value })
+        Ok(Self { text: w.text, annotations: w.annotations, meta: w.meta, raw: value.into() })
+    }
+}
+
+/// A text block's members, decoded straight from its JSON text.
+#[derive(Deserialize)]
+struct TextBlockWire<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: std::borrow::Cow<'a, str>,
+    text: String,
+    #[serde(default)]
+    annotations: Option<Annotations>,
+    #[serde(default, rename = "_meta")]
+    meta: Option<Meta>,
+}
+
+impl ContentBlock {
+    /// Decodes a block from its JSON text, keeping the text as its raw JSON. A text block
+    /// decodes straight from the text; any other block (or one the direct decode refuses,
+    /// such as a repeated member) goes through [`ContentBlock::from_value`], so both paths
+    /// accept and refuse the same blocks alike.
+    pub(crate) fn from_json_text(text: Box<RawValue>) -> Result<Self, DecodeError> {
+        match serde_json::from_str::<TextBlockWire<'_>>(text.get()) {
+            Ok(w) if w.kind == "text" => Ok(ContentBlock::Text(TextContent {
+                text: w.text,
+                annotations: w.annotations,
+                meta: w.meta,
+                raw: RawJson::from_text(text),
+            })),
+            _ => {
+                let value = serde_json::from_str(text.get())
+                    .map_err(|e| DecodeError::new("ContentBlock", e.to_string()))?;
+                ContentBlock::from_value(value)
+            }
+        }
     }
 }
 

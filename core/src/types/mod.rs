@@ -25,6 +25,7 @@ mod contents;
 mod list;
 mod logging;
 mod prompt;
+mod raw_json;
 mod resource;
 mod sampling;
 mod server;
@@ -44,6 +45,7 @@ pub use contents::{ReadResourceResult, ResourceContents};
 pub use list::ListPage;
 pub use logging::LoggingLevel;
 pub use prompt::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
+pub(crate) use raw_json::{RawField, RawJson};
 pub use resource::{Resource, ResourceLink, ResourceTemplate};
 pub use sampling::{IncludeContext, ModelPreferences, SamplingContent, SamplingMessage, ToolResult, ToolUse};
 pub use server::{DiscoverResult, InitializeResult, ListCapability, ResourcesCapability, ServerCapabilities};
@@ -84,18 +86,18 @@ pub trait FromValue: Sized {
 }
 
 /// Implements `raw()`, `into_raw()`, [`FromValue`] and `Deserialize` for a
-/// struct with a private `raw: Value` field and an inherent `from_value`.
+/// struct with a private `raw` field (a `Value` or a [`RawJson`]) and an inherent `from_value`.
 macro_rules! raw_json_impls {
     ($($ty:ident),* $(,)?) => {$(
         impl $ty {
             /// The raw JSON this value was decoded from.
             pub fn raw(&self) -> &::serde_json::Value {
-                &self.raw
+                $crate::types::RawField::json(&self.raw)
             }
 
             /// Consumes the value, returning the raw JSON it was decoded from.
             pub fn into_raw(self) -> ::serde_json::Value {
-                self.raw
+                $crate::types::RawField::into_json(self.raw)
             }
         }
 

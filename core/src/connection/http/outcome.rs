@@ -489,7 +489,7 @@ impl Connection {
     fn deliver(&mut self, now: Instant, id: WireId, outcome: Result<serde_json::Value, RpcError>) {
         let Some(epoch) = self.current_epoch() else { return };
         let msg = match outcome {
-            Ok(result) => Message::Result { id, result },
+            Ok(result) => Message::Result { id, result: crate::jsonrpc::ResultJson::from_value(&result) },
             Err(e) => Message::Error {
                 id: Some(id),
                 error: crate::jsonrpc::RpcErrorObject { code: e.code, message: e.message, data: e.data },
