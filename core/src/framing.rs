@@ -138,7 +138,7 @@ impl LineFramer {
     pub fn push(&mut self, mut bytes: &[u8]) {
         while !bytes.is_empty() {
             if let Some(dropped) = self.discarding {
-                match bytes.iter().position(|&b| b == b'\n') {
+                match memchr::memchr(b'\n', bytes) {
                     Some(i) => {
                         let cr = if i > 0 { bytes[i - 1] == b'\r' } else { self.dropped_cr };
                         let len = dropped + i - usize::from(cr);
@@ -181,7 +181,7 @@ impl LineFramer {
 
     fn scan(&mut self) {
         loop {
-            let found = self.buf[self.scanned..].iter().position(|&b| b == b'\n');
+            let found = memchr::memchr(b'\n', &self.buf[self.scanned..]);
             match found {
                 Some(off) => {
                     let end = self.scanned + off;

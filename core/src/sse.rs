@@ -345,7 +345,7 @@ impl SseDecoder {
                 bytes = &bytes[1..];
                 continue;
             }
-            match bytes.iter().position(|&b| b == b'\r' || b == b'\n') {
+            match memchr::memchr2(b'\r', b'\n', bytes) {
                 Some(i) => {
                     self.append(&bytes[..i]);
                     self.after_cr = bytes[i] == b'\r';
