@@ -21,31 +21,20 @@ pub struct CallToolResult {
     raw: RawJson,
 }
 
+/// The members of a result, its blocks decoded as `B`: [`ContentBlock`] from a parsed value,
+/// [`TextBlock`] from JSON text.
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CallToolResultWire {
+#[serde(rename_all = "camelCase", bound = "B: Deserialize<'de>")]
+struct CallToolResultWire<B> {
     #[serde(default)]
-    content: Option<Vec<ContentBlock>>,
+    content: Option<Vec<B>>,
     #[serde(default, deserialize_with = "de_present")]
     structured_content: Option<Value>,
     #[serde(default)]
     is_error: Option<bool>,
     #[serde(default, rename = "_meta")]
     meta: Option<Meta>,
-}
-
-/// [`CallToolResultWire`] decoded from JSON text, with what tells a complete result apart.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CompleteTextWire {
-    #[serde(default)]
-    content: Option<Vec<TextBlock>>,
-    #[serde(default, deserialize_with = "de_present")]
-    structured_content: Option<Value>,
-    #[serde(default)]
-    is_error: Option<bool>,
-    #[serde(default, rename = "_meta")]
-    meta: Option<Meta>,
+    /// What tells a complete result apart (read by the direct decode only).
     #[serde(default, deserialize_with = "de_present")]
     result_type: Option<Value>,
     #[serde(default, deserialize_with = "de_present")]
@@ -65,7 +54,7 @@ impl<'de> Deserialize<'de> for TextBlock {
 impl CallToolResult {
     /// Decodes a `tools/call` result. A missing `content` is treated as empty.
     pub fn from_value(value: Value) -> Result<Self, DecodeError> {
-        let w: CallToolResultWire = decode_wire("CallToolResult", &value)?;
+        let w: CallToolResultWire<ContentBlock> = decode_wire("CallToolResult", &value)?;
         Ok(Self {
             content: w.content.unwrap_or_default(),
             structured_content: w.structured_content,
@@ -83,7 +72,9 @@ impl CallToolResult {
     /// says a `resultType` other than `"complete"`, carries a `task` (a task was created
     /// instead), or fails to decode (so errors read the same on both paths).
     pub(crate) fn from_complete_text(text: Box<RawValue>) -> Result<Self, Box<RawValue>> {
-        let Ok(w) = serde_json::from_str::<CompleteTextWire>(text.get()) else { return Err(text) };
+        let Ok(w) = serde_json::from_str::<CallToolResultWire<TextBlock>>(text.get()) else {
+            return Err(text);
+        };
         if w.task.is_some() || w.result_type.is_some_and(|t| t != "complete") {
             return Err(text);
         }
