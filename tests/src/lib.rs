@@ -75,13 +75,15 @@ macro_rules! all_scenario_tests {
     };
 }
 
-/// Generates `#[test] fn name() { run(module::name) }` for each name.
+/// Generates `#[test] fn name() { run(module::name) }` for each name, each under a
+/// [`support::Watchdog`] (a hung test ends the run with its name).
 #[macro_export]
 macro_rules! scenario_tests {
     ($module:ident, $run:path; $($name:ident),* $(,)?) => {
         $(
             #[test]
             fn $name() {
+                let _watchdog = $crate::support::Watchdog::start(stringify!($name));
                 $run($module::$name)
             }
         )*

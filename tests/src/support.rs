@@ -334,3 +334,43 @@ where
 {
     f
 }
+
+/// Fails the whole test run when one test hangs: a test that has not finished `limit` after it
+/// started prints its name and ends the process with status 101 (a hang or a livelock would
+/// otherwise hold the run until CI's own limit, with no name). The limit is
+/// `MCP_TEST_WATCHDOG_SECS` (default 300 s; a scenario takes seconds).
+#[derive(Debug)]
+pub struct Watchdog(Arc<(Mutex<bool>, std::sync::Condvar)>);
+
+impl Watchdog {
+    /// Starts watching the test `name`; dropping the guard (the test ended, or panicked) stops it.
+    pub fn start(name: &'static str) -> Self {
+        let secs = std::env::var("MCP_TEST_WATCHDOG_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(300);
+        let limit = std::time::Duration::from_secs(secs);
+        let state = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
+        let watched = state.clone();
+        std::thread::spawn(move || {
+            let (done, ended) = &*watched;
+            let guard = done.lock().unwrap_or_else(|p| p.into_inner());
+            let (guard, _) =
+                ended.wait_timeout_while(guard, limit, |done| !*done).unwrap_or_else(|p| p.into_inner());
+            if !*guard {
+                // Straight to the stream: the test harness captures `eprintln!` of test threads.
+                let line = format!(
+                    "watchdog: test `{name}` did not finish within {secs} s (hung?); ending the run\n"
+                );
+                let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+                std::process::exit(101);
+            }
+        });
+        Self(state)
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        let (done, ended) = &*self.0;
+        *done.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        ended.notify_all();
+    }
+}
