@@ -143,7 +143,8 @@ struct Tasks {
     not_before: BTreeMap<String, Instant>,
     /// Tasks a `GetTask` or `TaskResult` also polls: their pace is not checked.
     shared: BTreeSet<String>,
-    /// Request ids (JSON text) a task answer was delivered to.
+    /// Request ids (JSON text) whose answers set no pace any more: a task answer was delivered
+    /// to them, or a later poll of the same task superseded them.
     answered: BTreeSet<String>,
     /// The task a call polls (from a `tasks/get` it alone can have sent).
     bound: BTreeMap<RequestHandle, String>,
@@ -252,10 +253,22 @@ pub fn client_ops_http(t0: Instant, data: &[u8]) {
 /// The op-list body over an HTTP server that asks for authorization (the first byte picks
 /// OAuth or the host's token provider): see `client_ops_auth.rs`.
 pub fn client_ops_http_auth(t0: Instant, data: &[u8]) {
+    run(auth_world(t0, data), data.get(1..).unwrap_or_default());
+}
+
+/// The world of [`client_ops_http_auth`]: its first byte picks OAuth or the token provider.
+fn auth_world(t0: Instant, data: &[u8]) -> World {
     let provider = data.first().is_some_and(|b| b % 2 == 1);
     let mut w = World::new(auth::config(provider), t0, true);
     w.auth = true;
-    run(w, data.get(1..).unwrap_or_default());
+    w
+}
+
+/// [`client_ops_log`] for [`client_ops_http_auth`] inputs.
+pub fn client_ops_http_auth_log(t0: Instant, data: &[u8]) -> Vec<String> {
+    let mut w = auth_world(t0, data);
+    w.log = Some(Vec::new());
+    run_logged(w, data.get(1..).unwrap_or_default())
 }
 
 /// Runs the op-list body (`http`: over HTTP, else stdio) and returns what happened, one line
@@ -1426,6 +1439,12 @@ impl World {
         }
         if let ([only], 0) = (calls.as_slice(), others) {
             t.bound.insert(*only, task.to_owned());
+        }
+        // A call has one poll out at a time: an earlier poll of this task not answered yet was
+        // given up (its stream broke and it was re-issued, or its wire id was dropped), so a
+        // late answer to it reaches no one and sets no pace.
+        for s in self.sent.iter().filter(|s| s.method == "tasks/get" && s.task.as_deref() == Some(task)) {
+            t.answered.insert(s.id.to_string());
         }
     }
 
