@@ -532,12 +532,9 @@ impl Connection {
             Request::Custom { .. } => Ok(Response::Raw(value)),
             _ => Ok(Response::Raw(value)),
         };
-        let mut result = result.map_err(|e| RequestError::InvalidResponse { detail: e.to_string() });
-        if let (Ok(Response::ToolResult(call)), Some(schemas)) = (&result, tool) {
-            if let Err(e) = self.check_tool_result(&schemas, call) {
-                result = Err(e);
-            }
-        }
+        let result = result
+            .map_err(|e| RequestError::InvalidResponse { detail: e.to_string() })
+            .and_then(|response| self.check_output(tool.as_deref(), response));
         if let (Ok(response), Some(uri)) = (&result, read_uri) {
             self.keep_read(now, handle, uri, response);
         }
@@ -565,11 +562,23 @@ impl Connection {
     /// Ends a `tools/call` with its decoded result, checked against the tool's output schema.
     fn finish_tool_result(&mut self, handle: RequestHandle, call: CallToolResult) {
         let tool = self.ops.get(&handle).and_then(|op| op.tool.clone());
-        let checked = match tool {
-            Some(schemas) => self.check_tool_result(&schemas, &call),
-            None => Ok(()),
-        };
-        self.finish(handle, checked.map(|()| Response::ToolResult(call)));
+        let checked = self.check_output(tool.as_deref(), Response::ToolResult(call));
+        self.finish(handle, checked);
+    }
+
+    /// A response as the host gets it: a tool result checked against the tool's output schema
+    /// (when the call knows the tool), anything else as it is.
+    fn check_output(
+        &mut self,
+        tool: Option<&super::validation::ToolSchemas>,
+        response: Response,
+    ) -> Result<Response, RequestError> {
+        match (&response, tool) {
+            (Response::ToolResult(call), Some(schemas)) => {
+                self.check_tool_result(schemas, call).map(|()| response)
+            }
+            _ => Ok(response),
+        }
     }
 
     /// The server refused a list's cursor (-32602): that page sequence is over. Its cached

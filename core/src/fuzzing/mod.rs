@@ -11,7 +11,9 @@ mod sse_reference;
 
 use std::time::{Duration, Instant};
 
-pub use client_ops::{client_ops_http, client_ops_http_auth, client_ops_http_auth_log, client_ops_log, client_ops_stdio};
+pub use client_ops::{
+    client_ops_http, client_ops_http_auth, client_ops_http_auth_log, client_ops_log, client_ops_stdio,
+};
 pub use oauth::oauth_flow;
 
 use crate::framing::{Frame, LineFramer};
