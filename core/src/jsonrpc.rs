@@ -219,6 +219,72 @@ fn decode_object(bytes: &[u8]) -> Option<Result<Message, DecodeError>> {
     Some(assemble(IdMember::of(env.id), env.method, env.params, result, env.error))
 }
 
+/// One pass over a response that names its id before its `result`: when `wanted` says the id
+/// is one whose result is worth decoding straight into `T`, the result is decoded as the
+/// bytes are read, with no JSON text or tree of it in between. `None` (the caller decodes the
+/// message as usual, with [`decode`]) for anything else: not a single object, a member other
+/// than `jsonrpc`, `id` and `result`, a repeated member, `result` before `id`, an id `wanted`
+/// refuses, or a result `T` does not take.
+pub(crate) fn decode_answer<'de, T: serde::Deserialize<'de>>(
+    bytes: &'de [u8],
+    wanted: &dyn Fn(&WireId) -> bool,
+) -> Option<(WireId, T)> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let answer =
+        serde::de::DeserializeSeed::deserialize(Answer { wanted, result: std::marker::PhantomData }, &mut de);
+    de.end().ok()?;
+    answer.ok()
+}
+
+/// The visitor of [`decode_answer`].
+struct Answer<'w, T> {
+    wanted: &'w dyn Fn(&WireId) -> bool,
+    result: std::marker::PhantomData<T>,
+}
+
+impl<'de, T: serde::Deserialize<'de>> serde::de::DeserializeSeed<'de> for Answer<'_, T> {
+    type Value = (WireId, T);
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, T: serde::Deserialize<'de>> serde::de::Visitor<'de> for Answer<'_, T> {
+    type Value = (WireId, T);
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a response naming its id before its result")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        use serde::de::Error;
+        let (mut jsonrpc, mut id, mut result) = (false, None, None);
+        while let Some(key) = map.next_key::<&str>()? {
+            match key {
+                // Not read by the general path either; kept once, as there.
+                "jsonrpc" if !jsonrpc => {
+                    jsonrpc = true;
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+                "id" if id.is_none() => match map.next_value::<Value>()? {
+                    Value::Null => return Err(A::Error::custom("null id")),
+                    v => id = Some(WireId::from_value(&v)),
+                },
+                "result" if result.is_none() => match &id {
+                    Some(id) if (self.wanted)(id) => result = Some(map.next_value::<T>()?),
+                    _ => return Err(A::Error::custom("not an answer decoded in one pass")),
+                },
+                _ => return Err(A::Error::custom("a member the one-pass decode leaves to the general path")),
+            }
+        }
+        match (id, result) {
+            (Some(id), Some(result)) => Ok((id, result)),
+            _ => Err(A::Error::custom("not a response")),
+        }
+    }
+}
+
 /// The `id` member of a message.
 enum IdMember {
     Absent,

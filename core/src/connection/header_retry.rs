@@ -151,7 +151,7 @@ impl Connection {
                 op.headers.waiters = Some(Vec::new());
                 op.headers.refresh = refresh;
                 let list = RequestHandle::new(self.counters.handles.next());
-                self.ops.insert(list, op);
+                self.ops.insert(list, Box::new(op));
                 self.queue.push_front(list);
                 list
             }

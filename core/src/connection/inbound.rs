@@ -8,7 +8,7 @@ use super::{Connection, Outgoing, Proc, Session, WireUse};
 use crate::era::Era;
 use crate::error::{AnswerError, RequestError, Warning};
 use crate::event::{Event, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
-use crate::handle::{Epoch, ServerRequestHandle};
+use crate::handle::{Epoch, RequestHandle, ServerRequestHandle};
 use crate::host_requests::{self, Prepared};
 use crate::jsonrpc::{self, Message, ResultJson, RpcErrorObject, WireId};
 use crate::request::ListKind;
@@ -50,16 +50,7 @@ impl Connection {
     }
 
     fn on_response(&mut self, now: Instant, id: WireId, outcome: Result<ResultJson, RpcErrorObject>) {
-        let Some(usage) = self.wire.remove(&id) else {
-            let w = if self.finished_recently(&id) {
-                Warning::LateResponse { id: id.to_string() }
-            } else {
-                Warning::UnknownResponseId { id: sanitize(id.as_json(), 100) }
-            };
-            self.warn(w);
-            return;
-        };
-        self.remember_finished(id);
+        let Some(usage) = self.take_answered(id) else { return };
         if let Err(e) = &outcome {
             if e.code == URL_ELICITATION_REQUIRED && self.session_era() == Some(Era::Legacy) {
                 self.url_elicitations.open_from_error(e.data.as_ref());
@@ -67,9 +58,7 @@ impl Connection {
         }
         match usage {
             WireUse::Op(h) => {
-                if let Some(op) = self.ops.get_mut(&h) {
-                    op.sent = None;
-                }
+                self.op_answered(h);
                 self.on_op_response(now, h, outcome)
             }
             WireUse::Probe => self.on_probe_response(now, outcome.map(|r| r.to_value())),
@@ -78,6 +67,29 @@ impl Connection {
             WireUse::KeepAlive => {}
             // Nobody waits for it.
             WireUse::Fire => {}
+        }
+    }
+
+    /// What the answered wire id was used for, now finished; a warning (and `None`) for an
+    /// id nothing waits for.
+    pub(super) fn take_answered(&mut self, id: WireId) -> Option<WireUse> {
+        let Some(usage) = self.wire.remove(&id) else {
+            let w = if self.finished_recently(&id) {
+                Warning::LateResponse { id: id.to_string() }
+            } else {
+                Warning::UnknownResponseId { id: sanitize(id.as_json(), 100) }
+            };
+            self.warn(w);
+            return None;
+        };
+        self.remember_finished(id);
+        Some(usage)
+    }
+
+    /// An operation's request was answered: nothing of it is in flight any more.
+    pub(super) fn op_answered(&mut self, handle: RequestHandle) {
+        if let Some(op) = self.ops.get_mut(&handle) {
+            op.sent = None;
         }
     }
 

@@ -132,7 +132,9 @@ pub struct Connection {
     phase: Phase,
     proc: Proc,
     reaping: BTreeMap<Epoch, ReapStage>,
-    ops: BTreeMap<RequestHandle, ops::Op>,
+    /// Boxed: an `Op` is large (~800 bytes), and a B-tree moves its values within a node on
+    /// every insert and remove.
+    ops: BTreeMap<RequestHandle, Box<ops::Op>>,
     queue: VecDeque<RequestHandle>,
     wire: BTreeMap<WireId, WireUse>,
     /// The wire ids of the requests finished last (all from [`WireId::from_int`]), in order and
@@ -380,7 +382,7 @@ impl Connection {
         if let Some(at) = op.deadline(now) {
             self.timers.set(Timer::Request(handle), at);
         }
-        self.ops.insert(handle, op);
+        self.ops.insert(handle, Box::new(op));
         self.queue.push_back(handle);
         self.pump(now);
         Ok(handle)

@@ -550,13 +550,31 @@ impl Connection {
         handle: RequestHandle,
         result: ResultJson,
     ) -> Result<CallToolResult, ResultJson> {
-        let plain = self.ops.get(&handle).is_some_and(|op| {
-            matches!(op.request, Request::CallTool { .. }) && op.task.is_none() && op.input.is_none()
-        });
-        if !plain {
+        if !self.is_plain_call_op(handle) {
             return Err(result);
         }
         CallToolResult::from_complete_text(result.into_raw()).map_err(ResultJson::from_raw)
+    }
+
+    /// Whether `handle` is a plain `tools/call`: no task, no input round in progress.
+    fn is_plain_call_op(&self, handle: RequestHandle) -> bool {
+        self.ops.get(&handle).is_some_and(|op| {
+            matches!(op.request, Request::CallTool { .. }) && op.task.is_none() && op.input.is_none()
+        })
+    }
+
+    /// A response line that answers a plain `tools/call` with a complete result, decoded in
+    /// one pass ([`CallToolResult::from_answer_line`]) and delivered; the line comes back for
+    /// the general path otherwise.
+    pub(super) fn on_call_answer_line(&mut self, line: Vec<u8>) -> Result<(), Vec<u8>> {
+        let wanted =
+            |id: &WireId| matches!(self.wire.get(id), Some(WireUse::Op(h)) if self.is_plain_call_op(*h));
+        let (id, call) = CallToolResult::from_answer_line(line, &wanted)?;
+        if let Some(WireUse::Op(handle)) = self.take_answered(id) {
+            self.op_answered(handle);
+            self.finish_tool_result(handle, call);
+        }
+        Ok(())
     }
 
     /// Ends a `tools/call` with its decoded result, checked against the tool's output schema.

@@ -218,28 +218,33 @@ impl Connection {
                     }
                 }
                 Frame::Line(line) if line.iter().all(u8::is_ascii_whitespace) => {}
-                Frame::Line(line) => {
-                    for msg in jsonrpc::decode(&line) {
-                        // A batch element may end the process's usefulness: skip the rest.
-                        if !self.is_current_reader(epoch) {
-                            return;
-                        }
-                        match msg {
-                            Ok(m) => self.on_message(now, epoch, m),
-                            Err(DecodeError::NotJson(_)) => {
-                                let excerpt = sanitize_bytes(&line[..line.len().min(200)], 200);
-                                self.warn(Warning::NonJsonLine { excerpt });
-                            }
-                            Err(DecodeError::Invalid(reason)) => {
-                                self.warn(Warning::InvalidMessage { reason: reason.into() })
-                            }
-                        }
-                    }
-                }
+                Frame::Line(line) => self.on_stdout_line(now, epoch, line),
             }
             // A message may have ended the process's usefulness (e.g. a failed handshake).
             if !self.is_current_reader(epoch) {
                 return;
+            }
+        }
+    }
+
+    /// One line of the current process's stdout: a message or a batch of them.
+    fn on_stdout_line(&mut self, now: Instant, epoch: Epoch, line: Vec<u8>) {
+        // The common answer first: a plain tool call's, decoded in one pass.
+        let Err(line) = self.on_call_answer_line(line) else { return };
+        for msg in jsonrpc::decode(&line) {
+            // A batch element may end the process's usefulness: skip the rest.
+            if !self.is_current_reader(epoch) {
+                return;
+            }
+            match msg {
+                Ok(m) => self.on_message(now, epoch, m),
+                Err(DecodeError::NotJson(_)) => {
+                    let excerpt = sanitize_bytes(&line[..line.len().min(200)], 200);
+                    self.warn(Warning::NonJsonLine { excerpt });
+                }
+                Err(DecodeError::Invalid(reason)) => {
+                    self.warn(Warning::InvalidMessage { reason: reason.into() })
+                }
             }
         }
     }

@@ -4,7 +4,12 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use std::sync::Arc;
+
+use super::content::LineTextBlock;
+use super::raw_json::LinePath;
 use super::{de_present, decode_wire, json_kind, raw_json_impls, ContentBlock, DecodeError, Meta, RawJson};
+use crate::jsonrpc::{decode_answer, WireId};
 
 /// The result of `tools/call`.
 #[derive(Debug, Clone, PartialEq)]
@@ -89,6 +94,36 @@ impl CallToolResult {
             meta: w.meta,
             raw: RawJson::from_text(text),
         })
+    }
+
+    /// Decodes a complete result in one pass from the response line that carries it, when the
+    /// line names its id before its result and `wanted` takes that id; the result and its
+    /// blocks keep their place in the line as their raw JSON. Only text blocks are decoded
+    /// this way. Anything else gives the line back for the general path (see
+    /// [`Self::from_complete_text`], whose rules this follows), so both paths accept and refuse
+    /// the same answers alike.
+    pub(crate) fn from_answer_line(
+        line: Vec<u8>,
+        wanted: &dyn Fn(&WireId) -> bool,
+    ) -> Result<(WireId, Self), Vec<u8>> {
+        let Some((id, w)) = decode_answer::<CallToolResultWire<LineTextBlock>>(&line, wanted) else {
+            return Err(line);
+        };
+        if w.task.is_some() || w.result_type.as_ref().is_some_and(|t| t != "complete") {
+            return Err(line);
+        }
+        let line = Arc::new(line);
+        let content = w.content.unwrap_or_default().into_iter().enumerate();
+        let content =
+            content.map(|(n, b)| b.into_block(RawJson::from_line(line.clone(), LinePath::ResultBlock(n))));
+        let result = Self {
+            content: content.collect(),
+            structured_content: w.structured_content,
+            is_error: w.is_error.unwrap_or(false),
+            meta: w.meta,
+            raw: RawJson::from_line(line, LinePath::Result),
+        };
+        Ok((id, result))
     }
 
     /// The text of all text blocks, joined with `"\n"`.
@@ -260,6 +295,73 @@ mod tests {
             assert_eq!(fast.raw(), &parse(case), "{case}");
             assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{case}");
             assert_eq!(fast.clone().into_raw(), parse(case), "{case}");
+        }
+    }
+
+    fn answer_line(id: u64, result: &str) -> Vec<u8> {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#).into_bytes()
+    }
+
+    /// Decoded in one pass from its response line, a complete result equals the one decoded
+    /// from its parsed value, its raw JSON and its blocks' included.
+    #[test]
+    fn from_answer_line_matches_from_value() {
+        let cases = [
+            RESULT_ERROR,
+            r#"{}"#,
+            r#"{"content": [], "isError": true, "resultType": "complete"}"#,
+            r#"{"content": null, "isError": null, "structuredContent": null}"#,
+            r#"{"content": [{"type": "text", "text": "a\nb \u00e9", "annotations": {"priority": 0.5}, "_meta": {"k": 1}}]}"#,
+            r#"{"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b", "extra": [1]}],
+                "structuredContent": {"k": [1, 2.5]}, "_meta": {"m": null}, "x-vendor": true}"#,
+        ];
+        for (n, case) in (0u64..).zip(cases) {
+            let wanted = |id: &WireId| id.as_int() == Some(n);
+            let (id, fast) = CallToolResult::from_answer_line(answer_line(n, case), &wanted)
+                .unwrap_or_else(|_| panic!("one pass: {case}"));
+            assert_eq!(id, WireId::from_int(n));
+            let slow = CallToolResult::from_value(parse(case)).unwrap();
+            assert_eq!(fast, slow, "{case}");
+            assert_eq!(fast.raw(), &parse(case), "{case}");
+            assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{case}");
+            for (block, expected) in
+                fast.content.iter().zip(parse(case)["content"].as_array().into_iter().flatten())
+            {
+                let ContentBlock::Text(text) = block else { panic!("a text block: {case}") };
+                assert_eq!(text.raw(), expected, "{case}");
+            }
+            assert_eq!(fast.clone().into_raw(), parse(case), "{case}");
+        }
+    }
+
+    /// What the one-pass decode gives back, unchanged, for the general path.
+    #[test]
+    fn from_answer_line_leaves_the_rest_to_the_general_path() {
+        let cases = [
+            r#"{"jsonrpc":"2.0","id":7,"result":{"content":[]}}"#, // an id it was not asked for
+            r#"{"result":{"content":[]},"id":1,"jsonrpc":"2.0"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{},"x":1}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"id":1,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{},"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","\u0069d":1,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"image","data":"aGk=","mimeType":"image/png"}]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"a","text":"b"}]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"content":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":"nope"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","task":{"taskId":"t"}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":null}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"task":null,"content":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{}} x"#,
+            r#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{}"#,
+        ];
+        for case in cases {
+            let wanted = |id: &WireId| id.as_int() == Some(1);
+            let back = CallToolResult::from_answer_line(case.as_bytes().to_vec(), &wanted).expect_err(case);
+            assert_eq!(back, case.as_bytes(), "the line comes back as it was");
         }
     }
 

@@ -168,6 +168,39 @@ struct TextBlockWire<'a> {
     meta: Option<Meta>,
 }
 
+/// A text block of a response decoded in one pass ([`CallToolResult::from_answer_line`]):
+/// its members, its raw JSON given later (its place in the line). Any other type of block is
+/// refused, so the whole response takes the general path.
+///
+/// [`CallToolResult::from_answer_line`]: super::CallToolResult
+pub(crate) struct LineTextBlock {
+    text: String,
+    annotations: Option<Annotations>,
+    meta: Option<Meta>,
+}
+
+impl<'de> Deserialize<'de> for LineTextBlock {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let w = TextBlockWire::deserialize(d)?;
+        if w.kind != "text" {
+            return Err(serde::de::Error::custom("not a text block"));
+        }
+        Ok(Self { text: w.text, annotations: w.annotations, meta: w.meta })
+    }
+}
+
+impl LineTextBlock {
+    /// The block, with its raw JSON.
+    pub(crate) fn into_block(self, raw: RawJson) -> ContentBlock {
+        ContentBlock::Text(TextContent {
+            text: self.text,
+            annotations: self.annotations,
+            meta: self.meta,
+            raw,
+        })
+    }
+}
+
 impl ContentBlock {
     /// Decodes a block from its JSON text, keeping the text as its raw JSON. A text block
     /// decodes straight from the text; any other block (or one the direct decode refuses,
