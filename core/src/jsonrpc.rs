@@ -229,7 +229,8 @@ pub(crate) fn decode_answer<'de, T: serde::Deserialize<'de>>(
     bytes: &'de [u8],
     wanted: &dyn Fn(&WireId) -> bool,
 ) -> Option<(WireId, T)> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
+    // Checked as UTF-8 once, not string by string as a byte-slice reader would.
+    let mut de = serde_json::Deserializer::from_str(std::str::from_utf8(bytes).ok()?);
     let answer =
         serde::de::DeserializeSeed::deserialize(Answer { wanted, result: std::marker::PhantomData }, &mut de);
     de.end().ok()?;

@@ -27,6 +27,7 @@ mod input_waits;
 mod lifecycle;
 mod ops;
 mod oversize;
+mod recent;
 mod roots;
 mod stdio;
 mod subscriptions;
@@ -137,10 +138,9 @@ pub struct Connection {
     ops: BTreeMap<RequestHandle, Box<ops::Op>>,
     queue: VecDeque<RequestHandle>,
     wire: BTreeMap<WireId, WireUse>,
-    /// The wire ids of the requests finished last (all from [`WireId::from_int`]), in order and
-    /// as a set: a response to one of them is late rather than unknown.
-    recent: VecDeque<u64>,
-    recent_set: BTreeSet<u64>,
+    /// The wire ids of the requests finished last: a response to one of them is late rather
+    /// than unknown.
+    recent: recent::RecentIds,
     progress: BTreeMap<String, RequestHandle>,
     timers: Timers,
     server_requests: BTreeMap<ServerRequestHandle, inbound::PendingServerRequest>,
@@ -302,8 +302,7 @@ impl Connection {
             ops: BTreeMap::new(),
             queue: VecDeque::new(),
             wire: BTreeMap::new(),
-            recent: VecDeque::new(),
-            recent_set: BTreeSet::new(),
+            recent: recent::RecentIds::default(),
             progress: BTreeMap::new(),
             timers: Timers::default(),
             server_requests: BTreeMap::new(),
@@ -554,19 +553,12 @@ impl Connection {
     fn remember_finished(&mut self, id: WireId) {
         // Ids this client sent are integers; any other id was never in flight.
         let Some(id) = id.as_int() else { return };
-        if self.recent_set.insert(id) {
-            self.recent.push_back(id);
-            while self.recent.len() > self.cfg.limits.recent_finished {
-                if let Some(old) = self.recent.pop_front() {
-                    self.recent_set.remove(&old);
-                }
-            }
-        }
+        self.recent.remember(id, self.cfg.limits.recent_finished);
     }
 
     /// Whether `id` is the id of a request that finished lately (its response would be late).
     fn finished_recently(&self, id: &WireId) -> bool {
-        id.as_int().is_some_and(|n| self.recent_set.contains(&n))
+        id.as_int().is_some_and(|n| self.recent.contains(n))
     }
 
     fn next_wire_id(&mut self) -> WireId {
