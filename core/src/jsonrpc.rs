@@ -8,58 +8,82 @@
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-/// A JSON-RPC id as it appeared on the wire (any JSON value except `null` in a request).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct WireId(String);
+/// A JSON-RPC id as it appeared on the wire (any JSON value except `null` in a request),
+/// compared by its compact JSON text, so types differ (`1` and `"1"` are different ids).
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct WireId(IdRepr);
+
+/// A non-negative integer (every id this client sends) as the number, anything else as its
+/// compact JSON text: one canonical form per id, so equality is that of the texts.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum IdRepr {
+    Int(u64),
+    Json(String),
+}
 
 impl WireId {
     /// The id of an integer.
     pub fn from_int(n: u64) -> Self {
-        WireId(n.to_string())
+        WireId(IdRepr::Int(n))
     }
 
     /// The id carried by a JSON value (compared by its compact serialization, so types differ).
     pub fn from_value(v: &Value) -> Self {
         match v {
-            // The common ids, without the serializer: an integer, a string needing no escape.
-            Value::Number(n) if n.is_u64() || n.is_i64() => WireId(n.to_string()),
+            Value::Number(n) => match n.as_u64() {
+                Some(u) => WireId(IdRepr::Int(u)),
+                None => WireId(IdRepr::Json(n.to_string())),
+            },
+            // The common string ids, without the serializer: no escape needed.
             Value::String(s) if !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) => {
                 let mut text = String::with_capacity(s.len() + 2);
                 text.push('"');
                 text.push_str(s);
                 text.push('"');
-                WireId(text)
+                WireId(IdRepr::Json(text))
             }
-            _ => WireId(v.to_string()),
+            _ => WireId(IdRepr::Json(v.to_string())),
         }
     }
 
     /// The id as a JSON value.
     pub fn to_value(&self) -> Value {
-        serde_json::from_str(&self.0).unwrap_or(Value::Null)
+        match &self.0 {
+            IdRepr::Int(n) => Value::from(*n),
+            IdRepr::Json(text) => serde_json::from_str(text).unwrap_or(Value::Null),
+        }
     }
 
     /// The id as the compact JSON text it was received as.
-    pub fn as_json(&self) -> &str {
-        &self.0
+    pub fn as_json(&self) -> std::borrow::Cow<'_, str> {
+        match &self.0 {
+            IdRepr::Int(n) => n.to_string().into(),
+            IdRepr::Json(text) => text.as_str().into(),
+        }
     }
 
     /// The id as an integer, when it is a non-negative integer (every id this client sends is
     /// one, from [`WireId::from_int`]).
     pub fn as_int(&self) -> Option<u64> {
-        let text = self.0.as_bytes();
-        let plain = text.first().is_some_and(u8::is_ascii_digit) && (text[0] != b'0' || text.len() == 1);
-        if plain {
-            self.0.parse().ok()
-        } else {
-            None
+        match self.0 {
+            IdRepr::Int(n) => Some(n),
+            IdRepr::Json(_) => None,
         }
     }
 }
 
 impl std::fmt::Display for WireId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        match &self.0 {
+            IdRepr::Int(n) => write!(f, "{n}"),
+            IdRepr::Json(text) => f.write_str(text),
+        }
+    }
+}
+
+impl std::fmt::Debug for WireId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("WireId").field(&self.as_json()).finish()
     }
 }
 
@@ -398,7 +422,13 @@ impl Line {
 
     fn id(&mut self, id: &WireId) {
         self.member("id");
-        self.0.extend_from_slice(id.as_json().as_bytes());
+        match &id.0 {
+            // An integer always serialises.
+            IdRepr::Int(n) => {
+                let _ = serde_json::to_writer(&mut self.0, n);
+            }
+            IdRepr::Json(text) => self.0.extend_from_slice(text.as_bytes()),
+        }
     }
 
     fn version(&mut self) {
@@ -570,6 +600,38 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(a, WireId::from_int(1));
         assert_eq!(b.to_value(), json!("1"));
+    }
+
+    /// An id reads, compares, prints and encodes as its compact JSON text, whatever form it
+    /// is kept in.
+    #[test]
+    fn ids_are_their_json_text() {
+        let cases = [
+            ("0", "0"),
+            ("-0", "-0.0"),
+            ("7", "7"),
+            ("18446744073709551615", "18446744073709551615"),
+            ("-5", "-5"),
+            ("1.5", "1.5"),
+            ("1e2", "100.0"),
+            (r#""7""#, r#""7""#),
+            (r#""a\"b""#, r#""a\"b""#),
+        ];
+        for (text, json) in cases {
+            let value: Value = serde_json::from_str(text).unwrap();
+            let id = WireId::from_value(&value);
+            assert_eq!(id.as_json(), json, "{text}");
+            assert_eq!(id.to_string(), json, "{text}");
+            assert_eq!(format!("{id:?}"), format!("WireId({json:?})"), "{text}");
+            assert_eq!(id.to_value(), serde_json::from_str::<Value>(json).unwrap(), "{text}");
+            assert_eq!(id.as_int(), json.parse::<u64>().ok(), "{text}");
+            assert_eq!(WireId::from_value(&id.to_value()), id, "{text}");
+            let encoded = encode_call(&id, "m", None);
+            let back: Value = serde_json::from_slice(&encoded).unwrap();
+            assert_eq!(WireId::from_value(&back["id"]), id, "{text}");
+        }
+        assert_eq!(WireId::from_value(&json!(7)), WireId::from_int(7));
+        assert_ne!(WireId::from_value(&json!("7")), WireId::from_int(7));
     }
 
     /// The single-object fast path decides exactly as classifying the whole JSON value does.

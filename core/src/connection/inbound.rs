@@ -77,7 +77,7 @@ impl Connection {
             let w = if self.finished_recently(&id) {
                 Warning::LateResponse { id: id.to_string() }
             } else {
-                Warning::UnknownResponseId { id: sanitize(id.as_json(), 100) }
+                Warning::UnknownResponseId { id: sanitize(&id.as_json(), 100) }
             };
             self.warn(w);
             return None;

@@ -65,7 +65,7 @@ impl Connection {
             }
         }
         if !self.finished_recently(&id) {
-            self.warn(Warning::UnknownSubscription { id: crate::text::sanitize(id.as_json(), 100) });
+            self.warn(Warning::UnknownSubscription { id: crate::text::sanitize(&id.as_json(), 100) });
         }
         Tagged::Gone
     }
