@@ -35,6 +35,8 @@ use std::process::Stdio;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
+mod ready;
+
 use mcp_async::{ChildProcess, ProcessParts, Runtime};
 use mcp_core::{ExitInfo, StdioCommand};
 use mcp_host::{exit_info, std_command};
@@ -145,6 +147,8 @@ impl Runtime for SmolRuntime {
         let stdin = child.stdin.take().ok_or_else(missing)?;
         let stdout = child.stdout.take().ok_or_else(missing)?;
         let stderr = child.stderr.take().ok_or_else(missing)?;
+        #[cfg(unix)]
+        let stdout = ready::child_stdout(stdout)?;
         Ok(ProcessParts {
             stdin: Box::new(stdin),
             stdout: Box::new(stdout),
@@ -158,7 +162,7 @@ impl Runtime for SmolRuntime {
         Box::pin(async move {
             let stream = async_net::TcpStream::connect((host.as_str(), port)).await?;
             stream.set_nodelay(true)?;
-            Ok(Box::new(stream) as mcp_async::BoxedStream)
+            Ok(Box::new(ready::Tcp::new(stream)) as mcp_async::BoxedStream)
         })
     }
 }
