@@ -35,7 +35,7 @@ use std::process::Stdio;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-mod ready;
+mod tcp;
 
 use mcp_async::{ChildProcess, ProcessParts, Runtime};
 use mcp_core::{ExitInfo, StdioCommand};
@@ -147,8 +147,6 @@ impl Runtime for SmolRuntime {
         let stdin = child.stdin.take().ok_or_else(missing)?;
         let stdout = child.stdout.take().ok_or_else(missing)?;
         let stderr = child.stderr.take().ok_or_else(missing)?;
-        #[cfg(unix)]
-        let stdout = ready::child_stdout(stdout)?;
         Ok(ProcessParts {
             stdin: Box::new(stdin),
             stdout: Box::new(stdout),
@@ -162,7 +160,7 @@ impl Runtime for SmolRuntime {
         Box::pin(async move {
             let stream = async_net::TcpStream::connect((host.as_str(), port)).await?;
             stream.set_nodelay(true)?;
-            Ok(Box::new(ready::Tcp::new(stream)) as mcp_async::BoxedStream)
+            Ok(Box::new(tcp::Tcp::new(stream)) as mcp_async::BoxedStream)
         })
     }
 }

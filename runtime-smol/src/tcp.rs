@@ -1,6 +1,9 @@
-//! Streams that wait for readability before they read again once a read emptied them.
-//! async-io's own streams try the read first on every poll, which after an emptied socket or
-//! pipe can only say "would block": one failed `recv` or `read` per response that these save.
+//! A TCP stream that waits for readability before it reads again once a read emptied it.
+//! async-io's own stream tries the read first on every poll, which after an emptied socket can
+//! only say "would block": one failed `recv` per response that this one saves. Only for a
+//! stream one task reads (hyper's connection task): async-io keeps one waker per direction for
+//! `poll_readable`, so two tasks waiting on the same source would wake each other in turn (a
+//! child's stdout, read by its reader task and by callers, keeps async-io's own stream).
 
 use std::io::{self, Read};
 use std::net::TcpStream;
@@ -11,10 +14,10 @@ use std::task::{ready, Context, Poll};
 use async_io::Async;
 use futures_lite::io::{AsyncRead, AsyncWrite};
 
-/// The reading side of a socket or pipe registered with async-io.
+/// The reading side of a socket registered with async-io, read by one task.
 pub(crate) struct ReadyFirst<T> {
     io: Arc<Async<T>>,
-    /// The last read emptied the source (or found it empty): wait for readability first.
+    /// The last read emptied the socket (or found it empty): wait for readability first.
     drained: bool,
 }
 
@@ -36,7 +39,7 @@ where
             }
             let mut source: &T = self.io.get_ref();
             match source.read(buf) {
-                // A short read emptied the source; its end stays readable.
+                // A short read emptied the socket; its end stays readable.
                 Ok(n) => {
                     self.drained = n < buf.len();
                     return Poll::Ready(Ok(n));
@@ -79,16 +82,6 @@ impl AsyncWrite for Tcp {
     fn poll_close(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.writer).poll_close(cx)
     }
-}
-
-/// A child's stdout read as [`ReadyFirst`] (Unix: through a duplicate of its pipe, registered
-/// with async-io afresh; the original handle is closed).
-#[cfg(unix)]
-pub(crate) fn child_stdout(stdout: async_process::ChildStdout) -> io::Result<ReadyFirst<std::fs::File>> {
-    use std::os::fd::AsFd;
-    let pipe = std::fs::File::from(stdout.as_fd().try_clone_to_owned()?);
-    drop(stdout);
-    Ok(ReadyFirst::new(Arc::new(Async::new(pipe)?)))
 }
 
 #[cfg(test)]
@@ -137,24 +130,6 @@ mod tests {
                 stuck,
             )
             .await;
-        });
-    }
-
-    /// A child's stdout, read through the duplicate: pieces, pauses, and the end.
-    #[cfg(unix)]
-    #[test]
-    fn reads_a_child_stdout_to_its_end() {
-        futures_lite::future::block_on(async {
-            let mut child = async_process::Command::new("sh")
-                .args(["-c", "printf one; sleep 0.05; printf ' two'; sleep 0.05; printf ' three'"])
-                .stdout(std::process::Stdio::piped())
-                .spawn()
-                .unwrap();
-            let mut stdout = child_stdout(child.stdout.take().unwrap()).unwrap();
-            let mut got = String::new();
-            stdout.read_to_string(&mut got).await.unwrap();
-            assert_eq!(got, "one two three");
-            assert!(child.status().await.unwrap().success());
         });
     }
 }
