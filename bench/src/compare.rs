@@ -279,8 +279,14 @@ fn get<'a>(
 /// Runs every phase and prints the tables.
 pub fn run(ours: &Path, opts: &Options) {
     let programs = Programs { ours: ours.to_owned(), kit: opts.kit_bin.clone() };
-    for name in ["mini-stdio-server", "mini-http-server", "raw-stdio-client", "raw-http-client", "rmcp-bench"]
-    {
+    for name in [
+        "mini-stdio-server",
+        "mini-http-server",
+        "raw-stdio-client",
+        "raw-threads-stdio-client",
+        "raw-http-client",
+        "rmcp-bench",
+    ] {
         let path = opts.kit_bin.join(name);
         assert!(path.exists(), "{} is missing: build the kit first (bench/run does)", path.display());
     }
@@ -316,16 +322,27 @@ pub fn run(ours: &Path, opts: &Options) {
     let mut connect = programs.configs("stdio", 0, &url, server.port);
     connect.extend(programs.configs("http", 0, &url, server.port));
     connect.retain(|c| !c.label.starts_with("raw"));
-    let concurrent: Vec<Config> = programs
+    let mut concurrent: Vec<Config> = programs
         .configs("stdio", opts.caller_calls, &url, server.port)
         .into_iter()
         .chain(programs.configs("http", opts.caller_calls, &url, server.port))
-        // Not the raw floors (sequential by nature), nor rmcp's unpooled HTTP client.
+        // Not the sequential raw floors, nor rmcp's unpooled HTTP client.
         .filter(|c| {
             let unpooled_rmcp = c.transport == "http" && c.label == "rmcp";
             !c.label.starts_with("raw") && !unpooled_rmcp
         })
         .collect();
+    // The floor of a client whose concurrent callers are threads (as mcp-blocking's are).
+    concurrent.push(Config {
+        label: "raw-threads".to_owned(),
+        transport: "stdio",
+        argv: vec![
+            programs.kit("raw-threads-stdio-client"),
+            opts.caller_calls.to_string(),
+            programs.kit("mini-stdio-server"),
+        ],
+        env: vec![],
+    });
     let callers_env = [("CALLERS", opts.callers.to_string())];
     let mut order: Vec<(&Config, &'static str)> = Vec::new();
     for round in 0..opts.rounds {

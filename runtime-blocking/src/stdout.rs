@@ -9,6 +9,11 @@
 //! of callers waiting while another leads. It steps aside while callers lead and for a short
 //! [`HANDOVER`] after the last one left (so a caller that follows at once leads without waking
 //! it); callers waiting behind a leader bring it back as soon as the leader goes.
+//!
+//! Every read is one chunk at most, so a reader checks its own slot between chunks of a long
+//! output. A leader that finds the reader thread mid-read waits for that one read to end (on
+//! the lock) and then reads on, rather than polling a pipe that stays readable until the other
+//! read drains it: with 64 callers on one core, polling there cost half the throughput.
 
 use std::io::{self, Read};
 use std::os::fd::{AsFd, OwnedFd};
@@ -74,8 +79,9 @@ struct Coord {
 
 /// What a read attempt found.
 enum Read1 {
-    /// Everything there was is read.
-    Drained,
+    /// One read was made (at most one chunk) or there was nothing to read: `poll` says when
+    /// there is more. Bounded, so a caller checks its slot between chunks of a long output.
+    Read,
     /// Someone else is reading.
     Busy,
     Ended,
@@ -130,11 +136,14 @@ impl SharedStdout {
         }))
     }
 
-    /// Reads until the pipe would block, feeding the engine.
-    fn read_available(&self) -> Read1 {
+    /// Reads once (up to [`READ_CHUNK`]), feeding the engine. With `wait`, a read in progress on
+    /// another thread is waited for (one chunk at most), then this one reads; without, it is
+    /// `Busy`.
+    fn read_available(&self, wait: bool) -> Read1 {
         let mut reading = match self.reading.try_lock() {
             Ok(guard) => guard,
             Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) if wait => lock(&self.reading),
             Err(TryLockError::WouldBlock) => return Read1::Busy,
         };
         let Reading { stdout, buf } = &mut *reading;
@@ -152,14 +161,12 @@ impl SharedStdout {
                     if !self.feed.feed(Input::Stdout(self.epoch, buf[..n].to_vec())) {
                         break;
                     }
-                    // A short read emptied the pipe: `poll` tells when there is more, without
-                    // a read that would only say "would block".
-                    if n < buf.len() {
-                        return Read1::Drained;
-                    }
+                    // `poll` tells when there is more, without a read that would only say
+                    // "would block" after a short one.
+                    return Read1::Read;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Read1::Drained,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Read1::Read,
                 Err(_) => {
                     self.feed.feed(Input::StdoutEof(self.epoch));
                     break;
@@ -212,7 +219,7 @@ impl SharedStdout {
             }
             self.wait_readable(&self.thread_wake);
             lock(&self.coord).thread_polling = false;
-            if let Read1::Ended = self.read_available() {
+            if let Read1::Ended = self.read_available(false) {
                 return;
             }
         }
@@ -246,7 +253,7 @@ impl SharedStdout {
             if let Some(outcome) = slot.try_take() {
                 break outcome;
             }
-            if let Read1::Ended = self.read_available() {
+            if let Read1::Ended = self.read_available(true) {
                 break slot.wait();
             }
             if let Some(outcome) = slot.try_take() {
