@@ -286,26 +286,12 @@ mod tests {
         }
     }
 
-    /// A process epoch, as the core hands one out with its first spawn.
-    fn an_epoch() -> Epoch {
-        use mcp_core::{Connection, ConnectionConfig, Io, Request, RequestOptions, StdioCommand};
-        let now = std::time::Instant::now();
-        let mut conn = Connection::new(ConnectionConfig::stdio(StdioCommand::new("server")), now);
-        conn.request(now, Request::Ping, RequestOptions::default()).expect("a request");
-        std::iter::from_fn(|| conn.poll_io())
-            .find_map(|io| match io {
-                Io::Spawn { epoch, .. } => Some(epoch),
-                _ => None,
-            })
-            .expect("a spawn")
-    }
-
     #[test]
     fn bytes_that_fire_the_stream_while_the_lock_is_held_are_read_by_the_holder() {
         let cell = Arc::new(OnceLock::new());
         let recorded = Arc::new(Recorded::default());
         let stream = ArrivesMidRead { shared: cell.clone(), reads: 0 };
-        let shared = SharedStdout::new(an_epoch(), Box::new(stream), recorded.clone());
+        let shared = SharedStdout::new(mcp_tests::support::an_epoch(), Box::new(stream), recorded.clone());
         cell.set(shared.clone()).expect("set once");
         let wakes = Arc::new(Wakes::default());
         let waker = Waker::from(wakes.clone());
@@ -318,8 +304,11 @@ mod tests {
 
     #[test]
     fn a_stream_out_of_budget_yields_to_the_runtime_instead_of_spinning() {
-        let shared =
-            SharedStdout::new(an_epoch(), Box::new(OutOfBudget::default()), Arc::new(Recorded::default()));
+        let shared = SharedStdout::new(
+            mcp_tests::support::an_epoch(),
+            Box::new(OutOfBudget::default()),
+            Arc::new(Recorded::default()),
+        );
         let wakes = Arc::new(Wakes::default());
         let waker = Waker::from(wakes.clone());
         let mut cx = Context::from_waker(&waker);

@@ -273,3 +273,64 @@ impl SharedStdout {
         outcome
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::process::{Command, Stdio};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::mpsc;
+
+    use mcp_core::ClientError;
+    use mcp_host::Reply;
+
+    use super::*;
+    use crate::reply::{slot, ReplyTo};
+
+    /// Counts stdout bytes and delivers the caller's outcome once `after` of them went by. It
+    /// takes a moment per chunk, long enough for the server to fill the pipe again.
+    struct DeliverAfter {
+        after: usize,
+        seen: AtomicUsize,
+        reply: Mutex<Option<ReplyTo>>,
+    }
+
+    impl Feed for DeliverAfter {
+        fn feed(&self, input: Input) -> bool {
+            if let Input::Stdout(_, bytes) = input {
+                std::thread::sleep(Duration::from_millis(2));
+                let seen = self.seen.fetch_add(bytes.len(), Ordering::SeqCst) + bytes.len();
+                if seen >= self.after {
+                    if let Some(reply) = lock(&self.reply).take() {
+                        reply.deliver(Err(ClientError::Closed));
+                    }
+                }
+            }
+            true
+        }
+    }
+
+    /// A server that never stops writing (`yes`): the caller reading its stdout returns as
+    /// soon as the chunk carrying its reply is fed, rather than reading on while the pipe
+    /// stays full.
+    #[test]
+    fn a_leader_returns_its_reply_while_the_server_keeps_writing() {
+        let mut child = Command::new("yes").stdout(Stdio::piped()).spawn().expect("spawn yes");
+        let stdout = child.stdout.take().expect("stdout");
+        let (reply, slot) = slot();
+        let after = 4 * READ_CHUNK;
+        let feed =
+            Arc::new(DeliverAfter { after, seen: AtomicUsize::new(0), reply: Mutex::new(Some(reply)) });
+        let shared = SharedStdout::new(mcp_tests::support::an_epoch(), stdout, feed.clone()).expect("share");
+        let (done, finished) = mpsc::channel();
+        std::thread::spawn(move || {
+            let outcome = shared.wait_for(&slot);
+            let _ = done.send(matches!(outcome, Err(ClientError::Closed)));
+        });
+        let returned = finished.recv_timeout(Duration::from_secs(30));
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(returned, Ok(true), "the caller got its outcome");
+        let seen = feed.seen.load(Ordering::SeqCst);
+        assert!(seen < after + READ_CHUNK, "read {seen} bytes: more than one chunk past the reply");
+    }
+}

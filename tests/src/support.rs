@@ -374,3 +374,18 @@ impl Drop for Watchdog {
         ended.notify_all();
     }
 }
+
+/// A process epoch, as the core hands one out with its first spawn (an `Epoch` has no public
+/// constructor): for unit tests of the runtimes' stdout readers.
+pub fn an_epoch() -> mcp_core::Epoch {
+    use mcp_core::{Connection, ConnectionConfig, Io, Request, RequestOptions};
+    let now = std::time::Instant::now();
+    let mut conn = Connection::new(ConnectionConfig::stdio(StdioCommand::new("server")), now);
+    conn.request(now, Request::Ping, RequestOptions::default()).expect("a request");
+    std::iter::from_fn(|| conn.poll_io())
+        .find_map(|io| match io {
+            Io::Spawn { epoch, .. } => Some(epoch),
+            _ => None,
+        })
+        .expect("a spawn")
+}
