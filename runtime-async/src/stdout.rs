@@ -102,6 +102,10 @@ impl SharedStdout {
     /// would wait for a wake-up that never comes. The second read is a wake-up, not a loop here:
     /// tokio's cooperative budget answers `Pending` and fires the stream's waker at once until
     /// the task yields, so reading again in the same poll would spin forever.
+    ///
+    /// One poll reads at most about [`READ_CHUNK`] bytes: from a server that writes without
+    /// pause, the poller wakes itself and gives its executor a turn (a caller then sees the
+    /// outcome its read delivered) instead of reading for as long as the server writes.
     fn read(&self, poller: &Waker) -> Poll<()> {
         let mut reading = match self.reading.try_lock() {
             Ok(guard) => guard,
@@ -117,12 +121,19 @@ impl SharedStdout {
         }
         lock(&self.relay.0).fired = false;
         let mut cx = Context::from_waker(&self.relay_waker);
+        let mut read_now = 0;
         let ended = loop {
             match Pin::new(&mut *reader).poll_read(&mut cx, buf) {
                 Poll::Pending => break false,
                 Poll::Ready(Ok(n)) if n > 0 => {
                     if !self.feed.feed(Input::Stdout(self.epoch, buf[..n].to_vec())) {
                         break true;
+                    }
+                    read_now += n;
+                    if read_now >= READ_CHUNK {
+                        drop(reading);
+                        poller.wake_by_ref();
+                        return Poll::Pending;
                     }
                 }
                 Poll::Ready(_) => {
@@ -266,6 +277,27 @@ mod tests {
         }
     }
 
+    /// A stream that always has bytes (a server writing without pause); it fails the test past
+    /// 1000 reads.
+    #[derive(Default)]
+    struct Endless {
+        reads: usize,
+    }
+
+    impl AsyncRead for Endless {
+        fn poll_read(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+            buf: &mut [u8],
+        ) -> Poll<io::Result<usize>> {
+            self.reads += 1;
+            assert!(self.reads <= 1000, "read on and on within one poll");
+            let n = buf.len().min(4096);
+            buf[..n].fill(b'y');
+            Poll::Ready(Ok(n))
+        }
+    }
+
     /// Counts its wake-ups.
     #[derive(Default)]
     struct Wakes(std::sync::atomic::AtomicUsize);
@@ -300,6 +332,21 @@ mod tests {
         assert!(wakes.count() >= 1, "the holder must look again: nobody else would read the bytes");
         assert!(shared.poll_caller(&mut cx).is_pending());
         assert_eq!(lock(&recorded.0).as_slice(), b"hello\n");
+    }
+
+    #[test]
+    fn a_server_writing_without_pause_gets_one_chunk_per_poll() {
+        let recorded = Arc::new(Recorded::default());
+        let shared =
+            SharedStdout::new(mcp_tests::support::an_epoch(), Box::new(Endless::default()), recorded.clone());
+        let wakes = Arc::new(Wakes::default());
+        let waker = Waker::from(wakes.clone());
+        let mut cx = Context::from_waker(&waker);
+        for poll in 1..=3 {
+            assert!(shared.poll_caller(&mut cx).is_pending());
+            assert_eq!(wakes.count(), poll, "the poller wakes itself to read on");
+            assert_eq!(lock(&recorded.0).len(), poll * READ_CHUNK, "one chunk's worth per poll");
+        }
     }
 
     #[test]
