@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
 use async_channel::{Receiver, Sender};
-use futures_lite::io::{AsyncReadExt, AsyncWrite};
+use futures_lite::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 use futures_lite::{future, FutureExt};
 use mcp_core::{Epoch, ExitInfo};
 use mcp_host::{lock, Feed, ProcessControl};
@@ -88,7 +88,7 @@ impl std::fmt::Debug for ProcessIo {
 impl ProcessIo {
     /// Starts the tasks for a freshly spawned process.
     pub(crate) fn start<R: Runtime>(rt: &R, epoch: Epoch, parts: ProcessParts, feed: Arc<dyn Feed>) -> Self {
-        let ProcessParts { stdin, stdout, mut stderr, child } = parts;
+        let ProcessParts { stdin, stdout, stderr, child } = parts;
         let stdin = Arc::new(Mutex::new(StdinState { writer: Some(stdin), ..StdinState::default() }));
         let (signal_tx, signal_rx) = async_channel::unbounded::<bool>();
         let pipe = stdin.clone();
@@ -106,19 +106,7 @@ impl ProcessIo {
         let stdout = SharedStdout::new(epoch, stdout, feed.clone());
         let reader = stdout.clone();
         rt.spawn(Box::pin(future::poll_fn(move |cx| reader.poll_task(cx))));
-        let err = feed.clone();
-        rt.spawn(Box::pin(async move {
-            let mut buf = vec![0u8; READ_CHUNK];
-            while let Ok(n) = stderr.read(&mut buf).await {
-                if n == 0 {
-                    break;
-                }
-                if !err.feed(Input::Stderr(epoch, buf[..n].to_vec())) {
-                    return;
-                }
-            }
-            err.feed(Input::StderrEof(epoch));
-        }));
+        rt.spawn(Box::pin(read_stderr(epoch, stderr, feed.clone())));
         rt.spawn(Box::pin(wait_for_exit(epoch, child, signal_rx, feed)));
         Self { stdin, stdout, signal: signal_tx }
     }
@@ -131,6 +119,23 @@ impl ProcessIo {
         }
         st.wake_task();
     }
+}
+
+/// The stderr reader task: feeds what the server writes until it ends.
+async fn read_stderr(epoch: Epoch, mut stderr: Box<dyn AsyncRead + Send + Unpin>, feed: Arc<dyn Feed>) {
+    let mut buf = vec![0u8; READ_CHUNK];
+    while let Ok(n) = stderr.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
+        if !feed.feed(Input::Stderr(epoch, buf[..n].to_vec())) {
+            return;
+        }
+        // A server writing stderr without pause must not hold the executor: async-io streams
+        // have no cooperative budget, and awaiting a read that is ready never yields.
+        future::yield_now().await;
+    }
+    feed.feed(Input::StderrEof(epoch));
 }
 
 impl ProcessControl for ProcessIo {
@@ -213,4 +218,59 @@ async fn wait_for_exit(
         }
     };
     feed.feed(Input::Exited(epoch, status));
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+
+    use super::*;
+
+    /// A stderr that always has bytes (a server writing without pause); it fails the test past
+    /// 1000 reads.
+    #[derive(Default)]
+    struct Endless {
+        reads: usize,
+    }
+
+    impl AsyncRead for Endless {
+        fn poll_read(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+            buf: &mut [u8],
+        ) -> Poll<io::Result<usize>> {
+            self.reads += 1;
+            assert!(self.reads <= 1000, "read on and on within one poll");
+            buf.fill(b'e');
+            Poll::Ready(Ok(buf.len()))
+        }
+    }
+
+    /// Counts the stderr chunks it is fed.
+    #[derive(Default)]
+    struct Chunks(Mutex<usize>);
+
+    impl Feed for Chunks {
+        fn feed(&self, input: Input) -> bool {
+            if let Input::Stderr(..) = input {
+                *lock(&self.0) += 1;
+            }
+            true
+        }
+    }
+
+    #[test]
+    fn a_server_writing_stderr_without_pause_lets_the_executor_run_others() {
+        let chunks = Arc::new(Chunks::default());
+        let mut task = Box::pin(read_stderr(
+            mcp_tests::support::an_epoch(),
+            Box::new(Endless::default()),
+            chunks.clone(),
+        ));
+        let mut cx = Context::from_waker(Waker::noop());
+        for poll in 1..=3 {
+            assert!(task.as_mut().poll(&mut cx).is_pending(), "the reader yields");
+            assert_eq!(*lock(&chunks.0), poll, "one chunk per poll");
+        }
+    }
 }

@@ -26,6 +26,8 @@ pub struct Config {
     pub loop_cursor: bool,
     pub record: Option<PathBuf>,
     pub stderr_banner: bool,
+    /// Write lines to stderr without pause for as long as the process runs.
+    pub stderr_flood: bool,
     pub exit_on_start: Option<i32>,
     /// Delay before `notifications/subscriptions/acknowledged` is sent.
     pub listen_ack_delay_ms: u64,
@@ -72,6 +74,7 @@ impl Default for Config {
             loop_cursor: false,
             record: None,
             stderr_banner: false,
+            stderr_flood: false,
             exit_on_start: None,
             listen_ack_delay_ms: 0,
             listen_no_ack: false,
@@ -95,7 +98,7 @@ impl Default for Config {
 pub const USAGE: &str =
     "usage: mcp-test-server [--protocol modern|dual|2025-11-25|2025-06-18|2025-03-26|2024-11-05] \
 [--silent-discover] [--answer-version V] [--page-size N] [--extra-tools N] [--loop-cursor] \
-[--record FILE] [--stderr-banner] [--exit-on-start CODE] [--listen-ack-delay-ms N] [--listen-no-ack] \
+[--record FILE] [--stderr-banner] [--stderr-flood] [--exit-on-start CODE] [--listen-ack-delay-ms N] [--listen-no-ack] \
 [--listen-deny-all] [--no-subscribe] [--task-poll-ms N] [--no-tasks] [--trip-prompt] [--host-asks] [--input-waits] [--client-roots] \
 [--big-tool] [--exit-after N] [--no-logging] [--no-prompts] [--no-completions]";
 
@@ -180,6 +183,7 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Parsed, String> 
             "--silent-discover" => cfg.silent_discover = true,
             "--loop-cursor" => cfg.loop_cursor = true,
             "--stderr-banner" => cfg.stderr_banner = true,
+            "--stderr-flood" => cfg.stderr_flood = true,
             "--no-logging" => cfg.no_logging = true,
             "--no-prompts" => cfg.no_prompts = true,
             "--no-completions" => cfg.no_completions = true,

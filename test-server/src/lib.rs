@@ -67,6 +67,8 @@
 //! * `--loop-cursor`: `tools/list` always returns `nextCursor: "again"`.
 //! * `--record FILE`: append every raw line received on stdin to `FILE`.
 //! * `--stderr-banner`: write `mcp-test-server starting` to stderr at start.
+//! * `--stderr-flood`: write lines to stderr without pause, on a thread of
+//!   their own, until stderr breaks.
 //! * `--exit-on-start CODE`: exit immediately with status `CODE`.
 //! * `--listen-ack-delay-ms N`: acknowledge each `subscriptions/listen` `N` ms
 //!   late.
@@ -176,6 +178,13 @@ pub fn run<I: Iterator<Item = String>>(args: I) -> ExitCode {
     }
     if cfg.stderr_banner {
         eprintln!("mcp-test-server starting");
+    }
+    if cfg.stderr_flood {
+        std::thread::spawn(|| {
+            use std::io::Write;
+            let line = [b'e'; 1023].iter().copied().chain([b'\n']).collect::<Vec<u8>>();
+            while std::io::stderr().write_all(&line).is_ok() {}
+        });
     }
     let mut record = match cfg.record.as_deref().map(open_record).transpose() {
         Ok(record) => record,

@@ -360,6 +360,22 @@ pub mod scenarios {
         }
     }
 
+    /// A server that writes stderr without pause holds up neither calls nor their timeouts (an
+    /// async-io stream has no cooperative budget: a reader task that never yields would keep
+    /// the timer's executor from running).
+    pub $($kw)? fn stderr_flood_holds_up_nothing() {
+        let client = new_client(&["--stderr-flood"]);
+        aw!(client.connect()).expect("connect");
+        aw!(assert_echo(&client, "t", "through the flood"));
+        let started = Instant::now();
+        let r = aw!(client.servers()[0].call_tool_with("slow", json!({"ms": 20000}), timeout(300)));
+        assert!(matches!(r, Err(ClientError::Request(RequestError::Timeout { .. }))), "{r:?}");
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(5), "the timeout fired after {took:?}");
+        aw!(assert_echo(&client, "t", "after the timeout"));
+        aw!(client.close());
+    }
+
     pub $($kw)? fn timeout_then_recovers() {
         for proto in PROTOCOLS {
             let client = new_client(&["--protocol", proto]);
