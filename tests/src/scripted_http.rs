@@ -196,8 +196,9 @@ pub fn result_text(response: Result<mcp_core::Response, mcp_core::ClientError>) 
 }
 
 /// A modern (2026-07-28) server for call lifecycles: `hang` never answers (an event stream
-/// of pings), `open` answers on an event stream it then keeps open, any other tool echoes
-/// its `message` argument.
+/// of pings), `flood` never answers either but writes its pings without pause, `open`
+/// answers on an event stream it then keeps open, any other tool echoes its `message`
+/// argument.
 pub fn call_stream_server(req: &SeenRequest) -> Reply {
     let request = req.json();
     let sse = [("content-type", "text/event-stream")];
@@ -207,6 +208,7 @@ pub fn call_stream_server(req: &SeenRequest) -> Reply {
             "supportedVersions": [mcp_core::MODERN_VERSION], "capabilities": {"tools": {}},
             "ttlMs": 0, "cacheScope": "private"}),
         (_, Some("hang")) => return Reply::endless(200, &sse, ping, Duration::from_millis(50)),
+        (_, Some("flood")) => return Reply::endless(200, &sse, &ping.repeat(64), Duration::ZERO),
         (_, Some("open")) => {
             let text = json!({"resultType": "complete", "content": [{"type": "text", "text": "early"}]});
             let message = json!({"jsonrpc": "2.0", "id": request["id"], "result": text});

@@ -49,6 +49,23 @@ macro_rules! scenarios {
                 });
             }
 
+            /// A server writing its event stream without pause holds the caller's executor no
+            /// longer than one 64 KiB stretch at a time: the call's timeout still ends it.
+            #[test]
+            fn a_call_whose_server_streams_without_pause_ends_by_its_timeout() {
+                let server = ScriptedHttpServer::start(call_stream_server);
+                $block_on(async {
+                    let client = $client(spec(&server)).await;
+                    let started = Instant::now();
+                    let r = client.servers()[0].request(call("flood", ""), timeout_after(300)).await;
+                    assert!(is_timeout(&r), "got {r:?}");
+                    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+                    let echo = client.servers()[0].request(call("echo", "after"), RequestOptions::default());
+                    assert_eq!(text_of(echo.await), "after");
+                    client.close().await;
+                });
+            }
+
             #[test]
             fn a_dropped_call_closes_its_exchange() {
                 let server = ScriptedHttpServer::start(call_stream_server);
