@@ -208,7 +208,7 @@ pub fn call_stream_server(req: &SeenRequest) -> Reply {
             "supportedVersions": [mcp_core::MODERN_VERSION], "capabilities": {"tools": {}},
             "ttlMs": 0, "cacheScope": "private"}),
         (_, Some("hang")) => return Reply::endless(200, &sse, ping, Duration::from_millis(50)),
-        (_, Some("flood")) => return Reply::endless(200, &sse, &ping.repeat(64), Duration::ZERO),
+        (_, Some("flood")) => return Reply::endless(200, &sse, &ping.repeat(4096), Duration::ZERO),
         (_, Some("open")) => {
             let text = json!({"resultType": "complete", "content": [{"type": "text", "text": "early"}]});
             let message = json!({"jsonrpc": "2.0", "id": request["id"], "result": text});

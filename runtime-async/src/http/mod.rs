@@ -78,6 +78,10 @@ pub(crate) struct HttpClient {
 /// At most this many parsed URLs are kept; past it the table starts over.
 const MAX_TARGETS: usize = 64;
 
+/// Response body bytes an exchange feeds before it lets its executor run others once (a server
+/// writing without pause keeps every read ready, and async-io has no cooperative budget).
+const YIELD_EVERY: usize = 64 * 1024;
+
 /// An exchange's URL, parsed, with what every request to it needs.
 struct Target {
     url: HttpUrl,
@@ -298,12 +302,18 @@ async fn exchange<R: Runtime>(
         return Ok(());
     }
     let mut body = response.into_body();
+    let mut since_yield = 0;
     while let Some(frame) = driving(&mut conn.driver, body.frame()).await {
         let frame = frame.map_err(|e| format!("the response body broke: {e}"))?;
         if let Ok(data) = frame.into_data() {
             if !data.is_empty() && !feed.feed(Input::HttpBody(id, data.to_vec())) {
                 return Ok(());
             }
+            since_yield += data.len();
+        }
+        if since_yield >= YIELD_EVERY {
+            since_yield = 0;
+            futures_lite::future::yield_now().await;
         }
     }
     client.checkin(&target.key, conn);
