@@ -36,6 +36,22 @@ fn a_call_whose_server_never_answers_ends_by_its_timeout() {
     client.close();
 }
 
+/// A server writing its event stream without pause: the timeout shuts the exchange's socket
+/// under the caller, whose reads were never short of bytes.
+#[test]
+fn a_call_whose_server_streams_without_pause_ends_by_its_timeout() {
+    let server = ScriptedHttpServer::start(reply);
+    let client = connect(&server);
+    let opts = RequestOptions { timeout: Some(Duration::from_millis(300)), ..RequestOptions::default() };
+    let started = Instant::now();
+    let r = client.servers()[0].request(call("flood", ""), opts);
+    assert!(matches!(r, Err(ClientError::Request(RequestError::Timeout { .. }))), "got {r:?}");
+    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+    let echo = client.servers()[0].request(call("echo", "after"), RequestOptions::default());
+    assert_eq!(text_of(echo), "after");
+    client.close();
+}
+
 #[test]
 fn a_cancel_token_ends_a_call_running_on_the_callers_thread() {
     let server = ScriptedHttpServer::start(reply);
