@@ -118,8 +118,10 @@ pub struct Limits {
     pub max_concurrent_server_requests: usize,
     /// Finished wire ids remembered so a late response is recognised as late. Default 1024.
     pub recent_finished: usize,
-    /// Largest HTTP response body after decompression (a JSON body, or one SSE event is
-    /// bounded by `max_message_bytes` as well). Default 64 MiB.
+    /// Largest HTTP response body after decompression (a JSON body is bounded by
+    /// `max_message_bytes` as well). An event stream may run as long as the server keeps it
+    /// open: for it the limit bounds the bytes between two of its lines (a decompression bomb
+    /// without line ends), never its total. Default 64 MiB.
     pub max_decompressed_body_bytes: usize,
     /// Bytes of an HTTP error body read to find a JSON-RPC error in it. Default 64 KiB.
     pub max_error_body_bytes: usize,

@@ -210,10 +210,20 @@ impl BodyDecoder {
         out
     }
 
-    /// Decoded bytes returned so far by [`push`](Self::push) and [`finish`](Self::finish)
-    /// (never more than the cap; the partial output of a failing push is discarded).
+    /// Decoded bytes returned by [`push`](Self::push) and [`finish`](Self::finish) since the
+    /// start or the last [`restart_count`](Self::restart_count) (never more than the cap; the
+    /// partial output of a failing push is discarded).
     pub fn total_out(&self) -> usize {
         self.total_out
+    }
+
+    /// Counts the decoded size afresh from here: the cap then bounds what is decoded from now
+    /// on (an event stream restarts it at every line it completes).
+    pub fn restart_count(&mut self) {
+        self.total_out = 0;
+        if let Inner::Gzip(dec) = &mut self.inner {
+            dec.get_mut().total = 0;
+        }
     }
 
     /// Takes the sink's output after a gzip write and turns an IO error into a [`BodyError`].
@@ -464,6 +474,31 @@ mod tests {
         assert_eq!(d.push(b""), Ok(vec![]));
         assert_eq!(d.finish(), Ok(vec![]));
         assert_eq!(d.finish(), Ok(vec![]));
+    }
+
+    #[test]
+    fn a_restarted_count_bounds_what_comes_after_it() {
+        for enc in [ContentEncoding::Identity, ContentEncoding::Gzip] {
+            let body: Vec<u8> = (0..40u8).collect();
+            let input = if enc == ContentEncoding::Gzip { gz(&body, 6) } else { body.clone() };
+            let mut d = BodyDecoder::new(enc, 16);
+            let mut out = Vec::new();
+            // Restarted once 8 bytes were decoded since the last restart: 40 in all pass a 16-byte cap.
+            for piece in input.chunks(1) {
+                out.extend(d.push(piece).expect("under the cap since the last restart"));
+                assert!(d.total_out() <= 16, "{enc:?}");
+                if d.total_out() >= 8 {
+                    d.restart_count();
+                    assert_eq!(d.total_out(), 0);
+                }
+            }
+            out.extend(d.finish().expect("the end"));
+            assert_eq!(out, body, "{enc:?}");
+            // Without restarts the same body passes the cap.
+            let mut d = BodyDecoder::new(enc, 16);
+            let failed = input.chunks(1).any(|piece| d.push(piece).is_err());
+            assert!(failed || d.finish().is_err(), "{enc:?}: 40 bytes under a 16-byte cap");
+        }
     }
 
     #[test]

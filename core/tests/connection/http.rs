@@ -350,6 +350,47 @@ fn gzip_bodies_are_inflated_and_bombs_stop_at_the_cap() {
     assert!(h.started_http().is_empty(), "too-large is never retried");
 }
 
+/// An event stream carries more than the decompression cap in all, a line at a time, plain and
+/// gzipped: the cap bounds what comes between two of its lines, never its total, so the call
+/// gets its answer at the end.
+#[test]
+fn an_event_stream_longer_than_the_decompression_cap_goes_on() {
+    for gzipped in [false, true] {
+        let mut h = Harness::new({
+            let mut cfg = http_config("http://srv.test/mcp", &[]);
+            cfg.limits.max_decompressed_body_bytes = 64 * 1024;
+            cfg
+        });
+        let c = h.request(Request::Connect);
+        let probe = h.expect_http("server/discover");
+        h.reply_http(&probe, discover_ok());
+        h.ok(c);
+        h.take_connected();
+        h.know_tools(json!([]));
+        let t = h.request(call("long", json!({})));
+        let sent = h.expect_http("tools/call");
+        let mut stream = ": keep-alive, padded to make the stream long\n\n".repeat(25_000);
+        stream.push_str(&format!(
+            "event: message\ndata: {}\n\n",
+            result_for(&sent.json(), text_result("done"))
+        ));
+        assert!(stream.len() > 16 * 64 * 1024);
+        let (body, encoding) =
+            if gzipped { (gzip(stream.as_bytes()), "gzip") } else { (stream.into_bytes(), "identity") };
+        h.head(sent.id, 200, &[("Content-Type", "text/event-stream"), ("Content-Encoding", encoding)]);
+        // 32 compressed bytes inflate to at most ~33 KB, under the cap: only a line that never
+        // ends could fill it.
+        for chunk in body.chunks(32) {
+            h.body(sent.id, chunk);
+        }
+        h.end(sent.id);
+        match h.ok(t) {
+            Response::ToolResult(r) => assert_eq!(r.text(), "done", "gzipped: {gzipped}"),
+            other => panic!("gzipped: {gzipped}: expected a tool result, got {other:?}"),
+        }
+    }
+}
+
 #[test]
 fn an_oversize_json_body_is_refused() {
     let mut h = Harness::new({

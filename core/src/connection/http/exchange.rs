@@ -189,6 +189,8 @@ impl Exchange {
         self.status = Some(head.status);
         self.www_authenticate = head.header("www-authenticate").map(str::to_owned);
         let success = (200..300).contains(&head.status);
+        let content_type = head.header("content-type").unwrap_or("").to_ascii_lowercase();
+        let events = success && content_type.trim_start().starts_with("text/event-stream");
         let identity = match ContentEncoding::from_header(head.header("content-encoding")) {
             Ok(encoding) => {
                 self.decoder = Some(BodyDecoder::new(encoding, self.max_decompressed));
@@ -199,10 +201,9 @@ impl Exchange {
                 return;
             }
         };
-        let content_type = head.header("content-type").unwrap_or("").to_ascii_lowercase();
         self.body = if !success {
             Body::Error(Vec::new())
-        } else if content_type.trim_start().starts_with("text/event-stream") {
+        } else if events {
             Body::Events(Box::new(SseDecoder::new(SseLimits {
                 max_event_bytes: self.max_message,
                 capture_bytes: HEAD_BYTES,
@@ -338,6 +339,14 @@ impl Exchange {
         loop {
             let Body::Events(sse) = &mut self.body else { return };
             let Some(item) = sse.next_event() else { return };
+            // An event stream may run as long as the server keeps it open: the decompression
+            // cap bounds what comes between two of its lines, so only a line or an oversize
+            // event that never ends reaches it (a bomb), never a long stream of events.
+            if !matches!(item, SseItem::OverflowStart { .. }) {
+                if let Some(decoder) = self.decoder.as_mut() {
+                    decoder.restart_count();
+                }
+            }
             match item {
                 SseItem::Event(ev) => {
                     if ev.id.is_some() {
