@@ -38,6 +38,8 @@ mod runtime;
 mod server;
 mod stdout;
 mod streaming;
+#[cfg(test)]
+mod test_streams;
 
 pub use client::{connect, Client, ClientBuilder};
 pub use handlers::{typed_handler, Handler, HandlerOutput, Handlers};

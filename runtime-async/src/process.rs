@@ -222,29 +222,7 @@ async fn wait_for_exit(
 
 #[cfg(test)]
 mod tests {
-    use std::io;
-
     use super::*;
-
-    /// A stderr that always has bytes (a server writing without pause); it fails the test past
-    /// 1000 reads.
-    #[derive(Default)]
-    struct Endless {
-        reads: usize,
-    }
-
-    impl AsyncRead for Endless {
-        fn poll_read(
-            mut self: Pin<&mut Self>,
-            _: &mut Context<'_>,
-            buf: &mut [u8],
-        ) -> Poll<io::Result<usize>> {
-            self.reads += 1;
-            assert!(self.reads <= 1000, "read on and on within one poll");
-            buf.fill(b'e');
-            Poll::Ready(Ok(buf.len()))
-        }
-    }
 
     /// Counts the stderr chunks it is fed.
     #[derive(Default)]
@@ -264,7 +242,7 @@ mod tests {
         let chunks = Arc::new(Chunks::default());
         let mut task = Box::pin(read_stderr(
             mcp_tests::support::an_epoch(),
-            Box::new(Endless::default()),
+            Box::new(crate::test_streams::Endless::default()),
             chunks.clone(),
         ));
         let mut cx = Context::from_waker(Waker::noop());

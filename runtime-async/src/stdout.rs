@@ -277,27 +277,6 @@ mod tests {
         }
     }
 
-    /// A stream that always has bytes (a server writing without pause); it fails the test past
-    /// 1000 reads.
-    #[derive(Default)]
-    struct Endless {
-        reads: usize,
-    }
-
-    impl AsyncRead for Endless {
-        fn poll_read(
-            mut self: Pin<&mut Self>,
-            _: &mut Context<'_>,
-            buf: &mut [u8],
-        ) -> Poll<io::Result<usize>> {
-            self.reads += 1;
-            assert!(self.reads <= 1000, "read on and on within one poll");
-            let n = buf.len().min(4096);
-            buf[..n].fill(b'y');
-            Poll::Ready(Ok(n))
-        }
-    }
-
     /// Counts its wake-ups.
     #[derive(Default)]
     struct Wakes(std::sync::atomic::AtomicUsize);
@@ -337,8 +316,11 @@ mod tests {
     #[test]
     fn a_server_writing_without_pause_gets_one_chunk_per_poll() {
         let recorded = Arc::new(Recorded::default());
-        let shared =
-            SharedStdout::new(mcp_tests::support::an_epoch(), Box::new(Endless::default()), recorded.clone());
+        let shared = SharedStdout::new(
+            mcp_tests::support::an_epoch(),
+            Box::new(crate::test_streams::Endless::default()),
+            recorded.clone(),
+        );
         let wakes = Arc::new(Wakes::default());
         let waker = Waker::from(wakes.clone());
         let mut cx = Context::from_waker(&waker);

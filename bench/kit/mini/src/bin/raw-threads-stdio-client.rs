@@ -4,8 +4,8 @@
 //! parses each into a serde_json::Value and hands it to its caller. No timeouts, no
 //! cancellation, no notifications: the least a blocking client with many callers must do.
 //! Usage: raw-threads-stdio-client N SERVER_CMD [ARGS...]
-use std::io::{BufRead, BufReader, Write};
-use std::process::{ChildStdin, Command, Stdio};
+use std::io::{BufRead, Write};
+use std::process::ChildStdin;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
@@ -18,18 +18,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args[1].parse().unwrap();
     let callers: usize = std::env::var("CALLERS").ok().and_then(|c| c.parse().ok()).unwrap_or(1).max(1);
-    let mut child =
-        Command::new(&args[2]).args(&args[3..]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
-    let mut w = child.stdin.take().unwrap();
-    let mut r = BufReader::with_capacity(64 * 1024, child.stdout.take().unwrap());
-    let mut line = String::with_capacity(4096);
-    let init = concat!(
-        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
-        "\n"
-    );
-    w.write_all(init.as_bytes()).unwrap();
-    r.read_line(&mut line).unwrap();
-    w.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").unwrap();
+    let (mut child, w, mut r) = mini::start_stdio_server(&args[2..]);
     let stdin: Arc<Mutex<ChildStdin>> = Arc::new(Mutex::new(w));
     let slots: Arc<Vec<Slot>> =
         Arc::new((0..callers).map(|_| Slot { reply: Mutex::new(None), ready: Condvar::new() }).collect());
