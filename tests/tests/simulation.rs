@@ -23,8 +23,19 @@ use mcp_tests::sim::{RunReport, TaskStats, Transport, World};
 /// was on its way; the poll it armed fired after that poll's answer (`input_required` with a
 /// longer `pollIntervalMs`) and went out before the new pace allowed. A status now drops any
 /// poll armed before it.
-const REGRESSION_SEEDS: &[(u64, Transport)] =
-    &[(42, Transport::Http), (199, Transport::Http), (526, Transport::Http), (27559, Transport::Stdio)];
+///
+/// stdio 90903 (found by the sweep of seeds 80000-99999; a harness false alarm): the server
+/// read `server/discover` late, wrote the first 37 bytes of an answer and crashed; the client's
+/// discover timeout fired in between and it fell back to `initialize`, as the spec says for a
+/// server that did not answer. The harness had counted the partial line as an answer; only a
+/// whole response to the probe counts now.
+const REGRESSION_SEEDS: &[(u64, Transport)] = &[
+    (42, Transport::Http),
+    (199, Transport::Http),
+    (526, Transport::Http),
+    (27559, Transport::Stdio),
+    (90903, Transport::Stdio),
+];
 
 #[allow(clippy::disallowed_methods)] // the one real clock reading: the simulation's base instant
 fn base() -> std::time::Instant {

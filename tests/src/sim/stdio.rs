@@ -344,6 +344,8 @@ impl StdioLink {
             let discover = self.era == SimEra::Modern && line["method"] == "server/discover";
             let cancel = line["method"] == "notifications/cancelled";
             let mut answered = false;
+            // Only a whole response counts: a partial line before a crash answers nothing.
+            let mut discover_answered = false;
             for (delay, output) in outputs {
                 match output {
                     ServerOutput::Crash => sim.schedule(delay, Ev::Crash(epoch)),
@@ -354,6 +356,7 @@ impl StdioLink {
                         if cancel {
                             sim.seen("listen_notes_after_end");
                         }
+                        discover_answered |= discover && is_response_to(&bytes, &line["id"]);
                         self.deliver(sim, epoch, delay, bytes);
                         answered = true;
                     }
@@ -362,7 +365,7 @@ impl StdioLink {
             if answered {
                 sim.maybe_cancel_before(sim.answer_nonce(&line), self.stdout_cursor);
             }
-            if discover && answered {
+            if discover_answered {
                 let at = self.stdout_cursor.saturating_sub(sim.now);
                 sim.schedule(at, Ev::DiscoverDelivered(epoch));
             }
@@ -391,4 +394,11 @@ impl StdioLink {
             sim.schedule_at(at, Ev::Stdout(epoch, piece.to_vec(), seen));
         }
     }
+}
+
+/// Whether `bytes` are one whole JSON-RPC response (a result or an error) to request `id`.
+fn is_response_to(bytes: &[u8], id: &Value) -> bool {
+    bytes.ends_with(b"\n")
+        && serde_json::from_slice::<Value>(bytes)
+            .is_ok_and(|m| m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some()))
 }
