@@ -33,37 +33,29 @@ macro_rules! scenarios {
         mod $runtime {
             use super::*;
 
+            /// `hang` pings every 50 ms; `flood` writes without pause, which holds the caller's
+            /// executor no longer than one 64 KiB stretch at a time.
             #[test]
             fn a_call_whose_server_never_answers_ends_by_its_timeout() {
-                let server = ScriptedHttpServer::start(call_stream_server);
-                $block_on(async {
-                    let client = $client(spec(&server)).await;
-                    let started = Instant::now();
-                    let r = client.servers()[0].request(call("hang", ""), timeout_after(300)).await;
-                    assert!(is_timeout(&r), "got {r:?}");
-                    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
-                    assert!(!server.wait_closed_by_peer(Duration::from_secs(5)).is_empty());
-                    let echo = client.servers()[0].request(call("echo", "after"), RequestOptions::default());
-                    assert_eq!(text_of(echo.await), "after");
-                    client.close().await;
-                });
-            }
-
-            /// A server writing its event stream without pause holds the caller's executor no
-            /// longer than one 64 KiB stretch at a time: the call's timeout still ends it.
-            #[test]
-            fn a_call_whose_server_streams_without_pause_ends_by_its_timeout() {
-                let server = ScriptedHttpServer::start(call_stream_server);
-                $block_on(async {
-                    let client = $client(spec(&server)).await;
-                    let started = Instant::now();
-                    let r = client.servers()[0].request(call("flood", ""), timeout_after(300)).await;
-                    assert!(is_timeout(&r), "got {r:?}");
-                    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
-                    let echo = client.servers()[0].request(call("echo", "after"), RequestOptions::default());
-                    assert_eq!(text_of(echo.await), "after");
-                    client.close().await;
-                });
+                for tool in ["hang", "flood"] {
+                    let server = ScriptedHttpServer::start(call_stream_server);
+                    $block_on(async {
+                        let client = $client(spec(&server)).await;
+                        let started = Instant::now();
+                        let r = client.servers()[0].request(call(tool, ""), timeout_after(300)).await;
+                        assert!(is_timeout(&r), "{tool}: got {r:?}");
+                        assert!(
+                            started.elapsed() < Duration::from_secs(5),
+                            "{tool}: took {:?}",
+                            started.elapsed()
+                        );
+                        assert!(!server.wait_closed_by_peer(Duration::from_secs(5)).is_empty(), "{tool}");
+                        let echo =
+                            client.servers()[0].request(call("echo", "after"), RequestOptions::default());
+                        assert_eq!(text_of(echo.await), "after");
+                        client.close().await;
+                    });
+                }
             }
 
             #[test]

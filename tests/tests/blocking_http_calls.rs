@@ -21,35 +21,26 @@ fn connect(server: &ScriptedHttpServer) -> Client {
     client
 }
 
+/// `hang` pings every 50 ms; `flood` writes without pause (the caller's reads are never short
+/// of bytes): the timeout shuts the exchange's socket under the caller either way.
 #[test]
 fn a_call_whose_server_never_answers_ends_by_its_timeout() {
-    let server = ScriptedHttpServer::start(reply);
-    let client = connect(&server);
-    let opts = RequestOptions { timeout: Some(Duration::from_millis(300)), ..RequestOptions::default() };
-    let started = Instant::now();
-    let r = client.servers()[0].request(call("hang", ""), opts);
-    assert!(matches!(r, Err(ClientError::Request(RequestError::Timeout { .. }))), "got {r:?}");
-    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
-    assert!(!server.wait_closed_by_peer(Duration::from_secs(5)).is_empty(), "the stream was closed");
-    let echo = client.servers()[0].request(call("echo", "after"), RequestOptions::default());
-    assert_eq!(text_of(echo), "after");
-    client.close();
-}
-
-/// A server writing its event stream without pause: the timeout shuts the exchange's socket
-/// under the caller, whose reads were never short of bytes.
-#[test]
-fn a_call_whose_server_streams_without_pause_ends_by_its_timeout() {
-    let server = ScriptedHttpServer::start(reply);
-    let client = connect(&server);
-    let opts = RequestOptions { timeout: Some(Duration::from_millis(300)), ..RequestOptions::default() };
-    let started = Instant::now();
-    let r = client.servers()[0].request(call("flood", ""), opts);
-    assert!(matches!(r, Err(ClientError::Request(RequestError::Timeout { .. }))), "got {r:?}");
-    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
-    let echo = client.servers()[0].request(call("echo", "after"), RequestOptions::default());
-    assert_eq!(text_of(echo), "after");
-    client.close();
+    for tool in ["hang", "flood"] {
+        let server = ScriptedHttpServer::start(reply);
+        let client = connect(&server);
+        let opts = RequestOptions { timeout: Some(Duration::from_millis(300)), ..RequestOptions::default() };
+        let started = Instant::now();
+        let r = client.servers()[0].request(call(tool, ""), opts);
+        assert!(matches!(r, Err(ClientError::Request(RequestError::Timeout { .. }))), "{tool}: got {r:?}");
+        assert!(started.elapsed() < Duration::from_secs(5), "{tool}: took {:?}", started.elapsed());
+        assert!(
+            !server.wait_closed_by_peer(Duration::from_secs(5)).is_empty(),
+            "{tool}: the stream was closed"
+        );
+        let echo = client.servers()[0].request(call("echo", "after"), RequestOptions::default());
+        assert_eq!(text_of(echo), "after");
+        client.close();
+    }
 }
 
 #[test]
