@@ -79,6 +79,28 @@ impl Sim {
         self.check_queue();
     }
 
+    /// Issues a host request during the faulty phase; `None` when the core has too many in
+    /// flight. Any other refusal fails the run (`what` names the request), and so does a
+    /// handle the core already gave out.
+    pub(super) fn issue(
+        &mut self,
+        request: Request,
+        opts: RequestOptions,
+        what: &str,
+    ) -> Option<RequestHandle> {
+        match self.conn.request(self.at(), request, opts) {
+            Ok(h) => {
+                self.requests += 1;
+                if !self.live.insert(h) || self.done.contains(&h) {
+                    self.fail(format!("handle {h} reused"));
+                }
+                Some(h)
+            }
+            Err(CommandError::TooManyInFlight { .. }) => None,
+            Err(e) => self.fail(format!("{what} was refused while open: {e}")),
+        }
+    }
+
     pub(super) fn at(&self) -> Instant {
         self.base + self.now
     }

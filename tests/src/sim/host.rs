@@ -97,16 +97,8 @@ impl World {
         let timeout = self.sim.rng.percent(25).then(|| Duration::from_millis(300 + self.sim.rng.below(6000)));
         let request = Request::Listen { filter: asked.clone(), require_all };
         let opts = RequestOptions { timeout, ..Default::default() };
-        match self.sim.conn.request(self.sim.at(), request, opts) {
-            Ok(h) => {
-                self.sim.requests += 1;
-                if !self.sim.live.insert(h) || self.sim.done.contains(&h) {
-                    self.sim.fail(format!("handle {h} reused"));
-                }
-                self.track_listen(h, nonce, asked, require_all);
-            }
-            Err(CommandError::TooManyInFlight { .. }) => {}
-            Err(e) => self.sim.fail(format!("a listen was refused while open: {e}")),
+        if let Some(h) = self.sim.issue(request, opts, "a listen") {
+            self.track_listen(h, nonce, asked, require_all);
         }
     }
 
@@ -118,16 +110,8 @@ impl World {
         } else {
             Request::UnsubscribeResource { uri }
         };
-        match self.sim.conn.request(self.sim.at(), request, RequestOptions::default()) {
-            Ok(h) => {
-                self.sim.requests += 1;
-                if !self.sim.live.insert(h) || self.sim.done.contains(&h) {
-                    self.sim.fail(format!("handle {h} reused"));
-                }
-                self.sim.push.subscribes.insert(h);
-            }
-            Err(CommandError::TooManyInFlight { .. }) => {}
-            Err(e) => self.sim.fail(format!("a subscription was refused while open: {e}")),
+        if let Some(h) = self.sim.issue(request, RequestOptions::default(), "a subscription") {
+            self.sim.push.subscribes.insert(h);
         }
     }
 
@@ -208,18 +192,9 @@ impl World {
         what: HostTask,
     ) -> Option<RequestHandle> {
         let opts = RequestOptions { timeout, ..Default::default() };
-        match self.sim.conn.request(self.sim.at(), request, opts) {
-            Ok(h) => {
-                self.sim.requests += 1;
-                if !self.sim.live.insert(h) || self.sim.done.contains(&h) {
-                    self.sim.fail(format!("handle {h} reused"));
-                }
-                self.sim.track_task_handle(h, what);
-                Some(h)
-            }
-            Err(CommandError::TooManyInFlight { .. }) => None,
-            Err(e) => self.sim.fail(format!("a task request was refused while open: {e}")),
-        }
+        let h = self.sim.issue(request, opts, "a task request")?;
+        self.sim.track_task_handle(h, what);
+        Some(h)
     }
 
     pub(super) fn random_request(&mut self) {
@@ -243,24 +218,15 @@ impl World {
         if self.sim.conn.server_info().is_none() {
             self.sim.seen("request_while_handshaking");
         }
-        match self.sim.conn.request(self.sim.at(), request, opts) {
-            Ok(h) => {
-                self.sim.requests += 1;
-                if !self.sim.live.insert(h) || self.sim.done.contains(&h) {
-                    self.sim.fail(format!("handle {h} reused"));
-                }
-                self.sim.nonces.insert(nonce, h);
-                if call {
-                    self.sim.track_task_handle(h, HostTask::Call { nonce });
-                }
-                // Cancelled before it is sent (queued behind the probe, or not yet written).
-                if self.sim.rng.percent(5) {
-                    self.sim.seen("cancel_before_send");
-                    self.cancel(h);
-                }
-            }
-            Err(CommandError::TooManyInFlight { .. }) => {}
-            Err(e) => self.sim.fail(format!("a request was refused while open: {e}")),
+        let Some(h) = self.sim.issue(request, opts, "a request") else { return };
+        self.sim.nonces.insert(nonce, h);
+        if call {
+            self.sim.track_task_handle(h, HostTask::Call { nonce });
+        }
+        // Cancelled before it is sent (queued behind the probe, or not yet written).
+        if self.sim.rng.percent(5) {
+            self.sim.seen("cancel_before_send");
+            self.cancel(h);
         }
     }
 
