@@ -27,6 +27,7 @@ mod input_waits;
 mod lifecycle;
 mod ops;
 mod oversize;
+mod pages;
 mod recent;
 mod roots;
 mod stdio;

@@ -1,0 +1,176 @@
+//! Paginated lists: following cursors within the list bounds, restarting once after a refused
+//! cursor, decoding the items (a bad item is a warning, not a failure), and caching the whole list.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use serde_json::Value;
+
+use super::cache::CacheScope;
+use super::Connection;
+use crate::error::{RequestError, Warning};
+use crate::handle::RequestHandle;
+use crate::request::Response;
+use crate::types::{ListPage, Prompt, Resource, ResourceTemplate, Tool};
+
+/// The pages of a paginated list received so far.
+#[derive(Debug, Default)]
+pub(super) struct Pages {
+    items: Vec<Value>,
+    pub(super) cursor: Option<String>,
+    seen: BTreeSet<String>,
+    count: usize,
+    ttl_ms: Option<u64>,
+    /// Some page had a `cacheScope` other than `"public"`.
+    private: bool,
+}
+
+impl Pages {
+    /// Why the pages received so far, and the next cursor, break the list bounds (items,
+    /// pages, a repeated cursor), if they do.
+    fn out_of_bounds(&mut self, next_cursor: Option<&str>, limits: &crate::config::Limits) -> Option<String> {
+        if self.items.len() > limits.max_list_items {
+            return Some(format!("more than {} items", limits.max_list_items));
+        }
+        match next_cursor {
+            Some(c) if !self.seen.insert(c.to_owned()) => Some(format!("the server repeated cursor {c:?}")),
+            Some(_) if self.count >= limits.max_list_pages => {
+                Some(format!("more than {} pages", limits.max_list_pages))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Connection {
+    /// The server refused a list's cursor (-32602): that page sequence is over. Its cached
+    /// copies are dropped and the list starts again from the first page, once. Returns false
+    /// when the error ends the request (not a list, no cursor, or restarted already).
+    pub(super) fn restart_pages(&mut self, now: Instant, handle: RequestHandle) -> bool {
+        let Some(op) = self.ops.get_mut(&handle) else { return false };
+        let Some((_, method, _)) = op.request.list_kind() else { return false };
+        if op.pages.cursor.is_none() {
+            return false;
+        }
+        let again = !std::mem::replace(&mut op.cache.restarted, true);
+        if again {
+            op.pages = Pages::default();
+            op.sent = None;
+        }
+        self.drop_cached_list(method);
+        if again {
+            self.queue.push_front(handle);
+            self.pump(now);
+        }
+        again
+    }
+
+    /// Adds a page's items to a paginated request: ends it on a list bound, or follows the
+    /// cursor; the whole list's items once the last page is in.
+    pub(super) fn take_page(
+        &mut self,
+        now: Instant,
+        handle: RequestHandle,
+        items: Vec<Value>,
+        next_cursor: Option<String>,
+    ) -> Option<Vec<Value>> {
+        let limits = self.cfg.limits.clone();
+        let op = self.ops.get_mut(&handle)?;
+        op.pages.count += 1;
+        op.pages.items.extend(items);
+        if let Some(detail) = op.pages.out_of_bounds(next_cursor.as_deref(), &limits) {
+            self.finish(handle, Err(RequestError::Pagination { detail }));
+            return None;
+        }
+        if let Some(cursor) = next_cursor {
+            op.pages.cursor = Some(cursor);
+            self.queue.push_front(handle);
+            self.pump(now);
+            return None;
+        }
+        Some(std::mem::take(&mut op.pages.items))
+    }
+
+    /// One page of `tasks/list` arrived: follow the cursor (within the list bounds) or finish.
+    pub(super) fn on_tasks_page(&mut self, now: Instant, handle: RequestHandle, value: Value) {
+        let page = match ListPage::from_value(value, "tasks") {
+            Ok(p) => p,
+            Err(e) => {
+                self.finish(handle, Err(RequestError::InvalidResponse { detail: e.to_string() }));
+                return;
+            }
+        };
+        let Some(items) = self.take_page(now, handle, page.items, page.next_cursor) else { return };
+        let mut tasks = Vec::new();
+        for item in items {
+            match crate::types::Task::from_value(item) {
+                Ok(t) => tasks.push(t),
+                Err(e) => self.warn(Warning::InvalidListItem { list: "tasks", detail: e.to_string() }),
+            }
+        }
+        self.finish(handle, Ok(Response::Tasks(tasks)));
+    }
+
+    /// One page of a list arrived: follow the cursor or finish.
+    pub(super) fn on_page(&mut self, now: Instant, handle: RequestHandle, value: Value) {
+        let Some(op) = self.ops.get_mut(&handle) else { return };
+        let (kind, method, key) = op.request.list_kind().expect("list request");
+        let page = match ListPage::from_value(value, key) {
+            Ok(p) => p,
+            Err(e) => {
+                self.finish(handle, Err(RequestError::InvalidResponse { detail: e.to_string() }));
+                return;
+            }
+        };
+        op.sent = None;
+        if let Some(ttl) = page.ttl_ms {
+            op.pages.ttl_ms = Some(op.pages.ttl_ms.map_or(ttl, |t| t.min(ttl)));
+        }
+        op.pages.private |= page.cache_scope.as_deref() != Some("public");
+        let Some(items) = self.take_page(now, handle, page.items, page.next_cursor) else { return };
+        let Some(op) = self.ops.get(&handle) else { return };
+        let ttl = op.pages.ttl_ms;
+        let scope = if op.pages.private { CacheScope::Private } else { CacheScope::Public };
+        let mut response = self.decode_list(method, items);
+        if let Response::Tools(tools) = &mut response {
+            self.http_exclude_invalid_header_tools(tools);
+        }
+        if method == "tools/list" {
+            if let Response::Tools(tools) = &response {
+                self.known_tools = Some(tools.clone());
+                self.compile_tool_schemas(tools);
+            }
+        }
+        self.keep_list(now, handle, (kind, method), ttl, scope, &response);
+        self.finish(handle, Ok(response));
+    }
+
+    pub(super) fn decode_list(&mut self, method: &'static str, items: Vec<Value>) -> Response {
+        fn all<T>(
+            conn: &mut Connection,
+            list: &'static str,
+            items: Vec<Value>,
+            f: fn(Value) -> Result<T, crate::types::DecodeError>,
+        ) -> Vec<T> {
+            let mut out = Vec::with_capacity(items.len());
+            for item in items {
+                match f(item) {
+                    Ok(t) => out.push(t),
+                    Err(e) => conn.warn(Warning::InvalidListItem { list, detail: e.to_string() }),
+                }
+            }
+            out
+        }
+        match method {
+            "tools/list" => Response::Tools(all(self, "tools", items, Tool::from_value)),
+            "prompts/list" => Response::Prompts(all(self, "prompts", items, Prompt::from_value)),
+            "resources/list" => Response::Resources(all(self, "resources", items, Resource::from_value)),
+            _ => Response::ResourceTemplates(all(
+                self,
+                "resource templates",
+                items,
+                ResourceTemplate::from_value,
+            )),
+        }
+    }
+}
