@@ -56,6 +56,16 @@ fn status_of(task: &Value) -> String {
     task.get("status").and_then(Value::as_str).unwrap_or("").to_owned()
 }
 
+/// A task's status as a status notification (`notification`) or a poll's answer shows it.
+fn status_seen(task: &Value, notification: bool) -> SeenKind {
+    let keys = task
+        .get("inputRequests")
+        .and_then(Value::as_object)
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default();
+    SeenKind::Status { status: status_of(task), pace: pace_of(task), notification, keys }
+}
+
 /// What a server message (one JSON-RPC message) tells the client about a task, if anything.
 pub fn seen_of(msg: &Value) -> Option<Seen> {
     if let Some(method) = msg.get("method").and_then(Value::as_str) {
@@ -64,14 +74,7 @@ pub fn seen_of(msg: &Value) -> Option<Seen> {
         }
         let params = msg.get("params")?;
         let task = params.get("taskId")?.as_str()?.to_owned();
-        let keys = params
-            .get("inputRequests")
-            .and_then(Value::as_object)
-            .map(|m| m.keys().cloned().collect())
-            .unwrap_or_default();
-        let kind =
-            SeenKind::Status { status: status_of(params), pace: pace_of(params), notification: true, keys };
-        return Some(Seen { id: None, task, kind });
+        return Some(Seen { id: None, task, kind: status_seen(params, true) });
     }
     let id = msg.get("id")?.to_string();
     let result = msg.get("result")?;
@@ -85,14 +88,7 @@ pub fn seen_of(msg: &Value) -> Option<Seen> {
         let kind = SeenKind::Created { status: status_of(result), pace: pace_of(result), ghost, nonce };
         (result.get("taskId")?.as_str()?.to_owned(), kind)
     } else if let Some(task) = result.get("taskId").and_then(Value::as_str) {
-        let keys = result
-            .get("inputRequests")
-            .and_then(Value::as_object)
-            .map(|m| m.keys().cloned().collect())
-            .unwrap_or_default();
-        let kind =
-            SeenKind::Status { status: status_of(result), pace: pace_of(result), notification: false, keys };
-        (task.to_owned(), kind)
+        (task.to_owned(), status_seen(result, false))
     } else if let Some(task) = meta.and_then(|m| m.get(SIM_TASK)).and_then(Value::as_str) {
         (task.to_owned(), SeenKind::Ack)
     } else if let Some(task) = meta.and_then(|m| m.get(RELATED)).and_then(|r| r.get("taskId")) {
