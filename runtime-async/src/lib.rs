@@ -43,7 +43,7 @@ mod test_streams;
 
 pub use client::{connect, Client, ClientBuilder};
 pub use handlers::{typed_handler, Handler, HandlerOutput, Handlers};
-pub use http::{AsyncStream, BoxedStream, Connector};
+pub use http::{socket_idle, AsyncStream, BoxedStream, Connector, IdleCheck, TcpConnection};
 /// OAuth on the host side: token stores, the loopback redirect listener, the browser sign-in.
 pub use mcp_host::{auth, AuthorizationPrompt, TokenRequest};
 pub use mcp_host::{

@@ -23,7 +23,11 @@ pub trait Runtime: Clone + Send + Sync + 'static {
     fn spawn_process(&self, command: &StdioCommand) -> io::Result<ProcessParts>;
     /// Opens a TCP connection to `host:port` (a name or an IP address). The HTTP client bounds
     /// the time it may take and layers TLS and proxies on top.
-    fn connect_tcp(&self, host: &str, port: u16) -> BoxFuture<'static, io::Result<crate::http::BoxedStream>>;
+    fn connect_tcp(
+        &self,
+        host: &str,
+        port: u16,
+    ) -> BoxFuture<'static, io::Result<crate::http::TcpConnection>>;
 }
 
 /// A started process, as handed to the client.

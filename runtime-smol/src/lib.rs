@@ -155,12 +155,12 @@ impl Runtime for SmolRuntime {
         })
     }
 
-    fn connect_tcp(&self, host: &str, port: u16) -> BoxFuture<'static, io::Result<mcp_async::BoxedStream>> {
+    fn connect_tcp(&self, host: &str, port: u16) -> BoxFuture<'static, io::Result<mcp_async::TcpConnection>> {
         let host = host.to_owned();
         Box::pin(async move {
             let stream = async_net::TcpStream::connect((host.as_str(), port)).await?;
             stream.set_nodelay(true)?;
-            Ok(Box::new(tcp::Tcp::new(stream)) as mcp_async::BoxedStream)
+            Ok(tcp::Tcp::connection(stream))
         })
     }
 }

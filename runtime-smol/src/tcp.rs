@@ -62,6 +62,15 @@ impl Tcp {
     pub(crate) fn new(stream: async_net::TcpStream) -> Self {
         Self { reader: ReadyFirst::new(stream.clone().into()), writer: stream }
     }
+
+    /// The stream for the HTTP client, with the check of its socket.
+    pub(crate) fn connection(stream: async_net::TcpStream) -> mcp_async::TcpConnection {
+        let socket: Arc<Async<TcpStream>> = stream.clone().into();
+        mcp_async::TcpConnection {
+            stream: Box::new(Self::new(stream)),
+            idle_check: Box::new(move || mcp_async::socket_idle(socket.get_ref())),
+        }
+    }
 }
 
 impl AsyncRead for Tcp {

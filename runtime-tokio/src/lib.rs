@@ -118,15 +118,24 @@ impl Runtime for TokioRuntime {
         })
     }
 
-    fn connect_tcp(&self, host: &str, port: u16) -> BoxFuture<'static, io::Result<mcp_async::BoxedStream>> {
+    fn connect_tcp(&self, host: &str, port: u16) -> BoxFuture<'static, io::Result<mcp_async::TcpConnection>> {
         let (host, handle) = (host.to_owned(), self.handle.clone());
         Box::pin(async move {
             // Connecting (and resolving) happens on the client's runtime, whoever polls this.
-            let stream =
-                handle.spawn(async move { tokio::net::TcpStream::connect((host.as_str(), port)).await });
-            let stream = stream.await.map_err(io::Error::other)??;
-            stream.set_nodelay(true)?;
-            Ok(Box::new(stream.compat()) as mcp_async::BoxedStream)
+            let opened = handle.spawn(async move {
+                let stream = tokio::net::TcpStream::connect((host.as_str(), port)).await?;
+                stream.set_nodelay(true)?;
+                // tokio's reads trust its reactor's readiness; the pool's check asks the
+                // socket, through a second handle on it (the same socket, not a new one).
+                let std_stream = stream.into_std()?;
+                let socket = std_stream.try_clone()?;
+                Ok::<_, io::Error>((tokio::net::TcpStream::from_std(std_stream)?, socket))
+            });
+            let (stream, socket) = opened.await.map_err(io::Error::other)??;
+            Ok(mcp_async::TcpConnection {
+                stream: Box::new(stream.compat()),
+                idle_check: Box::new(move || mcp_async::socket_idle(&socket)),
+            })
         })
     }
 }

@@ -31,7 +31,9 @@ use mcp_host::{HttpClientConfig, Proxies, Proxy};
 /// Opens byte streams to `host:port` (a server's, or a proxy's). The default uses the runtime's
 /// TCP; install your own with [`ClientBuilder::connector`](crate::ClientBuilder::connector)
 /// (custom DNS, Unix sockets, an in-process transport for tests...). TLS and proxy tunnels are
-/// layered on top of it.
+/// layered on top of it. A pooled connection opened by a connector is not checked on its
+/// socket before reuse (the runtime's TCP is): a close its stream has not reported yet costs
+/// the request sent on it.
 pub trait Connector: Send + Sync + 'static {
     /// Opens a stream. The client bounds the time it may take (`Timeouts::http_connect`).
     fn connect(&self, host: &str, port: u16) -> BoxFuture<'static, std::io::Result<BoxedStream>>;
@@ -40,14 +42,59 @@ pub trait Connector: Send + Sync + 'static {
 type Sender1 = SendRequest<Full<Bytes>>;
 type Driver = hyper::client::conn::http1::Connection<HyperIo, Full<Bytes>>;
 
+/// A TCP connection as a [`Runtime`] opens it: the stream, and a check of its socket.
+pub struct TcpConnection {
+    /// The byte stream.
+    pub stream: BoxedStream,
+    /// Asks the kernel, without blocking, whether the socket is open with nothing to read:
+    /// what a pooled connection must be before a request goes out on it (see [`socket_idle`]).
+    pub idle_check: IdleCheck,
+}
+
+impl std::fmt::Debug for TcpConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TcpConnection").finish_non_exhaustive()
+    }
+}
+
+/// See [`TcpConnection::idle_check`].
+pub type IdleCheck = Box<dyn Fn() -> bool + Send + Sync>;
+
+/// Whether a non-blocking socket is open with nothing to read: one `recv` that peeks. A
+/// connection the server closed (end of stream), reset, or sent something on while it was
+/// idle (a `408`, a TLS alert before its close) is not fit for another request.
+pub fn socket_idle(socket: &std::net::TcpStream) -> bool {
+    let mut byte = [0u8; 1];
+    loop {
+        match socket.peek(&mut byte) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return e.kind() == std::io::ErrorKind::WouldBlock,
+            Ok(_) => return false,
+        }
+    }
+}
+
 /// A keep-alive connection: its request half and its driver (the future that moves the bytes),
 /// polled by whichever exchange holds the connection, on that exchange's task: no task per
-/// connection and no hop between tasks per request. An idle connection is not polled; one the
-/// server closed meanwhile is found closed by its next exchange before the request goes out.
+/// connection and no hop between tasks per request. An idle connection is not polled; before
+/// the next exchange takes it, its socket is asked whether the server closed it meanwhile (a
+/// reactor may not have reported that yet, and a request written on it would be lost).
 struct Conn {
     sender: Sender1,
     /// `None` once the connection ended.
     driver: Option<Driver>,
+    /// The socket's check, when the runtime opened it (a [`Connector`]'s stream has none: its
+    /// own reads find the close).
+    idle_check: Option<IdleCheck>,
+}
+
+impl Conn {
+    /// Whether a request may go out on this pooled connection.
+    fn reusable(&self) -> bool {
+        self.driver.is_some()
+            && !self.sender.is_closed()
+            && self.idle_check.as_ref().is_none_or(|idle| idle())
+    }
 }
 
 /// Awaits `work` while polling the connection's driver, which `work` depends on.
@@ -118,15 +165,6 @@ impl std::fmt::Debug for HttpClient {
     }
 }
 
-/// The runtime's TCP as a [`Connector`].
-struct RuntimeTcp<R: Runtime>(R);
-
-impl<R: Runtime> Connector for RuntimeTcp<R> {
-    fn connect(&self, host: &str, port: u16) -> BoxFuture<'static, std::io::Result<BoxedStream>> {
-        self.0.connect_tcp(host, port)
-    }
-}
-
 impl HttpClient {
     /// Builds the client: TLS roots, proxies (the environment is read here, once).
     pub(crate) fn new(
@@ -161,7 +199,7 @@ impl HttpClient {
         let mut pool = mcp_host::lock(&self.pool);
         let idle = pool.get_mut(key)?;
         while let Some(conn) = idle.pop() {
-            if conn.driver.is_some() && !conn.sender.is_closed() {
+            if conn.reusable() {
                 return Some(conn);
             }
         }
@@ -197,27 +235,28 @@ impl HttpClient {
                 None => (url.host().to_owned(), url.port()),
             };
             let opened = match &self.connector {
-                Some(c) => c.connect(&host, port).await,
-                None => RuntimeTcp(rt.clone()).connect(&host, port).await,
+                Some(c) => c.connect(&host, port).await.map(|stream| (stream, None)),
+                None => rt.connect_tcp(&host, port).await.map(|tcp| (tcp.stream, Some(tcp.idle_check))),
             };
-            let mut stream = opened.map_err(|e| format!("connecting to {host}:{port} failed: {e}"))?;
+            let (mut stream, idle_check) =
+                opened.map_err(|e| format!("connecting to {host}:{port} failed: {e}"))?;
             if let (Some(p), true) = (proxy, url.is_https()) {
                 stream = proxy::tunnel(stream, p, url).await?;
             }
             if url.is_https() {
                 stream = tls::wrap(self.tls.get()?, stream, url.host()).await?;
             }
-            Ok::<_, String>(stream)
+            Ok::<_, String>((stream, idle_check))
         };
         let expired = async {
             rt.sleep_until(deadline).await;
             Err(format!("connecting to the server took longer than {timeout:?}"))
         };
-        let stream = open.or(expired).await?;
+        let (stream, idle_check) = open.or(expired).await?;
         let (sender, driver) = hyper::client::conn::http1::handshake(HyperIo::new(stream))
             .await
             .map_err(|e| format!("HTTP handshake failed: {e}"))?;
-        Ok(Conn { sender, driver: Some(driver) })
+        Ok(Conn { sender, driver: Some(driver), idle_check })
     }
 }
 
@@ -326,7 +365,7 @@ async fn send(
     conn: &mut Conn,
     request: hyper::Request<Full<Bytes>>,
 ) -> Result<hyper::Response<hyper::body::Incoming>, hyper::Error> {
-    let Conn { sender, driver } = conn;
+    let Conn { sender, driver, .. } = conn;
     driving(driver, sender.ready()).await?;
     driving(driver, sender.send_request(request)).await
 }
@@ -409,5 +448,52 @@ impl InlineExchange {
     /// Hands the rest of the exchange to the runtime.
     pub(crate) fn hand_off(self) {
         (self.spawner)(self.future);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+    use std::net::{TcpListener, TcpStream};
+
+    use super::socket_idle;
+
+    /// A connected pair: (the client's non-blocking end, the server's end).
+    fn pair() -> (TcpStream, TcpStream) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        client.set_nonblocking(true).unwrap();
+        (client, listener.accept().unwrap().0)
+    }
+
+    /// Waits (boundedly) until the socket stops being idle: the kernel took what the peer did.
+    fn becomes_busy(socket: &TcpStream) -> bool {
+        for _ in 0..5_000 {
+            if !socket_idle(socket) {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        false
+    }
+
+    #[test]
+    fn an_open_quiet_socket_is_idle() {
+        let (client, _server) = pair();
+        assert!(socket_idle(&client));
+        assert!(socket_idle(&client), "the check reads nothing");
+    }
+
+    #[test]
+    fn a_socket_the_peer_closed_or_wrote_on_is_not() {
+        let (client, server) = pair();
+        drop(server);
+        assert!(becomes_busy(&client), "the peer's close is seen");
+
+        let (client, mut server) = pair();
+        server.write_all(b"HTTP/1.1 408 Request Timeout\r\n\r\n").unwrap();
+        assert!(becomes_busy(&client), "bytes on an idle connection are seen");
+        let mut kept = [0u8; 8];
+        assert_eq!(client.peek(&mut kept).unwrap(), 8, "and left where they were");
     }
 }
