@@ -18,6 +18,7 @@ mod host_requests;
 mod http;
 mod http_auth;
 mod http_lists;
+mod http_sse;
 mod inbound;
 mod input_rounds;
 mod input_waits;
