@@ -1,5 +1,6 @@
 //! HTTPS: the async client's TLS (rustls, webpki roots) trusts a server whose certificate is
-//! signed by a root added through `HttpClientConfig`, and refuses it without that root.
+//! signed by a root added through `HttpClientConfig`, refuses it without that root, and keeps
+//! a TLS connection alive across exchanges.
 //!
 //! `tests/fixtures/tls`: a test CA (`ca.pem`, its key discarded) and a `localhost` /
 //! `127.0.0.1` server certificate valid until 2126, made with `openssl` from `ca.cnf` and
@@ -49,4 +50,31 @@ fn a_configured_root_is_trusted_and_required() {
             .build(mcp_tokio::TokioRuntime::current());
         assert!(matches!(built, Err(ClientError::Config(_))), "{built:?}");
     });
+}
+
+/// Keep-alive over TLS: the pool's check of a connection's socket (a non-blocking peek under
+/// the TLS layer) finds the connection idle after each answer, so every call reuses it.
+#[test]
+fn tls_connections_are_kept_alive() {
+    let answer = modern_tool_server("over tls");
+    let server = ScriptedHttpServer::start_tls(CERT, KEY, move |req| {
+        let mut reply = answer(req);
+        reply.close = false;
+        reply
+    });
+    let spec = ServerSpec::from_target("tls", &server.url("/mcp")).unwrap();
+    let config = mcp_tokio::HttpClientConfig::default().root_certificate(CA);
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let client = mcp_tokio::Client::builder()
+            .server(spec)
+            .http_client(config)
+            .build(mcp_tokio::TokioRuntime::current());
+        let client = client.unwrap();
+        for _ in 0..3 {
+            assert_eq!(client.call_tool("hello", json!({})).await.expect("a call").text(), "over tls");
+        }
+        client.close().await;
+    });
+    assert_eq!(server.accepts(), 1, "one TLS connection for every exchange");
 }

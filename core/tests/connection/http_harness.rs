@@ -254,6 +254,25 @@ pub(crate) fn legacy_http() -> (Harness, Sent) {
     (h, listen)
 }
 
+/// A harness on an HTTP+SSE server (`cfg`'s URL), connected with the 2024-11-05 handshake,
+/// its session stream open and its warnings taken.
+pub(crate) fn sse_session(cfg: ConnectionConfig) -> (Harness, Sent) {
+    let mut h = Harness::new(cfg);
+    let c = h.request(mcp_core::Request::Connect);
+    let stream = h.expect_http("GET");
+    h.sse_open(stream.id, "event: endpoint\ndata: /messages\n\n");
+    let init = h.expect_http("initialize");
+    h.accepted(&init);
+    let msg = result_for(&init.json(), init_result("2024-11-05", json!({"tools": {}})));
+    h.body(stream.id, sse_message(None, &msg).as_bytes());
+    h.ok(c);
+    h.take_connected();
+    let initialized = h.expect_http("notifications/initialized");
+    h.accepted(&initialized);
+    h.warnings();
+    (h, stream)
+}
+
 /// A modern harness, connected, its (empty) tool list known.
 pub(crate) fn modern_http() -> Harness {
     let mut h = Harness::new(http_config("http://srv.test/mcp", &[]));

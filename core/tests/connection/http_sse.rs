@@ -8,7 +8,7 @@ use mcp_core::mcp_servers::TransportKind;
 use mcp_core::{Era, Request, RequestError, Warning};
 
 use crate::harness::{init_result, ms, secs, tools_page, Harness};
-use crate::http_harness::{error_for, http_config, modern_http, result_for, sse_message};
+use crate::http_harness::{error_for, http_config, modern_http, result_for, sse_message, sse_session};
 
 // ----- fallback to HTTP+SSE ----------------------------------------------------------------
 
@@ -102,20 +102,7 @@ fn an_error_result_without_id_answers_the_request() {
 
 /// A session over HTTP+SSE (URL ending in `/sse`), connected, with its stream open.
 fn sse_connected() -> (Harness, crate::http_harness::Sent) {
-    let mut h = Harness::new(http_config("http://srv.test/sse", &[]));
-    let c = h.request(Request::Connect);
-    let stream = h.expect_http("GET");
-    h.sse_open(stream.id, "event: endpoint\ndata: /messages\n\n");
-    let init = h.expect_http("initialize");
-    h.accepted(&init);
-    let msg = result_for(&init.json(), init_result("2024-11-05", json!({"tools": {}})));
-    h.body(stream.id, sse_message(None, &msg).as_bytes());
-    h.ok(c);
-    h.take_connected();
-    let initialized = h.expect_http("notifications/initialized");
-    h.accepted(&initialized);
-    h.warnings();
-    (h, stream)
+    sse_session(http_config("http://srv.test/sse", &[]))
 }
 
 #[test]

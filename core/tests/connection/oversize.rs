@@ -10,8 +10,8 @@ use serde_json::{json, Value};
 use mcp_core::mcp_servers::TransportKind;
 use mcp_core::{ExchangeId, ProtocolMode, Request, RequestError, Response, Warning};
 
-use crate::harness::{call, discover_ok, init_result, text_result, tools_page, Harness};
-use crate::http_harness::{http_config, modern_http, result_for, sse_message, Sent};
+use crate::harness::{call, discover_ok, text_result, tools_page, Harness};
+use crate::http_harness::{http_config, modern_http, result_for, sse_message, sse_session, Sent};
 
 const LIMIT: usize = 1024;
 
@@ -293,19 +293,7 @@ fn http_an_unreadable_oversize_event_fails_the_request_when_its_stream_ends() {
 fn http_sse_transport_an_oversize_event_on_the_stream_fails_the_request_it_names() {
     let mut cfg = http_config("http://srv.test/sse", &[TransportKind::Sse]);
     cfg.limits.max_message_bytes = LIMIT;
-    let mut h = Harness::new(cfg);
-    let c = h.request(Request::Connect);
-    let stream = h.expect_http("GET");
-    h.sse_open(stream.id, "event: endpoint\ndata: /messages\n\n");
-    let init = h.expect_http("initialize");
-    h.accepted(&init);
-    let msg = result_for(&init.json(), init_result("2024-11-05", json!({"tools": {}})));
-    h.body(stream.id, sse_message(None, &msg).as_bytes());
-    h.take_connected();
-    h.ok(c);
-    let initialized = h.expect_http("notifications/initialized");
-    h.accepted(&initialized);
-    let _ = h.warnings();
+    let (mut h, stream) = sse_session(cfg);
 
     let big = h.request(call("big", json!({})));
     let big_sent = h.expect_http("tools/call");
