@@ -298,7 +298,7 @@ impl Call for CallToolAsTask {
     }
     fn decode(response: Response) -> Result<TaskStart, ClientError> {
         match response {
-            Response::TaskStarted(task) => Ok(TaskStart::Task(task)),
+            Response::TaskStarted(task) => Ok(TaskStart::Task(*task)),
             Response::ToolResult(result) => Ok(TaskStart::Done(result)),
             _ => Err(ClientError::UnexpectedResponse { expected: "a task or a tool result" }),
         }

@@ -15,8 +15,9 @@ use crate::types::LoggingLevel;
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Event {
-    /// The era probe or handshake finished; the server is usable.
-    Connected(ServerInfo),
+    /// The era probe or handshake finished; the server is usable (boxed: it is large, and
+    /// every event is moved through the layers).
+    Connected(Box<ServerInfo>),
     /// The final outcome of a request.
     Response {
         /// The request.

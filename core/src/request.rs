@@ -176,11 +176,14 @@ pub struct RequestOptions {
 }
 
 /// A successful, typed response.
+///
+/// The rarely seen large values (server info, tasks) are boxed, so the response a call carries
+/// through the layers stays small.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Response {
     /// For [`Request::Connect`] and [`Request::Discover`].
-    Connected(ServerInfo),
+    Connected(Box<ServerInfo>),
     /// All tools, across pages.
     Tools(Vec<Tool>),
     /// All prompts.
@@ -204,9 +207,9 @@ pub enum Response {
     /// The server ended a [`Request::Listen`] gracefully.
     ListenEnded,
     /// A call started as a task ([`Request::CallToolAsTask`]).
-    TaskStarted(crate::types::Task),
+    TaskStarted(Box<crate::types::Task>),
     /// A task's state ([`Request::GetTask`]).
-    Task(crate::types::Task),
+    Task(Box<crate::types::Task>),
     /// Every task ([`Request::ListTasks`]).
     Tasks(Vec<crate::types::Task>),
     /// The result of a [`Request::Custom`], as received.
@@ -223,10 +226,19 @@ macro_rules! into_variant {
             }
         }
     };
+    (boxed $(#[$doc:meta])* $fn:ident, $variant:ident, $ty:ty, $expected:literal) => {
+        $(#[$doc])*
+        pub fn $fn(self) -> Result<$ty, crate::error::ClientError> {
+            match self {
+                Response::$variant(v) => Ok(*v),
+                _ => Err(crate::error::ClientError::UnexpectedResponse { expected: $expected }),
+            }
+        }
+    };
 }
 
 impl Response {
-    into_variant!(
+    into_variant!(boxed
         /// The server info of a `Connect`.
         into_connected, Connected, ServerInfo, "server info"
     );
@@ -262,7 +274,7 @@ impl Response {
         /// The values of a `Complete`.
         into_completion, Completion, CompleteResult, "completion values"
     );
-    into_variant!(
+    into_variant!(boxed
         /// The task of a `GetTask`.
         into_task, Task, crate::types::Task, "a task"
     );

@@ -26,6 +26,44 @@ use mcp_core::{
 /// A request's outcome, as handed to its caller.
 pub type Outcome = Result<Response, ClientError>;
 
+/// The outcomes one drain routed, each with where it goes. A drain usually ends one request, so
+/// the first is kept inline (no allocation per call); more go to a vector.
+pub struct Outcomes<R> {
+    first: Option<(R, Outcome)>,
+    more: Vec<(R, Outcome)>,
+}
+
+impl<R> Default for Outcomes<R> {
+    fn default() -> Self {
+        Self { first: None, more: Vec::new() }
+    }
+}
+
+impl<R> Outcomes<R> {
+    fn push(&mut self, reply: R, outcome: Outcome) {
+        match self.first {
+            None => self.first = Some((reply, outcome)),
+            Some(_) => self.more.push((reply, outcome)),
+        }
+    }
+}
+
+impl<R> std::fmt::Debug for Outcomes<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let count = usize::from(self.first.is_some()) + self.more.len();
+        f.debug_struct("Outcomes").field("count", &count).finish()
+    }
+}
+
+impl<R> IntoIterator for Outcomes<R> {
+    type Item = (R, Outcome);
+    type IntoIter = std::iter::Chain<std::option::IntoIter<(R, Outcome)>, std::vec::IntoIter<(R, Outcome)>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.first.into_iter().chain(self.more)
+    }
+}
+
 /// A progress callback. It runs on the server's driver: keep it short, and do not make
 /// blocking calls on the client from it.
 pub type ProgressFn = Box<dyn Fn(Progress) + Send + Sync>;
@@ -114,7 +152,7 @@ pub struct Dispatch<R, W> {
     name: Arc<str>,
     calls: PendingCalls<Pending<R>>,
     close_waiters: CloseWaiters<W>,
-    replies: Vec<(R, Outcome)>,
+    replies: Outcomes<R>,
     hook: Option<EventHook>,
     view: SharedView,
     /// Listen streams and where their updates go.
@@ -144,7 +182,7 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
             name,
             calls: PendingCalls::default(),
             close_waiters: CloseWaiters::default(),
-            replies: Vec::new(),
+            replies: Outcomes::default(),
             hook,
             view,
             listens: std::collections::BTreeMap::new(),
@@ -280,7 +318,7 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
 
     /// The outcomes routed since the last call, with where each goes: deliver them once the
     /// drain is complete (and, for a shared engine, after its lock is released).
-    pub fn take_outcomes(&mut self) -> Vec<(R, Outcome)> {
+    pub fn take_outcomes(&mut self) -> Outcomes<R> {
         std::mem::take(&mut self.replies)
     }
 
@@ -318,7 +356,7 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
                 if let Some(p) = self.calls.take(handle) {
                     let outcome = result.map_err(ClientError::from);
                     p.trace.finish(outcome.as_ref());
-                    self.replies.push((p.reply, outcome));
+                    self.replies.push(p.reply, outcome);
                 }
                 None
             }
@@ -368,4 +406,27 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
 /// Locks, ignoring poisoning (the data is plain state, valid after any panic).
 pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first outcome stays inline; the rest follow in the order they were routed.
+    #[test]
+    fn outcomes_keep_their_order() {
+        let mut outcomes = Outcomes::default();
+        assert_eq!(outcomes.into_iter().count(), 0);
+        outcomes = Outcomes::default();
+        outcomes.push(1, Ok(Response::Pong));
+        assert!(outcomes.more.is_empty(), "one outcome allocates nothing");
+        outcomes.push(2, Ok(Response::Empty));
+        outcomes.push(3, Err(ClientError::Closed));
+        assert_eq!(format!("{outcomes:?}"), "Outcomes { count: 3 }");
+        let routed: Vec<(i32, Outcome)> = outcomes.into_iter().collect();
+        assert_eq!(
+            routed,
+            vec![(1, Ok(Response::Pong)), (2, Ok(Response::Empty)), (3, Err(ClientError::Closed))]
+        );
+    }
 }

@@ -63,8 +63,8 @@ pub use caller_scope::{offer_to_caller, CallerScope};
 #[doc(hidden)]
 pub use catalog_methods::{gather as catalog_gather, route_among as catalog_route_among};
 pub use dispatch::{
-    lock, Dispatch, EventHook, InputWaitHook, MetaProvider, Outcome, Perform, ProgressFn, Reply, SharedView,
-    Step, Waiter,
+    lock, Dispatch, EventHook, InputWaitHook, MetaProvider, Outcome, Outcomes, Perform, ProgressFn, Reply,
+    SharedView, Step, Waiter,
 };
 pub use engine::{open_listen, Engine, EngineApi, Feed, ReleaseOnDrop, Side, TimerStep};
 pub use handlers::{

@@ -26,7 +26,7 @@ impl ServerView {
             Event::Response { result: Ok(Response::Tools(_)), .. } => {
                 self.tools = conn.known_tools().map(<[Tool]>::to_vec);
             }
-            Event::Connected(info) => self.info = Some(info.clone()),
+            Event::Connected(info) => self.info = Some(ServerInfo::clone(info)),
             Event::Disconnected { .. } => *self = Self::default(),
             Event::Notification(Notification::ListChanged(ListKind::Tools))
             | Event::Subscription {

@@ -518,7 +518,7 @@ impl Connection {
         let (method, detail, response) = match &op.request {
             Request::Discover => match self.server_info() {
                 Some(info) if info.era == Era::Modern => {
-                    ("server/discover", err.to_string(), Response::Connected(info.clone()))
+                    ("server/discover", err.to_string(), Response::Connected(Box::new(info.clone())))
                 }
                 _ => return Err(err),
             },
@@ -606,8 +606,8 @@ impl Connection {
         if let Proc::Running { session: Session::Ready(session), .. } = &mut self.proc {
             *session = info.clone();
         }
-        self.emit(Event::Connected(info.clone()));
-        self.finish(handle, Ok(Response::Connected(info)));
+        self.emit(Event::Connected(Box::new(info.clone())));
+        self.finish(handle, Ok(Response::Connected(Box::new(info))));
     }
 }
 

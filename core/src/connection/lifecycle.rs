@@ -318,7 +318,7 @@ impl Connection {
             *session = Session::Ready(info.clone());
         }
         self.http_on_ready(now, info.era, &info.protocol_version);
-        self.emit(Event::Connected(info));
+        self.emit(Event::Connected(Box::new(info)));
         self.pump(now);
     }
 }

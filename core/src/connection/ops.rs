@@ -162,7 +162,7 @@ impl Connection {
         };
         if fresh_info {
             if let Some(info) = self.server_info().cloned() {
-                self.finish(handle, Ok(Response::Connected(info)));
+                self.finish(handle, Ok(Response::Connected(Box::new(info))));
             }
             return;
         }
@@ -496,7 +496,9 @@ impl Connection {
             Request::CallToolAsTask { .. } | Request::TaskResult { .. } => {
                 CallToolResult::from_value(value).map(Response::ToolResult)
             }
-            Request::GetTask { .. } => crate::types::Task::from_value(value).map(Response::Task),
+            Request::GetTask { .. } => {
+                crate::types::Task::from_value(value).map(|t| Response::Task(Box::new(t)))
+            }
             Request::Custom { .. } => Ok(Response::Raw(value)),
             _ => Ok(Response::Raw(value)),
         };

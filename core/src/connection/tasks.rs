@@ -107,7 +107,7 @@ impl Connection {
         }
         if as_task {
             let started = crate::types::Task::from_value(value)
-                .map(crate::request::Response::TaskStarted)
+                .map(|t| crate::request::Response::TaskStarted(Box::new(t)))
                 .map_err(|e| invalid(e.to_string()));
             self.finish(handle, started);
             return;

@@ -523,7 +523,7 @@ fn discover_answers_while_fresh_and_asks_again_when_stale() {
     assert_eq!((info.ttl_ms, info.scope, info.fresh), (Some(1000), CacheScope::Public, true));
 
     let d = h.request(Request::Discover);
-    assert_eq!(h.ok(d), Response::Connected(first.clone()));
+    assert_eq!(h.ok(d), Response::Connected(Box::new(first.clone())));
     h.assert_quiet();
 
     h.advance(ms(1000));
@@ -534,7 +534,7 @@ fn discover_answers_while_fresh_and_asks_again_when_stale() {
     let updated = h.take_connected();
     assert!(updated.capabilities.prompts().is_some() && updated.capabilities.tools().is_none());
     assert_eq!((updated.era, updated.transport), (first.era, first.transport));
-    assert_eq!(h.ok(d), Response::Connected(updated.clone()));
+    assert_eq!(h.ok(d), Response::Connected(Box::new(updated.clone())));
     assert_eq!(h.conn.server_info(), Some(&updated));
     let info = h.info(CacheKey::Discover).expect("recorded");
     assert_eq!(
@@ -544,7 +544,7 @@ fn discover_answers_while_fresh_and_asks_again_when_stale() {
 
     // Fresh again: answered with the new info, nothing sent.
     let d = h.request(Request::Discover);
-    assert_eq!(h.ok(d), Response::Connected(updated));
+    assert_eq!(h.ok(d), Response::Connected(Box::new(updated)));
     // `refresh` asks anyway.
     let d = h.request_opts(Request::Discover, refresh());
     let sent = h.expect_sent("server/discover");
@@ -581,7 +581,7 @@ fn a_legacy_discover_is_the_initialize_answer() {
     let mut h = Harness::auto();
     let info = h.connect_legacy_with("2025-11-25", json!({"tools": {}}));
     let d = h.request(Request::Discover);
-    assert_eq!(h.ok(d), Response::Connected(info));
+    assert_eq!(h.ok(d), Response::Connected(Box::new(info)));
     h.assert_quiet();
     assert_eq!(h.info(CacheKey::Discover), None);
 }
@@ -592,7 +592,7 @@ fn a_discover_before_connecting_connects_first() {
     let d = h.request(Request::Discover);
     h.start();
     let info = h.modern_handshake(discover_with(json!({"tools": {}}), json!(60_000), "private"));
-    assert_eq!(h.ok(d), Response::Connected(info));
+    assert_eq!(h.ok(d), Response::Connected(Box::new(info)));
     h.assert_quiet();
 }
 
@@ -629,7 +629,7 @@ fn a_private_discover_is_stale_for_another_credential_and_served_stale_over_http
     let sent = h.expect_http("server/discover");
     assert_eq!(sent.header("Authorization"), Some("Bearer other"));
     h.respond_http(sent.id, 500, &[], b"");
-    assert_eq!(h.ok(d), Response::Connected(info));
+    assert_eq!(h.ok(d), Response::Connected(Box::new(info)));
     assert!(matches!(stale_warnings(&mut h).as_slice(), [("server/discover", _)]));
 }
 

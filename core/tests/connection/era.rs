@@ -580,6 +580,6 @@ fn connect_when_ready_answers_locally() {
     let mut h = Harness::auto();
     let info = h.connect_modern();
     let c = h.request(Request::Connect);
-    assert_eq!(h.ok(c), Response::Connected(info));
+    assert_eq!(h.ok(c), Response::Connected(Box::new(info)));
     h.assert_quiet();
 }

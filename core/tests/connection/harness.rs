@@ -517,7 +517,7 @@ impl Harness {
 
     pub(crate) fn take_connected(&mut self) -> ServerInfo {
         match self.take_event(|ev| matches!(ev, Event::Connected(_))) {
-            Some(Event::Connected(info)) => info,
+            Some(Event::Connected(info)) => *info,
             _ => panic!("not connected; events: {:#?}", self.events),
         }
     }
@@ -581,7 +581,7 @@ impl Harness {
         let h = self.request(Request::Connect);
         self.start();
         let info = self.modern_handshake(result);
-        assert_eq!(self.ok(h), Response::Connected(info.clone()));
+        assert_eq!(self.ok(h), Response::Connected(Box::new(info.clone())));
         self.assert_quiet();
         info
     }
@@ -595,7 +595,7 @@ impl Harness {
         let h = self.request(Request::Connect);
         self.start();
         let info = self.legacy_handshake(version, caps);
-        assert_eq!(self.ok(h), Response::Connected(info.clone()));
+        assert_eq!(self.ok(h), Response::Connected(Box::new(info.clone())));
         self.assert_quiet();
         info
     }

@@ -395,5 +395,5 @@ fn connect_after_a_restart_reports_the_new_server() {
     let c = h.request(Request::Connect);
     h.start();
     let info = h.legacy_handshake("2024-11-05", json!({}));
-    assert_eq!(h.ok(c), Response::Connected(info));
+    assert_eq!(h.ok(c), Response::Connected(Box::new(info)));
 }
