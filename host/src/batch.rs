@@ -1,11 +1,8 @@
 //! Batch and streaming tool calls, the parts every family shares: [`ToolCall`] (one call of a
-//! batch), [`JoinBounded`] (async: futures with at most N in flight), [`run_bounded`] (blocking:
-//! jobs on at most N scoped threads), and [`UpdateFeed`] (what a streaming call has to say:
-//! progress, then the one final result).
+//! batch, run through [`JoinBounded`](crate::JoinBounded) or [`run_bounded`](crate::run_bounded))
+//! and [`UpdateFeed`] (what a streaming call has to say: progress, then the one final result).
 
 use std::collections::VecDeque;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Condvar, Mutex};
 use std::task::{Context, Poll, Waker};
 
@@ -38,82 +35,6 @@ impl ToolCall {
         self.server = Some(server.into());
         self
     }
-}
-
-/// Runs futures with at most `limit` polled at a time and gives their outputs in input order.
-/// A future not yet started is not polled (so it has sent nothing).
-#[derive(Debug)]
-pub struct JoinBounded<F: Future> {
-    waiting: VecDeque<(usize, F)>,
-    running: Vec<(usize, Pin<Box<F>>)>,
-    outputs: Vec<Option<F::Output>>,
-    limit: usize,
-}
-
-impl<F: Future> JoinBounded<F> {
-    /// At most `limit` (at least 1) of `futures` in flight.
-    pub fn new(futures: impl IntoIterator<Item = F>, limit: usize) -> Self {
-        let waiting: VecDeque<(usize, F)> = futures.into_iter().enumerate().collect();
-        let outputs = waiting.iter().map(|_| None).collect();
-        Self { waiting, running: Vec::new(), outputs, limit: limit.max(1) }
-    }
-}
-
-impl<F: Future> Unpin for JoinBounded<F> {}
-
-impl<F: Future> Future for JoinBounded<F> {
-    type Output = Vec<F::Output>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = &mut *self;
-        loop {
-            while this.running.len() < this.limit {
-                let Some((index, future)) = this.waiting.pop_front() else { break };
-                this.running.push((index, Box::pin(future)));
-            }
-            let mut finished = false;
-            let outputs = &mut this.outputs;
-            this.running.retain_mut(|(index, future)| match future.as_mut().poll(cx) {
-                Poll::Ready(output) => {
-                    outputs[*index] = Some(output);
-                    finished = true;
-                    false
-                }
-                Poll::Pending => true,
-            });
-            if this.running.is_empty() && this.waiting.is_empty() {
-                let outputs = std::mem::take(&mut this.outputs);
-                return Poll::Ready(outputs.into_iter().map(|o| o.expect("every future finished")).collect());
-            }
-            // A finished future freed a slot: start the next ones now rather than on a wake.
-            if !finished || this.waiting.is_empty() {
-                return Poll::Pending;
-            }
-        }
-    }
-}
-
-/// Runs `jobs` on at most `limit` scoped threads and gives their outputs in input order.
-pub fn run_bounded<T, J>(jobs: Vec<J>, limit: usize) -> Vec<T>
-where
-    T: Send,
-    J: FnOnce() -> T + Send,
-{
-    let count = jobs.len();
-    let queue = Mutex::new(jobs.into_iter().enumerate().collect::<VecDeque<_>>());
-    let outputs: Mutex<Vec<Option<T>>> = Mutex::new((0..count).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..limit.max(1).min(count) {
-            scope.spawn(|| loop {
-                let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
-                let Some((index, job)) = next else { break };
-                let output = job();
-                outputs.lock().unwrap_or_else(|e| e.into_inner())[index] = Some(output);
-            });
-        }
-    });
-    let outputs = outputs.into_inner().unwrap_or_else(|e| e.into_inner());
-    outputs.into_iter().map(|o| o.expect("every job ran")).collect()
 }
 
 /// What a streaming tool call yields: progress as it arrives, then the result (checked like
@@ -301,81 +222,7 @@ macro_rules! batch_methods {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
-
-    fn block_on<F: Future>(future: F) -> F::Output {
-        struct Noop;
-        impl std::task::Wake for Noop {
-            fn wake(self: Arc<Self>) {}
-        }
-        let waker = Waker::from(Arc::new(Noop));
-        let mut cx = Context::from_waker(&waker);
-        let mut future = Box::pin(future);
-        loop {
-            if let Poll::Ready(v) = future.as_mut().poll(&mut cx) {
-                return v;
-            }
-        }
-    }
-
-    /// A future that is pending `n` times, counting how many are in flight at once.
-    struct Slow {
-        left: usize,
-        value: usize,
-        live: Arc<AtomicUsize>,
-        peak: Arc<AtomicUsize>,
-        started: bool,
-    }
-
-    impl Future for Slow {
-        type Output = usize;
-        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<usize> {
-            if !self.started {
-                self.started = true;
-                let now = self.live.fetch_add(1, Ordering::SeqCst) + 1;
-                self.peak.fetch_max(now, Ordering::SeqCst);
-            }
-            if self.left == 0 {
-                self.live.fetch_sub(1, Ordering::SeqCst);
-                return Poll::Ready(self.value);
-            }
-            self.left -= 1;
-            cx.waker().wake_by_ref();
-            Poll::Pending
-        }
-    }
-
-    #[test]
-    fn join_bounded_keeps_order_and_bound() {
-        let (live, peak) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-        let futures: Vec<Slow> = (0..20)
-            .map(|i| Slow { left: 20 - i, value: i, live: live.clone(), peak: peak.clone(), started: false })
-            .collect();
-        let out = block_on(JoinBounded::new(futures, 3));
-        assert_eq!(out, (0..20).collect::<Vec<_>>());
-        assert_eq!(peak.load(Ordering::SeqCst), 3);
-        assert!(block_on(JoinBounded::new(Vec::<Slow>::new(), 3)).is_empty());
-    }
-
-    #[test]
-    fn run_bounded_keeps_order_and_bound() {
-        let (live, peak) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-        let jobs: Vec<_> = (0..16)
-            .map(|i| {
-                let (live, peak) = (live.clone(), peak.clone());
-                move || {
-                    let now = live.fetch_add(1, Ordering::SeqCst) + 1;
-                    peak.fetch_max(now, Ordering::SeqCst);
-                    std::thread::sleep(std::time::Duration::from_millis(5));
-                    live.fetch_sub(1, Ordering::SeqCst);
-                    i * 2
-                }
-            })
-            .collect();
-        assert_eq!(run_bounded(jobs, 4), (0..16).map(|i| i * 2).collect::<Vec<_>>());
-        assert!(peak.load(Ordering::SeqCst) <= 4);
-    }
 
     #[test]
     fn the_feed_gives_progress_then_the_outcome_once() {

@@ -43,6 +43,7 @@
 
 pub mod auth;
 mod batch;
+mod bounded;
 mod caller_scope;
 mod catalog_methods;
 mod dispatch;
@@ -58,7 +59,8 @@ mod task_methods;
 mod tool_format_methods;
 mod trace;
 
-pub use batch::{run_bounded, JoinBounded, ToolCall, ToolCallUpdate, UpdateFeed, DEFAULT_BATCH_CONCURRENCY};
+pub use batch::{ToolCall, ToolCallUpdate, UpdateFeed, DEFAULT_BATCH_CONCURRENCY};
+pub use bounded::{run_bounded, JoinBounded};
 pub use caller_scope::{offer_to_caller, CallerScope};
 #[doc(hidden)]
 pub use catalog_methods::{gather as catalog_gather, route_among as catalog_route_among};
