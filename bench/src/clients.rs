@@ -142,7 +142,7 @@ async fn tokio_run(plan: Plan) -> Figures {
         .server(plan.spec())
         .build(mcp_tokio::TokioRuntime::current())
         .expect("build");
-    client.list_tools().await.expect("list tools");
+    client.list_tools().await.into_result().expect("list tools");
     let connect_list = t0.elapsed();
     let (cpu0, t1, a0) = (cpu_now(), Instant::now(), allocations());
     let mut latencies = Vec::new();
@@ -181,7 +181,7 @@ fn on_smol(plan: &Plan) -> Figures {
     let t0 = Instant::now();
     let client =
         mcp_smol::Client::builder().server(plan.spec()).build(mcp_smol::SmolRuntime::new()).expect("build");
-    block_on(client.list_tools()).expect("list tools");
+    block_on(client.list_tools()).into_result().expect("list tools");
     let connect_list = t0.elapsed();
     let (cpu0, t1, a0) = (cpu_now(), Instant::now(), allocations());
     let mut latencies = Vec::new();
@@ -222,7 +222,7 @@ fn on_smol(plan: &Plan) -> Figures {
 fn on_blocking(plan: &Plan) -> Figures {
     let t0 = Instant::now();
     let client = mcp_blocking::Client::builder().server(plan.spec()).build().expect("build");
-    client.list_tools().expect("list tools");
+    client.list_tools().into_result().expect("list tools");
     let connect_list = t0.elapsed();
     let (cpu0, t1, a0) = (cpu_now(), Instant::now(), allocations());
     let mut latencies = Vec::new();

@@ -90,7 +90,7 @@ fn load_tokio(spec: ServerSpec, key: &'static str, callers: usize, calls: usize)
             .server(spec)
             .build(mcp_tokio::TokioRuntime::current())
             .map_err(failed("build"))?;
-        client.list_tools().await.map_err(failed("connect"))?;
+        client.list_tools().await.into_result().map_err(failed("connect"))?;
         let started = Instant::now();
         let tasks: Vec<_> = (0..callers)
             .map(|id| {
@@ -120,7 +120,7 @@ fn load_smol(spec: ServerSpec, key: &'static str, callers: usize, calls: usize) 
         .server(spec)
         .build(mcp_smol::SmolRuntime::new())
         .map_err(failed("build"))?;
-    block_on(client.list_tools()).map_err(failed("connect"))?;
+    block_on(client.list_tools()).into_result().map_err(failed("connect"))?;
     let started = Instant::now();
     let tallies = std::thread::scope(|scope| {
         let client = &client;
@@ -142,7 +142,7 @@ fn load_smol(spec: ServerSpec, key: &'static str, callers: usize, calls: usize) 
 
 fn load_blocking(spec: ServerSpec, key: &'static str, callers: usize, calls: usize) -> LoadRun {
     let client = mcp_blocking::Client::builder().server(spec).build().map_err(failed("build"))?;
-    client.list_tools().map_err(failed("connect"))?;
+    client.list_tools().into_result().map_err(failed("connect"))?;
     let started = Instant::now();
     let tallies = std::thread::scope(|scope| {
         let client = &client;

@@ -1,8 +1,9 @@
 //! Multi-server routing: which server owns a tool name, a prompt, a resource URI (or a
 //! template matching it); the client-wide results that tag each item with its server
 //! ([`ServerPrompt`], [`ServerResource`], [`ServerResourceTemplate`] in a [`ClientList`], and
-//! [`LogLevelReport`]).
+//! [`LogLevelReport`], [`ConnectReport`]).
 
+use crate::era::ServerInfo;
 use crate::error::ClientError;
 use crate::types::{Prompt, Resource, ResourceTemplate};
 
@@ -289,6 +290,15 @@ impl<T> ClientList<T> {
     pub fn is_complete(&self) -> bool {
         self.failed.is_empty()
     }
+
+    /// The all-or-nothing view: the items when every server that declares the capability
+    /// answered, else the first failing server's error.
+    pub fn into_result(self) -> Result<Vec<T>, ClientError> {
+        match self.failed.into_iter().next() {
+            Some(failure) => Err(failure.error),
+            None => Ok(self.items),
+        }
+    }
 }
 
 /// What a client-wide `set_log_level` did on each server.
@@ -300,6 +310,41 @@ pub struct LogLevelReport {
     pub skipped: Vec<String>,
     /// Servers where setting it failed.
     pub failed: Vec<ServerFailure>,
+}
+
+/// A server that connected, in a [`ConnectReport`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConnectedServer {
+    /// The server's name.
+    pub server: String,
+    /// What the server is (era, version, capabilities, ...).
+    pub info: ServerInfo,
+}
+
+/// What a client-wide `connect` did on each server: every server is tried, one that cannot
+/// connect does not stop the others.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ConnectReport {
+    /// The servers that connected, in configuration order.
+    pub connected: Vec<ConnectedServer>,
+    /// The servers that could not connect, in configuration order.
+    pub failed: Vec<ServerFailure>,
+}
+
+impl ConnectReport {
+    /// Whether every server connected.
+    pub fn is_complete(&self) -> bool {
+        self.failed.is_empty()
+    }
+
+    /// The all-or-nothing view: every server's info in configuration order, or the first
+    /// server's failure.
+    pub fn into_result(self) -> Result<Vec<ServerInfo>, ClientError> {
+        match self.failed.into_iter().next() {
+            Some(failure) => Err(failure.error),
+            None => Ok(self.connected.into_iter().map(|c| c.info).collect()),
+        }
+    }
 }
 
 /// Whether `error` says the server lacks a capability (the request was not sent): a

@@ -5,12 +5,15 @@
 //! [`client_catalog_methods!`](crate::client_catalog_methods) inside each family's
 //! `impl Client`, over the `Server` methods of [`server_methods!`](crate::server_methods).
 //!
+//! Every server is asked at once (at most `max_concurrent_servers` at a time, through the
+//! family's `fan_out`); answers keep configuration order.
+//!
 //! A server that does not declare the capability a request needs is skipped (the core refuses
 //! the request before sending it: `RequestError::CapabilityMissing`); a server whose request
 //! fails is reported on its own and does not hide the others' answers.
 
 use mcp_core::routing::{is_capability_missing, ClientList, RouteError, RouteKind, ServerFailure};
-use mcp_core::ClientError;
+use mcp_core::{ClientError, ServerTool};
 
 /// Adds one server's answer to a client-wide list: its items tagged by `tag`, or the server as
 /// skipped (no capability) or failed.
@@ -24,6 +27,34 @@ pub fn gather<T, U>(
         Ok(items) => list.items.extend(items.into_iter().map(|item| tag(server.to_owned(), item))),
         Err(e) if is_capability_missing(&e) => list.skipped.push(server.to_owned()),
         Err(error) => list.failed.push(ServerFailure { server: server.to_owned(), error }),
+    }
+}
+
+/// A client-wide list from every server's answer, in configuration order (see [`gather`]).
+pub fn gather_all<'a, T, U>(
+    answers: impl IntoIterator<Item = (&'a str, Result<Vec<T>, ClientError>)>,
+    tag: impl Fn(String, T) -> U,
+) -> ClientList<U> {
+    let mut list = ClientList::default();
+    for (server, answer) in answers {
+        gather(&mut list, server, answer, &tag);
+    }
+    list
+}
+
+/// Routes tool `name` among the servers that listed their tools: the one server offering it
+/// ([`RouteError::Ambiguous`] when several do). When none offers it and some server could not
+/// list its tools, that server's error is the answer (the tool may be there).
+pub fn route_tool_among<'a>(name: &str, tools: &'a ClientList<ServerTool>) -> Result<&'a str, ClientError> {
+    let mut owners: Vec<(&str, [&str; 1])> = Vec::new();
+    for offer in tools.items.iter().filter(|t| t.tool.name == name) {
+        if !owners.iter().any(|(server, _)| *server == offer.server) {
+            owners.push((offer.server.as_str(), [offer.tool.name.as_str()]));
+        }
+    }
+    match mcp_core::routing::route_tool(name, None, owners) {
+        Err(RouteError::UnknownTool(_)) if !tools.failed.is_empty() => Err(tools.failed[0].error.clone()),
+        routed => Ok(routed?),
     }
 }
 
@@ -46,24 +77,26 @@ where
 
 /// Defines the client-wide catalog methods of a family's `Client`:
 /// `client_catalog_methods!(async await)` or `client_catalog_methods!()`. Needs
-/// `servers: Arc<[Server]>` and the private `named` of [`client_methods!`](crate::client_methods).
+/// `servers: Arc<[Server]>`, the family's `fan_out` and the private `named` of
+/// [`client_methods!`](crate::client_methods).
 #[macro_export]
 macro_rules! client_catalog_methods {
     ($($async:ident $await:ident)?) => {
         /// Sets the log level on every server that declares `logging` (`logging/setLevel`; on
-        /// 2026-07-28 servers the level is sent with each later request), one server after
-        /// the other. Servers that do not declare it are skipped without anything being sent;
-        /// a server that fails does not stop the others. The report names each server's
-        /// outcome.
+        /// 2026-07-28 servers the level is sent with each later request), at most
+        /// [`ClientBuilder::max_concurrent_servers`] servers at once. Servers that do not
+        /// declare it are skipped without anything being sent; a server that fails does not
+        /// stop the others. The report names each server's outcome, in configuration order.
         pub $($async)? fn set_log_level(
             &self,
             level: $crate::mcp_core::types::LoggingLevel,
         ) -> $crate::mcp_core::routing::LogLevelReport {
             use $crate::mcp_core::routing::{is_capability_missing, LogLevelReport, ServerFailure};
+            let outcomes = self.fan_out(move |s| s.set_log_level(level))$(.$await)?;
             let mut report = LogLevelReport::default();
-            for s in self.servers.iter() {
+            for (s, outcome) in self.servers.iter().zip(outcomes) {
                 let server = s.name().to_owned();
-                match s.set_log_level(level)$(.$await)? {
+                match outcome {
                     Ok(()) => report.set.push(server),
                     Err(e) if is_capability_missing(&e) => report.skipped.push(server),
                     Err(error) => report.failed.push(ServerFailure { server, error }),
@@ -72,51 +105,54 @@ macro_rules! client_catalog_methods {
             report
         }
 
-        /// The prompts of every server that declares `prompts`, each tagged with its server;
-        /// a failing server is reported in [`ClientList::failed`](mcp_core::routing::ClientList)
-        /// and the others' prompts are still returned.
+        /// The prompts of every server that declares `prompts`, each tagged with its server,
+        /// asking at most [`ClientBuilder::max_concurrent_servers`] servers at once; a failing
+        /// server is reported in [`ClientList::failed`](mcp_core::routing::ClientList) and the
+        /// others' prompts are still returned.
         pub $($async)? fn list_prompts(
             &self,
         ) -> $crate::mcp_core::routing::ClientList<$crate::mcp_core::routing::ServerPrompt> {
-            use $crate::mcp_core::routing::{ClientList, ServerPrompt};
-            let mut list = ClientList::default();
-            for s in self.servers.iter() {
-                let answer = s.list_prompts()$(.$await)?;
-                let tag = |server, prompt| ServerPrompt { server, prompt };
-                $crate::catalog_gather(&mut list, s.name(), answer, tag);
-            }
-            list
+            let answers = self.fan_out(|s| s.list_prompts())$(.$await)?;
+            let answers = self.servers.iter().map(|s| s.name()).zip(answers);
+            $crate::catalog_gather_all(answers, |server, prompt| {
+                $crate::mcp_core::routing::ServerPrompt { server, prompt }
+            })
         }
 
         /// The resources of every server that declares `resources`, each tagged with its
-        /// server (failing servers reported apart, as for [`Self::list_prompts`]).
+        /// server (asked at once, failing servers reported apart, as for [`Self::list_prompts`]).
         pub $($async)? fn list_resources(
             &self,
         ) -> $crate::mcp_core::routing::ClientList<$crate::mcp_core::routing::ServerResource> {
-            use $crate::mcp_core::routing::{ClientList, ServerResource};
-            let mut list = ClientList::default();
-            for s in self.servers.iter() {
-                let answer = s.list_resources()$(.$await)?;
-                let tag = |server, resource| ServerResource { server, resource };
-                $crate::catalog_gather(&mut list, s.name(), answer, tag);
-            }
-            list
+            let answers = self.fan_out(|s| s.list_resources())$(.$await)?;
+            let answers = self.servers.iter().map(|s| s.name()).zip(answers);
+            $crate::catalog_gather_all(answers, |server, resource| {
+                $crate::mcp_core::routing::ServerResource { server, resource }
+            })
         }
 
         /// The resource templates of every server that declares `resources`, each tagged with
-        /// its server (failing servers reported apart, as for [`Self::list_prompts`]).
+        /// its server (asked at once, failing servers reported apart, as for
+        /// [`Self::list_prompts`]).
         pub $($async)? fn list_resource_templates(
             &self,
         ) -> $crate::mcp_core::routing::ClientList<$crate::mcp_core::routing::ServerResourceTemplate> {
-            use $crate::mcp_core::routing::{ClientList, ServerResourceTemplate};
-            let mut list = ClientList::default();
-            for s in self.servers.iter() {
-                let answer = s.list_resource_templates()$(.$await)?;
-                $crate::catalog_gather(&mut list, s.name(), answer, |server, template| {
-                    ServerResourceTemplate { server, template }
-                });
-            }
-            list
+            let answers = self.fan_out(|s| s.list_resource_templates())$(.$await)?;
+            let answers = self.servers.iter().map(|s| s.name()).zip(answers);
+            $crate::catalog_gather_all(answers, |server, template| {
+                $crate::mcp_core::routing::ServerResourceTemplate { server, template }
+            })
+        }
+
+        /// A server's resources and resource templates, one list after the other.
+        $($async)? fn resources_and_templates_of(
+            server: &Server,
+        ) -> (
+            Result<Vec<$crate::mcp_core::types::Resource>, $crate::mcp_core::ClientError>,
+            Result<Vec<$crate::mcp_core::types::ResourceTemplate>, $crate::mcp_core::ClientError>,
+        ) {
+            let resources = server.list_resources()$(.$await)?;
+            (resources, server.list_resource_templates()$(.$await)?)
         }
 
         /// The server offering prompt `name`: the only server, or the one whose prompt list
@@ -141,8 +177,15 @@ macro_rules! client_catalog_methods {
             if let [only] = &self.servers[..] {
                 return Ok(only);
             }
-            let resources = self.list_resources()$(.$await)?;
-            let templates = self.list_resource_templates()$(.$await)?;
+            let answers = self.fan_out(|s| Self::resources_and_templates_of(s))$(.$await)?;
+            let (resource_answers, template_answers): (Vec<_>, Vec<_>) = answers.into_iter().unzip();
+            let names = || self.servers.iter().map(|s| s.name());
+            let resources = $crate::catalog_gather_all(names().zip(resource_answers), |server, resource| {
+                $crate::mcp_core::routing::ServerResource { server, resource }
+            });
+            let templates = $crate::catalog_gather_all(names().zip(template_answers), |server, template| {
+                $crate::mcp_core::routing::ServerResourceTemplate { server, template }
+            });
             let listed =
                 |s: &Server| resources.items.iter().any(|r| r.server == s.name() && r.resource.uri == uri);
             let owner = match $crate::mcp_core::routing::route_item(

@@ -63,7 +63,10 @@ pub use batch::{ToolCall, ToolCallUpdate, UpdateFeed, DEFAULT_BATCH_CONCURRENCY}
 pub use bounded::{run_bounded, JoinBounded};
 pub use caller_scope::{offer_to_caller, CallerScope};
 #[doc(hidden)]
-pub use catalog_methods::{gather as catalog_gather, route_among as catalog_route_among};
+pub use catalog_methods::{
+    gather as catalog_gather, gather_all as catalog_gather_all, route_among as catalog_route_among,
+    route_tool_among as catalog_route_tool,
+};
 pub use dispatch::{
     lock, Dispatch, EventHook, InputWaitHook, MetaProvider, Outcome, Outcomes, Perform, ProgressFn, Reply,
     SharedView, Step, Waiter,
@@ -74,7 +77,7 @@ pub use handlers::{
     HandlerSet, RootsListRequest, SamplingRequest, TokenRequest, TypedRequest, NO_HANDLER,
 };
 pub use http_config::{with_request_headers, HttpClientConfig, Proxies, Proxy, ProxySetting};
-pub use methods::{BuilderParts, Prepared, ServerStart};
+pub use methods::{BuilderParts, Prepared, ServerStart, DEFAULT_MAX_CONCURRENT_SERVERS};
 pub use pending::{CloseWaiters, PendingCalls, ServerView};
 pub use process::{
     apply_process_io, exit_info, os_random_seed, seed_config, std_command, terminate, OtherIo,

@@ -6,7 +6,10 @@
 //!   RequestOptions, Option<ProgressFn>) -> Outcome` (async or not) and `fn inspect(&self,
 //!   &mut dyn FnMut(&mut Connection, Instant))` (plain: [`EngineApi::inspect`](crate::EngineApi::inspect))
 //!   on the family's `Server`.
-//! - [`client_methods!`](crate::client_methods): needs `servers: Arc<[Server]>` on `Client`.
+//! - [`client_methods!`](crate::client_methods): needs `servers: Arc<[Server]>` on `Client` and
+//!   the family's fan-out primitive, `fn fan_out(&self, per_server) -> Vec<T>` (async or not):
+//!   `per_server` run on every server, at most `max_concurrent_servers` at once, the outputs in
+//!   configuration order. Every client-wide method that asks each server stands on it.
 //! - [`builder_methods!`](crate::builder_methods): needs `parts: BuilderParts<Handler>` on
 //!   `ClientBuilder`, and the family's `Handler` type, `HandlerOutput<T>` trait (what a typed
 //!   handler closure returns: a future of `Result<T, HandlerError>`, or the result itself) and
@@ -288,29 +291,53 @@ macro_rules! client_methods {
                 .ok_or_else(|| $crate::mcp_core::routing::RouteError::UnknownServer(name.to_owned()).into())
         }
 
-        /// Connects every server (era detection included); fails on the first that cannot
-        /// connect.
-        pub $($async)? fn connect(
-            &self,
-        ) -> Result<Vec<$crate::mcp_core::ServerInfo>, $crate::mcp_core::ClientError> {
-            let mut out = Vec::with_capacity(self.servers.len());
-            for s in self.servers.iter() {
-                out.push(s.connect()$(.$await)??);
-            }
-            Ok(out)
-        }
-
-        /// The tools of every server, each tagged with its server.
-        pub $($async)? fn list_tools(
-            &self,
-        ) -> Result<Vec<$crate::mcp_core::ServerTool>, $crate::mcp_core::ClientError> {
-            let mut out = Vec::new();
-            for s in self.servers.iter() {
-                for tool in s.list_tools()$(.$await)?? {
-                    out.push($crate::mcp_core::ServerTool { server: s.name().to_owned(), tool });
+        /// Connects every server (era detection included), at most
+        /// [`ClientBuilder::max_concurrent_servers`] at once. Every server is tried: the report
+        /// names the servers that connected and those that could not
+        /// ([`ConnectReport::into_result`](mcp_core::routing::ConnectReport::into_result) for
+        /// all or nothing).
+        pub $($async)? fn connect(&self) -> $crate::mcp_core::routing::ConnectReport {
+            use $crate::mcp_core::routing::{ConnectReport, ConnectedServer, ServerFailure};
+            let outcomes = self.fan_out(|s| s.connect())$(.$await)?;
+            let mut report = ConnectReport::default();
+            for (s, outcome) in self.servers.iter().zip(outcomes) {
+                let server = s.name().to_owned();
+                match outcome {
+                    Ok(info) => report.connected.push(ConnectedServer { server, info }),
+                    Err(error) => report.failed.push(ServerFailure { server, error }),
                 }
             }
-            Ok(out)
+            report
+        }
+
+        /// The tools of every server, each tagged with its server, asking at most
+        /// [`ClientBuilder::max_concurrent_servers`] servers at once. A server that cannot list
+        /// its tools is reported in [`ClientList::failed`](mcp_core::routing::ClientList) and
+        /// the others' tools are still returned; a server without the `tools` capability is
+        /// skipped.
+        pub $($async)? fn list_tools(
+            &self,
+        ) -> $crate::mcp_core::routing::ClientList<$crate::mcp_core::ServerTool> {
+            let answers = self.fan_out(|s| s.list_tools())$(.$await)?;
+            self.tagged_tools(answers)
+        }
+
+        /// Every server's tools as [`Self::list_tools`], from each server's cached list while it
+        /// is fresh (a `tools/list` to the others): what routing by tool name looks at.
+        $($async)? fn tool_catalog(
+            &self,
+        ) -> $crate::mcp_core::routing::ClientList<$crate::mcp_core::ServerTool> {
+            let answers = self.fan_out(|s| Self::tools_of(s))$(.$await)?;
+            self.tagged_tools(answers)
+        }
+
+        /// The servers' answers (in configuration order) as one tagged list.
+        fn tagged_tools(
+            &self,
+            answers: Vec<Result<Vec<$crate::mcp_core::types::Tool>, $crate::mcp_core::ClientError>>,
+        ) -> $crate::mcp_core::routing::ClientList<$crate::mcp_core::ServerTool> {
+            let answers = self.servers.iter().map(|s| s.name()).zip(answers);
+            $crate::catalog_gather_all(answers, |server, tool| $crate::mcp_core::ServerTool { server, tool })
         }
 
         /// A server's tools: the cached list, or a fresh `tools/list`.
@@ -323,35 +350,33 @@ macro_rules! client_methods {
             }
         }
 
-        /// Which server owns `tool`: the only server, or the one whose tool list (cached, else
-        /// fetched) names it.
+        /// Which server owns `tool`: the only server, or the one server whose tool list (cached,
+        /// else fetched) names it. A server that cannot list its tools does not stop the
+        /// others: when no server that answered offers the tool, the failure is the answer.
         $($async)? fn route(&self, tool: &str) -> Result<&Server, $crate::mcp_core::ClientError> {
             if let [only] = &self.servers[..] {
                 return Ok(only);
             }
-            let mut catalog = Vec::with_capacity(self.servers.len());
-            for s in self.servers.iter() {
-                catalog.push((s.name(), Self::tools_of(s)$(.$await)??));
-            }
-            let entries = catalog.iter().map(|(n, t)| (*n, t.iter().map(|t| t.name.as_str())));
-            let owner = $crate::mcp_core::routing::route_tool(tool, None, entries)?;
+            let catalog = self.tool_catalog()$(.$await)?;
+            let owner = $crate::catalog_route_tool(tool, &catalog)?;
             self.named(owner)
         }
 
-        /// The tool with this name and the server offering it; an error if several offer it.
+        /// The tool with this name and the server offering it: `None` when no server offers it,
+        /// an error if several do, or if none that answered does and a server could not list
+        /// its tools (its error).
         pub $($async)? fn find_tool(
             &self,
             name: &str,
         ) -> Result<Option<$crate::mcp_core::ServerTool>, $crate::mcp_core::ClientError> {
             use $crate::mcp_core::routing::RouteError;
-            let server = match self.route(name)$(.$await)? {
-                Ok(server) => server,
+            let catalog = self.tool_catalog()$(.$await)?;
+            let owner = match $crate::catalog_route_tool(name, &catalog) {
+                Ok(owner) => owner.to_owned(),
                 Err($crate::mcp_core::ClientError::Route(RouteError::UnknownTool(_))) => return Ok(None),
                 Err(e) => return Err(e),
             };
-            let tools = Self::tools_of(server)$(.$await)??;
-            let server = server.name().to_owned();
-            Ok(tools.into_iter().find(|t| t.name == name).map(|tool| $crate::mcp_core::ServerTool { server, tool }))
+            Ok(catalog.items.into_iter().find(|t| t.server == owner && t.tool.name == name))
         }
 
         /// Calls a tool on the server that offers it.
@@ -390,11 +415,10 @@ macro_rules! client_methods {
             first
         }
 
-        /// Shuts every server down and waits until each is closed.
+        /// Shuts every server down and waits until each is closed (at most
+        /// [`ClientBuilder::max_concurrent_servers`] at once).
         pub $($async)? fn close(&self) {
-            for s in self.servers.iter() {
-                s.close()$(.$await)?;
-            }
+            self.fan_out(|s| s.close())$(.$await)?;
         }
     };
 }
@@ -411,6 +435,16 @@ macro_rules! builder_methods {
         }
 
         $crate::auth_builder_methods!();
+
+        /// How many servers a client-wide request (`Client::connect`, `list_tools`, the
+        /// prompt, resource and template lists, `set_log_level`, routing by name, `close`) asks
+        /// at once; default [`DEFAULT_MAX_CONCURRENT_SERVERS`]($crate::DEFAULT_MAX_CONCURRENT_SERVERS),
+        /// so ten servers take about as long as the slowest one. 1 asks them one after the
+        /// other. 0 is refused by `build` with [`ClientError::Config`](mcp_core::ClientError::Config).
+        pub fn max_concurrent_servers(mut self, limit: usize) -> Self {
+            self.parts.max_concurrent_servers = limit;
+            self
+        }
 
         /// Sets up the HTTP client every HTTP server of this client shares (one keep-alive
         /// pool): extra root certificates and the proxy. The default trusts the webpki roots
@@ -577,7 +611,13 @@ pub struct BuilderParts<H> {
     pub input_wait_hook: Option<crate::InputWaitHook>,
     /// Where OAuth records are loaded from and saved to.
     pub token_store: Option<std::sync::Arc<dyn crate::auth::TokenStore>>,
+    /// How many servers a client-wide request asks at once (checked by `prepare`: at least 1).
+    pub max_concurrent_servers: usize,
 }
+
+/// How many servers a client-wide request asks at once unless the builder says otherwise
+/// (`ClientBuilder::max_concurrent_servers`).
+pub const DEFAULT_MAX_CONCURRENT_SERVERS: usize = 16;
 
 impl<H> Default for BuilderParts<H> {
     fn default() -> Self {
@@ -589,6 +629,7 @@ impl<H> Default for BuilderParts<H> {
             meta_provider: None,
             input_wait_hook: None,
             token_store: None,
+            max_concurrent_servers: DEFAULT_MAX_CONCURRENT_SERVERS,
         }
     }
 }
@@ -603,6 +644,7 @@ impl<H> std::fmt::Debug for BuilderParts<H> {
             .field("meta_provider", &self.meta_provider.as_ref().map(|_| "installed"))
             .field("input_wait_hook", &self.input_wait_hook.as_ref().map(|_| "installed"))
             .field("token_store", &self.token_store.as_ref().map(|_| "installed"))
+            .field("max_concurrent_servers", &self.max_concurrent_servers)
             .finish()
     }
 }
@@ -631,10 +673,13 @@ pub struct Prepared<H, R, W> {
     pub handlers: std::sync::Arc<crate::HandlerSet<H>>,
     /// The HTTP client settings.
     pub http: crate::HttpClientConfig,
+    /// How many servers a client-wide request asks at once (at least 1).
+    pub max_concurrent_servers: usize,
 }
 
 impl<H> BuilderParts<H> {
-    /// Checks the server list (one at least, unique names), gives every server the features of
+    /// Checks the server list (one at least, unique names) and the fan-out limit (at least
+    /// 1), gives every server the features of
     /// the installed handlers and a jitter seed, completes OAuth setups (entropy, wall clock,
     /// stored record: [`crate::auth::prepare_auth`]), and sets up each one's connection at
     /// `now`.
@@ -642,6 +687,11 @@ impl<H> BuilderParts<H> {
         self,
         now: std::time::Instant,
     ) -> Result<Prepared<H, R, W>, mcp_core::ClientError> {
+        if self.max_concurrent_servers == 0 {
+            let refusal =
+                "max_concurrent_servers must be at least 1 (1 asks the servers one after the other)";
+            return Err(mcp_core::ClientError::Config(refusal.into()));
+        }
         let mut specs = crate::prepare_servers(self.specs, &self.handlers)?;
         let store = self.token_store.as_deref();
         crate::auth::prepare_auth(&mut specs, &self.handlers, store, self.hook.as_ref())?;
@@ -659,6 +709,11 @@ impl<H> BuilderParts<H> {
                 ServerStart { name, conn: mcp_core::Connection::new(config, now), dispatch, view }
             })
             .collect();
-        Ok(Prepared { servers, handlers: std::sync::Arc::new(self.handlers), http: self.http })
+        Ok(Prepared {
+            servers,
+            handlers: std::sync::Arc::new(self.handlers),
+            http: self.http,
+            max_concurrent_servers: self.max_concurrent_servers,
+        })
     }
 }

@@ -11,34 +11,35 @@ macro_rules! tool_format_methods {
     ($($async:ident $await:ident)?) => {
         /// Every server's tools in `provider`'s function-calling format, with names made valid
         /// and unique for the provider (a server prefix where two servers offer the same name).
-        /// Keep the result to map the model's tool calls back with
-        /// [`Self::call_provider_tool`].
+        /// A server that cannot list its tools is named in
+        /// [`ProviderTools::failed`]($crate::mcp_core::tool_formats::ProviderTools::failed) and
+        /// the others' tools are still converted. Keep the result to map the model's tool calls
+        /// back with [`Self::call_provider_tool`].
         pub $($async)? fn provider_tools(
             &self,
             provider: $crate::mcp_core::tool_formats::Provider,
-        ) -> Result<$crate::mcp_core::tool_formats::ProviderTools, $crate::mcp_core::ClientError> {
-            let tools = self.list_tools()$(.$await)??;
-            Ok($crate::mcp_core::tool_formats::convert(provider, &tools))
+        ) -> $crate::mcp_core::tool_formats::ProviderTools {
+            let tools = self.list_tools()$(.$await)?;
+            let mut converted = $crate::mcp_core::tool_formats::convert(provider, &tools.items);
+            converted.failed = tools.failed;
+            converted
         }
 
-        /// Every server's tools as OpenAI Chat Completions `tools` entries.
-        pub $($async)? fn to_openai_tools(
-            &self,
-        ) -> Result<$crate::mcp_core::tool_formats::ProviderTools, $crate::mcp_core::ClientError> {
+        /// Every server's tools as OpenAI Chat Completions `tools` entries (failing servers
+        /// reported apart, as for [`Self::provider_tools`]).
+        pub $($async)? fn to_openai_tools(&self) -> $crate::mcp_core::tool_formats::ProviderTools {
             self.provider_tools($crate::mcp_core::tool_formats::Provider::OpenAi)$(.$await)?
         }
 
-        /// Every server's tools as Anthropic Messages `tools` entries.
-        pub $($async)? fn to_anthropic_tools(
-            &self,
-        ) -> Result<$crate::mcp_core::tool_formats::ProviderTools, $crate::mcp_core::ClientError> {
+        /// Every server's tools as Anthropic Messages `tools` entries (failing servers reported
+        /// apart, as for [`Self::provider_tools`]).
+        pub $($async)? fn to_anthropic_tools(&self) -> $crate::mcp_core::tool_formats::ProviderTools {
             self.provider_tools($crate::mcp_core::tool_formats::Provider::Anthropic)$(.$await)?
         }
 
-        /// Every server's tools as one Gemini `functionDeclarations` tool.
-        pub $($async)? fn to_google_tools(
-            &self,
-        ) -> Result<$crate::mcp_core::tool_formats::ProviderTools, $crate::mcp_core::ClientError> {
+        /// Every server's tools as one Gemini `functionDeclarations` tool (failing servers
+        /// reported apart, as for [`Self::provider_tools`]).
+        pub $($async)? fn to_google_tools(&self) -> $crate::mcp_core::tool_formats::ProviderTools {
             self.provider_tools($crate::mcp_core::tool_formats::Provider::Google)$(.$await)?
         }
 

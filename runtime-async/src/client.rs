@@ -1,5 +1,6 @@
 //! [`Client`]: several named servers behind one API, with tool routing.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use mcp_core::{ClientError, ServerSpec};
@@ -16,6 +17,7 @@ use crate::streaming::ToolCallStream;
 #[derive(Debug, Clone)]
 pub struct Client {
     servers: Arc<[Server]>,
+    max_concurrent_servers: usize,
 }
 
 /// Builds a [`Client`]: servers, handlers, event hook, HTTP client setup.
@@ -44,7 +46,7 @@ impl ClientBuilder {
     /// Starts one engine (and its timer task) per server on the runtime. Servers start lazily, on first use
     /// (or on [`Client::connect`]).
     pub fn build<R: Runtime>(self, rt: R) -> Result<Client, ClientError> {
-        let Prepared { servers, handlers, http } = self.parts.prepare(rt.now())?;
+        let Prepared { servers, handlers, http, max_concurrent_servers } = self.parts.prepare(rt.now())?;
         let http = Arc::new(HttpClient::new(&http, self.connector).map_err(ClientError::Config)?);
         let servers: Vec<Server> = servers
             .into_iter()
@@ -54,7 +56,7 @@ impl ClientBuilder {
                 Server::new(start.name, engine, start.view)
             })
             .collect();
-        Ok(Client { servers: servers.into() })
+        Ok(Client { servers: servers.into(), max_concurrent_servers })
     }
 }
 
@@ -62,6 +64,17 @@ impl Client {
     /// A builder.
     pub fn builder() -> ClientBuilder {
         ClientBuilder::default()
+    }
+
+    /// The fan-out the client-wide methods stand on: `per_server` for every server, at most
+    /// `max_concurrent_servers` futures polled at once inside the caller's future (no task is
+    /// spawned), the outputs in configuration order.
+    async fn fan_out<'a, T, F, Fut>(&'a self, per_server: F) -> Vec<T>
+    where
+        F: FnMut(&'a Server) -> Fut,
+        Fut: Future<Output = T>,
+    {
+        mcp_host::JoinBounded::new(self.servers.iter().map(per_server), self.max_concurrent_servers).await
     }
 
     mcp_host::client_methods!(async await);
@@ -75,6 +88,6 @@ impl Client {
 /// until its protocol era is known. The runtime crates wrap this as their `connect`.
 pub async fn connect<R: Runtime>(rt: R, target: &str) -> Result<Client, ClientError> {
     let client = Client::builder().server(ServerSpec::from_target_named(target)?).build(rt)?;
-    client.connect().await?;
+    client.connect().await.into_result()?;
     Ok(client)
 }

@@ -15,7 +15,7 @@
 //! let client = mcp_async::Client::builder()
 //!     .server(ServerSpec::from_target("everything", "npx -y @modelcontextprotocol/server-everything")?)
 //!     .build(rt)?;
-//! for t in client.list_tools().await? {
+//! for t in client.list_tools().await.into_result()? {
 //!     println!("{}: {}", t.server, t.tool.name);
 //! }
 //! let result = client.call_tool("echo", serde_json::json!({"message": "hi"})).await?;

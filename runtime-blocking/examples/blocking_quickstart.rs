@@ -17,9 +17,9 @@ fn main() -> Result<(), ClientError> {
         None => ServerSpec::stdio("test-server", StdioCommand::new(program).args(args)),
     };
     let client = Client::builder().server(spec).build()?;
-    let info = client.connect()?;
+    let info = client.connect().into_result()?;
     println!("connected: {:?} era, protocol {}", info[0].era, info[0].protocol_version);
-    let tools = client.list_tools()?;
+    let tools = client.list_tools().into_result()?;
     println!(
         "{} tools: {}",
         tools.len(),

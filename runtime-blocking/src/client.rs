@@ -17,6 +17,7 @@ use crate::streaming::ToolCallStream;
 #[derive(Debug, Clone)]
 pub struct Client {
     servers: Arc<[Server]>,
+    max_concurrent_servers: usize,
 }
 
 /// Builds a [`Client`]: servers, handlers, event hook, HTTP client setup.
@@ -38,7 +39,8 @@ impl ClientBuilder {
     /// [`Client::connect`]). Fails for an empty or inconsistent server list, or an unusable
     /// [`HttpClientConfig`](crate::HttpClientConfig) (a bad certificate or proxy URL).
     pub fn build(self) -> Result<Client, ClientError> {
-        let Prepared { servers: starts, handlers, http } = self.parts.prepare(Instant::now())?;
+        let Prepared { servers: starts, handlers, http, max_concurrent_servers } =
+            self.parts.prepare(Instant::now())?;
         let http = HttpClient::new(&http)?;
         let mut servers = Vec::with_capacity(starts.len());
         for start in starts {
@@ -46,7 +48,7 @@ impl ClientBuilder {
                 .map_err(|e| ClientError::Config(format!("could not start a timer thread: {e}")))?;
             servers.push(Server::new(start.name, engine, start.view));
         }
-        Ok(Client { servers: servers.into() })
+        Ok(Client { servers: servers.into(), max_concurrent_servers })
     }
 }
 
@@ -54,6 +56,15 @@ impl Client {
     /// A builder.
     pub fn builder() -> ClientBuilder {
         ClientBuilder::default()
+    }
+
+    /// The fan-out the client-wide methods stand on: `per_server` for every server on at most
+    /// `max_concurrent_servers` threads at once (the calling thread is one; scoped threads
+    /// help it), the outputs in configuration order.
+    fn fan_out<'a, T: Send>(&'a self, per_server: impl Fn(&'a Server) -> T + Sync) -> Vec<T> {
+        let per_server = &per_server;
+        let jobs: Vec<_> = self.servers.iter().map(|s| move || per_server(s)).collect();
+        mcp_host::run_bounded(jobs, self.max_concurrent_servers)
     }
 
     mcp_host::client_methods!();

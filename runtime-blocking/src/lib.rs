@@ -43,7 +43,7 @@
 //! ```no_run
 //! # fn demo() -> Result<(), mcp_blocking::ClientError> {
 //! let client = mcp_blocking::connect("npx -y @modelcontextprotocol/server-everything")?;
-//! for t in client.list_tools()? {
+//! for t in client.list_tools().into_result()? {
 //!     println!("{}: {}", t.server, t.tool.name);
 //! }
 //! let result = client.call_tool("echo", serde_json::json!({"message": "hi"}))?;
@@ -92,6 +92,6 @@ pub use streaming::ToolCallStream;
 /// until its protocol era is known.
 pub fn connect(target: &str) -> Result<Client, ClientError> {
     let client = Client::builder().server(ServerSpec::from_target_named(target)?).build()?;
-    client.connect()?;
+    client.connect().into_result()?;
     Ok(client)
 }

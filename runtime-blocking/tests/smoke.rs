@@ -24,7 +24,7 @@ fn modern_and_legacy_connect_list_and_echo() {
         let server = &client.servers()[0];
         let info = server.info().expect("connected");
         assert_eq!(info.era, era, "{proto}");
-        let tools = client.list_tools().unwrap();
+        let tools = client.list_tools().into_result().unwrap();
         assert!(tools.iter().any(|t| t.tool.name == "echo"), "{proto}: {tools:?}");
         assert!(server.known_tools().is_some());
         let r = client.call_tool("echo", json!({"message": "hi"})).unwrap();
@@ -146,7 +146,7 @@ fn roots_handler_and_missing_handler() {
 fn routing_between_servers() {
     let client =
         Client::builder().server(spec("a", "modern")).server(spec("b", "2025-06-18")).build().unwrap();
-    assert_eq!(client.connect().unwrap().len(), 2);
+    assert_eq!(client.connect().into_result().unwrap().len(), 2);
     // `elicit` only exists on the legacy server.
     let found = client.find_tool("elicit").unwrap().expect("routed");
     assert_eq!(found.server, "b");
@@ -156,7 +156,10 @@ fn routing_between_servers() {
     assert!(client.call_tool_on("a", "echo", json!({"message": "x"})).unwrap().text().contains('x'));
     let err = client.call_tool_on("c", "echo", json!({})).unwrap_err();
     assert!(matches!(err, ClientError::Route(RouteError::UnknownServer(_))));
-    assert_eq!(client.list_tools().unwrap().iter().filter(|t| t.tool.name == "echo").count(), 2);
+    assert_eq!(
+        client.list_tools().into_result().unwrap().iter().filter(|t| t.tool.name == "echo").count(),
+        2
+    );
     client.close();
 }
 

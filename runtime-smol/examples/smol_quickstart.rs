@@ -18,9 +18,9 @@ fn main() -> Result<(), ClientError> {
     };
     smol::block_on(async {
         let client = Client::builder().server(spec).build(SmolRuntime::new())?;
-        let info = client.connect().await?;
+        let info = client.connect().await.into_result()?;
         println!("connected: {:?} era, protocol {}", info[0].era, info[0].protocol_version);
-        let tools = client.list_tools().await?;
+        let tools = client.list_tools().await.into_result()?;
         println!(
             "{} tools: {}",
             tools.len(),

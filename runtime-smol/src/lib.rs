@@ -17,7 +17,7 @@
 //! futures_lite::future::block_on(async {
 //!     let spec = ServerSpec::from_target("everything", "npx -y @modelcontextprotocol/server-everything")?;
 //!     let client = Client::builder().server(spec).build(SmolRuntime::new())?;
-//!     println!("{} tools", client.list_tools().await?.len());
+//!     println!("{} tools", client.list_tools().await.items.len());
 //!     client.close().await;
 //!
 //!     let client = mcp_smol::connect("npx -y @modelcontextprotocol/server-everything").await?;

@@ -19,9 +19,9 @@ async fn main() -> Result<(), ClientError> {
         None => ServerSpec::stdio("test-server", StdioCommand::new(program).args(args)),
     };
     let client = Client::builder().server(spec).build(TokioRuntime::current())?;
-    let info = client.connect().await?;
+    let info = client.connect().await.into_result()?;
     println!("connected: {:?} era, protocol {}", info[0].era, info[0].protocol_version);
-    let tools = client.list_tools().await?;
+    let tools = client.list_tools().await.into_result()?;
     println!(
         "{} tools: {}",
         tools.len(),

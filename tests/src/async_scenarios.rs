@@ -22,7 +22,7 @@ pub mod async_scenarios {
             let record_str = record.to_str().expect("UTF-8 path").to_owned();
             let spec = support::spec(support::test_server(), "t", &["--protocol", proto, "--record", &record_str]);
             let client = rt::build(rt::Client::builder().server(spec)).expect("build");
-            client.connect().await.expect("connect");
+            client.connect().await.into_result().expect("connect");
             let slow = async { Some(client.call_tool("slow", json!({"ms": 20000})).await) };
             let gave_up = async {
                 rt::sleep(Duration::from_millis(300)).await;
@@ -59,7 +59,7 @@ pub mod async_scenarios {
         for proto in ["modern", "2025-11-25"] {
             let spec = support::spec(support::test_server(), "t", &["--protocol", proto]);
             let client = rt::build(rt::Client::builder().server(spec)).expect("build");
-            client.connect().await.expect("connect");
+            client.connect().await.into_result().expect("connect");
             let order = Arc::new(Mutex::new(Vec::new()));
             let slow = async {
                 let r = client.call_tool("slow", json!({"ms": 1000})).await;
@@ -90,7 +90,7 @@ pub mod async_scenarios {
     pub async fn callers_on_threads() {
         let spec = support::spec(support::test_server(), "t", &[]);
         let client = rt::build(rt::Client::builder().server(spec)).expect("build");
-        client.connect().await.expect("connect");
+        client.connect().await.into_result().expect("connect");
         let started = Instant::now();
         std::thread::scope(|scope| {
             let slow = scope.spawn(|| future::block_on(client.call_tool("slow", json!({"ms": 1500}))));
@@ -123,7 +123,7 @@ pub mod async_scenarios {
         for proto in ["modern", "2025-11-25"] {
             let spec = support::spec(support::test_server(), "t", &["--protocol", proto]);
             let client = rt::build(rt::Client::builder().server(spec)).expect("build");
-            client.connect().await.expect("connect");
+            client.connect().await.into_result().expect("connect");
             let started = Instant::now();
             let slow = client.call_tool("slow", json!({"ms": 20000}));
             let closer = async {

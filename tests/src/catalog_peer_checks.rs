@@ -51,7 +51,7 @@ pub mod catalog_peer_checks {
             .server(peer(fs, &[&root]))
             .server(peer(py, &[]));
         let client = rt::build(builder).expect("build the client");
-        let infos = aw!(client.connect()).expect("connect all three");
+        let infos = aw!(client.connect()).into_result().expect("connect all three");
         let logging: Vec<bool> = infos.iter().map(|i| i.capabilities.logging()).collect();
         assert_eq!(logging, [true, false, false], "which peers declare logging");
         assert!(infos[1].capabilities.prompts().is_none() && infos[1].capabilities.resources().is_none());

@@ -139,7 +139,7 @@ pub mod host_request_peer_checks {
             let spec = support::peer_spec("py-mcp-peer", &[]).protocol(mode).request_timeout(Duration::from_secs(30));
             let client = rt::build(rt::Client::builder().server(spec).elicitation_url_handler(url).on_event(events.hook()))
                 .expect("build");
-            let info = aw!(client.connect()).expect("connect").remove(0);
+            let info = aw!(client.connect()).into_result().expect("connect").remove(0);
             assert_eq!(info.era, era);
             let r = aw!(client.call_tool("ask_url", json!({}))).expect("ask_url");
             assert_eq!(r.text(), r#"url: {"action": "accept"}"#, "{era:?}: {:?}", r.raw());

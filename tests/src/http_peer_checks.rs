@@ -138,7 +138,7 @@ pub mod http_peer_checks {
                     Ok($crate::mcp_core::types::ElicitResult::accept(json!({"name": "Ada"})))
                 }));
             let client = rt::build(builder).expect("build the client");
-            let info = aw!(client.connect()).expect("connect").remove(0);
+            let info = aw!(client.connect()).into_result().expect("connect").remove(0);
             assert_eq!(info.era, era);
             let r = aw!(client.call_tool("ask_name", json!({}))).expect("ask_name");
             assert_eq!(r.text(), "Hello, Ada!", "{era:?}: {:?}", r.raw());
@@ -192,7 +192,7 @@ pub mod http_peer_checks {
             let peer = HttpPeer::start("server-everything", &[args], &[("PORT", "{port}")]);
             let client = rt::build(rt::Client::builder().server(spec("modern-only", &peer.url(path), ProtocolMode::Modern)))
                 .expect("build the client");
-            let e = aw!(client.connect()).expect_err("a legacy-only server in modern mode");
+            let e = aw!(client.connect()).into_result().expect_err("a legacy-only server in modern mode");
             assert!(matches!(e, ClientError::Request(RequestError::ModernRequired { .. })), "{path}: {e:?}");
             aw!(client.close());
         }
@@ -204,9 +204,9 @@ pub mod http_peer_checks {
     pub $($kw)? fn ts_v2_legacy_lists_are_not_cached_without_a_stream() {
         let peer = HttpPeer::start("ts-v2-peer", &["http", "--port", "{port}"], &[]);
         let client = aw!(open(&peer, "ts-v2-lists", "/mcp", ProtocolMode::Legacy, (Era::Legacy, TransportKind::StreamableHttp), &["echo", "bump"]));
-        let before = aw!(client.list_tools()).expect("tools/list").len();
+        let before = aw!(client.list_tools()).into_result().expect("tools/list").len();
         aw!(client.call_tool("bump", json!({}))).expect("bump");
-        let after: Vec<String> = aw!(client.list_tools()).expect("tools/list").into_iter().map(|t| t.tool.name).collect();
+        let after: Vec<String> = aw!(client.list_tools()).into_result().expect("tools/list").into_iter().map(|t| t.tool.name).collect();
         assert_eq!(after.len(), before + 1, "{after:?}");
         assert!(after.iter().any(|n| n == "extra-1"), "{after:?}");
         aw!(client.close());

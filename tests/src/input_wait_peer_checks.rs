@@ -46,7 +46,7 @@ pub mod input_wait_peer_checks {
     $($kw)? fn not_ready_twice(peer: &str, spec: impl Fn() -> ServerSpec) {
         let waits: Waits = Default::default();
         let c = client(spec(), &waits);
-        let info = aw!(c.connect()).expect("connect").remove(0);
+        let info = aw!(c.connect()).into_result().expect("connect").remove(0);
         assert_eq!(info.era, Era::Modern, "{peer}");
         let r = aw!(c.call_tool("not_ready_twice", json!({}))).unwrap_or_else(|e| panic!("{peer}: {e}"));
         assert_eq!(r.text(), "ready after 2 waits", "{peer}: {:?}", r.raw());

@@ -133,7 +133,7 @@ pub mod input_wait_scenarios {
     /// A server that never gets ready: the call times out within its own timeout, never later.
     pub $($kw)? fn waits_never_outlast_the_timeout() {
         let client = rt::build(rt::Client::builder().server(spec().max_input_rounds(50))).expect("build");
-        aw!(client.connect()).expect("connect");
+        aw!(client.connect()).into_result().expect("connect");
         let opts = RequestOptions { timeout: Some(Duration::from_millis(500)), ..RequestOptions::default() };
         let started = std::time::Instant::now();
         match aw!(client.servers()[0].call_tool_with("never_ready", json!({}), opts)) {

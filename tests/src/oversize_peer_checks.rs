@@ -37,7 +37,7 @@ pub mod oversize_peer_checks {
     $($kw)? fn big_fails_fast(peer: &str, spec: ServerSpec) {
         let spec = spec.limits(Limits { max_message_bytes: LIMIT, ..Limits::default() }).request_timeout(TIMEOUT);
         let client = rt::build(rt::Client::builder().server(spec)).expect("build the client");
-        aw!(client.connect()).unwrap_or_else(|e| panic!("{peer}: connect: {e}"));
+        aw!(client.connect()).into_result().unwrap_or_else(|e| panic!("{peer}: connect: {e}"));
         let started = Instant::now();
         match aw!(client.call_tool("big", json!({"size": 4 * 1024 * 1024}))) {
             Err(ClientError::Request(RequestError::ResponseTooLarge { limit, seen_at_least, detail })) => {

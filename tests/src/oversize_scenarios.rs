@@ -58,7 +58,7 @@ pub mod oversize_scenarios {
                 .limits(limits())
                 .request_timeout(TIMEOUT);
             let client = rt::build(rt::Client::builder().server(spec)).expect("build the client");
-            aw!(client.connect()).expect("connect");
+            aw!(client.connect()).into_result().expect("connect");
             let started = Instant::now();
             let r = aw!(client.call_tool("big", json!({"bytes": BIG})));
             assert_too_large(proto, r, started);
@@ -123,7 +123,7 @@ pub mod oversize_scenarios {
             .limits(limits())
             .request_timeout(TIMEOUT);
         let client = rt::build(rt::Client::builder().server(spec)).expect("build the client");
-        aw!(client.connect()).expect("connect");
+        aw!(client.connect()).into_result().expect("connect");
         for mode in ["length", "chunked", "sse", "sse_id_last"] {
             let started = Instant::now();
             let r = aw!(client.call_tool("big", json!({"mode": mode})));

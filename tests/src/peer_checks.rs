@@ -42,13 +42,13 @@ pub mod peer_checks {
     pub $($kw)? fn start(spec: ServerSpec, era: Era, expected: &[&str]) -> (rt::Client, ServerInfo, Tools) {
         let name = spec.name.clone();
         let client = rt::build(rt::Client::builder().server(spec)).expect("build the client");
-        let info = aw!(client.connect()).unwrap_or_else(|e| panic!("{name}: connect: {e}")).remove(0);
+        let info = aw!(client.connect()).into_result().unwrap_or_else(|e| panic!("{name}: connect: {e}")).remove(0);
         let version = match era {
             Era::Modern => MODERN_VERSION,
             Era::Legacy => LEGACY_VERSIONS[0],
         };
         assert_eq!((info.era, info.protocol_version.as_str()), (era, version), "{name}: {info:?}");
-        let tools = aw!(client.list_tools()).unwrap_or_else(|e| panic!("{name}: list_tools: {e}"));
+        let tools = aw!(client.list_tools()).into_result().unwrap_or_else(|e| panic!("{name}: list_tools: {e}"));
         let names: Vec<&str> = tools.iter().map(|t| t.tool.name.as_str()).collect();
         for want in expected {
             assert!(names.contains(want), "{name}: tool {want} missing from {names:?}");

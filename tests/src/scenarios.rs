@@ -165,7 +165,7 @@ pub mod scenarios {
             .discover_timeout(Duration::from_millis(300));
         let client = rt::build(rt::Client::builder().server(spec)).expect("build");
         let started = Instant::now();
-        let infos = aw!(client.connect()).expect("a silent discover falls back to initialize");
+        let infos = aw!(client.connect()).into_result().expect("a silent discover falls back to initialize");
         let took = started.elapsed();
         assert_eq!((infos[0].era, infos[0].protocol_version.as_str()), (Era::Legacy, "2025-06-18"));
         assert!(took >= Duration::from_millis(300), "fell back before the discover timeout: {took:?}");
@@ -176,7 +176,7 @@ pub mod scenarios {
 
     pub $($kw)? fn connect_rejects_unknown_answered_version() {
         let client = new_client(&["--protocol", "2025-11-25", "--answer-version", "1999-01-01"]);
-        match aw!(client.connect()) {
+        match aw!(client.connect()).into_result() {
             Err(ClientError::Request(RequestError::UnsupportedProtocolVersion { offered, answered })) => {
                 assert_eq!(answered, "1999-01-01");
                 assert_eq!(offered, "2025-11-25");
@@ -190,18 +190,18 @@ pub mod scenarios {
         let spec =
             support::spec(support::test_server(), "t", &["--protocol", "2025-11-25"]).protocol(ProtocolMode::Modern);
         let client = rt::build(rt::Client::builder().server(spec)).expect("build");
-        match aw!(client.connect()) {
+        match aw!(client.connect()).into_result() {
             Err(ClientError::Request(RequestError::ModernRequired { detail })) => assert!(!detail.is_empty()),
             other => panic!("expected ModernRequired, got {other:?}"),
         }
         aw!(client.close());
         let spec = support::spec(support::test_server(), "t", &["--protocol", "modern"]).protocol(ProtocolMode::Modern);
         let client = rt::build(rt::Client::builder().server(spec)).expect("build");
-        assert_eq!(aw!(client.connect()).expect("modern mode, modern server")[0].era, Era::Modern);
+        assert_eq!(aw!(client.connect()).into_result().expect("modern mode, modern server")[0].era, Era::Modern);
         aw!(client.close());
         let spec = support::spec(support::test_server(), "t", &["--protocol", "dual"]).protocol(ProtocolMode::Legacy);
         let client = rt::build(rt::Client::builder().server(spec)).expect("build");
-        let info = aw!(client.connect()).expect("legacy mode, dual server").remove(0);
+        let info = aw!(client.connect()).into_result().expect("legacy mode, dual server").remove(0);
         assert_eq!((info.era, info.protocol_version.as_str()), (Era::Legacy, "2025-11-25"));
         aw!(assert_echo(&client, "t", "legacy mode"));
         aw!(client.close());
@@ -210,7 +210,7 @@ pub mod scenarios {
     pub $($kw)? fn tools_list_typed() {
         for proto in PROTOCOLS {
             let client = new_client(&["--protocol", proto]);
-            let tools = aw!(client.list_tools()).expect("list_tools");
+            let tools = aw!(client.list_tools()).into_result().expect("list_tools");
             let names: Vec<&str> = tools.iter().map(|t| t.tool.name.as_str()).collect();
             assert_eq!(names, expected_tools(proto), "{proto}");
             assert!(tools.iter().all(|t| t.server == "t"));
@@ -284,7 +284,7 @@ pub mod scenarios {
     pub $($kw)? fn pagination() {
         for proto in PROTOCOLS {
             let client = new_client(&["--protocol", proto, "--page-size", "3", "--extra-tools", "10"]);
-            let tools = aw!(client.list_tools()).expect("paginated list_tools");
+            let tools = aw!(client.list_tools()).into_result().expect("paginated list_tools");
             let names: Vec<String> = tools.iter().map(|t| t.tool.name.clone()).collect();
             let base = expected_tools(proto).len();
             assert_eq!(names.len(), base + 10, "{proto}: {names:?}");
@@ -299,7 +299,7 @@ pub mod scenarios {
             assert_eq!(prompts.len(), 2);
             aw!(client.close());
             let client = new_client(&["--protocol", proto, "--page-size", "3", "--loop-cursor"]);
-            match aw!(client.list_tools()) {
+            match aw!(client.list_tools()).into_result() {
                 Err(ClientError::Request(RequestError::Pagination { detail })) => assert!(!detail.is_empty()),
                 other => panic!("{proto}: expected a pagination error, got {other:?}"),
             }
@@ -365,7 +365,7 @@ pub mod scenarios {
     /// the timer's executor from running).
     pub $($kw)? fn stderr_flood_holds_up_nothing() {
         let client = new_client(&["--stderr-flood"]);
-        aw!(client.connect()).expect("connect");
+        aw!(client.connect()).into_result().expect("connect");
         aw!(assert_echo(&client, "t", "through the flood"));
         let started = Instant::now();
         let r = aw!(client.servers()[0].call_tool_with("slow", json!({"ms": 20000}), timeout(300)));
@@ -379,7 +379,7 @@ pub mod scenarios {
     pub $($kw)? fn timeout_then_recovers() {
         for proto in PROTOCOLS {
             let client = new_client(&["--protocol", proto]);
-            aw!(client.connect()).expect("connect");
+            aw!(client.connect()).into_result().expect("connect");
             let started = Instant::now();
             let r = aw!(client.servers()[0].call_tool_with("slow", json!({"ms": 20000}), timeout(200)));
             match r {
@@ -449,7 +449,7 @@ pub mod scenarios {
         for proto in PROTOCOLS {
             let events = Events::new();
             let client = rt::build(builder(&["--protocol", proto]).on_event(events.hook())).expect("build");
-            aw!(client.list_tools()).expect("list_tools");
+            aw!(client.list_tools()).into_result().expect("list_tools");
             assert!(client.servers()[0].known_tools().is_some());
             let r = aw!(client.call_tool("notify", json!({}))).expect("notify");
             assert_eq!(r.text(), "notified");
@@ -603,10 +603,10 @@ pub mod scenarios {
             .server(support::spec(support::test_server(), "a", &["--protocol", "modern"]))
             .server(support::spec(support::test_server(), "b", &["--protocol", "2025-11-25"]));
         let client = rt::build(b).expect("build");
-        let infos = aw!(client.connect()).expect("connect both");
+        let infos = aw!(client.connect()).into_result().expect("connect both");
         assert_eq!(infos.iter().map(|i| i.era).collect::<Vec<_>>(), [Era::Modern, Era::Legacy]);
         assert_eq!(client.server("b").and_then(|s| s.info()).map(|i| i.era), Some(Era::Legacy));
-        let tools = aw!(client.list_tools()).expect("list_tools");
+        let tools = aw!(client.list_tools()).into_result().expect("list_tools");
         let (modern, legacy) = (expected_tools("modern").len(), expected_tools("2025-11-25").len());
         assert_eq!(tools.len(), modern + legacy);
         assert_eq!(tools.iter().filter(|t| t.server == "a").count(), modern);
@@ -652,7 +652,7 @@ pub mod scenarios {
             let left = support::processes_with_marker(&marker_str);
             assert!(left.is_empty(), "{proto}: the server process {left:?} survived close");
             // Every client family reports a closed client as `ClientError::Closed`.
-            match aw!(client.list_tools()) {
+            match aw!(client.list_tools()).into_result() {
                 Err(ClientError::Closed) => {}
                 other => panic!("{proto}: expected Closed after close, got {other:?}"),
             }

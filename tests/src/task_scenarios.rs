@@ -61,7 +61,7 @@ pub mod task_scenarios {
     /// result is fetched with tasks/result; input is asked through ordinary requests.
     pub $($kw)? fn legacy_tasks_are_awaited() {
         let client = client(&["--protocol", "2025-11-25", "--task-poll-ms", "20"]);
-        let tools = aw!(client.list_tools()).expect("list_tools");
+        let tools = aw!(client.list_tools()).into_result().expect("list_tools");
         let required = tools.iter().find(|t| t.tool.name == "task_required").expect("task_required listed");
         assert_eq!(required.tool.task_support(), Some("required"));
         let r = aw!(client.call_tool("task_required", json!({"message": "legacy task"}))).expect("task_required");

@@ -137,7 +137,7 @@ async fn tokio_client(spec: ServerSpec) -> mcp_tokio::Client {
     let http = mcp_tokio::HttpClientConfig::default().proxy(mcp_tokio::ProxySetting::None);
     let builder = mcp_tokio::Client::builder().http_client(http).server(spec);
     let client = builder.build(mcp_tokio::TokioRuntime::current()).expect("build");
-    client.connect().await.expect("connect");
+    client.connect().await.into_result().expect("connect");
     client
 }
 
@@ -145,7 +145,7 @@ async fn smol_client(spec: ServerSpec) -> mcp_smol::Client {
     let http = mcp_smol::HttpClientConfig::default().proxy(mcp_smol::ProxySetting::None);
     let builder = mcp_smol::Client::builder().http_client(http).server(spec);
     let client = builder.build(mcp_smol::SmolRuntime::new()).expect("build");
-    client.connect().await.expect("connect");
+    client.connect().await.into_result().expect("connect");
     client
 }
 

@@ -17,7 +17,7 @@ fn connect(server: &ScriptedHttpServer) -> Client {
     let spec = ServerSpec::from_target("scripted", &server.url("/mcp")).expect("a target");
     let http = HttpClientConfig::default().proxy(ProxySetting::None);
     let client = Client::builder().http_client(http).server(spec).build().expect("build");
-    client.connect().expect("connect");
+    client.connect().into_result().expect("connect");
     client
 }
 

@@ -74,9 +74,9 @@ fn blocking() {
         let config = mcp_blocking::HttpClientConfig::default().proxy(mcp_blocking::ProxySetting::None);
         let client =
             mcp_blocking::Client::builder().http_client(config).server(spec(&server)).build().unwrap();
-        client.connect().expect("connect");
+        client.connect().into_result().expect("connect");
         settle(&server, hang_up, 0);
-        client.list_tools().expect("list");
+        client.list_tools().into_result().expect("list");
         for call in 0..CALLS {
             settle(&server, hang_up, call + 1);
             assert_eq!(client.call_tool("t", json!({})).expect("a call").text(), "ok");
@@ -95,9 +95,9 @@ fn tokio() {
             let config = mcp_tokio::HttpClientConfig::default().proxy(mcp_tokio::ProxySetting::None);
             let builder = mcp_tokio::Client::builder().http_client(config).server(spec(&server));
             let client = builder.build(mcp_tokio::TokioRuntime::current()).unwrap();
-            client.connect().await.expect("connect");
+            client.connect().await.into_result().expect("connect");
             settle(&server, hang_up, 0);
-            client.list_tools().await.expect("list");
+            client.list_tools().await.into_result().expect("list");
             for call in 0..CALLS {
                 settle(&server, hang_up, call + 1);
                 assert_eq!(client.call_tool("t", json!({})).await.expect("a call").text(), "ok");
@@ -116,9 +116,9 @@ fn smol() {
             let config = mcp_smol::HttpClientConfig::default().proxy(mcp_smol::ProxySetting::None);
             let builder = mcp_smol::Client::builder().http_client(config).server(spec(&server));
             let client = builder.build(mcp_smol::SmolRuntime::new()).unwrap();
-            client.connect().await.expect("connect");
+            client.connect().await.into_result().expect("connect");
             settle(&server, hang_up, 0);
-            client.list_tools().await.expect("list");
+            client.list_tools().await.into_result().expect("list");
             for call in 0..CALLS {
                 settle(&server, hang_up, call + 1);
                 assert_eq!(client.call_tool("t", json!({})).await.expect("a call").text(), "ok");

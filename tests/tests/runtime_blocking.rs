@@ -84,7 +84,7 @@ mod blocking_only {
             let spec =
                 support::spec(support::test_server(), "t", &["--protocol", proto, "--record", &record_str]);
             let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
-            client.connect().expect("connect");
+            client.connect().into_result().expect("connect");
             let token = CancelToken::new();
             let canceller = {
                 let token = token.clone();
@@ -132,7 +132,7 @@ mod blocking_only {
         for proto in ["modern", "2025-11-25"] {
             let spec = support::spec(support::test_server(), "t", &["--protocol", proto]);
             let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
-            client.connect().expect("connect");
+            client.connect().into_result().expect("connect");
             let started = Instant::now();
             let slow = {
                 let client = client.clone();
@@ -155,7 +155,7 @@ mod blocking_only {
     fn many_callers_each_get_their_answers() {
         let spec = support::spec(support::test_server(), "t", &[]);
         let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
-        client.connect().expect("connect");
+        client.connect().into_result().expect("connect");
         std::thread::scope(|scope| {
             for t in 0..8 {
                 let client = &client;
@@ -177,7 +177,7 @@ mod blocking_only {
         for proto in ["modern", "2025-11-25"] {
             let spec = support::spec(support::test_server(), "t", &["--protocol", proto]);
             let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
-            client.connect().expect("connect");
+            client.connect().into_result().expect("connect");
             let slow = {
                 let client = client.clone();
                 std::thread::spawn(move || {

@@ -37,9 +37,9 @@ async fn client_for(spec: ServerSpec, era: Era) -> (mcp_tokio::Client, Events) {
         .on_event(events.hook())
         .build(mcp_tokio::TokioRuntime::current())
         .expect("build the client");
-    let info = client.connect().await.expect("connect").remove(0);
+    let info = client.connect().await.into_result().expect("connect").remove(0);
     assert_eq!(info.era, era, "{info:?}");
-    let tools = client.list_tools().await.expect("list_tools");
+    let tools = client.list_tools().await.into_result().expect("list_tools");
     assert!(tools.iter().any(|t| t.tool.output_schema.is_some()), "no outputSchema at all");
     (client, events)
 }

@@ -43,6 +43,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use crate::routing::ServerFailure;
 use crate::server_spec::ServerTool;
 use crate::types::CallToolResult;
 
@@ -75,6 +76,9 @@ pub struct ProviderTools {
     pub provider: Provider,
     /// The provider's tool definitions, ready to put in its request's `tools` field.
     pub tools: Vec<Value>,
+    /// The servers whose tools could not be listed (their tools are missing here); empty from
+    /// [`convert`], filled by a client's `provider_tools`.
+    pub failed: Vec<ServerFailure>,
     names: BTreeMap<String, ToolTarget>,
 }
 
@@ -113,7 +117,7 @@ pub fn convert(provider: Provider, tools: &[ServerTool]) -> ProviderTools {
         Provider::Google => Vec::new(),
         _ => definitions,
     };
-    ProviderTools { provider, tools, names: targets }
+    ProviderTools { provider, tools, failed: Vec::new(), names: targets }
 }
 
 /// A provider's tool call that could not be read.
