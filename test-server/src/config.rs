@@ -54,6 +54,15 @@ pub struct Config {
     pub big_tool: bool,
     /// `--exit-after N`: the `N`-th `tools/call` ends the process (status 3), unanswered.
     pub exit_after: Option<u64>,
+    /// `--answer-delay-ms N`: every answer to a request is sent `N` ms late.
+    pub answer_delay_ms: u64,
+    /// `--list-barrier DIR`: `tools/list` waits for `list_barrier_count` arrivals in `DIR`.
+    pub list_barrier: Option<PathBuf>,
+    /// `--list-barrier-count N`: how many `tools/list` arrivals open the barrier (default 2).
+    pub list_barrier_count: usize,
+    /// `--list-barrier-timeout-ms N`: how long a `tools/list` waits at the barrier before it
+    /// fails (default 20 000).
+    pub list_barrier_timeout_ms: u64,
     // ---- capability switches (client-side gating tests) ----
     /// `--no-logging`: `logging` is not declared and `logging/setLevel` is not served.
     pub no_logging: bool,
@@ -88,6 +97,10 @@ impl Default for Config {
             client_roots: false,
             big_tool: false,
             exit_after: None,
+            answer_delay_ms: 0,
+            list_barrier: None,
+            list_barrier_count: 2,
+            list_barrier_timeout_ms: 20_000,
             no_logging: false,
             no_prompts: false,
             no_completions: false,
@@ -100,7 +113,8 @@ pub const USAGE: &str =
 [--silent-discover] [--answer-version V] [--page-size N] [--extra-tools N] [--loop-cursor] \
 [--record FILE] [--stderr-banner] [--stderr-flood] [--exit-on-start CODE] [--listen-ack-delay-ms N] [--listen-no-ack] \
 [--listen-deny-all] [--no-subscribe] [--task-poll-ms N] [--no-tasks] [--trip-prompt] [--host-asks] [--input-waits] [--client-roots] \
-[--big-tool] [--exit-after N] [--no-logging] [--no-prompts] [--no-completions]";
+[--big-tool] [--exit-after N] [--answer-delay-ms N] [--list-barrier DIR] [--list-barrier-count N] \
+[--list-barrier-timeout-ms N] [--no-logging] [--no-prompts] [--no-completions]";
 
 /// Outcome of parsing: run with a config, or print help and exit.
 #[derive(Debug)]
@@ -146,6 +160,10 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Parsed, String> 
                 | "--listen-ack-delay-ms"
                 | "--task-poll-ms"
                 | "--exit-after"
+                | "--answer-delay-ms"
+                | "--list-barrier"
+                | "--list-barrier-count"
+                | "--list-barrier-timeout-ms"
         );
         let value = if takes_value {
             match inline {
@@ -180,6 +198,10 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Parsed, String> 
                 0 => return Err("--exit-after expects a count of at least 1".to_string()),
                 n => cfg.exit_after = Some(n),
             },
+            "--answer-delay-ms" => cfg.answer_delay_ms = parse_number(&flag, &value)?,
+            "--list-barrier" => cfg.list_barrier = Some(PathBuf::from(value)),
+            "--list-barrier-count" => cfg.list_barrier_count = parse_number(&flag, &value)?,
+            "--list-barrier-timeout-ms" => cfg.list_barrier_timeout_ms = parse_number(&flag, &value)?,
             "--silent-discover" => cfg.silent_discover = true,
             "--loop-cursor" => cfg.loop_cursor = true,
             "--stderr-banner" => cfg.stderr_banner = true,
@@ -242,6 +264,25 @@ mod tests {
         assert_eq!(run(&["--task-poll-ms=0"]).task_poll_ms, 0);
         assert!(parse(["--task-poll-ms=-1".to_string()]).is_err());
         assert!(parse(["--no-tasks=yes".to_string()]).is_err());
+    }
+
+    #[test]
+    fn parses_fan_out_flags() {
+        let cfg = run(&[]);
+        assert_eq!((cfg.answer_delay_ms, cfg.list_barrier.is_none()), (0, true));
+        assert_eq!((cfg.list_barrier_count, cfg.list_barrier_timeout_ms), (2, 20_000));
+        let cfg = run(&[
+            "--answer-delay-ms=200",
+            "--list-barrier",
+            "/tmp/b",
+            "--list-barrier-count=3",
+            "--list-barrier-timeout-ms",
+            "500",
+        ]);
+        assert_eq!(cfg.answer_delay_ms, 200);
+        assert_eq!(cfg.list_barrier.as_deref(), Some(std::path::Path::new("/tmp/b")));
+        assert_eq!((cfg.list_barrier_count, cfg.list_barrier_timeout_ms), (3, 500));
+        assert!(parse(["--answer-delay-ms=soon".to_string()]).is_err());
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::protocol::{
     TASKS_EXTENSION,
 };
 use crate::server::{Request, Server};
-use crate::{tasks, tools, trip_prompt};
+use crate::{list_barrier, tasks, tools, trip_prompt};
 
 /// Whether a prompt name (or completion reference name) is `trip`.
 fn is_trip(name: Option<&Value>) -> bool {
@@ -181,6 +181,10 @@ pub fn paginate(server: &Server, req: &Request, key: &str, items: Vec<Value>) ->
 }
 
 fn list_tools(server: &Server, req: &Request) -> Reply {
+    if let Some(dir) = &server.cfg.list_barrier {
+        let timeout = std::time::Duration::from_millis(server.cfg.list_barrier_timeout_ms);
+        list_barrier::wait(dir, server.cfg.list_barrier_count, timeout)?;
+    }
     let items = tools::definitions(server, req.era);
     if server.cfg.loop_cursor {
         // Always the first page, always the same cursor.

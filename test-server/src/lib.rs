@@ -101,6 +101,14 @@
 //!   `--record` wrote it), the process exits with status 3 without answering
 //!   it: a server that crashes every `N` calls (the restart soak of
 //!   `mcp-bench soak`).
+//! * `--answer-delay-ms N`: send every answer to a request `N` ms late (the
+//!   fan-out benchmark of `mcp-bench fanout`: servers that each take a while).
+//! * `--list-barrier DIR`, `--list-barrier-count N` (default 2),
+//!   `--list-barrier-timeout-ms N` (default 20000): every `tools/list` leaves a
+//!   file in `DIR` and is answered only once `DIR` holds `N` of them, so
+//!   servers sharing `DIR` answer only a client that asked them all at once;
+//!   after the timeout it fails with -32603 naming how many arrived (see the
+//!   `list_barrier` module).
 //!
 //! Flags taking a value also accept the `--flag=value` form.
 //!
@@ -128,6 +136,7 @@ mod config;
 mod handlers;
 mod host_asks;
 mod input_waits;
+mod list_barrier;
 mod listen;
 pub mod oauth_gateway;
 mod protocol;

@@ -270,8 +270,12 @@ impl Server {
         Err(Some(RpcError::new(INVALID_REQUEST, "Server not initialized")))
     }
 
-    /// Sends the reply for `req`, adding the modern result fields if needed.
+    /// Sends the reply for `req`, adding the modern result fields if needed (`--answer-delay-ms`
+    /// late).
     pub fn respond(&self, req: &Request, reply: Reply) {
+        if self.cfg.answer_delay_ms > 0 {
+            thread::sleep(Duration::from_millis(self.cfg.answer_delay_ms));
+        }
         let reply = match (req.era, reply) {
             (Era::Modern, Ok(result)) => Ok(decorate_modern(result, is_cacheable(&req.method))),
             (_, reply) => reply,

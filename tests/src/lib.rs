@@ -15,6 +15,7 @@ mod cache_scenarios;
 mod catalog_peer_checks;
 mod catalog_scenarios;
 mod deprecation_peer_checks;
+mod fan_out_scenarios;
 mod handler_peer_checks;
 mod header_peer_checks;
 mod host_request_peer_checks;

@@ -39,6 +39,8 @@ mcp_tests::define_cache_scenarios!(, aw_sync);
 mcp_tests::all_cache_scenario_tests!(run);
 mcp_tests::define_catalog_scenarios!(, aw_sync);
 mcp_tests::all_catalog_scenario_tests!(run);
+mcp_tests::define_fan_out_scenarios!(, aw_sync);
+mcp_tests::all_fan_out_scenario_tests!(run);
 mcp_tests::define_oversize_scenarios!(, aw_sync);
 mcp_tests::all_oversize_scenario_tests!(run);
 

@@ -43,6 +43,8 @@ pub mod on_smol {
     mcp_tests::all_input_wait_scenario_tests!(run);
     mcp_tests::define_catalog_scenarios!(async, aw_async);
     mcp_tests::all_catalog_scenario_tests!(run);
+    mcp_tests::define_fan_out_scenarios!(async, aw_async);
+    mcp_tests::all_fan_out_scenario_tests!(run);
     mcp_tests::define_oversize_scenarios!(async, aw_async);
     mcp_tests::all_oversize_scenario_tests!(run);
 }
@@ -88,6 +90,8 @@ pub mod on_async_std {
     mcp_tests::all_input_wait_scenario_tests!(run);
     mcp_tests::define_catalog_scenarios!(async, aw_async);
     mcp_tests::all_catalog_scenario_tests!(run);
+    mcp_tests::define_fan_out_scenarios!(async, aw_async);
+    mcp_tests::all_fan_out_scenario_tests!(run);
     mcp_tests::define_oversize_scenarios!(async, aw_async);
     mcp_tests::all_oversize_scenario_tests!(run);
 }

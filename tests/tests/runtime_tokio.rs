@@ -45,5 +45,7 @@ mcp_tests::define_cache_scenarios!(async, aw_async);
 mcp_tests::all_cache_scenario_tests!(run);
 mcp_tests::define_catalog_scenarios!(async, aw_async);
 mcp_tests::all_catalog_scenario_tests!(run);
+mcp_tests::define_fan_out_scenarios!(async, aw_async);
+mcp_tests::all_fan_out_scenario_tests!(run);
 mcp_tests::define_oversize_scenarios!(async, aw_async);
 mcp_tests::all_oversize_scenario_tests!(run);
