@@ -8,6 +8,7 @@
 //!                   [--pin CORE] [--out FILE.jsonl]
 //! mcp-bench schema [N] [ROUNDS]                       # output-schema validation cost
 //! mcp-bench soak --all | --load --long --many --restart [sizes]   # load and soak (see `soak`)
+//! mcp-bench fanout [--servers N] [--delay-ms MS] [--rounds R]   # many servers: one at a time vs at once
 //! mcp-bench soak-stdio-server                        # the soak's cheap stdio server
 //! mcp-bench soak-http-server [PORT]                   # the soak's cheap loopback HTTP server
 //! ```
@@ -16,6 +17,7 @@
 //! (`mcp-bench-tokio`, `mcp-bench-smol`, `mcp-bench-blocking`; see `mcp_bench::clients`).
 
 mod compare;
+mod fanout;
 mod schema;
 mod soak;
 mod soak_report;
@@ -31,8 +33,10 @@ fn usage() -> ! {
         "usage: mcp-bench compare --kit DIR [--calls N] [--rounds R] [--callers C] [--caller-calls M] [--pin CORE] [--out FILE]\n       \
          mcp-bench schema [N] [ROUNDS]\n       \
          {}\n       \
+         {}\n       \
          mcp-bench soak-stdio-server | soak-http-server [PORT]",
-        soak::USAGE
+        soak::USAGE,
+        fanout::USAGE
     );
     exit(2)
 }
@@ -58,6 +62,18 @@ fn main() {
             },
             Err(why) => {
                 eprintln!("mcp-bench soak: {why}\nusage: {}", soak::USAGE);
+                exit(2)
+            }
+        },
+        Some("fanout") => match fanout::parse(args) {
+            Ok(opts) => {
+                if let Err(why) = fanout::run(&opts) {
+                    eprintln!("mcp-bench fanout: {why}");
+                    exit(1)
+                }
+            }
+            Err(why) => {
+                eprintln!("mcp-bench fanout: {why}\nusage: {}", fanout::USAGE);
                 exit(2)
             }
         },

@@ -49,6 +49,7 @@ pub use mcp_host::{auth, AuthorizationPrompt, TokenRequest};
 pub use mcp_host::{
     AsyncSubscription as Subscription, ElicitationRequest, EventHook, FromServer, HttpClientConfig,
     ListenOptions, ProgressFn, ProxySetting, RootsListRequest, SamplingRequest, ToolCall, ToolCallUpdate,
+    DEFAULT_MAX_CONCURRENT_SERVERS,
 };
 pub use runtime::{BoxFuture, ChildProcess, ProcessParts, Runtime};
 pub use server::Server;

@@ -83,7 +83,7 @@ pub use mcp_core::{
 pub use mcp_host::{auth, AuthorizationPrompt, TokenRequest};
 pub use mcp_host::{
     BlockingSubscription as Subscription, Elapsed, ElicitationRequest, EventHook, FromServer, ListenOptions,
-    ProgressFn, RootsListRequest, SamplingRequest, ToolCall, ToolCallUpdate,
+    ProgressFn, RootsListRequest, SamplingRequest, ToolCall, ToolCallUpdate, DEFAULT_MAX_CONCURRENT_SERVERS,
 };
 pub use server::{CancelToken, Server};
 pub use streaming::ToolCallStream;

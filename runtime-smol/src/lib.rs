@@ -47,7 +47,7 @@ pub use mcp_async::{
     typed_handler, AsyncStream, BoxFuture, BoxedStream, Client, ClientBuilder, Connector, ElicitationRequest,
     EventHook, FromServer, Handler, HandlerOutput, Handlers, HttpClientConfig, ListenOptions, ProgressFn,
     ProxySetting, RootsListRequest, SamplingRequest, Server, Subscription, ToolCall, ToolCallStream,
-    ToolCallUpdate,
+    ToolCallUpdate, DEFAULT_MAX_CONCURRENT_SERVERS,
 };
 pub use mcp_core::{
     self as core, ClientError, Event, HandlerError, Notification, ProtocolMode, RequestOptions, Root,

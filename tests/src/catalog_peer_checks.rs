@@ -131,6 +131,29 @@ pub mod catalog_peer_checks {
         assert_eq!(refused, missing("logging", "logging/setLevel"));
         aw!(client.close());
     }
+
+    /// server-everything beside a server whose command does not exist: the client lists
+    /// server-everything's tools and names the dead server, and a call routed by name reaches
+    /// server-everything.
+    pub $($kw)? fn real_server_beside_a_dead_one() {
+        let missing = $crate::mcp_core::StdioCommand::new("/nonexistent/mcp-server-that-is-not-there");
+        let builder = rt::Client::builder()
+            .server(ServerSpec::stdio("dead", missing))
+            .server(peer("server-everything", &[]));
+        let client = rt::build(builder).expect("build the client");
+        let tools = aw!(client.list_tools());
+        let failed: Vec<&str> = tools.failed.iter().map(|f| f.server.as_str()).collect();
+        assert_eq!(failed, ["dead"], "{:?}", tools.failed);
+        assert!(!tools.items.is_empty() && tools.items.iter().all(|t| t.server == "server-everything"));
+        assert!(tools.items.iter().any(|t| t.tool.name == "echo"), "{:?}", tools.items);
+        let echoed = aw!(client.call_tool("echo", json!({"message": "beside a dead server"})))
+            .expect("echo routed to server-everything");
+        assert!(echoed.text().contains("beside a dead server"), "{:?}", echoed.raw());
+        let report = aw!(client.connect());
+        assert_eq!(report.connected.len(), 1);
+        assert_eq!(report.failed.len(), 1);
+        aw!(client.close());
+    }
 }
     };
 }
@@ -139,6 +162,7 @@ pub mod catalog_peer_checks {
 #[macro_export]
 macro_rules! all_catalog_peer_checks {
     ($run:path) => {
-        $crate::scenario_tests!(catalog_peer_checks, $run; catalog_across_real_servers);
+        $crate::scenario_tests!(catalog_peer_checks, $run;
+            catalog_across_real_servers, real_server_beside_a_dead_one);
     };
 }

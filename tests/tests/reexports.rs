@@ -12,8 +12,9 @@ macro_rules! common_set {
             connect, core, typed_handler, Client, ClientBuilder, ClientError, ElicitationRequest, Event,
             EventHook, FromServer, Handler, HandlerError, HandlerOutput, Handlers, HttpClientConfig,
             ProgressFn, ProtocolMode, ProxySetting, RequestOptions, Root, RootsListRequest, SamplingRequest,
-            Server, ServerInfo, ServerRequest, ServerSpec, ValidationMode,
+            Server, ServerInfo, ServerRequest, ServerSpec, ValidationMode, DEFAULT_MAX_CONCURRENT_SERVERS,
         };
+        assert_eq!(DEFAULT_MAX_CONCURRENT_SERVERS, mcp_host::DEFAULT_MAX_CONCURRENT_SERVERS);
         let _: fn() -> ClientBuilder = Client::builder;
         vec![
             TypeId::of::<ClientError>(),
