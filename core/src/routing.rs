@@ -379,6 +379,21 @@ mod tests {
     }
 
     #[test]
+    fn all_or_nothing_views_give_the_first_failure() {
+        let failure = |server: &str| ServerFailure { server: server.into(), error: ClientError::Closed };
+        let mut list = ClientList { items: vec![1, 2], skipped: vec!["s".into()], failed: Vec::new() };
+        assert_eq!(list.clone().into_result(), Ok(vec![1, 2]));
+        list.failed = vec![failure("x"), failure("y")];
+        assert_eq!(list.into_result(), Err(ClientError::Closed));
+        let report = ConnectReport::default();
+        assert!(report.is_complete());
+        assert_eq!(report.into_result(), Ok(Vec::new()));
+        let report = ConnectReport { connected: Vec::new(), failed: vec![failure("x")] };
+        assert!(!report.is_complete());
+        assert_eq!(report.into_result(), Err(ClientError::Closed));
+    }
+
+    #[test]
     fn items_route_to_their_only_owner() {
         let offers = [("a", false), ("b", true), ("c", false)];
         assert_eq!(route_item(RouteKind::Prompt, "p", offers), Ok("b"));

@@ -299,3 +299,45 @@ macro_rules! client_catalog_methods {
         }
     };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_core::types::Tool;
+
+    fn offer(server: &str, tool: &str) -> ServerTool {
+        let tool =
+            Tool::from_value(serde_json::json!({"name": tool, "inputSchema": {"type": "object"}})).unwrap();
+        ServerTool { server: server.into(), tool }
+    }
+
+    fn catalog(failed: bool) -> ClientList<ServerTool> {
+        let mut list = ClientList::default();
+        list.items = vec![offer("a", "echo"), offer("a", "add"), offer("b", "echo"), offer("b", "read")];
+        if failed {
+            list.failed.push(ServerFailure { server: "dead".into(), error: ClientError::Closed });
+        }
+        list
+    }
+
+    #[test]
+    fn tools_route_among_the_servers_that_answered() {
+        for failed in [false, true] {
+            assert_eq!(route_tool_among("add", &catalog(failed)), Ok("a"), "failed: {failed}");
+            assert_eq!(route_tool_among("read", &catalog(failed)), Ok("b"), "failed: {failed}");
+            let ambiguous =
+                RouteError::Ambiguous { name: "echo".into(), servers: vec!["a".into(), "b".into()] };
+            assert_eq!(route_tool_among("echo", &catalog(failed)), Err(ambiguous.into()), "failed: {failed}");
+        }
+        let unknown = RouteError::UnknownTool("nope".into());
+        assert_eq!(route_tool_among("nope", &catalog(false)), Err(unknown.into()));
+        assert_eq!(route_tool_among("nope", &catalog(true)), Err(ClientError::Closed), "the failure answers");
+    }
+
+    #[test]
+    fn a_server_listing_a_tool_twice_is_one_owner() {
+        let mut list = catalog(false);
+        list.items.push(offer("a", "add"));
+        assert_eq!(route_tool_among("add", &list), Ok("a"));
+    }
+}
