@@ -312,8 +312,8 @@ mod tests {
     }
 
     fn catalog(failed: bool) -> ClientList<ServerTool> {
-        let mut list = ClientList::default();
-        list.items = vec![offer("a", "echo"), offer("a", "add"), offer("b", "echo"), offer("b", "read")];
+        let items = vec![offer("a", "echo"), offer("a", "add"), offer("b", "echo"), offer("b", "read")];
+        let mut list = ClientList { items, ..ClientList::default() };
         if failed {
             list.failed.push(ServerFailure { server: "dead".into(), error: ClientError::Closed });
         }
