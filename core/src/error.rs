@@ -239,6 +239,21 @@ pub enum RequestError {
         /// The start of the body, sanitised.
         detail: String,
     },
+    /// The HTTP server answered with a redirect the connection does not follow (another
+    /// origin, a status other than `307`/`308`, a missing or invalid `Location`, too many in a
+    /// row, a loop). Same-origin `307` and `308` redirects are followed, never reported.
+    #[error(transparent)]
+    Redirect(#[from] crate::RedirectError),
+    /// Detecting the HTTP transport found none: every transport tried was refused. The
+    /// message lists each try (transport, method, URL, outcome) and, when every one got 404,
+    /// the common endpoints to try instead.
+    #[error("{}", crate::transport_attempt::describe(.attempts, .suggestions))]
+    NoTransport {
+        /// Each transport tried, in order, with what the server answered.
+        attempts: Vec<crate::TransportAttempt>,
+        /// When every try got 404: the common endpoints below the URL (`…/mcp`, `…/sse`).
+        suggestions: Vec<String>,
+    },
     /// The response stream closed before the result arrived (after the one re-issue the
     /// protocol allows, for modern servers).
     #[error("the response stream closed before the result: {detail}")]
@@ -393,13 +408,14 @@ impl RequestError {
     }
 
     /// True for errors the server is responsible for: a JSON-RPC error, an HTTP error status
-    /// (including transient 5xx ones).
+    /// (including transient 5xx ones), a redirect not followed.
     pub fn is_server_error(&self) -> bool {
         matches!(
             self,
             RequestError::Rpc(_)
                 | RequestError::TransientServer { .. }
                 | RequestError::Http { .. }
+                | RequestError::Redirect(_)
                 | RequestError::HeaderMismatch { .. }
         )
     }
