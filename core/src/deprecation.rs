@@ -12,7 +12,7 @@
 //! | [`Deprecation::Sampling`] | the server asks for `sampling/createMessage` |
 //! | [`Deprecation::SamplingIncludeContext`] | such a request carries `includeContext` `"thisServer"` or `"allServers"` |
 //! | [`Deprecation::Logging`] | the server sends `notifications/message`, or the host sets a log level |
-//! | [`Deprecation::HttpSseTransport`] | the connection opens the HTTP+SSE transport |
+//! | [`Deprecation::HttpSseTransport`] | the server serves the HTTP+SSE transport (its `endpoint` event arrived; trying the transport during detection is not using it) |
 //! | [`Deprecation::DynamicClientRegistration`] | an OAuth flow registers dynamically ([`crate::oauth::AuthNotice::deprecation`]) |
 //!
 //! How often ([`DeprecationNotices`]): once per process by default — a process-wide registry

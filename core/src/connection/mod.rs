@@ -78,7 +78,9 @@ use crate::types::{LoggingLevel, Tool};
 ///   [`Connection::handle_timeout`]) for runtimes that call them directly. Inputs carry the
 ///   [`Epoch`] (process or session) or [`ExchangeId`](crate::ExchangeId) they belong to; input
 ///   for a dead epoch or an aborted exchange is dropped, so a runtime never synchronises with
-///   the core. Calling [`Connection::handle_timeout`] early or twice is harmless.
+///   the core. A head with a same-origin `307`/`308` aborts its exchange and starts the same
+///   request to the `Location` as a new one; the runtime only performs the two. Calling
+///   [`Connection::handle_timeout`] early or twice is harmless.
 /// - **Commands** (plain verbs, answered at once): [`Connection::request`] (returns a
 ///   [`RequestHandle`] whose outcome arrives later as exactly one [`Event::Response`]),
 ///   [`Connection::cancel`], [`Connection::respond_to_server`], [`Connection::close`],
