@@ -46,6 +46,12 @@ pub(super) struct Op {
     /// `Mcp-Param-*` upkeep: a call's list-first and header-mismatch retry, or the calls an
     /// internal `tools/list` is for.
     pub(super) headers: super::header_retry::HeaderState,
+    /// A request the connection issued on its own (a `server/discover` refresh, a
+    /// `resources/subscribe` renewed after a restart): no handle for the host, no
+    /// [`crate::Event::Response`].
+    pub(super) internal: bool,
+    /// It waited for a `server/discover` refresh once already (never twice).
+    pub(super) waited_for_discover: bool,
 }
 
 impl Op {
@@ -71,7 +77,19 @@ impl Op {
             task: None,
             cache: Default::default(),
             headers: Default::default(),
+            internal: false,
+            waited_for_discover: false,
         }
+    }
+
+    /// An internal request (see [`Op::internal`]); its timeout is the connection's default.
+    pub(super) fn internal(request: Request, opts: RequestOptions, now: Instant, timeout: Duration) -> Self {
+        Self { internal: true, ..Self::new(request, opts, now, timeout) }
+    }
+
+    /// Whether the host has no handle for it (an internal request or `tools/list`).
+    pub(super) fn is_internal(&self) -> bool {
+        self.internal || self.headers.is_internal()
     }
 
     /// The deadline of a timeout starting at `now`, within the hard bound; `None` when the
@@ -146,7 +164,15 @@ impl Connection {
     /// Sends (or answers locally) one request on a ready connection.
     fn send_op(&mut self, now: Instant, epoch: Epoch, era: Era, handle: RequestHandle) {
         let Some(op) = self.ops.get(&handle) else { return };
-        if let Some(refusal) = self.refusal(&op.request, era).or_else(|| self.capability_gate(&op.request)) {
+        if let Some(refusal) = self.refusal(&op.request, era) {
+            self.finish(handle, Err(refusal));
+            return;
+        }
+        if self.wait_for_discover_refresh(now, era, handle) {
+            return;
+        }
+        let Some(op) = self.ops.get(&handle) else { return };
+        if let Some(refusal) = self.capability_gate(&op.request) {
             self.finish(handle, Err(refusal));
             return;
         }
