@@ -28,7 +28,6 @@
 
 use std::time::Instant;
 
-use super::ops::Op;
 use super::Connection;
 use crate::era::Era;
 use crate::error::{RequestError, Warning};
@@ -69,14 +68,7 @@ impl Connection {
         let in_flight = self.discover_refresh.op.filter(|h| self.ops.contains_key(h));
         if in_flight.is_none() {
             let opts = RequestOptions { refresh: true, ..RequestOptions::default() };
-            let op = Op::internal(Request::Discover, opts, now, self.cfg.timeouts.request);
-            let refresh = RequestHandle::new(self.counters.handles.next());
-            if let Some(at) = op.deadline(now) {
-                self.timers.set(crate::timers::Timer::Request(refresh), at);
-            }
-            self.ops.insert(refresh, Box::new(op));
-            self.queue.push_front(refresh);
-            self.discover_refresh.op = Some(refresh);
+            self.discover_refresh.op = Some(self.queue_internal(now, Request::Discover, opts));
         }
         self.discover_refresh.waiters.push(handle);
         true

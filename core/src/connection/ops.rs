@@ -82,11 +82,6 @@ impl Op {
         }
     }
 
-    /// An internal request (see [`Op::internal`]); its timeout is the connection's default.
-    pub(super) fn internal(request: Request, opts: RequestOptions, now: Instant, timeout: Duration) -> Self {
-        Self { internal: true, ..Self::new(request, opts, now, timeout) }
-    }
-
     /// Whether the host has no handle for it (an internal request or `tools/list`).
     pub(super) fn is_internal(&self) -> bool {
         self.internal || self.headers.is_internal()
@@ -140,6 +135,25 @@ pub(super) fn validate(request: &Request) -> Result<(), CommandError> {
 }
 
 impl Connection {
+    /// Queues a request the connection issues on its own ([`Op::internal`]) at the front of the
+    /// queue, under the connection's request timeout; its outcome goes to the feature that
+    /// issued it (from [`Connection::finish`]), never to the host.
+    pub(super) fn queue_internal(
+        &mut self,
+        now: Instant,
+        request: Request,
+        opts: RequestOptions,
+    ) -> RequestHandle {
+        let op = Op { internal: true, ..Op::new(request, opts, now, self.cfg.timeouts.request) };
+        let handle = RequestHandle::new(self.counters.handles.next());
+        if let Some(at) = op.deadline(now) {
+            self.timers.set(Timer::Request(handle), at);
+        }
+        self.ops.insert(handle, Box::new(op));
+        self.queue.push_front(handle);
+        handle
+    }
+
     /// Moves queued requests forward: starts the process if needed, sends when ready.
     pub(super) fn pump(&mut self, now: Instant) {
         if self.queue.is_empty() || self.phase != super::Phase::Open {

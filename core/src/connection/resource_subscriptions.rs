@@ -27,7 +27,6 @@ use super::ops::Op;
 use super::Connection;
 use crate::error::RequestError;
 use crate::event::Event;
-use crate::handle::RequestHandle;
 use crate::request::{Request, RequestOptions, Response};
 
 /// The resources the server confirmed a `resources/subscribe` for, in URI order.
@@ -81,14 +80,7 @@ impl Connection {
             .cloned()
             .collect();
         for uri in renew.into_iter().rev() {
-            let request = Request::SubscribeResource { uri };
-            let op = Op::internal(request, RequestOptions::default(), now, self.cfg.timeouts.request);
-            let handle = RequestHandle::new(self.counters.handles.next());
-            if let Some(at) = op.deadline(now) {
-                self.timers.set(crate::timers::Timer::Request(handle), at);
-            }
-            self.ops.insert(handle, Box::new(op));
-            self.queue.push_front(handle);
+            self.queue_internal(now, Request::SubscribeResource { uri }, RequestOptions::default());
         }
     }
 
