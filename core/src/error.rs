@@ -561,6 +561,13 @@ pub enum Warning {
         /// What the re-fetch failed with.
         detail: String,
     },
+    /// Refreshing a 2026-07-28 server's expired `server/discover` answer before a request it
+    /// gates failed (an error answer, a timeout, a transport failure): the old answer was kept,
+    /// and the requests waiting for the refresh went out on it.
+    DiscoverRefreshFailed {
+        /// What the refresh failed with.
+        detail: String,
+    },
     /// The client changed a server's request to the host before a handler saw it, or a
     /// handler's answer before the server did (see [`crate::host_requests`]).
     HostRequestAdjusted {
@@ -622,6 +629,9 @@ impl std::fmt::Display for Warning {
             ),
             Warning::StaleCacheServed { method, detail } => {
                 write!(f, "served a stale cached {method} result: {detail}")
+            }
+            Warning::DiscoverRefreshFailed { detail } => {
+                write!(f, "refreshing the expired server/discover answer failed (kept the old one): {detail}")
             }
             Warning::HostRequestAdjusted { method, adjustment } => write!(f, "{method}: {adjustment}"),
             Warning::TokenStore { detail } => write!(f, "{detail}"),

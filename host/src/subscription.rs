@@ -372,31 +372,28 @@ impl std::ops::Deref for BlockingSubscription {
     }
 }
 
-/// The resource subscriptions of one server (shared by every clone of its handle): the
-/// listen stream of each on a 2026-07-28 server, nothing on a handshake server (the server
-/// keeps that state).
+/// The resource subscriptions of one 2026-07-28 server (shared by every clone of its handle):
+/// the listen stream of each. A handshake server's subscriptions are kept by its connection
+/// instead ([`mcp_core::Connection::resource_subscriptions`]), which renews them after a
+/// restart.
 #[derive(Debug, Default)]
-pub struct ResourceSubscriptions(Mutex<std::collections::BTreeMap<String, Option<SubscriptionCore>>>);
+pub struct ResourceSubscriptions(Mutex<std::collections::BTreeMap<String, SubscriptionCore>>);
 
 impl ResourceSubscriptions {
-    /// Records `uri`, replacing (and closing) an earlier stream for it.
-    pub fn insert(&self, uri: &str, stream: Option<SubscriptionCore>) {
+    /// Records the stream of `uri`, replacing (and closing) an earlier one.
+    pub fn insert(&self, uri: &str, stream: SubscriptionCore) {
         let old = lock(&self.0).insert(uri.to_owned(), stream);
         drop(old);
     }
 
-    /// Forgets `uri`, handing back what it had.
-    pub fn remove(&self, uri: &str) -> Option<Option<SubscriptionCore>> {
+    /// Forgets `uri`, handing back its stream.
+    pub fn remove(&self, uri: &str) -> Option<SubscriptionCore> {
         lock(&self.0).remove(uri)
     }
 
-    /// The URIs still subscribed (streams that ended are left out).
+    /// The URIs whose stream has not ended.
     pub fn live(&self) -> Vec<String> {
-        lock(&self.0)
-            .iter()
-            .filter(|(_, s)| s.as_ref().is_none_or(|s| s.ended().is_none()))
-            .map(|(uri, _)| uri.clone())
-            .collect()
+        lock(&self.0).iter().filter(|(_, s)| s.ended().is_none()).map(|(uri, _)| uri.clone()).collect()
     }
 
     /// A resource stream must be acknowledged with its URI.

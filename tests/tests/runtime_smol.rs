@@ -41,6 +41,8 @@ pub mod on_smol {
     mcp_tests::all_roots_scenario_tests!(run);
     mcp_tests::define_input_wait_scenarios!(async, aw_async);
     mcp_tests::all_input_wait_scenario_tests!(run);
+    mcp_tests::define_cache_scenarios!(async, aw_async);
+    mcp_tests::all_cache_scenario_tests!(run);
     mcp_tests::define_catalog_scenarios!(async, aw_async);
     mcp_tests::all_catalog_scenario_tests!(run);
     mcp_tests::define_oversize_scenarios!(async, aw_async);
@@ -86,6 +88,8 @@ pub mod on_async_std {
     mcp_tests::all_roots_scenario_tests!(run);
     mcp_tests::define_input_wait_scenarios!(async, aw_async);
     mcp_tests::all_input_wait_scenario_tests!(run);
+    mcp_tests::define_cache_scenarios!(async, aw_async);
+    mcp_tests::all_cache_scenario_tests!(run);
     mcp_tests::define_catalog_scenarios!(async, aw_async);
     mcp_tests::all_catalog_scenario_tests!(run);
     mcp_tests::define_oversize_scenarios!(async, aw_async);

@@ -34,6 +34,12 @@ impl World {
         match self.conn.request(self.now, request.clone(), opts) {
             Ok(h) => {
                 assert!(!self.closed, "a request after close must fail");
+                if let Request::UnsubscribeResource { uri } = &request {
+                    assert!(
+                        !self.conn.resource_subscriptions().any(|u| u == uri),
+                        "{uri} is still subscribed once the host unsubscribed"
+                    );
+                }
                 self.issued.push(h);
                 if let Request::Listen { filter, require_all } = request {
                     self.markers.insert(marker, h);
