@@ -590,6 +590,14 @@ impl Connection {
         self.cache.discover.as_ref().is_some_and(|record| record.ttl_ms > 0 && !record.fresh(now))
     }
 
+    /// A refresh of the expired `server/discover` answer failed: the old answer is trusted
+    /// for another `ttlMs` from `now` (the next refresh waits that long).
+    pub(super) fn postpone_discover_refresh(&mut self, now: Instant) {
+        if let Some(record) = self.cache.discover.as_mut() {
+            record.received = now;
+        }
+    }
+
     /// A later `server/discover` answered: the session's info is replaced (and announced), and
     /// its caching hints recorded.
     pub(super) fn on_rediscover(&mut self, now: Instant, handle: RequestHandle, value: serde_json::Value) {

@@ -20,8 +20,10 @@
 //!   out in the order they came, gated by the new capabilities.
 //! - **A failed refresh** (an error answer, a timeout, a transport failure) keeps the old
 //!   answer, with [`Warning::DiscoverRefreshFailed`], and the waiting requests go out on it.
-//!   The answer stays expired: the next gated request tries once more. A refresh cut short
-//!   because the process or session ended warns nothing; its waiters share that fate.
+//!   The old answer is then trusted for another `ttlMs` (from the failure), so a server whose
+//!   `server/discover` keeps failing is asked again at most once per `ttlMs`, not before every
+//!   request (and warns at most that often). A refresh cut short because the process or
+//!   session ended warns nothing; its waiters share that fate.
 //!
 //! A request waits at most once (a re-sent attempt does not wait again). Requests no capability
 //! governs (`ping`, custom methods, listen streams, `server/discover` itself) never wait.
@@ -100,6 +102,9 @@ impl Connection {
             return None;
         }
         if let Err(e) = result {
+            if let Some(now) = self.now {
+                self.postpone_discover_refresh(now);
+            }
             self.warn(Warning::DiscoverRefreshFailed { detail: e.to_string() });
         }
         if let (false, Some(now)) = (waiting.is_empty(), self.now) {

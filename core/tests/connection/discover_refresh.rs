@@ -140,9 +140,18 @@ fn a_failed_refresh_keeps_the_old_answer_warns_and_lets_the_requests_go() {
     h.ok(r);
     h.assert_quiet();
 
-    // Still expired: the next gated request tries again; this time the refresh times out
-    // (the connection's request timeout), and the waiting request (a longer timeout of its
-    // own) still goes out.
+    // The old answer is trusted for another ttlMs: a request within it does not wait.
+    h.advance(ms(999));
+    let r = h.request(call("echo", json!({})));
+    let sent = h.expect_sent("tools/call");
+    h.reply(&sent, text_result("hi"));
+    h.ok(r);
+    h.assert_quiet();
+
+    // Then it is expired again: the next gated request tries once more; this time the refresh
+    // times out (the connection's request timeout), and the waiting request (a longer timeout
+    // of its own) still goes out.
+    h.advance(ms(1));
     let long = RequestOptions { timeout: Some(secs(600)), ..opts() };
     let r = h.request_opts(Request::ListPrompts, long);
     let refresh = h.expect_sent("server/discover");
