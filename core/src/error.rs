@@ -450,6 +450,14 @@ pub enum Warning {
         /// The id, as JSON text.
         id: String,
     },
+    /// A listen stream carried a notification it did not ask for (a list kind, resource URI
+    /// or task id outside its filter, or a method a stream never carries: logs, progress,
+    /// unknown ones). It was dropped. Reported for the first on each stream; every one is
+    /// counted by [`crate::SubscriptionUpdate::Unrequested`].
+    UnrequestedNotification {
+        /// The first such notification's method, sanitised.
+        method: String,
+    },
     /// A response for a request that already ended (timed out or cancelled).
     LateResponse {
         /// The id, as JSON text.
@@ -576,6 +584,10 @@ impl std::fmt::Display for Warning {
             Warning::UnknownSubscription { id } => {
                 write!(f, "dropped a notification for unknown subscription {id}")
             }
+            Warning::UnrequestedNotification { method } => write!(
+                f,
+                "dropped {method} from a listen stream that did not ask for it (later ones on that stream are only counted)"
+            ),
             Warning::StaleProgress { token } => write!(f, "dropped progress for unknown token {token}"),
             Warning::UnexpectedServerRequest { method } => {
                 write!(f, "refused server request {method}: 2026-07-28 servers must not send requests")

@@ -54,6 +54,8 @@ struct InboxState {
     unsupported: SubscriptionFilter,
     /// Acknowledged and not dropped since.
     active: bool,
+    /// Notifications the server sent on the stream that it did not ask for (dropped).
+    unrequested: u64,
     /// How the stream ended, once it has.
     end: Option<Result<(), ClientError>>,
     /// Closed by the host: nothing more is delivered.
@@ -69,6 +71,7 @@ impl Inbox {
             granted: None,
             unsupported: SubscriptionFilter::default(),
             active: false,
+            unrequested: 0,
             end: None,
             closed: false,
             waker: None,
@@ -98,6 +101,11 @@ impl Inbox {
                 s.active = true;
             }
             SubscriptionUpdate::Reconnecting { .. } => s.active = false,
+            SubscriptionUpdate::Unrequested { count, .. } => {
+                // Nothing to wake a reader for.
+                s.unrequested = count;
+                return;
+            }
             SubscriptionUpdate::Notification(n) => {
                 let Some(queue) = s.queue.as_mut() else { return };
                 let (subject, cost) = mcp_core::notify_queue::charge(&n);
@@ -253,6 +261,13 @@ impl SubscriptionCore {
     /// Notifications dropped because the host read too slowly (older repeats go first).
     pub fn dropped(&self) -> u64 {
         lock(&self.inbox.state).queue.as_ref().map_or(0, NotificationQueue::dropped)
+    }
+
+    /// Notifications the server sent on the stream that it did not ask for (a list kind,
+    /// resource URI or task id outside its filter, or another method): dropped by the client,
+    /// counted here (the first also reported as `Warning::UnrequestedNotification`).
+    pub fn unrequested(&self) -> u64 {
+        lock(&self.inbox.state).unrequested
     }
 
     /// Ends the stream: cancelled on the wire (stdio) or its HTTP stream closed. Nothing is

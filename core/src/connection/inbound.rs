@@ -94,7 +94,8 @@ impl Connection {
     }
 
     fn on_notification(&mut self, now: Instant, method: &str, params: Value) {
-        // Subscription bookkeeping first, then cache invalidation, then delivery.
+        // Subscription bookkeeping first (what a stream did not ask for stops there), then
+        // cache invalidation, then delivery.
         let listen = match self.tagged(&params) {
             super::subscriptions::Tagged::Untagged => None,
             super::subscriptions::Tagged::Listen(handle) => Some(handle),
@@ -108,6 +109,11 @@ impl Connection {
                 }),
             }
             return;
+        }
+        if let Some(handle) = listen {
+            if !self.listen_asked_for(handle, method, &params) {
+                return;
+            }
         }
         if method == "notifications/elicitation/complete" {
             self.on_elicitation_complete(&params);
