@@ -426,3 +426,33 @@ impl ResourceSubscriptions {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct NoControl;
+
+    impl ListenControl for NoControl {
+        fn close_listen(&self, _handle: RequestHandle) {}
+    }
+
+    /// The count of notifications dropped as not asked for is the stream's latest, kept after
+    /// the end; nothing is queued for them.
+    #[test]
+    fn unrequested_notifications_are_counted_not_queued() {
+        let now = Instant::now();
+        let cfg = mcp_core::ConnectionConfig::stdio(mcp_core::StdioCommand::new("server"));
+        let mut conn = mcp_core::Connection::new(cfg, now);
+        let handle = conn.request(now, mcp_core::Request::Ping, Default::default()).expect("a handle");
+        let inbox = Inbox::new(Some(QueueLimits::default()));
+        let sub = SubscriptionCore::new(handle, inbox.clone(), Arc::new(NoControl), None);
+        assert_eq!(sub.unrequested(), 0);
+        for count in 1..=3 {
+            inbox.update(SubscriptionUpdate::Unrequested { method: "notifications/message".into(), count });
+        }
+        assert_eq!((sub.unrequested(), sub.pending()), (3, 0));
+        inbox.end(Ok(mcp_core::Response::ListenEnded));
+        assert_eq!(sub.unrequested(), 3);
+    }
+}
