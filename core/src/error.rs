@@ -360,15 +360,43 @@ pub enum RequestError {
         /// The original request and the `requestState` the retry would have echoed.
         resume: Box<crate::InputResume>,
     },
+    /// 2026-07-28: an `input_required` round asked for input this client did not declare (a
+    /// kind it has no handler for: elicitation, sampling or roots). No handler was called.
+    /// Resumable: with the handlers installed, `resume` answered for `outstanding` goes on
+    /// from this round (a host's `Server::resume`).
+    #[error("the server asked for {} input, which this client did not declare", .methods.join(", "))]
+    InputUndeclared {
+        /// The undeclared methods (sanitised, each once).
+        methods: Vec<String>,
+        /// The round's input requests (all of them, declared ones included).
+        outstanding: Vec<crate::OutstandingInput>,
+        /// The original request and the round's `requestState`.
+        resume: Box<crate::InputResume>,
+    },
+    /// 2026-07-28: an `input_required` round's `inputRequests` is malformed (not an object, or
+    /// an entry that is not an object with a method string and object params). Nothing was
+    /// asked of the host. Resumable, like [`RequestError::InputUndeclared`].
+    #[error("the server's input requests are malformed: {detail}")]
+    InputMalformed {
+        /// What is wrong.
+        detail: String,
+        /// The round's input requests that parse.
+        outstanding: Vec<crate::OutstandingInput>,
+        /// The original request and the round's `requestState`.
+        resume: Box<crate::InputResume>,
+    },
 }
 
 impl RequestError {
     /// What resuming a stopped multi-round-trip request needs, for the errors that carry it
-    /// ([`RequestError::InputBudgetExhausted`], [`RequestError::InputWaitCancelled`]).
+    /// ([`RequestError::InputBudgetExhausted`], [`RequestError::InputWaitCancelled`],
+    /// [`RequestError::InputUndeclared`], [`RequestError::InputMalformed`]).
     pub fn input_resume(&self) -> Option<&crate::InputResume> {
         match self {
             RequestError::InputBudgetExhausted { resume, .. }
-            | RequestError::InputWaitCancelled { resume, .. } => Some(resume),
+            | RequestError::InputWaitCancelled { resume, .. }
+            | RequestError::InputUndeclared { resume, .. }
+            | RequestError::InputMalformed { resume, .. } => Some(resume),
             _ => None,
         }
     }

@@ -299,15 +299,15 @@ impl Connection {
         }
     }
 
-    /// [`Self::prepare_host_request`] for a 2026-07-28 input request of request `op`: a
-    /// refusal fails `op` with [`RequestError::InputRefused`] and gives `None`.
+    /// [`Self::prepare_host_request`] for a 2026-07-28 input request of request `op` (its
+    /// deprecations already noted by the caller): a refusal fails `op` with
+    /// [`RequestError::InputRefused`] and gives `None`.
     pub(super) fn prepare_input(
         &mut self,
         op: crate::handle::RequestHandle,
         kind: ServerRequestKind,
         params: Value,
     ) -> Option<(ServerRequest, Option<FormSchema>)> {
-        self.note_server_request(kind.method(), &params);
         match self.prepare_host_request(kind, params) {
             Ok((p, request)) => Some((ServerRequest { kind: p.kind, request }, p.form)),
             Err(reason) => {
