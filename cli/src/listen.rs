@@ -157,6 +157,9 @@ pub async fn run(
         if sub.dropped() > 0 {
             note(&format!("{} notifications were dropped (read too slowly)", sub.dropped()));
         }
+        if sub.unrequested() > 0 {
+            note(&format!("{} notifications the stream did not ask for were dropped", sub.unrequested()));
+        }
         return Ok(ExitCode::SUCCESS);
     }
     for uri in &args.resources {
