@@ -179,13 +179,18 @@ pub enum RequestError {
     },
     /// 2026-07-28: the server asked for input the client refuses (an elicitation mode it did
     /// not declare, sampling with tools without the opt-in, an invalid sampling history, ...);
-    /// no handler was called and the request was not retried.
+    /// no handler was called and the request was not retried. Resumable (except a task's
+    /// call), like [`RequestError::InputUndeclared`].
     #[error("refused the {method} input the server asked for: {reason}")]
     InputRefused {
         /// The input request's method.
         method: String,
         /// Why.
         reason: crate::host_requests::Refusal,
+        /// The round's input requests (empty for a task's call).
+        outstanding: Vec<crate::OutstandingInput>,
+        /// The original request and the round's `requestState` (`None` for a task's call).
+        resume: Option<Box<crate::InputResume>>,
     },
     /// The server returned a `resultType` this client does not handle for this request.
     #[error("unsupported resultType {result_type:?}")]
@@ -390,13 +395,15 @@ pub enum RequestError {
 impl RequestError {
     /// What resuming a stopped multi-round-trip request needs, for the errors that carry it
     /// ([`RequestError::InputBudgetExhausted`], [`RequestError::InputWaitCancelled`],
-    /// [`RequestError::InputUndeclared`], [`RequestError::InputMalformed`]).
+    /// [`RequestError::InputUndeclared`], [`RequestError::InputMalformed`],
+    /// [`RequestError::InputRefused`] of a request that is not a task's call).
     pub fn input_resume(&self) -> Option<&crate::InputResume> {
         match self {
             RequestError::InputBudgetExhausted { resume, .. }
             | RequestError::InputWaitCancelled { resume, .. }
             | RequestError::InputUndeclared { resume, .. }
-            | RequestError::InputMalformed { resume, .. } => Some(resume),
+            | RequestError::InputMalformed { resume, .. }
+            | RequestError::InputRefused { resume: Some(resume), .. } => Some(resume),
             _ => None,
         }
     }

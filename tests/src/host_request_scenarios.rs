@@ -79,7 +79,7 @@ pub mod host_request_scenarios {
     }
 
     /// Without a URL handler, URL elicitation is refused: -32602 to a 2025-11-25 server, a
-    /// typed `InputRefused` on 2026-07-28; the form handler is never asked.
+    /// typed, resumable `InputRefused` on 2026-07-28; the form handler is never asked.
     pub $($kw)? fn url_elicitation_without_its_handler() {
         let seen: Seen = Default::default();
         let events = Events::new();
@@ -93,8 +93,10 @@ pub mod host_request_scenarios {
         let client = rt::build(builder("modern", &events).elicitation_handler(rt::sync_handler(recording(&seen, json!({})))))
             .expect("build");
         match aw!(client.call_tool("elicit_url", json!({}))) {
-            Err(ClientError::Request(RequestError::InputRefused { reason, .. })) => {
-                assert_eq!(reason, Refusal::UnsupportedMode { mode: "url" })
+            Err(ClientError::Request(RequestError::InputRefused { reason, resume, .. })) => {
+                assert_eq!(reason, Refusal::UnsupportedMode { mode: "url" });
+                let resume = resume.expect("resumable");
+                assert_eq!(resume.request_state.as_deref(), Some("host-asks"));
             }
             other => panic!("{other:?}"),
         }

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use super::{Connection, Outgoing, Proc, Session, WireUse};
 use crate::era::Era;
-use crate::error::{AnswerError, RequestError, Warning};
+use crate::error::{AnswerError, Warning};
 use crate::event::{Event, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
 use crate::handle::{Epoch, RequestHandle, ServerRequestHandle};
 use crate::host_requests::{self, Prepared};
@@ -295,24 +295,6 @@ impl Connection {
                 let reason = refusal.to_string();
                 self.warn(Warning::ServerRequestRefused { method: kind.method().into(), reason });
                 Err(refusal)
-            }
-        }
-    }
-
-    /// [`Self::prepare_host_request`] for a 2026-07-28 input request of request `op` (its
-    /// deprecations already noted by the caller): a refusal fails `op` with
-    /// [`RequestError::InputRefused`] and gives `None`.
-    pub(super) fn prepare_input(
-        &mut self,
-        op: crate::handle::RequestHandle,
-        kind: ServerRequestKind,
-        params: Value,
-    ) -> Option<(ServerRequest, Option<FormSchema>)> {
-        match self.prepare_host_request(kind, params) {
-            Ok((p, request)) => Some((ServerRequest { kind: p.kind, request }, p.form)),
-            Err(reason) => {
-                self.finish(op, Err(RequestError::InputRefused { method: kind.method().into(), reason }));
-                None
             }
         }
     }

@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 use super::input_waits::{InputResume, InputState, OutstandingInput};
 use super::Connection;
 use crate::error::{AnswerError, RequestError, Warning};
-use crate::event::{Event, ServerRequestKind};
+use crate::event::{Event, ServerRequest, ServerRequestKind};
 use crate::handle::{RequestHandle, ServerRequestHandle};
 use crate::request::Request;
 use crate::schema::elicitation::FormSchema;
@@ -174,8 +174,20 @@ impl Connection {
         }
         let mut prepared = Vec::with_capacity(asks.len());
         for (key, kind, params) in asks {
-            let Some((request, form)) = self.prepare_input(handle, kind, params) else { return };
-            prepared.push((key, request, form));
+            match self.prepare_host_request(kind, params) {
+                Ok((p, request)) => prepared.push((key, ServerRequest { kind: p.kind, request }, p.form)),
+                Err(reason) => {
+                    // A task's call keeps the refusal, without a way to resume.
+                    let (outstanding, resume) = match self.round_resume(handle, &requests, state) {
+                        Some((outstanding, resume)) => (outstanding, Some(resume)),
+                        None => (Vec::new(), None),
+                    };
+                    let method = kind.method().to_owned();
+                    let err = RequestError::InputRefused { method, reason, outstanding, resume };
+                    self.finish(handle, Err(err));
+                    return;
+                }
+            }
         }
         let asks = prepared;
         let Some(round) = self.ops.get_mut(&handle).and_then(|op| op.input.as_mut()) else { return };
@@ -212,10 +224,8 @@ impl Connection {
     }
 
     /// A round this client will not answer (past the budget, undeclared or malformed input):
-    /// the request fails with `stopped(outstanding, resume)`, which carries what resuming it
-    /// needs (the original request, the round's `requestState`, its input requests as far as
-    /// they parse). A task's call cannot be resumed that way: it fails with a task error
-    /// saying `detail`.
+    /// the request fails with `stopped(outstanding, resume)` ([`Self::round_resume`]). A task's
+    /// call cannot be resumed that way: it fails with a task error saying `detail`.
     fn stop_round(
         &mut self,
         handle: RequestHandle,
@@ -225,11 +235,26 @@ impl Connection {
         stopped: impl FnOnce(Vec<OutstandingInput>, Box<InputResume>) -> RequestError,
     ) {
         let Some(op) = self.ops.get(&handle) else { return };
-        if let Some(task) = &op.task {
-            let err = RequestError::Task { task_id: task.id.clone(), detail };
-            self.finish(handle, Err(err));
-            return;
-        }
+        let err = match self.round_resume(handle, requests, request_state) {
+            Some((outstanding, resume)) => stopped(outstanding, resume),
+            None => match &op.task {
+                Some(task) => RequestError::Task { task_id: task.id.clone(), detail },
+                None => return,
+            },
+        };
+        self.finish(handle, Err(err));
+    }
+
+    /// What resuming request `handle` after a round it stopped at needs: the round's input
+    /// requests as far as they parse, and the original request with the round's
+    /// `requestState`. `None` for a task's call (and a request that is gone).
+    fn round_resume(
+        &self,
+        handle: RequestHandle,
+        requests: &Map<String, Value>,
+        request_state: Option<String>,
+    ) -> Option<(Vec<OutstandingInput>, Box<InputResume>)> {
+        let op = self.ops.get(&handle).filter(|op| op.task.is_none())?;
         let outstanding = requests
             .iter()
             .filter_map(|(key, request)| {
@@ -238,7 +263,7 @@ impl Connection {
             })
             .collect();
         let resume = InputResume { request: op.request.clone(), request_state, responses: Map::new() };
-        self.finish(handle, Err(stopped(outstanding, Box::new(resume))));
+        Some((outstanding, Box::new(resume)))
     }
 
     /// The host answered one input request.

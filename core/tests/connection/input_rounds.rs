@@ -187,6 +187,33 @@ fn malformed_input_requests_fail_resumably_with_what_parses() {
 }
 
 #[test]
+fn refused_input_fails_resumably() {
+    // Form elicitation only: a URL elicitation is refused before any handler sees it.
+    let mut h = modern_with(ClientFeatures { elicitation_form: true, ..Default::default() });
+    let r = h.request(call("connect", json!({})));
+    let first = h.expect_sent("tools/call");
+    let url = json!({"method": "elicitation/create", "params": {"mode": "url", "message": "Sign in",
+        "url": "https://example.com/connect"}});
+    h.reply(&first, input_required(json!({"u": url, "q": elicit("?")}), Some("st4")));
+    assert!(h.take_event(|e| matches!(e, Event::ServerRequest { .. })).is_none(), "no handler was asked");
+    h.warnings();
+    let err = h.err(r);
+    let RequestError::InputRefused { method, reason, outstanding, resume } = err.clone() else {
+        panic!("expected InputRefused, got {err:?}");
+    };
+    assert_eq!(method, "elicitation/create");
+    assert_eq!(reason, mcp_core::host_requests::Refusal::UnsupportedMode { mode: "url" });
+    let mut keys: Vec<&str> = outstanding.iter().map(|o| o.key.as_str()).collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["q", "u"]);
+    let resume = resume.expect("resumable");
+    assert_eq!(err.input_resume(), Some(&*resume));
+    assert_eq!(resume.request_state.as_deref(), Some("st4"));
+    let answers = json!({"u": {"action": "accept"}, "q": {"action": "decline"}});
+    resume_sends_the_original_with_the_state(&mut h, *resume, answers, &first, "st4");
+}
+
+#[test]
 fn bad_shapes_fail_the_request() {
     let mut h = modern_with(ClientFeatures { elicitation_form: true, ..Default::default() });
     for (result, what) in [
