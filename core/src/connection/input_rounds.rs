@@ -57,6 +57,14 @@ fn fail(detail: impl Into<String>) -> RequestError {
     RequestError::InvalidResponse { detail: detail.into() }
 }
 
+/// Why a round's input requests cannot go to the host.
+enum UnusableRound {
+    /// The keys (sanitised) of entries that are not input requests.
+    Malformed(Vec<String>),
+    /// The methods (sanitised, sorted, each once) of kinds this client did not declare.
+    Undeclared(Vec<String>),
+}
+
 /// One entry of `inputRequests`: its method and params (absent params read as `{}`), or
 /// `None` when it is not an object with a method string and object params.
 fn parse_input_request(request: &Value) -> Option<(&str, Value)> {
@@ -131,47 +139,13 @@ impl Connection {
             self.finish(handle, Err(fail(format!("more than {limit} input requests in one round"))));
             return;
         }
-        let mut asks = Vec::with_capacity(requests.len());
-        let mut malformed = Vec::new();
-        let mut undeclared: Vec<String> = Vec::new();
-        for (key, request) in &requests {
-            let Some((method, params)) = parse_input_request(request) else {
-                malformed.push(crate::text::sanitize(key, 100));
-                continue;
-            };
-            // Deprecated kinds are reported whether or not a handler serves them.
-            self.note_server_request(method, &params);
-            match self.declared_input(method) {
-                Some(kind) => asks.push((key.clone(), kind, params)),
-                None => {
-                    let method = crate::text::sanitize(method, 100);
-                    if !undeclared.contains(&method) {
-                        undeclared.push(method);
-                    }
-                }
+        let asks = match self.declared_inputs(&requests) {
+            Ok(asks) => asks,
+            Err(unusable) => {
+                self.stop_unusable_round(handle, &requests, state, unusable);
+                return;
             }
-        }
-        if !malformed.is_empty() {
-            let detail = format!(
-                "input requests {} are not objects with a method string and object params",
-                malformed.join(", ")
-            );
-            self.stop_round(handle, &requests, state, detail.clone(), |outstanding, resume| {
-                RequestError::InputMalformed { detail, outstanding, resume }
-            });
-            return;
-        }
-        if !undeclared.is_empty() {
-            undeclared.sort_unstable();
-            let detail = format!(
-                "the server asked for {} input, which this client did not declare",
-                undeclared.join(", ")
-            );
-            self.stop_round(handle, &requests, state, detail, |outstanding, resume| {
-                RequestError::InputUndeclared { methods: undeclared, outstanding, resume }
-            });
-            return;
-        }
+        };
         let mut prepared = Vec::with_capacity(asks.len());
         for (key, kind, params) in asks {
             match self.prepare_host_request(kind, params) {
@@ -207,6 +181,73 @@ impl Connection {
             let server = ServerRequestHandle::new(self.counters.server.next());
             self.inputs.insert(server, PendingInput { op: handle, key, kind: request.kind, form });
             self.ask_host(now, server, request);
+        }
+    }
+
+    /// The round's input requests as `(key, kind, params)`, each noted for the deprecation
+    /// notices (whether or not a handler serves it); `Err` when one is malformed or of a kind
+    /// this client did not declare.
+    fn declared_inputs(
+        &mut self,
+        requests: &Map<String, Value>,
+    ) -> Result<Vec<(String, ServerRequestKind, Value)>, UnusableRound> {
+        let mut asks = Vec::with_capacity(requests.len());
+        let mut malformed = Vec::new();
+        let mut undeclared: Vec<String> = Vec::new();
+        for (key, request) in requests {
+            let Some((method, params)) = parse_input_request(request) else {
+                malformed.push(crate::text::sanitize(key, 100));
+                continue;
+            };
+            self.note_server_request(method, &params);
+            match self.declared_input(method) {
+                Some(kind) => asks.push((key.clone(), kind, params)),
+                None => {
+                    let method = crate::text::sanitize(method, 100);
+                    if !undeclared.contains(&method) {
+                        undeclared.push(method);
+                    }
+                }
+            }
+        }
+        if !malformed.is_empty() {
+            return Err(UnusableRound::Malformed(malformed));
+        }
+        if !undeclared.is_empty() {
+            undeclared.sort_unstable();
+            return Err(UnusableRound::Undeclared(undeclared));
+        }
+        Ok(asks)
+    }
+
+    /// Stops request `handle` at a round [`Self::declared_inputs`] refused (see
+    /// [`Self::stop_round`]).
+    fn stop_unusable_round(
+        &mut self,
+        handle: RequestHandle,
+        requests: &Map<String, Value>,
+        state: Option<String>,
+        unusable: UnusableRound,
+    ) {
+        match unusable {
+            UnusableRound::Malformed(keys) => {
+                let detail = format!(
+                    "input requests {} are not objects with a method string and object params",
+                    keys.join(", ")
+                );
+                self.stop_round(handle, requests, state, detail.clone(), |outstanding, resume| {
+                    RequestError::InputMalformed { detail, outstanding, resume }
+                });
+            }
+            UnusableRound::Undeclared(methods) => {
+                let detail = format!(
+                    "the server asked for {} input, which this client did not declare",
+                    methods.join(", ")
+                );
+                self.stop_round(handle, requests, state, detail, |outstanding, resume| {
+                    RequestError::InputUndeclared { methods, outstanding, resume }
+                });
+            }
         }
     }
 
