@@ -78,9 +78,11 @@ macro_rules! server_methods {
 
         /// Goes on with a multi-round-trip request (2026-07-28 `input_required`) that stopped
         /// with a resumable error ([`RequestError::input_resume`](mcp_core::RequestError::input_resume):
-        /// the input budget ran out, or the input-wait hook stopped it): the original request
-        /// goes out again with the server's last `requestState` and the answers in `resume`,
-        /// with a fresh input budget. Answers what the original request would have.
+        /// the input budget ran out, the input-wait hook stopped it, or the server asked for
+        /// input this client has no handler for or sent malformed input requests; `resume` is
+        /// plain data, so a client built with the missing handlers can go on): the original
+        /// request goes out again with the server's last `requestState` and the answers in
+        /// `resume`, with a fresh input budget. Answers what the original request would have.
         pub $($async)? fn resume(
             &self,
             resume: $crate::mcp_core::InputResume,

@@ -172,6 +172,8 @@ struct Listen {
     stale: usize,
     /// Its last acknowledgment leaves something out and it requires it all.
     must_refuse: bool,
+    /// Notifications it dropped as not asked for (`SubscriptionUpdate::Unrequested`).
+    unrequested: u64,
 }
 
 #[derive(Debug, Default)]
