@@ -51,7 +51,7 @@ macro_rules! server_methods {
             F: Fn($crate::mcp_core::Progress) + Send + Sync + 'static,
         {
             opts.progress = true;
-            C::decode(self.issue(call.into_request(), opts, Some(Box::new(progress)))$(.$await)??)
+            C::decode(self.issue(call.into_request(), opts, Some(std::sync::Arc::new(progress)))$(.$await)??)
         }
 
         /// Sends any request and waits for its untyped response.
