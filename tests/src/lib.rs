@@ -11,6 +11,7 @@
 
 mod async_scenarios;
 mod batch_peer_checks;
+pub mod callback_scenarios;
 mod cache_scenarios;
 mod catalog_peer_checks;
 mod catalog_scenarios;
