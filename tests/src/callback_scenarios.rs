@@ -192,9 +192,9 @@ macro_rules! define_async_callback_scenarios {
 pub mod callback_scenarios {
     use super::rt;
     use std::future::Future;
-    use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
+    use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
     use std::sync::{Arc, Mutex};
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     use $crate::futures_lite::future;
     use $crate::mcp_core::{Event, ListKind, Notification, Progress, RequestOptions};
     use $crate::serde_json::json;
@@ -206,20 +206,17 @@ pub mod callback_scenarios {
     type ServerCell = Arc<Mutex<Option<rt::Server>>>;
     type Nested = Mutex<Sender<Result<String, String>>>;
 
-    /// What `rx` receives within [`LIMIT`], looking every few milliseconds.
+    /// What `rx` receives within [`LIMIT`]. A blocking wait, not one on the runtime's timer:
+    /// a deadlocked engine also blocks the runtime's workers whose tasks wait for its lock,
+    /// and with them the timer, which would then never fail the scenario. (The scenario runs
+    /// in `block_on` on a thread of its own, not on a worker.)
     async fn received<T>(what: &str, rx: &Receiver<T>) -> T {
-        let deadline = Instant::now() + LIMIT;
-        loop {
-            match rx.try_recv() {
-                Ok(value) => return value,
-                Err(TryRecvError::Disconnected) => panic!("{what} panicked"),
-                Err(TryRecvError::Empty) => {}
+        match rx.recv_timeout(LIMIT) {
+            Ok(value) => value,
+            Err(RecvTimeoutError::Timeout) => {
+                panic!("{what} did not finish within {LIMIT:?}: a callback calling its server deadlocked")
             }
-            assert!(
-                Instant::now() < deadline,
-                "{what} did not finish within {LIMIT:?}: a callback calling its server deadlocked"
-            );
-            rt::sleep(Duration::from_millis(10)).await;
+            Err(RecvTimeoutError::Disconnected) => panic!("{what} panicked"),
         }
     }
 
