@@ -15,7 +15,10 @@
 //! never wait for a callback on another thread. The one exception is a call with a progress
 //! callback whose progress is still queued when its response comes: its outcome follows its
 //! progress through the queue, so a caller has seen all its progress when its call returns.
+//! Unless the call was made from one of the server's own callbacks: its progress cannot run
+//! before that callback returns, so its outcome does not wait for it.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,6 +38,26 @@ pub(crate) enum Callback<R> {
     Outcome(R, Outcome),
 }
 
+thread_local! {
+    /// The address of the [`Callbacks`] whose queue this thread runs now (0: none).
+    static RUNNING_HERE: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Marks the current thread as running a queue until dropped (restoring the outer mark).
+struct RunningHere(usize);
+
+impl RunningHere {
+    fn enter(queue: usize) -> Self {
+        Self(RUNNING_HERE.with(|r| r.replace(queue)))
+    }
+}
+
+impl Drop for RunningHere {
+    fn drop(&mut self) {
+        RUNNING_HERE.with(|r| r.set(self.0));
+    }
+}
+
 /// A server's queue of host callbacks and the lock of whoever runs it. See the module docs.
 pub(crate) struct Callbacks<R> {
     server: Arc<str>,
@@ -49,7 +72,11 @@ pub(crate) struct Callbacks<R> {
 
 impl<R: Reply> Callbacks<R> {
     /// The queue of server `server`, calling these hooks.
-    pub(crate) fn new(server: Arc<str>, hook: Option<EventHook>, input_wait_hook: Option<InputWaitHook>) -> Self {
+    pub(crate) fn new(
+        server: Arc<str>,
+        hook: Option<EventHook>,
+        input_wait_hook: Option<InputWaitHook>,
+    ) -> Self {
         Self {
             server,
             hook,
@@ -78,6 +105,15 @@ impl<R: Reply> Callbacks<R> {
         handed
     }
 
+    /// Whether the current thread is running this queue (a callback of it is calling).
+    pub(crate) fn running_here(&self) -> bool {
+        RUNNING_HERE.with(|r| r.get() == self.address())
+    }
+
+    fn address(&self) -> usize {
+        std::ptr::from_ref(self) as usize
+    }
+
     /// The handed-off run starts (see [`Callbacks::hand_off`]).
     pub(crate) fn handed_off_run_starts(&self) {
         self.handed_off.store(false, Ordering::SeqCst);
@@ -93,11 +129,13 @@ impl<R: Reply> Callbacks<R> {
                 Err(TryLockError::Poisoned(p)) => p.into_inner(),
                 Err(TryLockError::WouldBlock) => return,
             };
+            let here = RunningHere::enter(self.address());
             loop {
                 let next = lock(&self.queue).pop_front();
                 let Some(callback) = next else { break };
                 self.call(callback, cancel_input_wait);
             }
+            drop(here);
             drop(running);
             // Something queued by a thread that found the lock taken just before it was let go
             // is this thread's to run (that thread left it here).
@@ -148,7 +186,8 @@ mod tests {
     fn the_queue_runs_in_order_past_a_panicking_callback() {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let record = seen.clone();
-        let hook: EventHook = Arc::new(move |server: &str, e: &Event| lock(&record).push(format!("{server}: {e:?}")));
+        let hook: EventHook =
+            Arc::new(move |server: &str, e: &Event| lock(&record).push(format!("{server}: {e:?}")));
         let callbacks: Callbacks<SyncSender<Outcome>> = Callbacks::new("s".into(), Some(hook), None);
         let record = seen.clone();
         let f: ProgressFn = Arc::new(move |p: Progress| {
@@ -188,6 +227,22 @@ mod tests {
         callbacks.push(&mut VecDeque::from([Callback::Progress(first, progress(1.0))]));
         callbacks.run(&|_| {});
         assert_eq!(*lock(&order), ["first returns", "second"]);
+    }
+
+    /// A thread knows it runs a queue while a callback of it runs, and only then.
+    #[test]
+    fn a_callback_knows_its_queue_runs_on_its_thread() {
+        let callbacks: Arc<Callbacks<SyncSender<Outcome>>> = Arc::new(Callbacks::new("s".into(), None, None));
+        let other: Callbacks<SyncSender<Outcome>> = Callbacks::new("o".into(), None, None);
+        assert!(!callbacks.running_here());
+        let (queue, seen) = (callbacks.clone(), Arc::new(Mutex::new(None)));
+        let record = seen.clone();
+        let f: ProgressFn = Arc::new(move |_: Progress| *lock(&record) = Some(queue.running_here()));
+        callbacks.push(&mut VecDeque::from([Callback::Progress(f, progress(1.0))]));
+        callbacks.run(&|_| {});
+        assert_eq!(*lock(&seen), Some(true));
+        assert!(!callbacks.running_here(), "not once the run is over");
+        assert!(!other.running_here());
     }
 
     /// A hand-off is made once until the handed-off run starts; a refused one runs here.

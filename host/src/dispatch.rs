@@ -178,6 +178,9 @@ pub enum Step {
 struct Pending<R> {
     reply: R,
     progress: Option<ProgressFn>,
+    /// The outcome follows the progress callbacks still queued (not for a call made from one
+    /// of the server's callbacks, which its progress would wait for).
+    progress_first: bool,
     trace: RequestTrace,
 }
 
@@ -265,7 +268,8 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
     }
 
     /// Issues a request for API call `call` (its `_meta` provider already evaluated); a
-    /// refused one is answered at once.
+    /// refused one is answered at once. With `progress_first`, its outcome follows the
+    /// progress callbacks still queued when it ends.
     #[allow(clippy::too_many_arguments)]
     pub fn request(
         &mut self,
@@ -276,9 +280,10 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
         opts: RequestOptions,
         reply: R,
         progress: Option<ProgressFn>,
+        progress_first: bool,
     ) {
         let trace = self.trace.request(&request, call, conn);
-        let pending = Pending { reply, progress, trace };
+        let pending = Pending { reply, progress, progress_first, trace };
         if let Err((p, e)) = self.calls.start(conn, now, call, request, opts, pending) {
             p.reply.deliver(Err(e));
         }
@@ -371,7 +376,7 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
                     p.trace.finish(outcome.as_ref());
                     match p.progress {
                         // Its progress is still queued (or running): the outcome follows it.
-                        Some(f) if Arc::strong_count(&f) > 1 => {
+                        Some(f) if p.progress_first && Arc::strong_count(&f) > 1 => {
                             self.routed.push_back(Callback::Outcome(p.reply, outcome));
                         }
                         _ => self.replies.push(p.reply, outcome),
@@ -419,7 +424,9 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
                     Event::ServerRequest { handle, request } if !hooked => {
                         return Some(Step::ServerRequest(handle, request));
                     }
-                    Event::ServerRequest { handle, ref request } => Some(Step::ServerRequest(handle, request.clone())),
+                    Event::ServerRequest { handle, ref request } => {
+                        Some(Step::ServerRequest(handle, request.clone()))
+                    }
                     Event::Closed => {
                         for w in self.close_waiters.release() {
                             w.release();

@@ -291,8 +291,10 @@ impl<R: Reply, W: Waiter, S: Side> EngineApi<R, W> for Engine<R, W, S> {
                 return;
             }
         }
+        // A call made from one of this server's callbacks does not wait for its progress.
+        let progress_first = progress.is_some() && !self.callbacks.running_here();
         self.with(Runner::Caller, |s, now| {
-            s.dispatch.request(&mut s.conn, now, call, request, opts, reply, progress)
+            s.dispatch.request(&mut s.conn, now, call, request, opts, reply, progress, progress_first)
         });
     }
 

@@ -97,7 +97,8 @@ pub mod callback_scenarios {
     }
 
     /// A progress callback that, at the first step, calls the same server and waits; the call
-    /// it reports on returns after it, with every step reported.
+    /// it reports on returns after it, with every step reported. Its own call reports progress
+    /// too: that call returns at once (its progress runs after the callback that made it).
     pub fn progress_callback_calls_its_server() {
         let cell = ServerCell::default();
         let spec = support::spec(support::test_server(), "t", &[]);
@@ -106,11 +107,16 @@ pub mod callback_scenarios {
         let (to, nested) = mpsc::channel();
         let (callback_cell, to) = (cell.clone(), Mutex::new(to));
         let steps = Arc::new(Mutex::new(Vec::new()));
-        let seen = steps.clone();
+        let nested_steps = Arc::new(Mutex::new(Vec::new()));
+        let (seen, nested_seen) = (steps.clone(), nested_steps.clone());
         let callback = move |p: Progress| {
             seen.lock().unwrap().push(p.progress);
             if p.progress == 1.0 {
-                echo_to(&server_in(&callback_cell), "from the progress callback", &to);
+                let server = server_in(&callback_cell);
+                let record = nested_seen.clone();
+                let on_nested = move |p: Progress| record.lock().unwrap().push(p.progress);
+                let r = server.call_tool_with_progress("progress", json!({"steps": 2}), RequestOptions::default(), on_nested);
+                let _ = to.lock().unwrap().send(r.map(|r| r.text()).map_err(|e| e.to_string()));
             }
         };
         let outer = client.servers()[0].clone();
@@ -119,8 +125,14 @@ pub mod callback_scenarios {
         });
         assert_eq!(r.expect("progress").text(), "done 3");
         let nested = received("the progress callback's own call", &nested);
-        assert_eq!(nested.as_deref(), Ok("from the progress callback"));
+        assert_eq!(nested.as_deref(), Ok("done 2"));
         assert_eq!(*steps.lock().unwrap(), [1.0, 2.0, 3.0], "every step, before the call returned");
+        let deadline = std::time::Instant::now() + LIMIT;
+        while nested_steps.lock().unwrap().len() < 2 {
+            assert!(std::time::Instant::now() < deadline, "the nested call's progress never came");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(*nested_steps.lock().unwrap(), [1.0, 2.0]);
         close(client, &cell);
     }
 
