@@ -16,7 +16,8 @@
 //! callback whose progress is still queued when its response comes: its outcome follows its
 //! progress through the queue, so a caller has seen all its progress when its call returns.
 //! Unless the call was made from one of the server's own callbacks: its progress cannot run
-//! before that callback returns, so its outcome does not wait for it.
+//! before that callback returns, so its outcome does not wait for it. Likewise, `close`
+//! returns once the callbacks routed up to `Closed` have run (unless called from a callback).
 
 use std::cell::Cell;
 use std::collections::VecDeque;
@@ -36,6 +37,8 @@ pub(crate) enum Callback<R> {
     Progress(ProgressFn, Progress),
     /// The outcome of a call whose progress callbacks were still queued when it ended.
     Outcome(R, Outcome),
+    /// Runs once the callbacks before it have (releases a `close` caller).
+    Then(Box<dyn FnOnce() + Send>),
 }
 
 thread_local! {
@@ -164,6 +167,7 @@ impl<R: Reply> Callbacks<R> {
                 let _ = catch_unwind(AssertUnwindSafe(|| f(progress)));
             }
             Callback::Outcome(reply, outcome) => reply.deliver(outcome),
+            Callback::Then(f) => f(),
         }
     }
 }

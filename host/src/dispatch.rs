@@ -188,7 +188,8 @@ struct Pending<R> {
 pub struct Dispatch<R, W> {
     name: Arc<str>,
     calls: PendingCalls<Pending<R>>,
-    close_waiters: CloseWaiters<W>,
+    /// With whether each is released after the callbacks routed before `Closed`.
+    close_waiters: CloseWaiters<(W, bool)>,
     replies: Outcomes<R>,
     /// Routed for the host's callbacks, not yet handed to the engine's queue.
     routed: VecDeque<Callback<R>>,
@@ -319,9 +320,12 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
         }
     }
 
-    /// Closes the connection for `waiter` (released at once if it is closed already).
-    pub fn close(&mut self, conn: &mut Connection, now: Instant, waiter: W) {
-        if let Some(w) = self.close_waiters.close(conn, now, waiter) {
+    /// Closes the connection for `waiter` (released at once if it is closed already). With
+    /// `after_callbacks`, it is released once the host's callbacks routed up to `Closed`
+    /// (that one included) have run; without, as soon as `Closed` is routed (for a `close`
+    /// from one of the server's callbacks, which the rest wait for).
+    pub fn close(&mut self, conn: &mut Connection, now: Instant, waiter: W, after_callbacks: bool) {
+        if let Some((w, _)) = self.close_waiters.close(conn, now, (waiter, after_callbacks)) {
             w.release();
         }
     }
@@ -420,6 +424,7 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
             }
             ev => {
                 let hooked = self.hook.is_some();
+                let closed = matches!(ev, Event::Closed);
                 let step = match ev {
                     Event::ServerRequest { handle, request } if !hooked => {
                         return Some(Step::ServerRequest(handle, request));
@@ -427,16 +432,18 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
                     Event::ServerRequest { handle, ref request } => {
                         Some(Step::ServerRequest(handle, request.clone()))
                     }
-                    Event::Closed => {
-                        for w in self.close_waiters.release() {
-                            w.release();
-                        }
-                        None
-                    }
                     _ => None,
                 };
                 if hooked {
                     self.routed.push_back(Callback::Event(ev));
+                }
+                if closed {
+                    for (w, after_callbacks) in self.close_waiters.release() {
+                        match after_callbacks {
+                            true => self.routed.push_back(Callback::Then(Box::new(move || w.release()))),
+                            false => w.release(),
+                        }
+                    }
                 }
                 step
             }

@@ -265,7 +265,8 @@ pub trait EngineApi<R, W>: ListenControl {
         opts: RequestOptions,
         inbox: Arc<Inbox>,
     ) -> Result<RequestHandle, ClientError>;
-    /// Closes the connection for `waiter` (released once closed).
+    /// Closes the connection for `waiter` (released once closed and the host's callbacks
+    /// routed until then have run).
     fn close(&self, waiter: W);
     /// The last API handle is gone: close the connection; the engine finishes once closed.
     /// Never waits for the lock.
@@ -316,7 +317,9 @@ impl<R: Reply, W: Waiter, S: Side> EngineApi<R, W> for Engine<R, W, S> {
     }
 
     fn close(&self, waiter: W) {
-        self.with(Runner::Caller, |s, now| s.dispatch.close(&mut s.conn, now, waiter));
+        // From one of this server's callbacks, the close cannot wait for the rest of them.
+        let after_callbacks = !self.callbacks.running_here();
+        self.with(Runner::Caller, |s, now| s.dispatch.close(&mut s.conn, now, waiter, after_callbacks));
     }
 
     fn release(&self) {

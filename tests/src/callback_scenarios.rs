@@ -182,6 +182,25 @@ pub mod callback_scenarios {
         assert_eq!(sc["receivedMeta"]["com.example/pinged"], Value::from("Ok(())"), "{sc}");
         close(client, &cell);
     }
+
+    /// `close` returns once the event hook has seen everything up to `Closed`, `Closed`
+    /// included, even when the hook takes its time on another thread.
+    pub fn close_returns_after_the_hook_saw_closed() {
+        let saw_closed = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = saw_closed.clone();
+        let hook = move |_: &str, e: &Event| {
+            if *e == Event::Closed {
+                std::thread::sleep(Duration::from_millis(200));
+                flag.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        };
+        let spec = support::spec(support::test_server(), "t", &[]);
+        let client = rt::build(rt::Client::builder().server(spec).on_event(hook)).expect("build");
+        let r = client.call_tool("echo", json!({"message": "hi"})).expect("echo");
+        assert_eq!(r.text(), "hi");
+        within("close", move || client.close());
+        assert!(saw_closed.load(std::sync::atomic::Ordering::SeqCst), "close returned before the hook saw Closed");
+    }
 }
     };
 }
@@ -192,7 +211,8 @@ macro_rules! all_blocking_callback_scenario_tests {
     ($run:path) => {
         $crate::scenario_tests!(callback_scenarios, $run;
             event_hook_calls_its_server, progress_callback_calls_its_server,
-            input_wait_hook_calls_its_server, meta_provider_calls_its_server);
+            input_wait_hook_calls_its_server, meta_provider_calls_its_server,
+            close_returns_after_the_hook_saw_closed);
     };
 }
 
@@ -315,6 +335,25 @@ pub mod callback_scenarios {
         cell.lock().unwrap().take();
         client.close().await;
     }
+
+    /// `close` returns once the event hook has seen everything up to `Closed`, `Closed`
+    /// included, even when the hook takes its time.
+    pub async fn close_returns_after_the_hook_saw_closed() {
+        let saw_closed = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = saw_closed.clone();
+        let hook = move |_: &str, e: &Event| {
+            if *e == Event::Closed {
+                std::thread::sleep(Duration::from_millis(200));
+                flag.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        };
+        let spec = support::spec(support::test_server(), "t", &[]);
+        let client = rt::build(rt::Client::builder().server(spec).on_event(hook)).expect("build");
+        let r = client.call_tool("echo", json!({"message": "hi"})).await.expect("echo");
+        assert_eq!(r.text(), "hi");
+        within("close", async move { client.close().await }).await;
+        assert!(saw_closed.load(std::sync::atomic::Ordering::SeqCst), "close returned before the hook saw Closed");
+    }
 }
     };
 }
@@ -324,6 +363,7 @@ pub mod callback_scenarios {
 macro_rules! all_async_callback_scenario_tests {
     ($run:path) => {
         $crate::scenario_tests!(callback_scenarios, $run;
-            event_hook_calls_its_server, progress_callback_calls_its_server);
+            event_hook_calls_its_server, progress_callback_calls_its_server,
+            close_returns_after_the_hook_saw_closed);
     };
 }
