@@ -43,6 +43,7 @@
 
 pub mod auth;
 mod batch;
+mod callbacks;
 mod caller_scope;
 mod catalog_methods;
 mod dispatch;

@@ -27,6 +27,16 @@ pub mod host_request_scenarios {
     }
 
     type Seen = $crate::support::Asked;
+
+    /// Polls `cond` every 10 ms for up to 10 s (the event hook runs after the call that
+    /// delivered its event may have returned); panics with `what` if it never holds.
+    $($kw)? fn wait_until(what: &str, cond: impl Fn() -> bool) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !cond() {
+            assert!(std::time::Instant::now() < deadline, "timed out waiting for {what}");
+            aw!(rt::sleep(std::time::Duration::from_millis(10)));
+        }
+    }
     use $crate::support::recording;
 
     fn builder(proto: &str, events: &Events) -> rt::ClientBuilder {
@@ -63,16 +73,16 @@ pub mod host_request_scenarios {
             let dropped = |e: &Event| {
                 matches!(e, Event::Warning(Warning::HostRequestAdjusted { adjustment: Adjustment::UrlContentDropped, .. }))
             };
-            assert!(events.any(dropped), "{proto}");
+            aw!(wait_until(&format!("{proto}: the UrlContentDropped warning"), || events.any(dropped)));
             if proto == "modern" {
                 assert!(asked[0].get("elicitationId").is_none(), "{:?}", asked[0]);
-                assert!(events.any(|e| matches!(e,
-                    Event::Warning(Warning::HostRequestAdjusted { adjustment: Adjustment::ElicitationIdRemoved, .. }))));
+                aw!(wait_until("the ElicitationIdRemoved warning", || events.any(|e| matches!(e,
+                    Event::Warning(Warning::HostRequestAdjusted { adjustment: Adjustment::ElicitationIdRemoved, .. })))));
             } else {
                 assert_eq!(asked[0]["elicitationId"], json!("e-42"));
                 // The server sends the completion before its answer.
                 let complete = Event::ElicitationComplete { elicitation_id: "e-42".into() };
-                assert!(events.any(|e| *e == complete), "{:?}", events.snapshot());
+                aw!(wait_until("the elicitation's completion", || events.any(|e| *e == complete)));
             }
             aw!(client.close());
         }

@@ -69,8 +69,8 @@ pub mod push_scenarios {
         assert_eq!(aw!(sub.next()), Some(updated("test://text")));
         aw!(client.call_tool("change_list", json!({"kind": "tools"}))).expect("change_list");
         assert_eq!(aw!(sub.next()), Some(Notification::ListChanged(ListKind::Tools)));
-        assert!(events.any(|e| matches!(e, Event::Notification(n) if *n == updated("test://text"))));
-        assert!(events.any(|e| matches!(e, Event::Subscription { update: SubscriptionUpdate::Acknowledged { .. }, .. })));
+        aw!(wait_until("the update as an event", || events.any(|e| matches!(e, Event::Notification(n) if *n == updated("test://text")))));
+        aw!(wait_until("the acknowledgment as an event", || events.any(|e| matches!(e, Event::Subscription { update: SubscriptionUpdate::Acknowledged { .. }, .. }))));
         sub.close();
         assert!(!sub.is_active());
         let r = aw!(client.call_tool("touch_resource", json!({"uri": "test://text"}))).expect("touch");
@@ -183,6 +183,7 @@ pub mod push_scenarios {
             let seen = |events: &Events| {
                 events.snapshot().iter().filter(|(_, e)| matches!(e, Event::Notification(n) if *n == updated("test://text"))).count()
             };
+            aw!(wait_until("the update as an event", || seen(&events) >= 1));
             assert_eq!(seen(&events), 1, "{proto}");
             aw!(server.unsubscribe_resource("test://text")).expect("unsubscribe");
             assert!(server.subscribed_resources().is_empty());
