@@ -163,7 +163,8 @@ pub fn parse_arguments(text: &str) -> Result<Value, CliError> {
     }
 }
 
-/// With `--verbose`: one stderr line per stderr line, log message, warning or disconnect.
+/// With `--verbose`: one stderr line per stderr line, log message, warning, disconnect or
+/// dropped subscription.
 fn report_event(server: &str, event: &Event) {
     let line = match event {
         Event::Stderr(line) => format!("[{server}] stderr: {line}"),
@@ -175,6 +176,9 @@ fn report_event(server: &str, event: &Event) {
         Event::Disconnected { reason } => format!("[{server}] disconnected: {reason}"),
         Event::Subscription { update: SubscriptionUpdate::Reconnecting { reason }, .. } => {
             format!("[{server}] subscription dropped, re-opening: {reason}")
+        }
+        Event::ResourceSubscriptionDropped { uri, reason } => {
+            format!("[{server}] subscription to {uri} dropped: {reason}")
         }
         _ => return,
     };

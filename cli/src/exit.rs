@@ -35,6 +35,8 @@ pub fn code_of(error: &ClientError) -> u8 {
             | RequestError::UnsupportedProtocolVersion { .. }
             | RequestError::ModernRequired { .. }
             | RequestError::Http { .. }
+            | RequestError::Redirect(_)
+            | RequestError::NoTransport { .. }
             | RequestError::StreamClosed { .. } => UNREACHABLE,
             _ => FAILED,
         },

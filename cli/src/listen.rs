@@ -5,6 +5,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use mcp_tokio::core::text::sanitize;
 use mcp_tokio::core::{Era, Event, ListKind, Notification};
 use mcp_tokio::{Server, SubscriptionFilter};
 use serde_json::{json, Value};
@@ -44,37 +45,58 @@ impl ListenArgs {
     }
 }
 
-/// The method and params a notification arrived as.
+/// Characters kept of a method name the server chose, as printed (text and `--json`).
+const METHOD_CHARS: usize = 200;
+/// Characters kept of a resource URI the server chose, as printed (text and `--json`).
+const URI_CHARS: usize = 500;
+
+/// The method and params a notification arrived as. The strings the server chose (method
+/// names, URIs) are made safe and capped the way the core caps log text
+/// ([`sanitize`]: control characters escaped, cut marked `…[truncated]`), in text and JSON
+/// alike.
 pub fn notification_json(n: &Notification) -> Value {
     let (method, params) = match n {
-        Notification::ListChanged(ListKind::Tools) => ("notifications/tools/list_changed", json!({})),
-        Notification::ListChanged(ListKind::Prompts) => ("notifications/prompts/list_changed", json!({})),
-        Notification::ListChanged(ListKind::Resources) => ("notifications/resources/list_changed", json!({})),
-        Notification::ResourceUpdated { uri } => ("notifications/resources/updated", json!({"uri": uri})),
+        Notification::ListChanged(ListKind::Tools) => ("notifications/tools/list_changed".into(), json!({})),
+        Notification::ListChanged(ListKind::Prompts) => {
+            ("notifications/prompts/list_changed".into(), json!({}))
+        }
+        Notification::ListChanged(ListKind::Resources) => {
+            ("notifications/resources/list_changed".into(), json!({}))
+        }
+        Notification::ResourceUpdated { uri } => {
+            ("notifications/resources/updated".into(), json!({"uri": sanitize(uri, URI_CHARS)}))
+        }
         Notification::Log(log) => (
-            "notifications/message",
+            "notifications/message".into(),
             json!({"level": log.level.as_str(), "logger": log.logger, "data": log.data}),
         ),
-        Notification::Other { method, params } => (method.as_str(), params.clone()),
-        other => ("unknown", json!(format!("{other:?}"))),
+        Notification::Other { method, params } => (sanitize(method, METHOD_CHARS), params.clone()),
+        other => ("unknown".into(), json!(format!("{other:?}"))),
     };
     json!({"method": method, "params": params})
 }
 
-fn print(settings: &Settings, n: &Notification) {
+/// One text line for a notification (its method, then what it is about).
+pub fn notification_text(n: &Notification) -> String {
     let value = notification_json(n);
-    if settings.json {
-        emit(&value.to_string());
-        return;
-    }
     let method = value["method"].as_str().unwrap_or_default();
     let detail = match n {
-        Notification::ResourceUpdated { uri } => format!(" {}", one_line(uri, 500)),
+        Notification::ResourceUpdated { .. } => {
+            format!(" {}", value["params"]["uri"].as_str().unwrap_or_default())
+        }
         Notification::Log(log) => format!(" {}: {}", log.level, log.text),
         Notification::Other { params, .. } => format!(" {}", one_line(&params.to_string(), 500)),
         _ => String::new(),
     };
-    emit(&format!("{}{detail}", one_line(method, 200)));
+    format!("{method}{detail}")
+}
+
+fn print(settings: &Settings, n: &Notification) {
+    if settings.json {
+        emit(&notification_json(n).to_string());
+    } else {
+        emit(&notification_text(n));
+    }
 }
 
 /// The hook `mcp listen` installs: notifications outside a listen stream (handshake servers)
@@ -135,6 +157,9 @@ pub async fn run(
         if sub.dropped() > 0 {
             note(&format!("{} notifications were dropped (read too slowly)", sub.dropped()));
         }
+        if sub.unrequested() > 0 {
+            note(&format!("{} notifications the stream did not ask for were dropped", sub.unrequested()));
+        }
         return Ok(ExitCode::SUCCESS);
     }
     for uri in &args.resources {
@@ -155,4 +180,35 @@ pub async fn run(
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_server_strings_are_capped_in_text_and_json() {
+        let uri = format!("file:///a/{}\u{1b}[31m", "x".repeat(2_000));
+        let updated = Notification::ResourceUpdated { uri };
+        let json_uri = notification_json(&updated)["params"]["uri"].as_str().unwrap().to_owned();
+        assert_eq!(json_uri, sanitize(&format!("file:///a/{}", "x".repeat(2_000)), URI_CHARS));
+        assert!(json_uri.ends_with("…[truncated]") && json_uri.chars().count() < URI_CHARS + 20);
+        assert_eq!(notification_text(&updated), format!("notifications/resources/updated {json_uri}"));
+
+        let method = format!("notifications/{}\n", "m".repeat(1_000));
+        let other = Notification::Other { method, params: json!({"k": 1}) };
+        let json_method = notification_json(&other)["method"].as_str().unwrap().to_owned();
+        assert!(json_method.starts_with("notifications/mmm") && json_method.ends_with("…[truncated]"));
+        assert!(json_method.chars().count() < METHOD_CHARS + 20);
+        assert_eq!(notification_text(&other), format!("{json_method} {{\"k\":1}}"));
+
+        // Short, clean strings are printed as they are.
+        let short = Notification::ResourceUpdated { uri: "file:///a".into() };
+        assert_eq!(
+            notification_json(&short),
+            json!({"method": "notifications/resources/updated", "params": {"uri": "file:///a"}})
+        );
+        let escaped = Notification::Other { method: "a\u{7}b".into(), params: json!({}) };
+        assert_eq!(notification_json(&escaped)["method"], "a\\u{7}b");
+    }
 }

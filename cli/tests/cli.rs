@@ -170,6 +170,28 @@ fn info_over_http_reports_transport_and_era() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--header"));
 }
 
+/// `mcp info` at a server's root (FastMCP serves `/mcp`; `/` is 404 for every transport): one
+/// error line naming every URL and transport tried with its outcome and suggesting `/mcp`, and
+/// no HTTP+SSE deprecation notice (the server never served HTTP+SSE); exit code 3.
+#[test]
+fn info_at_the_wrong_path_lists_the_tries_and_suggests_mcp() {
+    use mcp_tests::http_peers::HttpPeer;
+    let server = HttpPeer::start("fastmcp-echo-peer", &["--port", "{port}"], &[]);
+    let root = server.url("/");
+    let out = mcp(&["info", &root]);
+    assert_one_error_line_with(&out, 3);
+    let err = stderr(&out);
+    for part in [
+        format!("Streamable HTTP POST {root} -> HTTP 404"),
+        format!("HTTP+SSE GET {root} -> HTTP 404"),
+        format!("plain HTTP POST {root} -> HTTP 404"),
+        format!("try {} or {}", server.url("/mcp"), server.url("/sse")),
+    ] {
+        assert!(err.contains(&part), "{part:?} missing from {err}");
+    }
+    assert!(!err.to_lowercase().contains("deprecat"), "{err}");
+}
+
 /// `--validate`: py-mcp-peer's `add` overflows to `{"sum": null}`, which breaks its outputSchema.
 #[test]
 fn call_validates_structured_content_against_the_output_schema() {

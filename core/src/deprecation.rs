@@ -8,11 +8,11 @@
 //!
 //! | feature | observed when |
 //! | --- | --- |
-//! | [`Deprecation::Roots`] | the server asks for `roots/list` (a legacy request or a 2026-07-28 input request) |
-//! | [`Deprecation::Sampling`] | the server asks for `sampling/createMessage` |
+//! | [`Deprecation::Roots`] | the server asks for `roots/list` (a legacy request or a 2026-07-28 input request), handled or refused for lack of a handler |
+//! | [`Deprecation::Sampling`] | the server asks for `sampling/createMessage`, handled or refused for lack of a handler |
 //! | [`Deprecation::SamplingIncludeContext`] | such a request carries `includeContext` `"thisServer"` or `"allServers"` |
 //! | [`Deprecation::Logging`] | the server sends `notifications/message`, or the host sets a log level |
-//! | [`Deprecation::HttpSseTransport`] | the connection opens the HTTP+SSE transport |
+//! | [`Deprecation::HttpSseTransport`] | the server serves the HTTP+SSE transport (its `endpoint` event arrived; trying the transport during detection is not using it) |
 //! | [`Deprecation::DynamicClientRegistration`] | an OAuth flow registers dynamically ([`crate::oauth::AuthNotice::deprecation`]) |
 //!
 //! How often ([`DeprecationNotices`]): once per process by default — a process-wide registry

@@ -179,13 +179,18 @@ pub enum RequestError {
     },
     /// 2026-07-28: the server asked for input the client refuses (an elicitation mode it did
     /// not declare, sampling with tools without the opt-in, an invalid sampling history, ...);
-    /// no handler was called and the request was not retried.
+    /// no handler was called and the request was not retried. Resumable (except a task's
+    /// call), like [`RequestError::InputUndeclared`].
     #[error("refused the {method} input the server asked for: {reason}")]
     InputRefused {
         /// The input request's method.
         method: String,
         /// Why.
         reason: crate::host_requests::Refusal,
+        /// The round's input requests (empty for a task's call).
+        outstanding: Vec<crate::OutstandingInput>,
+        /// The original request and the round's `requestState` (`None` for a task's call).
+        resume: Option<Box<crate::InputResume>>,
     },
     /// The server returned a `resultType` this client does not handle for this request.
     #[error("unsupported resultType {result_type:?}")]
@@ -238,6 +243,21 @@ pub enum RequestError {
         status: u16,
         /// The start of the body, sanitised.
         detail: String,
+    },
+    /// The HTTP server answered with a redirect the connection does not follow (another
+    /// origin, a status other than `307`/`308`, a missing or invalid `Location`, too many in a
+    /// row, a loop). Same-origin `307` and `308` redirects are followed, never reported.
+    #[error(transparent)]
+    Redirect(#[from] crate::RedirectError),
+    /// Detecting the HTTP transport found none: every transport tried was refused. The
+    /// message lists each try (transport, method, URL, outcome) and, when every one got 404,
+    /// the common endpoints to try instead.
+    #[error("{}", crate::transport_attempt::describe(.attempts, .suggestions))]
+    NoTransport {
+        /// Each transport tried, in order, with what the server answered.
+        attempts: Vec<crate::TransportAttempt>,
+        /// When every try got 404: the common endpoints below the URL (`…/mcp`, `…/sse`).
+        suggestions: Vec<String>,
     },
     /// The response stream closed before the result arrived (after the one re-issue the
     /// protocol allows, for modern servers).
@@ -360,15 +380,45 @@ pub enum RequestError {
         /// The original request and the `requestState` the retry would have echoed.
         resume: Box<crate::InputResume>,
     },
+    /// 2026-07-28: an `input_required` round asked for input this client did not declare (a
+    /// kind it has no handler for: elicitation, sampling or roots). No handler was called.
+    /// Resumable: with the handlers installed, `resume` answered for `outstanding` goes on
+    /// from this round (a host's `Server::resume`).
+    #[error("the server asked for {} input, which this client did not declare", .methods.join(", "))]
+    InputUndeclared {
+        /// The undeclared methods (sanitised, each once).
+        methods: Vec<String>,
+        /// The round's input requests (all of them, declared ones included).
+        outstanding: Vec<crate::OutstandingInput>,
+        /// The original request and the round's `requestState`.
+        resume: Box<crate::InputResume>,
+    },
+    /// 2026-07-28: an `input_required` round's `inputRequests` is malformed (not an object, or
+    /// an entry that is not an object with a method string and object params). Nothing was
+    /// asked of the host. Resumable, like [`RequestError::InputUndeclared`].
+    #[error("the server's input requests are malformed: {detail}")]
+    InputMalformed {
+        /// What is wrong.
+        detail: String,
+        /// The round's input requests that parse.
+        outstanding: Vec<crate::OutstandingInput>,
+        /// The original request and the round's `requestState`.
+        resume: Box<crate::InputResume>,
+    },
 }
 
 impl RequestError {
     /// What resuming a stopped multi-round-trip request needs, for the errors that carry it
-    /// ([`RequestError::InputBudgetExhausted`], [`RequestError::InputWaitCancelled`]).
+    /// ([`RequestError::InputBudgetExhausted`], [`RequestError::InputWaitCancelled`],
+    /// [`RequestError::InputUndeclared`], [`RequestError::InputMalformed`],
+    /// [`RequestError::InputRefused`] of a request that is not a task's call).
     pub fn input_resume(&self) -> Option<&crate::InputResume> {
         match self {
             RequestError::InputBudgetExhausted { resume, .. }
-            | RequestError::InputWaitCancelled { resume, .. } => Some(resume),
+            | RequestError::InputWaitCancelled { resume, .. }
+            | RequestError::InputUndeclared { resume, .. }
+            | RequestError::InputMalformed { resume, .. }
+            | RequestError::InputRefused { resume: Some(resume), .. } => Some(resume),
             _ => None,
         }
     }
@@ -393,13 +443,14 @@ impl RequestError {
     }
 
     /// True for errors the server is responsible for: a JSON-RPC error, an HTTP error status
-    /// (including transient 5xx ones).
+    /// (including transient 5xx ones), a redirect not followed.
     pub fn is_server_error(&self) -> bool {
         matches!(
             self,
             RequestError::Rpc(_)
                 | RequestError::TransientServer { .. }
                 | RequestError::Http { .. }
+                | RequestError::Redirect(_)
                 | RequestError::HeaderMismatch { .. }
         )
     }
@@ -449,6 +500,14 @@ pub enum Warning {
     UnknownSubscription {
         /// The id, as JSON text.
         id: String,
+    },
+    /// A listen stream carried a notification it did not ask for (a list kind, resource URI
+    /// or task id outside its filter, or a method a stream never carries: logs, progress,
+    /// unknown ones). It was dropped. Reported for the first on each stream; every one is
+    /// counted by [`crate::SubscriptionUpdate::Unrequested`].
+    UnrequestedNotification {
+        /// The first such notification's method, sanitised.
+        method: String,
     },
     /// A response for a request that already ended (timed out or cancelled).
     LateResponse {
@@ -545,6 +604,13 @@ pub enum Warning {
         /// What the re-fetch failed with.
         detail: String,
     },
+    /// Refreshing a 2026-07-28 server's expired `server/discover` answer before a request it
+    /// gates failed (an error answer, a timeout, a transport failure): the old answer was kept,
+    /// and the requests waiting for the refresh went out on it.
+    DiscoverRefreshFailed {
+        /// What the refresh failed with.
+        detail: String,
+    },
     /// The client changed a server's request to the host before a handler saw it, or a
     /// handler's answer before the server did (see [`crate::host_requests`]).
     HostRequestAdjusted {
@@ -576,6 +642,10 @@ impl std::fmt::Display for Warning {
             Warning::UnknownSubscription { id } => {
                 write!(f, "dropped a notification for unknown subscription {id}")
             }
+            Warning::UnrequestedNotification { method } => write!(
+                f,
+                "dropped {method} from a listen stream that did not ask for it (later ones on that stream are only counted)"
+            ),
             Warning::StaleProgress { token } => write!(f, "dropped progress for unknown token {token}"),
             Warning::UnexpectedServerRequest { method } => {
                 write!(f, "refused server request {method}: 2026-07-28 servers must not send requests")
@@ -606,6 +676,9 @@ impl std::fmt::Display for Warning {
             ),
             Warning::StaleCacheServed { method, detail } => {
                 write!(f, "served a stale cached {method} result: {detail}")
+            }
+            Warning::DiscoverRefreshFailed { detail } => {
+                write!(f, "refreshing the expired server/discover answer failed (kept the old one): {detail}")
             }
             Warning::HostRequestAdjusted { method, adjustment } => write!(f, "{method}: {adjustment}"),
             Warning::TokenStore { detail } => write!(f, "{detail}"),

@@ -62,6 +62,16 @@ pub enum Event {
         /// What happened.
         update: crate::subscription::SubscriptionUpdate,
     },
+    /// A resource subscription made with [`crate::Request::SubscribeResource`] (handshake
+    /// revisions) ended without the host asking: renewing it on a new process or session was
+    /// refused (a JSON-RPC error, the new session no longer declares `resources.subscribe`, or
+    /// it speaks 2026-07-28). It is no longer in [`crate::Connection::resource_subscriptions`].
+    ResourceSubscriptionDropped {
+        /// The resource.
+        uri: String,
+        /// Why the renewal failed.
+        reason: RequestError,
+    },
     /// A line the server wrote to stderr, sanitised; a line over the limit is cut to the limit
     /// and marked with its full length.
     Stderr(String),

@@ -149,10 +149,11 @@ impl HttpUrl {
         }
     }
 
-    /// Resolves a reference the server announced (an absolute URL, `//host/...`, an absolute
-    /// path, a query, or a path relative to this URL's directory) and returns the full URL only
-    /// if it stays on this URL's origin: configured credentials must never reach another host.
-    pub fn join_same_origin(&self, reference: &str) -> Option<String> {
+    /// Resolves a reference the server sent (an absolute URL, `//host/...`, an absolute path, a
+    /// query, or a path relative to this URL's directory) against this URL, wherever it leads;
+    /// `None` when the result is not a valid `http://` or `https://` URL. Dot segments are kept
+    /// as written (the server resolves them).
+    pub fn join(&self, reference: &str) -> Option<HttpUrl> {
         let clean = !reference.is_empty()
             && reference.is_ascii()
             && !reference.chars().any(|c| c.is_whitespace() || c.is_control() || c == '\\');
@@ -161,9 +162,11 @@ impl HttpUrl {
         }
         let reference = reference.split('#').next().unwrap_or("");
         let scheme = if self.https { "https" } else { "http" };
+        // An absolute URL starts with a scheme and `:` (a `:` after a `/` or `?` is not one).
+        let has_scheme = reference.split_once(':').is_some_and(|(before, _)| is_scheme(before));
         let candidate = if reference.starts_with("//") {
             format!("{scheme}:{reference}")
-        } else if reference.contains("://") {
+        } else if has_scheme {
             reference.to_owned()
         } else if reference.starts_with('/') {
             format!("{}{reference}", self.origin())
@@ -173,7 +176,13 @@ impl HttpUrl {
             let dir = &self.path[..self.path.rfind('/').map_or(0, |i| i + 1)];
             format!("{}{dir}{reference}", self.origin())
         };
-        let url = HttpUrl::parse(&candidate).ok()?;
+        HttpUrl::parse(&candidate).ok()
+    }
+
+    /// [`HttpUrl::join`], returning the full URL only if it stays on this URL's origin:
+    /// configured credentials must never reach another host.
+    pub fn join_same_origin(&self, reference: &str) -> Option<String> {
+        let url = self.join(reference)?;
         (url.origin() == self.origin()).then_some(url.serialized)
     }
 

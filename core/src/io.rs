@@ -81,7 +81,8 @@ impl HttpMethod {
 ///
 /// The runtime sends exactly these headers (adding only `Host`, `Content-Length` and the
 /// framing headers its HTTP library needs), never decompresses the body (`Content-Encoding`
-/// is the core's business), never follows redirects (a 3xx is reported like any status), and
+/// is the core's business), never follows redirects (a 3xx is reported like any status: the
+/// core follows same-origin `307`/`308` itself, as a new exchange, and refuses the rest), and
 /// delivers body bytes as they arrive (event streams are long-lived). Connections may be
 /// reused between exchanges; an aborted exchange's connection is closed.
 #[derive(Clone, PartialEq, Eq)]

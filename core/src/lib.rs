@@ -107,6 +107,7 @@ pub mod mcp_servers;
 pub mod notify_queue;
 pub mod oauth;
 mod redact;
+mod redirect_error;
 mod request;
 pub mod routing;
 pub mod schema;
@@ -118,6 +119,7 @@ pub mod text;
 mod timers;
 pub mod tool_formats;
 mod transport;
+mod transport_attempt;
 pub mod types;
 
 pub use command::StdioCommand;
@@ -139,7 +141,9 @@ pub use event::{Event, LogMessage, Notification, Progress, ServerRequest, Server
 pub use handle::{Epoch, ExchangeId, RequestHandle, ServerRequestHandle};
 pub use io::{ExitInfo, HttpHead, HttpMethod, HttpRequest, Io};
 pub use notify_queue::{NotificationQueue, Pushed, QueueLimits};
+pub use redirect_error::{RedirectError, RedirectRefusal, MAX_REDIRECTS};
 pub use request::{is_reserved_meta_key, ListKind, Request, RequestMetaContext, RequestOptions, Response};
 pub use server_spec::{ServerSpec, ServerTool};
 pub use subscription::{SubscriptionFilter, SubscriptionUpdate};
+pub use transport_attempt::{AttemptOutcome, TransportAttempt};
 pub use types::{HandlerError, HostRequest, Root};

@@ -131,6 +131,26 @@ impl SubscriptionFilter {
         }
     }
 
+    /// Whether a notification with `method` and `params` is one this filter asks for: a list
+    /// change of a kind it names, `notifications/resources/updated` for one of its URIs (or a
+    /// sub-resource of one, which the specification allows: the URI followed by `/`, `?` or
+    /// `#`), `notifications/tasks` (or the 2025-11-25 `notifications/tasks/status`) for one of
+    /// its task ids. Nothing else is: a stream never carries logs, progress or other methods.
+    pub fn asks_for(&self, method: &str, params: &Value) -> bool {
+        let string = |key: &str| params.get(key).and_then(Value::as_str);
+        match method {
+            "notifications/tools/list_changed" => self.tools_list_changed,
+            "notifications/prompts/list_changed" => self.prompts_list_changed,
+            "notifications/resources/list_changed" => self.resources_list_changed,
+            "notifications/resources/updated" => string("uri")
+                .is_some_and(|uri| self.resource_subscriptions.iter().any(|s| covers_uri(s, uri))),
+            "notifications/tasks" | "notifications/tasks/status" => {
+                string("taskId").is_some_and(|id| self.task_ids.iter().any(|t| t == id))
+            }
+            _ => false,
+        }
+    }
+
     /// What of `self` (a request) `granted` leaves out. Only what was asked for counts: a
     /// server granting more than asked does not make anything unsupported.
     pub fn missing_from(&self, granted: &SubscriptionFilter) -> SubscriptionFilter {
@@ -147,6 +167,14 @@ impl SubscriptionFilter {
     }
 }
 
+/// Whether a subscription to `subscribed` covers an update of `uri`: the same URI, or a
+/// sub-resource of it (`subscribed` followed by `/`, `?` or `#`, or extended when it ends in
+/// `/`).
+fn covers_uri(subscribed: &str, uri: &str) -> bool {
+    let Some(rest) = uri.strip_prefix(subscribed) else { return false };
+    rest.is_empty() || subscribed.ends_with('/') || rest.starts_with(['/', '?', '#'])
+}
+
 /// Something that happened on a listen stream, in the order it happened. Every update for a
 /// handle comes before its one [`crate::Event::Response`].
 #[derive(Debug, Clone, PartialEq)]
@@ -161,6 +189,15 @@ pub enum SubscriptionUpdate {
     },
     /// A notification delivered on the stream (caches it invalidates are already dropped).
     Notification(Notification),
+    /// The server sent a notification on the stream that the listen did not ask for (see
+    /// [`SubscriptionFilter::asks_for`]); it was dropped, caches untouched. The first on a
+    /// stream is also reported as [`crate::Warning::UnrequestedNotification`].
+    Unrequested {
+        /// The dropped notification's method, sanitised.
+        method: String,
+        /// How many the stream has dropped so far, this one included.
+        count: u64,
+    },
     /// The stream dropped (HTTP) or its process exited (stdio); the listen is being sent
     /// again and waits for a new acknowledgment.
     Reconnecting {
@@ -206,6 +243,27 @@ mod tests {
         assert_eq!(granted.resource_subscriptions, ["file:///a"]);
         assert!(granted.task_ids.is_empty());
         assert!(SubscriptionFilter::from_value(&json!(["toolsListChanged"])).is_empty());
+    }
+
+    #[test]
+    fn asks_for_matches_kinds_uris_and_task_ids() {
+        let f = SubscriptionFilter::new().tools_list_changed().resource("file:///dir").task("t1");
+        assert!(f.asks_for("notifications/tools/list_changed", &json!({})));
+        assert!(!f.asks_for("notifications/prompts/list_changed", &json!({})));
+        assert!(!f.asks_for("notifications/resources/list_changed", &json!({})));
+        let updated = |uri: &str| f.asks_for("notifications/resources/updated", &json!({ "uri": uri }));
+        assert!(updated("file:///dir"));
+        assert!(updated("file:///dir/a.txt") && updated("file:///dir?v=2") && updated("file:///dir#x"));
+        assert!(!updated("file:///directory") && !updated("file:///other"));
+        assert!(!f.asks_for("notifications/resources/updated", &json!({})));
+        let slash = SubscriptionFilter::new().resource("file:///dir/");
+        assert!(slash.asks_for("notifications/resources/updated", &json!({"uri": "file:///dir/a"})));
+        assert!(f.asks_for("notifications/tasks", &json!({"taskId": "t1", "status": "working"})));
+        assert!(f.asks_for("notifications/tasks/status", &json!({"taskId": "t1"})));
+        assert!(!f.asks_for("notifications/tasks", &json!({"taskId": "t2"})));
+        for method in ["notifications/message", "notifications/progress", "notifications/custom"] {
+            assert!(!f.asks_for(method, &json!({})), "{method}");
+        }
     }
 
     #[test]

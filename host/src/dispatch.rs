@@ -2,19 +2,22 @@
 //! by API handles and where their outcomes go, progress callbacks, close waiters, the view API
 //! handles read, the event hook, and the drain that routes the core's events.
 //!
-//! A driver (an async task, or a thread) owns a [`Connection`] and a [`Dispatch`]; it feeds
-//! commands through [`Dispatch::request`] / [`Dispatch::cancel`] / [`Dispatch::close`], and after
-//! every input runs [`Dispatch::drain`] with its IO side (a [`Perform`]), which performs the
+//! The [`Engine`](crate::Engine) owns a [`Connection`] and a [`Dispatch`]; it feeds commands
+//! through [`Dispatch::request`] / [`Dispatch::cancel`] / [`Dispatch::close`], and after every
+//! input runs [`Dispatch::drain_deferred`] with its IO side (a [`Perform`]), which performs the
 //! core's IO and starts handlers ([`Dispatch::next`] hands the [`Step`]s out one by one instead).
 //! Outcomes are delivered once the drain is complete, so a woken caller already sees the state
-//! the drained events imply (e.g. `info()` after a crash).
+//! the drained events imply (e.g. `info()` after a crash). What the host's callbacks are to
+//! see is queued, and run after the engine's lock is released (see `callbacks.rs`).
 
+use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use mcp_core::{Input, Output};
 
+use crate::callbacks::{Callback, Callbacks};
 use crate::pending::{CloseWaiters, PendingCalls, ServerView};
 use crate::subscription::Inbox;
 use crate::trace::{RequestTrace, ServerTrace};
@@ -64,18 +67,25 @@ impl<R> IntoIterator for Outcomes<R> {
     }
 }
 
-/// A progress callback. It runs on the server's driver: keep it short, and do not make
-/// blocking calls on the client from it.
-pub type ProgressFn = Box<dyn Fn(Progress) + Send + Sync>;
+/// A progress callback. It runs outside the server's engine lock, after the progress before
+/// it and never beside another callback of the same server, so it may call the client (even
+/// the same server, and wait for the answer). Its call returns after its last progress
+/// callback. A callback that panics is skipped.
+pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 
 /// A callback for every non-response event of every server (notifications, log messages,
-/// stderr lines, warnings, connection changes). It runs on the driver: keep it short.
+/// stderr lines, warnings, connection changes). It runs outside the server's engine lock, in
+/// the order of the server's events, never beside another callback of the same server, so it
+/// may call the client (even the same server, and wait for the answer: what that request
+/// routes meanwhile is delivered after the hook returns). A hook that panics is skipped.
 pub type EventHook = Arc<dyn Fn(&str, &Event) + Send + Sync>;
 
 /// The host's hook for paced input waits (2026-07-28 state-only `input_required`): called with
 /// the server's name and each [`mcp_core::InputWait`] as it starts; `Cancel` fails that
-/// request with a resumable [`mcp_core::RequestError::InputWaitCancelled`]. It runs on the
-/// driver with the server's lock held: keep it short, and do not call the client from it.
+/// request with a resumable [`mcp_core::RequestError::InputWaitCancelled`]. Like the
+/// [`EventHook`] (right after it, for the same event), it runs outside the server's engine
+/// lock, in order, and may call the client; its `Cancel` is applied when it returns, unless the
+/// wait is over by then. A hook that panics lets the wait go on.
 pub type InputWaitHook = Arc<dyn Fn(&str, &mcp_core::InputWait) -> mcp_core::InputWaitDecision + Send + Sync>;
 
 /// What API handles read about a server without a round trip to its driver.
@@ -84,11 +94,35 @@ pub type SharedView = Arc<Mutex<ServerView>>;
 /// A per-request `_meta` provider: evaluated when a request is submitted, its map goes over the
 /// server's static `_meta` and under the request's own
 /// [`RequestOptions::meta`](mcp_core::RequestOptions::meta); keys the protocol sets are dropped
-/// ([`mcp_core::is_reserved_meta_key`]). It runs on the caller's thread with the server's lock
-/// held: keep it short, and do not call the client from it.
+/// ([`mcp_core::is_reserved_meta_key`]). It runs on the caller's thread before the request
+/// reaches the server's engine (no lock held), so it may call the client; a request it makes
+/// gets its own `_meta` from it too (look at `ctx.method` to avoid endless recursion).
 pub type MetaProvider = Arc<
     dyn Fn(&mcp_core::RequestMetaContext<'_>) -> serde_json::Map<String, serde_json::Value> + Send + Sync,
 >;
+
+/// A server's `_meta` provider with the server's name: what a caller evaluates before its
+/// request takes the engine's lock.
+#[derive(Clone)]
+pub(crate) struct RequestMeta {
+    server: Arc<str>,
+    provider: MetaProvider,
+}
+
+impl RequestMeta {
+    /// Adds the provider's `_meta` for `request` to `opts`. A provider that panics fails the
+    /// request instead.
+    pub(crate) fn add_to(&self, request: &Request, opts: &mut RequestOptions) -> Result<(), ClientError> {
+        let context = mcp_core::RequestMetaContext::new(&self.server, request);
+        match catch_unwind(AssertUnwindSafe(|| (self.provider)(&context))) {
+            Ok(provided) => {
+                opts.provide_meta(provided);
+                Ok(())
+            }
+            Err(_) => Err(ClientError::Config("the request _meta provider panicked".into())),
+        }
+    }
+}
 
 /// Where a request's outcome goes (a channel's sending half).
 pub trait Reply: Send + 'static {
@@ -144,6 +178,9 @@ pub enum Step {
 struct Pending<R> {
     reply: R,
     progress: Option<ProgressFn>,
+    /// The outcome follows the progress callbacks still queued (not for a call made from one
+    /// of the server's callbacks, which its progress would wait for).
+    progress_first: bool,
     trace: RequestTrace,
 }
 
@@ -151,8 +188,11 @@ struct Pending<R> {
 pub struct Dispatch<R, W> {
     name: Arc<str>,
     calls: PendingCalls<Pending<R>>,
-    close_waiters: CloseWaiters<W>,
+    /// With whether each is released after the callbacks routed before `Closed`.
+    close_waiters: CloseWaiters<(W, bool)>,
     replies: Outcomes<R>,
+    /// Routed for the host's callbacks, not yet handed to the engine's queue.
+    routed: VecDeque<Callback<R>>,
     hook: Option<EventHook>,
     view: SharedView,
     /// Listen streams and where their updates go.
@@ -183,6 +223,7 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
             calls: PendingCalls::default(),
             close_waiters: CloseWaiters::default(),
             replies: Outcomes::default(),
+            routed: VecDeque::new(),
             hook,
             view,
             listens: std::collections::BTreeMap::new(),
@@ -196,33 +237,30 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
         self.input_wait_hook = hook;
     }
 
-    /// Asks the input-wait hook about a wait that just started; a `Cancel` stops the request
-    /// (its outcome follows in the same drain). A hook that panics lets the wait go on.
-    fn decide_input_wait(&self, conn: &mut Connection, wait: &mcp_core::InputWait) {
-        let Some(hook) = &self.input_wait_hook else { return };
-        let decision = catch_unwind(AssertUnwindSafe(|| hook(&self.name, wait)));
-        if let Ok(mcp_core::InputWaitDecision::Cancel) = decision {
-            conn.cancel_input_wait(wait.handle);
-        }
-    }
-
-    /// Installs the host's per-request `_meta` provider (see [`MetaProvider`]).
+    /// Installs the host's per-request `_meta` provider (see [`MetaProvider`]); the engine
+    /// evaluates it on the caller's thread, before it takes its lock.
     pub fn set_meta_provider(&mut self, provider: Option<MetaProvider>) {
         self.meta_provider = provider;
     }
 
-    /// Adds the provider's `_meta` for `request` to `opts`. A provider that panics fails the
-    /// request instead.
-    fn provide_meta(&self, request: &Request, opts: &mut RequestOptions) -> Result<(), ClientError> {
-        let Some(provider) = &self.meta_provider else { return Ok(()) };
-        let context = mcp_core::RequestMetaContext::new(&self.name, request);
-        match catch_unwind(AssertUnwindSafe(|| provider(&context))) {
-            Ok(provided) => {
-                opts.provide_meta(provided);
-                Ok(())
-            }
-            Err(_) => Err(ClientError::Config("the request _meta provider panicked".into())),
+    /// The `_meta` provider, for the engine's callers.
+    pub(crate) fn request_meta(&self) -> Option<RequestMeta> {
+        let provider = self.meta_provider.clone()?;
+        Some(RequestMeta { server: self.name.clone(), provider })
+    }
+
+    /// The queue the host's callbacks of this server run from (the engine keeps it).
+    pub(crate) fn callbacks(&self) -> Callbacks<R> {
+        Callbacks::new(self.name.clone(), self.hook.clone(), self.input_wait_hook.clone())
+    }
+
+    /// Moves what was routed for the host's callbacks to `queue`; `true` if there was any.
+    pub(crate) fn queue_callbacks(&mut self, queue: &Callbacks<R>) -> bool {
+        if self.routed.is_empty() {
+            return false;
         }
+        queue.push(&mut self.routed);
+        true
     }
 
     /// The server's name.
@@ -230,7 +268,9 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
         &self.name
     }
 
-    /// Issues a request for API call `call`; a refused one is answered at once.
+    /// Issues a request for API call `call` (its `_meta` provider already evaluated); a
+    /// refused one is answered at once. With `progress_first`, its outcome follows the
+    /// progress callbacks still queued when it ends.
     #[allow(clippy::too_many_arguments)]
     pub fn request(
         &mut self,
@@ -241,14 +281,10 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
         opts: RequestOptions,
         reply: R,
         progress: Option<ProgressFn>,
+        progress_first: bool,
     ) {
-        let mut opts = opts;
-        if let Err(e) = self.provide_meta(&request, &mut opts) {
-            reply.deliver(Err(e));
-            return;
-        }
         let trace = self.trace.request(&request, call, conn);
-        let pending = Pending { reply, progress, trace };
+        let pending = Pending { reply, progress, progress_first, trace };
         if let Err((p, e)) = self.calls.start(conn, now, call, request, opts, pending) {
             p.reply.deliver(Err(e));
         }
@@ -262,7 +298,8 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
         }
     }
 
-    /// Opens a listen stream (a [`Request::Listen`]) whose updates and end go to `inbox`.
+    /// Opens a listen stream (a [`Request::Listen`], its `_meta` provider already evaluated)
+    /// whose updates and end go to `inbox`.
     pub fn listen(
         &mut self,
         conn: &mut Connection,
@@ -271,8 +308,6 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
         opts: RequestOptions,
         inbox: Arc<Inbox>,
     ) -> Result<RequestHandle, ClientError> {
-        let mut opts = opts;
-        self.provide_meta(&request, &mut opts)?;
         let handle = conn.request(now, request, opts).map_err(ClientError::from)?;
         self.listens.insert(handle, inbox);
         Ok(handle)
@@ -285,9 +320,12 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
         }
     }
 
-    /// Closes the connection for `waiter` (released at once if it is closed already).
-    pub fn close(&mut self, conn: &mut Connection, now: Instant, waiter: W) {
-        if let Some(w) = self.close_waiters.close(conn, now, waiter) {
+    /// Closes the connection for `waiter` (released at once if it is closed already). With
+    /// `after_callbacks`, it is released once the host's callbacks routed up to `Closed`
+    /// (that one included) have run; without, as soon as `Closed` is routed (for a `close`
+    /// from one of the server's callbacks, which the rest wait for).
+    pub fn close(&mut self, conn: &mut Connection, now: Instant, waiter: W, after_callbacks: bool) {
+        if let Some((w, _)) = self.close_waiters.close(conn, now, (waiter, after_callbacks)) {
             w.release();
         }
     }
@@ -299,15 +337,7 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
             match out {
                 Output::Io(io) => return Some(Step::Io(io)),
                 Output::Event(ev) => {
-                    let wait = match &ev {
-                        Event::InputWait(wait) => Some(wait.clone()),
-                        _ => None,
-                    };
-                    let step = self.route(ev, conn);
-                    if let Some(wait) = wait {
-                        self.decide_input_wait(conn, &wait);
-                    }
-                    if let Some(step) = step {
+                    if let Some(step) = self.route(ev, conn) {
                         return Some(step);
                     }
                 }
@@ -322,16 +352,8 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
         std::mem::take(&mut self.replies)
     }
 
-    /// Drains `conn` completely: IO and handlers through `io`, events routed, outcomes
-    /// delivered at the end.
-    pub fn drain(&mut self, conn: &mut Connection, io: &mut impl Perform) {
-        self.drain_deferred(conn, io);
-        for (reply, outcome) in self.take_outcomes() {
-            reply.deliver(outcome);
-        }
-    }
-
-    /// Like [`Dispatch::drain`], leaving the outcomes in [`Dispatch::take_outcomes`].
+    /// Drains `conn` completely: IO and handlers through `io`, events routed; the outcomes
+    /// wait in [`Dispatch::take_outcomes`], the host's callbacks in the engine's queue.
     pub fn drain_deferred(&mut self, conn: &mut Connection, io: &mut impl Perform) {
         while let Some(step) = self.next(conn) {
             let input = match step {
@@ -356,46 +378,72 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
                 if let Some(p) = self.calls.take(handle) {
                     let outcome = result.map_err(ClientError::from);
                     p.trace.finish(outcome.as_ref());
-                    self.replies.push(p.reply, outcome);
+                    match p.progress {
+                        // Its progress is still queued (or running): the outcome follows it.
+                        Some(f) if p.progress_first && Arc::strong_count(&f) > 1 => {
+                            self.routed.push_back(Callback::Outcome(p.reply, outcome));
+                        }
+                        _ => self.replies.push(p.reply, outcome),
+                    }
                 }
                 None
             }
             Event::Progress { handle, progress } => {
                 if let Some(Pending { progress: Some(f), .. }) = self.calls.get(handle) {
-                    // A panicking callback must not take the driver down with it.
-                    let _ = catch_unwind(AssertUnwindSafe(|| f(progress)));
+                    self.routed.push_back(Callback::Progress(f.clone(), progress));
                 }
                 None
             }
             Event::Subscription { handle, update } => {
-                if let Some(inbox) = self.listens.get(&handle) {
-                    inbox.update(update.clone());
-                }
+                let hooked = self.hook.is_some();
+                let update = match self.listens.get(&handle) {
+                    Some(inbox) if hooked => {
+                        inbox.update(update.clone());
+                        update
+                    }
+                    Some(inbox) => {
+                        inbox.update(update);
+                        return None;
+                    }
+                    None if hooked => update,
+                    None => return None,
+                };
                 // The hook sees a stream's notifications as notifications, like any other.
                 let ev = match update {
                     SubscriptionUpdate::Notification(n) => Event::Notification(n),
                     update => Event::Subscription { handle, update },
                 };
-                if let Some(hook) = &self.hook {
-                    let _ = catch_unwind(AssertUnwindSafe(|| hook(&self.name, &ev)));
+                self.routed.push_back(Callback::Event(ev));
+                None
+            }
+            Event::InputWait(wait) => {
+                if self.hook.is_some() || self.input_wait_hook.is_some() {
+                    self.routed.push_back(Callback::Event(Event::InputWait(wait)));
                 }
                 None
             }
             ev => {
-                let step = match &ev {
-                    Event::ServerRequest { handle, request } => {
-                        Some(Step::ServerRequest(*handle, request.clone()))
+                let hooked = self.hook.is_some();
+                let closed = matches!(ev, Event::Closed);
+                let step = match ev {
+                    Event::ServerRequest { handle, request } if !hooked => {
+                        return Some(Step::ServerRequest(handle, request));
                     }
-                    Event::Closed => {
-                        for w in self.close_waiters.release() {
-                            w.release();
-                        }
-                        None
+                    Event::ServerRequest { handle, ref request } => {
+                        Some(Step::ServerRequest(handle, request.clone()))
                     }
                     _ => None,
                 };
-                if let Some(hook) = &self.hook {
-                    let _ = catch_unwind(AssertUnwindSafe(|| hook(&self.name, &ev)));
+                if hooked {
+                    self.routed.push_back(Callback::Event(ev));
+                }
+                if closed {
+                    for (w, after_callbacks) in self.close_waiters.release() {
+                        match after_callbacks {
+                            true => self.routed.push_back(Callback::Then(Box::new(move || w.release()))),
+                            false => w.release(),
+                        }
+                    }
                 }
                 step
             }

@@ -8,6 +8,14 @@
 //! thread, and its response reaches the caller from the task that read it: no hop through a
 //! driver task or thread in either direction.
 //!
+//! The host's callbacks (the event hook, progress callbacks, the input-wait hook) never run
+//! under the lock: they are queued in order while it is held and run after it is released,
+//! one at a time per server (see `callbacks.rs`), by the caller that queued them or, when an
+//! IO task or thread or the timer did, wherever the [`Side`] hands them
+//! ([`Side::hand_off_callbacks`]), so a callback that calls its own server and waits never
+//! holds up the IO its answer needs. The `_meta` provider runs on the caller's thread before
+//! the lock is taken.
+//!
 //! The core's one deadline is kept by a timer (a task or thread of the family's) that sleeps
 //! on [`Engine::timer`]'s answer and is woken through [`Side::wake_timer`] when an input moves
 //! the deadline earlier than it sleeps, or when the engine has finished.
@@ -17,7 +25,8 @@ use std::time::Instant;
 
 use mcp_core::{ClientError, Connection, Input, Request, RequestHandle, RequestOptions};
 
-use crate::dispatch::{lock, Dispatch, Perform, ProgressFn, Reply, Waiter};
+use crate::callbacks::Callbacks;
+use crate::dispatch::{lock, Dispatch, Perform, ProgressFn, Reply, RequestMeta, Waiter};
 use crate::subscription::{Inbox, ListenControl};
 
 /// A family's IO side as the engine drives it.
@@ -28,6 +37,13 @@ pub trait Side: Perform + Send {
     /// The core's deadline moved earlier than the timer sleeps, or the engine finished: wake
     /// the timer (a no-op while it is awake).
     fn wake_timer(&self);
+    /// An IO task or thread, or the timer, fed input that queued host callbacks: start running
+    /// them ([`Feed::run_callbacks`]) somewhere a callback that calls the server and waits
+    /// cannot hold up the IO its answer needs; `false`: run them here, after the lock. The
+    /// default runs them here (right for tasks: an async callback cannot wait on the client).
+    fn hand_off_callbacks(&self) -> bool {
+        false
+    }
 }
 
 /// Where the IO tasks and threads of a server send what they read. `false`: the engine has
@@ -35,6 +51,8 @@ pub trait Side: Perform + Send {
 pub trait Feed: Send + Sync {
     /// Feeds one input to the core and drains it.
     fn feed(&self, input: Input) -> bool;
+    /// Runs the host callbacks that [`Side::hand_off_callbacks`] handed off.
+    fn run_callbacks(&self) {}
 }
 
 /// What the timer does next.
@@ -62,18 +80,30 @@ impl<R, W, S> State<R, W, S> {
     }
 }
 
-/// Work handed to whoever holds the lock: cancels and releases never wait for it (a progress
-/// callback running under the lock may cancel its own call).
+/// Work handed to whoever holds the lock: cancels and releases never wait for it.
 enum Deferred {
     Cancel(u64),
     CloseListen(RequestHandle),
     Release,
+    /// The input-wait hook said `Cancel`.
+    CancelInputWait(RequestHandle),
+}
+
+/// Who runs the engine: a caller of the API runs the host callbacks it queued itself; an IO
+/// task or thread, or the timer, hands them to the [`Side`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Runner {
+    Caller,
+    Io,
 }
 
 /// One server's shared state. See the module docs.
 pub struct Engine<R, W, S> {
     state: Mutex<State<R, W, S>>,
     deferred: Mutex<Vec<Deferred>>,
+    callbacks: Callbacks<R>,
+    /// The `_meta` provider, evaluated before the lock is taken.
+    meta: Option<RequestMeta>,
 }
 
 impl<R, W, S> std::fmt::Debug for Engine<R, W, S> {
@@ -85,34 +115,41 @@ impl<R, W, S> std::fmt::Debug for Engine<R, W, S> {
 impl<R: Reply, W: Waiter, S: Side> Engine<R, W, S> {
     /// An engine over a connection that has not started yet.
     pub fn new(conn: Connection, dispatch: Dispatch<R, W>, side: S) -> Self {
+        let (callbacks, meta) = (dispatch.callbacks(), dispatch.request_meta());
         let state = State { conn, dispatch, side, timer_at: None, released: false };
-        Self { state: Mutex::new(state), deferred: Mutex::new(Vec::new()) }
+        Self { state: Mutex::new(state), deferred: Mutex::new(Vec::new()), callbacks, meta }
     }
 
     /// Runs `f` on the locked state, drains the core, wakes the timer if it must, and
-    /// delivers the outcomes once the lock is released.
-    fn with<T>(&self, f: impl FnOnce(&mut State<R, W, S>, Instant) -> T) -> T {
-        self.run_locked(lock(&self.state), f)
+    /// delivers the outcomes once the lock is released, then the host's callbacks.
+    fn with<T>(&self, runner: Runner, f: impl FnOnce(&mut State<R, W, S>, Instant) -> T) -> T {
+        self.run_locked(runner, lock(&self.state), f)
     }
 
     /// Queues `work` for the lock holder, and does it now if the lock is free.
     fn defer(&self, work: Deferred) {
         lock(&self.deferred).push(work);
-        self.run_deferred();
+        self.run_deferred(Runner::Caller);
     }
 
     /// Does the queued work unless someone holds the lock (who then does it before leaving).
-    fn run_deferred(&self) {
+    fn run_deferred(&self, runner: Runner) {
         let guard = match self.state.try_lock() {
             Ok(guard) => guard,
             Err(TryLockError::Poisoned(p)) => p.into_inner(),
             Err(TryLockError::WouldBlock) => return,
         };
-        self.run_locked(guard, |_, _| ());
+        self.run_locked(runner, guard, |_, _| ());
+    }
+
+    /// Runs the host's callbacks unless another thread does (see `callbacks.rs`).
+    fn run_callbacks_here(&self) {
+        self.callbacks.run(&|handle| self.defer(Deferred::CancelInputWait(handle)));
     }
 
     fn run_locked<T>(
         &self,
+        runner: Runner,
         mut guard: MutexGuard<'_, State<R, W, S>>,
         f: impl FnOnce(&mut State<R, W, S>, Instant) -> T,
     ) -> T {
@@ -134,10 +171,16 @@ impl<R: Reply, W: Waiter, S: Side> Engine<R, W, S> {
                         state.released = true;
                         state.conn.close(now);
                     }
+                    Deferred::CancelInputWait(handle) => {
+                        state.conn.cancel_input_wait(handle);
+                    }
                 }
             }
         }
         state.dispatch.drain_deferred(&mut state.conn, &mut state.side);
+        // Queued in the lock's order; run here after unlocking unless handed off.
+        let run_callbacks = state.dispatch.queue_callbacks(&self.callbacks)
+            && !(runner == Runner::Io && self.callbacks.hand_off(|| state.side.hand_off_callbacks()));
         let deadline = state.conn.poll_timeout();
         let earlier = match (deadline, state.timer_at) {
             (Some(at), Some(armed)) => at < armed,
@@ -152,17 +195,19 @@ impl<R: Reply, W: Waiter, S: Side> Engine<R, W, S> {
         for (reply, outcome) in outcomes {
             reply.deliver(outcome);
         }
-        // Work queued while the lock was held (by a callback, or by a thread that found it
-        // taken) is done now.
+        // Work queued while the lock was held (by a thread that found it taken) is done now.
         if !lock(&self.deferred).is_empty() {
-            self.run_deferred();
+            self.run_deferred(runner);
+        }
+        if run_callbacks {
+            self.run_callbacks_here();
         }
         value
     }
 
     /// For the timer: handles the deadline if it is due and says how long to sleep.
     pub fn timer(&self) -> TimerStep {
-        self.with(|s, now| {
+        self.with(Runner::Io, |s, now| {
             if s.conn.poll_timeout().is_some_and(|at| at <= now) {
                 s.conn.handle_timeout(now);
             }
@@ -183,7 +228,7 @@ impl<R: Reply, W: Waiter, S: Side> Engine<R, W, S> {
 
 impl<R: Reply, W: Waiter, S: Side> Feed for Engine<R, W, S> {
     fn feed(&self, input: Input) -> bool {
-        self.with(|s, now| {
+        self.with(Runner::Io, |s, now| {
             if s.finished() {
                 return false;
             }
@@ -191,6 +236,11 @@ impl<R: Reply, W: Waiter, S: Side> Feed for Engine<R, W, S> {
             s.conn.handle_input(now, input);
             true
         })
+    }
+
+    fn run_callbacks(&self) {
+        self.callbacks.handed_off_run_starts();
+        self.run_callbacks_here();
     }
 }
 
@@ -206,7 +256,7 @@ pub trait EngineApi<R, W>: ListenControl {
         progress: Option<ProgressFn>,
     );
     /// Cancels API call `call` if it is still in flight (its outcome is `Cancelled`). Never
-    /// waits for the lock: safe from a callback running under it.
+    /// waits for the lock.
     fn cancel(&self, call: u64);
     /// Opens a listen stream whose updates and end go to `inbox`.
     fn listen(
@@ -215,7 +265,8 @@ pub trait EngineApi<R, W>: ListenControl {
         opts: RequestOptions,
         inbox: Arc<Inbox>,
     ) -> Result<RequestHandle, ClientError>;
-    /// Closes the connection for `waiter` (released once closed).
+    /// Closes the connection for `waiter` (released once closed and the host's callbacks
+    /// routed until then have run).
     fn close(&self, waiter: W);
     /// The last API handle is gone: close the connection; the engine finishes once closed.
     /// Never waits for the lock.
@@ -234,7 +285,18 @@ impl<R: Reply, W: Waiter, S: Side> EngineApi<R, W> for Engine<R, W, S> {
         reply: R,
         progress: Option<ProgressFn>,
     ) {
-        self.with(|s, now| s.dispatch.request(&mut s.conn, now, call, request, opts, reply, progress));
+        let mut opts = opts;
+        if let Some(meta) = &self.meta {
+            if let Err(e) = meta.add_to(&request, &mut opts) {
+                reply.deliver(Err(e));
+                return;
+            }
+        }
+        // A call made from one of this server's callbacks does not wait for its progress.
+        let progress_first = progress.is_some() && !self.callbacks.running_here();
+        self.with(Runner::Caller, |s, now| {
+            s.dispatch.request(&mut s.conn, now, call, request, opts, reply, progress, progress_first)
+        });
     }
 
     fn cancel(&self, call: u64) {
@@ -247,11 +309,17 @@ impl<R: Reply, W: Waiter, S: Side> EngineApi<R, W> for Engine<R, W, S> {
         opts: RequestOptions,
         inbox: Arc<Inbox>,
     ) -> Result<RequestHandle, ClientError> {
-        self.with(|s, now| s.dispatch.listen(&mut s.conn, now, request, opts, inbox))
+        let mut opts = opts;
+        if let Some(meta) = &self.meta {
+            meta.add_to(&request, &mut opts)?;
+        }
+        self.with(Runner::Caller, |s, now| s.dispatch.listen(&mut s.conn, now, request, opts, inbox))
     }
 
     fn close(&self, waiter: W) {
-        self.with(|s, now| s.dispatch.close(&mut s.conn, now, waiter));
+        // From one of this server's callbacks, the close cannot wait for the rest of them.
+        let after_callbacks = !self.callbacks.running_here();
+        self.with(Runner::Caller, |s, now| s.dispatch.close(&mut s.conn, now, waiter, after_callbacks));
     }
 
     fn release(&self) {
@@ -259,7 +327,7 @@ impl<R: Reply, W: Waiter, S: Side> EngineApi<R, W> for Engine<R, W, S> {
     }
 
     fn inspect(&self, f: &mut dyn FnMut(&mut Connection, Instant)) {
-        self.with(|s, now| f(&mut s.conn, now));
+        self.with(Runner::Caller, |s, now| f(&mut s.conn, now));
     }
 }
 

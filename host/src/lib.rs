@@ -44,6 +44,7 @@
 pub mod auth;
 mod batch;
 mod bounded;
+mod callbacks;
 mod caller_scope;
 mod catalog_methods;
 mod dispatch;

@@ -38,13 +38,15 @@ macro_rules! listen_methods {
         /// (`resources/subscribe` on handshake servers, which must declare
         /// `resources.subscribe`; on 2026-07-28 servers a listen stream whose acknowledgment
         /// names the URI, and that ends if a later acknowledgment leaves it out). Updates
-        /// arrive as `Notification::ResourceUpdated` events.
+        /// arrive as `Notification::ResourceUpdated` events. A handshake server's
+        /// subscriptions are sent again to a restarted process or a new HTTP session; one it
+        /// refuses then ends, with an `Event::ResourceSubscriptionDropped`.
         pub $($async)? fn subscribe_resource(&self, uri: &str) -> Result<(), $crate::mcp_core::ClientError> {
             let info = self.connect()$(.$await)??;
             if info.era == $crate::mcp_core::Era::Legacy {
                 let request = $crate::mcp_core::Request::SubscribeResource { uri: uri.to_owned() };
+                // The connection keeps it once the server confirmed it.
                 self.request(request, $crate::mcp_core::RequestOptions::default())$(.$await)??;
-                self.resource_subscriptions().insert(uri, None);
                 return Ok(());
             }
             let filter = $crate::mcp_core::SubscriptionFilter::new().resource(uri);
@@ -52,14 +54,14 @@ macro_rules! listen_methods {
             let sub = Subscription::new(self.open_listen(request, $crate::ListenOptions::default(), false)?);
             sub.acknowledgment()$(.$await)??;
             $crate::ResourceSubscriptions::check_granted(&sub, uri)?;
-            self.resource_subscriptions().insert(uri, Some(sub.into_core()));
+            self.resource_subscriptions().insert(uri, sub.into_core());
             Ok(())
         }
 
         /// Ends a subscription made with [`Self::subscribe_resource`] (`resources/unsubscribe`
         /// on handshake servers; closing its listen stream on 2026-07-28 servers).
         pub $($async)? fn unsubscribe_resource(&self, uri: &str) -> Result<(), $crate::mcp_core::ClientError> {
-            if let Some(Some(stream)) = self.resource_subscriptions().remove(uri) {
+            if let Some(stream) = self.resource_subscriptions().remove(uri) {
                 stream.close();
                 return Ok(());
             }
@@ -71,9 +73,17 @@ macro_rules! listen_methods {
             Ok(())
         }
 
-        /// The resources subscribed to (and not ended since), in URI order.
+        /// The resources subscribed to (and not ended since), in URI order: on handshake
+        /// servers those the connection holds (renewed after restarts, dropped when a renewal
+        /// is refused), on 2026-07-28 servers those whose listen stream is open. Answers at
+        /// once; not from the event hook or a progress callback (they run under the server's
+        /// lock).
         pub fn subscribed_resources(&self) -> Vec<String> {
-            self.resource_subscriptions().live()
+            let mut uris = self.resource_subscriptions().live();
+            self.inspect(&mut |conn, _| uris.extend(conn.resource_subscriptions().map(str::to_owned)));
+            uris.sort_unstable();
+            uris.dedup();
+            uris
         }
     };
 }

@@ -42,7 +42,9 @@ macro_rules! server_methods {
         }
 
         /// [`Self::send_with`], calling `progress` for each progress notification
-        /// (`opts.progress` is switched on). The callback runs on the server's driver.
+        /// (`opts.progress` is switched on). The callback runs outside the server's engine
+        /// lock, in order with the server's other callbacks, and may call the client; the call
+        /// returns after its last progress callback.
         pub $($async)? fn send_with_progress<C, F>(
             &self,
             call: C,
@@ -54,7 +56,7 @@ macro_rules! server_methods {
             F: Fn($crate::mcp_core::Progress) + Send + Sync + 'static,
         {
             opts.progress = true;
-            C::decode(self.issue(call.into_request(), opts, Some(Box::new(progress)))$(.$await)??)
+            C::decode(self.issue(call.into_request(), opts, Some(std::sync::Arc::new(progress)))$(.$await)??)
         }
 
         /// Sends any request and waits for its untyped response.
@@ -81,9 +83,11 @@ macro_rules! server_methods {
 
         /// Goes on with a multi-round-trip request (2026-07-28 `input_required`) that stopped
         /// with a resumable error ([`RequestError::input_resume`](mcp_core::RequestError::input_resume):
-        /// the input budget ran out, or the input-wait hook stopped it): the original request
-        /// goes out again with the server's last `requestState` and the answers in `resume`,
-        /// with a fresh input budget. Answers what the original request would have.
+        /// the input budget ran out, the input-wait hook stopped it, or the server asked for
+        /// input this client has no handler for or sent malformed input requests; `resume` is
+        /// plain data, so a client built with the missing handlers can go on): the original
+        /// request goes out again with the server's last `requestState` and the answers in
+        /// `resume`, with a fresh input budget. Answers what the original request would have.
         pub $($async)? fn resume(
             &self,
             resume: $crate::mcp_core::InputResume,
@@ -155,7 +159,8 @@ macro_rules! server_methods {
             self.send_with($crate::mcp_core::calls::CallTool::new(name, arguments), opts)$(.$await)?
         }
 
-        /// Calls a tool, reporting progress notifications to `progress` (on the driver).
+        /// Calls a tool, reporting progress notifications to `progress` (see
+        /// [`Self::send_with_progress`]).
         pub $($async)? fn call_tool_with_progress<F>(
             &self,
             name: &str,
@@ -540,8 +545,10 @@ macro_rules! builder_methods {
         }
 
         /// Calls `hook` with every non-response event of every server (notifications, logs,
-        /// stderr lines, warnings, connects and disconnects). It runs on the server's driver:
-        /// keep it short and do not make blocking calls on the client from it.
+        /// stderr lines, warnings, connects and disconnects). It runs outside the server's
+        /// engine lock, in the order of the server's events and never beside another callback
+        /// of the same server, so it may call the client, even the same server, and wait for
+        /// the answer (what that request routes meanwhile comes after the hook returns).
         pub fn on_event<F>(mut self, hook: F) -> Self
         where
             F: Fn(&str, &$crate::mcp_core::Event) + Send + Sync + 'static,
@@ -556,8 +563,9 @@ macro_rules! builder_methods {
         /// wait. [`InputWaitDecision::Cancel`](mcp_core::InputWaitDecision::Cancel) fails the
         /// request with [`RequestError::InputWaitCancelled`](mcp_core::RequestError::InputWaitCancelled),
         /// which `Server::resume` can go on from. The waits are also events
-        /// ([`Event::InputWait`](mcp_core::Event::InputWait)). It runs on the server's driver with
-        /// its lock held: keep it short and do not call the client from it.
+        /// ([`Event::InputWait`](mcp_core::Event::InputWait)). Like the event hook (right after
+        /// it, for the same wait), it runs outside the server's engine lock, in order, and may
+        /// call the client; a `Cancel` is applied when it returns, unless the wait is over.
         pub fn on_input_wait<F>(mut self, hook: F) -> Self
         where
             F: Fn(&str, &$crate::mcp_core::InputWait) -> $crate::mcp_core::InputWaitDecision
@@ -576,9 +584,10 @@ macro_rules! builder_methods {
         /// (`progressToken`, the 2026-07-28 envelope) are dropped. Like any `_meta`, its keys
         /// are part of the cache key of lists and reads: a value unique to every request (a
         /// trace id) keeps those from being served from the cache, so add it only for the
-        /// methods that need it (`ctx.method`). It runs on the caller's thread with the
-        /// server's lock held: keep it short and do not call the client from it. A provider
-        /// that panics fails that request.
+        /// methods that need it (`ctx.method`). It runs on the caller's thread before the
+        /// request reaches the server's engine (no lock held), so it may call the client; a
+        /// request it makes gets a `_meta` from it too (look at `ctx.method` to stop there). A
+        /// provider that panics fails that request.
         pub fn request_meta_provider<F>(mut self, provider: F) -> Self
         where
             F: Fn(

@@ -54,6 +54,8 @@ struct InboxState {
     unsupported: SubscriptionFilter,
     /// Acknowledged and not dropped since.
     active: bool,
+    /// Notifications the server sent on the stream that it did not ask for (dropped).
+    unrequested: u64,
     /// How the stream ended, once it has.
     end: Option<Result<(), ClientError>>,
     /// Closed by the host: nothing more is delivered.
@@ -69,6 +71,7 @@ impl Inbox {
             granted: None,
             unsupported: SubscriptionFilter::default(),
             active: false,
+            unrequested: 0,
             end: None,
             closed: false,
             waker: None,
@@ -98,6 +101,11 @@ impl Inbox {
                 s.active = true;
             }
             SubscriptionUpdate::Reconnecting { .. } => s.active = false,
+            SubscriptionUpdate::Unrequested { count, .. } => {
+                // Nothing to wake a reader for.
+                s.unrequested = count;
+                return;
+            }
             SubscriptionUpdate::Notification(n) => {
                 let Some(queue) = s.queue.as_mut() else { return };
                 let (subject, cost) = mcp_core::notify_queue::charge(&n);
@@ -255,6 +263,13 @@ impl SubscriptionCore {
         lock(&self.inbox.state).queue.as_ref().map_or(0, NotificationQueue::dropped)
     }
 
+    /// Notifications the server sent on the stream that it did not ask for (a list kind,
+    /// resource URI or task id outside its filter, or another method): dropped by the client,
+    /// counted here (the first also reported as `Warning::UnrequestedNotification`).
+    pub fn unrequested(&self) -> u64 {
+        lock(&self.inbox.state).unrequested
+    }
+
     /// Ends the stream: cancelled on the wire (stdio) or its HTTP stream closed. Nothing is
     /// delivered after it. Idempotent; dropping the handle does the same.
     pub fn close(&self) {
@@ -372,31 +387,28 @@ impl std::ops::Deref for BlockingSubscription {
     }
 }
 
-/// The resource subscriptions of one server (shared by every clone of its handle): the
-/// listen stream of each on a 2026-07-28 server, nothing on a handshake server (the server
-/// keeps that state).
+/// The resource subscriptions of one 2026-07-28 server (shared by every clone of its handle):
+/// the listen stream of each. A handshake server's subscriptions are kept by its connection
+/// instead ([`mcp_core::Connection::resource_subscriptions`]), which renews them after a
+/// restart.
 #[derive(Debug, Default)]
-pub struct ResourceSubscriptions(Mutex<std::collections::BTreeMap<String, Option<SubscriptionCore>>>);
+pub struct ResourceSubscriptions(Mutex<std::collections::BTreeMap<String, SubscriptionCore>>);
 
 impl ResourceSubscriptions {
-    /// Records `uri`, replacing (and closing) an earlier stream for it.
-    pub fn insert(&self, uri: &str, stream: Option<SubscriptionCore>) {
+    /// Records the stream of `uri`, replacing (and closing) an earlier one.
+    pub fn insert(&self, uri: &str, stream: SubscriptionCore) {
         let old = lock(&self.0).insert(uri.to_owned(), stream);
         drop(old);
     }
 
-    /// Forgets `uri`, handing back what it had.
-    pub fn remove(&self, uri: &str) -> Option<Option<SubscriptionCore>> {
+    /// Forgets `uri`, handing back its stream.
+    pub fn remove(&self, uri: &str) -> Option<SubscriptionCore> {
         lock(&self.0).remove(uri)
     }
 
-    /// The URIs still subscribed (streams that ended are left out).
+    /// The URIs whose stream has not ended.
     pub fn live(&self) -> Vec<String> {
-        lock(&self.0)
-            .iter()
-            .filter(|(_, s)| s.as_ref().is_none_or(|s| s.ended().is_none()))
-            .map(|(uri, _)| uri.clone())
-            .collect()
+        lock(&self.0).iter().filter(|(_, s)| s.ended().is_none()).map(|(uri, _)| uri.clone()).collect()
     }
 
     /// A resource stream must be acknowledged with its URI.
@@ -409,5 +421,35 @@ impl ResourceSubscriptions {
         Err(ClientError::Request(RequestError::SubscriptionRefused {
             detail: format!("the acknowledgment does not name {uri}"),
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct NoControl;
+
+    impl ListenControl for NoControl {
+        fn close_listen(&self, _handle: RequestHandle) {}
+    }
+
+    /// The count of notifications dropped as not asked for is the stream's latest, kept after
+    /// the end; nothing is queued for them.
+    #[test]
+    fn unrequested_notifications_are_counted_not_queued() {
+        let now = Instant::now();
+        let cfg = mcp_core::ConnectionConfig::stdio(mcp_core::StdioCommand::new("server"));
+        let mut conn = mcp_core::Connection::new(cfg, now);
+        let handle = conn.request(now, mcp_core::Request::Ping, Default::default()).expect("a handle");
+        let inbox = Inbox::new(Some(QueueLimits::default()));
+        let sub = SubscriptionCore::new(handle, inbox.clone(), Arc::new(NoControl), None);
+        assert_eq!(sub.unrequested(), 0);
+        for count in 1..=3 {
+            inbox.update(SubscriptionUpdate::Unrequested { method: "notifications/message".into(), count });
+        }
+        assert_eq!((sub.unrequested(), sub.pending()), (3, 0));
+        inbox.end(Ok(mcp_core::Response::ListenEnded));
+        assert_eq!(sub.unrequested(), 3);
     }
 }

@@ -51,6 +51,9 @@ mod on {
                 Event::Subscription { update: SubscriptionUpdate::Reconnecting { reason }, .. } => {
                     tracing::warn!(target: "mcp::server", %reason, "listen stream re-opening")
                 }
+                Event::ResourceSubscriptionDropped { uri, reason } => {
+                    tracing::warn!(target: "mcp::server", %uri, %reason, "resource subscription dropped")
+                }
                 Event::Closed => tracing::debug!(target: "mcp::server", "closed"),
                 _ => {}
             }

@@ -160,6 +160,13 @@ impl Side for IoSide {
     fn wake_timer(&self) {
         let _ = self.timer.try_send(());
     }
+
+    /// A pooled thread runs the host's callbacks: a callback that calls the server and waits
+    /// must not block the stdout reader, the event stream or the timer its answer needs.
+    fn hand_off_callbacks(&self) -> bool {
+        let Some(feed) = self.feed() else { return false };
+        crate::pool::run(move |_| feed.run_callbacks()).is_ok()
+    }
 }
 
 impl Perform for IoSide {

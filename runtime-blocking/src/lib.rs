@@ -25,8 +25,10 @@
 //! be dropped half-way; cancel it from another thread with a [`CancelToken`].
 //! Server-to-client requests (roots, sampling, elicitation; legacy servers only) run the
 //! installed [`Handler`] on a pooled thread (never queued behind another job), so a handler may block, e.g. on a prompt.
-//! Progress callbacks and the [`ClientBuilder::on_event`] hook run under the engine's lock:
-//! they must be short and must not make blocking calls on the client.
+//! Progress callbacks, the [`ClientBuilder::on_event`] hook and the input-wait hook run outside
+//! the engine's lock, one at a time per server and in order (on a pooled thread when an IO
+//! thread or the timer delivered the event), so they may make blocking calls on the client,
+//! even on the same server.
 //!
 //! HTTP servers (Streamable HTTP, HTTP+SSE, plain HTTP: the core decides which) are reached
 //! through one [`http::HttpClient`] per client, a `ureq` agent whose keep-alive pool every

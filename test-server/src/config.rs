@@ -37,6 +37,11 @@ pub struct Config {
     pub listen_deny_all: bool,
     /// Legacy eras: no `resources/subscribe` (capability `subscribe: false`).
     pub no_subscribe: bool,
+    /// `--no-subscribe-if-exists FILE`: `no_subscribe` when `FILE` exists as the process starts
+    /// (a test restarting the server decides what the next process declares).
+    pub no_subscribe_if_exists: Option<PathBuf>,
+    /// `--discover-ttl-ms N`: the `ttlMs` of the `server/discover` result (default 0).
+    pub discover_ttl_ms: u64,
     /// The `pollIntervalMs` (legacy: `pollInterval`) of a task unless the tool is told otherwise.
     pub task_poll_ms: u64,
     /// No tasks: neither the 2026-07-28 extension nor the 2025-11-25 capability is declared,
@@ -89,6 +94,8 @@ impl Default for Config {
             listen_no_ack: false,
             listen_deny_all: false,
             no_subscribe: false,
+            no_subscribe_if_exists: None,
+            discover_ttl_ms: 0,
             task_poll_ms: 50,
             no_tasks: false,
             trip_prompt: false,
@@ -112,7 +119,7 @@ pub const USAGE: &str =
     "usage: mcp-test-server [--protocol modern|dual|2025-11-25|2025-06-18|2025-03-26|2024-11-05] \
 [--silent-discover] [--answer-version V] [--page-size N] [--extra-tools N] [--loop-cursor] \
 [--record FILE] [--stderr-banner] [--stderr-flood] [--exit-on-start CODE] [--listen-ack-delay-ms N] [--listen-no-ack] \
-[--listen-deny-all] [--no-subscribe] [--task-poll-ms N] [--no-tasks] [--trip-prompt] [--host-asks] [--input-waits] [--client-roots] \
+[--listen-deny-all] [--no-subscribe] [--no-subscribe-if-exists FILE] [--discover-ttl-ms N] [--task-poll-ms N] [--no-tasks] [--trip-prompt] [--host-asks] [--input-waits] [--client-roots] \
 [--big-tool] [--exit-after N] [--answer-delay-ms N] [--list-barrier DIR] [--list-barrier-count N] \
 [--list-barrier-timeout-ms N] [--no-logging] [--no-prompts] [--no-completions]";
 
@@ -164,6 +171,8 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Parsed, String> 
                 | "--list-barrier"
                 | "--list-barrier-count"
                 | "--list-barrier-timeout-ms"
+                | "--no-subscribe-if-exists"
+                | "--discover-ttl-ms"
         );
         let value = if takes_value {
             match inline {
@@ -187,6 +196,8 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Parsed, String> 
             "--listen-no-ack" => cfg.listen_no_ack = true,
             "--listen-deny-all" => cfg.listen_deny_all = true,
             "--no-subscribe" => cfg.no_subscribe = true,
+            "--no-subscribe-if-exists" => cfg.no_subscribe_if_exists = Some(PathBuf::from(value)),
+            "--discover-ttl-ms" => cfg.discover_ttl_ms = parse_number(&flag, &value)?,
             "--task-poll-ms" => cfg.task_poll_ms = parse_number(&flag, &value)?,
             "--no-tasks" => cfg.no_tasks = true,
             "--trip-prompt" => cfg.trip_prompt = true,
@@ -251,6 +262,10 @@ mod tests {
             run(&["--listen-ack-delay-ms=50", "--listen-no-ack", "--listen-deny-all", "--no-subscribe"]);
         assert_eq!((cfg.listen_ack_delay_ms, cfg.listen_no_ack, cfg.listen_deny_all), (50, true, true));
         assert!(cfg.no_subscribe);
+        let cfg = run(&["--no-subscribe-if-exists", "/nowhere/marker", "--discover-ttl-ms=250"]);
+        assert_eq!(cfg.no_subscribe_if_exists, Some(PathBuf::from("/nowhere/marker")));
+        assert_eq!(cfg.discover_ttl_ms, 250);
+        assert!(parse(["--discover-ttl-ms=-1".to_string()]).is_err());
         assert!(parse(["--listen-ack-delay-ms".to_string(), "soon".to_string()]).is_err());
         assert!(parse(["--listen-no-ack=1".to_string()]).is_err());
     }

@@ -77,6 +77,9 @@
 //!   empty filter (and deliver nothing on it).
 //! * `--no-subscribe`: on the legacy revisions, declare `resources.subscribe:
 //!   false` and answer `resources/subscribe` with -32601.
+//! * `--no-subscribe-if-exists FILE`: `--no-subscribe` when `FILE` exists as the
+//!   process starts (so a test decides what a restarted process declares).
+//! * `--discover-ttl-ms N`: answer `server/discover` with `ttlMs: N` (default 0).
 //! * `--task-poll-ms N`: the `pollIntervalMs` (2025-11-25: `pollInterval`) of
 //!   every task (default 50; `task_echo`'s `pollMs` overrides it).
 //! * `--no-tasks`: no tasks at all: neither the extension nor the capability
@@ -171,7 +174,7 @@ pub fn run<I: Iterator<Item = String>>(args: I) -> ExitCode {
         args.next();
         return oauth_gateway::browse::run(args);
     }
-    let cfg = match config::parse(args) {
+    let mut cfg = match config::parse(args) {
         Ok(Parsed::Run(cfg)) => cfg,
         Ok(Parsed::Help) => {
             println!("{USAGE}");
@@ -184,6 +187,9 @@ pub fn run<I: Iterator<Item = String>>(args: I) -> ExitCode {
     };
     if let Some(code) = cfg.exit_on_start {
         std::process::exit(code);
+    }
+    if cfg.no_subscribe_if_exists.as_deref().is_some_and(std::path::Path::exists) {
+        cfg.no_subscribe = true;
     }
     if cfg.stderr_banner {
         eprintln!("mcp-test-server starting");

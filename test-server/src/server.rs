@@ -277,7 +277,13 @@ impl Server {
             thread::sleep(Duration::from_millis(self.cfg.answer_delay_ms));
         }
         let reply = match (req.era, reply) {
-            (Era::Modern, Ok(result)) => Ok(decorate_modern(result, is_cacheable(&req.method))),
+            (Era::Modern, Ok(result)) => {
+                let mut result = decorate_modern(result, is_cacheable(&req.method));
+                if req.method == "server/discover" {
+                    result["ttlMs"] = json!(self.cfg.discover_ttl_ms);
+                }
+                Ok(result)
+            }
             (_, reply) => reply,
         };
         self.out.send_reply(&req.id, &reply);

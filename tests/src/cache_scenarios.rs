@@ -64,6 +64,31 @@ pub mod cache_scenarios {
         let _ = std::fs::remove_file(&record);
     }
 
+    /// Modern, `server/discover` answered with `ttlMs: 50`: once that passed, the next tool
+    /// call is preceded by exactly one `server/discover` on the wire (the refresh).
+    pub $($kw)? fn an_expired_discover_is_refreshed_before_the_next_call() {
+        let record = support::unique_temp_path("cache-refresh");
+        let record_str = record.to_str().expect("UTF-8 path").to_owned();
+        let args = ["--protocol", "modern", "--discover-ttl-ms", "50", "--record", &record_str];
+        let client = rt::build(rt::Client::builder().server(support::spec(support::test_server(), "t", &args)))
+            .expect("build the client");
+        let server = client.server("t").expect("server t");
+        aw!(server.connect()).expect("connect");
+        let hints = server.cache_info(CacheKey::Discover).expect("the probe's hints are recorded");
+        assert_eq!(hints.ttl_ms, Some(50));
+        // Let the answer expire (a wait, not a measurement: 50 ms have passed after it).
+        aw!(rt::sleep(std::time::Duration::from_millis(100)));
+        let r = aw!(client.call_tool("echo", $crate::serde_json::json!({"message": "after"}))).expect("echo");
+        assert_eq!(r.text(), "after");
+        let methods: Vec<String> = support::json_lines(&record)
+            .iter()
+            .filter_map(|l| l["method"].as_str().map(str::to_owned))
+            .collect();
+        assert_eq!(methods, ["server/discover", "server/discover", "tools/call"]);
+        aw!(client.close());
+        let _ = std::fs::remove_file(&record);
+    }
+
     /// Legacy: a list kept on the `listChanged` promise shows in `cache_info` until
     /// `clear_cache()`; `discover()` is the `initialize` answer.
     pub $($kw)? fn legacy_cache_info_and_clear_cache() {
@@ -95,6 +120,7 @@ pub mod cache_scenarios {
 macro_rules! all_cache_scenario_tests {
     ($run:path) => {
         $crate::scenario_tests!(cache_scenarios, $run;
-            modern_discover_and_cache_info, legacy_cache_info_and_clear_cache);
+            modern_discover_and_cache_info, legacy_cache_info_and_clear_cache,
+            an_expired_discover_is_refreshed_before_the_next_call);
     };
 }

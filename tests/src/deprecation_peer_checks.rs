@@ -76,6 +76,8 @@ pub mod deprecation_peer_checks {
         let r = aw!(client.call_tool("trigger-sampling-request", json!({"prompt": "again", "maxTokens": 5})))
             .expect("a third sample");
         assert!(r.text().contains("sampled"), "{}", r.text());
+        // Once closed, the event hook has seen everything routed before.
+        aw!(client.close());
         let mut seen = deprecations(&events);
         seen.sort_by_key(|(what, _)| *what);
         assert_eq!(
@@ -88,7 +90,6 @@ pub mod deprecation_peer_checks {
             "{:?}",
             events.snapshot()
         );
-        aw!(client.close());
     }
 
     /// server-everything's HTTP+SSE transport: one notice per connection across calls, none
@@ -109,8 +110,8 @@ pub mod deprecation_peer_checks {
                 let r = aw!(client.call_tool("echo", json!({"message": message}))).expect("echo");
                 assert_eq!(r.text(), format!("Echo: {message}"));
             }
-            assert_eq!(deprecations(&events), expected, "{mode:?}; peer stderr: {}", peer.stderr());
             aw!(client.close());
+            assert_eq!(deprecations(&events), expected, "{mode:?}; peer stderr: {}", peer.stderr());
         }
     }
 }

@@ -72,8 +72,15 @@ pub mod host_request_peer_checks {
             assert_eq!(asked[0]["elicitationId"], json!("ev-1"));
             assert_eq!(asked[0]["url"], json!("https://example.com/connect"));
         }
-        assert!(events.any(|e| matches!(e,
-            Event::Warning(Warning::HostRequestAdjusted { adjustment: Adjustment::UrlContentDropped, .. }))));
+        // The event hook may see the warning after the call returned.
+        let dropped = |e: &Event| {
+            matches!(e, Event::Warning(Warning::HostRequestAdjusted { adjustment: Adjustment::UrlContentDropped, .. }))
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !events.any(dropped) {
+            assert!(std::time::Instant::now() < deadline, "no UrlContentDropped warning: {:?}", events.snapshot());
+            aw!(rt::sleep(Duration::from_millis(10)));
+        }
 
         let mut error_path = args;
         error_path["elicitationId"] = json!("ev-2");

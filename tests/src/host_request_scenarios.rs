@@ -27,6 +27,16 @@ pub mod host_request_scenarios {
     }
 
     type Seen = $crate::support::Asked;
+
+    /// Polls `cond` every 10 ms for up to 10 s (the event hook runs after the call that
+    /// delivered its event may have returned); panics with `what` if it never holds.
+    $($kw)? fn wait_until(what: &str, cond: impl Fn() -> bool) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !cond() {
+            assert!(std::time::Instant::now() < deadline, "timed out waiting for {what}");
+            aw!(rt::sleep(std::time::Duration::from_millis(10)));
+        }
+    }
     use $crate::support::recording;
 
     fn builder(proto: &str, events: &Events) -> rt::ClientBuilder {
@@ -63,23 +73,23 @@ pub mod host_request_scenarios {
             let dropped = |e: &Event| {
                 matches!(e, Event::Warning(Warning::HostRequestAdjusted { adjustment: Adjustment::UrlContentDropped, .. }))
             };
-            assert!(events.any(dropped), "{proto}");
+            aw!(wait_until(&format!("{proto}: the UrlContentDropped warning"), || events.any(dropped)));
             if proto == "modern" {
                 assert!(asked[0].get("elicitationId").is_none(), "{:?}", asked[0]);
-                assert!(events.any(|e| matches!(e,
-                    Event::Warning(Warning::HostRequestAdjusted { adjustment: Adjustment::ElicitationIdRemoved, .. }))));
+                aw!(wait_until("the ElicitationIdRemoved warning", || events.any(|e| matches!(e,
+                    Event::Warning(Warning::HostRequestAdjusted { adjustment: Adjustment::ElicitationIdRemoved, .. })))));
             } else {
                 assert_eq!(asked[0]["elicitationId"], json!("e-42"));
                 // The server sends the completion before its answer.
                 let complete = Event::ElicitationComplete { elicitation_id: "e-42".into() };
-                assert!(events.any(|e| *e == complete), "{:?}", events.snapshot());
+                aw!(wait_until("the elicitation's completion", || events.any(|e| *e == complete)));
             }
             aw!(client.close());
         }
     }
 
     /// Without a URL handler, URL elicitation is refused: -32602 to a 2025-11-25 server, a
-    /// typed `InputRefused` on 2026-07-28; the form handler is never asked.
+    /// typed, resumable `InputRefused` on 2026-07-28; the form handler is never asked.
     pub $($kw)? fn url_elicitation_without_its_handler() {
         let seen: Seen = Default::default();
         let events = Events::new();
@@ -93,8 +103,10 @@ pub mod host_request_scenarios {
         let client = rt::build(builder("modern", &events).elicitation_handler(rt::sync_handler(recording(&seen, json!({})))))
             .expect("build");
         match aw!(client.call_tool("elicit_url", json!({}))) {
-            Err(ClientError::Request(RequestError::InputRefused { reason, .. })) => {
-                assert_eq!(reason, Refusal::UnsupportedMode { mode: "url" })
+            Err(ClientError::Request(RequestError::InputRefused { reason, resume, .. })) => {
+                assert_eq!(reason, Refusal::UnsupportedMode { mode: "url" });
+                let resume = resume.expect("resumable");
+                assert_eq!(resume.request_state.as_deref(), Some("host-asks"));
             }
             other => panic!("{other:?}"),
         }
@@ -152,6 +164,30 @@ pub mod host_request_scenarios {
             aw!(client.close());
         }
     }
+
+    /// 2026-07-28 input of a kind the client has no handler for stops the call with what
+    /// resuming needs (the round's request and state); answering the outstanding request in
+    /// the resume completes the original call.
+    pub $($kw)? fn undeclared_input_is_resumable() {
+        let events = Events::new();
+        let client = rt::build(builder("modern", &events)).expect("build");
+        let resume = match aw!(client.call_tool("sample_tools", json!({}))) {
+            Err(ClientError::Request(e @ RequestError::InputUndeclared { .. })) => {
+                let RequestError::InputUndeclared { methods, outstanding, .. } = &e else { unreachable!() };
+                assert_eq!(methods, &["sampling/createMessage"]);
+                assert_eq!(outstanding.len(), 1);
+                assert_eq!((outstanding[0].key.as_str(), outstanding[0].method.as_str()), ("ask", "sampling/createMessage"));
+                assert_eq!(outstanding[0].params["tools"][0]["name"], json!("weather"));
+                e.input_resume().cloned().expect("resumable")
+            }
+            other => panic!("expected InputUndeclared, got {other:?}"),
+        };
+        assert_eq!(resume.request_state.as_deref(), Some("host-asks"));
+        let answer = json!({"role": "assistant", "model": "m", "content": {"type": "text", "text": "18C"}});
+        let r = aw!(client.servers()[0].resume(resume.answer("ask", answer.clone()))).expect("resume");
+        assert_eq!(text_after(&r.into_tool_result().expect("a tool result").text(), "sampling: "), answer);
+        aw!(client.close());
+    }
 }
     };
 }
@@ -161,6 +197,7 @@ pub mod host_request_scenarios {
 macro_rules! all_host_request_scenario_tests {
     ($run:path) => {
         $crate::scenario_tests!(host_request_scenarios, $run;
-            url_elicitation_both_eras, url_elicitation_without_its_handler, sampling_with_tools_opt_in);
+            url_elicitation_both_eras, url_elicitation_without_its_handler, sampling_with_tools_opt_in,
+            undeclared_input_is_resumable);
     };
 }

@@ -183,6 +183,30 @@ pub mod http_peer_checks {
         aw!(client.close());
     }
 
+    /// Servers reached through the other spelling of their path: FastMCP and the Python SDK
+    /// (Starlette) answer `/mcp/` with a `307` to `/mcp`, and the Python SDK's HTTP+SSE server
+    /// `/sse/` with a `307` to `/sse`. The client follows each (POST and GET), and only its
+    /// first request goes to the redirecting URL: the peers' access logs (uvicorn's, on
+    /// stdout) show one `307`.
+    pub $($kw)? fn redirected_paths() {
+        let cases: [(&str, &[&str], &str, (Era, TransportKind)); 3] = [
+            ("fastmcp-echo-peer", &["--port", "{port}"], "/mcp/", (Era::Modern, TransportKind::StreamableHttp)),
+            ("py-mcp-peer", &["streamable-http", "--port", "{port}"], "/mcp/", (Era::Modern, TransportKind::StreamableHttp)),
+            ("py-mcp-peer", &["sse", "--port", "{port}"], "/sse/", (Era::Legacy, TransportKind::Sse)),
+        ];
+        for (name, args, path, verdict) in cases {
+            let peer = HttpPeer::start(name, args, &[]);
+            let client = aw!(open(&peer, name, path, ProtocolMode::Auto, verdict, &["echo", "add"]));
+            aw!(echo_and_add(&client, name, ""));
+            aw!(client.close());
+            let log = peer.stdout();
+            let method = if verdict.1 == TransportKind::Sse { "GET" } else { "POST" };
+            let redirected = format!("\"{method} {path} HTTP/1.1\" 307");
+            let count = log.lines().filter(|l| l.contains(&redirected)).count();
+            assert_eq!(count, 1, "{name} {path}: one redirect, then the final URL: {log}");
+        }
+    }
+
     /// Modern mode against a server that only speaks the handshake revisions, on Streamable
     /// HTTP and on HTTP+SSE: a typed refusal, and nothing legacy sent (the SSE stream is not
     /// even opened).

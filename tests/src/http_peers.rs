@@ -48,8 +48,9 @@ impl HttpPeer {
         let fill = |s: &str| s.replace("{port}", &port.to_string());
         let logs = TempDir::new(&format!("peer-{name}"));
         let stderr = std::fs::File::create(logs.path().join("stderr.txt")).expect("peer log file");
+        let stdout = std::fs::File::create(logs.path().join("stdout.txt")).expect("peer log file");
         let mut command = Command::new(peer_command(name));
-        command.args(args.iter().map(|a| fill(a))).stdin(Stdio::null()).stdout(Stdio::null()).stderr(stderr);
+        command.args(args.iter().map(|a| fill(a))).stdin(Stdio::null()).stdout(stdout).stderr(stderr);
         for (k, v) in env {
             command.env(k, fill(v));
         }
@@ -94,6 +95,11 @@ impl HttpPeer {
     /// What the peer wrote to stderr so far (for failure messages).
     pub fn stderr(&self) -> String {
         std::fs::read_to_string(self.logs.path().join("stderr.txt")).unwrap_or_default()
+    }
+
+    /// What the peer wrote to stdout so far (uvicorn's access log, for the Python peers).
+    pub fn stdout(&self) -> String {
+        std::fs::read_to_string(self.logs.path().join("stdout.txt")).unwrap_or_default()
     }
 }
 

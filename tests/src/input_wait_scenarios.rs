@@ -32,6 +32,16 @@ pub mod input_wait_scenarios {
 
     type Waits = Arc<Mutex<Vec<(String, InputWait)>>>;
 
+    /// Polls `cond` every 10 ms for up to 10 s (the event hook runs after the call that
+    /// delivered its event may have returned); panics with `what` if it never holds.
+    $($kw)? fn wait_until(what: &str, cond: impl Fn() -> bool) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !cond() {
+            assert!(std::time::Instant::now() < deadline, "timed out waiting for {what}");
+            aw!(rt::sleep(std::time::Duration::from_millis(10)));
+        }
+    }
+
     fn spec() -> ServerSpec {
         support::spec(support::test_server(), "t", &["--protocol", "modern", "--input-waits"])
     }
@@ -71,6 +81,7 @@ pub mod input_wait_scenarios {
         let r = aw!(client.call_tool("not_yet", json!({"times": 3}))).expect("not_yet");
         assert_eq!(r.text(), "ready after 3 waits");
         assert!(started.elapsed() >= Duration::from_millis(350), "{:?}", started.elapsed());
+        aw!(wait_until("three waits seen by the hook", || delays(&waits).len() >= 3));
         assert_eq!(delays(&waits), [50, 100, 200]);
         for (i, (server, wait)) in waits.lock().unwrap().iter().enumerate() {
             assert_eq!(server, "t");
@@ -78,8 +89,9 @@ pub mod input_wait_scenarios {
             assert_eq!((wait.method.as_str(), wait.target.as_deref()), ("tools/call", Some("not_yet")));
             assert_eq!(wait.state_len, "not-yet:1".len());
         }
-        let seen = events.snapshot().into_iter().filter(|(_, e)| matches!(e, Event::InputWait(_))).count();
-        assert_eq!(seen, 3);
+        let seen = || events.snapshot().into_iter().filter(|(_, e)| matches!(e, Event::InputWait(_))).count();
+        aw!(wait_until("three InputWait events", || seen() >= 3));
+        assert_eq!(seen(), 3);
         aw!(client.close());
     }
 
@@ -102,6 +114,7 @@ pub mod input_wait_scenarios {
         let r = aw!(client.servers()[0].resume(*resume)).expect("resume");
         assert_eq!(r.into_tool_result().expect("a tool result").text(), "ready after 3 waits");
         // One more wait after resuming, at the start of the pace again.
+        aw!(wait_until("the wait after resuming", || delays(&waits).len() >= 3));
         assert_eq!(delays(&waits), [50, 100, 50]);
         aw!(client.close());
     }

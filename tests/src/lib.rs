@@ -12,6 +12,7 @@
 mod async_scenarios;
 mod batch_peer_checks;
 mod cache_scenarios;
+pub mod callback_scenarios;
 mod catalog_peer_checks;
 mod catalog_scenarios;
 mod deprecation_peer_checks;

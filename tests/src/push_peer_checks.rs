@@ -1,7 +1,8 @@
 //! Push against real servers, written once for every runtime: `subscriptions/listen` on the
 //! 2026-07-28 peers that serve it (ts-v2-peer and py-mcp-peer, over stdio and HTTP, updates
 //! triggered by their `touch` / `bump` tools), its refusal by one that does not
-//! (fastmcp-echo-peer), and legacy `resources/subscribe` (server-everything, py-mcp-peer).
+//! (fastmcp-echo-peer), and legacy `resources/subscribe` (server-everything, py-mcp-peer; renewed
+//! on py-mcp-peer's restarted process).
 //! The glue module `rt` needs `Client`, `build` and `sleep`; `tests/tests/real_peers.rs` runs
 //! them on every runtime.
 
@@ -149,6 +150,30 @@ pub mod push_peer_checks {
         aw!(wait_until("py-mcp-peer's update", || events.any(|e| matches!(e, Event::Notification(n) if *n == updated("peer://hello")))));
         aw!(client.close());
     }
+
+    /// A legacy subscription outlives its process: py-mcp-peer (handshake revision, stdio) is
+    /// killed after `resources/subscribe`; the next request restarts it, the subscription is
+    /// sent again first, and the new process's `touch` reaches the event hook.
+    pub $($kw)? fn legacy_subscription_survives_a_restart() {
+        // `--host` is ignored over stdio: it only puts a marker on the process's command line.
+        let marker = support::unique_temp_path("py-resubscribe");
+        let marker = marker.to_str().expect("UTF-8 path").to_owned();
+        let spec = stdio("py-mcp-peer", &["stdio", "--host", &marker]).protocol(ProtocolMode::Legacy);
+        let events = Events::new();
+        let client = new_client(spec, &events);
+        let server = &client.servers()[0];
+        aw!(server.subscribe_resource("peer://hello")).expect("subscribe");
+        let pids = support::processes_with_marker(&marker);
+        assert_eq!(pids.len(), 1, "the peer runs: {pids:?}");
+        let killed = std::process::Command::new("kill").arg("-9").arg(pids[0].to_string()).status();
+        assert!(killed.as_ref().is_ok_and(|s| s.success()), "kill the peer: {killed:?}");
+        aw!(wait_until("the peer's exit", || events.any(|e| matches!(e, Event::Disconnected { .. }))));
+        aw!(client.call_tool("touch", json!({"uri": "peer://hello"}))).expect("touch on the new process");
+        aw!(wait_until("the update on the new process", || events.any(|e| matches!(e, Event::Notification(n) if *n == updated("peer://hello")))));
+        assert_eq!(server.subscribed_resources(), ["peer://hello"]);
+        assert!(!events.any(|e| matches!(e, Event::ResourceSubscriptionDropped { .. })));
+        aw!(client.close());
+    }
 }
     };
 }
@@ -159,6 +184,6 @@ macro_rules! all_push_peer_checks {
     ($run:path) => {
         $crate::scenario_tests!(push_peer_checks, $run;
             ts_listen_stdio, ts_listen_http, py_listen_stdio, py_listen_http, fastmcp_refuses_listen,
-            legacy_subscriptions);
+            legacy_subscriptions, legacy_subscription_survives_a_restart);
     };
 }

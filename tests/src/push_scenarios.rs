@@ -1,6 +1,7 @@
 //! Push scenarios against `mcp-test-server`, written once for every runtime: listen streams
 //! (acknowledgment, delivery, close, graceful and invalid ends, ack timeout, restart, a flood
-//! against the queue bounds) and resource subscriptions in both eras. The glue module `rt` is
+//! against the queue bounds) and resource subscriptions in both eras (renewed after a restart,
+//! dropped when the restarted server refuses them). The glue module `rt` is
 //! the one described in `scenarios.rs`.
 
 /// Defines `pub mod push_scenarios` for the glue `rt`: `define_push_scenarios!(async, aw_async)`
@@ -68,8 +69,8 @@ pub mod push_scenarios {
         assert_eq!(aw!(sub.next()), Some(updated("test://text")));
         aw!(client.call_tool("change_list", json!({"kind": "tools"}))).expect("change_list");
         assert_eq!(aw!(sub.next()), Some(Notification::ListChanged(ListKind::Tools)));
-        assert!(events.any(|e| matches!(e, Event::Notification(n) if *n == updated("test://text"))));
-        assert!(events.any(|e| matches!(e, Event::Subscription { update: SubscriptionUpdate::Acknowledged { .. }, .. })));
+        aw!(wait_until("the update as an event", || events.any(|e| matches!(e, Event::Notification(n) if *n == updated("test://text")))));
+        aw!(wait_until("the acknowledgment as an event", || events.any(|e| matches!(e, Event::Subscription { update: SubscriptionUpdate::Acknowledged { .. }, .. }))));
         sub.close();
         assert!(!sub.is_active());
         let r = aw!(client.call_tool("touch_resource", json!({"uri": "test://text"}))).expect("touch");
@@ -182,6 +183,7 @@ pub mod push_scenarios {
             let seen = |events: &Events| {
                 events.snapshot().iter().filter(|(_, e)| matches!(e, Event::Notification(n) if *n == updated("test://text"))).count()
             };
+            aw!(wait_until("the update as an event", || seen(&events) >= 1));
             assert_eq!(seen(&events), 1, "{proto}");
             aw!(server.unsubscribe_resource("test://text")).expect("unsubscribe");
             assert!(server.subscribed_resources().is_empty());
@@ -206,6 +208,67 @@ pub mod push_scenarios {
         );
         aw!(client.close());
     }
+
+    /// How many `notifications/resources/updated` for `uri` the event hook saw.
+    fn updates_seen(events: &Events, uri: &str) -> usize {
+        events.snapshot().iter().filter(|(_, e)| matches!(e, Event::Notification(n) if *n == updated(uri))).count()
+    }
+
+    /// A handshake server that crashes is restarted by the next request and gets its
+    /// subscriptions again first: the update that request triggers arrives, and
+    /// `subscribed_resources()` still lists the subscription.
+    pub $($kw)? fn resource_subscriptions_survive_a_restart() {
+        let events = Events::new();
+        let client = client_with(&["--protocol", "2025-11-25"], &events);
+        let server = client.server("t").expect("server t");
+        aw!(server.subscribe_resource("test://text")).expect("subscribe");
+        aw!(server.subscribe_resource("test://blob")).expect("subscribe");
+        aw!(server.unsubscribe_resource("test://blob")).expect("unsubscribe");
+        let e = request_error(aw!(client.call_tool("crash", json!({}))));
+        assert!(e.is_transport(), "{e:?}");
+        let r = aw!(client.call_tool("touch_resource", json!({"uri": "test://text"}))).expect("touch");
+        assert_eq!(r.text(), "sent 1", "the restarted process knows the subscription");
+        assert_eq!(updates_seen(&events, "test://text"), 1);
+        let r = aw!(client.call_tool("touch_resource", json!({"uri": "test://blob"}))).expect("touch");
+        assert_eq!(r.text(), "sent 0", "an unsubscribed resource is not renewed");
+        assert_eq!(server.subscribed_resources(), ["test://text"]);
+        assert!(!events.any(|e| matches!(e, Event::ResourceSubscriptionDropped { .. })));
+        aw!(client.close());
+    }
+
+    /// A restarted process that no longer declares `resources.subscribe` drops the
+    /// subscription: the event hook sees why, and `subscribed_resources()` follows.
+    pub $($kw)? fn a_refused_renewal_drops_the_subscription() {
+        let marker = support::TempDir::new("no-subscribe");
+        let flag = marker.path().join("next-process-refuses");
+        let flag_str = flag.to_str().expect("UTF-8 path").to_owned();
+        let events = Events::new();
+        let client = client_with(&["--protocol", "2025-11-25", "--no-subscribe-if-exists", &flag_str], &events);
+        let server = client.server("t").expect("server t");
+        aw!(server.subscribe_resource("test://text")).expect("subscribe");
+        marker.write("next-process-refuses", b"");
+        let e = request_error(aw!(client.call_tool("crash", json!({}))));
+        assert!(e.is_transport(), "{e:?}");
+        let r = aw!(client.call_tool("touch_resource", json!({"uri": "test://text"}))).expect("touch");
+        assert_eq!(r.text(), "sent 0");
+        let dropped: Vec<_> = events
+            .snapshot()
+            .into_iter()
+            .filter_map(|(_, e)| match e {
+                Event::ResourceSubscriptionDropped { uri, reason } => Some((uri, reason)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            dropped,
+            [(
+                "test://text".to_owned(),
+                RequestError::CapabilityMissing { capability: "resources.subscribe", method: "resources/subscribe" }
+            )]
+        );
+        assert!(server.subscribed_resources().is_empty());
+        aw!(client.close());
+    }
 }
     };
 }
@@ -216,6 +279,7 @@ macro_rules! all_push_scenario_tests {
     ($run:path) => {
         $crate::scenario_tests!(push_scenarios, $run;
             listen_delivers_and_closes, listen_ends_from_the_server, listen_refusals_and_ack_timeout,
-            listen_survives_a_restart, listen_flood_is_bounded, resource_subscriptions_in_both_eras);
+            listen_survives_a_restart, listen_flood_is_bounded, resource_subscriptions_in_both_eras,
+            resource_subscriptions_survive_a_restart, a_refused_renewal_drops_the_subscription);
     };
 }

@@ -439,8 +439,9 @@ pub mod scenarios {
                 assert_eq!(info.era, expect_era(proto).0);
             }
             let disconnects =
-                events.snapshot().iter().filter(|(_, e)| matches!(e, Event::Disconnected { .. })).count();
-            assert_eq!(disconnects, 2, "{proto}");
+                || events.snapshot().iter().filter(|(_, e)| matches!(e, Event::Disconnected { .. })).count();
+            aw!(wait_until("two disconnects", || disconnects() >= 2));
+            assert_eq!(disconnects(), 2, "{proto}");
             aw!(client.close());
         }
     }

@@ -9,7 +9,8 @@
 //! Over HTTP: server-everything (Streamable HTTP with sessions and resumption, HTTP+SSE, the
 //! transport fallback), py-mcp-peer and fastmcp-echo-peer (modern stateless and legacy stateful,
 //! HTTP+SSE, multi-round-trip input), ts-v2-peer (both eras); each check starts its own server
-//! on a free loopback port.
+//! on a free loopback port. The redirect check (`redirected_paths`: FastMCP and the Python SDK
+//! reached through `/mcp/` and `/sse/`, which redirect) runs on mcp-tokio and mcp-blocking.
 //!
 //! The checks are written once (`mcp_tests::define_peer_checks!`,
 //! `mcp_tests::define_http_peer_checks!`) and run on mcp-tokio for every peer, on mcp-smol over
@@ -61,6 +62,7 @@ mod on_tokio {
     mcp_tests::scenario_tests!(peer_checks, run;
         server_everything, server_filesystem, py_mcp_peer, fastmcp_echo_peer, ts_v2_peer);
     all_http_checks!(run);
+    mcp_tests::scenario_tests!(http_peer_checks, run; redirected_paths);
     mcp_tests::define_push_peer_checks!(async, aw_async);
     mcp_tests::all_push_peer_checks!(run);
     mcp_tests::define_task_peer_checks!(async, aw_async);
@@ -159,6 +161,7 @@ mod on_blocking {
     mcp_tests::define_http_peer_checks!(, aw_sync);
     mcp_tests::scenario_tests!(peer_checks, run; server_everything, py_mcp_peer);
     all_http_checks!(run);
+    mcp_tests::scenario_tests!(http_peer_checks, run; redirected_paths);
     mcp_tests::define_push_peer_checks!(, aw_sync);
     mcp_tests::all_push_peer_checks!(run);
     mcp_tests::define_task_peer_checks!(, aw_sync);

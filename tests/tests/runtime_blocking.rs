@@ -5,7 +5,7 @@
 mod rt {
     use std::time::Duration;
 
-    pub use mcp_blocking::{connect, Client, ClientBuilder, ClientError, ListenOptions};
+    pub use mcp_blocking::{connect, Client, ClientBuilder, ClientError, ListenOptions, Server};
     pub use mcp_tests::support::plain_handler as sync_handler;
 
     pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
@@ -43,6 +43,8 @@ mcp_tests::define_fan_out_scenarios!(, aw_sync);
 mcp_tests::all_fan_out_scenario_tests!(run);
 mcp_tests::define_oversize_scenarios!(, aw_sync);
 mcp_tests::all_oversize_scenario_tests!(run);
+mcp_tests::define_blocking_callback_scenarios!();
+mcp_tests::all_blocking_callback_scenario_tests!(run);
 
 mod blocking_only {
     use std::time::{Duration, Instant};

@@ -9,7 +9,7 @@ pub mod on_smol {
     pub mod rt {
         use std::time::Duration;
 
-        pub use mcp_smol::{connect, Client, ClientBuilder, ClientError, ListenOptions, SmolRuntime};
+        pub use mcp_smol::{connect, Client, ClientBuilder, ClientError, ListenOptions, Server, SmolRuntime};
         pub use mcp_tests::support::ready_handler as sync_handler;
 
         pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
@@ -18,6 +18,11 @@ pub mod on_smol {
 
         pub async fn sleep(d: Duration) {
             smol::Timer::after(d).await;
+        }
+
+        /// Spawns on smol's global executor.
+        pub fn spawner() -> mcp_tests::callback_scenarios::Spawner {
+            std::sync::Arc::new(|f| smol::spawn(f).detach())
         }
     }
 
@@ -29,6 +34,8 @@ pub mod on_smol {
     mcp_tests::define_async_scenarios!();
     mcp_tests::all_scenario_tests!(run);
     mcp_tests::all_async_scenario_tests!(run);
+    mcp_tests::define_async_callback_scenarios!();
+    mcp_tests::all_async_callback_scenario_tests!(run);
     mcp_tests::define_push_scenarios!(async, aw_async);
     mcp_tests::all_push_scenario_tests!(run);
     mcp_tests::define_meta_scenarios!(async, aw_async);
@@ -41,6 +48,8 @@ pub mod on_smol {
     mcp_tests::all_roots_scenario_tests!(run);
     mcp_tests::define_input_wait_scenarios!(async, aw_async);
     mcp_tests::all_input_wait_scenario_tests!(run);
+    mcp_tests::define_cache_scenarios!(async, aw_async);
+    mcp_tests::all_cache_scenario_tests!(run);
     mcp_tests::define_catalog_scenarios!(async, aw_async);
     mcp_tests::all_catalog_scenario_tests!(run);
     mcp_tests::define_fan_out_scenarios!(async, aw_async);
@@ -54,7 +63,7 @@ pub mod on_async_std {
     pub mod rt {
         use std::time::Duration;
 
-        pub use mcp_smol::{connect, Client, ClientBuilder, ClientError, ListenOptions, SmolRuntime};
+        pub use mcp_smol::{connect, Client, ClientBuilder, ClientError, ListenOptions, Server, SmolRuntime};
         pub use mcp_tests::support::ready_handler as sync_handler;
 
         pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
@@ -66,6 +75,13 @@ pub mod on_async_std {
         pub async fn sleep(d: Duration) {
             async_std::task::sleep(d).await;
         }
+
+        /// Spawns on async-std's executor.
+        pub fn spawner() -> mcp_tests::callback_scenarios::Spawner {
+            std::sync::Arc::new(|f| {
+                async_std::task::spawn(f);
+            })
+        }
     }
 
     fn run<F: std::future::Future<Output = ()>>(scenario: impl FnOnce() -> F) {
@@ -76,6 +92,8 @@ pub mod on_async_std {
     mcp_tests::define_async_scenarios!();
     mcp_tests::all_scenario_tests!(run);
     mcp_tests::all_async_scenario_tests!(run);
+    mcp_tests::define_async_callback_scenarios!();
+    mcp_tests::all_async_callback_scenario_tests!(run);
     mcp_tests::define_push_scenarios!(async, aw_async);
     mcp_tests::all_push_scenario_tests!(run);
     mcp_tests::define_meta_scenarios!(async, aw_async);
@@ -88,6 +106,8 @@ pub mod on_async_std {
     mcp_tests::all_roots_scenario_tests!(run);
     mcp_tests::define_input_wait_scenarios!(async, aw_async);
     mcp_tests::all_input_wait_scenario_tests!(run);
+    mcp_tests::define_cache_scenarios!(async, aw_async);
+    mcp_tests::all_cache_scenario_tests!(run);
     mcp_tests::define_catalog_scenarios!(async, aw_async);
     mcp_tests::all_catalog_scenario_tests!(run);
     mcp_tests::define_fan_out_scenarios!(async, aw_async);

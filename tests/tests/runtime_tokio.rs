@@ -5,7 +5,7 @@ mod rt {
     use std::time::Duration;
 
     pub use mcp_tests::support::ready_handler as sync_handler;
-    pub use mcp_tokio::{connect, Client, ClientBuilder, ClientError, ListenOptions};
+    pub use mcp_tokio::{connect, Client, ClientBuilder, ClientError, ListenOptions, Server};
 
     pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
         builder.build(mcp_tokio::TokioRuntime::current())
@@ -13,6 +13,14 @@ mod rt {
 
     pub async fn sleep(d: Duration) {
         tokio::time::sleep(d).await;
+    }
+
+    /// Spawns on the runtime this is called on, from any thread.
+    pub fn spawner() -> mcp_tests::callback_scenarios::Spawner {
+        let handle = tokio::runtime::Handle::current();
+        std::sync::Arc::new(move |f| {
+            handle.spawn(f);
+        })
     }
 }
 
@@ -29,6 +37,8 @@ mcp_tests::define_scenarios!(async, aw_async);
 mcp_tests::define_async_scenarios!();
 mcp_tests::all_scenario_tests!(run);
 mcp_tests::all_async_scenario_tests!(run);
+mcp_tests::define_async_callback_scenarios!();
+mcp_tests::all_async_callback_scenario_tests!(run);
 mcp_tests::define_push_scenarios!(async, aw_async);
 mcp_tests::all_push_scenario_tests!(run);
 mcp_tests::define_meta_scenarios!(async, aw_async);

@@ -233,6 +233,7 @@ fn assert_push_paths(reports: &[RunReport], faults: &[&str], paths: &[&str]) {
         "listen_partial",
         "listen_notification",
         "listen_reconnecting",
+        "listen_unrequested",
         "listen_cancelled",
         "listen_ended_ok",
         "listen_bad_close",

@@ -143,6 +143,8 @@ fn warn_mode_delivers_a_violating_real_result_with_a_warning() {
         let (client, events) = client_for(peer("py-mcp-peer", &[], ValidationMode::Warn), Era::Modern).await;
         let r = client.call_tool("add", OVERFLOW()).await.expect("delivered in warn mode");
         assert_eq!(r.structured_content, Some(json!({"sum": null})));
+        // Once closed, the event hook has seen everything routed before (the warning too).
+        client.close().await;
         match &validation_warnings(&events)[..] {
             [Warning::StructuredContent { tool, failure }] => {
                 assert_eq!(tool, "add");
@@ -150,7 +152,6 @@ fn warn_mode_delivers_a_violating_real_result_with_a_warning() {
             }
             other => panic!("{other:?}"),
         }
-        client.close().await;
     });
 }
 

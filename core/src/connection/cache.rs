@@ -583,6 +583,21 @@ impl Connection {
             && record.meta == self.meta_key(opts.meta.as_ref())
     }
 
+    /// Whether the session's `server/discover` answer has a positive `ttlMs` that has passed
+    /// (whoever may be served it): the next request its capabilities judge refreshes it first
+    /// (see [`super::discover_refresh`]). An answer with `ttlMs` 0 or none never expires so.
+    pub(super) fn discover_expired(&self, now: Instant) -> bool {
+        self.cache.discover.as_ref().is_some_and(|record| record.ttl_ms > 0 && !record.fresh(now))
+    }
+
+    /// A refresh of the expired `server/discover` answer failed: the old answer is trusted
+    /// for another `ttlMs` from `now` (the next refresh waits that long).
+    pub(super) fn postpone_discover_refresh(&mut self, now: Instant) {
+        if let Some(record) = self.cache.discover.as_mut() {
+            record.received = now;
+        }
+    }
+
     /// A later `server/discover` answered: the session's info is replaced (and announced), and
     /// its caching hints recorded.
     pub(super) fn on_rediscover(&mut self, now: Instant, handle: RequestHandle, value: serde_json::Value) {

@@ -145,6 +145,12 @@ pub(crate) fn missing_capability(request: &Request, info: &ServerInfo) -> Option
         .map(|rule| RequestError::CapabilityMissing { capability: rule.capability, method: rule.method })
 }
 
+/// Whether a capability the server declared decides if `request` may go to the server `info`
+/// describes (some rule applies to it).
+pub(crate) fn is_gated(request: &Request, info: &ServerInfo) -> bool {
+    !rules(request, info.era, &info.protocol_version).is_empty()
+}
+
 impl Connection {
     /// The gate on the send path: why `request` cannot go to this (ready) server, when it
     /// lacks a capability the request needs.

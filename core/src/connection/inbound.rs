@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use super::{Connection, Outgoing, Proc, Session, WireUse};
 use crate::era::Era;
-use crate::error::{AnswerError, RequestError, Warning};
+use crate::error::{AnswerError, Warning};
 use crate::event::{Event, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
 use crate::handle::{Epoch, RequestHandle, ServerRequestHandle};
 use crate::host_requests::{self, Prepared};
@@ -94,7 +94,8 @@ impl Connection {
     }
 
     fn on_notification(&mut self, now: Instant, method: &str, params: Value) {
-        // Subscription bookkeeping first, then cache invalidation, then delivery.
+        // Subscription bookkeeping first (what a stream did not ask for stops there), then
+        // cache invalidation, then delivery.
         let listen = match self.tagged(&params) {
             super::subscriptions::Tagged::Untagged => None,
             super::subscriptions::Tagged::Listen(handle) => Some(handle),
@@ -108,6 +109,11 @@ impl Connection {
                 }),
             }
             return;
+        }
+        if let Some(handle) = listen {
+            if !self.listen_asked_for(handle, method, &params) {
+                return;
+            }
         }
         if method == "notifications/elicitation/complete" {
             self.on_elicitation_complete(&params);
@@ -289,24 +295,6 @@ impl Connection {
                 let reason = refusal.to_string();
                 self.warn(Warning::ServerRequestRefused { method: kind.method().into(), reason });
                 Err(refusal)
-            }
-        }
-    }
-
-    /// [`Self::prepare_host_request`] for a 2026-07-28 input request of request `op`: a
-    /// refusal fails `op` with [`RequestError::InputRefused`] and gives `None`.
-    pub(super) fn prepare_input(
-        &mut self,
-        op: crate::handle::RequestHandle,
-        kind: ServerRequestKind,
-        params: Value,
-    ) -> Option<(ServerRequest, Option<FormSchema>)> {
-        self.note_server_request(kind.method(), &params);
-        match self.prepare_host_request(kind, params) {
-            Ok((p, request)) => Some((ServerRequest { kind: p.kind, request }, p.form)),
-            Err(reason) => {
-                self.finish(op, Err(RequestError::InputRefused { method: kind.method().into(), reason }));
-                None
             }
         }
     }

@@ -4,7 +4,12 @@
 //! a new id, with `inputResponses` and the exact `requestState`; the caller sees only the
 //! final result. A round that asks for nothing but carries a `requestState` is retried after
 //! a paced wait ([`super::input_waits`]); the rounds one request may take are bounded by
-//! [`Limits::max_input_rounds`](crate::Limits::max_input_rounds).
+//! [`Limits::max_input_rounds`](crate::Limits::max_input_rounds). A round this client will not
+//! answer — past that budget, asking for a kind it did not declare
+//! ([`RequestError::InputUndeclared`]), or with malformed `inputRequests`
+//! ([`RequestError::InputMalformed`]) — stops the request with what resuming it needs
+//! ([`RequestError::input_resume`]). Every input request of a round is noted for the
+//! deprecation notices (roots, sampling) whether or not a handler serves it.
 
 use std::time::Instant;
 
@@ -13,7 +18,7 @@ use serde_json::{Map, Value};
 use super::input_waits::{InputResume, InputState, OutstandingInput};
 use super::Connection;
 use crate::error::{AnswerError, RequestError, Warning};
-use crate::event::{Event, ServerRequestKind};
+use crate::event::{Event, ServerRequest, ServerRequestKind};
 use crate::handle::{RequestHandle, ServerRequestHandle};
 use crate::request::Request;
 use crate::schema::elicitation::FormSchema;
@@ -50,6 +55,25 @@ pub(super) struct PendingInput {
 
 fn fail(detail: impl Into<String>) -> RequestError {
     RequestError::InvalidResponse { detail: detail.into() }
+}
+
+/// Why a round's input requests cannot go to the host.
+enum UnusableRound {
+    /// The keys (sanitised) of entries that are not input requests.
+    Malformed(Vec<String>),
+    /// The methods (sanitised, sorted, each once) of kinds this client did not declare.
+    Undeclared(Vec<String>),
+}
+
+/// One entry of `inputRequests`: its method and params (absent params read as `{}`), or
+/// `None` when it is not an object with a method string and object params.
+fn parse_input_request(request: &Value) -> Option<(&str, Value)> {
+    let method = request.get("method")?.as_str()?;
+    match request.get("params") {
+        None => Some((method, Value::Object(Map::new()))),
+        Some(params @ Value::Object(_)) => Some((method, params.clone())),
+        Some(_) => None,
+    }
 }
 
 impl InputRound {
@@ -91,7 +115,10 @@ impl Connection {
             None => Map::new(),
             Some(Value::Object(m)) => m.clone(),
             Some(_) => {
-                self.finish(handle, Err(fail("inputRequests is not an object")));
+                let detail = "inputRequests is not an object".to_owned();
+                self.stop_round(handle, &Map::new(), state, detail.clone(), |outstanding, resume| {
+                    RequestError::InputMalformed { detail, outstanding, resume }
+                });
                 return;
             }
         };
@@ -100,7 +127,11 @@ impl Connection {
             return;
         }
         if rounds > self.cfg.limits.max_input_rounds {
-            self.input_budget_exhausted(handle, requests, state);
+            let budget = self.cfg.limits.max_input_rounds;
+            let detail = format!("the server asked for input more than {budget} times");
+            self.stop_round(handle, &requests, state, detail, |outstanding, resume| {
+                RequestError::InputBudgetExhausted { rounds: budget, outstanding, resume }
+            });
             return;
         }
         if requests.len() > self.cfg.limits.max_concurrent_server_requests {
@@ -108,30 +139,31 @@ impl Connection {
             self.finish(handle, Err(fail(format!("more than {limit} input requests in one round"))));
             return;
         }
-        let mut asks = Vec::with_capacity(requests.len());
-        for (key, request) in requests {
-            let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
-            let kind = match method {
-                "elicitation/create"
-                    if self.cfg.features.elicitation_form || self.cfg.features.elicitation_url =>
-                {
-                    ServerRequestKind::Elicitation
-                }
-                "sampling/createMessage" if self.cfg.features.sampling => ServerRequestKind::Sampling,
-                "roots/list" if self.cfg.features.roots => ServerRequestKind::Roots,
-                other => {
-                    let detail = format!(
-                        "the server asked for {:?} input, which this client did not declare",
-                        crate::text::sanitize(other, 100)
-                    );
-                    self.finish(handle, Err(fail(detail)));
+        let asks = match self.declared_inputs(&requests) {
+            Ok(asks) => asks,
+            Err(unusable) => {
+                self.stop_unusable_round(handle, &requests, state, unusable);
+                return;
+            }
+        };
+        let mut prepared = Vec::with_capacity(asks.len());
+        for (key, kind, params) in asks {
+            match self.prepare_host_request(kind, params) {
+                Ok((p, request)) => prepared.push((key, ServerRequest { kind: p.kind, request }, p.form)),
+                Err(reason) => {
+                    // A task's call keeps the refusal, without a way to resume.
+                    let (outstanding, resume) = match self.round_resume(handle, &requests, state) {
+                        Some((outstanding, resume)) => (outstanding, Some(resume)),
+                        None => (Vec::new(), None),
+                    };
+                    let method = kind.method().to_owned();
+                    let err = RequestError::InputRefused { method, reason, outstanding, resume };
+                    self.finish(handle, Err(err));
                     return;
                 }
-            };
-            let params = request.get("params").cloned().unwrap_or(Value::Object(Map::new()));
-            let Some((request, form)) = self.prepare_input(handle, kind, params) else { return };
-            asks.push((key, request, form));
+            }
         }
+        let asks = prepared;
         let Some(round) = self.ops.get_mut(&handle).and_then(|op| op.input.as_mut()) else { return };
         round.responses = Map::new();
         round.waiting = asks.len();
@@ -152,34 +184,127 @@ impl Connection {
         }
     }
 
-    /// One `input_required` past the budget: the request fails with what resuming it needs
-    /// (a task's call, which cannot be resumed that way, with a task error).
-    fn input_budget_exhausted(
+    /// The round's input requests as `(key, kind, params)`, each noted for the deprecation
+    /// notices (whether or not a handler serves it); `Err` when one is malformed or of a kind
+    /// this client did not declare.
+    fn declared_inputs(
+        &mut self,
+        requests: &Map<String, Value>,
+    ) -> Result<Vec<(String, ServerRequestKind, Value)>, UnusableRound> {
+        let mut asks = Vec::with_capacity(requests.len());
+        let mut malformed = Vec::new();
+        let mut undeclared: Vec<String> = Vec::new();
+        for (key, request) in requests {
+            let Some((method, params)) = parse_input_request(request) else {
+                malformed.push(crate::text::sanitize(key, 100));
+                continue;
+            };
+            self.note_server_request(method, &params);
+            match self.declared_input(method) {
+                Some(kind) => asks.push((key.clone(), kind, params)),
+                None => {
+                    let method = crate::text::sanitize(method, 100);
+                    if !undeclared.contains(&method) {
+                        undeclared.push(method);
+                    }
+                }
+            }
+        }
+        if !malformed.is_empty() {
+            return Err(UnusableRound::Malformed(malformed));
+        }
+        if !undeclared.is_empty() {
+            undeclared.sort_unstable();
+            return Err(UnusableRound::Undeclared(undeclared));
+        }
+        Ok(asks)
+    }
+
+    /// Stops request `handle` at a round [`Self::declared_inputs`] refused (see
+    /// [`Self::stop_round`]).
+    fn stop_unusable_round(
         &mut self,
         handle: RequestHandle,
-        requests: Map<String, Value>,
+        requests: &Map<String, Value>,
+        state: Option<String>,
+        unusable: UnusableRound,
+    ) {
+        match unusable {
+            UnusableRound::Malformed(keys) => {
+                let detail = format!(
+                    "input requests {} are not objects with a method string and object params",
+                    keys.join(", ")
+                );
+                self.stop_round(handle, requests, state, detail.clone(), |outstanding, resume| {
+                    RequestError::InputMalformed { detail, outstanding, resume }
+                });
+            }
+            UnusableRound::Undeclared(methods) => {
+                let detail = format!(
+                    "the server asked for {} input, which this client did not declare",
+                    methods.join(", ")
+                );
+                self.stop_round(handle, requests, state, detail, |outstanding, resume| {
+                    RequestError::InputUndeclared { methods, outstanding, resume }
+                });
+            }
+        }
+    }
+
+    /// The input kind `method` names, if this client declared it (has a handler for it).
+    fn declared_input(&self, method: &str) -> Option<ServerRequestKind> {
+        let features = &self.cfg.features;
+        match method {
+            "elicitation/create" if features.elicitation_form || features.elicitation_url => {
+                Some(ServerRequestKind::Elicitation)
+            }
+            "sampling/createMessage" if features.sampling => Some(ServerRequestKind::Sampling),
+            "roots/list" if features.roots => Some(ServerRequestKind::Roots),
+            _ => None,
+        }
+    }
+
+    /// A round this client will not answer (past the budget, undeclared or malformed input):
+    /// the request fails with `stopped(outstanding, resume)` ([`Self::round_resume`]). A task's
+    /// call cannot be resumed that way: it fails with a task error saying `detail`.
+    fn stop_round(
+        &mut self,
+        handle: RequestHandle,
+        requests: &Map<String, Value>,
         request_state: Option<String>,
+        detail: String,
+        stopped: impl FnOnce(Vec<OutstandingInput>, Box<InputResume>) -> RequestError,
     ) {
         let Some(op) = self.ops.get(&handle) else { return };
-        let budget = self.cfg.limits.max_input_rounds;
-        if let Some(task) = &op.task {
-            let detail = format!("the server asked for input more than {budget} times");
-            let err = RequestError::Task { task_id: task.id.clone(), detail };
-            self.finish(handle, Err(err));
-            return;
-        }
+        let err = match self.round_resume(handle, requests, request_state) {
+            Some((outstanding, resume)) => stopped(outstanding, resume),
+            None => match &op.task {
+                Some(task) => RequestError::Task { task_id: task.id.clone(), detail },
+                None => return,
+            },
+        };
+        self.finish(handle, Err(err));
+    }
+
+    /// What resuming request `handle` after a round it stopped at needs: the round's input
+    /// requests as far as they parse, and the original request with the round's
+    /// `requestState`. `None` for a task's call (and a request that is gone).
+    fn round_resume(
+        &self,
+        handle: RequestHandle,
+        requests: &Map<String, Value>,
+        request_state: Option<String>,
+    ) -> Option<(Vec<OutstandingInput>, Box<InputResume>)> {
+        let op = self.ops.get(&handle).filter(|op| op.task.is_none())?;
         let outstanding = requests
-            .into_iter()
-            .map(|(key, request)| OutstandingInput {
-                key,
-                method: request.get("method").and_then(Value::as_str).unwrap_or_default().to_owned(),
-                params: request.get("params").cloned().unwrap_or(Value::Null),
+            .iter()
+            .filter_map(|(key, request)| {
+                let (method, params) = parse_input_request(request)?;
+                Some(OutstandingInput { key: key.clone(), method: method.to_owned(), params })
             })
             .collect();
         let resume = InputResume { request: op.request.clone(), request_state, responses: Map::new() };
-        let err =
-            RequestError::InputBudgetExhausted { rounds: budget, outstanding, resume: Box::new(resume) };
-        self.finish(handle, Err(err));
+        Some((outstanding, Box::new(resume)))
     }
 
     /// The host answered one input request.

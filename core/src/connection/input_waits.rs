@@ -12,7 +12,9 @@
 //! ([`Limits::max_input_rounds`](crate::Limits::max_input_rounds)); the one past it fails the
 //! request with [`RequestError::InputBudgetExhausted`], which carries an [`InputResume`]: the
 //! original request and the server's last `requestState`, for the host to go on later with a
-//! fresh budget ([`RequestOptions::input_state`](crate::RequestOptions::input_state)).
+//! fresh budget ([`RequestOptions::input_state`](crate::RequestOptions::input_state)). A round
+//! asking for undeclared or malformed input stops the same way
+//! ([`RequestError::InputUndeclared`], [`RequestError::InputMalformed`]).
 
 use std::time::{Duration, Instant};
 

@@ -319,6 +319,7 @@ impl Connection {
         }
         self.http_on_ready(now, info.era, &info.protocol_version);
         self.emit(Event::Connected(Box::new(info)));
+        self.renew_resource_subscriptions(now);
         self.pump(now);
     }
 }

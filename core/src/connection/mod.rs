@@ -13,10 +13,15 @@
 //! - [`deprecations`]: deprecated features noticed in use (roots, sampling, logging, HTTP+SSE);
 //! - [`header_retry`]: `Mcp-Param-*` headers kept in step with the tool definitions (list
 //!   first, the retry after a header mismatch);
-//! - [`tasks`]: polling tasks (the 2026-07-28 tasks extension).
+//! - [`tasks`]: polling tasks (the 2026-07-28 tasks extension);
+//! - [`discover_refresh`]: an expired `server/discover` answer fetched again before the next
+//!   request it gates;
+//! - [`resource_subscriptions`]: legacy `resources/subscribe` subscriptions renewed on every
+//!   new process or session.
 
 mod cache;
 mod deprecations;
+mod discover_refresh;
 mod drive;
 mod gating;
 mod header_retry;
@@ -29,6 +34,7 @@ mod ops;
 mod oversize;
 mod pages;
 mod recent;
+mod resource_subscriptions;
 mod roots;
 mod stdio;
 mod subscriptions;
@@ -78,7 +84,9 @@ use crate::types::{LoggingLevel, Tool};
 ///   [`Connection::handle_timeout`]) for runtimes that call them directly. Inputs carry the
 ///   [`Epoch`] (process or session) or [`ExchangeId`](crate::ExchangeId) they belong to; input
 ///   for a dead epoch or an aborted exchange is dropped, so a runtime never synchronises with
-///   the core. Calling [`Connection::handle_timeout`] early or twice is harmless.
+///   the core. A head with a same-origin `307`/`308` aborts its exchange and starts the same
+///   request to the `Location` as a new one; the runtime only performs the two. Calling
+///   [`Connection::handle_timeout`] early or twice is harmless.
 /// - **Commands** (plain verbs, answered at once): [`Connection::request`] (returns a
 ///   [`RequestHandle`] whose outcome arrives later as exactly one [`Event::Response`]),
 ///   [`Connection::cancel`], [`Connection::respond_to_server`], [`Connection::close`],
@@ -90,7 +98,7 @@ use crate::types::{LoggingLevel, Tool};
 /// - **Getters**: [`Connection::server_info`], [`Connection::era`],
 ///   [`Connection::known_tools`], [`Connection::in_flight`], [`Connection::is_closed`],
 ///   [`Connection::current_epoch`], [`Connection::http_transport`], [`Connection::config`],
-///   [`Connection::cache_info`].
+///   [`Connection::cache_info`], [`Connection::resource_subscriptions`].
 ///
 /// # The drain rule
 ///
@@ -165,6 +173,11 @@ pub struct Connection {
     url_elicitations: crate::host_requests::UrlElicitations,
     /// The deprecated features this connection has reported.
     deprecations: crate::deprecation::Reported,
+    /// The `server/discover` refresh in flight (2026-07-28) and the requests waiting for it.
+    discover_refresh: discover_refresh::DiscoverRefresh,
+    /// The resources subscribed with `resources/subscribe` (handshake revisions), renewed on
+    /// every new process or session.
+    resource_subscriptions: resource_subscriptions::ResourceSubscriptions,
 }
 
 /// The transport of a connection, with the state only it has.
@@ -320,6 +333,8 @@ impl Connection {
             task_ids: (VecDeque::new(), BTreeSet::new()),
             url_elicitations: Default::default(),
             deprecations: Default::default(),
+            discover_refresh: Default::default(),
+            resource_subscriptions: Default::default(),
             cfg,
         };
         conn.init_http_auth(now);
@@ -360,6 +375,7 @@ impl Connection {
         }
         ops::validate(&request)?;
         self.note_host_request(&request);
+        self.note_unsubscribe(&request);
         input_waits::check_resume(&request, &opts)?;
         let handle = RequestHandle::new(self.counters.handles.next());
         // A resumed request depends on input outside the cache key: never answered from it.
@@ -497,7 +513,7 @@ impl Connection {
     /// Host requests waiting for an outcome (the client's own internal requests, such as a
     /// `tools/list` before a call, are not counted).
     pub fn in_flight(&self) -> usize {
-        self.ops.values().filter(|op| !op.headers.is_internal()).count()
+        self.ops.values().filter(|op| !op.is_internal()).count()
     }
 
     /// True once [`Event::Closed`] has been emitted.
@@ -526,6 +542,7 @@ impl Connection {
                 | Event::ServerRequest { .. }
                 | Event::ServerRequestCancelled { .. }
                 | Event::AuthorizationSaved(_)
+                | Event::ResourceSubscriptionDropped { .. }
                 // A listen's host queue bounds (and counts) what it drops.
                 | Event::Subscription { .. }
         );
@@ -591,6 +608,9 @@ impl Connection {
         };
         // An internal tools/list hands its outcome to the calls waiting for it instead.
         let Some(result) = self.header_op_finished(&op, handle, result) else { return };
+        // So do a `server/discover` refresh and a renewed subscription (to the connection).
+        let Some(result) = self.discover_refresh_finished(handle, result) else { return };
+        let Some(result) = self.subscription_op_finished(&op, result) else { return };
         self.emit(Event::Response { handle, result });
     }
 }

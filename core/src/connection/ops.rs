@@ -46,6 +46,12 @@ pub(super) struct Op {
     /// `Mcp-Param-*` upkeep: a call's list-first and header-mismatch retry, or the calls an
     /// internal `tools/list` is for.
     pub(super) headers: super::header_retry::HeaderState,
+    /// A request the connection issued on its own (a `server/discover` refresh, a
+    /// `resources/subscribe` renewed after a restart): no handle for the host, no
+    /// [`crate::Event::Response`].
+    pub(super) internal: bool,
+    /// It waited for a `server/discover` refresh once already (never twice).
+    pub(super) waited_for_discover: bool,
 }
 
 impl Op {
@@ -71,7 +77,14 @@ impl Op {
             task: None,
             cache: Default::default(),
             headers: Default::default(),
+            internal: false,
+            waited_for_discover: false,
         }
+    }
+
+    /// Whether the host has no handle for it (an internal request or `tools/list`).
+    pub(super) fn is_internal(&self) -> bool {
+        self.internal || self.headers.is_internal()
     }
 
     /// The deadline of a timeout starting at `now`, within the hard bound; `None` when the
@@ -122,6 +135,25 @@ pub(super) fn validate(request: &Request) -> Result<(), CommandError> {
 }
 
 impl Connection {
+    /// Queues a request the connection issues on its own ([`Op::internal`]) at the front of the
+    /// queue, under the connection's request timeout; its outcome goes to the feature that
+    /// issued it (from [`Connection::finish`]), never to the host.
+    pub(super) fn queue_internal(
+        &mut self,
+        now: Instant,
+        request: Request,
+        opts: RequestOptions,
+    ) -> RequestHandle {
+        let op = Op { internal: true, ..Op::new(request, opts, now, self.cfg.timeouts.request) };
+        let handle = RequestHandle::new(self.counters.handles.next());
+        if let Some(at) = op.deadline(now) {
+            self.timers.set(Timer::Request(handle), at);
+        }
+        self.ops.insert(handle, Box::new(op));
+        self.queue.push_front(handle);
+        handle
+    }
+
     /// Moves queued requests forward: starts the process if needed, sends when ready.
     pub(super) fn pump(&mut self, now: Instant) {
         if self.queue.is_empty() || self.phase != super::Phase::Open {
@@ -146,7 +178,15 @@ impl Connection {
     /// Sends (or answers locally) one request on a ready connection.
     fn send_op(&mut self, now: Instant, epoch: Epoch, era: Era, handle: RequestHandle) {
         let Some(op) = self.ops.get(&handle) else { return };
-        if let Some(refusal) = self.refusal(&op.request, era).or_else(|| self.capability_gate(&op.request)) {
+        if let Some(refusal) = self.refusal(&op.request, era) {
+            self.finish(handle, Err(refusal));
+            return;
+        }
+        if self.wait_for_discover_refresh(now, era, handle) {
+            return;
+        }
+        let Some(op) = self.ops.get(&handle) else { return };
+        if let Some(refusal) = self.capability_gate(&op.request) {
             self.finish(handle, Err(refusal));
             return;
         }

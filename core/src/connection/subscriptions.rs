@@ -40,6 +40,8 @@ pub(super) struct ListenState {
     sends: u32,
     /// Re-opens since the last acknowledgment (for the backoff).
     failures: u32,
+    /// Notifications dropped because the listen did not ask for them (every attempt).
+    unrequested: u64,
 }
 
 /// Where a notification tagged with a subscription id goes.
@@ -92,6 +94,29 @@ impl Connection {
             self.abandon(handle, "the subscription was not granted");
             self.finish(handle, Err(RequestError::SubscriptionRefused { detail }));
         }
+    }
+
+    /// Whether listen `handle` asked for this tagged notification (its filter, not the
+    /// acknowledgment's: a server granting more than asked does not widen it). One it did not
+    /// ask for is dropped by the caller: counted here and reported to the stream as
+    /// [`SubscriptionUpdate::Unrequested`], the first of the stream also as
+    /// [`Warning::UnrequestedNotification`]. `notifications/cancelled` always passes: a stdio
+    /// server ends a stream with it.
+    pub(super) fn listen_asked_for(&mut self, handle: RequestHandle, method: &str, params: &Value) -> bool {
+        let Some(op) = self.ops.get_mut(&handle) else { return true };
+        let Request::Listen { filter, .. } = &op.request else { return true };
+        if method == "notifications/cancelled" || filter.asks_for(method, params) {
+            return true;
+        }
+        let listen = op.listen.get_or_insert_with(ListenState::default);
+        listen.unrequested += 1;
+        let count = listen.unrequested;
+        let method = crate::text::sanitize(method, 100);
+        if count == 1 {
+            self.warn(Warning::UnrequestedNotification { method: method.clone() });
+        }
+        self.emit(Event::Subscription { handle, update: SubscriptionUpdate::Unrequested { method, count } });
+        false
     }
 
     /// A notification delivered on a listen stream.

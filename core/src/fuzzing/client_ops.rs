@@ -172,6 +172,8 @@ struct Listen {
     stale: usize,
     /// Its last acknowledgment leaves something out and it requires it all.
     must_refuse: bool,
+    /// Notifications it dropped as not asked for (`SubscriptionUpdate::Unrequested`).
+    unrequested: u64,
 }
 
 #[derive(Debug, Default)]
@@ -576,6 +578,9 @@ impl World {
                         "listen {h:?} requires it all, was granted less, and did not end at once"
                     );
                 }
+                for uri in self.conn.resource_subscriptions() {
+                    assert_eq!(uri, "fuzz://a", "a resource subscription the host never asked for");
+                }
                 return;
             };
             match output {
@@ -707,6 +712,12 @@ impl World {
             }
             Event::Progress { handle, .. } => {
                 assert!(!self.outcomes.contains_key(&handle), "progress after the outcome of {handle:?}");
+            }
+            Event::ResourceSubscriptionDropped { uri, .. } => {
+                assert!(
+                    !self.conn.resource_subscriptions().any(|u| u == uri),
+                    "the dropped subscription {uri} is still listed"
+                );
             }
             _ => {}
         }

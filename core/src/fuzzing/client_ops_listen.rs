@@ -3,6 +3,7 @@
 //! Checked here: what a listen attempt asks for, and the invariants on its updates.
 
 use super::*;
+use crate::ListKind;
 
 impl World {
     /// The host opens a listen (a random filter naming its marker as a task id, sometimes
@@ -34,11 +35,23 @@ impl World {
         match self.conn.request(self.now, request.clone(), opts) {
             Ok(h) => {
                 assert!(!self.closed, "a request after close must fail");
+                if let Request::UnsubscribeResource { uri } = &request {
+                    assert!(
+                        !self.conn.resource_subscriptions().any(|u| u == uri),
+                        "{uri} is still subscribed once the host unsubscribed"
+                    );
+                }
                 self.issued.push(h);
                 if let Request::Listen { filter, require_all } = request {
                     self.markers.insert(marker, h);
-                    let l =
-                        Listen { asked: filter, require_all, ids: Vec::new(), stale: 0, must_refuse: false };
+                    let l = Listen {
+                        asked: filter,
+                        require_all,
+                        ids: Vec::new(),
+                        stale: 0,
+                        must_refuse: false,
+                        unrequested: 0,
+                    };
                     self.listens.insert(h, l);
                 }
             }
@@ -105,7 +118,9 @@ impl World {
     pub(super) fn listen_note(&mut self, r: &mut Reader<'_>) {
         let Some(sent) = self.sent_listen(r) else { return };
         self.next_note += 1;
-        let uri = format!("fuzz://note/{}", self.next_note);
+        // A sub-resource of `fuzz://a`: delivered to the listens that asked for it, dropped
+        // (and counted) by the others.
+        let uri = format!("fuzz://a/note/{}", self.next_note);
         let meta = json!({SUB_META: sent.id});
         let message = match r.pick(4) {
             0 | 1 => json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
@@ -206,6 +221,23 @@ impl World {
                 l.must_refuse = l.require_all && !unsupported.is_empty();
             }
             SubscriptionUpdate::Notification(n) => {
+                let (method, params) = match &n {
+                    Notification::ListChanged(ListKind::Tools) => {
+                        ("notifications/tools/list_changed", json!({}))
+                    }
+                    Notification::ListChanged(ListKind::Prompts) => {
+                        ("notifications/prompts/list_changed", json!({}))
+                    }
+                    Notification::ListChanged(ListKind::Resources) => {
+                        ("notifications/resources/list_changed", json!({}))
+                    }
+                    Notification::ResourceUpdated { uri } => {
+                        ("notifications/resources/updated", json!({"uri": uri}))
+                    }
+                    Notification::Other { method, params } => (method.as_str(), params.clone()),
+                    Notification::Log(_) => ("notifications/message", json!({})),
+                };
+                assert!(l.asked.asks_for(method, &params), "a listen delivered {method} it did not ask for");
                 if let (Some((uri, owner)), Notification::ResourceUpdated { uri: got }) = (&self.routing, &n)
                 {
                     if uri == got {
@@ -218,6 +250,10 @@ impl World {
                 }
             }
             SubscriptionUpdate::Reconnecting { .. } => l.stale = l.ids.len(),
+            SubscriptionUpdate::Unrequested { method, count } => {
+                l.unrequested += 1;
+                assert_eq!(count, l.unrequested, "each dropped {method} is counted once, per stream");
+            }
         }
     }
 }

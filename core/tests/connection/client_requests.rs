@@ -183,7 +183,7 @@ fn a_modern_input_request_that_does_not_decode_fails_the_call() {
     let bad = json!({"method": "sampling/createMessage", "params": {"messages": []}});
     h.reply(&first, json!({"resultType": "input_required", "inputRequests": {"s": bad}}));
     match h.err(r) {
-        RequestError::InputRefused { method, reason: Refusal::Malformed(e) } => {
+        RequestError::InputRefused { method, reason: Refusal::Malformed(e), .. } => {
             assert_eq!(method, "sampling/createMessage");
             assert!(e.detail.contains("maxTokens"), "{e}");
         }

@@ -166,6 +166,40 @@ fn modern_input_requests_are_reported_once_per_connection() {
     assert_eq!(deprecations(&mut h), []);
 }
 
+/// One `input_required` round asking for roots and sampling (with `includeContext`) from a
+/// host that has no handler for either: the request stops, resumable.
+fn refused_input_round(h: &mut Harness) {
+    let r = h.request(call("book", json!({})));
+    let sent = h.expect_sent("tools/call");
+    let requests = json!({
+        "roots": {"method": "roots/list", "params": {}},
+        "llm": {"method": "sampling/createMessage", "params": sampling(Some("thisServer"))},
+    });
+    h.reply(&sent, json!({"resultType": "input_required", "inputRequests": requests, "requestState": "s"}));
+    assert!(matches!(h.err(r), mcp_core::RequestError::InputUndeclared { .. }));
+    assert!(h.take_event(|e| matches!(e, Event::ServerRequest { .. })).is_none(), "no handler was asked");
+}
+
+#[test]
+fn modern_input_requests_refused_for_lack_of_a_handler_are_reported_like_handled_ones() {
+    let no_handlers = ClientFeatures { elicitation_form: true, ..Default::default() };
+    let mut h = harness(DeprecationNotices::PerConnection, no_handlers.clone());
+    h.connect_modern();
+    refused_input_round(&mut h);
+    let first = deprecations(&mut h);
+    assert_eq!(first.len(), 3, "{first:?}");
+    for what in [Deprecation::Roots, Deprecation::Sampling, Deprecation::SamplingIncludeContext] {
+        assert!(first.contains(&(what, UsedBy::Server)), "{what:?} in {first:?}");
+    }
+    refused_input_round(&mut h);
+    assert_eq!(deprecations(&mut h), [], "once per connection");
+
+    let mut off = harness(DeprecationNotices::Off, no_handlers);
+    off.connect_modern();
+    refused_input_round(&mut off);
+    assert_eq!(deprecations(&mut off), []);
+}
+
 #[test]
 fn setting_a_log_level_is_the_hosts_use_of_logging_in_both_eras() {
     for legacy in [true, false] {

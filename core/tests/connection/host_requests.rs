@@ -233,7 +233,7 @@ fn modern_input_in_an_undeclared_mode_fails_the_request() {
     let mut h = modern_with(ClientFeatures { elicitation_form: true, ..Default::default() });
     let (r, _) = modern_input(&mut h, json!({"method": "elicitation/create", "params": url_params(None)}));
     match h.err(r) {
-        RequestError::InputRefused { method, reason } => {
+        RequestError::InputRefused { method, reason, .. } => {
             assert_eq!(
                 (method.as_str(), reason),
                 ("elicitation/create", Refusal::UnsupportedMode { mode: "url" })
@@ -335,7 +335,7 @@ fn modern_sampling_input_with_a_bad_history_fails_the_request() {
     let (r, _) =
         modern_input(&mut h, json!({"method": "sampling/createMessage", "params": unanswered_tool_use()}));
     match h.err(r) {
-        RequestError::InputRefused { method, reason } => {
+        RequestError::InputRefused { method, reason, .. } => {
             assert_eq!(method, "sampling/createMessage");
             assert_eq!(
                 reason,

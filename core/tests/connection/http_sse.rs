@@ -20,11 +20,11 @@ fn fallback_to_http_sse_with_a_relative_endpoint() {
     let c = h.request(Request::Connect);
     let stream = h.refuse_streamable(404);
     assert_eq!(stream.req.url, "http://srv.test/api");
-    assert!(h
-        .warnings()
-        .iter()
-        .any(|w| matches!(w, Warning::Deprecated { what: mcp_core::Deprecation::HttpSseTransport, .. })));
+    let deprecated =
+        |w: &Warning| matches!(w, Warning::Deprecated { what: mcp_core::Deprecation::HttpSseTransport, .. });
+    assert!(!h.warnings().iter().any(deprecated), "trying HTTP+SSE is not using it");
     h.sse_open(stream.id, "event: endpoint\ndata: /messages?session=abc\n\n");
+    assert!(h.warnings().iter().any(deprecated), "the endpoint event shows the server serves HTTP+SSE");
     let init = h.expect_http("initialize");
     assert_eq!(init.req.url, "http://srv.test/messages?session=abc");
     assert_eq!(init.header("Accept-Encoding"), None, "HTTP+SSE never asks for gzip");

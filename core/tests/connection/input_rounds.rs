@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::harness::*;
-use mcp_core::{ClientFeatures, Event, ProtocolMode, RequestError, ServerRequestKind};
+use mcp_core::{ClientFeatures, Event, ProtocolMode, RequestError, RequestOptions, ServerRequestKind};
 
 fn modern_with(features: ClientFeatures) -> Harness {
     let mut h = Harness::with(ProtocolMode::Auto, |c| c.features = features);
@@ -90,14 +90,133 @@ fn no_state_means_none_is_sent_and_parallel_requests_are_untouched() {
     h.ok(other);
 }
 
+/// Resumes `resume` (answering `answers`) and checks the first attempt: the original
+/// `tools/call` under a new id with the round's `requestState` and the answers.
+fn resume_sends_the_original_with_the_state(
+    h: &mut Harness,
+    resume: mcp_core::InputResume,
+    answers: Value,
+    first: &Value,
+    state: &str,
+) {
+    let mut resume = resume;
+    for (key, value) in answers.as_object().cloned().unwrap_or_default() {
+        resume = resume.answer(key, value);
+    }
+    let (request, input) = resume.into_parts();
+    let r = h.request_opts(request, RequestOptions { input_state: Some(input), ..RequestOptions::default() });
+    let sent = h.expect_sent("tools/call");
+    assert_ne!(sent["id"], first["id"]);
+    assert_eq!(sent["params"]["name"], first["params"]["name"]);
+    assert_eq!(sent["params"]["arguments"], first["params"]["arguments"]);
+    assert_eq!(sent["params"]["requestState"], json!(state));
+    assert_eq!(sent["params"]["inputResponses"], answers);
+    h.reply(&sent, text_result("done"));
+    h.ok(r);
+}
+
 #[test]
-fn undeclared_input_and_bad_shapes_fail_the_request() {
+fn undeclared_input_fails_resumably_and_resuming_sends_the_original_with_the_state() {
+    let mut h = modern_with(ClientFeatures { elicitation_form: true, ..Default::default() });
+    let r = h.request(call("book", json!({"n": 1})));
+    let first = h.expect_sent("tools/call");
+    let sampling = json!({"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}});
+    let requests = json!({"q": elicit("Sure?"), "s": sampling, "r": {"method": "roots/list"}});
+    h.reply(&first, input_required(requests, Some("st1")));
+    let err = h.err(r);
+    assert!(h.take_event(|e| matches!(e, Event::ServerRequest { .. })).is_none(), "no handler was asked");
+    let RequestError::InputUndeclared { methods, outstanding, resume } = err.clone() else {
+        panic!("expected InputUndeclared, got {err:?}");
+    };
+    assert_eq!(methods, ["roots/list", "sampling/createMessage"]);
+    let mut keys: Vec<(&str, &str)> =
+        outstanding.iter().map(|o| (o.key.as_str(), o.method.as_str())).collect();
+    keys.sort_unstable();
+    assert_eq!(keys, [("q", "elicitation/create"), ("r", "roots/list"), ("s", "sampling/createMessage")]);
+    let roots = outstanding.iter().find(|o| o.key == "r").expect("the roots request");
+    assert_eq!(roots.params, json!({}), "absent params read as {{}}");
+    assert_eq!(err.input_resume(), Some(&*resume));
+    assert_eq!(resume.request, call("book", json!({"n": 1})));
+    assert_eq!(resume.request_state.as_deref(), Some("st1"));
+    assert!(resume.responses.is_empty());
+    let answers = json!({"q": {"action": "decline"}, "r": {"roots": []},
+        "s": {"role": "assistant", "content": {"type": "text", "text": "ok"}, "model": "m"}});
+    resume_sends_the_original_with_the_state(&mut h, *resume, answers, &first, "st1");
+}
+
+#[test]
+fn malformed_input_requests_fail_resumably_with_what_parses() {
+    let mut h = modern_with(all_features());
+    // inputRequests that is not an object: nothing parses.
+    let r = h.request(call("book", json!({"n": 2})));
+    let first = h.expect_sent("tools/call");
+    h.reply(
+        &first,
+        json!({"resultType": "input_required", "inputRequests": [elicit("?")], "requestState": "st2"}),
+    );
+    let err = h.err(r);
+    let RequestError::InputMalformed { detail, outstanding, resume } = err.clone() else {
+        panic!("expected InputMalformed, got {err:?}");
+    };
+    assert!(detail.contains("not an object"), "{detail}");
+    assert!(outstanding.is_empty());
+    assert_eq!(err.input_resume(), Some(&*resume));
+    assert_eq!(resume.request_state.as_deref(), Some("st2"));
+    resume_sends_the_original_with_the_state(&mut h, *resume, json!({}), &first, "st2");
+
+    // Entries that are not objects with a method string and object params: the rest is kept.
+    let r = h.request(call("book", json!({"n": 3})));
+    let first = h.expect_sent("tools/call");
+    let requests = json!({"q": elicit("?"), "bad": 7, "noMethod": {"params": {}},
+        "badParams": {"method": "roots/list", "params": [1]}});
+    h.reply(&first, input_required(requests, Some("st3")));
+    assert!(h.take_event(|e| matches!(e, Event::ServerRequest { .. })).is_none(), "no handler was asked");
+    let err = h.err(r);
+    let RequestError::InputMalformed { detail, outstanding, resume } = err.clone() else {
+        panic!("expected InputMalformed, got {err:?}");
+    };
+    assert!(
+        detail.contains("bad") && detail.contains("noMethod") && detail.contains("badParams"),
+        "{detail}"
+    );
+    let keys: Vec<&str> = outstanding.iter().map(|o| o.key.as_str()).collect();
+    assert_eq!(keys, ["q"]);
+    assert_eq!(resume.request, call("book", json!({"n": 3})));
+    let answers = json!({"q": {"action": "accept", "content": {"ok": true}}});
+    resume_sends_the_original_with_the_state(&mut h, *resume, answers, &first, "st3");
+}
+
+#[test]
+fn refused_input_fails_resumably() {
+    // Form elicitation only: a URL elicitation is refused before any handler sees it.
+    let mut h = modern_with(ClientFeatures { elicitation_form: true, ..Default::default() });
+    let r = h.request(call("connect", json!({})));
+    let first = h.expect_sent("tools/call");
+    let url = json!({"method": "elicitation/create", "params": {"mode": "url", "message": "Sign in",
+        "url": "https://example.com/connect"}});
+    h.reply(&first, input_required(json!({"u": url, "q": elicit("?")}), Some("st4")));
+    assert!(h.take_event(|e| matches!(e, Event::ServerRequest { .. })).is_none(), "no handler was asked");
+    h.warnings();
+    let err = h.err(r);
+    let RequestError::InputRefused { method, reason, outstanding, resume } = err.clone() else {
+        panic!("expected InputRefused, got {err:?}");
+    };
+    assert_eq!(method, "elicitation/create");
+    assert_eq!(reason, mcp_core::host_requests::Refusal::UnsupportedMode { mode: "url" });
+    let mut keys: Vec<&str> = outstanding.iter().map(|o| o.key.as_str()).collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["q", "u"]);
+    let resume = resume.expect("resumable");
+    assert_eq!(err.input_resume(), Some(&*resume));
+    assert_eq!(resume.request_state.as_deref(), Some("st4"));
+    let answers = json!({"u": {"action": "accept"}, "q": {"action": "decline"}});
+    resume_sends_the_original_with_the_state(&mut h, *resume, answers, &first, "st4");
+}
+
+#[test]
+fn bad_shapes_fail_the_request() {
     let mut h = modern_with(ClientFeatures { elicitation_form: true, ..Default::default() });
     for (result, what) in [
-        (
-            input_required(json!({"s": {"method": "sampling/createMessage", "params": {}}}), None),
-            "did not declare",
-        ),
         (json!({"resultType": "input_required", "requestState": 7}), "not a string"),
         (json!({"resultType": "input_required"}), "without inputRequests"),
     ] {

@@ -353,3 +353,97 @@ fn http_listen_refused_with_a_4xx_ends() {
     h.respond_http(post.id, 404, &[], b"not here");
     assert!(matches!(h.err(l), RequestError::Http { status: 404, .. }));
 }
+
+#[test]
+fn notifications_a_stream_did_not_ask_for_are_dropped_counted_and_warned_about_once() {
+    let (mut h, l, id) = listening();
+    let t = h.request(Request::ListTools);
+    let page = h.expect_sent("tools/list");
+    let mut result = tools_page(&["a"], None);
+    result["ttlMs"] = json!(60_000);
+    h.reply(&page, result);
+    h.ok(t);
+    h.events();
+    // An unrequested URI, an unrequested list kind, a task id and methods a stream never
+    // carries: each dropped, and the caches they would invalidate are kept.
+    h.server_says(tagged(&id, "notifications/resources/updated", json!({"uri": "file:///b"})));
+    h.server_says(tagged(&id, "notifications/prompts/list_changed", json!({})));
+    h.server_says(tagged(&id, "notifications/tasks", json!({"taskId": "t9", "status": "working"})));
+    h.server_says(tagged(&id, "notifications/message", json!({"level": "info", "data": "x"})));
+    h.server_says(tagged(&id, "notifications/custom/thing", json!({"a": 1})));
+    assert_eq!(
+        h.warnings(),
+        [Warning::UnrequestedNotification { method: "notifications/resources/updated".into() }],
+        "one warning per stream"
+    );
+    let methods = [
+        "notifications/resources/updated",
+        "notifications/prompts/list_changed",
+        "notifications/tasks",
+        "notifications/message",
+        "notifications/custom/thing",
+    ];
+    let expected: Vec<SubscriptionUpdate> = methods
+        .iter()
+        .zip(1..)
+        .map(|(m, count)| SubscriptionUpdate::Unrequested { method: (*m).into(), count })
+        .collect();
+    assert_eq!(h.updates(l), expected);
+    let cached = h.request(Request::ListTools);
+    assert_eq!(tool_names(h.ok(cached)), ["a"], "a dropped notification invalidates nothing");
+    // What was asked for still passes: the URI, a sub-resource of it, the list kind.
+    h.server_says(tagged(&id, "notifications/resources/updated", json!({"uri": "file:///a"})));
+    h.server_says(tagged(&id, "notifications/resources/updated", json!({"uri": "file:///a/part"})));
+    h.server_says(tagged(&id, "notifications/tools/list_changed", json!({})));
+    assert_eq!(
+        h.updates(l),
+        [
+            SubscriptionUpdate::Notification(Notification::ResourceUpdated { uri: "file:///a".into() }),
+            SubscriptionUpdate::Notification(Notification::ResourceUpdated { uri: "file:///a/part".into() }),
+            SubscriptionUpdate::Notification(Notification::ListChanged(mcp_core::ListKind::Tools)),
+        ]
+    );
+    h.server_says(tagged(&id, "notifications/prompts/list_changed", json!({})));
+    assert!(h.warnings().is_empty(), "no second warning on the same stream");
+    assert_eq!(
+        h.updates(l),
+        [SubscriptionUpdate::Unrequested { method: "notifications/prompts/list_changed".into(), count: 6 }]
+    );
+    // A second stream warns on its own first drop; untagged notifications are not filtered.
+    let other = h.request(listen(SubscriptionFilter::new().prompts_list_changed()));
+    let other_id = h.expect_sent("subscriptions/listen")["id"].clone();
+    h.server_says(ack(&other_id, json!({"promptsListChanged": true})));
+    h.take_ack(other);
+    h.server_says(tagged(&other_id, "notifications/tools/list_changed", json!({})));
+    assert!(matches!(h.warnings().as_slice(), [Warning::UnrequestedNotification { .. }]));
+    assert_eq!(
+        h.updates(other),
+        [SubscriptionUpdate::Unrequested { method: "notifications/tools/list_changed".into(), count: 1 }]
+    );
+    h.notify("notifications/prompts/list_changed", json!({}));
+    assert!(matches!(
+        h.events().as_slice(),
+        [Event::Notification(Notification::ListChanged(mcp_core::ListKind::Prompts))]
+    ));
+    h.assert_quiet();
+}
+
+#[test]
+fn a_granted_extra_does_not_widen_the_stream_and_a_server_cancellation_still_ends_it() {
+    let mut h = connected(false);
+    let l = h.request(listen(SubscriptionFilter::new().task("t1")));
+    let id = h.expect_sent("subscriptions/listen")["id"].clone();
+    h.server_says(ack(&id, json!({"taskIds": ["t1"], "toolsListChanged": true})));
+    h.take_ack(l);
+    h.server_says(tagged(&id, "notifications/tools/list_changed", json!({})));
+    h.server_says(tagged(&id, "notifications/tasks", json!({"taskId": "t1", "status": "working"})));
+    let updates = h.updates(l);
+    assert!(matches!(updates[0], SubscriptionUpdate::Unrequested { count: 1, .. }), "{updates:?}");
+    assert!(
+        matches!(&updates[1], SubscriptionUpdate::Notification(Notification::Other { method, .. }) if method == "notifications/tasks"),
+        "{updates:?}"
+    );
+    h.warnings();
+    h.server_says(tagged(&id, "notifications/cancelled", json!({"requestId": id, "reason": "bye"})));
+    assert!(matches!(h.err(l), RequestError::StreamClosed { .. }));
+}

@@ -212,6 +212,25 @@ impl World {
                 sim.seen("listen_reconnecting");
                 problem
             }
+            SubscriptionUpdate::Unrequested { method, count } => {
+                // Only a server granting more than asked sends what a listen did not ask for
+                // (list kinds: the sims never send a URI or task id outside the grant).
+                let asked = l.asked.asks_for(method, &serde_json::json!({}));
+                let granted = l.granted.as_ref().is_some_and(|g| g.asks_for(method, &serde_json::json!({})));
+                l.unrequested += 1;
+                let problem = if asked || !granted {
+                    Some(format!(
+                        "dropped {method} as not asked for (asked {:?}, granted {:?})",
+                        l.asked, l.granted
+                    ))
+                } else if *count != l.unrequested {
+                    Some(format!("unrequested count {count}, expected {}", l.unrequested))
+                } else {
+                    None
+                };
+                sim.seen("listen_unrequested");
+                problem
+            }
             other => Some(format!("an unknown update {other:?}")),
         };
         if let Some(problem) = problem {

@@ -214,6 +214,8 @@ struct HostListen {
     cancelled: bool,
     /// stdio: when its current attempt was written.
     sent_at: Option<Duration>,
+    /// Notifications the client dropped as not asked for.
+    unrequested: u64,
 }
 
 /// The host's side of push: its listens, its resource subscriptions, and the bounded queue
@@ -585,6 +587,7 @@ impl World {
             acks: 0,
             cancelled: false,
             sent_at: None,
+            unrequested: 0,
         };
         self.sim.push.listens.insert(h, l);
     }

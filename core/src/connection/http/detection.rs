@@ -1,7 +1,9 @@
-//! Transport detection: which HTTP transport to try, and the verdict once one worked.
+//! Transport detection: which HTTP transport to try, what each one tried got, and the verdict
+//! once one worked.
 
 use crate::era::Era;
 use crate::transport::TransportKind;
+use crate::transport_attempt::TransportAttempt;
 
 /// The transports to try in order, the one being tried, and the one that worked.
 #[derive(Debug)]
@@ -12,11 +14,13 @@ pub(super) struct Detection {
     at: usize,
     /// The transport and era that worked, kept for the connection's lifetime.
     verdict: Option<(TransportKind, Era)>,
+    /// The transports given up on so far, with what each got.
+    attempts: Vec<TransportAttempt>,
 }
 
 impl Detection {
     pub(super) fn new(kinds: Vec<TransportKind>) -> Self {
-        Self { kinds, at: 0, verdict: None }
+        Self { kinds, at: 0, verdict: None, attempts: Vec::new() }
     }
 
     /// The transport in use (or being tried).
@@ -32,9 +36,21 @@ impl Detection {
         self.verdict.is_none() && self.at + 1 < self.kinds.len()
     }
 
-    /// Gives up on the transport being tried.
-    pub(super) fn advance(&mut self) {
+    /// Gives up on the transport being tried, which got what `attempt` says.
+    pub(super) fn advance(&mut self, attempt: TransportAttempt) {
+        self.attempts.push(attempt);
         self.at += 1;
+    }
+
+    /// The last transport got what `attempt` says: every try, if other transports were tried
+    /// before it (the detection failed), else `None` (the one transport failed).
+    pub(super) fn give_up(&mut self, attempt: TransportAttempt) -> Option<Vec<TransportAttempt>> {
+        if self.attempts.is_empty() {
+            return None;
+        }
+        let mut attempts = std::mem::take(&mut self.attempts);
+        attempts.push(attempt);
+        Some(attempts)
     }
 
     /// A handshake failed before any transport worked: the next attempt tries the transports
@@ -42,6 +58,7 @@ impl Detection {
     pub(super) fn restart(&mut self) {
         if self.verdict.is_none() {
             self.at = 0;
+            self.attempts.clear();
         }
     }
 
@@ -49,6 +66,7 @@ impl Detection {
     pub(super) fn settle(&mut self, era: Era) -> TransportKind {
         let kind = self.kind();
         self.verdict = Some((kind, era));
+        self.attempts = Vec::new();
         kind
     }
 

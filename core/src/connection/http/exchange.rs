@@ -8,8 +8,11 @@ use crate::handle::Epoch;
 use crate::io::HttpHead;
 use crate::jsonrpc::{self, DecodeError, Message, RpcErrorObject, WireId};
 use crate::jsonrpc_head::{scan_head, scan_tail, Peek, HEAD_BYTES};
+use crate::redirect_error::RedirectError;
 use crate::sse::{SseDecoder, SseItem, SseLimits};
 use crate::text::sanitize_bytes;
+
+use super::redirect::KeptRequest;
 
 /// What an exchange is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,6 +102,8 @@ pub(crate) enum End {
     TooLarge(TooLarge),
     /// The body could not be decoded (corrupt gzip, unknown `Content-Encoding`).
     BadBody(String),
+    /// The response was a redirect that is not followed.
+    Redirect(RedirectError),
 }
 
 #[derive(Debug)]
@@ -118,6 +123,10 @@ enum Body {
 pub(crate) struct Exchange {
     pub(crate) epoch: Epoch,
     pub(crate) role: Role,
+    /// The request, to send again if the server redirects it.
+    pub(crate) kept: KeptRequest,
+    /// The URLs this request was redirected from, first to last (empty: not redirected).
+    pub(crate) visited: Vec<String>,
     status: Option<u16>,
     www_authenticate: Option<String>,
     decoder: Option<BodyDecoder>,
@@ -144,10 +153,12 @@ pub(crate) struct Exchange {
 }
 
 impl Exchange {
-    pub(crate) fn new(epoch: Epoch, role: Role, limits: &Limits) -> Self {
+    pub(crate) fn new(epoch: Epoch, role: Role, kept: KeptRequest, limits: &Limits) -> Self {
         Self {
             epoch,
             role,
+            kept,
+            visited: Vec::new(),
             status: None,
             www_authenticate: None,
             decoder: None,
@@ -226,6 +237,13 @@ impl Exchange {
                     ),
                 }));
             }
+        }
+    }
+
+    /// The head was a redirect that is not followed: the exchange ends with `refused`.
+    pub(crate) fn refuse_redirect(&mut self, refused: RedirectError) {
+        if self.end.is_none() {
+            self.end = Some(End::Redirect(refused));
         }
     }
 

@@ -17,6 +17,7 @@
 //! - [`outbound`]: the requests (headers per era and transport);
 //! - [`outcome`]: what an exchange's end means (results, fallbacks, retries, re-issues,
 //!   session expiry, resumption);
+//! - [`redirect`]: following same-origin `307`/`308` redirects, refusing the others;
 //! - [`listen`]: the legacy GET stream, its gate, and reconnections.
 
 mod auth;
@@ -26,6 +27,7 @@ mod keepalive;
 mod listen;
 mod outbound;
 mod outcome;
+mod redirect;
 mod session;
 
 use std::collections::BTreeMap;
@@ -45,6 +47,7 @@ use crate::timers::Timer;
 use detection::Detection;
 use exchange::{Exchange, Feed, Role};
 use keepalive::KeepAlive;
+use redirect::{KeptRequest, Redirect};
 use session::SessionState;
 
 /// How long a reconnection of the legacy event stream waits when the server gave no `retry`.
@@ -120,9 +123,9 @@ struct Exchanges {
 }
 
 impl Exchanges {
-    fn start(&mut self, epoch: Epoch, role: Role, limits: &Limits) -> ExchangeId {
+    fn start(&mut self, epoch: Epoch, role: Role, kept: KeptRequest, limits: &Limits) -> ExchangeId {
         let exchange = ExchangeId::new(self.ids.next());
-        self.map.insert(exchange, Exchange::new(epoch, role, limits));
+        self.map.insert(exchange, Exchange::new(epoch, role, kept, limits));
         exchange
     }
 
@@ -259,7 +262,6 @@ impl Connection {
             return;
         }
         if kind == TransportKind::Sse {
-            self.note_deprecated(crate::Deprecation::HttpSseTransport, crate::UsedBy::Server);
             self.proc = Proc::Starting { epoch };
             self.start_stream(epoch, Role::SseStream, None);
             self.timers.set(Timer::Handshake, now + self.cfg.timeouts.initialize);
@@ -308,9 +310,11 @@ impl Connection {
     }
 
     fn start_exchange(&mut self, epoch: Epoch, role: Role, mut request: HttpRequest) -> Option<ExchangeId> {
+        // Kept without the credentials: a redirect gets them afresh for its URL.
+        let kept = KeptRequest::new(&request);
         self.auth_decorate(&mut request);
         let Transport::Http(link) = &mut self.transport else { return None };
-        let exchange = link.exchanges.start(epoch, role, &self.cfg.limits);
+        let exchange = link.exchanges.start(epoch, role, kept, &self.cfg.limits);
         self.io.push_back(Io::HttpStart { exchange, request });
         Some(exchange)
     }
@@ -360,8 +364,15 @@ impl Connection {
         {
             self.auth_on_server_head(&head);
         }
+        let redirect = self.http_redirect(exchange, &head);
+        if matches!(redirect, Redirect::Followed) {
+            return;
+        }
         let Some(x) = self.http_mut().and_then(|l| l.exchanges.get_mut(exchange)) else { return };
         x.on_head(&head);
+        if let Redirect::Refused(refused) = redirect {
+            x.refuse_redirect(refused);
+        }
         let epoch = x.epoch;
         let is_listen = x.role == Role::Listen;
         let is_initialize = matches!(&x.role, Role::Post { .. }) && self.initialize_exchange(exchange);
@@ -521,6 +532,8 @@ impl Connection {
         match endpoint {
             Some(url) => {
                 link.session = SessionState::open(url);
+                // Only now is the server known to serve HTTP+SSE (trying it is not using it).
+                self.note_deprecated(crate::Deprecation::HttpSseTransport, crate::UsedBy::Server);
                 self.proc = Proc::Running { epoch, session: Session::Probing };
                 self.start_handshake(now, epoch);
             }

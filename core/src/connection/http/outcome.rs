@@ -12,9 +12,11 @@ use crate::error::{RequestError, RpcError, Warning};
 use crate::event::Event;
 use crate::handle::{Epoch, ExchangeId, RequestHandle};
 use crate::jsonrpc::{Message, WireId};
+use crate::redirect_error::RedirectError;
 use crate::request::Request;
 use crate::timers::Timer;
 use crate::transport::TransportKind;
+use crate::transport_attempt::{AttemptOutcome, TransportAttempt};
 
 /// Resumptions of one broken response stream (legacy, `Last-Event-ID`) before giving up.
 const MAX_RESUMES: u32 = 3;
@@ -42,6 +44,8 @@ enum Failure {
     Server(u16, String),
     /// Any other status.
     Status(u16, String),
+    /// A redirect that is not followed.
+    Redirect(RedirectError),
 }
 
 impl Failure {
@@ -64,6 +68,7 @@ impl Failure {
             Failure::SessionGone => RequestError::SessionExpired,
             Failure::Server(status, detail) => RequestError::TransientServer { status, detail },
             Failure::Status(status, detail) => RequestError::Http { status, detail },
+            Failure::Redirect(refused) => RequestError::Redirect(refused),
         }
     }
 }
@@ -74,6 +79,7 @@ impl Connection {
         let end = x.finished().cloned().unwrap_or(End::Complete);
         let status = match (x.status(), &end) {
             (_, End::TooLarge(t)) => return Failure::TooLarge(t.clone()),
+            (_, End::Redirect(refused)) => return Failure::Redirect(refused.clone()),
             (None, End::Failed(detail) | End::BadBody(detail)) => return Failure::Transport(detail.clone()),
             (None, End::Complete) => return Failure::Transport("no response".into()),
             (Some(s), _) => s,
@@ -200,7 +206,8 @@ impl Connection {
             f @ (Failure::Transport(_)
             | Failure::TooLarge(_)
             | Failure::Unauthorized(..)
-            | Failure::Server(..)) => {
+            | Failure::Server(..)
+            | Failure::Redirect(_)) => {
                 let err = f.into_error(x);
                 self.fail_handshake(now, handshake_error(err));
             }
@@ -222,19 +229,24 @@ impl Connection {
     /// The legacy `initialize` got no answer: a 4xx means this is not the transport (try the
     /// next one); anything else fails the handshake.
     fn on_initialize_failed(&mut self, now: Instant, id: WireId, failure: Failure, x: &Exchange) {
-        match failure {
-            Failure::Rpc(status, e) if !self.has_next_kind() || !(400..500).contains(&status) => {
-                self.deliver(now, id, Err(e));
-            }
-            Failure::Rpc(..) | Failure::Status(..) | Failure::Broken(_) | Failure::SessionGone
-                if self.has_next_kind() =>
-            {
-                self.next_kind(now);
-            }
-            f => {
-                let err = f.into_error(x);
-                self.fail_handshake(now, handshake_error(err));
-            }
+        let attempt = match &failure {
+            // A server error with a JSON-RPC error is the server's answer, not a wrong transport.
+            Failure::Rpc(status, _) if !(400..500).contains(status) => None,
+            _ => self.not_this_transport(&failure, x),
+        };
+        let Some(attempt) = attempt else {
+            return match failure {
+                Failure::Rpc(_, e) => self.deliver(now, id, Err(e)),
+                f => self.fail_handshake(now, handshake_error(f.into_error(x))),
+            };
+        };
+        if self.has_next_kind() {
+            return self.next_kind(now, attempt);
+        }
+        match (self.detection_failed(attempt), failure) {
+            (Some(err), _) => self.fail_handshake(now, err),
+            (None, Failure::Rpc(_, e)) => self.deliver(now, id, Err(e)),
+            (None, f) => self.fail_handshake(now, handshake_error(f.into_error(x))),
         }
     }
 
@@ -242,12 +254,46 @@ impl Connection {
         self.http().is_some_and(|l| l.detection.has_next())
     }
 
-    /// Gives up on the transport being tried and opens the next one.
-    fn next_kind(&mut self, now: Instant) {
+    /// The attempt an exchange of the handshake makes, when its failure says the server does
+    /// not speak the transport tried (an error status other than 401, 403 and 5xx without a
+    /// JSON-RPC error, or a success without what the transport needs): detection tries the
+    /// next one. `None` for any other failure.
+    fn not_this_transport(&self, failure: &Failure, x: &Exchange) -> Option<TransportAttempt> {
+        let outcome = match failure {
+            Failure::Status(status, _) => AttemptOutcome::Status(*status),
+            Failure::Rpc(status, error) => AttemptOutcome::Rpc { status: *status, error: error.clone() },
+            Failure::SessionGone => AttemptOutcome::Status(404),
+            Failure::Broken(_) => AttemptOutcome::NoAnswer { status: x.status().unwrap_or(200) },
+            _ => return None,
+        };
+        Some(TransportAttempt {
+            transport: self.http()?.kind(),
+            method: x.kept.method(),
+            url: crate::redact::redact_url(x.kept.url()),
+            outcome,
+        })
+    }
+
+    /// The last transport was refused too: the error listing every try (with the common
+    /// endpoints when every try got 404), or `None` when no other transport was tried.
+    fn detection_failed(&mut self, attempt: TransportAttempt) -> Option<RequestError> {
+        let link = self.http_mut()?;
+        let attempts = link.detection.give_up(attempt)?;
+        let suggestions = match crate::http_url::HttpUrl::parse(&link.cfg.url) {
+            Ok(url) if attempts.iter().all(|a| a.outcome.status() == 404) => {
+                crate::transport_attempt::suggestions(&url)
+            }
+            _ => Vec::new(),
+        };
+        Some(RequestError::NoTransport { attempts, suggestions })
+    }
+
+    /// Gives up on the transport being tried, which got what `attempt` says, and opens the next.
+    fn next_kind(&mut self, now: Instant, attempt: TransportAttempt) {
         let Some(epoch) = self.current_epoch() else { return };
         self.drop_process(now, epoch, false);
         if let Some(link) = self.http_mut() {
-            link.detection.advance();
+            link.detection.advance(attempt);
         }
         self.spawn(now);
     }
@@ -378,9 +424,12 @@ impl Connection {
             }
             Some(s) if !(200..300).contains(&s) && s != 429 && s < 500 => {
                 self.listen_given_up();
-                let detail = format!(
-                    "the server refused the event stream (HTTP {s}); server requests will not arrive"
-                );
+                let why = match x.finished() {
+                    Some(End::Redirect(refused)) => refused.to_string(),
+                    _ => format!("HTTP {s}"),
+                };
+                let detail =
+                    format!("the server refused the event stream ({why}); server requests will not arrive");
                 self.warn(Warning::Http { detail });
                 return;
             }
@@ -410,22 +459,23 @@ impl Connection {
                     return;
                 }
             }
-            match failure {
-                Failure::Status(..) | Failure::Rpc(..) | Failure::Broken(_) if self.has_next_kind() => {
-                    self.next_kind(now);
+            if let Some(attempt) = self.not_this_transport(&failure, x) {
+                if self.has_next_kind() {
+                    return self.next_kind(now, attempt);
                 }
-                f => {
-                    let err = match f {
-                        Failure::Broken(_) => RequestError::Handshake {
-                            detail: "the HTTP+SSE stream ended before its endpoint event".into(),
-                        },
-                        other => handshake_error(other.into_error(x)),
-                    };
-                    self.fail_handshake(now, err);
-                    if self.sse_reopening() {
-                        self.schedule_sse_reopen(now);
-                    }
+                if let Some(err) = self.detection_failed(attempt) {
+                    return self.fail_handshake(now, err);
                 }
+            }
+            let err = match failure {
+                Failure::Broken(_) => RequestError::Handshake {
+                    detail: "the HTTP+SSE stream ended before its endpoint event".into(),
+                },
+                other => handshake_error(other.into_error(x)),
+            };
+            self.fail_handshake(now, err);
+            if self.sse_reopening() {
+                self.schedule_sse_reopen(now);
             }
             return;
         }

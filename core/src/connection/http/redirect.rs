@@ -1,0 +1,288 @@
+//! Following HTTP redirects. A `307` or `308` whose `Location` stays on the request's origin
+//! is sent again to that URL with the same method, body and headers, at most
+//! [`MAX_REDIRECTS`] times in a row and never back to a URL the request already visited; the
+//! URL the chain ends at replaces the one it started from for the rest of the connection, so
+//! later requests go straight there. Any other redirect ends the exchange with a
+//! [`RedirectError`]. Credentials cannot leave the origin: nothing is sent to another one.
+
+use std::fmt;
+use std::time::Duration;
+
+use super::session::{Listen, SessionState};
+use super::HttpLink;
+use crate::connection::Connection;
+use crate::handle::ExchangeId;
+use crate::http_url::HttpUrl;
+use crate::io::{HttpHead, HttpMethod, HttpRequest, Io};
+use crate::redirect_error::{RedirectError, RedirectRefusal, MAX_REDIRECTS};
+
+/// A copy of an exchange's request (before its credentials are added), kept until the
+/// exchange ends so that a redirect can send it again. The URL, the headers and the body share
+/// one buffer: one allocation per exchange, not one per header.
+#[derive(Clone)]
+pub(super) struct KeptRequest {
+    method: HttpMethod,
+    connect_timeout: Duration,
+    /// The URL, the header count, each header's name and value (each text as a `u32` length
+    /// and its bytes, little-endian), then the body.
+    packed: Vec<u8>,
+    /// Where the body starts in `packed`.
+    body_at: usize,
+}
+
+impl KeptRequest {
+    pub(super) fn new(request: &HttpRequest) -> Self {
+        let texts = request.headers.iter().map(|(n, v)| n.len() + v.len() + 8).sum::<usize>();
+        let mut packed = Vec::with_capacity(request.url.len() + 8 + texts + request.body.len());
+        put(&mut packed, request.url.as_bytes());
+        packed.extend_from_slice(&(request.headers.len() as u32).to_le_bytes());
+        for (name, value) in &request.headers {
+            put(&mut packed, name.as_bytes());
+            put(&mut packed, value.as_bytes());
+        }
+        let body_at = packed.len();
+        packed.extend_from_slice(&request.body);
+        Self { method: request.method, connect_timeout: request.connect_timeout, packed, body_at }
+    }
+
+    /// The request's URL.
+    pub(super) fn url(&self) -> &str {
+        Reader { packed: &self.packed, at: 0 }.text()
+    }
+
+    /// The request's method.
+    pub(super) fn method(&self) -> HttpMethod {
+        self.method
+    }
+
+    /// The request again, sent to `url`.
+    fn resend_to(&self, url: &HttpUrl) -> HttpRequest {
+        let mut reader = Reader { packed: &self.packed, at: 0 };
+        reader.text();
+        let count = reader.number();
+        let headers = (0..count).map(|_| (reader.text().to_owned(), reader.text().to_owned())).collect();
+        HttpRequest {
+            method: self.method,
+            url: url.as_str().to_owned(),
+            headers,
+            body: self.packed[self.body_at..].to_vec(),
+            connect_timeout: self.connect_timeout,
+        }
+    }
+}
+
+impl fmt::Debug for KeptRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("KeptRequest")
+            .field("method", &self.method)
+            .field("url", &crate::redact::redact_url(self.url()))
+            .field("body_len", &(self.packed.len() - self.body_at))
+            .finish()
+    }
+}
+
+fn put(packed: &mut Vec<u8>, text: &[u8]) {
+    packed.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    packed.extend_from_slice(text);
+}
+
+/// Reads back what [`KeptRequest::new`] wrote (always valid UTF-8 texts at their lengths).
+struct Reader<'a> {
+    packed: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn number(&mut self) -> usize {
+        let bytes: [u8; 4] = self.packed[self.at..self.at + 4].try_into().expect("four bytes");
+        self.at += 4;
+        u32::from_le_bytes(bytes) as usize
+    }
+
+    fn text(&mut self) -> &'a str {
+        let len = self.number();
+        let bytes = &self.packed[self.at..self.at + len];
+        self.at += len;
+        std::str::from_utf8(bytes).expect("written from a str")
+    }
+}
+
+/// Where a `3xx` answer to a request for `url` leads, if it is followed: a `307` or `308` with
+/// a `Location` on the same origin (scheme, host, port), not back to `url` or a URL in
+/// `visited` (the chain so far), with fewer than [`MAX_REDIRECTS`] followed already.
+pub(super) fn judge(
+    url: &str,
+    status: u16,
+    location: Option<&str>,
+    visited: &[String],
+) -> Result<HttpUrl, RedirectError> {
+    let location = location.map(str::trim).filter(|l| !l.is_empty());
+    let from = HttpUrl::parse(url).ok();
+    let target = location.and_then(|l| from.as_ref()?.join(l));
+    let named = target.as_ref().map(HttpUrl::as_str).or(location);
+    let refusal = match (&from, &target) {
+        _ if !matches!(status, 307 | 308) => RedirectRefusal::Status,
+        (_, None) if location.is_none() => RedirectRefusal::MissingLocation,
+        (None, _) | (_, None) => RedirectRefusal::InvalidLocation,
+        (Some(from), Some(to)) if to.origin() != from.origin() => RedirectRefusal::CrossOrigin,
+        (Some(from), Some(to)) if to == from || visited.iter().any(|v| v == to.as_str()) => {
+            RedirectRefusal::Loop
+        }
+        _ if visited.len() >= MAX_REDIRECTS => RedirectRefusal::TooMany,
+        (Some(_), Some(to)) => return Ok(to.clone()),
+    };
+    Err(RedirectError::new(status, named, refusal))
+}
+
+/// What a response head means for redirects.
+#[derive(Debug)]
+pub(super) enum Redirect {
+    /// Not a redirect (or not this exchange's to follow): read the response as usual.
+    No,
+    /// Followed: the exchange was replaced by one to the new URL.
+    Followed,
+    /// Refused: the exchange ends with this error.
+    Refused(RedirectError),
+}
+
+impl HttpLink {
+    /// A redirect chain that started at `from` ended at `to`: later requests go there.
+    fn remember_redirect(&mut self, from: &str, to: &str) {
+        if self.base_url() == from {
+            if let Ok(url) = HttpUrl::parse(to) {
+                self.url = Some(url);
+            }
+        }
+        if let SessionState::Open { endpoint, .. } = &mut self.session {
+            if endpoint == from {
+                *endpoint = to.to_owned();
+            }
+        }
+    }
+}
+
+impl Connection {
+    /// The first response head of `exchange` arrived: a `3xx` is followed or refused, and the
+    /// end of a chain that was followed is remembered.
+    pub(super) fn http_redirect(&mut self, exchange: ExchangeId, head: &HttpHead) -> Redirect {
+        let current = self.current_epoch();
+        let Some(link) = self.http_mut() else { return Redirect::No };
+        let closing = link.is_close_exchange(exchange);
+        let Some(x) = link.exchanges.get(exchange) else { return Redirect::No };
+        // A second head, or an exchange of a finished session (it is aborted), is not followed.
+        if x.status().is_some() || (current != Some(x.epoch) && !closing) {
+            return Redirect::No;
+        }
+        if !(300..400).contains(&head.status) {
+            if let Some(first) = x.visited.first().cloned() {
+                let to = x.kept.url().to_owned();
+                link.remember_redirect(&first, &to);
+            }
+            return Redirect::No;
+        }
+        match judge(x.kept.url(), head.status, head.header("location"), &x.visited) {
+            Ok(target) => {
+                self.follow_redirect(exchange, &target);
+                Redirect::Followed
+            }
+            Err(refused) => Redirect::Refused(refused),
+        }
+    }
+
+    /// Replaces `exchange` by the same request to `target`.
+    fn follow_redirect(&mut self, exchange: ExchangeId, target: &HttpUrl) {
+        let Some(old) = self.http_mut().and_then(|l| l.exchanges.remove(exchange)) else { return };
+        self.io.push_back(Io::HttpAbort { exchange });
+        let request = old.kept.resend_to(target);
+        let Some(new) = self.start_exchange(old.epoch, old.role.clone(), request) else { return };
+        let Some(link) = self.http_mut() else { return };
+        if let Some(x) = link.exchanges.get_mut(new) {
+            x.visited = old.visited;
+            x.visited.push(old.kept.url().to_owned());
+        }
+        // What named the old exchange names the new one.
+        if link.session.closing() == Some(exchange) {
+            link.session = SessionState::Closing { delete: new };
+        }
+        if let Some(legacy) = link.session.legacy_mut() {
+            if legacy.listen.state == Listen::Open(exchange) {
+                legacy.listen.state = Listen::Open(new);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request() -> HttpRequest {
+        HttpRequest {
+            method: HttpMethod::Post,
+            url: "http://srv.test/mcp/".into(),
+            headers: vec![("Authorization".into(), "Bearer t".into()), ("X-Empty".into(), String::new())],
+            body: b"{\"jsonrpc\":\"2.0\"}".to_vec(),
+            connect_timeout: Duration::from_secs(3),
+        }
+    }
+
+    #[test]
+    fn a_kept_request_is_sent_again_unchanged_but_for_its_url() {
+        let kept = KeptRequest::new(&request());
+        assert_eq!(kept.url(), "http://srv.test/mcp/");
+        let target = HttpUrl::parse("http://srv.test/mcp").expect("URL");
+        let again = kept.resend_to(&target);
+        assert_eq!(HttpRequest { url: "http://srv.test/mcp/".into(), ..again }, request());
+        assert!(!format!("{kept:?}").contains("Bearer"));
+    }
+
+    #[test]
+    fn only_same_origin_307_and_308_are_followed() {
+        let url = "http://srv.test/mcp/";
+        let to = |status, location| judge(url, status, location, &[]).map(|u| u.as_str().to_owned());
+        assert_eq!(to(307, Some("/mcp")), Ok("http://srv.test/mcp".into()));
+        assert_eq!(to(308, Some("HTTP://SRV.test:80/mcp")), Ok("http://srv.test/mcp".into()));
+        assert_eq!(to(307, Some("other?x=1")), Ok("http://srv.test/mcp/other?x=1".into()));
+        let refusal = |status, location| judge(url, status, location, &[]).expect_err("refused").refusal;
+        assert_eq!(refusal(302, Some("/mcp")), RedirectRefusal::Status);
+        assert_eq!(refusal(307, Some("https://srv.test/mcp")), RedirectRefusal::CrossOrigin);
+        assert_eq!(refusal(307, Some("http://srv.test:8080/mcp")), RedirectRefusal::CrossOrigin);
+        assert_eq!(refusal(307, Some("//evil.test/mcp")), RedirectRefusal::CrossOrigin);
+        assert_eq!(refusal(307, None), RedirectRefusal::MissingLocation);
+        assert_eq!(refusal(307, Some("  ")), RedirectRefusal::MissingLocation);
+        assert_eq!(refusal(307, Some("ftp://srv.test/x")), RedirectRefusal::InvalidLocation);
+        assert_eq!(refusal(307, Some("/a b")), RedirectRefusal::InvalidLocation);
+        assert_eq!(refusal(307, Some(url)), RedirectRefusal::Loop);
+    }
+
+    #[test]
+    fn the_chain_is_bounded_and_never_loops() {
+        let url = "http://srv.test/b";
+        let visited = vec!["http://srv.test/a".to_owned()];
+        assert_eq!(judge(url, 307, Some("/a"), &visited).expect_err("loop").refusal, RedirectRefusal::Loop);
+        let five: Vec<String> = (0..MAX_REDIRECTS).map(|i| format!("http://srv.test/{i}")).collect();
+        let err = judge(url, 307, Some("/c"), &five).expect_err("too many");
+        assert_eq!(err.refusal, RedirectRefusal::TooMany);
+        assert!(judge(url, 307, Some("/c"), &five[1..]).is_ok());
+    }
+
+    proptest::proptest! {
+        /// The credentials invariant: whatever the `Location`, a redirect that is followed
+        /// stays on the request's origin (so nothing the request carries reaches another).
+        #[test]
+        fn a_followed_redirect_never_leaves_the_origin(
+            scheme in proptest::sample::select(vec!["http://", "https://", "HTTP://", "//", "ftp://", ""]),
+            host in proptest::sample::select(vec!["srv.test", "SRV.Test", "evil.test", "srv.test.evil", "127.0.0.1", "[::1]", ""]),
+            port in proptest::sample::select(vec!["", ":80", ":443", ":8080", ":"]),
+            path in "[a-z/.?=&%:@]{0,12}",
+            noise in ".{0,8}",
+        ) {
+            let from = HttpUrl::parse("http://srv.test/mcp/").expect("URL");
+            for location in [format!("{scheme}{host}{port}{path}"), path.clone(), format!("{noise}{path}")] {
+                if let Ok(to) = judge(from.as_str(), 307, Some(&location), &[]) {
+                    proptest::prop_assert_eq!(to.origin(), from.origin(), "{:?}", location);
+                }
+            }
+        }
+    }
+}
