@@ -126,7 +126,7 @@ pub const USAGE: &str =
 /// Outcome of parsing: run with a config, or print help and exit.
 #[derive(Debug)]
 pub enum Parsed {
-    Run(Config),
+    Run(Box<Config>),
     Help,
 }
 
@@ -224,7 +224,7 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Parsed, String> 
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
-    Ok(Parsed::Run(cfg))
+    Ok(Parsed::Run(Box::new(cfg)))
 }
 
 #[cfg(test)]
@@ -233,7 +233,7 @@ mod tests {
 
     fn run(args: &[&str]) -> Config {
         match parse(args.iter().map(|s| s.to_string())).unwrap() {
-            Parsed::Run(cfg) => cfg,
+            Parsed::Run(cfg) => *cfg,
             Parsed::Help => panic!("unexpected help"),
         }
     }

@@ -175,7 +175,7 @@ pub fn run<I: Iterator<Item = String>>(args: I) -> ExitCode {
         return oauth_gateway::browse::run(args);
     }
     let mut cfg = match config::parse(args) {
-        Ok(Parsed::Run(cfg)) => cfg,
+        Ok(Parsed::Run(cfg)) => *cfg,
         Ok(Parsed::Help) => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

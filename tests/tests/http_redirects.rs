@@ -94,7 +94,7 @@ fn redirects_on_tokio() {
         client.close().await;
         check_followed(&server);
         let client = build(&server.url("/away"));
-        let error = client.connect().await.expect_err("a cross-origin redirect");
+        let error = client.connect().await.into_result().expect_err("a cross-origin redirect");
         client.close().await;
         check_refused(error, &other);
     });
@@ -118,7 +118,7 @@ fn redirects_on_blocking() {
     client.close();
     check_followed(&server);
     let client = build(&server.url("/away"));
-    let error = client.connect().expect_err("a cross-origin redirect");
+    let error = client.connect().into_result().expect_err("a cross-origin redirect");
     client.close();
     check_refused(error, &other);
 }
