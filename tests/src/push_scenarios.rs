@@ -228,6 +228,8 @@ pub mod push_scenarios {
         assert!(e.is_transport(), "{e:?}");
         let r = aw!(client.call_tool("touch_resource", json!({"uri": "test://text"}))).expect("touch");
         assert_eq!(r.text(), "sent 1", "the restarted process knows the subscription");
+        // The hook runs outside the engine lock: it may see the update after the call returned.
+        aw!(wait_until("the update as an event", || updates_seen(&events, "test://text") >= 1));
         assert_eq!(updates_seen(&events, "test://text"), 1);
         let r = aw!(client.call_tool("touch_resource", json!({"uri": "test://blob"}))).expect("touch");
         assert_eq!(r.text(), "sent 0", "an unsubscribed resource is not renewed");
@@ -251,6 +253,9 @@ pub mod push_scenarios {
         assert!(e.is_transport(), "{e:?}");
         let r = aw!(client.call_tool("touch_resource", json!({"uri": "test://text"}))).expect("touch");
         assert_eq!(r.text(), "sent 0");
+        aw!(wait_until("the dropped subscription as an event", || {
+            events.any(|e| matches!(e, Event::ResourceSubscriptionDropped { .. }))
+        }));
         let dropped: Vec<_> = events
             .snapshot()
             .into_iter()
