@@ -40,6 +40,9 @@ pub struct AuthSettings {
     pub client_id: Option<String>,
     /// `--client-secret`, with `--client-id`.
     pub client_secret: Option<String>,
+    /// `--issuer`: the authorization server `--client-id` is registered with (required unless
+    /// the client id is a Client ID Metadata Document URL).
+    pub issuer: Option<String>,
     /// `--callback-port`: the loopback port the browser comes back to.
     pub callback_port: u16,
 }
@@ -54,19 +57,36 @@ impl AuthSettings {
         }
     }
 
-    /// The OAuth options `--client-id`/`--client-secret`/`--callback-port` describe.
-    fn options(&self) -> OAuthOptions {
-        let mut options = OAuthOptions::browser(self.callback_port).client_name("mcp (command line)");
-        if let Some(id) = &self.client_id {
-            options =
-                options.pre_registered(PreRegisteredClient::any_issuer(id, self.client_secret.as_deref()));
+    /// The pre-registered client `--client-id`/`--client-secret`/`--issuer` describe: bound to
+    /// its issuer, which only a Client ID Metadata Document URL may go without.
+    fn pre_registered(&self) -> Result<Option<PreRegisteredClient>, CliError> {
+        let Some(id) = &self.client_id else { return Ok(None) };
+        let secret = self.client_secret.as_deref();
+        match &self.issuer {
+            Some(issuer) => Ok(Some(PreRegisteredClient::for_issuer(issuer, id, secret))),
+            None if secret.is_none() && PreRegisteredClient::metadata_document(id).is_metadata_document() => {
+                Ok(Some(PreRegisteredClient::metadata_document(id)))
+            }
+            None => Err(CliError::usage(
+                "--client-id needs --issuer URL (the authorization server it is registered with), \
+                 unless it is a Client ID Metadata Document URL",
+            )),
         }
-        options
+    }
+
+    /// The OAuth options `--client-id`/`--client-secret`/`--issuer`/`--callback-port` describe.
+    fn options(&self, client: Option<PreRegisteredClient>) -> OAuthOptions {
+        let options = OAuthOptions::browser(self.callback_port).client_name("mcp (command line)");
+        match client {
+            Some(client) => options.pre_registered(client),
+            None => options,
+        }
     }
 
     /// Applies the settings to `spec` (HTTP servers only): whether it uses OAuth, and the
     /// store to keep its tokens in.
     pub fn apply(&self, spec: ServerSpec) -> Result<(ServerSpec, Option<Arc<dyn TokenStore>>), CliError> {
+        let client = self.pre_registered()?;
         let Some(url) = http_url(&spec) else { return Ok((spec, None)) };
         let mode = self.mode;
         if mode == AuthMode::None || !matches!(http_auth(&spec), Some(HttpAuth::None)) {
@@ -80,7 +100,7 @@ impl AuthSettings {
         if mode == AuthMode::Auto && !saved {
             return Ok((spec, None));
         }
-        Ok((spec.oauth(self.options()), Some(Arc::new(store))))
+        Ok((spec.oauth(self.options(client)), Some(Arc::new(store))))
     }
 }
 

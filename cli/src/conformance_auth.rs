@@ -20,8 +20,17 @@ const REDIRECT_URI: &str = "http://127.0.0.1:18765/callback";
 /// Sets up OAuth on `spec` for an `auth/*` scenario, from its context.
 pub fn configure(spec: ServerSpec, context: &Value) -> ServerSpec {
     let text = |key: &str| context.get(key).and_then(Value::as_str);
-    let client =
-        |secret: Option<&str>| PreRegisteredClient::any_issuer(text("client_id").unwrap_or(""), secret);
+    // Pre-registered credentials name their issuer; a context without one has a client the
+    // flow refuses (OAuthError::PreRegisteredWithoutIssuer).
+    let client = |secret: Option<&str>| {
+        let mut client = PreRegisteredClient::for_issuer(
+            text("issuer").unwrap_or(""),
+            text("client_id").unwrap_or(""),
+            secret,
+        );
+        client.issuer = text("issuer").map(str::to_owned);
+        client
+    };
     let idp = (text("idp_issuer"), text("idp_token_endpoint"), text("idp_client_id"), text("idp_id_token"));
     let options = match (text("client_id"), text("client_secret"), text("issuer")) {
         // auth/pre-registration: credentials for one issuer, with the browser.
@@ -36,7 +45,9 @@ pub fn configure(spec: ServerSpec, context: &Value) -> ServerSpec {
             OAuthOptions::new(AuthConfig::enterprise_managed(client(secret), provider))
         }
         // auth/client-credentials-basic: no browser.
-        (Some(id), Some(secret), None) => OAuthOptions::client_credentials(id, secret),
+        (Some(_), Some(secret), None) => {
+            OAuthOptions::new(AuthConfig::client_credentials(client(Some(secret))))
+        }
         // auth/client-credentials-jwt: private_key_jwt (ES256).
         (Some(_), None, None) if text("private_key_pem").is_some() => {
             let key = text("private_key_pem").unwrap_or("");

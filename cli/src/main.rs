@@ -102,6 +102,11 @@ struct Cli {
     /// The secret of --client-id.
     #[arg(long, global = true, value_name = "SECRET", env = "MCP_CLIENT_SECRET", requires = "client_id")]
     client_secret: Option<String>,
+    /// The issuer (authorization server URL) --client-id is registered with: the credentials
+    /// are only sent there. Required with --client-id unless the id is a Client ID Metadata
+    /// Document URL.
+    #[arg(long, global = true, value_name = "URL", requires = "client_id")]
+    issuer: Option<String>,
     /// The loopback port the browser comes back to after signing in.
     #[arg(long, global = true, value_name = "PORT", default_value_t = 33418)]
     callback_port: u16,
@@ -532,6 +537,7 @@ fn main() -> ExitCode {
             token_dir: cli.token_dir,
             client_id: cli.client_id,
             client_secret: cli.client_secret,
+            issuer: cli.issuer,
             callback_port: cli.callback_port,
         },
     };

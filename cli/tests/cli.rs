@@ -510,3 +510,40 @@ fn login_then_commands_reuse_the_saved_tokens() {
     assert_one_error_line_with(&out, 5);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--client-id` credentials are bound to `--issuer`: without it (and not a Client ID
+/// Metadata Document URL) the command is a usage error before anything runs; with another
+/// issuer than the server's, the gateway never sees the client (no registration, sign-in or
+/// token request) and the error names both issuers.
+#[test]
+fn client_id_is_bound_to_its_issuer() {
+    use mcp_tests::http_peers::HttpPeer;
+    use mcp_tests::oauth_peer_checks::GatewayProcess;
+
+    let out = mcp(&["tools", &target(""), "--client-id", "svc", "--client-secret", "s"]);
+    assert_one_error_line_with(&out, 2);
+    assert!(stderr(&out).contains("--issuer"), "{}", stderr(&out));
+    // A metadata document URL answers for every authorization server.
+    let out = mcp(&["tools", &target(""), "--client-id", "https://app.example/client.json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let peer = HttpPeer::start("py-mcp-peer", &["streamable-http", "--port", "{port}"], &[]);
+    let gateway = GatewayProcess::start(&peer.url("/mcp"), &["--client", "svc:s3cret-value"]);
+    let dir = std::env::temp_dir().join(format!("mcp-cli-issuer-{}", std::process::id()));
+    let elsewhere = "https://auth.elsewhere.example";
+    let out = Command::new(env!("CARGO_BIN_EXE_mcp"))
+        .args(["tools", &gateway.mcp_url(), "--auth", "oauth", "--client-id", "svc"])
+        .args(["--client-secret", "s3cret-value", "--issuer", elsewhere])
+        .env("MCP_TOKEN_DIR", &dir)
+        .env("BROWSER", "false")
+        .output()
+        .expect("run mcp");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_one_error_line(&out);
+    let err = stderr(&out);
+    assert!(err.contains(elsewhere) && err.contains(gateway.base()), "{err}");
+    let stats = gateway.stats();
+    for counter in ["registrations", "authorizations", "token_grants", "client_credentials", "token_errors"] {
+        assert_eq!(stats[counter], 0, "{counter}: {stats}");
+    }
+}

@@ -318,7 +318,8 @@ pub mod oauth_peer_checks {
     pub $($kw)? fn py_client_credentials() {
         let peer = HttpPeer::start("py-mcp-peer", &["streamable-http", "--port", "{port}"], &[]);
         let gateway = GatewayProcess::start(&peer.url("/mcp"), &["--client", "svc:s3cret-value"]);
-        let builder = rt::Client::builder().server(spec(&gateway, OAuthOptions::client_credentials("svc", "s3cret-value")));
+        let options = OAuthOptions::client_credentials(gateway.base(), "svc", "s3cret-value");
+        let builder = rt::Client::builder().server(spec(&gateway, options));
         let client = rt::build(builder).expect("build the client");
         let r = aw!(client.call_tool("echo", json!({"message": "as a service"}))).expect("echo");
         assert_eq!(r.text(), "as a service", "{:?}", r.raw());
@@ -326,6 +327,29 @@ pub mod oauth_peer_checks {
         let stats = gateway.stats();
         assert!(stats["client_credentials"].as_u64() >= Some(1), "{stats}");
         assert_eq!((&stats["authorizations"], &stats["registrations"]), (&json!(0), &json!(0)), "{stats}");
+    }
+
+    /// Client credentials registered with another authorization server: the call fails with
+    /// the flow's issuer mismatch naming both issuers, and the gateway never sees a token
+    /// request (the secret is not sent to it).
+    pub $($kw)? fn py_client_credentials_for_another_issuer() {
+        let peer = HttpPeer::start("py-mcp-peer", &["streamable-http", "--port", "{port}"], &[]);
+        let gateway = GatewayProcess::start(&peer.url("/mcp"), &["--client", "svc:s3cret-value"]);
+        let elsewhere = "https://auth.elsewhere.example";
+        let options = OAuthOptions::client_credentials(elsewhere, "svc", "s3cret-value");
+        let client = rt::build(rt::Client::builder().server(spec(&gateway, options))).expect("build the client");
+        let err = aw!(client.call_tool("echo", json!({"message": "unsent"}))).expect_err("refused");
+        let mismatch = match err.request_error() {
+            Some($crate::mcp_core::RequestError::AuthorizationFailed {
+                oauth: Some($crate::mcp_core::oauth::OAuthError::IssuerMismatch { configured, discovered }),
+                ..
+            }) => (configured.clone(), discovered.clone()),
+            _ => panic!("not an issuer mismatch: {err:?}"),
+        };
+        assert_eq!(mismatch, (elsewhere.to_owned(), gateway.base().to_owned()));
+        aw!(client.close());
+        let stats = gateway.stats();
+        assert_eq!((&stats["client_credentials"], &stats["token_errors"]), (&json!(0), &json!(0)), "no token request: {stats}");
     }
 
     /// The host's own tokens (`ServerSpec::token_provider`): the first request is refused, the
@@ -364,6 +388,6 @@ macro_rules! all_oauth_peer_checks {
     ($run:path) => {
         $crate::scenario_tests!(oauth_peer_checks, $run;
             everything_browser_sign_in_and_saved_record, py_refresh_after_expiry, py_client_credentials,
-            py_token_provider);
+            py_client_credentials_for_another_issuer, py_token_provider);
     };
 }

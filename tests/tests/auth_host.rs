@@ -96,7 +96,7 @@ fn async_builder_checks_and_browser_handler() {
         .unwrap();
         build(
             mcp_tokio::Client::builder()
-                .server(oauth_spec(OAuthOptions::client_credentials("id", "secret")))
+                .server(oauth_spec(OAuthOptions::client_credentials("https://as.example", "id", "secret")))
                 .authorization_handler(|_req| async { Err(mcp_core::HandlerError::new("unused")) }),
         )
         .unwrap();

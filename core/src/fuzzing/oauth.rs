@@ -28,13 +28,20 @@ pub fn oauth_flow(t0: Instant, data: &[u8]) {
     // Bits 0, 5 and 6 pick the grant; bit 4 forces DPoP; bit 7 anchors the wall clock.
     let mut config = match (flags & 1, (flags >> 5) & 3) {
         (0, 0) => AuthConfig::authorization_code("http://127.0.0.1:8765/callback"),
-        (_, 0) => AuthConfig::client_credentials(PreRegisteredClient::any_issuer("cc", Some("secret"))),
+        (_, 0) => AuthConfig::client_credentials(PreRegisteredClient::for_issuer(
+            "https://as.example",
+            "cc",
+            Some("secret"),
+        )),
         (0, 1) => AuthConfig::client_credentials(
-            PreRegisteredClient::any_issuer("pk", None).with_private_key(FUZZ_KEY),
+            PreRegisteredClient::for_issuer("https://as.example", "pk", None).with_private_key(FUZZ_KEY),
         ),
-        (_, 1) => AuthConfig::jwt_bearer(PreRegisteredClient::any_issuer("wl", None), "wl.jwt.x"),
+        (_, 1) => AuthConfig::jwt_bearer(
+            PreRegisteredClient::for_issuer("https://as.example", "wl", None),
+            "wl.jwt.x",
+        ),
         _ => AuthConfig::enterprise_managed(
-            PreRegisteredClient::any_issuer("xaa", Some("s")),
+            PreRegisteredClient::for_issuer("https://as.example", "xaa", Some("s")),
             IdentityProvider::new("https://idp.example", "https://idp.example/token", "idp", "id.tok.en"),
         ),
     };
@@ -45,7 +52,11 @@ pub fn oauth_flow(t0: Instant, data: &[u8]) {
         config.client_metadata_url = Some("https://app.example/client.json".into());
     }
     if flags & 4 != 0 && config.pre_registered.is_empty() {
-        config.pre_registered.push(PreRegisteredClient::any_issuer("pre", Some("pre-secret")));
+        config.pre_registered.push(PreRegisteredClient::for_issuer(
+            "https://as.example",
+            "pre",
+            Some("pre-secret"),
+        ));
     }
     let mut flow = AuthFlow::new(SERVER, config, &[9; 32]).expect("valid config");
     if flags & 128 != 0 {

@@ -83,11 +83,13 @@ impl IdentityProvider {
     }
 }
 
-/// Client credentials obtained out of band (a developer portal, a configuration file).
+/// Client credentials obtained out of band (a developer portal, a configuration file), valid
+/// at one authorization server: they are only sent to the issuer they name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PreRegisteredClient {
-    /// The issuer the credentials belong to; `None` offers them to any authorization server
-    /// (only when no issuer-specific entry matches).
+    /// The issuer the credentials belong to. `None` is only accepted for a Client ID Metadata
+    /// Document URL as the client id (it answers for every server); any other client without
+    /// an issuer fails with [`OAuthError::PreRegisteredWithoutIssuer`].
     pub issuer: Option<String>,
     /// The client id.
     pub client_id: String,
@@ -120,10 +122,22 @@ impl PreRegisteredClient {
         self
     }
 
-    /// A client id (and secret) offered to whichever authorization server the server names.
-    pub fn any_issuer(client_id: &str, client_secret: Option<&str>) -> Self {
-        Self { issuer: None, ..Self::for_issuer("", client_id, client_secret) }
+    /// A Client ID Metadata Document URL (`https` with a path) as the client id, offered to
+    /// whichever authorization server the server names: the document answers for every one.
+    pub fn metadata_document(client_id_url: &str) -> Self {
+        Self { issuer: None, ..Self::for_issuer("", client_id_url, None) }
     }
+
+    /// Whether the client id is a Client ID Metadata Document URL.
+    pub fn is_metadata_document(&self) -> bool {
+        is_client_metadata_url(&self.client_id)
+    }
+}
+
+/// Whether `url` can be a Client ID Metadata Document URL: `https` with a path, at most 2048
+/// bytes.
+pub(crate) fn is_client_metadata_url(url: &str) -> bool {
+    HttpUrl::parse(url).is_ok_and(|u| u.is_https() && u.request_target().len() > 1 && url.len() <= 2048)
 }
 
 /// Host decisions for an [`crate::oauth::AuthFlow`].
@@ -243,6 +257,9 @@ impl AuthConfig {
             }
         }
         for c in &self.pre_registered {
+            if c.issuer.as_deref().is_none_or(str::is_empty) && !c.is_metadata_document() {
+                return Err(OAuthError::PreRegisteredWithoutIssuer { client_id: clip(&c.client_id, 200) });
+            }
             match &c.private_key {
                 Some(pem) => {
                     EsKey::from_pem(pem.expose())?;
@@ -254,9 +271,7 @@ impl AuthConfig {
             }
         }
         if let Some(url) = &self.client_metadata_url {
-            let ok = crate::http_url::HttpUrl::parse(url)
-                .is_ok_and(|u| u.is_https() && u.request_target().len() > 1 && url.len() <= 2048);
-            if !ok {
+            if !is_client_metadata_url(url) {
                 return Err(OAuthError::InvalidConfig(format!(
                     "client metadata URL {} must be https with a path",
                     clip(url, 200)
@@ -283,26 +298,53 @@ mod tests {
         assert!(c.validate().is_err(), "CIMD URL needs a path");
         c.client_metadata_url = Some("https://app.example/client.json".into());
         assert!(c.validate().is_ok());
-        let cc = AuthConfig::client_credentials(PreRegisteredClient::any_issuer("id", None));
+        let cc =
+            AuthConfig::client_credentials(PreRegisteredClient::for_issuer("https://as.example", "id", None));
         assert!(cc.validate().is_err(), "a secret or key is required");
-        let mut bad_key = PreRegisteredClient::any_issuer("id", None).with_private_key("not a key");
+        let mut bad_key =
+            PreRegisteredClient::for_issuer("https://as.example", "id", None).with_private_key("not a key");
         assert!(AuthConfig::client_credentials(bad_key.clone()).validate().is_err());
         bad_key.private_key = None;
         assert!(AuthConfig::client_credentials(bad_key).validate().is_err(), "private_key_jwt needs a key");
-        let wif = AuthConfig::jwt_bearer(PreRegisteredClient::any_issuer("w", None), "");
+        let wif =
+            AuthConfig::jwt_bearer(PreRegisteredClient::for_issuer("https://as.example", "w", None), "");
         assert!(wif.validate().is_err(), "an assertion is required");
-        assert!(AuthConfig::jwt_bearer(PreRegisteredClient::any_issuer("w", None), "a.b.c")
-            .validate()
-            .is_ok());
+        assert!(AuthConfig::jwt_bearer(
+            PreRegisteredClient::for_issuer("https://as.example", "w", None),
+            "a.b.c"
+        )
+        .validate()
+        .is_ok());
         let idp = IdentityProvider::new("https://idp.example", "https://idp.example/token", "c", "id.tok.en");
-        let ema =
-            AuthConfig::enterprise_managed(PreRegisteredClient::any_issuer("x", Some("s")), idp.clone());
+        let ema = AuthConfig::enterprise_managed(
+            PreRegisteredClient::for_issuer("https://as.example", "x", Some("s")),
+            idp.clone(),
+        );
         assert!(ema.validate().is_ok());
         let elsewhere = IdentityProvider { token_endpoint: "https://evil.example/token".into(), ..idp };
-        let ema = AuthConfig::enterprise_managed(PreRegisteredClient::any_issuer("x", Some("s")), elsewhere);
+        let ema = AuthConfig::enterprise_managed(
+            PreRegisteredClient::for_issuer("https://as.example", "x", Some("s")),
+            elsewhere,
+        );
         assert!(ema.validate().is_err(), "the ID token goes only to the IdP's origin");
-        let cc = AuthConfig::client_credentials(PreRegisteredClient::any_issuer("id", Some("s")));
+        let cc = AuthConfig::client_credentials(PreRegisteredClient::for_issuer(
+            "https://as.example",
+            "id",
+            Some("s"),
+        ));
         assert!(cc.validate().is_ok());
+        let unbound =
+            PreRegisteredClient { issuer: None, ..PreRegisteredClient::for_issuer("", "id", Some("s")) };
+        assert!(matches!(
+            AuthConfig::client_credentials(unbound).validate(),
+            Err(OAuthError::PreRegisteredWithoutIssuer { .. })
+        ));
+        let cimd = PreRegisteredClient::metadata_document("https://app.example/client.json");
+        assert!(cimd.is_metadata_document());
+        assert!(
+            AuthConfig::jwt_bearer(cimd, "a.b.c").validate().is_ok(),
+            "a metadata document needs no issuer"
+        );
         assert!(!format!("{cc:?}").contains("\"s\""), "secrets are redacted: {cc:?}");
     }
 }

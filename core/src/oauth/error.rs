@@ -162,6 +162,23 @@ pub enum OAuthError {
         /// The issuer.
         issuer: String,
     },
+    /// Pre-registered credentials name no issuer (only a Client ID Metadata Document URL may
+    /// go without one): refused before anything is sent.
+    #[error("the pre-registered client {client_id} names no issuer")]
+    PreRegisteredWithoutIssuer {
+        /// The client id.
+        client_id: String,
+    },
+    /// Discovery found an authorization server other than the one the pre-registered
+    /// credentials belong to (issuer identifiers compared as RFC 8414 §3.3 does): the
+    /// credentials are not sent.
+    #[error("the pre-registered credentials belong to {configured}, but the server uses {discovered}")]
+    IssuerMismatch {
+        /// The issuer the credentials were registered with.
+        configured: String,
+        /// The issuer discovery found.
+        discovered: String,
+    },
     /// Dynamic client registration was refused.
     #[error("client registration at {issuer} failed (HTTP {status}){}", fmt_code(.error))]
     RegistrationFailed {

@@ -101,9 +101,11 @@ pub(crate) enum Choice {
     Register(String),
 }
 
-/// Chooses a client in the MCP priority order: pre-registered for this issuer, pre-registered
-/// for any issuer, a stored dynamic registration for this issuer (same redirect URI), the
-/// Client ID Metadata Document, dynamic registration.
+/// Chooses a client in the MCP priority order: pre-registered for this issuer, a
+/// pre-registered Client ID Metadata Document URL, a stored dynamic registration for this
+/// issuer (same redirect URI), the Client ID Metadata Document, dynamic registration.
+/// Pre-registered credentials for other issuers are never sent: when some are configured and
+/// none is for this issuer, the flow fails with [`OAuthError::IssuerMismatch`].
 pub(crate) fn choose(
     config: &AuthConfig,
     stored: &[ClientRegistration],
@@ -114,7 +116,13 @@ pub(crate) fn choose(
         .pre_registered
         .iter()
         .find(|c| c.issuer.as_deref().is_some_and(|i| crate::oauth::url::issuer_matches(i, &meta.issuer)))
-        .or_else(|| config.pre_registered.iter().find(|c| c.issuer.is_none()));
+        .or_else(|| config.pre_registered.iter().find(|c| c.issuer.is_none() && c.is_metadata_document()));
+    if let (None, Some(other)) = (pre, config.pre_registered.iter().find_map(|c| c.issuer.as_deref())) {
+        return Err(OAuthError::IssuerMismatch {
+            configured: clip(other, 200),
+            discovered: clip(&meta.issuer, 200),
+        });
+    }
     if let Some(c) = pre {
         let key_wanted = c.private_key.is_some()
             && (c.client_secret.is_none()
@@ -256,19 +264,30 @@ mod tests {
             matches!(choose(&c, &[], &cimd), Ok(Choice::Use(r)) if r.source == RegistrationSource::MetadataDocument)
         );
         assert!(matches!(choose(&c, &[], &meta(|_| {})), Ok(Choice::Register(_))));
-        // Pre-registered wins; the issuer-specific entry over the wildcard.
+        // Pre-registered wins; the issuer's entry over a pre-registered metadata document URL.
+        let any = "https://app.example/any.json";
         c.pre_registered = vec![
-            PreRegisteredClient::any_issuer("any", None),
-            PreRegisteredClient::for_issuer("https://as.example", "mine", Some("s")),
+            PreRegisteredClient::metadata_document(any),
+            PreRegisteredClient::for_issuer("https://as.example/", "mine", Some("s")),
         ];
         let Ok(Choice::Use(r)) = choose(&c, &[], &cimd) else { panic!() };
         assert_eq!((r.client_id.as_str(), r.auth_method), ("mine", TokenAuthMethod::ClientSecretBasic));
         c.pre_registered.remove(1);
         let Ok(Choice::Use(r)) = choose(&c, &[], &cimd) else { panic!() };
-        assert_eq!(r.client_id, "any");
-        // Nothing possible.
+        assert_eq!(r.client_id, any, "a metadata document URL answers for every issuer");
+        // Credentials of another issuer are never offered, even beside a way to register.
+        c.pre_registered =
+            vec![PreRegisteredClient::for_issuer("https://other.example", "theirs", Some("s"))];
+        let Err(OAuthError::IssuerMismatch { configured, discovered }) = choose(&c, &[], &cimd) else {
+            panic!()
+        };
+        assert_eq!(
+            (configured.as_str(), discovered.as_str()),
+            ("https://other.example", "https://as.example")
+        );
         // A key: private_key_jwt without a secret, or when the server lists it.
-        c.pre_registered = vec![PreRegisteredClient::any_issuer("k", None).with_private_key("pem")];
+        c.pre_registered =
+            vec![PreRegisteredClient::for_issuer("https://as.example", "k", None).with_private_key("pem")];
         c.pre_registered[0].auth_method = None;
         let Ok(Choice::Use(r)) = choose(&c, &[], &cimd) else { panic!() };
         assert_eq!(r.auth_method, TokenAuthMethod::PrivateKeyJwt);

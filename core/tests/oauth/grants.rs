@@ -37,7 +37,8 @@ fn private_key_jwt_signs_a_client_assertion() {
     let mut fake = Fake::new();
     cc_server(&mut fake, &["private_key_jwt"]);
     fake.on(TOKEN, 200, token("cc-1", json!({})));
-    let client = PreRegisteredClient::any_issuer("conformance-test-client", None).with_private_key(PKCS8_PEM);
+    let client =
+        PreRegisteredClient::for_issuer(AS, "conformance-test-client", None).with_private_key(PKCS8_PEM);
     let mut f = flow(AuthConfig::client_credentials(client));
     f.set_wall_clock(now, UNIX);
     let later = now + Duration::from_secs(7);
@@ -76,7 +77,7 @@ fn private_key_jwt_accepts_sec1_and_needs_a_wall_clock() {
     cc_server(&mut fake, &["private_key_jwt", "client_secret_basic"]);
     fake.on(TOKEN, 200, token("cc-1", json!({})));
     // A secret and a key: the key wins when the server lists private_key_jwt.
-    let mut client = PreRegisteredClient::any_issuer("c", Some("s")).with_private_key(SEC1_PEM);
+    let mut client = PreRegisteredClient::for_issuer(AS, "c", Some("s")).with_private_key(SEC1_PEM);
     client.auth_method = None;
     let mut f = flow(AuthConfig::client_credentials(client.clone()));
     f.on_challenge(now, 401, Some(CHALLENGE));
@@ -100,8 +101,10 @@ fn jwt_bearer_grant_presents_the_workload_assertion() {
             as_meta(AS, json!({"grant_types_supported": [JWT_BEARER], "registration_endpoint": null})),
         )
         .on(TOKEN, 200, token("wif-1", json!({})));
-    let cfg =
-        AuthConfig::jwt_bearer(PreRegisteredClient::any_issuer("conformance-wif-workload", None), "wl.jwt.x");
+    let cfg = AuthConfig::jwt_bearer(
+        PreRegisteredClient::for_issuer(AS, "conformance-wif-workload", None),
+        "wl.jwt.x",
+    );
     let mut f = flow(cfg);
     f.on_challenge(now, 401, Some(CHALLENGE));
     let t = fake.drive(&mut f, now).unwrap();
@@ -123,7 +126,7 @@ fn a_refused_assertion_is_not_retried_until_replaced() {
         .on(AS_META, 200, as_meta(AS, json!({"grant_types_supported": [JWT_BEARER]})))
         .on(TOKEN, 400, r#"{"error":"invalid_grant","error_description":"JWT assertion is expired"}"#)
         .on(TOKEN, 200, token("wif-2", json!({})));
-    let cfg = AuthConfig::jwt_bearer(PreRegisteredClient::any_issuer("w", None), "expired.jwt.x");
+    let cfg = AuthConfig::jwt_bearer(PreRegisteredClient::for_issuer(AS, "w", None), "expired.jwt.x");
     let mut f = flow(cfg);
     f.on_challenge(now, 401, Some(CHALLENGE));
     let e = fake.drive(&mut f, now).unwrap_err();
@@ -155,7 +158,7 @@ fn enterprise(fake: &mut Fake) -> mcp_core::oauth::AuthFlow {
         ),
     );
     let idp = IdentityProvider::new(IDP, IDP_TOKEN, "idp-client", "user.id.token");
-    let client = PreRegisteredClient::any_issuer("xaa-client", Some("xaa-secret"));
+    let client = PreRegisteredClient::for_issuer(AS, "xaa-client", Some("xaa-secret"));
     flow(AuthConfig::enterprise_managed(client, idp))
 }
 

@@ -6,6 +6,7 @@ mod discovery;
 mod dpop;
 mod grants;
 mod harness;
+mod issuer_binding;
 mod jws;
 mod mutations;
 mod registration;

@@ -20,7 +20,7 @@ fn pre_registered_client_for_the_issuer_uses_basic_auth() {
     fake.standard(json!({"registration_endpoint": null, "token_endpoint_auth_methods_supported": ["client_secret_basic"]}));
     let mut cfg = code_config();
     cfg.pre_registered = vec![
-        PreRegisteredClient::any_issuer("wildcard", Some("w")),
+        PreRegisteredClient::for_issuer("https://elsewhere.example", "elsewhere", Some("w")),
         PreRegisteredClient::for_issuer(AS, "pre-registered-client", Some("pre-registered-secret")),
     ];
     let mut f = flow(cfg);

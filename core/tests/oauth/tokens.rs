@@ -130,7 +130,8 @@ fn client_credentials_grant() {
         json!({"grant_types_supported": ["client_credentials"], "token_endpoint_auth_methods_supported": ["client_secret_basic"],
                "code_challenge_methods_supported": null, "authorization_endpoint": null}),
     );
-    let cfg = AuthConfig::client_credentials(PreRegisteredClient::any_issuer(
+    let cfg = AuthConfig::client_credentials(PreRegisteredClient::for_issuer(
+        AS,
         "conformance-test-client",
         Some("conformance-test-secret"),
     ));

@@ -38,10 +38,13 @@ impl OAuthOptions {
         Self::new(AuthConfig::authorization_code(redirect_uri))
     }
 
-    /// The client credentials grant with a pre-registered client id and secret, offered to
-    /// whichever authorization server the server names; no browser.
-    pub fn client_credentials(client_id: &str, client_secret: &str) -> Self {
-        Self::new(AuthConfig::client_credentials(PreRegisteredClient::any_issuer(
+    /// The client credentials grant with a client id and secret registered at the
+    /// authorization server `issuer`; no browser. They are only sent there: a server whose
+    /// authorization server has another issuer fails with
+    /// [`OAuthError::IssuerMismatch`](mcp_core::oauth::OAuthError::IssuerMismatch).
+    pub fn client_credentials(issuer: &str, client_id: &str, client_secret: &str) -> Self {
+        Self::new(AuthConfig::client_credentials(PreRegisteredClient::for_issuer(
+            issuer,
             client_id,
             Some(client_secret),
         )))
@@ -54,7 +57,8 @@ impl OAuthOptions {
         self
     }
 
-    /// Adds a pre-registered client (issuer-specific entries win over any-issuer ones).
+    /// Adds a pre-registered client (for its issuer; a client without one must have a Client
+    /// ID Metadata Document URL as its id).
     pub fn pre_registered(mut self, client: PreRegisteredClient) -> Self {
         self.config.pre_registered.push(client);
         self
@@ -142,7 +146,7 @@ mod tests {
         let port = any.config().redirect_uri.rsplit(':').next().unwrap().trim_end_matches("/callback");
         assert_ne!(port.parse::<u16>().unwrap(), 0, "a free port is picked");
 
-        let cc = OAuthOptions::client_credentials("id", "secret");
+        let cc = OAuthOptions::client_credentials("https://as.example", "id", "secret");
         assert_eq!(cc.config().grant, GrantType::ClientCredentials);
         assert!(!format!("{cc:?}").contains("\"secret\""), "secret redacted: {cc:?}");
     }

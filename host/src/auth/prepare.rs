@@ -156,8 +156,11 @@ mod tests {
         assert!(matches!(&err, ClientError::Config(m) if m.contains("token provider")), "{err}");
         let with: HandlerSet<u8> = HandlerSet { access_token: Some(1), ..Default::default() };
         prepare_auth(&mut specs, &with, None, None).unwrap();
-        let mut specs =
-            [oauth_spec("c", "https://c.example/mcp", OAuthOptions::client_credentials("id", "s"))];
+        let mut specs = [oauth_spec(
+            "c",
+            "https://c.example/mcp",
+            OAuthOptions::client_credentials("https://as.example", "id", "s"),
+        )];
         prepare_auth(&mut specs, &none, None, None).expect("client credentials need no browser");
         let mut specs = [oauth_spec(
             "d",
