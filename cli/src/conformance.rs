@@ -83,11 +83,17 @@ fn sample_arguments(tool: &Tool) -> Value {
     Value::Object(args)
 }
 
-fn client_for(url: &str, scenario: &str, version: &str, context: &Value) -> Result<Client, CliError> {
+fn client_for(
+    url: &str,
+    scenario: &str,
+    version: &str,
+    context: &Value,
+    issuer: Option<&str>,
+) -> Result<Client, CliError> {
     let mode = if version == "2026-07-28" { ProtocolMode::Modern } else { ProtocolMode::Legacy };
     let mut spec = ServerSpec::from_target("conformance", url)?.protocol(mode);
     if scenario.starts_with("auth/") {
-        spec = crate::conformance_auth::configure(spec, context);
+        spec = crate::conformance_auth::configure(spec, context, issuer);
     }
     let builder = Client::builder()
         .authorization_handler(crate::conformance_auth::follow_authorization)
@@ -102,10 +108,26 @@ fn client_for(url: &str, scenario: &str, version: &str, context: &Value) -> Resu
 }
 
 async fn scenario_run(url: &str, scenario: &str, version: &str, context: &Value) -> Result<(), CliError> {
-    let client = client_for(url, scenario, version, context)?;
+    let issuer = match crate::conformance_auth::needs_issuer(scenario, context) {
+        true => Some(learn_issuer(url, scenario, version, context).await?),
+        false => None,
+    };
+    let client = client_for(url, scenario, version, context, issuer.as_deref())?;
     let outcome = steps(&client, scenario, context).await;
     client.close().await;
     outcome
+}
+
+/// The issuer of the suite's authorization server, from a first connection whose credentials
+/// are bound to [`crate::conformance_auth::PROBE_ISSUER`] (refused before any token request).
+async fn learn_issuer(url: &str, scenario: &str, version: &str, context: &Value) -> Result<String, CliError> {
+    let probe = client_for(url, scenario, version, context, Some(crate::conformance_auth::PROBE_ISSUER))?;
+    let outcome = probe.servers()[0].connect().await;
+    probe.close().await;
+    match outcome {
+        Err(e) => crate::conformance_auth::discovered_issuer(&e).ok_or_else(|| e.into()),
+        Ok(_) => Err(CliError::new("the server did not ask for authorization")),
+    }
 }
 
 async fn steps(client: &Client, scenario: &str, context: &Value) -> Result<(), CliError> {

@@ -5,8 +5,9 @@
 //! test server's scripted browser).
 
 use mcp_tokio::auth::OAuthOptions;
-use mcp_tokio::core::oauth::{AuthConfig, IdentityProvider, PreRegisteredClient};
+use mcp_tokio::core::oauth::{AuthConfig, IdentityProvider, OAuthError, PreRegisteredClient};
 use mcp_tokio::core::types::AuthorizationCallback;
+use mcp_tokio::core::{ClientError, RequestError};
 use mcp_tokio::{AuthorizationPrompt, HandlerError, ServerSpec};
 use serde_json::Value;
 
@@ -17,19 +18,36 @@ const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadat
 /// there: the redirect is read from the authorization endpoint's answer.
 const REDIRECT_URI: &str = "http://127.0.0.1:18765/callback";
 
-/// Sets up OAuth on `spec` for an `auth/*` scenario, from its context.
-pub fn configure(spec: ServerSpec, context: &Value) -> ServerSpec {
+/// The issuer a first connection binds the suite's credentials to when the scenario's context
+/// names none (every `auth/*` scenario with credentials but `auth/pre-registration`): no
+/// authorization server has it, so that connection stops at [`OAuthError::IssuerMismatch`]
+/// after discovery, before any token request, naming the issuer the suite's server uses.
+pub const PROBE_ISSUER: &str = "urn:mcp-conformance:issuer-to-learn";
+
+/// Whether the scenario's pre-registered credentials come without their issuer, which must
+/// then be learnt (see [`PROBE_ISSUER`]).
+pub fn needs_issuer(scenario: &str, context: &Value) -> bool {
+    scenario.starts_with("auth/") && context.get("client_id").is_some() && context.get("issuer").is_none()
+}
+
+/// The issuer discovery found, when `error` is the flow refusing credentials bound to another.
+pub fn discovered_issuer(error: &ClientError) -> Option<String> {
+    match error.request_error() {
+        Some(RequestError::AuthorizationFailed {
+            oauth: Some(OAuthError::IssuerMismatch { discovered, .. }),
+            ..
+        }) => Some(discovered.clone()),
+        _ => None,
+    }
+}
+
+/// Sets up OAuth on `spec` for an `auth/*` scenario, from its context; `issuer` is where the
+/// credentials belong when the context does not say.
+pub fn configure(spec: ServerSpec, context: &Value, issuer: Option<&str>) -> ServerSpec {
     let text = |key: &str| context.get(key).and_then(Value::as_str);
-    // Pre-registered credentials name their issuer; a context without one has a client the
-    // flow refuses (OAuthError::PreRegisteredWithoutIssuer).
     let client = |secret: Option<&str>| {
-        let mut client = PreRegisteredClient::for_issuer(
-            text("issuer").unwrap_or(""),
-            text("client_id").unwrap_or(""),
-            secret,
-        );
-        client.issuer = text("issuer").map(str::to_owned);
-        client
+        let issuer = text("issuer").or(issuer).unwrap_or("");
+        PreRegisteredClient::for_issuer(issuer, text("client_id").unwrap_or(""), secret)
     };
     let idp = (text("idp_issuer"), text("idp_token_endpoint"), text("idp_client_id"), text("idp_id_token"));
     let options = match (text("client_id"), text("client_secret"), text("issuer")) {
