@@ -133,8 +133,10 @@ pub mod fan_out_scenarios {
     }
 
     /// `max_concurrent_servers(2)` with three servers whose barrier opens at three arrivals: the
-    /// first two wait in vain (the third is not asked until one of them answers), then the
-    /// third gets through. The limit is a limit.
+    /// third is not asked until one of the first two gave up waiting, so at least one of them
+    /// fails (unbounded, all three would meet), and the third gets through at once. Whether the
+    /// other of the first two is still waiting when the third arrives depends on how fast the
+    /// processes started, so the test does not say which of them fail. The limit is a limit.
     pub $($kw)? fn fan_out_asks_at_most_the_limit_at_once() {
         let barrier = support::unique_temp_path("list-barrier");
         let dir = barrier.to_str().expect("a UTF-8 path");
@@ -146,11 +148,15 @@ pub mod fan_out_scenarios {
             .server(server("c", &args));
         let client = rt::build(builder).expect("build the client");
         let tools = aw!(client.list_tools());
-        assert_eq!(names(&tools.failed), ["a", "b"], "{:?}", tools.failed);
+        let failed = names(&tools.failed);
+        assert!(!failed.is_empty(), "one of the first two must have waited in vain: {tools:?}");
+        assert!(failed.iter().all(|s| ["a", "b"].contains(s)), "{:?}", tools.failed);
         for failure in &tools.failed {
             assert!(failure.error.to_string().contains("2 of 3"), "{failure:?}");
         }
-        assert_eq!(server_runs(&tools), ["c"]);
+        let runs = server_runs(&tools);
+        assert_eq!(runs.last(), Some(&"c"), "the third server gets through: {runs:?}");
+        assert_eq!(failed.len() + runs.len(), 3, "each server answered or failed once: {failed:?} {runs:?}");
         aw!(client.close());
         let _ = std::fs::remove_dir_all(&barrier);
     }
