@@ -68,6 +68,18 @@ pub mod process_group_scenarios {
         aw!(wait_until("the grandchild to end", || !support::process_is_running(pids[0])));
     }
 
+    /// Dropping the client without closing it ends the grandchild too.
+    pub $($kw)? fn dropping_the_client_ends_the_wrappers_grandchildren() {
+        let dir = support::TempDir::new("process-group-drop");
+        let pid_file = dir.path().join("pids");
+        let client = wrapped_client(&pid_file);
+        aw!(assert_echo(&client));
+        let pids = grandchildren(&pid_file);
+        assert_eq!(pids.len(), 1, "{pids:?}");
+        drop(client);
+        aw!(wait_until("the grandchild to end", || !support::process_is_running(pids[0])));
+    }
+
     /// A crashed server's group is killed (the first grandchild ends), and the restarted
     /// server's group is killed on close (the second grandchild ends).
     pub $($kw)? fn a_crashed_servers_grandchildren_end_and_the_restarted_ones_on_close() {
@@ -98,6 +110,7 @@ macro_rules! all_process_group_scenario_tests {
     ($run:path) => {
         $crate::scenario_tests!(process_group_scenarios, $run;
             close_ends_the_wrappers_grandchildren,
+            dropping_the_client_ends_the_wrappers_grandchildren,
             a_crashed_servers_grandchildren_end_and_the_restarted_ones_on_close);
     };
 }
