@@ -30,10 +30,22 @@ pub mod process_group_scenarios {
     const WRAPPER: &str =
         r#"(trap '' TERM; exec sleep 600) </dev/null >/dev/null 2>&1 & echo $! >> "$0"; exec "$@""#;
 
-    fn wrapped_client(pid_file: &Path) -> rt::Client {
+    /// A wrapper that does not end with the server: it ignores SIGTERM and waits for its
+    /// grandchild, which on SIGTERM appends to `<pid file>.term` and exits. So the wrapper
+    /// ends at the terminate step only if that step signals the grandchild too.
+    const WAITING_WRAPPER: &str = r#"(trap 'echo term >> "$0.term"; exit 0' TERM; while :; do sleep 1; done) </dev/null >/dev/null 2>&1 &
+g=$!; echo $g >> "$0"; trap '' TERM; "$@"; wait $g"#;
+
+    /// A client of the test server started through `wrapper` (`sh -c`), which gets the pid
+    /// file as `$0`.
+    fn wrapped_spec(wrapper: &str, pid_file: &Path) -> $crate::mcp_core::ServerSpec {
         let pid_file = pid_file.to_str().expect("a UTF-8 path");
-        let args = ["-c", WRAPPER, pid_file, support::test_server(), "--protocol", "modern"];
-        rt::build(rt::Client::builder().server(support::spec("sh", "t", &args))).expect("build")
+        let args = ["-c", wrapper, pid_file, support::test_server(), "--protocol", "modern"];
+        support::spec("sh", "t", &args)
+    }
+
+    fn wrapped_client(pid_file: &Path) -> rt::Client {
+        rt::build(rt::Client::builder().server(wrapped_spec(WRAPPER, pid_file))).expect("build")
     }
 
     /// The grandchildren's pids, one per start of the server.
@@ -80,6 +92,24 @@ pub mod process_group_scenarios {
         aw!(wait_until("the grandchild to end", || !support::process_is_running(pids[0])));
     }
 
+    /// The terminate step (after the stdin grace) signals the whole group: the grandchild
+    /// handles SIGTERM, and the wrapper waiting for it ends without the kill step (whose grace
+    /// is longer than the test waits).
+    pub $($kw)? fn terminate_reaches_the_wrappers_grandchildren() {
+        let dir = support::TempDir::new("process-group-term");
+        let pid_file = dir.path().join("pids");
+        let mut spec = wrapped_spec(WAITING_WRAPPER, &pid_file);
+        spec.config.timeouts.shutdown_grace = std::time::Duration::from_millis(100);
+        spec.config.timeouts.terminate_grace = std::time::Duration::from_secs(60);
+        let client = rt::build(rt::Client::builder().server(spec)).expect("build");
+        aw!(assert_echo(&client));
+        let pids = grandchildren(&pid_file);
+        assert_eq!(pids.len(), 1, "{pids:?}");
+        aw!(client.close());
+        assert!(dir.path().join("pids.term").exists(), "the grandchild got SIGTERM");
+        aw!(wait_until("the grandchild to end", || !support::process_is_running(pids[0])));
+    }
+
     /// A crashed server's group is killed (the first grandchild ends), and the restarted
     /// server's group is killed on close (the second grandchild ends).
     pub $($kw)? fn a_crashed_servers_grandchildren_end_and_the_restarted_ones_on_close() {
@@ -111,6 +141,7 @@ macro_rules! all_process_group_scenario_tests {
         $crate::scenario_tests!(process_group_scenarios, $run;
             close_ends_the_wrappers_grandchildren,
             dropping_the_client_ends_the_wrappers_grandchildren,
+            terminate_reaches_the_wrappers_grandchildren,
             a_crashed_servers_grandchildren_end_and_the_restarted_ones_on_close);
     };
 }
