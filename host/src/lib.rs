@@ -23,8 +23,10 @@
 //! - [`HttpClientConfig`], [`ProxySetting`] and proxy selection ([`Proxies`]);
 //! - [`auth`]: the host side of OAuth (token stores, the loopback redirect listener, the
 //!   browser sign-in, the options a server spec takes);
-//! - process helpers: [`std_command`], [`exit_info`], [`terminate`], [`seed_config`], and the
-//!   live-process table the core's IO is applied to ([`apply_process_io`]).
+//! - process helpers: [`std_command`] (a stdio server leads its own process group on Unix),
+//!   [`exit_info`], [`signal_server`] and [`kill_server_group`] (signal that group),
+//!   [`seed_config`], and the live-process table the core's IO is applied to
+//!   ([`apply_process_io`]).
 //!
 //! It depends on `mcp-core` and the standard library (plus small helpers: `base64`, `getrandom`
 //! for OAuth entropy, `sha2` for token file names): no async runtime, no HTTP stack.
@@ -81,8 +83,8 @@ pub use http_config::{with_request_headers, HttpClientConfig, Proxies, Proxy, Pr
 pub use methods::{BuilderParts, Prepared, ServerStart, DEFAULT_MAX_CONCURRENT_SERVERS};
 pub use pending::{CloseWaiters, PendingCalls, ServerView};
 pub use process::{
-    apply_process_io, exit_info, os_random_seed, seed_config, std_command, terminate, OtherIo,
-    ProcessControl, SpawnRequest,
+    apply_process_io, exit_info, kill_server_group, os_random_seed, seed_config, signal_server, std_command,
+    OtherIo, ProcessControl, SpawnRequest,
 };
 pub use subscription::{
     AsyncSubscription, BlockingSubscription, Elapsed, Inbox, ListenControl, ListenOptions, Next,

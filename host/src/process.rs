@@ -1,6 +1,12 @@
 //! Process helpers every runtime shares: the `std::process::Command` of a stdio server, exit
-//! statuses, polite termination, the OS seed for the core's jitter, and the table of live
-//! processes the core's IO is applied to.
+//! statuses, signalling a server's process group, the OS seed for the core's jitter, and the
+//! table of live processes the core's IO is applied to.
+//!
+//! On Unix each stdio server leads its own process group (its pgid is its pid), so what a
+//! wrapper (`npx`, `uvx`, `sh -c`, `docker run`) starts is signalled with it: terminate and
+//! kill go to the whole group, and once the server itself has exited the rest of its group is
+//! killed ([`kill_server_group`]), so no grandchild outlives the client. The group also keeps
+//! a terminal's Ctrl-C from reaching the server directly: the client's own shutdown stops it.
 
 use std::io;
 
@@ -8,10 +14,13 @@ use std::collections::BTreeMap;
 
 use mcp_core::{Epoch, ExchangeId, ExitInfo, HttpRequest, Io, StdioCommand};
 
-/// The `std::process::Command` for a stdio server: program, args, env, cwd, all three pipes.
-/// Both tokio's and async-process's `Command` convert from it.
+/// The `std::process::Command` for a stdio server: program, args, env, cwd, all three pipes,
+/// and (Unix) a process group of its own. Both tokio's and async-process's `Command` convert
+/// from it.
 pub fn std_command(command: &StdioCommand) -> std::process::Command {
     let mut cmd = std::process::Command::new(&command.program);
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     cmd.args(&command.args)
         .envs(command.env.iter().map(|(k, v)| (k, v)))
         .stdin(std::process::Stdio::piped())
@@ -32,19 +41,49 @@ pub fn exit_info(status: std::process::ExitStatus) -> ExitInfo {
     ExitInfo { code: status.code(), signal }
 }
 
-/// Asks a process to terminate (SIGTERM). On platforms without signals this kills it.
-pub fn terminate(pid: u32) -> io::Result<()> {
+/// Terminates (`force == false`: SIGTERM) or kills (SIGKILL) a running stdio server and its
+/// process group (see [`std_command`]); a server that left its group is signalled alone. On
+/// platforms without signals this fails and the caller kills through its child handle.
+///
+/// `pid` must not have been reaped yet (it could belong to another process by now).
+pub fn signal_server(pid: u32, force: bool) -> io::Result<()> {
     #[cfg(unix)]
     {
-        let pid = rustix::process::Pid::from_raw(pid as i32)
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "invalid pid"))?;
-        rustix::process::kill_process(pid, rustix::process::Signal::TERM).map_err(io::Error::from)
+        let pid = unix_pid(pid)?;
+        let signal = if force { rustix::process::Signal::KILL } else { rustix::process::Signal::TERM };
+        rustix::process::kill_process_group(pid, signal)
+            .or_else(|_| rustix::process::kill_process(pid, signal))
+            .map_err(io::Error::from)
     }
     #[cfg(not(unix))]
     {
-        let _ = pid;
-        Err(io::Error::new(io::ErrorKind::Unsupported, "no polite termination on this platform"))
+        let _ = (pid, force);
+        Err(io::Error::new(io::ErrorKind::Unsupported, "no signals on this platform"))
     }
+}
+
+/// Kills what is left of the process group of a stdio server that has exited (its wrapper's
+/// children and grandchildren), so none outlives it; nothing when the group is empty. A no-op
+/// on platforms without process groups.
+///
+/// The group's id stays reserved while any member lives; call this before reaping the server
+/// where the runtime can, and otherwise right after (the id of an empty group could only be
+/// reused by a new process that made itself a group leader in between).
+pub fn kill_server_group(pid: u32) {
+    #[cfg(unix)]
+    if let Ok(pid) = unix_pid(pid) {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+    #[cfg(not(unix))]
+    let _ = pid;
+}
+
+#[cfg(unix)]
+fn unix_pid(pid: u32) -> io::Result<rustix::process::Pid> {
+    i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "invalid pid"))
 }
 
 /// A seed from the operating system's randomness (via the standard library's hasher keys),

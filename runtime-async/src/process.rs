@@ -16,7 +16,7 @@ use crate::caller_io::CallerIo;
 use crate::runtime::{ChildProcess, ProcessParts, Runtime};
 use crate::stdout::SharedStdout;
 use mcp_core::Input;
-use mcp_host::terminate;
+use mcp_host::{kill_server_group, signal_server};
 
 /// Read buffer size for stdout and stderr.
 const READ_CHUNK: usize = 64 * 1024;
@@ -173,7 +173,21 @@ impl Drop for ProcessIo {
     }
 }
 
-/// Waits for the process to exit, applying terminate/kill requests meanwhile.
+/// Kills what is left of a server's process group when the exit waiter ends: after the
+/// server exited, or when the waiter is dropped (the runtime shutting down) before the child
+/// handle kills the server itself.
+struct GroupGuard(Option<u32>);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if let Some(pid) = self.0 {
+            kill_server_group(pid);
+        }
+    }
+}
+
+/// Waits for the process to exit, applying terminate/kill requests (to its process group)
+/// meanwhile; then kills what is left of the group.
 async fn wait_for_exit(
     epoch: Epoch,
     mut child: Box<dyn ChildProcess>,
@@ -184,9 +198,11 @@ async fn wait_for_exit(
         Exited(ExitInfo),
         Signal(bool),
     }
+    // Declared after `child`, so dropped before it: the group is killed while the server's
+    // pid is still reserved.
+    let group = GroupGuard(child.id());
     let mut signals_open = true;
     let status = loop {
-        let pid = child.id();
         let wake = {
             let exit = async { Wake::Exited(child.wait().await.unwrap_or_default()) };
             if signals_open {
@@ -203,12 +219,10 @@ async fn wait_for_exit(
         };
         match wake {
             Wake::Exited(status) => break status,
-            Wake::Signal(true) => {
-                let _ = child.kill();
-            }
-            Wake::Signal(false) => {
-                let polite = pid.map(terminate);
-                if !matches!(polite, Some(Ok(()))) {
+            Wake::Signal(force) => {
+                // The pid is only signalled while the child handle has not reaped it.
+                let sent = child.id().map(|pid| signal_server(pid, force));
+                if !matches!(sent, Some(Ok(()))) {
                     let _ = child.kill();
                 }
             }
@@ -217,6 +231,7 @@ async fn wait_for_exit(
             signals_open = false;
         }
     };
+    drop(group);
     feed.feed(Input::Exited(epoch, status));
 }
 

@@ -194,8 +194,9 @@ impl ProcessControl for ProcessIo {
         self.stdin.close();
     }
 
-    /// Terminates (`force == false`: SIGTERM, falling back to a kill) or kills the process,
-    /// unless its exit was already seen.
+    /// Terminates (`force == false`: SIGTERM, falling back to a kill) or kills the process
+    /// and its process group, unless its exit was already seen (the waiter then killed what
+    /// was left of the group).
     fn signal(&self, force: bool) {
         let exited = lock(&self.state.exited);
         if *exited {
@@ -203,10 +204,8 @@ impl ProcessControl for ProcessIo {
         }
         #[cfg(unix)]
         {
-            if force || mcp_host::terminate(self.pid).is_err() {
-                if let Some(pid) = rustix::process::Pid::from_raw(self.pid as i32) {
-                    let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-                }
+            if force || mcp_host::signal_server(self.pid, false).is_err() {
+                let _ = mcp_host::signal_server(self.pid, true);
             }
         }
         #[cfg(not(unix))]
@@ -339,17 +338,21 @@ fn read_stderr(epoch: Epoch, mut stderr: ChildStderr, feed: &dyn Feed) {
     feed.feed(Input::StderrEof(epoch));
 }
 
-/// Blocks until the process exits, marks it exited, reaps it and reports the exit.
+/// Blocks until the process exits, marks it exited, kills what is left of its process group,
+/// reaps it and reports the exit.
 #[cfg(unix)]
 fn wait_for_exit(epoch: Epoch, mut child: Child, pid: u32, state: &ExitState, feed: &dyn Feed) {
     let status = if wait_unreaped(pid) {
-        // A zombie keeps its pid: mark it exited, then reap it, under the driver's lock.
+        // A zombie keeps its pid (and group id): mark it exited, kill the rest of its group,
+        // then reap it, under the driver's lock.
         let mut exited = lock(&state.exited);
         *exited = true;
+        mcp_host::kill_server_group(pid);
         child.wait()
     } else {
         let status = child.wait();
         *lock(&state.exited) = true;
+        mcp_host::kill_server_group(pid);
         status
     };
     let info = status.map(mcp_host::exit_info).unwrap_or_default();

@@ -30,6 +30,7 @@ pub mod oauth_peer_checks;
 mod oversize_peer_checks;
 mod oversize_scenarios;
 mod peer_checks;
+mod process_group_scenarios;
 mod push_peer_checks;
 mod push_scenarios;
 mod roots_scenarios;

@@ -171,15 +171,26 @@ pub fn processes_with_marker(marker: &str) -> Vec<u32> {
         if !String::from_utf8_lossy(&cmdline).contains(marker) {
             continue;
         }
-        let zombie = std::fs::read_to_string(entry.path().join("stat"))
-            .ok()
-            .and_then(|stat| stat.rsplit_once(')').map(|(_, rest)| rest.trim_start().starts_with('Z')))
-            .unwrap_or(false);
-        if !zombie {
+        if !is_zombie(&entry.path()) {
             pids.push(pid);
         }
     }
     pids
+}
+
+/// Whether process `pid` exists and is not a zombie (Linux `/proc`): a killed orphan stays a
+/// zombie until whoever adopted it reaps it, which in a container may be never.
+pub fn process_is_running(pid: u32) -> bool {
+    let dir = Path::new("/proc").join(pid.to_string());
+    dir.exists() && !is_zombie(&dir)
+}
+
+/// Whether the `/proc/<pid>` directory `dir` is a zombie's (false when unreadable).
+fn is_zombie(dir: &Path) -> bool {
+    std::fs::read_to_string(dir.join("stat"))
+        .ok()
+        .and_then(|stat| stat.rsplit_once(')').map(|(_, rest)| rest.trim_start().starts_with('Z')))
+        .unwrap_or(false)
 }
 
 /// The JSON lines of a file (a `--record` log); missing file or bad lines are skipped.

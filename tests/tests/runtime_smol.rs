@@ -56,6 +56,10 @@ pub mod on_smol {
     mcp_tests::all_fan_out_scenario_tests!(run);
     mcp_tests::define_oversize_scenarios!(async, aw_async);
     mcp_tests::all_oversize_scenario_tests!(run);
+    #[cfg(unix)]
+    mcp_tests::define_process_group_scenarios!(async, aw_async);
+    #[cfg(unix)]
+    mcp_tests::all_process_group_scenario_tests!(run);
 }
 
 /// Under `async_std::task::block_on`; background tasks spawned on async-std's executor.
@@ -114,4 +118,8 @@ pub mod on_async_std {
     mcp_tests::all_fan_out_scenario_tests!(run);
     mcp_tests::define_oversize_scenarios!(async, aw_async);
     mcp_tests::all_oversize_scenario_tests!(run);
+    #[cfg(unix)]
+    mcp_tests::define_process_group_scenarios!(async, aw_async);
+    #[cfg(unix)]
+    mcp_tests::all_process_group_scenario_tests!(run);
 }

@@ -59,3 +59,7 @@ mcp_tests::define_fan_out_scenarios!(async, aw_async);
 mcp_tests::all_fan_out_scenario_tests!(run);
 mcp_tests::define_oversize_scenarios!(async, aw_async);
 mcp_tests::all_oversize_scenario_tests!(run);
+#[cfg(unix)]
+mcp_tests::define_process_group_scenarios!(async, aw_async);
+#[cfg(unix)]
+mcp_tests::all_process_group_scenario_tests!(run);
