@@ -8,6 +8,7 @@
 //! | 3 | the server could not be started or reached (spawn, connect, handshake, connection lost) |
 //! | 4 | a request timed out |
 //! | 5 | the server refused the credentials (HTTP 401 or 403) |
+//! | 130 | interrupted (Ctrl-C): the servers were shut down first |
 
 use mcp_tokio::core::{ClientError, RequestError};
 
@@ -21,6 +22,8 @@ pub const UNREACHABLE: u8 = 3;
 pub const TIMEOUT: u8 = 4;
 /// HTTP 401 or 403.
 pub const UNAUTHORIZED: u8 = 5;
+/// Interrupted by Ctrl-C (SIGINT), the shell's code for it.
+pub const INTERRUPTED: u8 = 130;
 
 /// The exit code a client error ends the command with.
 pub fn code_of(error: &ClientError) -> u8 {

@@ -548,12 +548,32 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(dispatch(&settings, cli.command)) {
-        Ok(code) => code,
-        Err(e) => {
+    // Ctrl-C drops the command's future, and with it the client; dropping the runtime then ends
+    // the servers' tasks, which kill each server's whole process group. A stdio server leads a
+    // group of its own, so the terminal's SIGINT no longer reaches it (or what its wrapper
+    // started) directly: without this, a wrapper's child that ignores stdin EOF would be left.
+    let outcome = runtime.block_on(async {
+        tokio::select! {
+            biased;
+            () = interrupted() => None,
+            outcome = dispatch(&settings, cli.command) => Some(outcome),
+        }
+    });
+    drop(runtime);
+    match outcome {
+        Some(Ok(code)) => code,
+        Some(Err(e)) => {
             output::note(&format!("error: {e}"));
             ExitCode::from(e.code())
         }
+        None => ExitCode::from(exit::INTERRUPTED),
+    }
+}
+
+/// Resolves on Ctrl-C (SIGINT); never, when the handler cannot be installed.
+async fn interrupted() {
+    if tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await;
     }
 }
 

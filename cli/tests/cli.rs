@@ -547,3 +547,57 @@ fn client_id_is_bound_to_its_issuer() {
         assert_eq!(stats[counter], 0, "{counter}: {stats}");
     }
 }
+
+/// Waits until `done`, failing the test (naming `what`) after `limit`.
+#[cfg(unix)]
+fn wait_until(what: &str, limit: std::time::Duration, mut done: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !done() {
+        assert!(start.elapsed() < limit, "{what} within {limit:?}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Ctrl-C (SIGINT to `mcp` alone, as a terminal sends it to its foreground group, which the
+/// server is not in: it leads a process group of its own) ends the command with 130 after
+/// shutting the server down with its whole group: the child of a wrapper script that ignores
+/// stdin EOF, SIGINT and SIGTERM does not outlive `mcp`.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_shuts_the_server_and_its_wrappers_children_down() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::time::Duration;
+
+    let dir = mcp_tests::support::TempDir::new("ctrl-c");
+    let script = format!(
+        "#!/bin/sh\n(trap '' INT TERM; exec sleep 600) </dev/null >/dev/null 2>&1 &\necho $! > \"$0.pid\"\nexec {}\n",
+        mcp_tests::support::test_server()
+    );
+    let wrapper = dir.write("server.sh", script.as_bytes());
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let pid_file = dir.path().join("server.sh.pid");
+    let wrapper = wrapper.to_str().expect("a UTF-8 path").to_owned();
+    let mut listen = Command::new(env!("CARGO_BIN_EXE_mcp"))
+        .args(["listen", &wrapper, "--for", "120"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("run mcp listen");
+    let mut grandchild = 0u32;
+    wait_until("the wrapper started its child", Duration::from_secs(30), || {
+        let pid = std::fs::read_to_string(&pid_file).ok().and_then(|t| t.trim().parse().ok());
+        pid.map(|p| grandchild = p).is_some()
+    });
+    assert!(mcp_tests::support::process_is_running(grandchild));
+    let sent = Command::new("kill").args(["-INT", &listen.id().to_string()]).status().expect("kill -INT");
+    assert!(sent.success());
+    let mut status = None;
+    wait_until("mcp ends after Ctrl-C", Duration::from_secs(30), || {
+        status = listen.try_wait().expect("wait for mcp");
+        status.is_some()
+    });
+    assert_eq!(status.and_then(|s| s.code()), Some(130));
+    wait_until("the wrapper's child is gone", Duration::from_secs(10), || {
+        !mcp_tests::support::process_is_running(grandchild)
+    });
+}
