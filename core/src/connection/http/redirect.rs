@@ -5,9 +5,6 @@
 //! later requests go straight there. Any other redirect ends the exchange with a
 //! [`RedirectError`]. Credentials cannot leave the origin: nothing is sent to another one.
 
-use std::fmt;
-use std::time::Duration;
-
 use super::session::{Listen, SessionState};
 use super::HttpLink;
 use crate::connection::Connection;
@@ -17,93 +14,28 @@ use crate::io::{HttpHead, HttpMethod, HttpRequest, Io};
 use crate::redirect_error::{RedirectError, RedirectRefusal, MAX_REDIRECTS};
 
 /// A copy of an exchange's request (before its credentials are added), kept until the
-/// exchange ends so that a redirect can send it again. The URL, the headers and the body share
-/// one buffer: one allocation per exchange, not one per header.
-#[derive(Clone)]
-pub(super) struct KeptRequest {
-    method: HttpMethod,
-    connect_timeout: Duration,
-    /// The URL, the header count, each header's name and value (each text as a `u32` length
-    /// and its bytes, little-endian), then the body.
-    packed: Vec<u8>,
-    /// Where the body starts in `packed`.
-    body_at: usize,
-}
+/// exchange ends so that a redirect can send it again.
+#[derive(Debug, Clone)]
+pub(super) struct KeptRequest(HttpRequest);
 
 impl KeptRequest {
     pub(super) fn new(request: &HttpRequest) -> Self {
-        let texts = request.headers.iter().map(|(n, v)| n.len() + v.len() + 8).sum::<usize>();
-        let mut packed = Vec::with_capacity(request.url.len() + 8 + texts + request.body.len());
-        put(&mut packed, request.url.as_bytes());
-        packed.extend_from_slice(&(request.headers.len() as u32).to_le_bytes());
-        for (name, value) in &request.headers {
-            put(&mut packed, name.as_bytes());
-            put(&mut packed, value.as_bytes());
-        }
-        let body_at = packed.len();
-        packed.extend_from_slice(&request.body);
-        Self { method: request.method, connect_timeout: request.connect_timeout, packed, body_at }
+        Self(request.clone())
     }
 
     /// The request's URL.
     pub(super) fn url(&self) -> &str {
-        Reader { packed: &self.packed, at: 0 }.text()
+        &self.0.url
     }
 
     /// The request's method.
     pub(super) fn method(&self) -> HttpMethod {
-        self.method
+        self.0.method
     }
 
     /// The request again, sent to `url`.
     fn resend_to(&self, url: &HttpUrl) -> HttpRequest {
-        let mut reader = Reader { packed: &self.packed, at: 0 };
-        reader.text();
-        let count = reader.number();
-        let headers = (0..count).map(|_| (reader.text().to_owned(), reader.text().to_owned())).collect();
-        HttpRequest {
-            method: self.method,
-            url: url.as_str().to_owned(),
-            headers,
-            body: self.packed[self.body_at..].to_vec(),
-            connect_timeout: self.connect_timeout,
-        }
-    }
-}
-
-impl fmt::Debug for KeptRequest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("KeptRequest")
-            .field("method", &self.method)
-            .field("url", &crate::redact::redact_url(self.url()))
-            .field("body_len", &(self.packed.len() - self.body_at))
-            .finish()
-    }
-}
-
-fn put(packed: &mut Vec<u8>, text: &[u8]) {
-    packed.extend_from_slice(&(text.len() as u32).to_le_bytes());
-    packed.extend_from_slice(text);
-}
-
-/// Reads back what [`KeptRequest::new`] wrote (always valid UTF-8 texts at their lengths).
-struct Reader<'a> {
-    packed: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn number(&mut self) -> usize {
-        let bytes: [u8; 4] = self.packed[self.at..self.at + 4].try_into().expect("four bytes");
-        self.at += 4;
-        u32::from_le_bytes(bytes) as usize
-    }
-
-    fn text(&mut self) -> &'a str {
-        let len = self.number();
-        let bytes = &self.packed[self.at..self.at + len];
-        self.at += len;
-        std::str::from_utf8(bytes).expect("written from a str")
+        HttpRequest { url: url.as_str().to_owned(), ..self.0.clone() }
     }
 }
 
@@ -215,6 +147,7 @@ impl Connection {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     fn request() -> HttpRequest {
         HttpRequest {
