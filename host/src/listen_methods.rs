@@ -76,8 +76,7 @@ macro_rules! listen_methods {
         /// The resources subscribed to (and not ended since), in URI order: on handshake
         /// servers those the connection holds (renewed after restarts, dropped when a renewal
         /// is refused), on 2026-07-28 servers those whose listen stream is open. Answers at
-        /// once; not from the event hook or a progress callback (they run under the server's
-        /// lock).
+        /// once (callbacks may call it too).
         pub fn subscribed_resources(&self) -> Vec<String> {
             let mut uris = self.resource_subscriptions().live();
             self.inspect(&mut |conn, _| uris.extend(conn.resource_subscriptions().map(str::to_owned)));

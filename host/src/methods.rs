@@ -238,8 +238,7 @@ macro_rules! server_methods {
 
         /// What is cached for `key` that a request with default options may be answered from
         /// (see [`Connection::cache_info`](mcp_core::Connection::cache_info)); `None` when
-        /// nothing is. Answers at once; not from the event hook or a progress callback (they run
-        /// under the server's lock).
+        /// nothing is. Answers at once (callbacks may call it too).
         pub fn cache_info(&self, key: $crate::mcp_core::CacheKey) -> Option<$crate::mcp_core::CacheInfo> {
             let mut key = Some(key);
             let mut info = None;
@@ -248,7 +247,6 @@ macro_rules! server_methods {
         }
 
         /// Drops every cached result of this server: the next request of each kind goes to it.
-        /// Not from the event hook or a progress callback (they run under the server's lock).
         pub fn clear_cache(&self) {
             self.inspect(&mut |conn, _| conn.clear_cache());
         }
@@ -258,8 +256,7 @@ macro_rules! server_methods {
         /// `roots.listChanged`) and gets the new list when it asks again; a 2026-07-28 server
         /// gets it the next time it asks. Answers at once; fails with
         /// [`CommandError::RootsNotManaged`](mcp_core::CommandError::RootsNotManaged) when the
-        /// client answers roots with a handler (or has none). Not from the event hook or a
-        /// progress callback (they run under the server's lock).
+        /// client answers roots with a handler (or has none). Callbacks may call it too.
         pub fn set_roots<I>(&self, roots: I) -> Result<(), $crate::mcp_core::ClientError>
         where
             I: IntoIterator<Item = $crate::mcp_core::Root>,
