@@ -143,6 +143,10 @@ pub fn oauth_flow(t0: Instant, data: &[u8]) {
                 let back = serde_json::from_str(&text).expect("deserialisable");
                 assert_eq!(stored, back);
             }
+            AuthStep::AuthServerChanged { issuer, .. } => {
+                let stored = flow.stored(now, 1_000);
+                assert!(stored.tokens.iter().all(|t| t.issuer == issuer), "another issuer's token in use");
+            }
             AuthStep::Notice(_) | AuthStep::Failed(_) => {}
         }
     }

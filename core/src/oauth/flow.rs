@@ -14,6 +14,7 @@ use crate::oauth::jwt::EsKey;
 use crate::oauth::metadata::{AuthServerMetadata, ResourceMetadata};
 use crate::oauth::registration::{ClientRegistration, TokenAuthMethod};
 use crate::oauth::secret::{Entropy, MIN_ENTROPY_BYTES};
+use crate::oauth::set_aside::SetAside;
 use crate::oauth::token::{TokenType, Tokens};
 use crate::oauth::url::{canonical_resource, check_endpoint, is_loopback_host, prm_candidates};
 use crate::oauth::{OAuthError, Secret};
@@ -71,6 +72,17 @@ pub enum AuthStep {
     },
     /// Informational.
     Notice(AuthNotice),
+    /// The MCP server's authorization server changed to `issuer`: the previous one's grant
+    /// was set aside (kept under its issuer, never presented while set aside), and `issuer`'s
+    /// own grant, set aside earlier, was taken back if `resumed`. Persist
+    /// [`AuthFlow::stored`] now, replacing the server's record, so that no store keeps the old
+    /// token as the server's current one; then go on polling.
+    AuthServerChanged {
+        /// The issuer now in use.
+        issuer: String,
+        /// Its grant was set aside earlier and is in use again (no new sign-in needed).
+        resumed: bool,
+    },
     /// Authorized: retry the MCP request with [`Tokens::authorization_header`].
     Done(Tokens),
     /// The flow gave up; a new challenge starts over.
@@ -153,6 +165,8 @@ pub struct AuthFlow {
     pub(crate) registrations: Vec<ClientRegistration>,
     pub(crate) client: Option<ClientRegistration>,
     pub(crate) tokens: Option<Tokens>,
+    /// Grants of authorization servers the MCP server named before, by issuer.
+    pub(crate) set_aside: Vec<SetAside>,
     pub(crate) requested_scopes: Vec<String>,
     pub(crate) step_ups: u32,
     pub(crate) round: Round,
@@ -212,6 +226,7 @@ impl AuthFlow {
             registrations: Vec::new(),
             client: None,
             tokens: None,
+            set_aside: Vec::new(),
             requested_scopes: Vec::new(),
             step_ups: 0,
             round: Round::default(),
@@ -352,8 +367,17 @@ impl AuthFlow {
     /// (a token is never sent anywhere else), and only while a token is held. A DPoP token
     /// also needs its proof: use [`AuthFlow::request_headers`].
     pub fn authorization_header(&self, url: &str) -> Option<String> {
+        self.presentable(url).map(Tokens::authorization_header)
+    }
+
+    /// The tokens to present to `url`: only to the MCP server's own origin, and only tokens
+    /// obtained for the resource in use (RFC 8707 audience) from the authorization server in
+    /// use.
+    pub(crate) fn presentable(&self, url: &str) -> Option<&Tokens> {
         let same_origin = HttpUrl::parse(url).is_ok_and(|u| u.origin() == self.server.origin());
-        self.tokens.as_ref().filter(|_| same_origin).map(Tokens::authorization_header)
+        let tokens = self.tokens.as_ref().filter(|_| same_origin)?;
+        let issuer_in_use = self.meta.as_ref().is_none_or(|m| m.issuer == tokens.issuer);
+        (issuer_in_use && tokens.resource == self.resource()).then_some(tokens)
     }
 
     /// The authorization server in use (its metadata), once discovered.

@@ -170,17 +170,56 @@ impl AuthFlow {
         }
     }
 
-    /// Adopts validated metadata. Tokens and the client of another authorization server are
-    /// dropped (never presented to, or reused at, a server that did not issue them).
+    /// Adopts validated metadata. When it names another authorization server than the one in
+    /// use, the grant in use is set aside and the new server's own is resumed if one was set
+    /// aside ([`AuthStep::AuthServerChanged`]); a resumed token that is still good and covers
+    /// the round's scopes ends the round at once, one about to expire is refreshed first.
+    /// Tokens and a client of another authorization server are never kept in use (never
+    /// presented to, or reused at, a server that did not issue them).
     fn use_metadata(&mut self, meta: AuthServerMetadata) {
+        let switched = self.meta.as_ref().is_none_or(|m| m.issuer != meta.issuer);
+        let held = self.tokens.is_some();
+        let resumed = switched && self.switch_grant(&meta.issuer);
         if self.tokens.as_ref().is_some_and(|t| t.issuer != meta.issuer) {
             self.tokens = None;
         }
         if self.client.as_ref().is_some_and(|c| c.issuer != meta.issuer) {
             self.client = None;
         }
+        if self.tokens.as_ref().is_some_and(|t| t.resource != self.resource()) {
+            // Obtained for another audience (the resource metadata changed its `resource`).
+            self.tokens = None;
+        }
+        let issuer = meta.issuer.clone();
         self.meta = Some(meta);
+        if switched && (held || resumed) {
+            self.steps.push_back(AuthStep::AuthServerChanged { issuer, resumed });
+        }
+        if resumed {
+            if let Some(tokens) = self.resumable_as_is() {
+                self.round.try_refresh = false;
+                self.steps.push_back(AuthStep::Done(tokens));
+                return;
+            }
+            self.round.try_refresh = self.resumed_covers_round();
+        }
         self.after_metadata();
+    }
+
+    /// The resumed tokens, if they can go out as they are: not about to expire, and holding
+    /// every scope the round asks for.
+    fn resumable_as_is(&self) -> Option<crate::oauth::Tokens> {
+        let now = self.now?;
+        let tokens = self.tokens.as_ref()?;
+        let fresh = !tokens.expires_within(now, self.config.refresh_margin);
+        (fresh && self.resumed_covers_round()).then(|| tokens.clone())
+    }
+
+    /// Whether the tokens held carry every scope the round asks for (a refresh keeps the
+    /// scopes, so it is worth trying only then).
+    fn resumed_covers_round(&self) -> bool {
+        let held = self.tokens.as_ref().map(|t| t.scopes.as_slice()).unwrap_or_default();
+        self.round.scopes.as_ref().is_none_or(|wanted| wanted.iter().all(|s| held.contains(s)))
     }
 
     /// With the authorization server known: refresh, or obtain a client and a grant.

@@ -11,15 +11,15 @@ use mcp_core::{Event, HandlerError, Request, RequestError, ServerRequestKind};
 use crate::harness::{call, discover_ok, secs, text_result, Harness};
 use crate::http_harness::{http_config, Sent};
 
-const SERVER: &str = "https://srv.test/mcp";
-const PRM: &str = "https://srv.test/.well-known/oauth-protected-resource/mcp";
-const REDIRECT: &str = "http://127.0.0.1:8765/callback";
+pub(crate) const SERVER: &str = "https://srv.test/mcp";
+pub(crate) const PRM: &str = "https://srv.test/.well-known/oauth-protected-resource/mcp";
+pub(crate) const REDIRECT: &str = "http://127.0.0.1:8765/callback";
 
 fn challenge() -> String {
     format!(r#"Bearer resource_metadata="{PRM}""#)
 }
 
-fn oauth_harness(mut setup: impl FnMut(&mut OAuthSetup)) -> Harness {
+pub(crate) fn oauth_harness(mut setup: impl FnMut(&mut OAuthSetup)) -> Harness {
     let mut cfg = http_config(SERVER, &[]);
     let mut oauth = OAuthSetup::new(AuthConfig::authorization_code(REDIRECT), vec![9; 32], 1_700_000_000);
     setup(&mut oauth);
@@ -29,7 +29,7 @@ fn oauth_harness(mut setup: impl FnMut(&mut OAuthSetup)) -> Harness {
     Harness::new(cfg)
 }
 
-fn as_metadata(pkce: bool) -> Value {
+pub(crate) fn as_metadata(pkce: bool) -> Value {
     let mut meta = json!({
         "issuer": "https://auth.test",
         "authorization_endpoint": "https://auth.test/authorize",
@@ -43,7 +43,7 @@ fn as_metadata(pkce: bool) -> Value {
     meta
 }
 
-fn json_answer(h: &mut Harness, sent: &Sent, status: u16, body: &Value) {
+pub(crate) fn json_answer(h: &mut Harness, sent: &Sent, status: u16, body: &Value) {
     h.respond_http(sent.id, status, &[("Content-Type", "application/json")], body.to_string().as_bytes());
 }
 
@@ -68,7 +68,7 @@ fn discover_and_register(h: &mut Harness) -> (mcp_core::ServerRequestHandle, Str
     (handle, auth.url)
 }
 
-fn state_of(url: &str) -> String {
+pub(crate) fn state_of(url: &str) -> String {
     url.split("state=").nth(1).unwrap().split('&').next().unwrap().to_owned()
 }
 
@@ -92,7 +92,7 @@ fn unauthorized(h: &mut Harness, sent: &Sent) {
 }
 
 /// Connects through a first authorization; returns the harness with a `tok-1` token.
-fn authorized(expires_in: u64) -> Harness {
+pub(crate) fn authorized(expires_in: u64) -> Harness {
     let mut h = oauth_harness(|_| {});
     let c = h.request(Request::Connect);
     let probe = h.expect_http("server/discover");

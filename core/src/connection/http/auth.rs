@@ -479,14 +479,9 @@ impl Connection {
                     self.extend_waiting_deadlines(now, browser_timeout);
                 }
                 AuthStep::Notice(notice) => self.auth_notice(notice),
+                AuthStep::AuthServerChanged { .. } => self.auth_save(now),
                 AuthStep::Done(_) => {
-                    if let Some(auth) = self.auth_mut() {
-                        if let Mode::OAuth { flow, .. } = &auth.mode {
-                            let unix = flow.unix_at(now);
-                            let record = flow.stored(now, unix);
-                            self.emit(Event::AuthorizationSaved(Box::new(record)));
-                        }
-                    }
+                    self.auth_save(now);
                     self.auth_round_over(now, Ok(()));
                 }
                 AuthStep::Failed(e) => {
@@ -495,6 +490,14 @@ impl Connection {
                 }
             }
         }
+    }
+
+    /// The flow's record changed (new tokens, or a grant set aside): the host persists it
+    /// ([`Event::AuthorizationSaved`] replaces the server's record).
+    fn auth_save(&mut self, now: Instant) {
+        let Some(Mode::OAuth { flow, .. }) = self.auth().map(|a| &a.mode) else { return };
+        let record = flow.stored(now, flow.unix_at(now));
+        self.emit(Event::AuthorizationSaved(Box::new(record)));
     }
 
     fn auth_notice(&mut self, notice: AuthNotice) {
