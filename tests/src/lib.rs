@@ -41,6 +41,7 @@ pub mod support;
 mod task_peer_checks;
 mod task_scenarios;
 mod tool_format_peer_checks;
+pub mod two_issuer_server;
 
 pub use futures_lite;
 pub use mcp_core;
