@@ -25,6 +25,7 @@ mod http_peer_checks;
 pub mod http_peers;
 mod input_wait_peer_checks;
 mod input_wait_scenarios;
+mod issuer_switch_scenarios;
 mod meta_scenarios;
 pub mod oauth_peer_checks;
 mod oversize_peer_checks;
