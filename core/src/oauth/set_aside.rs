@@ -27,22 +27,27 @@ impl AuthFlow {
     }
 
     /// The MCP server now names `issuer`, which is not the authorization server in use: the
-    /// current grant (tokens and the client of one issuer) is set aside under its issuer, and
-    /// `issuer`'s own grant, if one is set aside and was obtained for the current resource, is
-    /// taken back. Returns whether one was; a grant for another resource is dropped.
+    /// current grant (tokens and the client of one other issuer) is set aside under its
+    /// issuer, and `issuer`'s own grant, if one is set aside and was obtained for the current
+    /// resource, is taken back. Returns whether one was; a grant for another resource is
+    /// dropped. Anything else held stays for the caller to judge.
     pub(crate) fn switch_grant(&mut self, issuer: &str) -> bool {
-        if let (Some(tokens), Some(client)) = (self.tokens.take(), self.client.take()) {
-            if tokens.issuer == client.issuer && tokens.issuer != issuer {
+        match (self.tokens.take(), self.client.take()) {
+            (Some(tokens), Some(client)) if tokens.issuer == client.issuer && tokens.issuer != issuer => {
                 self.set_aside.retain(|g| g.tokens.issuer != tokens.issuer);
                 if self.set_aside.len() >= MAX_SET_ASIDE {
                     self.set_aside.remove(0);
                 }
                 self.set_aside.push(SetAside { client, tokens });
             }
+            (tokens, client) => {
+                self.tokens = tokens;
+                self.client = client;
+            }
         }
-        let Some(index) = self.set_aside.iter().position(|g| g.tokens.issuer == issuer) else {
-            return false;
-        };
+        let index = self.set_aside.iter().position(|g| g.tokens.issuer == issuer);
+        let own_held = self.tokens.as_ref().is_some_and(|t| t.issuer == issuer);
+        let Some(index) = index.filter(|_| !own_held) else { return false };
         let grant = self.set_aside.remove(index);
         if grant.tokens.resource != self.resource() {
             return false;

@@ -102,3 +102,31 @@ fn odd_set_aside_grants_are_typed_errors() {
     }
     assert_eq!(restore(many, now).unwrap().set_aside_issuers().count(), MAX_SET_ASIDE);
 }
+
+#[test]
+fn a_restored_set_aside_grant_is_resumed_only_for_its_issuer_and_resource() {
+    let now = t0();
+    let record = switched(signed_in(now), "https://auth-b.example.com");
+
+    // The server names A again, for the same resource: A's token, no sign-in, no token request.
+    let mut fake = Fake::new();
+    fake.standard(json!({}));
+    let mut f = restore(record.clone(), now).unwrap();
+    f.on_challenge(now, 401, Some(CHALLENGE));
+    assert_eq!(fake.drive(&mut f, now).unwrap().access_token.expose(), "at-a");
+    assert_eq!(fake.switches, [AS]);
+    assert!(fake.authorize_urls.is_empty());
+    assert!(!fake.urls().iter().any(|u| u.ends_with("/token")), "{:?}", fake.urls());
+    assert_eq!(f.authorization_header(MCP).as_deref(), Some("Bearer at-a"));
+    assert_eq!(f.set_aside_issuers().count(), 0);
+
+    // A for a resource the token was not obtained for: the grant is dropped, A signs in anew.
+    let mut fake = Fake::new();
+    fake.on(&format!("{AS}/token"), 200, token("at-new", json!({})));
+    fake.standard_with(prm("https://mcp.example.com/", &[AS], None), json!({}));
+    let mut f = restore(record, now).unwrap();
+    f.on_challenge(now, 401, Some(CHALLENGE));
+    assert_eq!(fake.drive(&mut f, now).unwrap().access_token.expose(), "at-new");
+    assert_eq!(fake.authorize_urls.len(), 1);
+    assert_eq!(f.set_aside_issuers().count(), 0);
+}
