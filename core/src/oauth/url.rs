@@ -42,7 +42,8 @@ pub(crate) fn is_loopback(url: &HttpUrl) -> bool {
 /// `https`, or plain `http` on loopback only when the MCP server itself is on loopback; never a
 /// literal address that is not public ([`classify`]: private, link-local, unspecified, ...),
 /// judged after WHATWG normalisation, so `http://0x0a.1/` is `10.0.0.1`; loopback only for a
-/// loopback server. Host names are not resolved here (the runtimes check the resolved address).
+/// loopback server. Host names are not resolved here: the address a name resolves to is judged by
+/// the runtime, with the same [`classify`].
 pub(crate) fn check_endpoint(url: &str, server_loopback: bool) -> Result<HttpUrl, OAuthError> {
     if url.len() > MAX_URL_LEN {
         return Err(unsafe_url(url, "URL too long"));
