@@ -78,6 +78,9 @@ fn international_names_become_punycode() {
     assert_eq!(u.as_str(), "https://xn--bcher-kva.example/p%C3%A2th?q=%C3%A9");
     assert_eq!(parsed("https://XN--BCHER-KVA.example/").host(), "xn--bcher-kva.example");
     assert_eq!(refused("https://xn--a.example/"), "invalid international domain name");
+    // IDNA mapping happens before the host is judged: full-width forms are the ASCII ones.
+    assert_eq!(parsed("http://ｌｏｃａｌｈｏｓｔ/").host(), "localhost");
+    assert_eq!(ip("http://１２７.０.０.１/"), "127.0.0.1".parse::<IpAddr>().unwrap());
 }
 
 #[test]

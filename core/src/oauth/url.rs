@@ -260,6 +260,7 @@ mod tests {
             "http://2130706433/t",
             "http://localhost./t",
             "http://[::ffff:7f00:1]/t",
+            "http://ｌｏｃａｌｈｏｓｔ/t",
         ] {
             assert!(check_endpoint(local, false).is_err(), "{local}");
             assert!(check_endpoint(local, true).is_ok(), "{local}");
