@@ -83,6 +83,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod address_class;
 pub mod calls;
 mod command;
 mod config;

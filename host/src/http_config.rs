@@ -4,6 +4,8 @@
 
 use base64::Engine as _;
 use mcp_core::mcp_servers::HttpUrl;
+use percent_encoding::percent_decode_str;
+use url::Url;
 
 /// How the HTTP client of a client is set up (`ClientBuilder::http_client` in every family):
 /// extra trusted roots, the proxy, keep-alive. The async runtimes also take a custom
@@ -137,48 +139,27 @@ impl Proxies {
     }
 }
 
-/// Parses `http://[user:password@]host[:port]` (the scheme may be left out).
+/// Parses `http://[user:password@]host[:port]` (the scheme may be left out) with the WHATWG
+/// parser; percent-encoded credentials become a `Proxy-Authorization` value.
 fn parse_proxy(text: &str) -> Option<Proxy> {
     let text = text.trim();
-    let rest = match text.split_once("://") {
-        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => rest,
-        Some(_) => return None,
-        None => text,
-    };
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let (userinfo, hostport) = match authority.rsplit_once('@') {
-        Some((u, h)) => (Some(u), h),
-        None => (None, authority),
-    };
-    let url = HttpUrl::parse(&format!("http://{hostport}/")).ok()?;
-    let auth = userinfo.map(|u| {
-        let decoded = percent_decode(u);
-        format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(decoded.as_bytes()))
-    });
-    Some(Proxy { host: url.host().to_owned(), port: url.port(), auth })
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match (bytes[i], bytes.get(i + 1..i + 3)) {
-            (b'%', Some(hex)) => {
-                match std::str::from_utf8(hex).ok().and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                    Some(b) => {
-                        out.push(b);
-                        i += 3;
-                        continue;
-                    }
-                    None => out.push(b'%'),
-                }
-            }
-            (b, _) => out.push(b),
-        }
-        i += 1;
+    let url =
+        if text.contains("://") { Url::parse(text) } else { Url::parse(&format!("http://{text}")) }.ok()?;
+    if url.scheme() != "http" {
+        return None;
     }
-    String::from_utf8_lossy(&out).into_owned()
+    let decode = |s: &str| percent_decode_str(s).decode_utf8_lossy().into_owned();
+    let auth = (!url.username().is_empty() || url.password().is_some()).then(|| {
+        let mut credentials = decode(url.username());
+        if let Some(password) = url.password() {
+            credentials.push(':');
+            credentials.push_str(&decode(password));
+        }
+        format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(credentials.as_bytes()))
+    });
+    let server =
+        HttpUrl::parse(&format!("http://{}:{}/", url.host_str()?, url.port_or_known_default()?)).ok()?;
+    Some(Proxy { host: server.host().to_owned(), port: server.port(), auth })
 }
 
 /// `builder` with the core's request `headers`: the names and values every request carries
@@ -248,6 +229,13 @@ mod tests {
         assert!(p.for_url(&url("http://10.0.0.1/")).is_none());
         let all = Proxies::from_parts(Some("proxy:1"), None, "*");
         assert!(all.for_url(&url("http://x/")).is_none());
+        let numeric = Proxies::from_parts(Some("http://0x7f.1:3128/"), Some("u@[::1]"), "");
+        assert_eq!(
+            numeric.for_url(&url("http://x/")).map(|p| (p.host.as_str(), p.port)),
+            Some(("127.0.0.1", 3128))
+        );
+        let v6 = numeric.for_url(&url("https://x/")).unwrap();
+        assert_eq!((v6.host.as_str(), v6.port, v6.auth.as_deref()), ("::1", 80, Some("Basic dQ==")));
         let socks = Proxies::from_parts(Some("socks5://s:1080"), None, "");
         assert!(socks.for_url(&url("http://x/")).is_none(), "unsupported schemes are ignored");
     }

@@ -16,7 +16,7 @@ use crate::oauth::registration::{ClientRegistration, TokenAuthMethod};
 use crate::oauth::secret::{Entropy, MIN_ENTROPY_BYTES};
 use crate::oauth::set_aside::SetAside;
 use crate::oauth::token::{TokenType, Tokens};
-use crate::oauth::url::{canonical_resource, check_endpoint, is_loopback_host, prm_candidates};
+use crate::oauth::url::{canonical_resource, check_endpoint, is_loopback, prm_candidates};
 use crate::oauth::{OAuthError, Secret};
 
 /// Names one HTTP exchange the flow asked for; pass it back to [`AuthFlow::on_response`].
@@ -212,7 +212,7 @@ impl AuthFlow {
         let entropy =
             Entropy::new(entropy).ok_or(OAuthError::InsufficientEntropy { min: MIN_ENTROPY_BYTES })?;
         Ok(Self {
-            server_loopback: is_loopback_host(server.host()),
+            server_loopback: is_loopback(&server),
             default_resource: canonical_resource(&server),
             server,
             config,
