@@ -25,6 +25,7 @@ fn request(method: HttpMethod, url: &str, headers: &[(&str, &str)], body: &[u8])
         headers: headers.iter().map(|(n, v)| ((*n).to_owned(), (*v).to_owned())).collect(),
         body: body.to_vec(),
         connect_timeout: Duration::from_secs(5),
+        destination: mcp_core::Destination::Any,
     }
 }
 

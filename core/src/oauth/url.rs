@@ -2,7 +2,10 @@
 //! try in spec order, the canonical resource identifier, and `application/x-www-form-urlencoded`
 //! encoding and decoding.
 
-use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use core::net::IpAddr;
+
+use crate::address_class::{classify, AddressClass};
+use crate::destination::Destination;
 
 use crate::http_url::HttpUrl;
 use crate::oauth::OAuthError;
@@ -26,56 +29,31 @@ pub(crate) fn is_loopback_host(host: &str) -> bool {
     if host == "localhost" || host.ends_with(".localhost") {
         return true;
     }
-    match host.parse::<IpAddr>() {
-        Ok(IpAddr::V4(v4)) => v4.is_loopback(),
-        Ok(IpAddr::V6(v6)) => v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback()),
-        Err(_) => false,
-    }
-}
-
-fn is_non_public_v4(ip: Ipv4Addr) -> bool {
-    let [a, b, ..] = ip.octets();
-    ip.is_private()
-        || ip.is_link_local()
-        || ip.is_unspecified()
-        || ip.is_broadcast()
-        || ip.is_multicast()
-        || a == 0
-        || (a == 100 && (64..128).contains(&b)) // CGNAT 100.64.0.0/10
-}
-
-fn is_non_public_v6(ip: Ipv6Addr) -> bool {
-    if let Some(v4) = ip.to_ipv4_mapped() {
-        return is_non_public_v4(v4);
-    }
-    let first = ip.segments()[0];
-    ip.is_unspecified()
-        || ip.is_multicast()
-        || (first & 0xfe00) == 0xfc00 // unique local fc00::/7
-        || (first & 0xffc0) == 0xfe80 // link-local fe80::/10
+    host.parse::<IpAddr>().is_ok_and(|ip| classify(ip) == AddressClass::Loopback)
 }
 
 /// Checks a URL the flow is about to contact (a discovery URL or an endpoint from metadata):
-/// `https`, or plain `http` on loopback only when the MCP server itself is on loopback; never a
-/// literal private, link-local or unspecified address; loopback only for a loopback server.
-/// Host names are not resolved: a public name pointing inside a network is not detected here.
-pub(crate) fn check_endpoint(url: &str, server_loopback: bool) -> Result<HttpUrl, OAuthError> {
+/// `https`, or plain `http` on loopback only; for [`Destination::Public`], never a literal
+/// private, link-local or unspecified address, and loopback only when the rule allows it (the
+/// MCP server itself is on loopback). A host name is judged again on the addresses it resolves
+/// to, by the runtime, under the same rule (the request's `destination`).
+pub(crate) fn check_endpoint(url: &str, destination: Destination) -> Result<HttpUrl, OAuthError> {
     if url.len() > MAX_URL_LEN {
         return Err(unsafe_url(url, "URL too long"));
     }
     let parsed = HttpUrl::parse(url).map_err(|e| unsafe_url(url, &e.to_string()))?;
     let host = parsed.host();
     let loopback = is_loopback_host(host);
-    if loopback && !server_loopback {
-        return Err(unsafe_url(url, "loopback address for a remote MCP server"));
-    }
-    let private = match host.parse::<IpAddr>() {
-        Ok(IpAddr::V4(v4)) => !v4.is_loopback() && is_non_public_v4(v4),
-        Ok(IpAddr::V6(v6)) => !loopback && is_non_public_v6(v6),
-        Err(_) => false,
+    let class = match host.parse::<IpAddr>() {
+        Ok(ip) => classify(ip),
+        Err(_) if loopback => AddressClass::Loopback,
+        Err(_) => AddressClass::Public,
     };
-    if private {
-        return Err(unsafe_url(url, "private, link-local or unspecified address"));
+    if !destination.permits(class) {
+        return Err(match class {
+            AddressClass::Loopback => unsafe_url(url, "loopback address for a remote MCP server"),
+            _ => unsafe_url(url, "private, link-local or unspecified address"),
+        });
     }
     if !parsed.is_https() && !loopback {
         return Err(unsafe_url(url, "authorization URLs must use https"));
@@ -246,14 +224,17 @@ mod tests {
         HttpUrl::parse(s).unwrap()
     }
 
+    const REMOTE: Destination = Destination::Public { loopback: false };
+    const LOCAL: Destination = Destination::Public { loopback: true };
+
     #[test]
     fn endpoint_rules() {
-        assert!(check_endpoint("https://as.example/token", false).is_ok());
-        assert!(check_endpoint("http://as.example/token", false).is_err());
-        assert!(check_endpoint("http://localhost:3000/token", false).is_err());
-        assert!(check_endpoint("http://localhost:3000/token", true).is_ok());
-        assert!(check_endpoint("http://127.0.0.1:3000/token", true).is_ok());
-        assert!(check_endpoint("http://[::1]:3000/token", true).is_ok());
+        assert!(check_endpoint("https://as.example/token", REMOTE).is_ok());
+        assert!(check_endpoint("http://as.example/token", REMOTE).is_err());
+        assert!(check_endpoint("http://localhost:3000/token", REMOTE).is_err());
+        assert!(check_endpoint("http://localhost:3000/token", LOCAL).is_ok());
+        assert!(check_endpoint("http://127.0.0.1:3000/token", LOCAL).is_ok());
+        assert!(check_endpoint("http://[::1]:3000/token", LOCAL).is_ok());
         for bad in [
             "https://10.0.0.1/x",
             "https://192.168.1.1/x",
@@ -265,11 +246,23 @@ mod tests {
             "https://[::ffff:10.0.0.1]/x",
             "https://100.64.0.1/x",
         ] {
-            assert!(check_endpoint(bad, true).is_err(), "{bad}");
+            assert!(check_endpoint(bad, LOCAL).is_err(), "{bad}");
         }
-        assert!(check_endpoint("http://192.168.1.1/x", true).is_err(), "private http never allowed");
-        assert!(check_endpoint("ftp://as.example/", false).is_err());
-        assert!(check_endpoint(&format!("https://as.example/{}", "a".repeat(3000)), false).is_err());
+        assert!(check_endpoint("http://192.168.1.1/x", LOCAL).is_err(), "private http never allowed");
+        assert!(check_endpoint("ftp://as.example/", REMOTE).is_err());
+        assert!(check_endpoint(&format!("https://as.example/{}", "a".repeat(3000)), REMOTE).is_err());
+    }
+
+    /// The opt-out for private networks: literal private, link-local and loopback addresses
+    /// pass; plain `http` is still refused off loopback.
+    #[test]
+    fn any_destination_skips_the_address_rules_only() {
+        for ok in
+            ["https://10.0.0.1/x", "https://169.254.169.254/x", "https://[fd00::1]/x", "http://127.0.0.1:1/x"]
+        {
+            assert!(check_endpoint(ok, Destination::Any).is_ok(), "{ok}");
+        }
+        assert!(check_endpoint("http://10.0.0.1/x", Destination::Any).is_err());
     }
 
     #[test]
