@@ -337,11 +337,11 @@ mod tests {
         );
         let strict = parse_auth_server_metadata("u", doc.as_bytes(), AS, REMOTE, true, false);
         assert!(matches!(strict, Err(OAuthError::MetadataIssuerMismatch { .. })));
-        let m = parse_auth_server_metadata("u", doc.as_bytes(), AS, false, true, true).unwrap();
+        let m = parse_auth_server_metadata("u", doc.as_bytes(), AS, REMOTE, true, true).unwrap();
         assert_eq!(m.issuer, format!("{AS}/oauth"));
         let elsewhere = r#"{"issuer":"https://evil.example","token_endpoint":"https://evil.example/token",
             "code_challenge_methods_supported":["S256"]}"#;
-        let e = parse_auth_server_metadata("u", elsewhere.as_bytes(), AS, false, true, true);
+        let e = parse_auth_server_metadata("u", elsewhere.as_bytes(), AS, REMOTE, true, true);
         assert!(matches!(e, Err(OAuthError::MetadataIssuerMismatch { .. })));
     }
 
@@ -351,7 +351,7 @@ mod tests {
             "u",
             &as_doc(r#","authorization_response_iss_parameter_supported":true,"client_id_metadata_document_supported":true,"scopes_supported":["offline_access"]"#),
             AS,
-            false,
+            REMOTE,
             true,
             false,
         )
@@ -363,7 +363,7 @@ mod tests {
             "u",
             &as_doc(&format!(r#","scopes_supported":[{}]"#, many.join(","))),
             AS,
-            false,
+            REMOTE,
             true,
             false,
         )
