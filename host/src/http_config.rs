@@ -268,6 +268,22 @@ mod tests {
     }
 
     #[test]
+    fn resolve_overrides_answer_names_and_literals_answer_themselves() {
+        let private: IpAddr = "10.0.0.1".parse().unwrap();
+        let public: IpAddr = "93.184.216.34".parse().unwrap();
+        let config = HttpClientConfig::default()
+            .resolve("Auth.Internal.Test.", [private])
+            .resolve("auth.internal.test", [public, private]);
+        let expected = vec![SocketAddr::new(public, 443), SocketAddr::new(private, 443)];
+        assert_eq!(config.known_addresses("AUTH.internal.test", 443), Some(expected), "the later call wins");
+        assert_eq!(config.overridden("other.test", 443), None);
+        assert_eq!(config.known_addresses("other.test", 443), None, "a name needs a lookup");
+        let v6 = SocketAddr::new("::1".parse().unwrap(), 8080);
+        assert_eq!(config.known_addresses("[::1]", 8080), Some(vec![v6]));
+        assert_eq!(config.overridden("127.0.0.1", 80), None, "literals are not overrides");
+    }
+
+    #[test]
     fn proxies_and_exclusions() {
         let p = Proxies::from_parts(
             Some("http://proxy:3128"),

@@ -28,14 +28,15 @@ pub const TOKEN: &str = "address-check-token";
 /// `None`, else Protected Resource Metadata naming `issuer`. `scheme` is the server's own.
 pub fn protected_server(
     scheme: &'static str,
-    issuer: Option<&'static str>,
+    issuer: Option<&str>,
 ) -> impl Fn(&SeenRequest) -> Reply + Send + Sync {
+    let issuer = issuer.map(str::to_owned);
     let tools = modern_tool_server("signed in");
     move |req: &SeenRequest| {
         let origin = format!("{scheme}://{}", req.header("host").unwrap_or_default());
         let path = req.target.split('?').next().unwrap_or_default();
         if path.starts_with("/.well-known/oauth-protected-resource") {
-            let issuer = issuer.map_or_else(|| origin.clone(), str::to_owned);
+            let issuer = issuer.clone().unwrap_or_else(|| origin.clone());
             return Reply::json(
                 &json!({"resource": format!("{origin}/mcp"), "authorization_servers": [issuer]}),
             );

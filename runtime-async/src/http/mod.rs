@@ -229,9 +229,9 @@ impl HttpClient {
 
     /// A new connection to the server (through its proxy, if any), handshaken. For a
     /// [`Destination::Public`] request the server's name is resolved here, the addresses
-    /// checked, and only a checked one connected to (through a proxy: `CONNECT` to it, the
-    /// TLS name still the host's); a plain-`http` one through a proxy is refused, since the
-    /// proxy would resolve the name unchecked.
+    /// checked, and only a checked one connected to; through a proxy, a `CONNECT` tunnel to
+    /// the first checked address, for `http://` URLs too (the proxy never resolves the name),
+    /// with the TLS name and `Host` still the URL's.
     async fn connect<R: Runtime>(
         &self,
         rt: &R,
@@ -244,18 +244,21 @@ impl HttpClient {
         let open = async {
             let checked = self.checked_addresses(rt, url, destination).await?;
             let (mut stream, idle_check) = match (proxy, &checked) {
-                (Some(_), Some(_)) if !url.is_https() => {
-                    return Err(Failure::Transport(UNCHECKABLE_THROUGH_PROXY.to_owned()));
-                }
                 (Some(p), _) => self.open_host(rt, &p.host, p.port).await?,
                 (None, Some(addrs)) => self.open_any(rt, addrs).await?,
                 (None, None) => self.open_host(rt, url.host(), url.port()).await?,
             };
-            if let (Some(p), true) = (proxy, url.is_https()) {
-                let target = match checked.as_ref().and_then(|a| a.first()) {
-                    Some(addr) => addr.to_string(),
-                    None => url.authority_with_port(),
-                };
+            // Plain `http` to any address goes in absolute form (the proxy resolves the name);
+            // everything else through a tunnel, to the checked (or configured) address if any.
+            let checked_first = checked.as_ref().and_then(|a| a.first());
+            let tunnel_to = match (proxy, checked_first) {
+                (Some(p), Some(addr)) if url.is_https() || destination != Destination::Any => {
+                    Some((p, addr.to_string()))
+                }
+                (Some(p), _) if url.is_https() => Some((p, url.authority_with_port())),
+                _ => None,
+            };
+            if let Some((p, target)) = tunnel_to {
                 stream = proxy::tunnel(stream, p, &target).await?;
             }
             if url.is_https() {
@@ -329,10 +332,6 @@ impl HttpClient {
 /// An opened stream and, when the runtime opened it, its socket's check.
 type Opened = (BoxedStream, Option<IdleCheck>);
 
-/// Why a request through a proxy is refused when its address must be checked.
-const UNCHECKABLE_THROUGH_PROXY: &str = "refusing an OAuth fetch to a plain http URL through a proxy: \
-     the proxy would resolve its host, whose address must be checked";
-
 /// Why an exchange ended without a response.
 enum Failure {
     /// A transport failure, described.
@@ -391,18 +390,25 @@ fn method_of(m: HttpMethod) -> hyper::Method {
     }
 }
 
-/// The hyper request: origin-form (or absolute-form through a plain-HTTP proxy), `Host`, then
-/// exactly the core's headers.
+/// The hyper request: origin-form (or absolute-form through a plain-HTTP proxy, unless the
+/// request's destination has it tunnelled to a checked address), `Host`, then exactly the
+/// core's headers.
 fn build(
     target: &Target,
     request: &HttpRequest,
     body: &Bytes,
 ) -> Result<hyper::Request<Full<Bytes>>, String> {
-    let mut builder = hyper::Request::builder().method(method_of(request.method)).uri(target.uri.clone());
+    let absolute = target.absolute && request.destination == Destination::Any;
+    let uri = match absolute || !target.absolute {
+        true => target.uri.clone(),
+        false => hyper::Uri::try_from(target.url.request_target())
+            .map_err(|e| format!("the request cannot be sent: {e}"))?,
+    };
+    let mut builder = hyper::Request::builder().method(method_of(request.method)).uri(uri);
     builder = builder.header(hyper::header::HOST, target.host.clone());
     builder = mcp_host::with_request_headers(builder, &request.headers);
     let proxy_auth = target.proxy.as_ref().and_then(|p| p.auth.as_deref());
-    if let (true, Some(auth)) = (target.absolute, proxy_auth) {
+    if let (true, Some(auth)) = (absolute, proxy_auth) {
         builder = builder.header(hyper::header::PROXY_AUTHORIZATION, auth);
     }
     builder.body(Full::new(body.clone())).map_err(|e| format!("the request cannot be sent: {e}"))
