@@ -2,6 +2,12 @@
 //! written once on hyper 1.x for every async runtime: connection pool with keep-alive, TLS
 //! (rustls with the webpki roots plus configured ones), proxies, connect timeouts, and a
 //! [`Connector`] hook to replace how byte streams are opened.
+//!
+//! An OAuth-related request ([`mcp_core::Destination::Public`]) has its host resolved here
+//! ([`Runtime::resolve`](crate::Runtime::resolve), or `HttpClientConfig::resolve`), the
+//! addresses outside its rule dropped, and is refused ([`Input::HttpRefused`]) when none
+//! remain; it connects only to a checked address, through a proxy by a `CONNECT` to that
+//! address, and its connections are pooled apart from MCP traffic.
 
 mod hyper_io;
 mod proxy;
@@ -34,7 +40,9 @@ use mcp_host::{HttpClientConfig, Proxies, Proxy};
 /// (custom DNS, Unix sockets, an in-process transport for tests...). TLS and proxy tunnels are
 /// layered on top of it. A pooled connection opened by a connector is not checked on its
 /// socket before reuse (the runtime's TCP is): a close its stream has not reported yet costs
-/// the request sent on it.
+/// the request sent on it. For an OAuth-related request ([`mcp_core::Destination::Public`])
+/// and for a name given to `HttpClientConfig::resolve`, the connector is handed a checked (or
+/// configured) IP address, not the name: the client resolved the name itself.
 pub trait Connector: Send + Sync + 'static {
     /// Opens a stream. The client bounds the time it may take (`Timeouts::http_connect`).
     fn connect(&self, host: &str, port: u16) -> BoxFuture<'static, std::io::Result<BoxedStream>>;

@@ -26,6 +26,13 @@
 //!   connector chain and keeps the socket handles that ureq's TCP and SOCKS connectors
 //!   register, attached to whichever exchange's thread is using the connection.
 //!
+//! An OAuth-related request ([`mcp_core::Destination::Public`]) goes through an agent of its
+//! own, without a proxy, whose resolver hands ureq only the addresses the rule allows and
+//! refuses ([`HttpReport::Refused`]) when none remain, so ureq connects to a checked address
+//! and looks nothing up again. Such a request that would go through a proxy is refused
+//! ([`HttpReport::Failed`]): ureq's tunnels name the host, which the proxy would resolve
+//! unchecked.
+//!
 //! TLS is rustls with the *ring* provider, trusting the Mozilla (webpki) roots plus
 //! [`HttpClientConfig::extra_root_certificates`]. Proxies come from the environment by default
 //! (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`; `http://`, `https://` and `socks*://`
@@ -129,7 +136,8 @@ impl HttpClient {
     /// Starts one exchange on a pooled thread (an idle one when there is one, a new one
     /// otherwise: an exchange never waits for another). `report` receives, in order, the
     /// response head, every body chunk as it arrives, then exactly one of
-    /// [`HttpReport::End`] or [`HttpReport::Failed`]; nothing is reported once the exchange
+    /// [`HttpReport::End`] or [`HttpReport::Failed`] (or only [`HttpReport::Refused`], for a
+    /// request whose addresses are all outside its destination); nothing is reported once the exchange
     /// is aborted (a report may race with the abort). `report` returns false when its
     /// receiver is gone, which stops the exchange. Fails only if no thread was idle and none
     /// could be started.
@@ -228,7 +236,7 @@ impl Drop for HttpExchange {
 
 /// What an exchange reports, in order: [`Head`](Self::Head), any number of
 /// [`Body`](Self::Body), then one of [`End`](Self::End) or [`Failed`](Self::Failed) (which
-/// may also come first, when no response arrived).
+/// may also come first, when no response arrived); or only [`Refused`](Self::Refused).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HttpReport {
     /// The status and headers (values that are not UTF-8 are left out).
