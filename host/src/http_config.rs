@@ -160,6 +160,11 @@ impl Proxies {
         }
     }
 
+    /// Whether no proxy is set (a proxy URL this parser does not read counts as none).
+    pub fn is_empty(&self) -> bool {
+        self.http.is_none() && self.https.is_none()
+    }
+
     /// The proxy for a server, if any.
     pub fn for_url(&self, url: &HttpUrl) -> Option<&Proxy> {
         let proxy = if url.is_https() { self.https.as_ref() } else { self.http.as_ref() }?;

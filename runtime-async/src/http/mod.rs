@@ -407,10 +407,11 @@ fn build(
     body: &Bytes,
 ) -> Result<hyper::Request<Full<Bytes>>, String> {
     let absolute = target.absolute && request.destination == Destination::Any;
-    let uri = match absolute || !target.absolute {
-        true => target.uri.clone(),
-        false => hyper::Uri::try_from(target.url.request_target())
-            .map_err(|e| format!("the request cannot be sent: {e}"))?,
+    let uri = if target.absolute && !absolute {
+        hyper::Uri::try_from(target.url.request_target())
+            .map_err(|e| format!("the request cannot be sent: {e}"))?
+    } else {
+        target.uri.clone()
     };
     let mut builder = hyper::Request::builder().method(method_of(request.method)).uri(uri);
     builder = builder.header(hyper::header::HOST, target.host.clone());

@@ -73,8 +73,8 @@ pub struct HttpClient {
     /// For [`Destination::Public`] requests, without and with loopback: no proxy, and a
     /// resolver that checks the addresses it hands ureq (their connections are pooled apart).
     checked: [ureq::Agent; 2],
-    /// Which URLs go through a proxy (`None`: a proxy the host's parser does not read, taken
-    /// to apply to every URL).
+    /// Which URLs go through a proxy (`None`: a proxy the host's parser does not read, such
+    /// as `socks5://`, taken to apply to every URL).
     proxies: Option<mcp_host::Proxies>,
 }
 
@@ -108,7 +108,7 @@ impl HttpClient {
         };
         let proxies = match &proxy {
             None => Some(mcp_host::Proxies::default()),
-            Some(_) => mcp_host::Proxies::resolve(&config.proxy).ok(),
+            Some(_) => mcp_host::Proxies::resolve(&config.proxy).ok().filter(|p| !p.is_empty()),
         };
         Ok(Self {
             agent: agent(proxy, Destination::Any),
@@ -137,8 +137,8 @@ impl HttpClient {
     /// otherwise: an exchange never waits for another). `report` receives, in order, the
     /// response head, every body chunk as it arrives, then exactly one of
     /// [`HttpReport::End`] or [`HttpReport::Failed`] (or only [`HttpReport::Refused`], for a
-    /// request whose addresses are all outside its destination); nothing is reported once the exchange
-    /// is aborted (a report may race with the abort). `report` returns false when its
+    /// request whose addresses are all outside its destination); nothing is reported once the
+    /// exchange is aborted (a report may race with the abort). `report` returns false when its
     /// receiver is gone, which stops the exchange. Fails only if no thread was idle and none
     /// could be started.
     pub fn start<F>(&self, request: HttpRequest, report: F) -> io::Result<HttpExchange>
