@@ -2,6 +2,8 @@
 //! from the environment (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`, upper or lower
 //! case) or configured.
 
+use std::net::{IpAddr, SocketAddr};
+
 use base64::Engine as _;
 use mcp_core::mcp_servers::HttpUrl;
 use percent_encoding::percent_decode_str;
@@ -19,11 +21,18 @@ pub struct HttpClientConfig {
     pub proxy: ProxySetting,
     /// Idle keep-alive connections kept per server (default 4; 0 disables reuse).
     pub max_idle_per_host: usize,
+    /// Names answered without DNS ([`HttpClientConfig::resolve`]), lowercase.
+    pub resolve_overrides: Vec<(String, Vec<IpAddr>)>,
 }
 
 impl Default for HttpClientConfig {
     fn default() -> Self {
-        Self { extra_root_certificates: Vec::new(), proxy: ProxySetting::default(), max_idle_per_host: 4 }
+        Self {
+            extra_root_certificates: Vec::new(),
+            proxy: ProxySetting::default(),
+            max_idle_per_host: 4,
+            resolve_overrides: Vec::new(),
+        }
     }
 }
 
@@ -38,6 +47,37 @@ impl HttpClientConfig {
     pub fn proxy(mut self, proxy: ProxySetting) -> Self {
         self.proxy = proxy;
         self
+    }
+
+    /// Answers the host `name` (case-insensitive) with `addresses` instead of DNS, for every
+    /// HTTP connection the client opens to it (MCP traffic and OAuth fetches, on every
+    /// runtime; the port comes from the URL), like reqwest's `ClientBuilder::resolve`. The
+    /// addresses of an OAuth fetch are checked like resolved ones. A later call for the same
+    /// name replaces the earlier one. A plain-`http` URL sent through a proxy is resolved by
+    /// the proxy, not here.
+    pub fn resolve(mut self, name: &str, addresses: impl IntoIterator<Item = IpAddr>) -> Self {
+        let name = name.trim_end_matches('.').to_ascii_lowercase();
+        self.resolve_overrides.retain(|(n, _)| *n != name);
+        self.resolve_overrides.push((name, addresses.into_iter().collect()));
+        self
+    }
+
+    /// The addresses of `host` at `port` known without DNS: an IP literal (IPv6 with or
+    /// without brackets) or a name given to [`HttpClientConfig::resolve`]. `None` means a
+    /// lookup is needed.
+    pub fn known_addresses(&self, host: &str, port: u16) -> Option<Vec<SocketAddr>> {
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        match bare.parse::<IpAddr>() {
+            Ok(ip) => Some(vec![SocketAddr::new(ip, port)]),
+            Err(_) => self.overridden(bare, port),
+        }
+    }
+
+    /// The addresses [`HttpClientConfig::resolve`] gave `host`, at `port`.
+    pub fn overridden(&self, host: &str, port: u16) -> Option<Vec<SocketAddr>> {
+        let name = host.trim_end_matches('.').to_ascii_lowercase();
+        let (_, ips) = self.resolve_overrides.iter().find(|(n, _)| *n == name)?;
+        Some(ips.iter().map(|ip| SocketAddr::new(*ip, port)).collect())
     }
 }
 
@@ -120,6 +160,11 @@ impl Proxies {
             all: entries.iter().any(|e| e == "*"),
             no_proxy: entries,
         }
+    }
+
+    /// Whether no proxy is set (a proxy URL this parser does not read counts as none).
+    pub fn is_empty(&self) -> bool {
+        self.http.is_none() && self.https.is_none()
     }
 
     /// The proxy for a server, if any.
@@ -206,6 +251,22 @@ mod tests {
 
     fn url(s: &str) -> HttpUrl {
         HttpUrl::parse(s).unwrap()
+    }
+
+    #[test]
+    fn resolve_overrides_answer_names_and_literals_answer_themselves() {
+        let private: IpAddr = "10.0.0.1".parse().unwrap();
+        let public: IpAddr = "93.184.216.34".parse().unwrap();
+        let config = HttpClientConfig::default()
+            .resolve("Auth.Internal.Test.", [private])
+            .resolve("auth.internal.test", [public, private]);
+        let expected = vec![SocketAddr::new(public, 443), SocketAddr::new(private, 443)];
+        assert_eq!(config.known_addresses("AUTH.internal.test", 443), Some(expected), "the later call wins");
+        assert_eq!(config.overridden("other.test", 443), None);
+        assert_eq!(config.known_addresses("other.test", 443), None, "a name needs a lookup");
+        let v6 = SocketAddr::new("::1".parse().unwrap(), 8080);
+        assert_eq!(config.known_addresses("[::1]", 8080), Some(vec![v6]));
+        assert_eq!(config.overridden("127.0.0.1", 80), None, "literals are not overrides");
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! `tests/tests/runtime_tokio.rs`). [`scenario_tests!`] then generates one `#[test]` per
 //! scenario. The real-peer checks use the same trick ([`define_peer_checks!`]).
 
+pub mod address_check_scenarios;
 mod async_scenarios;
 mod batch_peer_checks;
 mod cache_scenarios;

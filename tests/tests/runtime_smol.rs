@@ -62,6 +62,8 @@ pub mod on_smol {
     mcp_tests::define_process_group_scenarios!(async, aw_async);
     #[cfg(unix)]
     mcp_tests::all_process_group_scenario_tests!(run);
+    mcp_tests::define_address_check_scenarios!(async, aw_async);
+    mcp_tests::all_address_check_scenario_tests!(run);
 }
 
 /// Under `async_std::task::block_on`; background tasks spawned on async-std's executor.
@@ -126,4 +128,6 @@ pub mod on_async_std {
     mcp_tests::define_process_group_scenarios!(async, aw_async);
     #[cfg(unix)]
     mcp_tests::all_process_group_scenario_tests!(run);
+    mcp_tests::define_address_check_scenarios!(async, aw_async);
+    mcp_tests::all_address_check_scenario_tests!(run);
 }

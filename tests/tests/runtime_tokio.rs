@@ -65,3 +65,5 @@ mcp_tests::all_issuer_switch_scenario_tests!(run);
 mcp_tests::define_process_group_scenarios!(async, aw_async);
 #[cfg(unix)]
 mcp_tests::all_process_group_scenario_tests!(run);
+mcp_tests::define_address_check_scenarios!(async, aw_async);
+mcp_tests::all_address_check_scenario_tests!(run);

@@ -2,6 +2,7 @@
 //! form codecs never panic, and what they accept keeps its invariants.
 
 use crate::address_class::{classify, AddressClass};
+use crate::destination::Destination;
 use crate::http_url::{HttpUrl, MAX_URL_BYTES};
 use crate::oauth::url::{check_endpoint, form_body, form_decode, parse_query};
 
@@ -17,7 +18,7 @@ pub fn http_url(data: &[u8]) {
         }
         let _ = form_decode(text);
         for server_loopback in [false, true] {
-            if let Ok(url) = check_endpoint(text, server_loopback) {
+            if let Ok(url) = check_endpoint(text, Destination::Public { loopback: server_loopback }) {
                 let class = url.ip().map_or(AddressClass::Public, classify);
                 assert!(class.is_public() || class == AddressClass::Loopback, "{class} endpoint allowed");
                 assert!(url.is_https() || server_loopback, "plain http endpoint for a remote server");

@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::time::Instant;
 
+use crate::destination::Destination;
 use crate::headers::parse_www_authenticate;
 use crate::http_url::HttpUrl;
 use crate::io::HttpRequest;
@@ -404,7 +405,21 @@ impl AuthFlow {
         self.steps.push_back(AuthStep::Failed(e));
     }
 
-    pub(crate) fn send(&mut self, request: HttpRequest, purpose: Purpose) {
+    /// The address rule of every fetch and endpoint of this flow: public addresses, loopback
+    /// only for a loopback MCP server; any address with
+    /// [`AuthConfig::allow_private_addresses`].
+    pub(crate) fn destination(&self) -> Destination {
+        if self.config.allow_private_addresses {
+            Destination::Any
+        } else {
+            Destination::Public { loopback: self.server_loopback }
+        }
+    }
+
+    /// Emits a fetch; every fetch of the flow leaves here, which stamps it with the flow's
+    /// [`AuthFlow::destination`] (its builders leave [`Destination::Any`]).
+    pub(crate) fn send(&mut self, mut request: HttpRequest, purpose: Purpose) {
+        request.destination = self.destination();
         self.next_id += 1;
         let id = FetchId(self.next_id);
         self.inflight = Some(InFlight { id, url: request.url.clone(), purpose, dpop: false, retried: false });
@@ -418,6 +433,7 @@ impl AuthFlow {
             headers: vec![("Accept".to_owned(), "application/json".to_owned())],
             body: Vec::new(),
             connect_timeout: self.config.connect_timeout,
+            destination: Destination::Any,
         }
     }
 
@@ -434,7 +450,7 @@ impl AuthFlow {
             return;
         };
         let Some(url) = candidates.get(*index).cloned() else { return };
-        match check_endpoint(&url, self.server_loopback) {
+        match check_endpoint(&url, self.destination()) {
             Ok(u) => {
                 let request = self.get(u.as_str());
                 self.send(request, purpose);

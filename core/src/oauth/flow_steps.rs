@@ -3,6 +3,7 @@
 
 use std::time::Instant;
 
+use crate::destination::Destination;
 use crate::io::{HttpMethod, HttpRequest};
 use crate::oauth::callback::{authorization_url, PendingAuthorization};
 use crate::oauth::config::GrantType;
@@ -56,8 +57,8 @@ impl AuthFlow {
             },
             Purpose::AsMeta { issuer, legacy, .. } => {
                 let needs_pkce = self.config.grant == GrantType::AuthorizationCode;
-                let (loopback, server_legacy) = (self.server_loopback, legacy);
-                match parse_auth_server_metadata(&url, body, &issuer, loopback, needs_pkce, server_legacy) {
+                let destination = self.destination();
+                match parse_auth_server_metadata(&url, body, &issuer, destination, needs_pkce, legacy) {
                     Ok(meta) => self.use_metadata(meta),
                     Err(e) => self.fail(e),
                 }
@@ -94,6 +95,18 @@ impl AuthFlow {
                 detail: clip(detail, 200),
             }),
         }
+    }
+
+    /// The runtime refused fetch `id`: its host resolved only to addresses outside the flow's
+    /// [`Destination`]. The flow fails with [`OAuthError::UnsafeAddress`] (no other candidate
+    /// is tried: they share the host or were named by the same server).
+    pub fn on_fetch_refused(&mut self, now: Instant, id: FetchId, refusal: &crate::UnsafeAddress) {
+        self.now = Some(now);
+        if self.take_inflight(id).is_none() {
+            return;
+        }
+        let crate::UnsafeAddress { url, address, class } = refusal.clone();
+        self.fail(OAuthError::UnsafeAddress { url, address, class });
     }
 
     fn take_inflight(&mut self, id: FetchId) -> Option<InFlight> {
@@ -161,7 +174,7 @@ impl AuthFlow {
     }
 
     fn discover_metadata(&mut self, issuer: String, legacy: bool) {
-        match check_endpoint(&issuer, self.server_loopback) {
+        match check_endpoint(&issuer, self.destination()) {
             Ok(url) => {
                 let candidates = as_metadata_candidates(&url);
                 self.fetch_candidate(Purpose::AsMeta { issuer, candidates, index: 0, legacy });
@@ -254,6 +267,7 @@ impl AuthFlow {
                     ],
                     body,
                     connect_timeout: self.config.connect_timeout,
+                    destination: Destination::Any,
                 };
                 self.send(request, Purpose::Register { method });
             }
@@ -265,7 +279,7 @@ impl AuthFlow {
     fn authorize(&mut self, client: ClientRegistration) {
         let Some(meta) = self.meta.clone() else { return };
         let endpoint =
-            match meta.authorization_endpoint.as_deref().map(|e| check_endpoint(e, self.server_loopback)) {
+            match meta.authorization_endpoint.as_deref().map(|e| check_endpoint(e, self.destination())) {
                 Some(Ok(u)) => u,
                 Some(Err(e)) => return self.fail(e),
                 None => {

@@ -125,7 +125,7 @@ impl AuthFlow {
                 meta.registration_endpoint.as_ref(),
             ];
             for e in endpoints.into_iter().flatten() {
-                check_endpoint(e, self.server_loopback)?;
+                check_endpoint(e, self.destination())?;
             }
         }
         let issuer = stored.auth_server.as_ref().map(|m| m.issuer.as_str());

@@ -8,6 +8,7 @@ use percent_encoding::{percent_decode, utf8_percent_encode, AsciiSet, NON_ALPHAN
 use url::Host;
 
 use crate::address_class::{classify, AddressClass};
+use crate::destination::Destination;
 use crate::http_url::HttpUrl;
 use crate::oauth::OAuthError;
 use crate::redact::redact_url;
@@ -39,23 +40,28 @@ pub(crate) fn is_loopback(url: &HttpUrl) -> bool {
 }
 
 /// Checks a URL the flow is about to contact (a discovery URL or an endpoint from metadata):
-/// `https`, or plain `http` on loopback only when the MCP server itself is on loopback; never a
-/// literal address that is not public ([`classify`]: private, link-local, unspecified, ...),
-/// judged after WHATWG normalisation, so `http://0x0a.1/` is `10.0.0.1`; loopback only for a
-/// loopback server. Host names are not resolved here: the address a name resolves to is judged by
-/// the runtime, with the same [`classify`].
-pub(crate) fn check_endpoint(url: &str, server_loopback: bool) -> Result<HttpUrl, OAuthError> {
+/// `https`, or plain `http` on loopback only; for [`Destination::Public`], never a literal
+/// address that is not public ([`classify`]: private, shared NAT, link-local, unspecified,
+/// multicast, reserved), judged after WHATWG normalisation, so `http://0x0a.1/` is `10.0.0.1`;
+/// loopback only when the rule allows it (the MCP server itself is on loopback). A host name is
+/// judged again on the addresses it resolves to, by the runtime, under the same rule (the
+/// request's `destination`).
+pub(crate) fn check_endpoint(url: &str, destination: Destination) -> Result<HttpUrl, OAuthError> {
     if url.len() > MAX_URL_LEN {
         return Err(unsafe_url(url, "URL too long"));
     }
     let parsed = HttpUrl::parse(url).map_err(|e| unsafe_url(url, &e.to_string()))?;
     let loopback = is_loopback(&parsed);
-    if loopback && !server_loopback {
-        return Err(unsafe_url(url, "loopback address for a remote MCP server"));
-    }
-    if let Some(class) = parsed.ip().map(classify).filter(|c| !c.is_public() && *c != AddressClass::Loopback)
-    {
-        return Err(unsafe_url(url, &format!("{class} address")));
+    let class = match parsed.ip() {
+        Some(ip) => classify(ip),
+        None if loopback => AddressClass::Loopback,
+        None => AddressClass::Public,
+    };
+    if !destination.permits(class) {
+        return Err(match class {
+            AddressClass::Loopback => unsafe_url(url, "loopback address for a remote MCP server"),
+            other => unsafe_url(url, &format!("{other} address")),
+        });
     }
     if !parsed.is_https() && !loopback {
         return Err(unsafe_url(url, "authorization URLs must use https"));
@@ -206,14 +212,17 @@ mod tests {
         HttpUrl::parse(s).unwrap()
     }
 
+    const REMOTE: Destination = Destination::Public { loopback: false };
+    const LOCAL: Destination = Destination::Public { loopback: true };
+
     #[test]
     fn endpoint_rules() {
-        assert!(check_endpoint("https://as.example/token", false).is_ok());
-        assert!(check_endpoint("http://as.example/token", false).is_err());
-        assert!(check_endpoint("http://localhost:3000/token", false).is_err());
-        assert!(check_endpoint("http://localhost:3000/token", true).is_ok());
-        assert!(check_endpoint("http://127.0.0.1:3000/token", true).is_ok());
-        assert!(check_endpoint("http://[::1]:3000/token", true).is_ok());
+        assert!(check_endpoint("https://as.example/token", REMOTE).is_ok());
+        assert!(check_endpoint("http://as.example/token", REMOTE).is_err());
+        assert!(check_endpoint("http://localhost:3000/token", REMOTE).is_err());
+        assert!(check_endpoint("http://localhost:3000/token", LOCAL).is_ok());
+        assert!(check_endpoint("http://127.0.0.1:3000/token", LOCAL).is_ok());
+        assert!(check_endpoint("http://[::1]:3000/token", LOCAL).is_ok());
         for bad in [
             "https://10.0.0.1/x",
             "https://192.168.1.1/x",
@@ -225,9 +234,9 @@ mod tests {
             "https://[::ffff:10.0.0.1]/x",
             "https://100.64.0.1/x",
         ] {
-            assert!(check_endpoint(bad, true).is_err(), "{bad}");
+            assert!(check_endpoint(bad, LOCAL).is_err(), "{bad}");
         }
-        assert!(check_endpoint("http://192.168.1.1/x", true).is_err(), "private http never allowed");
+        assert!(check_endpoint("http://192.168.1.1/x", LOCAL).is_err(), "private http never allowed");
         // Every numeric form is judged as the address it normalises to.
         for bad in [
             "https://167772161/x",
@@ -248,10 +257,10 @@ mod tests {
             "https://224.0.0.1/x",
             "https://198.51.100.1/x",
         ] {
-            let err = check_endpoint(bad, true).expect_err(bad);
+            let err = check_endpoint(bad, LOCAL).expect_err(bad);
             assert!(matches!(err, OAuthError::UnsafeUrl { .. }), "{bad}: {err}");
         }
-        let err = check_endpoint("https://0xa9.254.169.254/latest", false).unwrap_err();
+        let err = check_endpoint("https://0xa9.254.169.254/latest", REMOTE).unwrap_err();
         assert!(err.to_string().contains("link-local"), "{err}");
         // Loopback in any form is loopback: refused for a remote server, allowed for a local one.
         for local in [
@@ -262,19 +271,34 @@ mod tests {
             "http://[::ffff:7f00:1]/t",
             "http://ｌｏｃａｌｈｏｓｔ/t",
         ] {
-            assert!(check_endpoint(local, false).is_err(), "{local}");
-            assert!(check_endpoint(local, true).is_ok(), "{local}");
+            assert!(check_endpoint(local, REMOTE).is_err(), "{local}");
+            assert!(check_endpoint(local, LOCAL).is_ok(), "{local}");
         }
         // `010.0.0.1` is octal: 8.0.0.1, a public address.
-        assert_eq!(check_endpoint("https://010.0.0.1/x", false).unwrap().host(), "8.0.0.1");
-        assert!(check_endpoint("https://[fe80::1%25eth0]/x", true).unwrap_err().to_string().contains("zone"));
+        assert_eq!(check_endpoint("https://010.0.0.1/x", REMOTE).unwrap().host(), "8.0.0.1");
+        assert!(check_endpoint("https://[fe80::1%25eth0]/x", LOCAL)
+            .unwrap_err()
+            .to_string()
+            .contains("zone"));
         assert_eq!(
-            check_endpoint("https://bücher.example/t", false).unwrap().host(),
+            check_endpoint("https://bücher.example/t", REMOTE).unwrap().host(),
             "xn--bcher-kva.example"
         );
-        assert!(check_endpoint("https://u:p@as.example/t", false).is_err());
-        assert!(check_endpoint("ftp://as.example/", false).is_err());
-        assert!(check_endpoint(&format!("https://as.example/{}", "a".repeat(3000)), false).is_err());
+        assert!(check_endpoint("https://u:p@as.example/t", REMOTE).is_err());
+        assert!(check_endpoint("ftp://as.example/", REMOTE).is_err());
+        assert!(check_endpoint(&format!("https://as.example/{}", "a".repeat(3000)), REMOTE).is_err());
+    }
+
+    /// The opt-out for private networks: literal private, link-local and loopback addresses
+    /// pass; plain `http` is still refused off loopback.
+    #[test]
+    fn any_destination_skips_the_address_rules_only() {
+        for ok in
+            ["https://10.0.0.1/x", "https://169.254.169.254/x", "https://[fd00::1]/x", "http://127.0.0.1:1/x"]
+        {
+            assert!(check_endpoint(ok, Destination::Any).is_ok(), "{ok}");
+        }
+        assert!(check_endpoint("http://10.0.0.1/x", Destination::Any).is_err());
     }
 
     #[test]

@@ -461,3 +461,53 @@ fn a_refused_legacy_event_stream_reopens_once_authorized() {
     h.sse_open(reopened.id, ": ok\n\n");
     h.ok(c);
 }
+
+/// Every OAuth fetch carries the address rule the runtime must apply to the addresses it
+/// resolves (public only: the server is remote), MCP traffic none; a fetch the runtime refuses
+/// for its resolved address fails the connect with `OAuthError::UnsafeAddress` naming the URL,
+/// the address and its class, and nothing more is fetched.
+#[test]
+fn a_fetch_refused_for_its_resolved_address_fails_the_connect_with_a_typed_error() {
+    use mcp_core::address_class::AddressClass;
+    use mcp_core::{Destination, Input, UnsafeAddress};
+    let remote = Destination::Public { loopback: false };
+    let mut h = oauth_harness(|_| {});
+    let c = h.request(Request::Connect);
+    let probe = h.expect_http("server/discover");
+    assert_eq!(probe.req.destination, Destination::Any);
+    unauthorized(&mut h, &probe);
+    let prm = h.expect_http("GET");
+    assert_eq!(prm.req.destination, remote);
+    json_answer(
+        &mut h,
+        &prm,
+        200,
+        &json!({"resource": SERVER, "authorization_servers": ["https://auth.test"]}),
+    );
+    let meta = h.expect_http("GET");
+    assert_eq!(meta.req.destination, remote);
+    let metadata_service = std::net::IpAddr::from([169, 254, 169, 254]);
+    h.input(Input::HttpRefused(meta.id, UnsafeAddress::new(&meta.req.url, metadata_service)));
+    match h.err(c) {
+        RequestError::AuthorizationFailed {
+            oauth: Some(mcp_core::oauth::OAuthError::UnsafeAddress { url, address, class }),
+            ..
+        } => {
+            assert_eq!(url, "https://auth.test/.well-known/oauth-authorization-server");
+            assert_eq!((address, class), (metadata_service, AddressClass::LinkLocal));
+        }
+        other => panic!("expected an unsafe-address refusal, got {other:?}"),
+    }
+    assert!(h.started_http().is_empty(), "no other candidate is fetched");
+}
+
+/// With `allow_private_addresses`, the flow's fetches carry no address rule.
+#[test]
+fn the_private_address_opt_out_lifts_the_rule_of_every_fetch() {
+    let mut h = oauth_harness(|o| o.config.allow_private_addresses = true);
+    h.request(Request::Connect);
+    let probe = h.expect_http("server/discover");
+    unauthorized(&mut h, &probe);
+    let prm = h.expect_http("GET");
+    assert_eq!(prm.req.destination, mcp_core::Destination::Any);
+}

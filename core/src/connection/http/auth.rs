@@ -363,6 +363,22 @@ impl Connection {
         self.auth_drive(now);
     }
 
+    /// The runtime refused the round's fetch `exchange` for its resolved address.
+    pub(super) fn auth_fetch_refused(
+        &mut self,
+        now: Instant,
+        exchange: ExchangeId,
+        refusal: &crate::UnsafeAddress,
+    ) {
+        let Some(auth) = self.auth_mut() else { return };
+        let Some(fetch) = auth.round.as_mut().and_then(|r| r.fetches.remove(&exchange)) else { return };
+        if let Mode::OAuth { flow, .. } = &mut auth.mode {
+            flow.on_fetch_refused(now, fetch.id, refusal);
+        }
+        self.timers.clear(Timer::Auth);
+        self.auth_drive(now);
+    }
+
     /// The round's step took too long (a fetch, the browser, the token provider).
     pub(in crate::connection) fn on_auth_timeout(&mut self, now: Instant) {
         let Some(round) = self.auth().and_then(|a| a.round.as_ref()) else { return };
