@@ -192,7 +192,8 @@ impl SharedStdout {
     }
 
     /// A caller that polled stops (its outcome came, or it was dropped): the reader task
-    /// reads next, woken at once if anything arrived since the caller's last read.
+    /// reads next, woken at once if the stream may have bytes nobody read (it fired since the
+    /// last read attempt, or a read stopped at [`READ_CHUNK`]).
     pub(crate) fn hand_back(&self, caller: &Waker) {
         let task = {
             let mut state = lock(&self.relay.0);
@@ -215,6 +216,7 @@ mod tests {
     use std::sync::OnceLock;
 
     use super::*;
+    use crate::test_streams::{counted, Quiet};
 
     /// Keeps every stdout byte it is fed.
     #[derive(Default)]
@@ -298,32 +300,6 @@ mod tests {
         }
     }
 
-    /// Counts its wake-ups.
-    #[derive(Default)]
-    struct Wakes(std::sync::atomic::AtomicUsize);
-
-    impl Wake for Wakes {
-        fn wake(self: Arc<Self>) {
-            self.wake_by_ref();
-        }
-
-        fn wake_by_ref(self: &Arc<Self>) {
-            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        }
-    }
-
-    impl Wakes {
-        fn count(&self) -> usize {
-            self.0.load(std::sync::atomic::Ordering::SeqCst)
-        }
-    }
-
-    /// A counting waker.
-    fn counted() -> (Arc<Wakes>, Waker) {
-        let wakes = Arc::new(Wakes::default());
-        (wakes.clone(), Waker::from(wakes))
-    }
-
     /// A stdout over `ArrivesMidRead` with `other` polling mid-read; what it feeds is kept.
     fn arrives_mid_read(other: Option<Waker>, task: Waker) -> (Arc<SharedStdout>, Arc<Recorded>) {
         let cell = Arc::new(OnceLock::new());
@@ -401,8 +377,7 @@ mod tests {
             Box::new(crate::test_streams::Endless::default()),
             recorded.clone(),
         );
-        let wakes = Arc::new(Wakes::default());
-        let waker = Waker::from(wakes.clone());
+        let (wakes, waker) = counted();
         let mut cx = Context::from_waker(&waker);
         for poll in 1..=3 {
             assert!(shared.poll_caller(&mut cx).is_pending());
@@ -418,10 +393,28 @@ mod tests {
             Box::new(OutOfBudget::default()),
             Arc::new(Recorded::default()),
         );
-        let wakes = Arc::new(Wakes::default());
-        let waker = Waker::from(wakes.clone());
+        let (wakes, waker) = counted();
         let mut cx = Context::from_waker(&waker);
         assert!(shared.poll_caller(&mut cx).is_pending());
         assert!(wakes.count() >= 1, "polled again once the task yielded");
+    }
+
+    /// A call polled once on a callback's thread and then by a task of the runtime's (another
+    /// waker): the stream's wake-up goes to the waker of its most recent poll.
+    #[test]
+    fn the_stream_wakes_the_waker_of_a_callers_most_recent_poll() {
+        let (stream, registered) = Quiet::new();
+        let shared = SharedStdout::new(
+            mcp_tests::support::an_epoch(),
+            Box::new(stream),
+            Arc::new(Recorded::default()),
+        );
+        let (first_wakes, first) = counted();
+        let (second_wakes, second) = counted();
+        assert!(shared.poll_caller(&mut Context::from_waker(&first)).is_pending());
+        assert!(shared.poll_caller(&mut Context::from_waker(&second)).is_pending());
+        lock(&registered).take().expect("the stream holds the relay").wake();
+        assert_eq!(second_wakes.count(), 1, "the most recent poll's waker is woken");
+        assert_eq!(first_wakes.count(), 0);
     }
 }
