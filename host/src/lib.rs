@@ -45,52 +45,66 @@
 
 pub mod auth;
 mod batch;
+mod block_on;
 mod bounded;
 mod callbacks;
 mod caller_scope;
-mod catalog_methods;
+mod cancel;
+mod client;
+mod client_builder;
+mod client_catalog;
+mod client_routing;
+mod client_tool_formats;
 mod dispatch;
 mod engine;
+mod family;
 mod handlers;
 mod http_config;
-mod listen_methods;
-mod methods;
 mod pending;
+mod pending_op;
 mod process;
+mod progress_stream;
+mod request_builder;
+mod server;
+mod server_push;
+mod server_tasks;
+mod style;
 mod subscription;
-mod task_methods;
-mod tool_format_methods;
 mod trace;
 
-pub use batch::{ToolCall, ToolCallUpdate, UpdateFeed, DEFAULT_BATCH_CONCURRENCY};
+pub use batch::{BatchRequest, ToolCall, DEFAULT_BATCH_CONCURRENCY};
+pub use block_on::block_on;
 pub use bounded::{run_bounded, JoinBounded};
 pub use caller_scope::{offer_to_caller, CallerScope};
-#[doc(hidden)]
-pub use catalog_methods::{
-    gather as catalog_gather, gather_all as catalog_gather_all, route_among as catalog_route_among,
-    route_tool_among as catalog_route_tool,
-};
+pub use cancel::{CancelCall, CancelToken};
+pub use client::Client;
+pub use client_builder::{BuilderParts, ClientBuilder, Prepared, ServerStart, DEFAULT_MAX_CONCURRENT_SERVERS};
 pub use dispatch::{
     lock, Dispatch, EventHook, InputWaitHook, MetaProvider, Outcome, Outcomes, Perform, ProgressFn, Reply,
     SharedView, Step, Waiter,
 };
 pub use engine::{open_listen, Engine, EngineApi, Feed, ReleaseOnDrop, Side, TimerStep};
+pub use family::{BoxFuture, Family, FamilyHandler, StartedServer};
 pub use handlers::{
     call_typed, prepare_servers, AuthorizationPrompt, ElicitationRequest, FromServer, HandlerAnswer,
     HandlerSet, RootsListRequest, SamplingRequest, TokenRequest, TypedRequest, NO_HANDLER,
 };
 pub use http_config::{with_request_headers, HttpClientConfig, Proxies, Proxy, ProxySetting};
-pub use methods::{BuilderParts, Prepared, ServerStart, DEFAULT_MAX_CONCURRENT_SERVERS};
 pub use pending::{CloseWaiters, PendingCalls, ServerView};
+pub use pending_op::{Pending, PendingFuture};
 pub use process::{
     apply_process_io, exit_info, kill_server_group, os_random_seed, seed_config, signal_server, std_command,
     OtherIo, ProcessControl, SpawnRequest,
 };
+pub use progress_stream::{ProgressStream, RequestUpdate};
+pub use request_builder::{RequestBuilder, RequestFuture};
+pub use server::Server;
+pub use server_push::ListenRequest;
+pub use style::{answer, typed_handler, Awaiting, Handler, HandlerOutput, Handlers, Returning, Style};
 pub use subscription::{
     AsyncSubscription, BlockingSubscription, Elapsed, Inbox, ListenControl, ListenOptions, Next,
     ResourceSubscriptions, SubscriptionCore,
 };
-pub use task_methods::check_task_server;
 
 #[doc(hidden)]
 pub use {mcp_core, serde_json};

@@ -227,6 +227,12 @@ impl SubscriptionCore {
         Self { handle, inbox, control, _keep: keep }
     }
 
+    /// Waits for the first acknowledgment (or the stream's end, as an error), through the
+    /// inbox's waker (the blocking family runs it with [`crate::block_on`]).
+    pub async fn acknowledgment(&self) -> Result<(), ClientError> {
+        std::future::poll_fn(|cx| self.inbox.poll_with(cx, InboxState::acknowledged)).await
+    }
+
     /// What the server agreed to send, as of its last acknowledgment (`None` before the first).
     pub fn acknowledged(&self) -> Option<SubscriptionFilter> {
         lock(&self.inbox.state).granted.clone()

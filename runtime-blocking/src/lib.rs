@@ -62,20 +62,16 @@
 #![deny(missing_docs)]
 
 mod caller_io;
-mod client;
 mod driver;
-mod handlers;
+mod family;
 pub mod http;
 mod pool;
 mod process;
 mod reply;
-mod server;
 #[cfg(unix)]
 mod stdout;
-mod streaming;
 
-pub use client::{Client, ClientBuilder};
-pub use handlers::{typed_handler, Handler, HandlerOutput, Handlers};
+pub use family::{Blocking, BlockingAnswer, BlockingLink};
 pub use http::{HttpClientConfig, ProxySetting};
 pub use mcp_core::{
     self as core, ClientError, Event, HandlerError, Notification, ProtocolMode, RequestOptions, Root,
@@ -84,16 +80,28 @@ pub use mcp_core::{
 /// OAuth on the host side: token stores, the loopback redirect listener, the browser sign-in.
 pub use mcp_host::{auth, AuthorizationPrompt, TokenRequest};
 pub use mcp_host::{
-    BlockingSubscription as Subscription, Elapsed, ElicitationRequest, EventHook, FromServer, ListenOptions,
-    ProgressFn, RootsListRequest, SamplingRequest, ToolCall, ToolCallUpdate, DEFAULT_MAX_CONCURRENT_SERVERS,
+    BatchRequest, BlockingSubscription as Subscription, CancelToken, Elapsed, ElicitationRequest, EventHook,
+    FromServer, HandlerOutput, ListenOptions, ListenRequest, Pending, ProgressFn, ProgressStream, RequestBuilder,
+    RequestUpdate, RootsListRequest, SamplingRequest, ToolCall, DEFAULT_BATCH_CONCURRENCY,
+    DEFAULT_MAX_CONCURRENT_SERVERS,
 };
-pub use server::{CancelToken, Server};
-pub use streaming::ToolCallStream;
+
+/// An MCP client over one or more servers, blocking (see [`mcp_host::Client`]).
+pub type Client = mcp_host::Client<Blocking>;
+/// Builds a [`Client`] (see [`mcp_host::ClientBuilder`]).
+pub type ClientBuilder = mcp_host::ClientBuilder<Blocking>;
+/// One server of a [`Client`] (see [`mcp_host::Server`]).
+pub type Server = mcp_host::Server<Blocking>;
+/// A handler of a blocking client: the server's name and the decoded request in, the answer
+/// out.
+pub type Handler = mcp_host::Handler<mcp_host::Returning>;
+/// The handlers a blocking client has.
+pub type Handlers = mcp_host::Handlers<mcp_host::Returning>;
 
 /// Connects to one server given as a target string (a command line for stdio) and waits
 /// until its protocol era is known.
 pub fn connect(target: &str) -> Result<Client, ClientError> {
     let client = Client::builder().server(ServerSpec::from_target_named(target)?).build()?;
-    client.connect().into_result()?;
+    client.connect().send().into_result()?;
     Ok(client)
 }
