@@ -81,7 +81,7 @@ fn on_tokio(specs: Vec<ServerSpec>, limit: usize) -> Result<Duration, String> {
         let builder = specs.into_iter().fold(mcp_tokio::Client::builder(), |b, s| b.server(s));
         let client = builder
             .max_concurrent_servers(limit)
-            .build(mcp_tokio::TokioRuntime::current())
+            .build()
             .map_err(|e| format!("build: {e}"))?;
         let started = Instant::now();
         let report = client.connect().await;
@@ -98,7 +98,7 @@ fn on_smol(specs: Vec<ServerSpec>, limit: usize) -> Result<Duration, String> {
     let builder = specs.into_iter().fold(mcp_smol::Client::builder(), |b, s| b.server(s));
     let client = builder
         .max_concurrent_servers(limit)
-        .build(mcp_smol::SmolRuntime::new())
+        .build()
         .map_err(|e| format!("build: {e}"))?;
     async_io::block_on(async {
         let started = Instant::now();
@@ -116,10 +116,10 @@ fn on_blocking(specs: Vec<ServerSpec>, limit: usize) -> Result<Duration, String>
     let builder = specs.into_iter().fold(mcp_blocking::Client::builder(), |b, s| b.server(s));
     let client = builder.max_concurrent_servers(limit).build().map_err(|e| format!("build: {e}"))?;
     let started = Instant::now();
-    let report = client.connect();
-    let tools = client.list_tools();
+    let report = client.connect().send();
+    let tools = client.list_tools().send();
     let wall = started.elapsed();
-    client.close();
+    client.close().send();
     check(report.connected.len(), report.failed.len(), tools.failed.len(), servers)?;
     Ok(wall)
 }

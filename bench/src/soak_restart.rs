@@ -7,6 +7,7 @@
 //! checks from the server's side that no call arrived twice and that the call each crash
 //! swallowed failed typed.
 
+use std::future::IntoFuture;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -69,7 +70,7 @@ pub fn many(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
             runtime.block_on(async {
                 let builder = specs.into_iter().fold(mcp_tokio::Client::builder(), |b, s| b.server(s));
                 let client =
-                    builder.build(mcp_tokio::TokioRuntime::current()).map_err(|e| format!("build: {e}"))?;
+                    builder.build().map_err(|e| format!("build: {e}"))?;
                 let t0 = Instant::now();
                 let tasks: Vec<_> = names
                     .iter()
@@ -83,7 +84,7 @@ pub fn many(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
                             Ok(first_contact(
                                 t0,
                                 payload,
-                                || server.connect(),
+                                || server.connect().into_future(),
                                 |p| async move {
                                     server.call_tool("echo", echo_args(key, &p)).await.map(|r| r.text())
                                 },
@@ -104,7 +105,7 @@ pub fn many(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
         Rt::Smol => {
             use async_io::block_on;
             let builder = specs.into_iter().fold(mcp_smol::Client::builder(), |b, s| b.server(s));
-            builder.build(mcp_smol::SmolRuntime::new()).map_err(|e| format!("build: {e}")).and_then(
+            builder.build().map_err(|e| format!("build: {e}")).and_then(
                 |client| {
                     let t0 = Instant::now();
                     let contacts = std::thread::scope(|scope| {
@@ -117,7 +118,7 @@ pub fn many(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
                                     block_on(first_contact(
                                         t0,
                                         payload,
-                                        || server.connect(),
+                                        || server.connect().into_future(),
                                         |p| async move {
                                             server
                                                 .call_tool("echo", echo_args(key, &p))
@@ -131,7 +132,7 @@ pub fn many(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
                         join_all(handles)
                     });
                     let closing = Instant::now();
-                    block_on(client.close());
+                    block_on(client.close().into_future());
                     Ok((contacts?, closing.elapsed()))
                 },
             )
@@ -150,10 +151,10 @@ pub fn many(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
                                 futures_lite::future::block_on(first_contact(
                                     t0,
                                     payload,
-                                    || std::future::ready(server.connect()),
+                                    || std::future::ready(server.connect().send()),
                                     |p| {
                                         std::future::ready(
-                                            server.call_tool("echo", echo_args(key, &p)).map(|r| r.text()),
+                                            server.call_tool("echo", echo_args(key, &p)).send().map(|r| r.text()),
                                         )
                                     },
                                 ))
@@ -163,7 +164,7 @@ pub fn many(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
                     join_all(handles)
                 });
                 let closing = Instant::now();
-                client.close();
+                client.close().send();
                 Ok((contacts?, closing.elapsed()))
             })
         }
@@ -258,7 +259,7 @@ fn restart_with(
                 let client = mcp_tokio::Client::builder()
                     .server(spec)
                     .on_event(life.hook())
-                    .build(mcp_tokio::TokioRuntime::current())
+                    .build()
                     .map_err(|e| format!("build: {e}"))?;
                 let tasks: Vec<_> = (0..callers)
                     .map(|id| {
@@ -285,7 +286,7 @@ fn restart_with(
             let built = mcp_smol::Client::builder()
                 .server(spec)
                 .on_event(life.hook())
-                .build(mcp_smol::SmolRuntime::new());
+                .build();
             built.map_err(|e| format!("build: {e}")).and_then(|client| {
                 let tallies = std::thread::scope(|scope| {
                     let client = &client;
@@ -300,7 +301,7 @@ fn restart_with(
                         .collect();
                     join_all(handles)
                 });
-                block_on(client.close());
+                block_on(client.close().into_future());
                 tallies
             })
         }
@@ -313,14 +314,14 @@ fn restart_with(
                         .map(|id| {
                             scope.spawn(move || {
                                 caller_sync("restart", id, share(total, callers, id), |p| {
-                                    client.call_tool("echo", echo_args(key, &p)).map(|r| r.text())
+                                    client.call_tool("echo", echo_args(key, &p)).send().map(|r| r.text())
                                 })
                             })
                         })
                         .collect();
                     join_all(handles)
                 });
-                client.close();
+                client.close().send();
                 tallies
             })
         }

@@ -103,6 +103,12 @@ impl<'a, F: Family> ListenRequest<'a, F> {
         self
     }
 
+    /// Replaces every option at once.
+    pub fn options(mut self, opts: ListenOptions) -> Self {
+        self.opts = opts;
+        self
+    }
+
     /// Bounds of the notifications waiting to be read.
     pub fn queue(mut self, limits: QueueLimits) -> Self {
         self.opts.queue = limits;

@@ -16,7 +16,7 @@
 //!
 //! futures_lite::future::block_on(async {
 //!     let spec = ServerSpec::from_target("everything", "npx -y @modelcontextprotocol/server-everything")?;
-//!     let client = Client::builder().server(spec).build(SmolRuntime::new())?;
+//!     let client = Client::builder().server(spec).build()?;
 //!     println!("{} tools", client.list_tools().await.items.len());
 //!     client.close().await;
 //!

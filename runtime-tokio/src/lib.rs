@@ -12,7 +12,7 @@
 //! use mcp_tokio::{Client, ServerSpec, TokioRuntime};
 //!
 //! let spec = ServerSpec::from_target("everything", "npx -y @modelcontextprotocol/server-everything")?;
-//! let client = Client::builder().server(spec).build(TokioRuntime::current())?;
+//! let client = Client::builder().server(spec).build()?;
 //! let result = client.call_tool("echo", serde_json::json!({"message": "hi"})).await?;
 //! println!("{}", result.text());
 //! client.close().await;

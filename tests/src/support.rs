@@ -265,14 +265,14 @@ pub async fn collect_stream<S>(
     mut stream: S,
 ) -> (Vec<mcp_core::Progress>, Result<mcp_core::types::CallToolResult, mcp_core::ClientError>)
 where
-    S: futures_lite::Stream<Item = mcp_host::ToolCallUpdate> + Unpin,
+    S: futures_lite::Stream<Item = mcp_host::RequestUpdate<mcp_core::types::CallToolResult>> + Unpin,
 {
     use futures_lite::StreamExt;
     let mut progress = Vec::new();
     while let Some(update) = stream.next().await {
         match update {
-            mcp_host::ToolCallUpdate::Progress(p) => progress.push(p),
-            mcp_host::ToolCallUpdate::Done(outcome) => {
+            mcp_host::RequestUpdate::Progress(p) => progress.push(p),
+            mcp_host::RequestUpdate::Done(outcome) => {
                 assert!(stream.next().await.is_none(), "the stream goes on after its result");
                 return (progress, outcome);
             }
@@ -286,13 +286,13 @@ pub fn collect_iter<I>(
     mut updates: I,
 ) -> (Vec<mcp_core::Progress>, Result<mcp_core::types::CallToolResult, mcp_core::ClientError>)
 where
-    I: Iterator<Item = mcp_host::ToolCallUpdate>,
+    I: Iterator<Item = mcp_host::RequestUpdate<mcp_core::types::CallToolResult>>,
 {
     let mut progress = Vec::new();
     for update in updates.by_ref() {
         match update {
-            mcp_host::ToolCallUpdate::Progress(p) => progress.push(p),
-            mcp_host::ToolCallUpdate::Done(outcome) => {
+            mcp_host::RequestUpdate::Progress(p) => progress.push(p),
+            mcp_host::RequestUpdate::Done(outcome) => {
                 assert!(updates.next().is_none(), "the iterator goes on after its result");
                 return (progress, outcome);
             }

@@ -47,7 +47,7 @@ fn a_gzip_bomb_is_refused_within_the_cap() {
     let outcome = runtime.block_on(async {
         let spec = ServerSpec::from_target("bomb", &fixture.url("/mcp")).unwrap();
         let client =
-            mcp_tokio::Client::builder().server(spec).build(mcp_tokio::TokioRuntime::current()).unwrap();
+            mcp_tokio::Client::builder().server(spec).build().unwrap();
         let json_body = client.call_tool("inflate", json!({})).await.map(|_| ());
         // (`tools/list`: the server declares `tools` only, and undeclared requests are not sent.)
         let event_stream = client.servers()[0].list_tools().await.map(|_| ());

@@ -23,7 +23,7 @@ async fn call(url: &str, config: mcp_tokio::HttpClientConfig) -> Result<String, 
     let client = mcp_tokio::Client::builder()
         .server(spec)
         .http_client(config)
-        .build(mcp_tokio::TokioRuntime::current())?;
+        .build()?;
     let r = client.call_tool("hello", json!({})).await.map(|r| r.text());
     client.close().await;
     r
@@ -47,7 +47,7 @@ fn a_configured_root_is_trusted_and_required() {
         let built = mcp_tokio::Client::builder()
             .server(spec)
             .http_client(bad)
-            .build(mcp_tokio::TokioRuntime::current());
+            .build();
         assert!(matches!(built, Err(ClientError::Config(_))), "{built:?}");
     });
 }
@@ -69,7 +69,7 @@ fn tls_connections_are_kept_alive() {
         let client = mcp_tokio::Client::builder()
             .server(spec)
             .http_client(config)
-            .build(mcp_tokio::TokioRuntime::current());
+            .build();
         let client = client.unwrap();
         for _ in 0..3 {
             assert_eq!(client.call_tool("hello", json!({})).await.expect("a call").text(), "over tls");

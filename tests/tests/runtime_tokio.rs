@@ -8,7 +8,7 @@ mod rt {
     pub use mcp_tokio::{connect, Client, ClientBuilder, ClientError, ListenOptions, Server};
 
     pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
-        builder.build(mcp_tokio::TokioRuntime::current())
+        builder.build()
     }
 
     pub async fn sleep(d: Duration) {

@@ -35,7 +35,7 @@ async fn client_for(spec: ServerSpec, era: Era) -> (mcp_tokio::Client, Events) {
     let client = mcp_tokio::Client::builder()
         .server(spec)
         .on_event(events.hook())
-        .build(mcp_tokio::TokioRuntime::current())
+        .build()
         .expect("build the client");
     let info = client.connect().await.into_result().expect("connect").remove(0);
     assert_eq!(info.era, era, "{info:?}");
@@ -171,7 +171,7 @@ fn server_everything_elicitation_answers_are_checked_against_its_form() {
                     async move { Ok(mcp_tokio::core::types::ElicitResult::accept(answer)) }
                 })
                 .on_event(events.hook());
-            let client = builder.build(mcp_tokio::TokioRuntime::current()).expect("build the client");
+            let client = builder.build().expect("build the client");
             let outcome = client.call_tool("trigger-elicitation-request", json!({})).await;
             let handler_failures: Vec<String> = events
                 .snapshot()
