@@ -32,7 +32,7 @@ runs="${1:-10000000}"
 shift || true
 # Every target `cargo fuzz list` knows, fastest first (execs/s measured on a 2-core VM: about
 # 100 k for jsonrpc down to 1 k for the whole-client targets); targets not ranked here go last.
-ranked=(jsonrpc headers jsonrpc_head framing sse stdio_connection oauth_flow gzip schema_validate
+ranked=(jsonrpc headers jsonrpc_head http_url framing sse stdio_connection oauth_flow gzip schema_validate
     client_ops_stdio client_ops_http client_ops_http_auth)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then

@@ -45,6 +45,8 @@ pub struct AuthSettings {
     pub issuer: Option<String>,
     /// `--callback-port`: the loopback port the browser comes back to.
     pub callback_port: u16,
+    /// `--allow-private-addresses`: see [`OAuthOptions::allow_private_addresses`].
+    pub allow_private_addresses: bool,
 }
 
 impl AuthSettings {
@@ -76,7 +78,9 @@ impl AuthSettings {
 
     /// The OAuth options `--client-id`/`--client-secret`/`--issuer`/`--callback-port` describe.
     fn options(&self, client: Option<PreRegisteredClient>) -> OAuthOptions {
-        let options = OAuthOptions::browser(self.callback_port).client_name("mcp (command line)");
+        let options = OAuthOptions::browser(self.callback_port)
+            .client_name("mcp (command line)")
+            .allow_private_addresses(self.allow_private_addresses);
         match client {
             Some(client) => options.pre_registered(client),
             None => options,

@@ -110,6 +110,11 @@ struct Cli {
     /// The loopback port the browser comes back to after signing in.
     #[arg(long, global = true, value_name = "PORT", default_value_t = 33418)]
     callback_port: u16,
+    /// For development on private networks: let OAuth discovery, metadata, registration and
+    /// token requests go to private, link-local and loopback addresses (refused by default,
+    /// whether written in a URL or resolved from a name).
+    #[arg(long, global = true)]
+    allow_private_addresses: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -539,6 +544,7 @@ fn main() -> ExitCode {
             client_secret: cli.client_secret,
             issuer: cli.issuer,
             callback_port: cli.callback_port,
+            allow_private_addresses: cli.allow_private_addresses,
         },
     };
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {

@@ -1,8 +1,11 @@
-//! [`HttpUrl`]: the small, strict URL parser the HTTP transports need (scheme, host, port,
-//! path, query), with origin checks for server-announced endpoints.
+//! [`HttpUrl`]: every URL from a server or a configuration, parsed by the WHATWG URL parser
+//! (the `url` crate) with the HTTP transports' rules on top, and origin checks for
+//! server-announced endpoints.
 
-use core::net::Ipv6Addr;
+use core::net::IpAddr;
 use std::fmt;
+
+use url::{Host, Position, Url};
 
 use crate::redact::redact_url;
 use crate::target::TargetConfigError;
@@ -20,129 +23,159 @@ pub(crate) fn ensure(ok: bool, detail: &str) -> Result<(), TargetConfigError> {
     }
 }
 
-/// A validated `http://` or `https://` URL, normalised: scheme and host lowercased, IPv6
-/// literals canonical, default ports elided, an empty path written `/`, the fragment dropped.
-/// `Debug` is redacted; the full URL (which may carry a token) is [`HttpUrl::as_str`].
+/// Longest URL accepted, as written and once normalised (percent-encoding and IDNA can grow
+/// it). Far above any real server URL, OAuth endpoint or redirect target.
+pub const MAX_URL_BYTES: usize = 8192;
+
+/// A validated `http://` or `https://` URL: a small wrapper around a WHATWG [`url::Url`] with
+/// our rules on top (http/https only, a host, no `user:password@`, no whitespace, control
+/// characters or backslashes, at most [`MAX_URL_BYTES`], no fragment kept).
+///
+/// Normalised by the WHATWG parser: scheme and host lowercased, numeric IPv4 forms
+/// (`0x7f.1`, `2130706433`, `010.0.0.1`) written as dotted decimal, IPv6 literals canonical,
+/// international domain names as punycode, default ports elided, an empty path written `/`,
+/// dot segments removed, other characters percent-encoded. `Debug` is redacted; the full URL
+/// (which may carry a token) is [`HttpUrl::as_str`].
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct HttpUrl {
-    https: bool,
-    host: String,
-    ipv6: bool,
-    port: u16,
-    path: String,
-    query: Option<String>,
-    serialized: String,
+    url: Url,
 }
 
 impl HttpUrl {
-    /// Parses and validates a URL: an `http` or `https` scheme, a host, an optional port, ASCII
-    /// only, no whitespace or control characters, and no `user:password@` credentials.
+    /// Parses and validates a URL: `http://` or `https://` followed by a host, an optional
+    /// port (not 0), no `user:password@` credentials, no whitespace, control characters or
+    /// backslashes, at most [`MAX_URL_BYTES`]. A fragment is dropped.
     pub fn parse(url: &str) -> Result<Self, TargetConfigError> {
         ensure(!url.is_empty(), "empty URL")?;
-        let clean = !url.chars().any(|c| c.is_whitespace() || c.is_control());
-        ensure(clean, "URLs must not contain whitespace or control characters")?;
-        ensure(url.is_ascii(), "URLs must be ASCII (percent-encode other characters)")?;
-        let (scheme, rest) = url.split_once("://").ok_or_else(|| url_err("expected http:// or https://"))?;
-        let https = match scheme.to_ascii_lowercase().as_str() {
-            "http" => false,
-            "https" => true,
-            _ => return Err(unsupported_scheme(scheme, "http:// or https://")),
-        };
-        let rest = rest.split_once('#').map_or(rest, |(r, _)| r);
-        let (authority, tail) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
+        check_text(url)?;
+        // WHATWG reads `http:host` and `http:///host` as `http://host/`; a URL we accept names
+        // its host after exactly `scheme://`.
+        let scheme = url.split_once(':').map_or("", |(s, _)| s);
+        if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+            return Err(if url.contains("://") {
+                unsupported_scheme(scheme, "http:// or https://")
+            } else {
+                url_err("expected http:// or https://")
+            });
+        }
+        let after = &url[scheme.len() + 1..];
         ensure(
-            !authority.contains('@'),
+            after.starts_with("//") && !after[2..].starts_with('/'),
+            "expected http:// or https:// and a host",
+        )?;
+        let parsed = Url::parse(url).map_err(|e| parse_error(url, e))?;
+        Self::from_url(parsed)
+    }
+
+    /// Our rules on a URL the WHATWG parser accepted (scheme, credentials, host, port, length).
+    fn from_url(mut url: Url) -> Result<Self, TargetConfigError> {
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(unsupported_scheme(url.scheme(), "http:// or https://"));
+        }
+        ensure(
+            url.username().is_empty() && url.password().is_none(),
             "credentials in the URL (user:password@host) are not allowed; \
              send them in a header such as \"Authorization\" instead",
         )?;
-        let (host, ipv6, port) = if let Some(bracketed) = authority.strip_prefix('[') {
-            let (inner, after) =
-                bracketed.split_once(']').ok_or_else(|| url_err("missing ']' after IPv6"))?;
-            let addr: Ipv6Addr = inner.parse().map_err(|_| url_err("invalid IPv6 address in brackets"))?;
-            let port = after.strip_prefix(':');
-            ensure(after.is_empty() || port.is_some(), "unexpected text after ']'")?;
-            (addr.to_string(), true, port)
-        } else {
-            let (host, port) = authority.split_once(':').map_or((authority, None), |(h, p)| (h, Some(p)));
-            let bracketed = !port.is_some_and(|p| p.contains(':'));
-            ensure(bracketed, "IPv6 addresses must be written in brackets, e.g. http://[::1]:8080/")?;
-            ensure(!host.is_empty(), "missing host")?;
-            let valid = host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'));
-            ensure(valid, "invalid character in host")?;
-            (host.to_ascii_lowercase(), false, port)
-        };
-        let port = match port {
-            None | Some("") => [80, 443][usize::from(https)],
-            Some(p) => {
-                ensure(p.bytes().all(|b| b.is_ascii_digit()), "the port must be a number")?;
-                p.parse::<u16>().ok().filter(|n| *n != 0).ok_or_else(|| url_err("port out of range"))?
+        match url.host() {
+            None => return Err(url_err("missing host")),
+            Some(Host::Domain(domain)) => {
+                ensure(!domain.is_empty(), "missing host")?;
+                let valid =
+                    domain.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_'));
+                ensure(valid, "invalid character in host")?;
             }
-        };
-        ensure(!tail.contains('\\'), "backslashes are not allowed in URLs")?;
-        let (path, query) = tail.split_once('?').map_or((tail, None), |(p, q)| (p, Some(q.to_owned())));
-        let path = if path.is_empty() { "/".to_owned() } else { path.to_owned() };
-        let mut url = Self { https, host, ipv6, port, path, query, serialized: String::new() };
-        url.serialized = format!("{}{}", url.origin(), url.request_target());
-        Ok(url)
+            Some(Host::Ipv4(_) | Host::Ipv6(_)) => {}
+        }
+        ensure(url.port() != Some(0), "port out of range")?;
+        url.set_fragment(None);
+        ensure(url.as_str().len() <= MAX_URL_BYTES, "URL too long")?;
+        Ok(Self { url })
     }
 
     /// The normalised URL in full; it may contain a credential, so log [`HttpUrl::redacted`].
     pub fn as_str(&self) -> &str {
-        &self.serialized
+        self.url.as_str()
     }
 
     /// Whether the scheme is `https`.
     pub fn is_https(&self) -> bool {
-        self.https
+        self.url.scheme() == "https"
     }
 
-    /// The host, lowercased; an IPv6 address without brackets.
+    /// The host, lowercased (punycode for an international name, dotted decimal for IPv4);
+    /// an IPv6 address without brackets.
     pub fn host(&self) -> &str {
-        &self.host
+        let host = self.url.host_str().unwrap_or_default();
+        host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host)
+    }
+
+    /// The host as an IP address when it is one (after normalisation: `http://0x7f.1/` is
+    /// `127.0.0.1`, `http://[::ffff:a00:1]/` is `::ffff:10.0.0.1`); `None` for a name.
+    pub fn ip(&self) -> Option<IpAddr> {
+        match self.url.host()? {
+            Host::Ipv4(v4) => Some(IpAddr::V4(v4)),
+            Host::Ipv6(v6) => Some(IpAddr::V6(v6)),
+            Host::Domain(_) => None,
+        }
+    }
+
+    /// The host as the WHATWG parser classified it: a domain name, an IPv4 or an IPv6 address.
+    pub(crate) fn parsed_host(&self) -> Host<&str> {
+        self.url.host().unwrap_or(Host::Domain(""))
     }
 
     /// The port to connect to (the scheme's default when none was written).
     pub fn port(&self) -> u16 {
-        self.port
+        self.url.port_or_known_default().unwrap_or([80, 443][usize::from(self.is_https())])
     }
 
     /// `host[:port]` as sent in a `Host` header: IPv6 in brackets, default port elided.
     pub fn authority(&self) -> String {
-        let host = if self.ipv6 { format!("[{}]", self.host) } else { self.host.clone() };
-        if self.port == [80, 443][usize::from(self.https)] {
-            host
-        } else {
-            format!("{host}:{}", self.port)
+        let host = self.url.host_str().unwrap_or_default();
+        match self.url.port() {
+            Some(port) => format!("{host}:{port}"),
+            None => host.to_owned(),
         }
     }
 
     /// `host:port` with the port always written (IPv6 in brackets), as a `CONNECT` target.
     pub fn authority_with_port(&self) -> String {
-        if self.ipv6 {
-            format!("[{}]:{}", self.host, self.port)
-        } else {
-            format!("{}:{}", self.host, self.port)
-        }
+        format!("{}:{}", self.url.host_str().unwrap_or_default(), self.port())
     }
 
     /// The HTTP request target: the path (starting with `/`) and the query.
     pub fn request_target(&self) -> String {
-        match &self.query {
-            Some(q) => format!("{}?{q}", self.path),
-            None => self.path.clone(),
-        }
+        self.url[Position::BeforePath..Position::AfterQuery].to_owned()
+    }
+
+    /// The path (starting with `/`, percent-encoded, dot segments removed), without the query.
+    pub fn path(&self) -> &str {
+        self.url.path()
+    }
+
+    /// The query without its `?`, if the URL has one.
+    pub(crate) fn query(&self) -> Option<&str> {
+        self.url.query()
+    }
+
+    /// This URL with its query replaced (`None` removes it).
+    pub(crate) fn with_raw_query(&self, query: Option<&str>) -> HttpUrl {
+        let mut url = self.url.clone();
+        url.set_query(query);
+        HttpUrl { url }
     }
 
     /// `scheme://host[:port]`, default ports elided: equal origins mean the same server.
     pub fn origin(&self) -> String {
-        format!("{}://{}", if self.https { "https" } else { "http" }, self.authority())
+        format!("{}://{}", self.url.scheme(), self.authority())
     }
 
     /// The transports to try, in order, judged from the path (a trailing `/` ignored): `…/sse`
     /// is SSE only, `…/mcp` Streamable HTTP only, anything else Streamable HTTP, then SSE,
     /// then plain HTTP.
     pub fn default_kinds(&self) -> Vec<TransportKind> {
-        match self.path.trim_end_matches('/').rsplit('/').next() {
+        match self.url.path().trim_end_matches('/').rsplit('/').next() {
             Some("sse") => vec![TransportKind::Sse],
             Some("mcp") => vec![TransportKind::StreamableHttp],
             _ => AUTO_KINDS.to_vec(),
@@ -150,45 +183,60 @@ impl HttpUrl {
     }
 
     /// Resolves a reference the server sent (an absolute URL, `//host/...`, an absolute path, a
-    /// query, or a path relative to this URL's directory) against this URL, wherever it leads;
-    /// `None` when the result is not a valid `http://` or `https://` URL. Dot segments are kept
-    /// as written (the server resolves them).
+    /// query, or a relative path) against this URL as a browser would (WHATWG, which follows
+    /// RFC 3986 here: dot segments are removed), wherever it leads; `None` when the reference
+    /// holds whitespace, control characters or backslashes, or the result is not a URL
+    /// [`HttpUrl::parse`] would accept. The fragment is dropped.
     pub fn join(&self, reference: &str) -> Option<HttpUrl> {
-        let clean = !reference.is_empty()
-            && reference.is_ascii()
-            && !reference.chars().any(|c| c.is_whitespace() || c.is_control() || c == '\\');
-        if !clean {
+        if reference.is_empty() || check_text(reference).is_err() {
             return None;
         }
-        let reference = reference.split('#').next().unwrap_or("");
-        let scheme = if self.https { "https" } else { "http" };
-        // An absolute URL starts with a scheme and `:` (a `:` after a `/` or `?` is not one).
-        let has_scheme = reference.split_once(':').is_some_and(|(before, _)| is_scheme(before));
-        let candidate = if reference.starts_with("//") {
-            format!("{scheme}:{reference}")
-        } else if has_scheme {
-            reference.to_owned()
-        } else if reference.starts_with('/') {
-            format!("{}{reference}", self.origin())
-        } else if reference.starts_with('?') {
-            format!("{}{}{reference}", self.origin(), self.path)
-        } else {
-            let dir = &self.path[..self.path.rfind('/').map_or(0, |i| i + 1)];
-            format!("{}{dir}{reference}", self.origin())
-        };
-        HttpUrl::parse(&candidate).ok()
+        Self::from_url(self.url.join(reference).ok()?).ok()
     }
 
     /// [`HttpUrl::join`], returning the full URL only if it stays on this URL's origin:
     /// configured credentials must never reach another host.
     pub fn join_same_origin(&self, reference: &str) -> Option<String> {
         let url = self.join(reference)?;
-        (url.origin() == self.origin()).then_some(url.serialized)
+        (url.origin() == self.origin()).then(|| url.as_str().to_owned())
     }
 
     /// The URL with credential query parameters and secret-looking path segments as `***`.
     pub fn redacted(&self) -> String {
-        redact_url(&self.serialized)
+        redact_url(self.as_str())
+    }
+}
+
+/// Refuses what WHATWG would silently repair and other parsers read differently: whitespace
+/// and control characters (removed or trimmed by WHATWG), backslashes (read as `/`), and
+/// overlong input.
+fn check_text(url: &str) -> Result<(), TargetConfigError> {
+    ensure(url.len() <= MAX_URL_BYTES, "URL too long")?;
+    let clean = !url.chars().any(|c| c.is_whitespace() || c.is_control());
+    ensure(clean, "URLs must not contain whitespace or control characters")?;
+    ensure(!url.contains('\\'), "backslashes are not allowed in URLs")
+}
+
+/// A WHATWG parse error as our typed error, in words (the URL itself is not repeated).
+fn parse_error(url: &str, error: url::ParseError) -> TargetConfigError {
+    use url::ParseError as E;
+    let zone_id =
+        url.split_once('[').and_then(|(_, rest)| rest.split(']').next()).is_some_and(|h| h.contains('%'));
+    let authority =
+        url.split_once("://").map_or("", |(_, rest)| rest.split(['/', '?', '#']).next().unwrap_or(""));
+    let bare_ipv6 = !authority.contains('[') && authority.matches(':').count() > 1;
+    match error {
+        E::InvalidIpv6Address if zone_id => {
+            url_err("IPv6 zone identifiers (as in [fe80::1%25eth0]) are not supported in URLs")
+        }
+        _ if bare_ipv6 => url_err("IPv6 addresses must be written in brackets, e.g. http://[::1]:8080/"),
+        E::InvalidIpv6Address => url_err("invalid IPv6 address in brackets"),
+        E::InvalidPort => url_err("the port must be a number from 1 to 65535"),
+        E::EmptyHost => url_err("missing host"),
+        E::IdnaError => url_err("invalid international domain name"),
+        E::InvalidIpv4Address => url_err("invalid IPv4 address"),
+        E::InvalidDomainCharacter => url_err("invalid character in host"),
+        other => url_err(other.to_string()),
     }
 }
 
@@ -217,3 +265,7 @@ pub(crate) fn unsupported_scheme(scheme: &str, expected: &str) -> TargetConfigEr
         url_err(format!("unsupported scheme (use {expected})"))
     }
 }
+
+#[cfg(test)]
+#[path = "http_url_tests.rs"]
+mod tests;

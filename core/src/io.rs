@@ -1,6 +1,7 @@
 //! IO the runtime performs on the core's behalf, and what it reports back.
 
 use crate::command::StdioCommand;
+use crate::destination::Destination;
 use crate::handle::{Epoch, ExchangeId};
 
 /// One IO action for the runtime. Every action names the process epoch it is for; an action
@@ -39,7 +40,8 @@ pub enum Io {
     /// Start one HTTP exchange. Report its head with
     /// [`crate::Connection::handle_http_head`], every body chunk as it arrives with
     /// [`crate::Connection::handle_http_body`], then exactly one of
-    /// [`crate::Connection::handle_http_end`] or [`crate::Connection::handle_http_failed`].
+    /// [`crate::Connection::handle_http_end`], [`crate::Connection::handle_http_failed`] or
+    /// (refused for its resolved address) [`crate::Connection::handle_http_refused`].
     /// See [`HttpRequest`] for what the runtime must and must not do.
     HttpStart {
         /// Names this exchange in every report.
@@ -97,6 +99,9 @@ pub struct HttpRequest {
     pub body: Vec<u8>,
     /// How long connecting (TCP, proxy and TLS) may take before the exchange fails.
     pub connect_timeout: std::time::Duration,
+    /// Which addresses the runtime may connect to for this request: [`Destination::Any`] for
+    /// MCP traffic, [`Destination::Public`] for OAuth-related fetches (see [`Destination`]).
+    pub destination: Destination,
 }
 
 impl std::fmt::Debug for HttpRequest {
@@ -111,6 +116,7 @@ impl std::fmt::Debug for HttpRequest {
             .field("url", &crate::redact::redact_url(&self.url))
             .field("headers", &headers)
             .field("body_len", &self.body.len())
+            .field("destination", &self.destination)
             .finish()
     }
 }

@@ -83,11 +83,13 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod address_class;
 pub mod calls;
 mod command;
 mod config;
 mod connection;
 pub mod deprecation;
+mod destination;
 mod era;
 mod error;
 mod event;
@@ -135,6 +137,7 @@ pub use connection::{CacheInfo, CacheKey, CacheScope, Connection, Input, Output}
 pub use deprecation::{
     deprecation_notices, set_deprecation_notices, Deprecation, DeprecationNotices, Removal, UsedBy,
 };
+pub use destination::{Destination, UnsafeAddress};
 pub use era::{Era, ServerInfo};
 pub use error::{AnswerError, ClientError, CommandError, RequestError, RpcError, RpcErrorKind, Warning};
 pub use event::{Event, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};

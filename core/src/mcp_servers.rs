@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 pub use crate::command::redact_command;
 use crate::command::{RedactedCommand, StdioCommand};
 use crate::http_url::{ensure, is_scheme, unsupported_scheme, url_err};
-pub use crate::http_url::{origin, HttpUrl};
+pub use crate::http_url::{origin, HttpUrl, MAX_URL_BYTES};
 pub use crate::redact::{is_sensitive_name, redact_args, redact_header_value, redact_url};
 pub use crate::target::TargetConfigError;
 use crate::target::{command_from_argv, parse_stdio_target, TargetError};

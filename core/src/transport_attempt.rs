@@ -92,7 +92,6 @@ pub(crate) fn describe(attempts: &[TransportAttempt], suggestions: &[String]) ->
 /// The common MCP endpoints below `url`'s path (a 404 everywhere means the path is wrong):
 /// `…/mcp` (Streamable HTTP) and `…/sse` (HTTP+SSE), redacted.
 pub(crate) fn suggestions(url: &HttpUrl) -> Vec<String> {
-    let target = url.request_target();
-    let path = target.split('?').next().unwrap_or("").trim_end_matches('/');
+    let path = url.path().trim_end_matches('/');
     ["mcp", "sse"].iter().map(|end| redact_url(&format!("{}{path}/{end}", url.origin()))).collect()
 }

@@ -83,3 +83,8 @@ fn oauth_flow_corpus() {
     let t0 = Instant::now();
     corpus("oauth_flow").iter().for_each(|d| fuzzing::oauth_flow(t0, d));
 }
+
+#[test]
+fn http_url_corpus() {
+    corpus("http_url").iter().for_each(|d| fuzzing::http_url(d));
+}

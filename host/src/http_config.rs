@@ -2,8 +2,12 @@
 //! from the environment (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`, upper or lower
 //! case) or configured.
 
+use std::net::{IpAddr, SocketAddr};
+
 use base64::Engine as _;
 use mcp_core::mcp_servers::HttpUrl;
+use percent_encoding::percent_decode_str;
+use url::Url;
 
 /// How the HTTP client of a client is set up (`ClientBuilder::http_client` in every family):
 /// extra trusted roots, the proxy, keep-alive. The async runtimes also take a custom
@@ -17,11 +21,18 @@ pub struct HttpClientConfig {
     pub proxy: ProxySetting,
     /// Idle keep-alive connections kept per server (default 4; 0 disables reuse).
     pub max_idle_per_host: usize,
+    /// Names answered without DNS ([`HttpClientConfig::resolve`]), lowercase.
+    pub resolve_overrides: Vec<(String, Vec<IpAddr>)>,
 }
 
 impl Default for HttpClientConfig {
     fn default() -> Self {
-        Self { extra_root_certificates: Vec::new(), proxy: ProxySetting::default(), max_idle_per_host: 4 }
+        Self {
+            extra_root_certificates: Vec::new(),
+            proxy: ProxySetting::default(),
+            max_idle_per_host: 4,
+            resolve_overrides: Vec::new(),
+        }
     }
 }
 
@@ -36,6 +47,37 @@ impl HttpClientConfig {
     pub fn proxy(mut self, proxy: ProxySetting) -> Self {
         self.proxy = proxy;
         self
+    }
+
+    /// Answers the host `name` (case-insensitive) with `addresses` instead of DNS, for every
+    /// HTTP connection the client opens to it (MCP traffic and OAuth fetches, on every
+    /// runtime; the port comes from the URL), like reqwest's `ClientBuilder::resolve`. The
+    /// addresses of an OAuth fetch are checked like resolved ones. A later call for the same
+    /// name replaces the earlier one. A plain-`http` URL sent through a proxy is resolved by
+    /// the proxy, not here.
+    pub fn resolve(mut self, name: &str, addresses: impl IntoIterator<Item = IpAddr>) -> Self {
+        let name = name.trim_end_matches('.').to_ascii_lowercase();
+        self.resolve_overrides.retain(|(n, _)| *n != name);
+        self.resolve_overrides.push((name, addresses.into_iter().collect()));
+        self
+    }
+
+    /// The addresses of `host` at `port` known without DNS: an IP literal (IPv6 with or
+    /// without brackets) or a name given to [`HttpClientConfig::resolve`]. `None` means a
+    /// lookup is needed.
+    pub fn known_addresses(&self, host: &str, port: u16) -> Option<Vec<SocketAddr>> {
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        match bare.parse::<IpAddr>() {
+            Ok(ip) => Some(vec![SocketAddr::new(ip, port)]),
+            Err(_) => self.overridden(bare, port),
+        }
+    }
+
+    /// The addresses [`HttpClientConfig::resolve`] gave `host`, at `port`.
+    pub fn overridden(&self, host: &str, port: u16) -> Option<Vec<SocketAddr>> {
+        let name = host.trim_end_matches('.').to_ascii_lowercase();
+        let (_, ips) = self.resolve_overrides.iter().find(|(n, _)| *n == name)?;
+        Some(ips.iter().map(|ip| SocketAddr::new(*ip, port)).collect())
     }
 }
 
@@ -120,6 +162,11 @@ impl Proxies {
         }
     }
 
+    /// Whether no proxy is set (a proxy URL this parser does not read counts as none).
+    pub fn is_empty(&self) -> bool {
+        self.http.is_none() && self.https.is_none()
+    }
+
     /// The proxy for a server, if any.
     pub fn for_url(&self, url: &HttpUrl) -> Option<&Proxy> {
         let proxy = if url.is_https() { self.https.as_ref() } else { self.http.as_ref() }?;
@@ -137,48 +184,27 @@ impl Proxies {
     }
 }
 
-/// Parses `http://[user:password@]host[:port]` (the scheme may be left out).
+/// Parses `http://[user:password@]host[:port]` (the scheme may be left out) with the WHATWG
+/// parser; percent-encoded credentials become a `Proxy-Authorization` value.
 fn parse_proxy(text: &str) -> Option<Proxy> {
     let text = text.trim();
-    let rest = match text.split_once("://") {
-        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => rest,
-        Some(_) => return None,
-        None => text,
-    };
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let (userinfo, hostport) = match authority.rsplit_once('@') {
-        Some((u, h)) => (Some(u), h),
-        None => (None, authority),
-    };
-    let url = HttpUrl::parse(&format!("http://{hostport}/")).ok()?;
-    let auth = userinfo.map(|u| {
-        let decoded = percent_decode(u);
-        format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(decoded.as_bytes()))
-    });
-    Some(Proxy { host: url.host().to_owned(), port: url.port(), auth })
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match (bytes[i], bytes.get(i + 1..i + 3)) {
-            (b'%', Some(hex)) => {
-                match std::str::from_utf8(hex).ok().and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                    Some(b) => {
-                        out.push(b);
-                        i += 3;
-                        continue;
-                    }
-                    None => out.push(b'%'),
-                }
-            }
-            (b, _) => out.push(b),
-        }
-        i += 1;
+    let url =
+        if text.contains("://") { Url::parse(text) } else { Url::parse(&format!("http://{text}")) }.ok()?;
+    if url.scheme() != "http" {
+        return None;
     }
-    String::from_utf8_lossy(&out).into_owned()
+    let decode = |s: &str| percent_decode_str(s).decode_utf8_lossy().into_owned();
+    let auth = (!url.username().is_empty() || url.password().is_some()).then(|| {
+        let mut credentials = decode(url.username());
+        if let Some(password) = url.password() {
+            credentials.push(':');
+            credentials.push_str(&decode(password));
+        }
+        format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(credentials.as_bytes()))
+    });
+    let server =
+        HttpUrl::parse(&format!("http://{}:{}/", url.host_str()?, url.port_or_known_default()?)).ok()?;
+    Some(Proxy { host: server.host().to_owned(), port: server.port(), auth })
 }
 
 /// `builder` with the core's request `headers`: the names and values every request carries
@@ -228,6 +254,22 @@ mod tests {
     }
 
     #[test]
+    fn resolve_overrides_answer_names_and_literals_answer_themselves() {
+        let private: IpAddr = "10.0.0.1".parse().unwrap();
+        let public: IpAddr = "93.184.216.34".parse().unwrap();
+        let config = HttpClientConfig::default()
+            .resolve("Auth.Internal.Test.", [private])
+            .resolve("auth.internal.test", [public, private]);
+        let expected = vec![SocketAddr::new(public, 443), SocketAddr::new(private, 443)];
+        assert_eq!(config.known_addresses("AUTH.internal.test", 443), Some(expected), "the later call wins");
+        assert_eq!(config.overridden("other.test", 443), None);
+        assert_eq!(config.known_addresses("other.test", 443), None, "a name needs a lookup");
+        let v6 = SocketAddr::new("::1".parse().unwrap(), 8080);
+        assert_eq!(config.known_addresses("[::1]", 8080), Some(vec![v6]));
+        assert_eq!(config.overridden("127.0.0.1", 80), None, "literals are not overrides");
+    }
+
+    #[test]
     fn proxies_and_exclusions() {
         let p = Proxies::from_parts(
             Some("http://proxy:3128"),
@@ -248,6 +290,13 @@ mod tests {
         assert!(p.for_url(&url("http://10.0.0.1/")).is_none());
         let all = Proxies::from_parts(Some("proxy:1"), None, "*");
         assert!(all.for_url(&url("http://x/")).is_none());
+        let numeric = Proxies::from_parts(Some("http://0x7f.1:3128/"), Some("u@[::1]"), "");
+        assert_eq!(
+            numeric.for_url(&url("http://x/")).map(|p| (p.host.as_str(), p.port)),
+            Some(("127.0.0.1", 3128))
+        );
+        let v6 = numeric.for_url(&url("https://x/")).unwrap();
+        assert_eq!((v6.host.as_str(), v6.port, v6.auth.as_deref()), ("::1", 80, Some("Basic dQ==")));
         let socks = Proxies::from_parts(Some("socks5://s:1080"), None, "");
         assert!(socks.for_url(&url("http://x/")).is_none(), "unsupported schemes are ignored");
     }

@@ -31,6 +31,10 @@ pub trait Runtime: Clone + Send + Sync + std::fmt::Debug + 'static {
         host: &str,
         port: u16,
     ) -> BoxFuture<'static, io::Result<crate::http::TcpConnection>>;
+    /// Resolves `host` (a name) to its addresses at `port`, with the system resolver. The HTTP
+    /// client resolves the host of an OAuth-related fetch itself, checks the addresses, and
+    /// connects to a checked one ([`mcp_core::Destination`]).
+    fn resolve(&self, host: &str, port: u16) -> BoxFuture<'static, io::Result<Vec<std::net::SocketAddr>>>;
 }
 
 /// A started process, as handed to the client.

@@ -153,7 +153,7 @@ impl Side for IoSide {
             Input::Exited(epoch, _) => {
                 self.procs.remove(epoch);
             }
-            Input::HttpEnd(exchange) | Input::HttpFailed(exchange, _) => {
+            Input::HttpEnd(exchange) | Input::HttpFailed(exchange, _) | Input::HttpRefused(exchange, _) => {
                 self.exchanges.remove(exchange);
             }
             _ => {}

@@ -178,6 +178,11 @@ impl Runtime for SmolRuntime {
             Ok(tcp::Tcp::connection(stream))
         })
     }
+
+    fn resolve(&self, host: &str, port: u16) -> BoxFuture<'static, io::Result<Vec<std::net::SocketAddr>>> {
+        let host = host.to_owned();
+        Box::pin(async move { async_net::resolve((host.as_str(), port)).await })
+    }
 }
 
 /// Connects to one server given as a target string (a command line for stdio) and waits

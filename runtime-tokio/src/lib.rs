@@ -154,6 +154,17 @@ impl Runtime for TokioRuntime {
             })
         })
     }
+
+    fn resolve(&self, host: &str, port: u16) -> BoxFuture<'static, io::Result<Vec<std::net::SocketAddr>>> {
+        let (host, handle) = (host.to_owned(), self.handle.clone());
+        Box::pin(async move {
+            let found = handle.spawn(async move {
+                let found = tokio::net::lookup_host((host.as_str(), port)).await?;
+                Ok::<_, io::Error>(found.collect())
+            });
+            found.await.map_err(io::Error::other)?
+        })
+    }
 }
 
 /// Connects to one server given as a target string (a command line for stdio) and waits

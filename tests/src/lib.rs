@@ -9,6 +9,7 @@
 //! `tests/tests/runtime_tokio.rs`). [`scenario_tests!`] then generates one `#[test]` per
 //! scenario. The real-peer checks use the same trick ([`define_peer_checks!`]).
 
+pub mod address_check_scenarios;
 mod async_scenarios;
 mod batch_peer_checks;
 mod cache_scenarios;
@@ -25,6 +26,7 @@ mod http_peer_checks;
 pub mod http_peers;
 mod input_wait_peer_checks;
 mod input_wait_scenarios;
+mod issuer_switch_scenarios;
 mod meta_scenarios;
 pub mod oauth_peer_checks;
 mod oversize_peer_checks;
@@ -41,6 +43,7 @@ pub mod support;
 mod task_peer_checks;
 mod task_scenarios;
 mod tool_format_peer_checks;
+pub mod two_issuer_server;
 
 pub use futures_lite;
 pub use mcp_core;

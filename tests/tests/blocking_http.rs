@@ -25,6 +25,7 @@ fn request(method: HttpMethod, url: &str, headers: &[(&str, &str)], body: &[u8])
         headers: headers.iter().map(|(n, v)| ((*n).to_owned(), (*v).to_owned())).collect(),
         body: body.to_vec(),
         connect_timeout: Duration::from_secs(5),
+        destination: mcp_core::Destination::Any,
     }
 }
 
@@ -45,7 +46,7 @@ fn run(client: &HttpClient, req: HttpRequest) -> Vec<HttpReport> {
     let mut out = Vec::new();
     loop {
         let r = rx.recv_timeout(PATIENCE).unwrap_or_else(|e| panic!("no end after {out:?}: {e}"));
-        let last = matches!(r, HttpReport::End | HttpReport::Failed(_));
+        let last = matches!(r, HttpReport::End | HttpReport::Failed(_) | HttpReport::Refused(_));
         out.push(r);
         if last {
             return out;
@@ -415,4 +416,47 @@ mod https {
         let [HttpReport::Failed(detail)] = &reports[..] else { panic!("{reports:?}") };
         assert!(detail.to_lowercase().contains("certificate"), "{detail}");
     }
+}
+
+/// The checking resolver of `Destination::Public` requests: only the allowed addresses of a
+/// name are handed to ureq (the loopback one, listed after a private one), a name with none
+/// allowed is refused with a typed report naming the address and its class, and a request that
+/// would go through a proxy is refused rather than sent unchecked.
+#[test]
+fn public_requests_connect_only_to_checked_addresses() {
+    use mcp_core::address_class::AddressClass;
+    use mcp_core::Destination;
+    let server = ScriptedHttpServer::start(|_| Reply::fixed(200, &[], b"ok"));
+    let port = server.addr().port();
+    let private: std::net::IpAddr = "10.0.0.1".parse().unwrap();
+    let config = HttpClientConfig::default()
+        .proxy(ProxySetting::None)
+        .resolve("mix.example.test", [private, "127.0.0.1".parse().unwrap()])
+        .resolve("inside.example.test", [private]);
+    let client = HttpClient::new(&config).expect("an HTTP client");
+    let public =
+        |url: &str, loopback: bool| HttpRequest { destination: Destination::Public { loopback }, ..get(url) };
+
+    let reports = run(&client, public(&format!("http://mix.example.test:{port}/x"), true));
+    let (head, body, _) = parts(&reports);
+    assert_eq!((head.status, body.as_slice()), (200, &b"ok"[..]));
+
+    for (url, loopback) in [
+        (format!("http://inside.example.test:{port}/x"), true),
+        (format!("http://mix.example.test:{port}/x"), false),
+    ] {
+        let reports = run(&client, public(&url, loopback));
+        let [HttpReport::Refused(refusal)] = reports.as_slice() else {
+            panic!("expected a refusal: {reports:?}")
+        };
+        assert_eq!((refusal.address, refusal.class), (private, AddressClass::Private), "{url}");
+        assert!(refusal.url.contains("example.test"), "{refusal}");
+    }
+    assert_eq!(server.requests().len(), 1, "only the allowed request reached the server");
+
+    let proxied =
+        HttpClient::new(&config.clone().proxy(ProxySetting::Url("http://127.0.0.1:9".into()))).unwrap();
+    let reports = run(&proxied, public(&format!("http://mix.example.test:{port}/x"), true));
+    let [HttpReport::Failed(detail)] = reports.as_slice() else { panic!("expected a failure: {reports:?}") };
+    assert!(detail.contains("proxy"), "{detail}");
 }

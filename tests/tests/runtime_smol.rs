@@ -56,10 +56,14 @@ pub mod on_smol {
     mcp_tests::all_fan_out_scenario_tests!(run);
     mcp_tests::define_oversize_scenarios!(async, aw_async);
     mcp_tests::all_oversize_scenario_tests!(run);
+    mcp_tests::define_issuer_switch_scenarios!(async, aw_async);
+    mcp_tests::all_issuer_switch_scenario_tests!(run);
     #[cfg(unix)]
     mcp_tests::define_process_group_scenarios!(async, aw_async);
     #[cfg(unix)]
     mcp_tests::all_process_group_scenario_tests!(run);
+    mcp_tests::define_address_check_scenarios!(async, aw_async);
+    mcp_tests::all_address_check_scenario_tests!(run);
 }
 
 /// Under `async_std::task::block_on`; background tasks spawned on async-std's executor.
@@ -118,8 +122,12 @@ pub mod on_async_std {
     mcp_tests::all_fan_out_scenario_tests!(run);
     mcp_tests::define_oversize_scenarios!(async, aw_async);
     mcp_tests::all_oversize_scenario_tests!(run);
+    mcp_tests::define_issuer_switch_scenarios!(async, aw_async);
+    mcp_tests::all_issuer_switch_scenario_tests!(run);
     #[cfg(unix)]
     mcp_tests::define_process_group_scenarios!(async, aw_async);
     #[cfg(unix)]
     mcp_tests::all_process_group_scenario_tests!(run);
+    mcp_tests::define_address_check_scenarios!(async, aw_async);
+    mcp_tests::all_address_check_scenario_tests!(run);
 }

@@ -41,6 +41,9 @@ pub enum Input {
     HttpEnd(ExchangeId),
     /// The HTTP exchange failed (connect, TLS, reset, timeout...), with a description.
     HttpFailed(ExchangeId, String),
+    /// The runtime refused the HTTP exchange before connecting: its host resolved only to
+    /// addresses outside the request's [`crate::Destination`].
+    HttpRefused(ExchangeId, crate::UnsafeAddress),
     /// The deadline of [`Connection::poll_timeout`] passed (`handle_timeout`).
     Timeout,
 }
@@ -76,6 +79,7 @@ impl Connection {
             Input::HttpBody(exchange, bytes) => self.handle_http_body(now, exchange, &bytes),
             Input::HttpEnd(exchange) => self.handle_http_end(now, exchange),
             Input::HttpFailed(exchange, detail) => self.handle_http_failed(now, exchange, detail),
+            Input::HttpRefused(exchange, refusal) => self.handle_http_refused(now, exchange, refusal),
             Input::Timeout => self.handle_timeout(now),
         }
     }

@@ -81,6 +81,7 @@ use crate::types::{LoggingLevel, Tool};
 ///   [`Connection::handle_stderr_eof`], [`Connection::handle_process_exited`],
 ///   [`Connection::handle_http_head`], [`Connection::handle_http_body`],
 ///   [`Connection::handle_http_end`], [`Connection::handle_http_failed`],
+///   [`Connection::handle_http_refused`],
 ///   [`Connection::handle_timeout`]) for runtimes that call them directly. Inputs carry the
 ///   [`Epoch`] (process or session) or [`ExchangeId`](crate::ExchangeId) they belong to; input
 ///   for a dead epoch or an aborted exchange is dropped, so a runtime never synchronises with

@@ -6,6 +6,7 @@
 //! `sse::fuzz_chunking` with a differential check against a literal reference decoder.
 
 mod client_ops;
+mod http_url;
 mod oauth;
 mod sse_reference;
 
@@ -14,6 +15,7 @@ use std::time::{Duration, Instant};
 pub use client_ops::{
     client_ops_http, client_ops_http_auth, client_ops_http_auth_log, client_ops_log, client_ops_stdio,
 };
+pub use http_url::http_url;
 pub use oauth::oauth_flow;
 
 use crate::framing::{Frame, LineFramer};

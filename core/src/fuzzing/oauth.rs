@@ -96,6 +96,8 @@ pub fn oauth_flow(t0: Instant, data: &[u8]) {
             AuthStep::Fetch { id, request } => {
                 let url = crate::http_url::HttpUrl::parse(&request.url).expect("fetch URLs are valid");
                 assert!(url.is_https(), "plain http fetched for a remote server: {}", request.url);
+                let class = url.ip().map(crate::address_class::classify);
+                assert!(class.is_none_or(|c| c.is_public()), "{class:?} address fetched: {}", request.url);
                 let Some(seg) = segments.next() else { return };
                 let (sel, body) = seg.split_first().map_or((0, &[][..]), |(s, b)| (*s, b));
                 match sel % 8 {
@@ -142,6 +144,10 @@ pub fn oauth_flow(t0: Instant, data: &[u8]) {
                 let text = serde_json::to_string(&stored).expect("serialisable");
                 let back = serde_json::from_str(&text).expect("deserialisable");
                 assert_eq!(stored, back);
+            }
+            AuthStep::AuthServerChanged { issuer, .. } => {
+                let stored = flow.stored(now, 1_000);
+                assert!(stored.tokens.iter().all(|t| t.issuer == issuer), "another issuer's token in use");
             }
             AuthStep::Notice(_) | AuthStep::Failed(_) => {}
         }

@@ -50,6 +50,8 @@ pub(crate) fn authorization_url(endpoint: &HttpUrl, p: &PendingAuthorization) ->
 /// Validates the redirect's query string (a leading `?` or a whole redirect URL is accepted)
 /// and returns the authorization code. Order: parameters well-formed and unique, `state`,
 /// `iss` (RFC 9207; on mismatch no `error` field is looked at), then `error`, then `code`.
+/// Decoding is WHATWG's form decoding: a `%` without two hex digits stays a literal `%`, and a
+/// name or value that is not UTF-8 once decoded makes the callback malformed.
 pub(crate) fn check_callback(query: &str, p: &PendingAuthorization) -> Result<Secret, OAuthError> {
     if query.len() > MAX_CALLBACK_BYTES {
         return Err(OAuthError::CallbackMalformed(format!("longer than {MAX_CALLBACK_BYTES} bytes")));
@@ -174,7 +176,12 @@ mod tests {
             Err(OAuthError::AuthorizationDenied { error: OAuthErrorCode::AccessDenied, description: Some(d) }) if d == "no way"
         ));
         assert!(matches!(check_callback("state=st", &p), Err(OAuthError::MissingCode)));
-        assert!(matches!(check_callback("state=st&code=%zz", &p), Err(OAuthError::CallbackMalformed(_))));
+        // Not UTF-8 once decoded: refused, never altered.
+        assert!(matches!(check_callback("state=st&code=%ff", &p), Err(OAuthError::CallbackMalformed(_))));
+        assert!(matches!(check_callback("state=%C3&code=c", &p), Err(OAuthError::CallbackMalformed(_))));
+        // A malformed escape is literal text (WHATWG); `%+1` is `% 1`, never byte 0x01.
+        assert_eq!(check_callback("state=st&code=%zz", &p).unwrap().expose(), "%zz");
+        assert_eq!(check_callback("state=st&code=a%+1", &p).unwrap().expose(), "a% 1");
         let many = (0..40).map(|i| format!("p{i}=1")).collect::<Vec<_>>().join("&");
         assert!(matches!(check_callback(&many, &p), Err(OAuthError::CallbackMalformed(_))));
         assert!(check_callback(&"a".repeat(MAX_CALLBACK_BYTES + 1), &p).is_err());

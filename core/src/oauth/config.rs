@@ -169,6 +169,11 @@ pub struct AuthConfig {
     pub assertion: Option<Secret>,
     /// The identity provider of [`GrantType::EnterpriseManaged`].
     pub identity_provider: Option<IdentityProvider>,
+    /// For development on private networks: let the flow contact private, link-local and
+    /// (for a remote MCP server) loopback addresses, whether written in a URL or resolved
+    /// from a name. Off by default: such fetches are refused ([`OAuthError::UnsafeUrl`],
+    /// [`OAuthError::UnsafeAddress`]).
+    pub allow_private_addresses: bool,
 }
 
 impl AuthConfig {
@@ -189,6 +194,7 @@ impl AuthConfig {
             dpop: DpopPolicy::Auto,
             assertion: None,
             identity_provider: None,
+            allow_private_addresses: false,
         }
     }
 

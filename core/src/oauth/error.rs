@@ -103,6 +103,18 @@ pub enum OAuthError {
         /// Why.
         reason: String,
     },
+    /// A discovery or endpoint URL's host resolved only to addresses the flow may not contact
+    /// (private, link-local, unspecified, or loopback while the MCP server is not), judged by
+    /// the runtime on the addresses it would connect to.
+    #[error("refusing OAuth URL {url}: it resolves to {address}, a {class} address")]
+    UnsafeAddress {
+        /// The URL, redacted.
+        url: String,
+        /// The (first) refused address.
+        address: core::net::IpAddr,
+        /// Its class.
+        class: crate::address_class::AddressClass,
+    },
     /// No Protected Resource Metadata document was found (the hinted URL failed).
     #[error("protected resource metadata not available at {url} ({})", fmt_status(*.status))]
     ResourceMetadataUnavailable {

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::destination::Destination;
 use crate::io::{HttpMethod, HttpRequest};
 use crate::oauth::config::IdentityProvider;
 use crate::oauth::token::{MAX_TOKEN_LEN, MAX_TOKEN_RESPONSE_BYTES};
@@ -50,6 +51,7 @@ pub(crate) fn exchange_request(
         ],
         body: form_body(&pairs).into_bytes(),
         connect_timeout,
+        destination: Destination::Any,
     }
 }
 

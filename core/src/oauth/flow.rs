@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::time::Instant;
 
+use crate::destination::Destination;
 use crate::headers::parse_www_authenticate;
 use crate::http_url::HttpUrl;
 use crate::io::HttpRequest;
@@ -14,8 +15,9 @@ use crate::oauth::jwt::EsKey;
 use crate::oauth::metadata::{AuthServerMetadata, ResourceMetadata};
 use crate::oauth::registration::{ClientRegistration, TokenAuthMethod};
 use crate::oauth::secret::{Entropy, MIN_ENTROPY_BYTES};
+use crate::oauth::set_aside::SetAside;
 use crate::oauth::token::{TokenType, Tokens};
-use crate::oauth::url::{canonical_resource, check_endpoint, is_loopback_host, prm_candidates};
+use crate::oauth::url::{canonical_resource, check_endpoint, is_loopback, prm_candidates};
 use crate::oauth::{OAuthError, Secret};
 
 /// Names one HTTP exchange the flow asked for; pass it back to [`AuthFlow::on_response`].
@@ -71,6 +73,17 @@ pub enum AuthStep {
     },
     /// Informational.
     Notice(AuthNotice),
+    /// The MCP server's authorization server changed to `issuer`: the previous one's grant
+    /// was set aside (kept under its issuer, never presented while set aside), and `issuer`'s
+    /// own grant, set aside earlier, was taken back if `resumed`. Persist
+    /// [`AuthFlow::stored`] now, replacing the server's record, so that no store keeps the old
+    /// token as the server's current one; then go on polling.
+    AuthServerChanged {
+        /// The issuer now in use.
+        issuer: String,
+        /// Its grant was set aside earlier and is in use again (no new sign-in needed).
+        resumed: bool,
+    },
     /// Authorized: retry the MCP request with [`Tokens::authorization_header`].
     Done(Tokens),
     /// The flow gave up; a new challenge starts over.
@@ -153,6 +166,8 @@ pub struct AuthFlow {
     pub(crate) registrations: Vec<ClientRegistration>,
     pub(crate) client: Option<ClientRegistration>,
     pub(crate) tokens: Option<Tokens>,
+    /// Grants of authorization servers the MCP server named before, by issuer.
+    pub(crate) set_aside: Vec<SetAside>,
     pub(crate) requested_scopes: Vec<String>,
     pub(crate) step_ups: u32,
     pub(crate) round: Round,
@@ -198,7 +213,7 @@ impl AuthFlow {
         let entropy =
             Entropy::new(entropy).ok_or(OAuthError::InsufficientEntropy { min: MIN_ENTROPY_BYTES })?;
         Ok(Self {
-            server_loopback: is_loopback_host(server.host()),
+            server_loopback: is_loopback(&server),
             default_resource: canonical_resource(&server),
             server,
             config,
@@ -212,6 +227,7 @@ impl AuthFlow {
             registrations: Vec::new(),
             client: None,
             tokens: None,
+            set_aside: Vec::new(),
             requested_scopes: Vec::new(),
             step_ups: 0,
             round: Round::default(),
@@ -352,8 +368,17 @@ impl AuthFlow {
     /// (a token is never sent anywhere else), and only while a token is held. A DPoP token
     /// also needs its proof: use [`AuthFlow::request_headers`].
     pub fn authorization_header(&self, url: &str) -> Option<String> {
+        self.presentable(url).map(Tokens::authorization_header)
+    }
+
+    /// The tokens to present to `url`: only to the MCP server's own origin, and only tokens
+    /// obtained for the resource in use (RFC 8707 audience) from the authorization server in
+    /// use.
+    pub(crate) fn presentable(&self, url: &str) -> Option<&Tokens> {
         let same_origin = HttpUrl::parse(url).is_ok_and(|u| u.origin() == self.server.origin());
-        self.tokens.as_ref().filter(|_| same_origin).map(Tokens::authorization_header)
+        let tokens = self.tokens.as_ref().filter(|_| same_origin)?;
+        let issuer_in_use = self.meta.as_ref().is_none_or(|m| m.issuer == tokens.issuer);
+        (issuer_in_use && tokens.resource == self.resource()).then_some(tokens)
     }
 
     /// The authorization server in use (its metadata), once discovered.
@@ -380,7 +405,21 @@ impl AuthFlow {
         self.steps.push_back(AuthStep::Failed(e));
     }
 
-    pub(crate) fn send(&mut self, request: HttpRequest, purpose: Purpose) {
+    /// The address rule of every fetch and endpoint of this flow: public addresses, loopback
+    /// only for a loopback MCP server; any address with
+    /// [`AuthConfig::allow_private_addresses`].
+    pub(crate) fn destination(&self) -> Destination {
+        if self.config.allow_private_addresses {
+            Destination::Any
+        } else {
+            Destination::Public { loopback: self.server_loopback }
+        }
+    }
+
+    /// Emits a fetch; every fetch of the flow leaves here, which stamps it with the flow's
+    /// [`AuthFlow::destination`] (its builders leave [`Destination::Any`]).
+    pub(crate) fn send(&mut self, mut request: HttpRequest, purpose: Purpose) {
+        request.destination = self.destination();
         self.next_id += 1;
         let id = FetchId(self.next_id);
         self.inflight = Some(InFlight { id, url: request.url.clone(), purpose, dpop: false, retried: false });
@@ -394,6 +433,7 @@ impl AuthFlow {
             headers: vec![("Accept".to_owned(), "application/json".to_owned())],
             body: Vec::new(),
             connect_timeout: self.config.connect_timeout,
+            destination: Destination::Any,
         }
     }
 
@@ -410,7 +450,7 @@ impl AuthFlow {
             return;
         };
         let Some(url) = candidates.get(*index).cloned() else { return };
-        match check_endpoint(&url, self.server_loopback) {
+        match check_endpoint(&url, self.destination()) {
             Ok(u) => {
                 let request = self.get(u.as_str());
                 self.send(request, purpose);

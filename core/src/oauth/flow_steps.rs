@@ -3,6 +3,7 @@
 
 use std::time::Instant;
 
+use crate::destination::Destination;
 use crate::io::{HttpMethod, HttpRequest};
 use crate::oauth::callback::{authorization_url, PendingAuthorization};
 use crate::oauth::config::GrantType;
@@ -56,8 +57,8 @@ impl AuthFlow {
             },
             Purpose::AsMeta { issuer, legacy, .. } => {
                 let needs_pkce = self.config.grant == GrantType::AuthorizationCode;
-                let (loopback, server_legacy) = (self.server_loopback, legacy);
-                match parse_auth_server_metadata(&url, body, &issuer, loopback, needs_pkce, server_legacy) {
+                let destination = self.destination();
+                match parse_auth_server_metadata(&url, body, &issuer, destination, needs_pkce, legacy) {
                     Ok(meta) => self.use_metadata(meta),
                     Err(e) => self.fail(e),
                 }
@@ -94,6 +95,18 @@ impl AuthFlow {
                 detail: clip(detail, 200),
             }),
         }
+    }
+
+    /// The runtime refused fetch `id`: its host resolved only to addresses outside the flow's
+    /// [`Destination`]. The flow fails with [`OAuthError::UnsafeAddress`] (no other candidate
+    /// is tried: they share the host or were named by the same server).
+    pub fn on_fetch_refused(&mut self, now: Instant, id: FetchId, refusal: &crate::UnsafeAddress) {
+        self.now = Some(now);
+        if self.take_inflight(id).is_none() {
+            return;
+        }
+        let crate::UnsafeAddress { url, address, class } = refusal.clone();
+        self.fail(OAuthError::UnsafeAddress { url, address, class });
     }
 
     fn take_inflight(&mut self, id: FetchId) -> Option<InFlight> {
@@ -161,7 +174,7 @@ impl AuthFlow {
     }
 
     fn discover_metadata(&mut self, issuer: String, legacy: bool) {
-        match check_endpoint(&issuer, self.server_loopback) {
+        match check_endpoint(&issuer, self.destination()) {
             Ok(url) => {
                 let candidates = as_metadata_candidates(&url);
                 self.fetch_candidate(Purpose::AsMeta { issuer, candidates, index: 0, legacy });
@@ -170,17 +183,56 @@ impl AuthFlow {
         }
     }
 
-    /// Adopts validated metadata. Tokens and the client of another authorization server are
-    /// dropped (never presented to, or reused at, a server that did not issue them).
+    /// Adopts validated metadata. When it names another authorization server than the one in
+    /// use, the grant in use is set aside and the new server's own is resumed if one was set
+    /// aside ([`AuthStep::AuthServerChanged`]); a resumed token that is still good and covers
+    /// the round's scopes ends the round at once, one about to expire is refreshed first.
+    /// Tokens and a client of another authorization server are never kept in use (never
+    /// presented to, or reused at, a server that did not issue them).
     fn use_metadata(&mut self, meta: AuthServerMetadata) {
+        let switched = self.meta.as_ref().is_none_or(|m| m.issuer != meta.issuer);
+        let held = self.tokens.is_some();
+        let resumed = switched && self.switch_grant(&meta.issuer);
         if self.tokens.as_ref().is_some_and(|t| t.issuer != meta.issuer) {
             self.tokens = None;
         }
         if self.client.as_ref().is_some_and(|c| c.issuer != meta.issuer) {
             self.client = None;
         }
+        if self.tokens.as_ref().is_some_and(|t| t.resource != self.resource()) {
+            // Obtained for another audience (the resource metadata changed its `resource`).
+            self.tokens = None;
+        }
+        let issuer = meta.issuer.clone();
         self.meta = Some(meta);
+        if switched && (held || resumed) {
+            self.steps.push_back(AuthStep::AuthServerChanged { issuer, resumed });
+        }
+        if resumed {
+            if let Some(tokens) = self.resumable_as_is() {
+                self.round.try_refresh = false;
+                self.steps.push_back(AuthStep::Done(tokens));
+                return;
+            }
+            self.round.try_refresh = self.resumed_covers_round();
+        }
         self.after_metadata();
+    }
+
+    /// The resumed tokens, if they can go out as they are: not about to expire, and holding
+    /// every scope the round asks for.
+    fn resumable_as_is(&self) -> Option<crate::oauth::Tokens> {
+        let now = self.now?;
+        let tokens = self.tokens.as_ref()?;
+        let fresh = !tokens.expires_within(now, self.config.refresh_margin);
+        (fresh && self.resumed_covers_round()).then(|| tokens.clone())
+    }
+
+    /// Whether the tokens held carry every scope the round asks for (a refresh keeps the
+    /// scopes, so it is worth trying only then).
+    fn resumed_covers_round(&self) -> bool {
+        let held = self.tokens.as_ref().map(|t| t.scopes.as_slice()).unwrap_or_default();
+        self.round.scopes.as_ref().is_none_or(|wanted| wanted.iter().all(|s| held.contains(s)))
     }
 
     /// With the authorization server known: refresh, or obtain a client and a grant.
@@ -215,6 +267,7 @@ impl AuthFlow {
                     ],
                     body,
                     connect_timeout: self.config.connect_timeout,
+                    destination: Destination::Any,
                 };
                 self.send(request, Purpose::Register { method });
             }
@@ -226,7 +279,7 @@ impl AuthFlow {
     fn authorize(&mut self, client: ClientRegistration) {
         let Some(meta) = self.meta.clone() else { return };
         let endpoint =
-            match meta.authorization_endpoint.as_deref().map(|e| check_endpoint(e, self.server_loopback)) {
+            match meta.authorization_endpoint.as_deref().map(|e| check_endpoint(e, self.destination())) {
                 Some(Ok(u)) => u,
                 Some(Err(e)) => return self.fail(e),
                 None => {

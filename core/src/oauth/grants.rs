@@ -60,7 +60,7 @@ impl AuthFlow {
                 let Some(idp) = self.config.identity_provider.clone() else {
                     return self.fail(OAuthError::InvalidConfig("no identity provider".into()));
                 };
-                if let Err(e) = check_endpoint(&idp.token_endpoint, self.server_loopback) {
+                if let Err(e) = check_endpoint(&idp.token_endpoint, self.destination()) {
                     return self.fail(e);
                 }
                 let scope = scopes.join(" ");

@@ -187,7 +187,7 @@ pub(crate) fn parse_auth_server_metadata(
     url: &str,
     body: &[u8],
     expected_issuer: &str,
-    server_loopback: bool,
+    destination: crate::Destination,
     needs_pkce: bool,
     legacy: bool,
 ) -> Result<AuthServerMetadata, OAuthError> {
@@ -206,7 +206,7 @@ pub(crate) fn parse_auth_server_metadata(
     }
     let endpoint = |name: &str| -> Result<Option<String>, OAuthError> {
         match string_field(url, &map, name)? {
-            Some(e) => check_endpoint(&e, server_loopback).map(|u| Some(u.as_str().to_owned())),
+            Some(e) => check_endpoint(&e, destination).map(|u| Some(u.as_str().to_owned())),
             None => Ok(None),
         }
     };
@@ -252,6 +252,8 @@ pub(crate) fn parse_auth_server_metadata(
 mod tests {
     use super::*;
 
+    const REMOTE: crate::Destination = crate::Destination::Public { loopback: false };
+
     const AS: &str = "https://as.example";
 
     fn as_doc(extra: &str) -> Vec<u8> {
@@ -291,40 +293,40 @@ mod tests {
 
     #[test]
     fn auth_server_metadata_rules() {
-        let m = parse_auth_server_metadata("u", &as_doc(""), AS, false, true, false).unwrap();
+        let m = parse_auth_server_metadata("u", &as_doc(""), AS, REMOTE, true, false).unwrap();
         assert_eq!(m.token_endpoint, "https://as.example/token");
         assert_eq!(m.auth_methods(), ["client_secret_basic"]);
         assert!(!m.iss_parameter_supported);
         // Trailing slash on the issuer is the same issuer.
         assert!(
-            parse_auth_server_metadata("u", &as_doc(""), "https://as.example/", false, true, false).is_ok()
+            parse_auth_server_metadata("u", &as_doc(""), "https://as.example/", REMOTE, true, false).is_ok()
         );
-        let e = parse_auth_server_metadata("u", &as_doc(""), "https://other.example", false, true, false);
+        let e = parse_auth_server_metadata("u", &as_doc(""), "https://other.example", REMOTE, true, false);
         assert!(matches!(e, Err(OAuthError::MetadataIssuerMismatch { .. })));
     }
 
     #[test]
     fn pkce_is_required_for_the_code_grant() {
         let no_pkce = br#"{"issuer":"https://as.example","authorization_endpoint":"https://as.example/a","token_endpoint":"https://as.example/t"}"#;
-        let e = parse_auth_server_metadata("u", no_pkce, AS, false, true, false);
+        let e = parse_auth_server_metadata("u", no_pkce, AS, REMOTE, true, false);
         assert!(matches!(e, Err(OAuthError::PkceNotSupported { .. })));
         assert!(
-            parse_auth_server_metadata("u", no_pkce, AS, false, false, false).is_ok(),
+            parse_auth_server_metadata("u", no_pkce, AS, REMOTE, false, false).is_ok(),
             "client credentials"
         );
         let plain = String::from_utf8(as_doc("")).unwrap().replace("\"S256\"", "\"plain\"");
-        assert!(parse_auth_server_metadata("u", plain.as_bytes(), AS, false, true, false).is_err());
+        assert!(parse_auth_server_metadata("u", plain.as_bytes(), AS, REMOTE, true, false).is_err());
     }
 
     #[test]
     fn endpoints_must_be_safe() {
         let doc = br#"{"issuer":"https://as.example","authorization_endpoint":"https://as.example/a","token_endpoint":"http://as.example/t","code_challenge_methods_supported":["S256"]}"#;
         assert!(matches!(
-            parse_auth_server_metadata("u", doc, AS, false, true, false),
+            parse_auth_server_metadata("u", doc, AS, REMOTE, true, false),
             Err(OAuthError::UnsafeUrl { .. })
         ));
         let doc = br#"{"issuer":"https://as.example","authorization_endpoint":"https://as.example/a","token_endpoint":"https://169.254.169.254/t","code_challenge_methods_supported":["S256"]}"#;
-        assert!(parse_auth_server_metadata("u", doc, AS, false, true, false).is_err());
+        assert!(parse_auth_server_metadata("u", doc, AS, REMOTE, true, false).is_err());
     }
 
     #[test]
@@ -333,13 +335,13 @@ mod tests {
             r#"{{"issuer":"{AS}/oauth","authorization_endpoint":"{AS}/authorize","token_endpoint":"{AS}/token",
             "code_challenge_methods_supported":["S256"]}}"#
         );
-        let strict = parse_auth_server_metadata("u", doc.as_bytes(), AS, false, true, false);
+        let strict = parse_auth_server_metadata("u", doc.as_bytes(), AS, REMOTE, true, false);
         assert!(matches!(strict, Err(OAuthError::MetadataIssuerMismatch { .. })));
-        let m = parse_auth_server_metadata("u", doc.as_bytes(), AS, false, true, true).unwrap();
+        let m = parse_auth_server_metadata("u", doc.as_bytes(), AS, REMOTE, true, true).unwrap();
         assert_eq!(m.issuer, format!("{AS}/oauth"));
         let elsewhere = r#"{"issuer":"https://evil.example","token_endpoint":"https://evil.example/token",
             "code_challenge_methods_supported":["S256"]}"#;
-        let e = parse_auth_server_metadata("u", elsewhere.as_bytes(), AS, false, true, true);
+        let e = parse_auth_server_metadata("u", elsewhere.as_bytes(), AS, REMOTE, true, true);
         assert!(matches!(e, Err(OAuthError::MetadataIssuerMismatch { .. })));
     }
 
@@ -349,7 +351,7 @@ mod tests {
             "u",
             &as_doc(r#","authorization_response_iss_parameter_supported":true,"client_id_metadata_document_supported":true,"scopes_supported":["offline_access"]"#),
             AS,
-            false,
+            REMOTE,
             true,
             false,
         )
@@ -361,7 +363,7 @@ mod tests {
             "u",
             &as_doc(&format!(r#","scopes_supported":[{}]"#, many.join(","))),
             AS,
-            false,
+            REMOTE,
             true,
             false,
         )

@@ -17,11 +17,19 @@
 //!    - [`AuthStep::Authorize`]: open the URL in a browser; when the redirect arrives at the
 //!      configured redirect URI, call [`AuthFlow::on_callback`] with its query; drain again.
 //!    - [`AuthStep::Notice`]: log it.
+//!    - [`AuthStep::AuthServerChanged`]: persist [`AuthFlow::stored`] now (the old
+//!      authorization server's token was set aside); drain again.
 //!    - [`AuthStep::Done`]: retry the MCP request with [`AuthFlow::authorization_header`].
 //!    - [`AuthStep::Failed`]: report the error; a later challenge starts over.
 //! 3. Before a request, [`AuthFlow::needs_refresh`] says whether to call [`AuthFlow::refresh`];
 //!    after the server accepts one, [`AuthFlow::on_request_succeeded`] resets the step-up budget.
 //! 4. Persist [`AuthFlow::stored`] and give it back with [`AuthFlow::with_stored`] next run.
+//!
+//! A token belongs to one authorization server. When the MCP server names another one, the
+//! grant in use (client and tokens) is set aside under its issuer and the new server's own
+//! grant, if one was set aside before, is resumed: presented again (refreshed first when it
+//! is about to expire, at its own issuer's token endpoint) without a new sign-in. Tokens are
+//! only ever presented to the MCP server's origin, for the resource they were obtained for.
 //!
 //! What the flow does, in order: Protected Resource Metadata from the challenge's
 //! `resource_metadata`, else the well-known URLs (path-inserted, then root), checking that its
@@ -85,6 +93,7 @@
 //!             flow.on_callback(now, &format!("code=xyz&state={state}"));
 //!         }
 //!         Some(AuthStep::Notice(_)) => {} // dynamic registration is deprecated: worth a log line
+//!         Some(AuthStep::AuthServerChanged { .. }) => {} // a real host saves `flow.stored(..)`
 //!         Some(AuthStep::Done(t)) => tokens = Some(t),
 //!         Some(AuthStep::Failed(e)) => panic!("{e}"),
 //!         None => unreachable!("nothing pending"),
@@ -111,6 +120,7 @@ mod metadata;
 mod registration;
 mod request_headers;
 mod secret;
+mod set_aside;
 mod setup;
 mod store;
 mod token;
@@ -126,6 +136,7 @@ pub use metadata::{
 };
 pub use registration::{ClientRegistration, RegistrationSource, TokenAuthMethod, MAX_REGISTRATION_BYTES};
 pub use secret::{pkce_challenge, Secret, MIN_ENTROPY_BYTES};
+pub use set_aside::MAX_SET_ASIDE;
 pub use setup::{HttpAuth, OAuthSetup};
-pub use store::{StoredAuth, StoredTokens, STORED_VERSION};
+pub use store::{StoredAuth, StoredGrant, StoredTokens, STORED_VERSION};
 pub use token::{TokenType, Tokens, MAX_EXPIRES_IN, MAX_TOKEN_LEN, MAX_TOKEN_RESPONSE_BYTES};

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use crate::oauth::config::{AuthConfig, GrantType};
 use crate::oauth::metadata::AuthServerMetadata;
-use crate::oauth::url::{check_redirect_uri, clip, is_loopback_host};
+use crate::oauth::url::{check_redirect_uri, clip, is_loopback};
 use crate::oauth::{OAuthError, OAuthErrorCode, Secret};
 
 /// Largest registration response accepted, in bytes.
@@ -181,7 +181,7 @@ pub(crate) fn registration_request(
     } else {
         choose_auth_method(&methods, true)
     };
-    let native = check_redirect_uri(&config.redirect_uri).is_ok_and(|u| is_loopback_host(u.host()));
+    let native = check_redirect_uri(&config.redirect_uri).is_ok_and(|u| is_loopback(&u));
     let body = json!({
         "client_name": config.client_name,
         "redirect_uris": [config.redirect_uri],

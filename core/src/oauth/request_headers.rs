@@ -4,7 +4,6 @@
 
 use std::time::Instant;
 
-use crate::http_url::HttpUrl;
 use crate::oauth::grants::valid_nonce;
 use crate::oauth::token::TokenType;
 use crate::oauth::AuthFlow;
@@ -40,14 +39,14 @@ impl AuthFlow {
 
     /// The headers a request with `method` (`"POST"`, `"GET"`, `"DELETE"`) to `url` carries:
     /// the `Authorization` header while a token is held, and only for the MCP server's own
-    /// origin (a token is never sent anywhere else). A DPoP token (`authorization: DPoP …`)
+    /// origin and the resource the token was obtained for (a token is never sent anywhere
+    /// else). A DPoP token (`authorization: DPoP …`)
     /// also gets a `dpop` proof, fresh at each call (new `jti`), bound to the method, the URL
     /// without query, the token (`ath`) and the server's latest nonce (no proof can be made
     /// before [`AuthFlow::set_wall_clock`]). Names are lower case.
     pub fn request_headers(&mut self, now: Instant, method: &str, url: &str) -> Vec<(String, String)> {
         self.now = Some(now);
-        let same_origin = HttpUrl::parse(url).is_ok_and(|u| u.origin() == self.server.origin());
-        let Some(tokens) = self.tokens.as_ref().filter(|_| same_origin) else { return Vec::new() };
+        let Some(tokens) = self.presentable(url) else { return Vec::new() };
         let mut headers = vec![("authorization".to_owned(), tokens.authorization_header())];
         if tokens.token_type == TokenType::Dpop {
             let token = tokens.access_token.expose().to_owned();

@@ -3,12 +3,17 @@
 //!
 //! `Instant`s do not survive a restart, so expiries are stored as Unix seconds: the host passes
 //! its wall-clock time in (`unix_now`) next to the monotonic `now`; the core reads neither clock.
+//!
+//! The record keeps the grant in use and, in [`StoredAuth::set_aside`], the grants of
+//! authorization servers the MCP server named before, one per issuer. Records written before
+//! that field existed (same [`STORED_VERSION`]) load as having none set aside.
 
 use std::time::{Duration, Instant};
 
 use crate::oauth::jwt::EsKey;
 use crate::oauth::metadata::{AuthServerMetadata, ResourceMetadata};
 use crate::oauth::registration::ClientRegistration;
+use crate::oauth::set_aside::{SetAside, MAX_SET_ASIDE};
 use crate::oauth::token::{TokenType, Tokens, MAX_EXPIRES_IN};
 use crate::oauth::url::check_endpoint;
 use crate::oauth::{AuthFlow, OAuthError, Secret};
@@ -36,6 +41,16 @@ pub struct StoredTokens {
     pub resource: String,
 }
 
+/// A grant set aside: the tokens of an authorization server the MCP server no longer names,
+/// with the client that obtained them, kept to be resumed if it names that server again.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StoredGrant {
+    /// The client the tokens were issued to (its issuer is the tokens' issuer).
+    pub client: ClientRegistration,
+    /// The tokens.
+    pub tokens: StoredTokens,
+}
+
 /// Everything worth keeping about one MCP server's authorization. Contains secrets in clear:
 /// store it like a password.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -54,6 +69,10 @@ pub struct StoredAuth {
     pub registrations: Vec<ClientRegistration>,
     /// The tokens.
     pub tokens: Option<StoredTokens>,
+    /// Grants set aside, one per authorization server other than the one in use, the oldest
+    /// first (at most [`MAX_SET_ASIDE`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set_aside: Vec<StoredGrant>,
     /// The DPoP private key (base64url scalar), which DPoP-bound tokens need.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dpop_key: Option<Secret>,
@@ -63,17 +82,7 @@ impl AuthFlow {
     /// A record of the current state to persist; `unix_now` is the host's wall-clock time in
     /// Unix seconds at the same moment as `now`.
     pub fn stored(&self, now: Instant, unix_now: u64) -> StoredAuth {
-        let tokens = self.tokens.as_ref().map(|t| StoredTokens {
-            access_token: t.access_token.clone(),
-            token_type: t.token_type,
-            expires_at_unix: t
-                .expires_at
-                .map(|at| unix_now.saturating_add(at.saturating_duration_since(now).as_secs())),
-            refresh_token: t.refresh_token.clone(),
-            scopes: t.scopes.clone(),
-            issuer: t.issuer.clone(),
-            resource: t.resource.clone(),
-        });
+        let store = |t: &Tokens| StoredTokens::from_tokens(t, now, unix_now);
         StoredAuth {
             version: STORED_VERSION,
             server: self.default_resource.clone(),
@@ -81,14 +90,21 @@ impl AuthFlow {
             auth_server: self.meta.clone(),
             client: self.client.clone(),
             registrations: self.registrations.iter().filter(|r| Self::is_kept(r)).cloned().collect(),
-            tokens,
+            tokens: self.tokens.as_ref().map(store),
+            set_aside: self
+                .set_aside
+                .iter()
+                .map(|g| StoredGrant { client: g.client.clone(), tokens: store(&g.tokens) })
+                .collect(),
             dpop_key: self.dpop_key.as_ref().map(EsKey::to_secret),
         }
     }
 
     /// Restores a record written by [`AuthFlow::stored`] for the same server. Endpoints are
-    /// re-checked; tokens and a client that do not belong to the stored authorization server
-    /// are refused. An expired access token is kept (its refresh token is still useful).
+    /// re-checked; tokens and a client that do not belong to the stored authorization server,
+    /// tokens obtained for another resource, set-aside tokens without their own client and two
+    /// grants for one issuer are refused ([`OAuthError::InvalidStored`]). An expired access
+    /// token is kept (its refresh token is still useful).
     pub fn with_stored(
         mut self,
         stored: StoredAuth,
@@ -109,7 +125,7 @@ impl AuthFlow {
                 meta.registration_endpoint.as_ref(),
             ];
             for e in endpoints.into_iter().flatten() {
-                check_endpoint(e, self.server_loopback)?;
+                check_endpoint(e, self.destination())?;
             }
         }
         let issuer = stored.auth_server.as_ref().map(|m| m.issuer.as_str());
@@ -120,26 +136,35 @@ impl AuthFlow {
             if Some(t.issuer.as_str()) != issuer || stored.client.is_none() {
                 return Err(bad("tokens without their authorization server and client"));
             }
+            let resource = stored.resource_metadata.as_ref().map_or(&stored.server, |p| &p.resource);
+            if t.resource != *resource {
+                return Err(bad("tokens obtained for another resource"));
+            }
         }
         let dpop_key = match &stored.dpop_key {
             Some(k) => Some(EsKey::from_secret(k).ok_or_else(|| bad("invalid DPoP key"))?),
             None => None,
         };
-        if stored.tokens.as_ref().is_some_and(|t| t.token_type == TokenType::Dpop) && dpop_key.is_none() {
+        let dpop_tokens = stored.tokens.iter().chain(stored.set_aside.iter().map(|g| &g.tokens));
+        if dpop_tokens.into_iter().any(|t| t.token_type == TokenType::Dpop) && dpop_key.is_none() {
             return Err(bad("DPoP-bound tokens without their key"));
         }
+        let mut set_aside: Vec<SetAside> = Vec::new();
+        for grant in stored.set_aside.into_iter().take(MAX_SET_ASIDE) {
+            let issuer = grant.tokens.issuer.as_str();
+            if grant.client.issuer != issuer {
+                return Err(bad("set-aside tokens without their client"));
+            }
+            let twice = set_aside.iter().any(|g| g.tokens.issuer == issuer);
+            if twice || stored.tokens.as_ref().is_some_and(|t| t.issuer == issuer) {
+                return Err(bad("two grants for one authorization server"));
+            }
+            let tokens = grant.tokens.into_tokens(now, unix_now);
+            set_aside.push(SetAside { client: grant.client, tokens });
+        }
         self.dpop_key = dpop_key;
-        self.tokens = stored.tokens.map(|t| Tokens {
-            expires_at: t
-                .expires_at_unix
-                .map(|exp| now + Duration::from_secs(exp.saturating_sub(unix_now)).min(MAX_EXPIRES_IN)),
-            access_token: t.access_token,
-            token_type: t.token_type,
-            refresh_token: t.refresh_token,
-            scopes: t.scopes,
-            issuer: t.issuer,
-            resource: t.resource,
-        });
+        self.tokens = stored.tokens.map(|t| t.into_tokens(now, unix_now));
+        self.set_aside = set_aside;
         self.requested_scopes = self.tokens.as_ref().map(|t| t.scopes.clone()).unwrap_or_default();
         self.prm = stored.resource_metadata;
         self.meta = stored.auth_server;
@@ -151,5 +176,38 @@ impl AuthFlow {
             .take(crate::oauth::flow_steps::MAX_REGISTRATIONS)
             .collect();
         Ok(self)
+    }
+}
+
+impl StoredTokens {
+    /// `tokens` as stored, their expiry turned into Unix seconds (`unix_now` is the wall
+    /// clock at `now`).
+    fn from_tokens(t: &Tokens, now: Instant, unix_now: u64) -> Self {
+        Self {
+            access_token: t.access_token.clone(),
+            token_type: t.token_type,
+            expires_at_unix: t
+                .expires_at
+                .map(|at| unix_now.saturating_add(at.saturating_duration_since(now).as_secs())),
+            refresh_token: t.refresh_token.clone(),
+            scopes: t.scopes.clone(),
+            issuer: t.issuer.clone(),
+            resource: t.resource.clone(),
+        }
+    }
+
+    /// The tokens back, their expiry an `Instant` again (capped at [`MAX_EXPIRES_IN`]).
+    fn into_tokens(self, now: Instant, unix_now: u64) -> Tokens {
+        Tokens {
+            expires_at: self
+                .expires_at_unix
+                .map(|exp| now + Duration::from_secs(exp.saturating_sub(unix_now)).min(MAX_EXPIRES_IN)),
+            access_token: self.access_token,
+            token_type: self.token_type,
+            refresh_token: self.refresh_token,
+            scopes: self.scopes,
+            issuer: self.issuer,
+            resource: self.resource,
+        }
     }
 }

@@ -7,6 +7,7 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use serde_json::Value;
 
+use crate::destination::Destination;
 use crate::io::{HttpMethod, HttpRequest};
 use crate::oauth::registration::{ClientRegistration, TokenAuthMethod};
 use crate::oauth::url::{clip, form_body, form_encode};
@@ -148,6 +149,7 @@ pub(crate) fn token_request(
         headers,
         body: form_body(&pairs).into_bytes(),
         connect_timeout,
+        destination: Destination::Any,
     }
 }
 

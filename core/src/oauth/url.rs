@@ -2,8 +2,13 @@
 //! try in spec order, the canonical resource identifier, and `application/x-www-form-urlencoded`
 //! encoding and decoding.
 
-use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use core::net::IpAddr;
 
+use percent_encoding::{percent_decode, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use url::Host;
+
+use crate::address_class::{classify, AddressClass};
+use crate::destination::Destination;
 use crate::http_url::HttpUrl;
 use crate::oauth::OAuthError;
 use crate::redact::redact_url;
@@ -20,62 +25,43 @@ fn unsafe_url(url: &str, reason: &str) -> OAuthError {
     OAuthError::UnsafeUrl { url: clip(&redact_url(url), 200), reason: reason.into() }
 }
 
-/// Whether `host` (lowercase, IPv6 without brackets) names the loopback interface:
-/// `localhost`, `*.localhost`, `127.0.0.0/8`, `::1` (and `::ffff:127.x.y.z`).
-pub(crate) fn is_loopback_host(host: &str) -> bool {
-    if host == "localhost" || host.ends_with(".localhost") {
-        return true;
+/// Whether a URL's host names the loopback interface: `localhost`, `*.localhost` (a trailing
+/// dot allowed), or an address in `127.0.0.0/8` or `::1` in any form the WHATWG parser
+/// normalises (`127.1`, `0x7f.0.0.1`, `2130706433`, `[::ffff:127.0.0.1]`).
+pub(crate) fn is_loopback(url: &HttpUrl) -> bool {
+    match url.parsed_host() {
+        Host::Domain(name) => {
+            let name = name.strip_suffix('.').unwrap_or(name);
+            name == "localhost" || name.ends_with(".localhost")
+        }
+        Host::Ipv4(v4) => classify(IpAddr::V4(v4)) == AddressClass::Loopback,
+        Host::Ipv6(v6) => classify(IpAddr::V6(v6)) == AddressClass::Loopback,
     }
-    match host.parse::<IpAddr>() {
-        Ok(IpAddr::V4(v4)) => v4.is_loopback(),
-        Ok(IpAddr::V6(v6)) => v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback()),
-        Err(_) => false,
-    }
-}
-
-fn is_non_public_v4(ip: Ipv4Addr) -> bool {
-    let [a, b, ..] = ip.octets();
-    ip.is_private()
-        || ip.is_link_local()
-        || ip.is_unspecified()
-        || ip.is_broadcast()
-        || ip.is_multicast()
-        || a == 0
-        || (a == 100 && (64..128).contains(&b)) // CGNAT 100.64.0.0/10
-}
-
-fn is_non_public_v6(ip: Ipv6Addr) -> bool {
-    if let Some(v4) = ip.to_ipv4_mapped() {
-        return is_non_public_v4(v4);
-    }
-    let first = ip.segments()[0];
-    ip.is_unspecified()
-        || ip.is_multicast()
-        || (first & 0xfe00) == 0xfc00 // unique local fc00::/7
-        || (first & 0xffc0) == 0xfe80 // link-local fe80::/10
 }
 
 /// Checks a URL the flow is about to contact (a discovery URL or an endpoint from metadata):
-/// `https`, or plain `http` on loopback only when the MCP server itself is on loopback; never a
-/// literal private, link-local or unspecified address; loopback only for a loopback server.
-/// Host names are not resolved: a public name pointing inside a network is not detected here.
-pub(crate) fn check_endpoint(url: &str, server_loopback: bool) -> Result<HttpUrl, OAuthError> {
+/// `https`, or plain `http` on loopback only; for [`Destination::Public`], never a literal
+/// address that is not public ([`classify`]: private, shared NAT, link-local, unspecified,
+/// multicast, reserved), judged after WHATWG normalisation, so `http://0x0a.1/` is `10.0.0.1`;
+/// loopback only when the rule allows it (the MCP server itself is on loopback). A host name is
+/// judged again on the addresses it resolves to, by the runtime, under the same rule (the
+/// request's `destination`).
+pub(crate) fn check_endpoint(url: &str, destination: Destination) -> Result<HttpUrl, OAuthError> {
     if url.len() > MAX_URL_LEN {
         return Err(unsafe_url(url, "URL too long"));
     }
     let parsed = HttpUrl::parse(url).map_err(|e| unsafe_url(url, &e.to_string()))?;
-    let host = parsed.host();
-    let loopback = is_loopback_host(host);
-    if loopback && !server_loopback {
-        return Err(unsafe_url(url, "loopback address for a remote MCP server"));
-    }
-    let private = match host.parse::<IpAddr>() {
-        Ok(IpAddr::V4(v4)) => !v4.is_loopback() && is_non_public_v4(v4),
-        Ok(IpAddr::V6(v6)) => !loopback && is_non_public_v6(v6),
-        Err(_) => false,
+    let loopback = is_loopback(&parsed);
+    let class = match parsed.ip() {
+        Some(ip) => classify(ip),
+        None if loopback => AddressClass::Loopback,
+        None => AddressClass::Public,
     };
-    if private {
-        return Err(unsafe_url(url, "private, link-local or unspecified address"));
+    if !destination.permits(class) {
+        return Err(match class {
+            AddressClass::Loopback => unsafe_url(url, "loopback address for a remote MCP server"),
+            other => unsafe_url(url, &format!("{other} address")),
+        });
     }
     if !parsed.is_https() && !loopback {
         return Err(unsafe_url(url, "authorization URLs must use https"));
@@ -90,7 +76,7 @@ pub(crate) fn check_redirect_uri(uri: &str) -> Result<HttpUrl, OAuthError> {
         return Err(bad("too long"));
     }
     let parsed = HttpUrl::parse(uri).map_err(|e| bad(&e.to_string()))?;
-    if !parsed.is_https() && !is_loopback_host(parsed.host()) {
+    if !parsed.is_https() && !is_loopback(&parsed) {
         return Err(bad("must be https or loopback http"));
     }
     Ok(parsed)
@@ -98,9 +84,7 @@ pub(crate) fn check_redirect_uri(uri: &str) -> Result<HttpUrl, OAuthError> {
 
 /// The path of a URL without its trailing slashes (`""` for the root).
 fn trimmed_path(url: &HttpUrl) -> String {
-    let target = url.request_target();
-    let path = target.split('?').next().unwrap_or("");
-    path.trim_end_matches('/').to_owned()
+    url.path().trim_end_matches('/').to_owned()
 }
 
 /// The canonical resource identifier of an MCP server URL (RFC 8707, MCP "Canonical Server
@@ -153,7 +137,7 @@ pub(crate) fn as_metadata_candidates(issuer: &HttpUrl) -> Vec<String> {
 /// host, default port).
 pub(crate) fn resource_covers(resource: &str, server: &HttpUrl) -> bool {
     let Ok(res) = HttpUrl::parse(resource) else { return false };
-    if res.origin() != server.origin() || res.request_target().contains('?') {
+    if res.origin() != server.origin() || res.query().is_some() {
         return false;
     }
     let (rp, sp) = (trimmed_path(&res), trimmed_path(server));
@@ -166,18 +150,13 @@ pub(crate) fn issuer_matches(expected: &str, found: &str) -> bool {
     expected == found || expected.trim_end_matches('/') == found.trim_end_matches('/')
 }
 
+/// Bytes kept as they are in a form component: the RFC 3986 unreserved characters.
+const FORM_COMPONENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
 /// Percent-encodes for `application/x-www-form-urlencoded` (unreserved characters kept, space
 /// as `%20`, which every decoder accepts).
 pub(crate) fn form_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    utf8_percent_encode(s, FORM_COMPONENT).to_string()
 }
 
 /// Encodes name/value pairs as a form body or query.
@@ -185,29 +164,17 @@ pub(crate) fn form_body(pairs: &[(&str, &str)]) -> String {
     pairs.iter().map(|(n, v)| format!("{}={}", form_encode(n), form_encode(v))).collect::<Vec<_>>().join("&")
 }
 
-/// Decodes one `application/x-www-form-urlencoded` component (`+` is a space). `None` for a
-/// broken escape or bytes that are not UTF-8.
+/// Decodes one `application/x-www-form-urlencoded` component as the WHATWG form parser does:
+/// `+` is a space, then `%XX` escapes are decoded. A `%` not followed by two hex digits is kept
+/// as a literal `%` (so `%zz` stays `%zz` and `%+1` is `% 1`). `None` when the decoded bytes
+/// are not UTF-8 (WHATWG would replace them; a code or state must not be altered).
 pub(crate) fn form_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' => {
-                let hex = bytes.get(i + 1..i + 3)?;
-                let hex = std::str::from_utf8(hex).ok()?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
-                i += 2;
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8(out).ok()
+    let spaced = s.replace('+', " ");
+    percent_decode(spaced.as_bytes()).decode_utf8().ok().map(|c| c.into_owned())
 }
 
-/// Splits a query string into decoded pairs, refusing broken encoding.
+/// Splits a query string into decoded pairs (empty sequences between `&`s skipped, a pair
+/// without `=` has an empty value), refusing a name or value that is not UTF-8 once decoded.
 pub(crate) fn parse_query(query: &str) -> Option<Vec<(String, String)>> {
     query
         .split('&')
@@ -222,9 +189,8 @@ pub(crate) fn parse_query(query: &str) -> Option<Vec<(String, String)>> {
 /// `base` with the pairs appended to its query. Parameters of `base`'s own query that share a
 /// name with one of the pairs are dropped, so each parameter appears once (RFC 6749 §3.1).
 pub(crate) fn with_query(base: &HttpUrl, pairs: &[(&str, &str)]) -> String {
-    let target = base.request_target();
-    let (path, query) = target.split_once('?').map_or((target.as_str(), None), |(p, q)| (p, Some(q)));
-    let mut parts: Vec<String> = query
+    let mut parts: Vec<&str> = base
+        .query()
         .unwrap_or("")
         .split('&')
         .filter(|p| !p.is_empty())
@@ -232,10 +198,10 @@ pub(crate) fn with_query(base: &HttpUrl, pairs: &[(&str, &str)]) -> String {
             let name = form_decode(p.split('=').next().unwrap_or("")).unwrap_or_default();
             !pairs.iter().any(|(n, _)| *n == name)
         })
-        .map(str::to_owned)
         .collect();
-    parts.push(form_body(pairs));
-    format!("{}{path}?{}", base.origin(), parts.join("&"))
+    let added = form_body(pairs);
+    parts.push(&added);
+    base.with_raw_query(Some(&parts.join("&"))).as_str().to_owned()
 }
 
 #[cfg(test)]
@@ -246,14 +212,17 @@ mod tests {
         HttpUrl::parse(s).unwrap()
     }
 
+    const REMOTE: Destination = Destination::Public { loopback: false };
+    const LOCAL: Destination = Destination::Public { loopback: true };
+
     #[test]
     fn endpoint_rules() {
-        assert!(check_endpoint("https://as.example/token", false).is_ok());
-        assert!(check_endpoint("http://as.example/token", false).is_err());
-        assert!(check_endpoint("http://localhost:3000/token", false).is_err());
-        assert!(check_endpoint("http://localhost:3000/token", true).is_ok());
-        assert!(check_endpoint("http://127.0.0.1:3000/token", true).is_ok());
-        assert!(check_endpoint("http://[::1]:3000/token", true).is_ok());
+        assert!(check_endpoint("https://as.example/token", REMOTE).is_ok());
+        assert!(check_endpoint("http://as.example/token", REMOTE).is_err());
+        assert!(check_endpoint("http://localhost:3000/token", REMOTE).is_err());
+        assert!(check_endpoint("http://localhost:3000/token", LOCAL).is_ok());
+        assert!(check_endpoint("http://127.0.0.1:3000/token", LOCAL).is_ok());
+        assert!(check_endpoint("http://[::1]:3000/token", LOCAL).is_ok());
         for bad in [
             "https://10.0.0.1/x",
             "https://192.168.1.1/x",
@@ -265,11 +234,71 @@ mod tests {
             "https://[::ffff:10.0.0.1]/x",
             "https://100.64.0.1/x",
         ] {
-            assert!(check_endpoint(bad, true).is_err(), "{bad}");
+            assert!(check_endpoint(bad, LOCAL).is_err(), "{bad}");
         }
-        assert!(check_endpoint("http://192.168.1.1/x", true).is_err(), "private http never allowed");
-        assert!(check_endpoint("ftp://as.example/", false).is_err());
-        assert!(check_endpoint(&format!("https://as.example/{}", "a".repeat(3000)), false).is_err());
+        assert!(check_endpoint("http://192.168.1.1/x", LOCAL).is_err(), "private http never allowed");
+        // Every numeric form is judged as the address it normalises to.
+        for bad in [
+            "https://167772161/x",
+            "https://0x0a.0.0.1/x",
+            "https://0xa.1/x",
+            "https://012.0.0.1/x",
+            "https://0xa9.254.169.254/latest",
+            "https://2852039166/latest",
+            "https://192.168.257/x",
+            "https://10.0.0.1./x",
+            "https://[::ffff:a00:1]/x",
+            "https://[::ffff:169.254.169.254]/x",
+            "https://[fc00::1]/x",
+            "https://[::10.0.0.1]/x",
+            "https://[64:ff9b::a00:1]/x",
+            "https://0/x",
+            "https://[::]/x",
+            "https://224.0.0.1/x",
+            "https://198.51.100.1/x",
+        ] {
+            let err = check_endpoint(bad, LOCAL).expect_err(bad);
+            assert!(matches!(err, OAuthError::UnsafeUrl { .. }), "{bad}: {err}");
+        }
+        let err = check_endpoint("https://0xa9.254.169.254/latest", REMOTE).unwrap_err();
+        assert!(err.to_string().contains("link-local"), "{err}");
+        // Loopback in any form is loopback: refused for a remote server, allowed for a local one.
+        for local in [
+            "http://0x7f.1/t",
+            "http://127.1/t",
+            "http://2130706433/t",
+            "http://localhost./t",
+            "http://[::ffff:7f00:1]/t",
+            "http://ｌｏｃａｌｈｏｓｔ/t",
+        ] {
+            assert!(check_endpoint(local, REMOTE).is_err(), "{local}");
+            assert!(check_endpoint(local, LOCAL).is_ok(), "{local}");
+        }
+        // `010.0.0.1` is octal: 8.0.0.1, a public address.
+        assert_eq!(check_endpoint("https://010.0.0.1/x", REMOTE).unwrap().host(), "8.0.0.1");
+        assert!(check_endpoint("https://[fe80::1%25eth0]/x", LOCAL)
+            .unwrap_err()
+            .to_string()
+            .contains("zone"));
+        assert_eq!(
+            check_endpoint("https://bücher.example/t", REMOTE).unwrap().host(),
+            "xn--bcher-kva.example"
+        );
+        assert!(check_endpoint("https://u:p@as.example/t", REMOTE).is_err());
+        assert!(check_endpoint("ftp://as.example/", REMOTE).is_err());
+        assert!(check_endpoint(&format!("https://as.example/{}", "a".repeat(3000)), REMOTE).is_err());
+    }
+
+    /// The opt-out for private networks: literal private, link-local and loopback addresses
+    /// pass; plain `http` is still refused off loopback.
+    #[test]
+    fn any_destination_skips_the_address_rules_only() {
+        for ok in
+            ["https://10.0.0.1/x", "https://169.254.169.254/x", "https://[fd00::1]/x", "http://127.0.0.1:1/x"]
+        {
+            assert!(check_endpoint(ok, Destination::Any).is_ok(), "{ok}");
+        }
+        assert!(check_endpoint("http://10.0.0.1/x", Destination::Any).is_err());
     }
 
     #[test]
@@ -279,6 +308,9 @@ mod tests {
         assert!(check_redirect_uri("https://app.example/cb").is_ok());
         assert!(check_redirect_uri("http://app.example/cb").is_err());
         assert!(check_redirect_uri("javascript:alert(1)").is_err());
+        assert!(check_redirect_uri("http://0x7f.1:8765/cb").is_ok());
+        assert!(check_redirect_uri("http://localhost.:8765/cb").is_ok());
+        assert!(check_redirect_uri("http://localhost.evil.example/cb").is_err());
     }
 
     #[test]
@@ -348,9 +380,28 @@ mod tests {
         assert_eq!(pairs[0].1, "http://localhost:1/cb?a=b c");
         assert_eq!(pairs[1].1, "é");
         assert_eq!(form_decode("a+b%2B").unwrap(), "a b+");
-        assert!(form_decode("%zz").is_none());
-        assert!(form_decode("%4").is_none());
+        assert_eq!(form_encode("a b~*+/é"), "a%20b~%2A%2B%2F%C3%A9");
+    }
+
+    #[test]
+    fn malformed_escapes_stay_literal_and_non_utf8_is_refused() {
+        // WHATWG form decoding: a `%` without two hex digits is a literal `%` (a sign is not
+        // a hex digit: `%+1` is never byte 0x01); `+` is a space before escapes are decoded.
+        assert_eq!(form_decode("%+1").as_deref(), Some("% 1"));
+        assert_eq!(form_decode("%-1").as_deref(), Some("%-1"));
+        assert_eq!(form_decode("%zz").as_deref(), Some("%zz"));
+        assert_eq!(form_decode("%4").as_deref(), Some("%4"));
+        assert_eq!(form_decode("%").as_deref(), Some("%"));
+        assert_eq!(form_decode("+").as_deref(), Some(" "));
+        assert_eq!(form_decode("%2b").as_deref(), Some("+"));
+        assert_eq!(form_decode("%C3%A9").as_deref(), Some("é"));
         assert!(form_decode("%ff").is_none());
+        assert!(form_decode("%C3").is_none());
+        assert!(parse_query("code=ok&state=%80").is_none());
+        assert_eq!(
+            parse_query("&a=1&&b&=c&d=%zz").unwrap(),
+            [("a", "1"), ("b", ""), ("", "c"), ("d", "%zz")].map(|(n, v)| (n.to_owned(), v.to_owned()))
+        );
     }
 
     #[test]

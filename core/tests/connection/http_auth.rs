@@ -11,15 +11,15 @@ use mcp_core::{Event, HandlerError, Request, RequestError, ServerRequestKind};
 use crate::harness::{call, discover_ok, secs, text_result, Harness};
 use crate::http_harness::{http_config, Sent};
 
-const SERVER: &str = "https://srv.test/mcp";
-const PRM: &str = "https://srv.test/.well-known/oauth-protected-resource/mcp";
-const REDIRECT: &str = "http://127.0.0.1:8765/callback";
+pub(crate) const SERVER: &str = "https://srv.test/mcp";
+pub(crate) const PRM: &str = "https://srv.test/.well-known/oauth-protected-resource/mcp";
+pub(crate) const REDIRECT: &str = "http://127.0.0.1:8765/callback";
 
 fn challenge() -> String {
     format!(r#"Bearer resource_metadata="{PRM}""#)
 }
 
-fn oauth_harness(mut setup: impl FnMut(&mut OAuthSetup)) -> Harness {
+pub(crate) fn oauth_harness(mut setup: impl FnMut(&mut OAuthSetup)) -> Harness {
     let mut cfg = http_config(SERVER, &[]);
     let mut oauth = OAuthSetup::new(AuthConfig::authorization_code(REDIRECT), vec![9; 32], 1_700_000_000);
     setup(&mut oauth);
@@ -29,7 +29,7 @@ fn oauth_harness(mut setup: impl FnMut(&mut OAuthSetup)) -> Harness {
     Harness::new(cfg)
 }
 
-fn as_metadata(pkce: bool) -> Value {
+pub(crate) fn as_metadata(pkce: bool) -> Value {
     let mut meta = json!({
         "issuer": "https://auth.test",
         "authorization_endpoint": "https://auth.test/authorize",
@@ -43,7 +43,7 @@ fn as_metadata(pkce: bool) -> Value {
     meta
 }
 
-fn json_answer(h: &mut Harness, sent: &Sent, status: u16, body: &Value) {
+pub(crate) fn json_answer(h: &mut Harness, sent: &Sent, status: u16, body: &Value) {
     h.respond_http(sent.id, status, &[("Content-Type", "application/json")], body.to_string().as_bytes());
 }
 
@@ -68,7 +68,7 @@ fn discover_and_register(h: &mut Harness) -> (mcp_core::ServerRequestHandle, Str
     (handle, auth.url)
 }
 
-fn state_of(url: &str) -> String {
+pub(crate) fn state_of(url: &str) -> String {
     url.split("state=").nth(1).unwrap().split('&').next().unwrap().to_owned()
 }
 
@@ -92,7 +92,7 @@ fn unauthorized(h: &mut Harness, sent: &Sent) {
 }
 
 /// Connects through a first authorization; returns the harness with a `tok-1` token.
-fn authorized(expires_in: u64) -> Harness {
+pub(crate) fn authorized(expires_in: u64) -> Harness {
     let mut h = oauth_harness(|_| {});
     let c = h.request(Request::Connect);
     let probe = h.expect_http("server/discover");
@@ -460,4 +460,54 @@ fn a_refused_legacy_event_stream_reopens_once_authorized() {
     assert_eq!(reopened.header("Authorization"), Some("Bearer tok-2"));
     h.sse_open(reopened.id, ": ok\n\n");
     h.ok(c);
+}
+
+/// Every OAuth fetch carries the address rule the runtime must apply to the addresses it
+/// resolves (public only: the server is remote), MCP traffic none; a fetch the runtime refuses
+/// for its resolved address fails the connect with `OAuthError::UnsafeAddress` naming the URL,
+/// the address and its class, and nothing more is fetched.
+#[test]
+fn a_fetch_refused_for_its_resolved_address_fails_the_connect_with_a_typed_error() {
+    use mcp_core::address_class::AddressClass;
+    use mcp_core::{Destination, Input, UnsafeAddress};
+    let remote = Destination::Public { loopback: false };
+    let mut h = oauth_harness(|_| {});
+    let c = h.request(Request::Connect);
+    let probe = h.expect_http("server/discover");
+    assert_eq!(probe.req.destination, Destination::Any);
+    unauthorized(&mut h, &probe);
+    let prm = h.expect_http("GET");
+    assert_eq!(prm.req.destination, remote);
+    json_answer(
+        &mut h,
+        &prm,
+        200,
+        &json!({"resource": SERVER, "authorization_servers": ["https://auth.test"]}),
+    );
+    let meta = h.expect_http("GET");
+    assert_eq!(meta.req.destination, remote);
+    let metadata_service = std::net::IpAddr::from([169, 254, 169, 254]);
+    h.input(Input::HttpRefused(meta.id, UnsafeAddress::new(&meta.req.url, metadata_service)));
+    match h.err(c) {
+        RequestError::AuthorizationFailed {
+            oauth: Some(mcp_core::oauth::OAuthError::UnsafeAddress { url, address, class }),
+            ..
+        } => {
+            assert_eq!(url, "https://auth.test/.well-known/oauth-authorization-server");
+            assert_eq!((address, class), (metadata_service, AddressClass::LinkLocal));
+        }
+        other => panic!("expected an unsafe-address refusal, got {other:?}"),
+    }
+    assert!(h.started_http().is_empty(), "no other candidate is fetched");
+}
+
+/// With `allow_private_addresses`, the flow's fetches carry no address rule.
+#[test]
+fn the_private_address_opt_out_lifts_the_rule_of_every_fetch() {
+    let mut h = oauth_harness(|o| o.config.allow_private_addresses = true);
+    h.request(Request::Connect);
+    let probe = h.expect_http("server/discover");
+    unauthorized(&mut h, &probe);
+    let prm = h.expect_http("GET");
+    assert_eq!(prm.req.destination, mcp_core::Destination::Any);
 }

@@ -18,6 +18,7 @@ mod gating;
 mod host_requests;
 mod http;
 mod http_auth;
+mod http_auth_switch;
 mod http_detection;
 mod http_lists;
 mod http_redirects;

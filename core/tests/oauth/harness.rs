@@ -25,6 +25,8 @@ pub struct Fake {
     pub requests: Vec<HttpRequest>,
     pub authorize_urls: Vec<String>,
     pub notices: Vec<AuthNotice>,
+    /// The issuers the flow switched to ([`AuthStep::AuthServerChanged`]).
+    pub switches: Vec<String>,
     pub browser: Browser,
 }
 
@@ -107,6 +109,7 @@ impl Fake {
             requests: Vec::new(),
             authorize_urls: Vec::new(),
             notices: Vec::new(),
+            switches: Vec::new(),
             browser: approve(None),
         }
     }
@@ -172,6 +175,7 @@ impl Fake {
                     flow.on_callback(now, &query);
                 }
                 Some(AuthStep::Notice(n)) => self.notices.push(n),
+                Some(AuthStep::AuthServerChanged { issuer, .. }) => self.switches.push(issuer),
                 Some(AuthStep::Done(t)) => return Ok(t),
                 Some(AuthStep::Failed(e)) => return Err(e),
                 None => panic!("flow went idle without an outcome"),

@@ -11,4 +11,5 @@ mod jws;
 mod mutations;
 mod registration;
 mod scopes;
+mod set_aside;
 mod tokens;

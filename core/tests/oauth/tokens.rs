@@ -215,7 +215,7 @@ fn secrets_never_print() {
                 printed.push_str(&format!("{t:?} {}", t.access_token));
                 break;
             }
-            AuthStep::Notice(_) => {}
+            AuthStep::Notice(_) | AuthStep::AuthServerChanged { .. } => {}
             AuthStep::Failed(e) => panic!("{e}"),
         }
     }

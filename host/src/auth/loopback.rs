@@ -14,6 +14,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
+use mcp_core::mcp_servers::HttpUrl;
+
 /// The callback path [`LoopbackCallback::bind`] listens on.
 pub const DEFAULT_CALLBACK_PATH: &str = "/callback";
 
@@ -97,22 +99,28 @@ impl LoopbackCallback {
     }
 
     /// Listens where `redirect_uri` points: `http://127.0.0.1:<port>/<path>`,
-    /// `http://localhost:<port>/<path>` (bound on `127.0.0.1`) or `http://[::1]:<port>/<path>`.
-    /// The port must be written and not `0` (the authorization server must know it).
+    /// `http://localhost:<port>/<path>` (bound on `127.0.0.1`) or `http://[::1]:<port>/<path>`,
+    /// read by the WHATWG parser (so `http://127.1:<port>/` is `127.0.0.1`, and no path is `/`).
+    /// The port must be written, and be neither `0` nor `80` (the authorization server must
+    /// know it, and `80` is the one a URL leaves out).
     pub fn for_redirect_uri(redirect_uri: &str) -> Result<Self, CallbackError> {
         let bad = |why: &str| CallbackError::InvalidRedirectUri(format!("{why} ({})", clip(redirect_uri)));
-        let rest = redirect_uri.strip_prefix("http://").ok_or_else(|| bad("must start with http://"))?;
-        let (authority, path) = rest.split_at(rest.find('/').ok_or_else(|| bad("needs a path"))?);
-        let path = path.split(['?', '#']).next().unwrap_or(path);
-        let (host, port) = authority.rsplit_once(':').ok_or_else(|| bad("needs a port"))?;
-        let port: u16 = port.parse().ok().filter(|p| *p != 0).ok_or_else(|| bad("invalid port"))?;
-        let ip = match host.to_ascii_lowercase().as_str() {
-            "127.0.0.1" | "localhost" => IpAddr::V4(Ipv4Addr::LOCALHOST),
-            "[::1]" => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        let url = HttpUrl::parse(redirect_uri).map_err(|e| bad(&e.to_string()))?;
+        if url.is_https() {
+            return Err(bad("must start with http://"));
+        }
+        let port = url.port();
+        if !url.authority().ends_with(&format!(":{port}")) {
+            return Err(bad("needs a port"));
+        }
+        let (ip, host) = match url.ip() {
+            Some(IpAddr::V4(v4)) if v4 == Ipv4Addr::LOCALHOST => (IpAddr::V4(v4), "127.0.0.1"),
+            Some(IpAddr::V6(v6)) if v6 == Ipv6Addr::LOCALHOST => (IpAddr::V6(v6), "[::1]"),
+            None if url.host() == "localhost" => (IpAddr::V4(Ipv4Addr::LOCALHOST), "localhost"),
             _ => return Err(bad("the host must be 127.0.0.1, localhost or [::1]")),
         };
-        check_path(path)?;
-        Self::listen(SocketAddr::new(ip, port), host, path)
+        check_path(url.path())?;
+        Self::listen(SocketAddr::new(ip, port), host, url.path())
     }
 
     fn listen(addr: SocketAddr, host: &str, path: &str) -> Result<Self, CallbackError> {

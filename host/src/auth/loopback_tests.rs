@@ -146,8 +146,11 @@ fn redirect_uris_are_checked() {
         "http://example.com:8080/callback",
         "http://127.0.0.1/callback",
         "http://127.0.0.1:0/callback",
-        "http://127.0.0.1:8080",
+        "http://127.0.0.1:80/callback",
         "http://127.0.0.1:99999/callback",
+        "http://127.0.0.1:8080/a b",
+        "http://user@127.0.0.1:8080/callback",
+        "http://localhost.evil.example:8080/callback",
         "http://10.0.0.1:8080/callback",
     ] {
         assert!(

@@ -76,6 +76,20 @@ impl OAuthOptions {
         self
     }
 
+    /// For development on private networks only: lets the OAuth flow contact private
+    /// (`10/8`, `172.16/12`, `192.168/16`, `fc00::/7`, ...), link-local and, for a remote MCP
+    /// server, loopback addresses. By default every OAuth-related fetch (discovery, metadata,
+    /// registration, token) is refused when its URL names such an address
+    /// ([`OAuthError::UnsafeUrl`](mcp_core::oauth::OAuthError::UnsafeUrl)) or its host
+    /// resolves only to such addresses
+    /// ([`OAuthError::UnsafeAddress`](mcp_core::oauth::OAuthError::UnsafeAddress)): a
+    /// malicious server cannot point the client's fetches into its network. Plain `http` stays
+    /// refused off loopback either way.
+    pub fn allow_private_addresses(mut self, yes: bool) -> Self {
+        self.config.allow_private_addresses = yes;
+        self
+    }
+
     /// How many `insufficient_scope` step-ups may follow each other (default 2).
     pub fn max_step_ups(mut self, n: u32) -> Self {
         self.config.max_step_ups = n;

@@ -81,7 +81,11 @@ impl std::error::Error for TokenStoreError {
 
 /// Keeps OAuth records ([`StoredAuth`], secrets in clear) across runs, keyed by the canonical
 /// MCP server URL ([`StoredAuth::server`]). The client loads a server's record when it is
-/// built and saves every [`mcp_core::Event::AuthorizationSaved`]. Implementations are called
+/// built and saves every [`mcp_core::Event::AuthorizationSaved`]. A record holds the grant in
+/// use and those set aside for the server's earlier authorization servers, keyed by issuer
+/// ([`StoredAuth::set_aside`]); the client saves the record as soon as the authorization
+/// server changes, and each save replaces the whole record, so a store that keeps records
+/// whole never holds a retired token as the server's own. Implementations are called
 /// from the server's driver: keep them quick (a keychain or a small file).
 pub trait TokenStore: Send + Sync {
     /// The record for `server` (a canonical server URL), if one is kept.
@@ -386,6 +390,40 @@ mod tests {
         assert!(matches!(store.load(server), Err(TokenStoreError::WrongServer { .. })));
         store.save(&record(server)).unwrap();
         assert_eq!(store.load(server).unwrap(), Some(record(server)), "a save replaces a corrupt file");
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_record_written_before_set_aside_grants_loads() {
+        // The exact shape of the previous release (same version, no `set_aside`).
+        let old = r#"{
+          "version": 1,
+          "server": "https://o.example/mcp",
+          "resource_metadata": null,
+          "auth_server": null,
+          "client": null,
+          "registrations": [],
+          "tokens": {
+            "access_token": "at-old",
+            "token_type": "Bearer",
+            "expires_at_unix": 1900000000,
+            "refresh_token": "rt-old",
+            "scopes": [],
+            "issuer": "https://auth.example.com",
+            "resource": "https://o.example/mcp"
+          }
+        }"#;
+        let dir = temp_dir("old-format");
+        let store = FileTokenStore::new(&dir);
+        let server = "https://o.example/mcp";
+        store.save(&record(server)).unwrap();
+        fs::write(store.path_for(server), old).unwrap();
+        let loaded = store.load(server).unwrap().expect("the old record");
+        assert!(loaded.set_aside.is_empty());
+        assert_eq!(loaded.tokens.as_ref().map(|t| t.access_token.expose()), Some("at-old"));
+        store.save(&loaded).unwrap();
+        let written = fs::read_to_string(store.path_for(server)).unwrap();
+        assert!(!written.contains("set_aside"), "nothing set aside, the old shape is kept: {written}");
         let _ = fs::remove_dir_all(&dir);
     }
 

@@ -2,12 +2,19 @@
 //! written once on hyper 1.x for every async runtime: connection pool with keep-alive, TLS
 //! (rustls with the webpki roots plus configured ones), proxies, connect timeouts, and a
 //! [`Connector`] hook to replace how byte streams are opened.
+//!
+//! An OAuth-related request ([`mcp_core::Destination::Public`]) has its host resolved here
+//! ([`Runtime::resolve`](crate::Runtime::resolve), or `HttpClientConfig::resolve`), the
+//! addresses outside its rule dropped, and is refused ([`Input::HttpRefused`]) when none
+//! remain; it connects only to a checked address, through a proxy by a `CONNECT` to that
+//! address, and its connections are pooled apart from MCP traffic.
 
 mod hyper_io;
 mod proxy;
 mod tls;
 
 use std::collections::{BTreeMap, HashMap};
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -18,7 +25,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
 use mcp_core::mcp_servers::HttpUrl;
 use mcp_core::Input;
-use mcp_core::{ExchangeId, HttpHead, HttpMethod, HttpRequest};
+use mcp_core::{Destination, ExchangeId, HttpHead, HttpMethod, HttpRequest, UnsafeAddress};
 use mcp_host::Feed;
 
 pub use hyper_io::{AsyncStream, BoxedStream};
@@ -33,7 +40,9 @@ use mcp_host::{HttpClientConfig, Proxies, Proxy};
 /// (custom DNS, Unix sockets, an in-process transport for tests...). TLS and proxy tunnels are
 /// layered on top of it. A pooled connection opened by a connector is not checked on its
 /// socket before reuse (the runtime's TCP is): a close its stream has not reported yet costs
-/// the request sent on it.
+/// the request sent on it. For an OAuth-related request ([`mcp_core::Destination::Public`])
+/// and for a name given to `HttpClientConfig::resolve`, the connector is handed a checked (or
+/// configured) IP address, not the name: the client resolved the name itself.
 pub trait Connector: Send + Sync + 'static {
     /// Opens a stream. The client bounds the time it may take (`Timeouts::http_connect`).
     fn connect(&self, host: &str, port: u16) -> BoxFuture<'static, std::io::Result<BoxedStream>>;
@@ -115,6 +124,8 @@ async fn driving<F: std::future::Future>(driver: &mut Option<Driver>, work: F) -
 pub(crate) struct HttpClient {
     tls: tls::LazyConfig,
     proxies: Proxies,
+    /// The names answered without DNS (`HttpClientConfig::resolve`).
+    hosts: HttpClientConfig,
     connector: Option<Arc<dyn Connector>>,
     max_idle: usize,
     pool: Mutex<HashMap<String, Vec<Conn>>>,
@@ -174,6 +185,10 @@ impl HttpClient {
         Ok(Self {
             tls: tls::LazyConfig::new(&config.extra_root_certificates)?,
             proxies: Proxies::resolve(&config.proxy)?,
+            hosts: HttpClientConfig {
+                resolve_overrides: config.resolve_overrides.clone(),
+                ..HttpClientConfig::default()
+            },
             connector,
             max_idle: config.max_idle_per_host,
             pool: Mutex::new(HashMap::new()),
@@ -220,43 +235,131 @@ impl HttpClient {
         }
     }
 
-    /// A new connection to the server (through its proxy, if any), handshaken.
+    /// A new connection to the server (through its proxy, if any), handshaken. For a
+    /// [`Destination::Public`] request the server's name is resolved here, the addresses
+    /// checked, and only a checked one connected to; through a proxy, a `CONNECT` tunnel to
+    /// the first checked address, for `http://` URLs too (the proxy never resolves the name),
+    /// with the TLS name and `Host` still the URL's.
     async fn connect<R: Runtime>(
         &self,
         rt: &R,
         url: &HttpUrl,
         proxy: Option<&Proxy>,
         timeout: Duration,
-    ) -> Result<Conn, String> {
+        destination: Destination,
+    ) -> Result<Conn, Failure> {
         let deadline = rt.now() + timeout;
         let open = async {
-            let (host, port) = match proxy {
-                Some(p) => (p.host.clone(), p.port),
-                None => (url.host().to_owned(), url.port()),
+            let checked = self.checked_addresses(rt, url, destination).await?;
+            let (mut stream, idle_check) = match (proxy, &checked) {
+                (Some(p), _) => self.open_host(rt, &p.host, p.port).await?,
+                (None, Some(addrs)) => self.open_any(rt, addrs).await?,
+                (None, None) => self.open_host(rt, url.host(), url.port()).await?,
             };
-            let opened = match &self.connector {
-                Some(c) => c.connect(&host, port).await.map(|stream| (stream, None)),
-                None => rt.connect_tcp(&host, port).await.map(|tcp| (tcp.stream, Some(tcp.idle_check))),
+            // Plain `http` to any address goes in absolute form (the proxy resolves the name);
+            // everything else through a tunnel, to the checked (or configured) address if any.
+            let checked_first = checked.as_ref().and_then(|a| a.first());
+            let tunnel_to = match (proxy, checked_first) {
+                (Some(p), Some(addr)) if url.is_https() || destination != Destination::Any => {
+                    Some((p, addr.to_string()))
+                }
+                (Some(p), _) if url.is_https() => Some((p, url.authority_with_port())),
+                _ => None,
             };
-            let (mut stream, idle_check) =
-                opened.map_err(|e| format!("connecting to {host}:{port} failed: {e}"))?;
-            if let (Some(p), true) = (proxy, url.is_https()) {
-                stream = proxy::tunnel(stream, p, url).await?;
+            if let Some((p, target)) = tunnel_to {
+                stream = proxy::tunnel(stream, p, &target).await?;
             }
             if url.is_https() {
                 stream = tls::wrap(self.tls.get()?, stream, url.host()).await?;
             }
-            Ok::<_, String>((stream, idle_check))
+            Ok::<_, Failure>((stream, idle_check))
         };
         let expired = async {
             rt.sleep_until(deadline).await;
-            Err(format!("connecting to the server took longer than {timeout:?}"))
+            Err(Failure::Transport(format!("connecting to the server took longer than {timeout:?}")))
         };
         let (stream, idle_check) = open.or(expired).await?;
         let (sender, driver) = hyper::client::conn::http1::handshake(HyperIo::new(stream))
             .await
             .map_err(|e| format!("HTTP handshake failed: {e}"))?;
         Ok(Conn { sender, driver: Some(driver), idle_check })
+    }
+
+    /// The addresses to connect to for `url`, checked against `destination`: `None` for a
+    /// request to any address whose host has no configured addresses (the name is connected
+    /// to as is); resolved (or configured) and checked otherwise.
+    async fn checked_addresses<R: Runtime>(
+        &self,
+        rt: &R,
+        url: &HttpUrl,
+        destination: Destination,
+    ) -> Result<Option<Vec<SocketAddr>>, Failure> {
+        let (host, port) = (url.host(), url.port());
+        let resolved = match (destination, self.hosts.known_addresses(host, port)) {
+            (Destination::Any, _) => return Ok(self.hosts.overridden(host, port)),
+            (_, Some(known)) => known,
+            (_, None) => rt.resolve(host, port).await.map_err(|e| format!("resolving {host} failed: {e}"))?,
+        };
+        let checked = destination.check(url.as_str(), &resolved).map_err(Failure::Refused)?;
+        if checked.is_empty() {
+            return Err(Failure::Transport(format!("{host} resolved to no address")));
+        }
+        Ok(Some(checked))
+    }
+
+    /// A stream to `host:port` (the configured addresses of a name, else the name itself).
+    async fn open_host<R: Runtime>(&self, rt: &R, host: &str, port: u16) -> Result<Opened, String> {
+        if let Some(addrs) = self.hosts.overridden(host, port) {
+            return self.open_any(rt, &addrs).await;
+        }
+        let opened = match &self.connector {
+            Some(c) => c.connect(host, port).await.map(|stream| (stream, None)),
+            None => rt.connect_tcp(host, port).await.map(|tcp| (tcp.stream, Some(tcp.idle_check))),
+        };
+        opened.map_err(|e| format!("connecting to {host}:{port} failed: {e}"))
+    }
+
+    /// A stream to the first of `addrs` that accepts (tried in order).
+    async fn open_any<R: Runtime>(&self, rt: &R, addrs: &[SocketAddr]) -> Result<Opened, String> {
+        let mut failed = String::from("no address to connect to");
+        for addr in addrs {
+            let ip = addr.ip().to_string();
+            let opened = match &self.connector {
+                Some(c) => c.connect(&ip, addr.port()).await.map(|stream| (stream, None)),
+                None => rt.connect_tcp(&ip, addr.port()).await.map(|tcp| (tcp.stream, Some(tcp.idle_check))),
+            };
+            match opened {
+                Ok(opened) => return Ok(opened),
+                Err(e) => failed = format!("connecting to {addr} failed: {e}"),
+            }
+        }
+        Err(failed)
+    }
+}
+
+/// An opened stream and, when the runtime opened it, its socket's check.
+type Opened = (BoxedStream, Option<IdleCheck>);
+
+/// Why an exchange ended without a response.
+enum Failure {
+    /// A transport failure, described.
+    Transport(String),
+    /// Refused before connecting: the host's addresses are outside the request's destination.
+    Refused(UnsafeAddress),
+}
+
+impl From<String> for Failure {
+    fn from(detail: String) -> Self {
+        Self::Transport(detail)
+    }
+}
+
+/// The pool key of `target` for a request to `destination`: connections opened under an
+/// address rule serve only requests under the same rule.
+fn pool_key(target: &Target, destination: Destination) -> std::borrow::Cow<'_, str> {
+    match destination {
+        Destination::Any => std::borrow::Cow::Borrowed(&target.key),
+        checked => std::borrow::Cow::Owned(format!("{} {checked:?}", target.key)),
     }
 }
 
@@ -271,8 +374,14 @@ pub(crate) async fn run_exchange<R: Runtime>(
     abort: Receiver<()>,
 ) {
     let work = async {
-        if let Err(detail) = exchange(&client, &rt, id, request, &*feed).await {
-            feed.feed(Input::HttpFailed(id, detail));
+        match exchange(&client, &rt, id, request, &*feed).await {
+            Ok(()) => {}
+            Err(Failure::Transport(detail)) => {
+                feed.feed(Input::HttpFailed(id, detail));
+            }
+            Err(Failure::Refused(refusal)) => {
+                feed.feed(Input::HttpRefused(id, refusal));
+            }
         }
     };
     let aborted = async {
@@ -289,18 +398,26 @@ fn method_of(m: HttpMethod) -> hyper::Method {
     }
 }
 
-/// The hyper request: origin-form (or absolute-form through a plain-HTTP proxy), `Host`, then
-/// exactly the core's headers.
+/// The hyper request: origin-form (or absolute-form through a plain-HTTP proxy, unless the
+/// request's destination has it tunnelled to a checked address), `Host`, then exactly the
+/// core's headers.
 fn build(
     target: &Target,
     request: &HttpRequest,
     body: &Bytes,
 ) -> Result<hyper::Request<Full<Bytes>>, String> {
-    let mut builder = hyper::Request::builder().method(method_of(request.method)).uri(target.uri.clone());
+    let absolute = target.absolute && request.destination == Destination::Any;
+    let uri = if target.absolute && !absolute {
+        hyper::Uri::try_from(target.url.request_target())
+            .map_err(|e| format!("the request cannot be sent: {e}"))?
+    } else {
+        target.uri.clone()
+    };
+    let mut builder = hyper::Request::builder().method(method_of(request.method)).uri(uri);
     builder = builder.header(hyper::header::HOST, target.host.clone());
     builder = mcp_host::with_request_headers(builder, &request.headers);
     let proxy_auth = target.proxy.as_ref().and_then(|p| p.auth.as_deref());
-    if let (true, Some(auth)) = (target.absolute, proxy_auth) {
+    if let (true, Some(auth)) = (absolute, proxy_auth) {
         builder = builder.header(hyper::header::PROXY_AUTHORIZATION, auth);
     }
     builder.body(Full::new(body.clone())).map_err(|e| format!("the request cannot be sent: {e}"))
@@ -312,19 +429,20 @@ async fn exchange<R: Runtime>(
     id: ExchangeId,
     mut request: HttpRequest,
     feed: &dyn Feed,
-) -> Result<(), String> {
+) -> Result<(), Failure> {
     let target = client.target(&request.url)?;
     let (url, proxy) = (&target.url, target.proxy.as_ref());
+    let key = pool_key(&target, request.destination);
     let body = Bytes::from(std::mem::take(&mut request.body));
-    let (mut conn, reused) = match client.checkout(&target.key) {
+    let (mut conn, reused) = match client.checkout(&key) {
         Some(c) => (c, true),
-        None => (client.connect(rt, url, proxy, request.connect_timeout).await?, false),
+        None => (client.connect(rt, url, proxy, request.connect_timeout, request.destination).await?, false),
     };
     let mut sent = send(&mut conn, build(&target, &request, &body)?).await;
     if let (Err(e), true) = (&sent, reused) {
         // A pooled connection the server closed while idle: the request never went out.
         if e.is_canceled() || e.is_closed() {
-            conn = client.connect(rt, url, proxy, request.connect_timeout).await?;
+            conn = client.connect(rt, url, proxy, request.connect_timeout, request.destination).await?;
             sent = send(&mut conn, build(&target, &request, &body)?).await;
         }
     }
@@ -355,7 +473,7 @@ async fn exchange<R: Runtime>(
             futures_lite::future::yield_now().await;
         }
     }
-    client.checkin(&target.key, conn);
+    client.checkin(&key, conn);
     feed.feed(Input::HttpEnd(id));
     Ok(())
 }
@@ -422,7 +540,7 @@ impl Exchanges {
 
     /// Forgets an exchange that ended (its last report arrived).
     pub(crate) fn ended(&mut self, input: &Input) {
-        if let Input::HttpEnd(id) | Input::HttpFailed(id, _) = input {
+        if let Input::HttpEnd(id) | Input::HttpFailed(id, _) | Input::HttpRefused(id, _) = input {
             self.aborts.remove(id);
         }
     }

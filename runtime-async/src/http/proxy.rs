@@ -4,19 +4,18 @@
 use futures_lite::{AsyncReadExt, AsyncWriteExt};
 
 use super::hyper_io::BoxedStream;
-use mcp_core::mcp_servers::HttpUrl;
 use mcp_host::Proxy;
 
 /// Longest proxy answer to `CONNECT` accepted.
 const MAX_CONNECT_RESPONSE: usize = 16 * 1024;
 
-/// Opens a `CONNECT` tunnel to `host:port` through a proxy connection.
+/// Opens a `CONNECT` tunnel to `target` (`host:port`, or a checked `address:port`) through a
+/// proxy connection.
 pub(crate) async fn tunnel(
     mut stream: BoxedStream,
     proxy: &Proxy,
-    url: &HttpUrl,
+    target: &str,
 ) -> Result<BoxedStream, String> {
-    let target = url.authority_with_port();
     let mut request = format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n");
     if let Some(auth) = &proxy.auth {
         request.push_str(&format!("Proxy-Authorization: {auth}\r\n"));

@@ -26,6 +26,13 @@
 //!   connector chain and keeps the socket handles that ureq's TCP and SOCKS connectors
 //!   register, attached to whichever exchange's thread is using the connection.
 //!
+//! An OAuth-related request ([`mcp_core::Destination::Public`]) goes through an agent of its
+//! own, without a proxy, whose resolver hands ureq only the addresses the rule allows and
+//! refuses ([`HttpReport::Refused`]) when none remain, so ureq connects to a checked address
+//! and looks nothing up again. Such a request that would go through a proxy is refused
+//! ([`HttpReport::Failed`]): ureq's tunnels name the host, which the proxy would resolve
+//! unchecked.
+//!
 //! TLS is rustls with the *ring* provider, trusting the Mozilla (webpki) roots plus
 //! [`HttpClientConfig::extra_root_certificates`]. Proxies come from the environment by default
 //! (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`; `http://`, `https://` and `socks*://`
@@ -41,7 +48,7 @@ use std::time::Duration;
 use ureq::typestate::HttpCrateScope;
 
 use mcp_core::Input;
-use mcp_core::{ClientError, ExchangeId, HttpHead, HttpMethod, HttpRequest};
+use mcp_core::{ClientError, Destination, ExchangeId, HttpHead, HttpMethod, HttpRequest, UnsafeAddress};
 use ureq::config::AutoHeaderValue;
 use ureq::http;
 use ureq::tls::{Certificate, RootCerts, TlsConfig};
@@ -61,7 +68,14 @@ pub use mcp_host::{HttpClientConfig, ProxySetting};
 /// core's contract. Cheap to clone; every clone shares the pool.
 #[derive(Debug, Clone)]
 pub struct HttpClient {
+    /// For requests to any address ([`Destination::Any`]).
     agent: ureq::Agent,
+    /// For [`Destination::Public`] requests, without and with loopback: no proxy, and a
+    /// resolver that checks the addresses it hands ureq (their connections are pooled apart).
+    checked: [ureq::Agent; 2],
+    /// Which URLs go through a proxy (`None`: a proxy the host's parser does not read, such
+    /// as `socks5://`, taken to apply to every URL).
+    proxies: Option<mcp_host::Proxies>,
 }
 
 impl HttpClient {
@@ -76,26 +90,55 @@ impl HttpClient {
             _ => ureq::Proxy::try_from_env(),
         };
         let tls = TlsConfig::builder().root_certs(root_certs(&config.extra_root_certificates)?).build();
-        let agent_config = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .max_redirects(0)
-            .max_redirects_will_error(false)
-            .user_agent(AutoHeaderValue::None)
-            .accept(AutoHeaderValue::None)
-            .accept_encoding(AutoHeaderValue::None)
-            .proxy(proxy)
-            .max_idle_connections_per_host(config.max_idle_per_host)
-            .tls_config(tls)
-            .build();
-        let connector = AbortableConnector(DefaultConnector::new());
-        Ok(Self { agent: ureq::Agent::with_parts(agent_config, connector, PooledResolver::default()) })
+        let hosts = Arc::new(config.clone());
+        let agent = |proxy: Option<ureq::Proxy>, destination: Destination| {
+            let agent_config = ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .max_redirects(0)
+                .max_redirects_will_error(false)
+                .user_agent(AutoHeaderValue::None)
+                .accept(AutoHeaderValue::None)
+                .accept_encoding(AutoHeaderValue::None)
+                .proxy(proxy)
+                .max_idle_connections_per_host(config.max_idle_per_host)
+                .tls_config(tls.clone())
+                .build();
+            let connector = AbortableConnector(DefaultConnector::new());
+            ureq::Agent::with_parts(agent_config, connector, PooledResolver::new(hosts.clone(), destination))
+        };
+        let proxies = match &proxy {
+            None => Some(mcp_host::Proxies::default()),
+            Some(_) => mcp_host::Proxies::resolve(&config.proxy).ok().filter(|p| !p.is_empty()),
+        };
+        Ok(Self {
+            agent: agent(proxy, Destination::Any),
+            checked: [
+                agent(None, Destination::Public { loopback: false }),
+                agent(None, Destination::Public { loopback: true }),
+            ],
+            proxies,
+        })
+    }
+
+    /// The agent for `request`: by its destination. A [`Destination::Public`] request that
+    /// would go through a proxy is refused (the proxy would resolve its host unchecked).
+    fn agent_for(&self, request: &HttpRequest) -> Result<ureq::Agent, String> {
+        let Destination::Public { loopback } = request.destination else { return Ok(self.agent.clone()) };
+        let url =
+            mcp_core::mcp_servers::HttpUrl::parse(&request.url).map_err(|e| format!("invalid URL: {e}"))?;
+        let proxied = self.proxies.as_ref().is_none_or(|p| p.for_url(&url).is_some());
+        if proxied {
+            return Err(UNCHECKABLE_THROUGH_PROXY.to_owned());
+        }
+        Ok(self.checked[usize::from(loopback)].clone())
     }
 
     /// Starts one exchange on a pooled thread (an idle one when there is one, a new one
     /// otherwise: an exchange never waits for another). `report` receives, in order, the
     /// response head, every body chunk as it arrives, then exactly one of
-    /// [`HttpReport::End`] or [`HttpReport::Failed`]; nothing is reported once the exchange
-    /// is aborted (a report may race with the abort). `report` returns false when its
+    /// [`HttpReport::End`] or [`HttpReport::Failed`] (or only [`HttpReport::Refused`], for a
+    /// request whose addresses are all outside its destination); nothing is reported once the
+    /// exchange is aborted (a report may race with the abort). `report` returns false when its
     /// receiver is gone, which stops the exchange. Fails only if no thread was idle and none
     /// could be started.
     pub fn start<F>(&self, request: HttpRequest, report: F) -> io::Result<HttpExchange>
@@ -115,7 +158,7 @@ impl HttpClient {
         F: FnMut(HttpReport) -> bool + Send + 'static,
     {
         let ctl = Arc::new(AbortCtl::default());
-        let agent = self.agent.clone();
+        let agent = self.agent_for(&request);
         let prepared = PreparedExchange { agent, request, ctl: ctl.clone(), report: Box::new(report) };
         (HttpExchange { ctl }, prepared)
     }
@@ -124,7 +167,8 @@ impl HttpClient {
 /// An exchange that has a handle but has not started: run it on some thread, or drop it
 /// (then it never starts, and reports nothing).
 pub struct PreparedExchange {
-    agent: ureq::Agent,
+    /// The agent, or why the request is refused before it starts.
+    agent: Result<ureq::Agent, String>,
     request: HttpRequest,
     ctl: Arc<AbortCtl>,
     report: Box<dyn FnMut(HttpReport) -> bool + Send>,
@@ -192,7 +236,7 @@ impl Drop for HttpExchange {
 
 /// What an exchange reports, in order: [`Head`](Self::Head), any number of
 /// [`Body`](Self::Body), then one of [`End`](Self::End) or [`Failed`](Self::Failed) (which
-/// may also come first, when no response arrived).
+/// may also come first, when no response arrived); or only [`Refused`](Self::Refused).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HttpReport {
     /// The status and headers (values that are not UTF-8 are left out).
@@ -203,6 +247,9 @@ pub enum HttpReport {
     End,
     /// The exchange failed (connect, TLS, proxy, reset, malformed response...).
     Failed(String),
+    /// Refused before connecting: the host resolved only to addresses outside the request's
+    /// [`Destination`].
+    Refused(UnsafeAddress),
 }
 
 impl HttpReport {
@@ -213,6 +260,7 @@ impl HttpReport {
             Self::Body(bytes) => Input::HttpBody(exchange, bytes),
             Self::End => Input::HttpEnd(exchange),
             Self::Failed(detail) => Input::HttpFailed(exchange, detail),
+            Self::Refused(refusal) => Input::HttpRefused(exchange, refusal),
         }
     }
 }
@@ -267,7 +315,7 @@ impl<F: FnMut(HttpReport) -> bool> Reporter<F> {
 /// Performs one exchange; `before_last` runs just before the last report (which may wake
 /// the caller that starts the next exchange: a pooled worker makes itself available there).
 fn run_exchange<F>(
-    agent: &ureq::Agent,
+    agent: &Result<ureq::Agent, String>,
     request: HttpRequest,
     ctl: Arc<AbortCtl>,
     report: F,
@@ -277,7 +325,10 @@ fn run_exchange<F>(
 {
     let _current = abort::set_current(ctl.clone());
     let mut reporter = Reporter { report, ctl, gone: false };
-    let outcome = exchange(agent, request, &mut reporter);
+    let outcome = match agent {
+        Ok(agent) => exchange(agent, request, &mut reporter),
+        Err(refused) => Err(Failure::Transport(refused.clone())),
+    };
     // Deciding under the abort lock makes "aborted" and "delivered an outcome" exclusive;
     // finishing also forgets the sockets, so a late abort cannot touch a pooled connection.
     let deliver = reporter.ctl.finish();
@@ -285,7 +336,8 @@ fn run_exchange<F>(
         let last = match outcome {
             Ok(Flow::Done) => HttpReport::End,
             Ok(Flow::Stopped) => return,
-            Err(detail) => HttpReport::Failed(detail),
+            Err(Failure::Transport(detail)) => HttpReport::Failed(detail),
+            Err(Failure::Refused(refusal)) => HttpReport::Refused(refusal),
         };
         before_last();
         (reporter.report)(last);
@@ -300,7 +352,25 @@ enum Flow {
     Stopped,
 }
 
-fn exchange<F>(agent: &ureq::Agent, request: HttpRequest, reporter: &mut Reporter<F>) -> Result<Flow, String>
+/// Why an exchange ended without a response.
+enum Failure {
+    /// A transport failure, described.
+    Transport(String),
+    /// Refused before connecting (by the checking resolver).
+    Refused(UnsafeAddress),
+}
+
+impl From<String> for Failure {
+    fn from(detail: String) -> Self {
+        Self::Transport(detail)
+    }
+}
+
+/// Why a [`Destination::Public`] request through a proxy is refused.
+const UNCHECKABLE_THROUGH_PROXY: &str = "refusing an OAuth fetch through a proxy: the proxy would \
+     resolve its host, whose address must be checked (mcp-blocking cannot tunnel to a checked address)";
+
+fn exchange<F>(agent: &ureq::Agent, request: HttpRequest, reporter: &mut Reporter<F>) -> Result<Flow, Failure>
 where
     F: FnMut(HttpReport) -> bool,
 {
@@ -337,7 +407,7 @@ where
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => break Err(format!("reading the response body: {e}")),
+            Err(e) => break Err(Failure::Transport(format!("reading the response body: {e}"))),
         }
     };
     READ_BUF.with(|b| b.replace(buf));
@@ -399,11 +469,16 @@ fn with_connect_timeout<S: ureq::AsSendBody>(
     config.timeout_resolve(timeout).timeout_connect(timeout).build()
 }
 
-/// A failure as reported to the core.
-fn describe(e: ureq::Error) -> String {
-    match e {
+/// A failure as reported to the core: the resolver's refusal as such, anything else described.
+fn describe(e: ureq::Error) -> Failure {
+    if let ureq::Error::Io(io) = &e {
+        if let Some(refusal) = io.get_ref().and_then(|inner| inner.downcast_ref::<UnsafeAddress>()) {
+            return Failure::Refused(refusal.clone());
+        }
+    }
+    Failure::Transport(match e {
         ureq::Error::Timeout(what) => format!("timed out ({what})"),
         ureq::Error::Io(e) => format!("io: {e}"),
         e => e.to_string(),
-    }
+    })
 }

@@ -2,12 +2,21 @@
 //!
 //! ureq resolves the host of every request, even one a pooled keep-alive connection then
 //! serves, and its default resolver bounds a lookup by starting a fresh thread for it. This
-//! resolver answers IP-literal hosts (`127.0.0.1`, `[::1]`) directly and runs name lookups
-//! on the crate's worker pool, bounded by the same timeout.
+//! resolver answers IP-literal hosts (`127.0.0.1`, `[::1]`) and the names given to
+//! `HttpClientConfig::resolve` directly, and runs name lookups on the crate's worker pool,
+//! bounded by the same timeout.
+//!
+//! It is also where the addresses of an OAuth-related fetch are checked: an agent for
+//! [`Destination::Public`] requests hands ureq only the addresses the rule allows (ureq
+//! connects to what its resolver returned, with no second lookup), and refuses with an
+//! [`UnsafeAddress`](mcp_core::UnsafeAddress) inside `ureq::Error::Io` when none is allowed.
 
 use std::io;
-use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
-use std::sync::mpsc;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::{mpsc, Arc};
+
+use mcp_core::Destination;
+use mcp_host::HttpClientConfig;
 
 use ureq::config::Config;
 use ureq::http::Uri;
@@ -18,11 +27,22 @@ use ureq::Error;
 /// How many addresses ureq keeps from a lookup (the capacity of its address list).
 const MAX_ADDRS: usize = 16;
 
-/// The resolver the adapter's agent uses; see the module documentation.
-#[derive(Debug, Default)]
+/// The resolver the adapter's agents use; see the module documentation.
+#[derive(Debug)]
 pub(crate) struct PooledResolver {
     /// Reports malformed URLs exactly as ureq does.
     fallback: DefaultResolver,
+    /// The names answered without DNS.
+    hosts: Arc<HttpClientConfig>,
+    /// The rule the addresses must pass.
+    destination: Destination,
+}
+
+impl PooledResolver {
+    /// A resolver answering from `hosts` first, keeping only addresses `destination` allows.
+    pub(crate) fn new(hosts: Arc<HttpClientConfig>, destination: Destination) -> Self {
+        Self { fallback: DefaultResolver::default(), hosts, destination }
+    }
 }
 
 impl Resolver for PooledResolver {
@@ -38,13 +58,15 @@ impl Resolver for PooledResolver {
         let Some((host, host_and_port)) = host_and_port else {
             return self.fallback.resolve(uri, config, timeout);
         };
-        let literal = host.trim_start_matches('[').trim_end_matches(']').parse::<IpAddr>().ok();
         let port = host_and_port.rsplit_once(':').and_then(|(_, port)| port.parse::<u16>().ok());
-        let found: Vec<SocketAddr> = match (literal, port) {
-            (Some(ip), Some(port)) => vec![SocketAddr::new(ip, port)],
-            _ if timeout.after.is_not_happening() => host_and_port.to_socket_addrs()?.collect(),
-            _ => lookup_on_pool(host_and_port, timeout)?,
+        let known = port.and_then(|port| self.hosts.known_addresses(host, port));
+        let found: Vec<SocketAddr> = match known {
+            Some(known) => known,
+            None if timeout.after.is_not_happening() => host_and_port.to_socket_addrs()?.collect(),
+            None => lookup_on_pool(host_and_port, timeout)?,
         };
+        let found =
+            self.destination.check(&uri.to_string(), &found).map_err(|e| Error::Io(io::Error::other(e)))?;
         let family = config.ip_family();
         let mut addrs = self.empty();
         for addr in family.keep_wanted(found.into_iter()).take(MAX_ADDRS) {

@@ -363,6 +363,22 @@ impl Connection {
         self.auth_drive(now);
     }
 
+    /// The runtime refused the round's fetch `exchange` for its resolved address.
+    pub(super) fn auth_fetch_refused(
+        &mut self,
+        now: Instant,
+        exchange: ExchangeId,
+        refusal: &crate::UnsafeAddress,
+    ) {
+        let Some(auth) = self.auth_mut() else { return };
+        let Some(fetch) = auth.round.as_mut().and_then(|r| r.fetches.remove(&exchange)) else { return };
+        if let Mode::OAuth { flow, .. } = &mut auth.mode {
+            flow.on_fetch_refused(now, fetch.id, refusal);
+        }
+        self.timers.clear(Timer::Auth);
+        self.auth_drive(now);
+    }
+
     /// The round's step took too long (a fetch, the browser, the token provider).
     pub(in crate::connection) fn on_auth_timeout(&mut self, now: Instant) {
         let Some(round) = self.auth().and_then(|a| a.round.as_ref()) else { return };
@@ -479,14 +495,9 @@ impl Connection {
                     self.extend_waiting_deadlines(now, browser_timeout);
                 }
                 AuthStep::Notice(notice) => self.auth_notice(notice),
+                AuthStep::AuthServerChanged { .. } => self.auth_save(now),
                 AuthStep::Done(_) => {
-                    if let Some(auth) = self.auth_mut() {
-                        if let Mode::OAuth { flow, .. } = &auth.mode {
-                            let unix = flow.unix_at(now);
-                            let record = flow.stored(now, unix);
-                            self.emit(Event::AuthorizationSaved(Box::new(record)));
-                        }
-                    }
+                    self.auth_save(now);
                     self.auth_round_over(now, Ok(()));
                 }
                 AuthStep::Failed(e) => {
@@ -495,6 +506,14 @@ impl Connection {
                 }
             }
         }
+    }
+
+    /// The flow's record changed (new tokens, or a grant set aside): the host persists it
+    /// ([`Event::AuthorizationSaved`] replaces the server's record).
+    fn auth_save(&mut self, now: Instant) {
+        let Some(Mode::OAuth { flow, .. }) = self.auth().map(|a| &a.mode) else { return };
+        let record = flow.stored(now, flow.unix_at(now));
+        self.emit(Event::AuthorizationSaved(Box::new(record)));
     }
 
     fn auth_notice(&mut self, notice: AuthNotice) {

@@ -424,6 +424,18 @@ impl Connection {
         self.feed(now, exchange, Feed::Nothing, true);
     }
 
+    /// The runtime refused an exchange before connecting: every address its host resolved to
+    /// is outside the request's [`crate::Destination`]. An OAuth fetch fails the flow with
+    /// [`crate::oauth::OAuthError::UnsafeAddress`]; any other exchange fails as
+    /// [`Connection::handle_http_failed`] would, with the refusal as its detail.
+    pub fn handle_http_refused(&mut self, now: Instant, exchange: ExchangeId, refusal: crate::UnsafeAddress) {
+        let now = self.tick(now);
+        if self.auth_owns(exchange) {
+            return self.auth_fetch_refused(now, exchange, &refusal);
+        }
+        self.handle_http_failed(now, exchange, refusal.to_string());
+    }
+
     /// Pushes input into an exchange's decoder and acts on what comes out.
     /// `runtime_done`: the runtime reported the exchange's end or failure (nothing to abort).
     fn feed(&mut self, now: Instant, exchange: ExchangeId, input: Feed<'_>, runtime_done: bool) {

@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::HttpLink;
 use crate::config::MODERN_VERSION;
 use crate::connection::{Connection, Outgoing};
+use crate::destination::Destination;
 use crate::headers::{self, MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION};
 use crate::io::{HttpMethod, HttpRequest};
 use crate::transport::TransportKind;
@@ -77,6 +78,7 @@ impl HttpLink {
             headers,
             body,
             connect_timeout,
+            destination: Destination::Any,
         }
     }
 
@@ -98,6 +100,7 @@ impl HttpLink {
             headers,
             body: Vec::new(),
             connect_timeout,
+            destination: Destination::Any,
         }
     }
 
@@ -116,6 +119,7 @@ impl HttpLink {
             headers,
             body: Vec::new(),
             connect_timeout,
+            destination: Destination::Any,
         })
     }
 

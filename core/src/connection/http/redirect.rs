@@ -156,6 +156,7 @@ mod tests {
             headers: vec![("Authorization".into(), "Bearer t".into()), ("X-Empty".into(), String::new())],
             body: b"{\"jsonrpc\":\"2.0\"}".to_vec(),
             connect_timeout: Duration::from_secs(3),
+            destination: crate::Destination::Any,
         }
     }
 
