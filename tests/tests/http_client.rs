@@ -124,10 +124,10 @@ fn a_name_with_mixed_addresses_is_connected_to_only_at_the_checked_ones() {
         .oauth(mcp_tokio::auth::OAuthOptions::client_credentials(&issuer, "svc", "s3cret"));
     let builder = mcp_tokio::Client::builder()
         .http_client(config)
-        .connector(Arc::new(Recording { asked: asked.clone() }));
+        .runtime_options(mcp_tokio::RuntimeOptions::new().connector(Arc::new(Recording { asked: asked.clone() })));
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     rt.block_on(async {
-        let client = builder.server(spec).build(mcp_tokio::TokioRuntime::current()).unwrap();
+        let client = builder.server(spec).build().unwrap();
         let text =
             client.call_tool("t", json!({})).await.expect("signed in through the checked address").text();
         assert_eq!(text, "signed in");
@@ -168,7 +168,7 @@ fn an_oauth_fetch_through_a_proxy_tunnels_to_the_checked_address() {
             let client = mcp_tokio::Client::builder()
                 .http_client(config)
                 .server(spec)
-                .build(mcp_tokio::TokioRuntime::current())
+                .build()
                 .unwrap();
             let err = client.call_tool("t", json!({})).await.expect_err("no metadata");
             client.close().await;
