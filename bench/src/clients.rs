@@ -139,10 +139,7 @@ fn on_tokio(plan: &Plan, mut builder: tokio::runtime::Builder, in_task: bool) ->
 
 async fn tokio_run(plan: Plan) -> Figures {
     let t0 = Instant::now();
-    let client = mcp_tokio::Client::builder()
-        .server(plan.spec())
-        .build()
-        .expect("build");
+    let client = mcp_tokio::Client::builder().server(plan.spec()).build().expect("build");
     client.list_tools().await.into_result().expect("list tools");
     let connect_list = t0.elapsed();
     let (cpu0, t1, a0) = (cpu_now(), Instant::now(), allocations());
@@ -180,8 +177,7 @@ fn on_smol(plan: &Plan) -> Figures {
     // `smol::block_on`: the caller's thread drives the reactor while it waits.
     use async_io::block_on;
     let t0 = Instant::now();
-    let client =
-        mcp_smol::Client::builder().server(plan.spec()).build().expect("build");
+    let client = mcp_smol::Client::builder().server(plan.spec()).build().expect("build");
     block_on(client.list_tools().into_future()).into_result().expect("list tools");
     let connect_list = t0.elapsed();
     let (cpu0, t1, a0) = (cpu_now(), Instant::now(), allocations());
@@ -228,7 +224,8 @@ fn on_blocking(plan: &Plan) -> Figures {
     let (cpu0, t1, a0) = (cpu_now(), Instant::now(), allocations());
     let mut latencies = Vec::new();
     if plan.callers > 1 {
-        latencies = on_threads(plan, || check(client.call_tool("echo", echo_args()).send().expect("call").text()));
+        latencies =
+            on_threads(plan, || check(client.call_tool("echo", echo_args()).send().expect("call").text()));
     } else {
         for _ in 0..plan.calls {
             check(client.call_tool("echo", echo_args()).send().expect("call").text());

@@ -7,8 +7,8 @@
 //! checks from the server's side that no call arrived twice and that the call each crash
 //! swallowed failed typed.
 
-use std::future::IntoFuture;
 use std::collections::{HashMap, HashSet};
+use std::future::IntoFuture;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -69,8 +69,7 @@ pub fn many(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
         Rt::Tokio => tokio_runtime().and_then(|runtime| {
             runtime.block_on(async {
                 let builder = specs.into_iter().fold(mcp_tokio::Client::builder(), |b, s| b.server(s));
-                let client =
-                    builder.build().map_err(|e| format!("build: {e}"))?;
+                let client = builder.build().map_err(|e| format!("build: {e}"))?;
                 let t0 = Instant::now();
                 let tasks: Vec<_> = names
                     .iter()
@@ -105,37 +104,32 @@ pub fn many(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
         Rt::Smol => {
             use async_io::block_on;
             let builder = specs.into_iter().fold(mcp_smol::Client::builder(), |b, s| b.server(s));
-            builder.build().map_err(|e| format!("build: {e}")).and_then(
-                |client| {
-                    let t0 = Instant::now();
-                    let contacts = std::thread::scope(|scope| {
-                        let handles = client
-                            .servers()
-                            .iter()
-                            .map(|server| {
-                                scope.spawn(move || {
-                                    let payload = format!("many-{}", server.name());
-                                    block_on(first_contact(
-                                        t0,
-                                        payload,
-                                        || server.connect().into_future(),
-                                        |p| async move {
-                                            server
-                                                .call_tool("echo", echo_args(key, &p))
-                                                .await
-                                                .map(|r| r.text())
-                                        },
-                                    ))
-                                })
+            builder.build().map_err(|e| format!("build: {e}")).and_then(|client| {
+                let t0 = Instant::now();
+                let contacts = std::thread::scope(|scope| {
+                    let handles = client
+                        .servers()
+                        .iter()
+                        .map(|server| {
+                            scope.spawn(move || {
+                                let payload = format!("many-{}", server.name());
+                                block_on(first_contact(
+                                    t0,
+                                    payload,
+                                    || server.connect().into_future(),
+                                    |p| async move {
+                                        server.call_tool("echo", echo_args(key, &p)).await.map(|r| r.text())
+                                    },
+                                ))
                             })
-                            .collect();
-                        join_all(handles)
-                    });
-                    let closing = Instant::now();
-                    block_on(client.close().into_future());
-                    Ok((contacts?, closing.elapsed()))
-                },
-            )
+                        })
+                        .collect();
+                    join_all(handles)
+                });
+                let closing = Instant::now();
+                block_on(client.close().into_future());
+                Ok((contacts?, closing.elapsed()))
+            })
         }
         Rt::Blocking => {
             let builder = specs.into_iter().fold(mcp_blocking::Client::builder(), |b, s| b.server(s));
@@ -154,7 +148,10 @@ pub fn many(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
                                     || std::future::ready(server.connect().send()),
                                     |p| {
                                         std::future::ready(
-                                            server.call_tool("echo", echo_args(key, &p)).send().map(|r| r.text()),
+                                            server
+                                                .call_tool("echo", echo_args(key, &p))
+                                                .send()
+                                                .map(|r| r.text()),
                                         )
                                     },
                                 ))
@@ -283,10 +280,7 @@ fn restart_with(
         }),
         Rt::Smol => {
             use async_io::block_on;
-            let built = mcp_smol::Client::builder()
-                .server(spec)
-                .on_event(life.hook())
-                .build();
+            let built = mcp_smol::Client::builder().server(spec).on_event(life.hook()).build();
             built.map_err(|e| format!("build: {e}")).and_then(|client| {
                 let tallies = std::thread::scope(|scope| {
                     let client = &client;

@@ -87,10 +87,7 @@ type LoadRun = Result<(Vec<Tally>, Duration), String>;
 fn load_tokio(spec: ServerSpec, key: &'static str, callers: usize, calls: usize) -> LoadRun {
     let runtime = tokio_runtime()?;
     runtime.block_on(async {
-        let client = mcp_tokio::Client::builder()
-            .server(spec)
-            .build()
-            .map_err(failed("build"))?;
+        let client = mcp_tokio::Client::builder().server(spec).build().map_err(failed("build"))?;
         client.list_tools().await.into_result().map_err(failed("connect"))?;
         let started = Instant::now();
         let tasks: Vec<_> = (0..callers)
@@ -117,10 +114,7 @@ fn load_tokio(spec: ServerSpec, key: &'static str, callers: usize, calls: usize)
 
 fn load_smol(spec: ServerSpec, key: &'static str, callers: usize, calls: usize) -> LoadRun {
     use async_io::block_on;
-    let client = mcp_smol::Client::builder()
-        .server(spec)
-        .build()
-        .map_err(failed("build"))?;
+    let client = mcp_smol::Client::builder().server(spec).build().map_err(failed("build"))?;
     block_on(client.list_tools().into_future()).into_result().map_err(failed("connect"))?;
     let started = Instant::now();
     let tallies = std::thread::scope(|scope| {
@@ -225,10 +219,7 @@ pub fn long(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
     let run = match rt {
         Rt::Tokio => tokio_runtime().and_then(|runtime| {
             runtime.block_on(async {
-                let client = mcp_tokio::Client::builder()
-                    .server(spec)
-                    .build()
-                    .map_err(failed("build"))?;
+                let client = mcp_tokio::Client::builder().server(spec).build().map_err(failed("build"))?;
                 let c = &client;
                 let run = long_loop(n, warm, |p| async move {
                     c.call_tool("echo", echo_args(key, &p)).await.map(|r| r.text())
@@ -238,18 +229,14 @@ pub fn long(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
                 Ok(run)
             })
         }),
-        Rt::Smol => mcp_smol::Client::builder()
-            .server(spec)
-            .build()
-            .map_err(failed("build"))
-            .map(|client| {
-                let c = &client;
-                let run = async_io::block_on(long_loop(n, warm, |p| async move {
-                    c.call_tool("echo", echo_args(key, &p)).await.map(|r| r.text())
-                }));
-                async_io::block_on(client.close().into_future());
-                run
-            }),
+        Rt::Smol => mcp_smol::Client::builder().server(spec).build().map_err(failed("build")).map(|client| {
+            let c = &client;
+            let run = async_io::block_on(long_loop(n, warm, |p| async move {
+                c.call_tool("echo", echo_args(key, &p)).await.map(|r| r.text())
+            }));
+            async_io::block_on(client.close().into_future());
+            run
+        }),
         Rt::Blocking => {
             mcp_blocking::Client::builder().server(spec).build().map_err(failed("build")).map(|client| {
                 let run = futures_lite::future::block_on(long_loop(n, warm, |p| {

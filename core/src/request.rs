@@ -340,8 +340,12 @@ impl Request {
             Request::CallTool { name, .. } | Request::CallToolAsTask { name, .. } => Routing::Tool(name),
             Request::GetPrompt { name, .. } => Routing::Prompt(name),
             Request::ReadResource { uri } => Routing::Resource(uri),
-            Request::Complete { reference: CompletionReference::Prompt { name }, .. } => Routing::Prompt(name),
-            Request::Complete { reference: CompletionReference::Resource { uri }, .. } => Routing::Resource(uri),
+            Request::Complete { reference: CompletionReference::Prompt { name }, .. } => {
+                Routing::Prompt(name)
+            }
+            Request::Complete { reference: CompletionReference::Resource { uri }, .. } => {
+                Routing::Resource(uri)
+            }
             _ => Routing::Unrouted,
         }
     }

@@ -47,7 +47,11 @@ impl<F: Family> Client<F> {
     /// [`BatchRequest::concurrency`] says otherwise; the results come in the order of
     /// `calls`, each call's failure on its own.
     pub fn call_tools(&self, calls: impl IntoIterator<Item = ToolCall>) -> BatchRequest<'_, F> {
-        BatchRequest { client: self, calls: calls.into_iter().collect(), concurrency: DEFAULT_BATCH_CONCURRENCY }
+        BatchRequest {
+            client: self,
+            calls: calls.into_iter().collect(),
+            concurrency: DEFAULT_BATCH_CONCURRENCY,
+        }
     }
 }
 
@@ -74,7 +78,8 @@ impl<'a, F: Family> BatchRequest<'a, F> {
             let jobs: Vec<_> = calls
                 .into_iter()
                 .map(|call| async move {
-                    let request = RequestBuilder::to_client(client, Ok(CallTool::new(&call.name, call.arguments)));
+                    let request =
+                        RequestBuilder::to_client(client, Ok(CallTool::new(&call.name, call.arguments)));
                     match &call.server {
                         Some(server) => request.server(server).start().await,
                         None => request.start().await,

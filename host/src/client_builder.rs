@@ -1,6 +1,5 @@
 //! [`ClientBuilder`]: servers, handlers, hooks, OAuth and HTTP settings, then `build`.
 
-
 use crate::client::Client;
 use crate::family::{Family, FamilyHandler};
 use crate::server::Server;
@@ -33,7 +32,6 @@ impl<F: Family> ClientBuilder<F> {
         self
     }
 
-    
     /// How many servers a client-wide request (`Client::connect`, `list_tools`, the
     /// prompt, resource and template lists, `set_log_level`, routing by name, `close`) asks
     /// at once; default [`DEFAULT_MAX_CONCURRENT_SERVERS`],
@@ -161,10 +159,7 @@ impl<F: Family> ClientBuilder<F> {
     /// call the client; a `Cancel` is applied when it returns, unless the wait is over.
     pub fn on_input_wait<H>(mut self, hook: H) -> Self
     where
-        H: Fn(&str, &mcp_core::InputWait) -> mcp_core::InputWaitDecision
-            + Send
-            + Sync
-            + 'static,
+        H: Fn(&str, &mcp_core::InputWait) -> mcp_core::InputWaitDecision + Send + Sync + 'static,
     {
         self.parts.input_wait_hook = Some(std::sync::Arc::new(hook));
         self
@@ -183,9 +178,7 @@ impl<F: Family> ClientBuilder<F> {
     /// provider that panics fails that request.
     pub fn request_meta_provider<H>(mut self, provider: H) -> Self
     where
-        H: Fn(
-                &mcp_core::RequestMetaContext<'_>,
-            ) -> crate::serde_json::Map<String, crate::serde_json::Value>
+        H: Fn(&mcp_core::RequestMetaContext<'_>) -> crate::serde_json::Map<String, crate::serde_json::Value>
             + Send
             + Sync
             + 'static,
@@ -221,7 +214,9 @@ impl<F: Family> ClientBuilder<F> {
     {
         let browser = crate::auth::BrowserAuthorization::new(opener);
         self.parts.handlers.authorization =
-            Some(typed_handler::<F::Style, _, _, _>(move |req: crate::AuthorizationPrompt| browser.start(&req)));
+            Some(typed_handler::<F::Style, _, _, _>(move |req: crate::AuthorizationPrompt| {
+                browser.start(&req)
+            }));
         self
     }
 

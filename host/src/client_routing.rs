@@ -4,8 +4,8 @@
 //! when no server that answered offers the item, its failure is the answer.
 
 use mcp_core::routing::{
-    is_capability_missing, route_item, template_matches, ClientList, RouteError, RouteKind, Routing, ServerFailure,
-    ServerResource, ServerResourceTemplate,
+    is_capability_missing, route_item, template_matches, ClientList, RouteError, RouteKind, Routing,
+    ServerFailure, ServerResource, ServerResourceTemplate,
 };
 use mcp_core::types::{Resource, ResourceTemplate};
 use mcp_core::{ClientError, Request, ServerTool};
@@ -44,7 +44,10 @@ pub(crate) fn gather_all<'a, T, U>(
 /// Routes tool `name` among the servers that listed their tools: the one server offering it
 /// ([`RouteError::Ambiguous`] when several do). When none offers it and some server could not
 /// list its tools, that server's error is the answer (the tool may be there).
-pub(crate) fn route_tool_among<'a>(name: &str, tools: &'a ClientList<ServerTool>) -> Result<&'a str, ClientError> {
+pub(crate) fn route_tool_among<'a>(
+    name: &str,
+    tools: &'a ClientList<ServerTool>,
+) -> Result<&'a str, ClientError> {
     let mut owners: Vec<(&str, [&str; 1])> = Vec::new();
     for offer in tools.items.iter().filter(|t| t.tool.name == name) {
         if !owners.iter().any(|(server, _)| *server == offer.server) {
@@ -99,9 +102,10 @@ impl<F: Family> Client<F> {
     /// The one server whose prompt list has `name`.
     async fn prompt_owner(&self, name: &str) -> Result<&Server<F>, ClientError> {
         let list = self.gather_prompts().await;
-        let offers = self.servers().iter().map(|s| {
-            (s.name(), list.items.iter().any(|p| p.server == s.name() && p.prompt.name == name))
-        });
+        let offers = self
+            .servers()
+            .iter()
+            .map(|s| (s.name(), list.items.iter().any(|p| p.server == s.name() && p.prompt.name == name)));
         self.named(route_among(RouteKind::Prompt, name, offers, &list.failed)?)
     }
 
@@ -110,16 +114,24 @@ impl<F: Family> Client<F> {
         let answers = self.fan_out(|s| resources_and_templates_of(s)).await;
         let (resource_answers, template_answers): (Vec<_>, Vec<_>) = answers.into_iter().unzip();
         let names = || self.servers().iter().map(|s| s.name());
-        let resources = gather_all(names().zip(resource_answers), |server, resource| ServerResource { server, resource });
-        let templates =
-            gather_all(names().zip(template_answers), |server, template| ServerResourceTemplate { server, template });
-        let listed = |s: &Server<F>| resources.items.iter().any(|r| r.server == s.name() && r.resource.uri == uri);
-        let owner = match route_item(RouteKind::Resource, uri, self.servers().iter().map(|s| (s.name(), listed(s)))) {
+        let resources =
+            gather_all(names().zip(resource_answers), |server, resource| ServerResource { server, resource });
+        let templates = gather_all(names().zip(template_answers), |server, template| {
+            ServerResourceTemplate { server, template }
+        });
+        let listed =
+            |s: &Server<F>| resources.items.iter().any(|r| r.server == s.name() && r.resource.uri == uri);
+        let owner = match route_item(
+            RouteKind::Resource,
+            uri,
+            self.servers().iter().map(|s| (s.name(), listed(s))),
+        ) {
             Err(RouteError::NotOffered { .. }) => {
                 let templated = |s: &Server<F>| {
                     templates.items.iter().any(|t| {
                         t.server == s.name()
-                            && (t.template.uri_template == uri || template_matches(&t.template.uri_template, uri))
+                            && (t.template.uri_template == uri
+                                || template_matches(&t.template.uri_template, uri))
                     })
                 };
                 let mut failed = resources.failed.clone();

@@ -109,7 +109,8 @@ impl<F: Family<Style = Returning>, T> Iterator for ProgressStream<F, T> {
 
     fn next(&mut self) -> Option<RequestUpdate<T>> {
         if let Some(call) = self.call.take() {
-            let started = std::thread::Builder::new().name("mcp-progress-stream".into()).spawn(move || block_on(call));
+            let started =
+                std::thread::Builder::new().name("mcp-progress-stream".into()).spawn(move || block_on(call));
             match started {
                 Ok(thread) => self.thread = Some(thread),
                 Err(e) => {

@@ -16,8 +16,8 @@ use crate::cancel::CancelToken;
 use crate::client::Client;
 use crate::dispatch::ProgressFn;
 use crate::family::{BoxFuture, Family};
-use crate::style::{Awaiting, Returning};
 use crate::server::{CompletionContext, Server};
+use crate::style::{Awaiting, Returning};
 
 /// One request and its options, not sent yet. Build it with a method of [`Server`] or
 /// [`Client`] (`call_tool`, `list_tools`, `read_resource`, ...), set what differs from the

@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use mcp_core::calls::{
-    Call, CallTool, Complete, Connect, Discover, GetPrompt, ListPrompts, ListResourceTemplates, ListResources,
-    ListTools, Ping, ReadResource, SetLogLevel,
+    Call, CallTool, Complete, Connect, Discover, GetPrompt, ListPrompts, ListResourceTemplates,
+    ListResources, ListTools, Ping, ReadResource, SetLogLevel,
 };
 use mcp_core::types::{CompletionReference, LoggingLevel, Tool};
 use mcp_core::{CacheInfo, CacheKey, ClientError, CommandError, InputResume, Request, Root, ServerInfo};

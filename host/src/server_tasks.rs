@@ -1,7 +1,9 @@
 //! Tasks: a tool call started as a task, then looked at, waited for, cancelled, listed. (A
 //! plain `call_tool` already waits for a task's result.)
 
-use mcp_core::calls::{Call, CallTool, CallToolAsTask, CancelTask, GetTask, ListTasks, TaskResult, TaskStart};
+use mcp_core::calls::{
+    Call, CallTool, CallToolAsTask, CancelTask, GetTask, ListTasks, TaskResult, TaskStart,
+};
 use mcp_core::types::{StartedTask, TaskHandle};
 use mcp_core::{ClientError, CommandError};
 
@@ -21,11 +23,15 @@ impl<'a, F: Family> RequestBuilder<'a, F, CallTool> {
             let CallTool { name, arguments } = call?;
             let request = CallToolAsTask { name: name.clone(), arguments }.into_request();
             let server = target.resolve(&request).await?;
-            let answer = F::issue(server.link(), server.next_call(), request, opts, progress, cancel.as_ref());
+            let answer =
+                F::issue(server.link(), server.next_call(), request, opts, progress, cancel.as_ref());
             Ok(match CallToolAsTask::decode(answer.await?)? {
                 TaskStart::Task(task) => {
-                    let handle =
-                        TaskHandle { server: server.name().to_owned(), task_id: task.task_id.clone(), tool: Some(name) };
+                    let handle = TaskHandle {
+                        server: server.name().to_owned(),
+                        task_id: task.task_id.clone(),
+                        tool: Some(name),
+                    };
                     StartedTask::Task { handle, task }
                 }
                 TaskStart::Done(result) => StartedTask::Done(result),
@@ -65,7 +71,9 @@ impl<F: Family> Client<F> {
     /// task id alone does not say whose it is).
     pub fn task_handle(&self, task_id: &str) -> Result<TaskHandle, ClientError> {
         match self.servers() {
-            [only] => Ok(TaskHandle { server: only.name().to_owned(), task_id: task_id.to_owned(), tool: None }),
+            [only] => {
+                Ok(TaskHandle { server: only.name().to_owned(), task_id: task_id.to_owned(), tool: None })
+            }
             servers => Err(ClientError::Command(CommandError::InvalidArgument(format!(
                 "task id {task_id:?} is ambiguous with {} servers: name the server",
                 servers.len()

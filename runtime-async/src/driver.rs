@@ -9,8 +9,8 @@ use std::time::Instant;
 use async_channel::{Receiver, Sender};
 use futures_lite::{future, FutureExt};
 use mcp_core::{Connection, Epoch, Input, Io, ServerRequest, ServerRequestHandle};
-use mcp_host::{apply_process_io, OtherIo, SpawnRequest};
 use mcp_host::{answer, Awaiting, Dispatch, Engine, Feed, Perform, Side, TimerStep, Waiter};
+use mcp_host::{apply_process_io, OtherIo, SpawnRequest};
 
 /// The handlers of an async client.
 type Handlers = mcp_host::Handlers<Awaiting>;

@@ -11,8 +11,8 @@ use std::time::Instant;
 
 use mcp_core::{ClientError, Connection, Request, RequestOptions};
 use mcp_host::{
-    AsyncSubscription, Awaiting, BuilderParts, CallerScope, CancelToken, Family, FamilyHandler, ListenOptions,
-    Outcome, Prepared, ProgressFn, StartedServer, SubscriptionCore,
+    AsyncSubscription, Awaiting, BuilderParts, CallerScope, CancelToken, Family, FamilyHandler,
+    ListenOptions, Outcome, Prepared, ProgressFn, StartedServer, SubscriptionCore,
 };
 
 use crate::caller_io::CallerIo;
@@ -190,12 +190,10 @@ impl<R: Runtime> Family for Async<R> {
         AsyncSubscription::new(core)
     }
 
-    fn close(link: &AsyncLink) -> impl Future<Output = ()> + Send + '_ {
-        async move {
-            let (done, wait) = async_channel::bounded(1);
-            link.engine.close(CloseTo(done));
-            let _ = wait.recv().await;
-        }
+    async fn close(link: &AsyncLink) {
+        let (done, wait) = async_channel::bounded(1);
+        link.engine.close(CloseTo(done));
+        let _ = wait.recv().await;
     }
 
     /// Polls at most `limit` of the futures at once inside the caller's future (no task is
@@ -222,7 +220,8 @@ impl<R: Runtime> Family for Async<R> {
         Ok(servers
             .into_iter()
             .map(|start| {
-                let engine = driver::start(rt.clone(), start.conn, start.dispatch, handlers.clone(), http.clone());
+                let engine =
+                    driver::start(rt.clone(), start.conn, start.dispatch, handlers.clone(), http.clone());
                 StartedServer { name: start.name, view: start.view, link: AsyncLink { engine } }
             })
             .collect())

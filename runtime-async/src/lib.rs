@@ -1,6 +1,7 @@
 //! `mcp-async`: the async MCP client API, written once for every async runtime.
 //!
-//! This crate sits between the sans-IO engine (`mcp-core`) and the runtime crates. It runs
+//! This crate sits between the sans-IO engine (`mcp-core`) and the runtime crates. It is the
+//! async [`mcp_host::Family`] ([`Async`]) of the one generic API in `mcp-host`: it runs
 //! each server's [`mcp_host::Engine`] (the [`mcp_core::Connection`] behind one lock, fed by
 //! callers, IO tasks and a timer task), performs its IO through a small [`Runtime`] trait
 //! (spawn, sleep, clock, processes, TCP) and turns handles into futures. A call's request
@@ -12,9 +13,10 @@
 //! ```no_run
 //! # async fn demo<R: mcp_async::Runtime>(rt: R) -> Result<(), mcp_core::ClientError> {
 //! use mcp_core::ServerSpec;
-//! let client = mcp_async::Client::builder()
+//! let client = mcp_async::Client::<R>::builder()
 //!     .server(ServerSpec::from_target("everything", "npx -y @modelcontextprotocol/server-everything")?)
-//!     .build(rt)?;
+//!     .runtime_options(mcp_async::AsyncOptions::new().runtime(rt))
+//!     .build()?;
 //! for t in client.list_tools().await.into_result()? {
 //!     println!("{}: {}", t.server, t.tool.name);
 //! }
@@ -44,9 +46,9 @@ pub use http::{socket_idle, AsyncStream, BoxedStream, Connector, IdleCheck, TcpC
 pub use mcp_host::{auth, AuthorizationPrompt, TokenRequest};
 pub use mcp_host::{
     AsyncSubscription as Subscription, BatchRequest, CancelToken, ElicitationRequest, EventHook, FromServer,
-    HandlerOutput, HttpClientConfig, ListenOptions, ListenRequest, Pending, ProgressFn, ProgressStream, ProxySetting,
-    RequestBuilder, RequestUpdate, RootsListRequest, SamplingRequest, ToolCall, DEFAULT_BATCH_CONCURRENCY,
-    DEFAULT_MAX_CONCURRENT_SERVERS,
+    HandlerOutput, HttpClientConfig, ListenOptions, ListenRequest, Pending, ProgressFn, ProgressStream,
+    ProxySetting, RequestBuilder, RequestUpdate, RootsListRequest, SamplingRequest, ToolCall,
+    DEFAULT_BATCH_CONCURRENCY, DEFAULT_MAX_CONCURRENT_SERVERS,
 };
 pub use runtime::{BoxFuture, ChildProcess, ProcessParts, Runtime};
 

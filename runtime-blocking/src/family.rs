@@ -4,15 +4,15 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll};
 use std::sync::mpsc;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Instant;
 
 use mcp_core::{ClientError, Connection, Request, RequestError, RequestOptions};
 use mcp_host::{
-    block_on, BlockingSubscription, BuilderParts, CallerScope, CancelToken, Family, FamilyHandler, ListenOptions,
-    Outcome, Prepared, ProgressFn, Returning, StartedServer, SubscriptionCore,
+    block_on, BlockingSubscription, BuilderParts, CallerScope, CancelToken, Family, FamilyHandler,
+    ListenOptions, Outcome, Prepared, ProgressFn, Returning, StartedServer, SubscriptionCore,
 };
 
 use crate::caller_io::CallerIo;
@@ -144,12 +144,10 @@ impl Family for Blocking {
     }
 
     /// Blocks until the server is closed, when first polled.
-    fn close(link: &BlockingLink) -> impl Future<Output = ()> + Send + '_ {
-        async move {
-            let (done, wait) = mpsc::sync_channel(1);
-            link.engine.close(done);
-            let _ = wait.recv();
-        }
+    async fn close(link: &BlockingLink) {
+        let (done, wait) = mpsc::sync_channel(1);
+        link.engine.close(done);
+        let _ = wait.recv();
     }
 
     /// Runs the jobs on at most `limit` threads at once (the calling thread is one; scoped

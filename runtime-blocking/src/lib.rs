@@ -1,8 +1,9 @@
 //! `mcp-blocking`: the MCP client for plain synchronous code, with no async runtime.
 //!
 //! The protocol lives in `mcp-core`, a sans-IO engine; this crate performs its IO with
-//! `std::process` and threads and offers the same method names as the async API
-//! (`mcp-async`, re-exported by `mcp-tokio` and `mcp-smol`), each blocking until its outcome.
+//! `std::process` and threads. It is the blocking [`mcp_host::Family`] ([`Blocking`]) of the
+//! one generic API in `mcp-host`: the same methods and request values as `mcp-tokio` and
+//! `mcp-smol`, sent with a blocking `.send()` where the async crates `.await`.
 //!
 //! # How it runs
 //!
@@ -21,8 +22,9 @@
 //! handle, runs the core's shutdown escalation (close stdin, SIGTERM, SIGKILL), and an engine
 //! that is dropped kills whatever is still running.
 //!
-//! Timeouts are the core's, per request ([`RequestOptions::timeout`]). A blocking call cannot
-//! be dropped half-way; cancel it from another thread with a [`CancelToken`].
+//! Timeouts are the core's, per request ([`RequestBuilder::timeout`]). A blocking call cannot
+//! be dropped half-way; cancel it from another thread with a [`CancelToken`]
+//! ([`RequestBuilder::cancel_with`]).
 //! Server-to-client requests (roots, sampling, elicitation; legacy servers only) run the
 //! installed [`Handler`] on a pooled thread (never queued behind another job), so a handler may block, e.g. on a prompt.
 //! Progress callbacks, the [`ClientBuilder::on_event`] hook and the input-wait hook run outside
@@ -45,18 +47,18 @@
 //! ```no_run
 //! # fn demo() -> Result<(), mcp_blocking::ClientError> {
 //! let client = mcp_blocking::connect("npx -y @modelcontextprotocol/server-everything")?;
-//! for t in client.list_tools().into_result()? {
+//! for t in client.list_tools().send().into_result()? {
 //!     println!("{}: {}", t.server, t.tool.name);
 //! }
-//! let result = client.call_tool("echo", serde_json::json!({"message": "hi"}))?;
+//! let result = client.call_tool("echo", serde_json::json!({"message": "hi"})).send()?;
 //! println!("{}", result.text());
-//! client.close();
+//! client.close().send();
 //! # Ok(()) }
 //! ```
 //!
 //! With several servers or handlers, build it: `Client::builder().server(spec).build()?`. The
-//! re-exported names are those of `mcp-tokio` and `mcp-smol`, plus [`CancelToken`] and the
-//! [`http`] module (the ureq client); the async crates have their runtime instead.
+//! re-exported names are those of `mcp-tokio` and `mcp-smol`, plus the [`http`] module (the
+//! ureq client); the async crates have their runtime instead.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -81,8 +83,8 @@ pub use mcp_core::{
 pub use mcp_host::{auth, AuthorizationPrompt, TokenRequest};
 pub use mcp_host::{
     BatchRequest, BlockingSubscription as Subscription, CancelToken, Elapsed, ElicitationRequest, EventHook,
-    FromServer, HandlerOutput, ListenOptions, ListenRequest, Pending, ProgressFn, ProgressStream, RequestBuilder,
-    RequestUpdate, RootsListRequest, SamplingRequest, ToolCall, DEFAULT_BATCH_CONCURRENCY,
+    FromServer, HandlerOutput, ListenOptions, ListenRequest, Pending, ProgressFn, ProgressStream,
+    RequestBuilder, RequestUpdate, RootsListRequest, SamplingRequest, ToolCall, DEFAULT_BATCH_CONCURRENCY,
     DEFAULT_MAX_CONCURRENT_SERVERS,
 };
 

@@ -42,8 +42,10 @@ fn progress_callback() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = seen.clone();
     let r = client.servers()[0]
-        .call_tool("progress", json!({"steps": 3, "delayMs": 5})).on_progress(move |p| sink.lock().unwrap().push(p))
-        .send().unwrap();
+        .call_tool("progress", json!({"steps": 3, "delayMs": 5}))
+        .on_progress(move |p| sink.lock().unwrap().push(p))
+        .send()
+        .unwrap();
     assert_eq!(r.text(), "done 3");
     let seen = seen.lock().unwrap();
     let figures: Vec<_> = seen.iter().map(|p| (p.progress, p.total)).collect();
@@ -148,7 +150,13 @@ fn routing_between_servers() {
     assert!(client.find_tool("nope").send().unwrap().is_none());
     let err = client.call_tool("echo", json!({"message": "x"})).send().unwrap_err();
     assert!(matches!(err, ClientError::Route(RouteError::Ambiguous { .. })), "{err:?}");
-    assert!(client.call_tool("echo", json!({"message": "x"})).server("a").send().unwrap().text().contains('x'));
+    assert!(client
+        .call_tool("echo", json!({"message": "x"}))
+        .server("a")
+        .send()
+        .unwrap()
+        .text()
+        .contains('x'));
     let err = client.call_tool("echo", json!({})).server("c").send().unwrap_err();
     assert!(matches!(err, ClientError::Route(RouteError::UnknownServer(_))));
     assert_eq!(

@@ -46,8 +46,8 @@ pub use mcp_async::{auth, AuthorizationPrompt, TokenRequest};
 pub use mcp_async::{
     AsyncStream, BatchRequest, BoxFuture, BoxedStream, CancelToken, Connector, ElicitationRequest, EventHook,
     FromServer, Handler, HandlerOutput, Handlers, HttpClientConfig, ListenOptions, ListenRequest, Pending,
-    ProgressFn, ProgressStream, ProxySetting, RequestBuilder, RequestUpdate, RootsListRequest, SamplingRequest,
-    Subscription, ToolCall, DEFAULT_BATCH_CONCURRENCY, DEFAULT_MAX_CONCURRENT_SERVERS,
+    ProgressFn, ProgressStream, ProxySetting, RequestBuilder, RequestUpdate, RootsListRequest,
+    SamplingRequest, Subscription, ToolCall, DEFAULT_BATCH_CONCURRENCY, DEFAULT_MAX_CONCURRENT_SERVERS,
 };
 
 /// An MCP client over one or more servers, on smol (or any executor: see [`SmolRuntime`]).

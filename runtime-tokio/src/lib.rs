@@ -23,8 +23,9 @@
 //! ```
 //!
 //! Every runtime crate (`mcp-tokio`, `mcp-smol`, `mcp-blocking`) re-exports the same names:
-//! [`Client`], [`ClientBuilder`], [`Server`], [`Handler`], [`Handlers`], [`typed_handler`],
-//! [`HandlerOutput`], [`SamplingRequest`], [`ElicitationRequest`], [`RootsListRequest`],
+//! [`Client`], [`ClientBuilder`], [`Server`], the request values ([`RequestBuilder`],
+//! [`Pending`], [`ListenRequest`], [`BatchRequest`], [`ProgressStream`], [`RequestUpdate`],
+//! [`CancelToken`]), [`Handler`], [`Handlers`], [`HandlerOutput`], [`SamplingRequest`], [`ElicitationRequest`], [`RootsListRequest`],
 //! [`FromServer`], [`HandlerError`], [`Root`], [`EventHook`], [`ProgressFn`], [`HttpClientConfig`], [`ProxySetting`],
 //! [`ClientError`], [`Event`], [`ProtocolMode`], [`RequestOptions`], [`ServerInfo`],
 //! [`ServerRequest`], [`ServerSpec`], [`ValidationMode`], [`connect`] and `core`. The async
@@ -46,8 +47,8 @@ pub use mcp_async::{auth, AuthorizationPrompt, TokenRequest};
 pub use mcp_async::{
     AsyncStream, BatchRequest, BoxFuture, BoxedStream, CancelToken, Connector, ElicitationRequest, EventHook,
     FromServer, Handler, HandlerOutput, Handlers, HttpClientConfig, ListenOptions, ListenRequest, Pending,
-    ProgressFn, ProgressStream, ProxySetting, RequestBuilder, RequestUpdate, RootsListRequest, SamplingRequest,
-    Subscription, ToolCall, DEFAULT_BATCH_CONCURRENCY, DEFAULT_MAX_CONCURRENT_SERVERS,
+    ProgressFn, ProgressStream, ProxySetting, RequestBuilder, RequestUpdate, RootsListRequest,
+    SamplingRequest, Subscription, ToolCall, DEFAULT_BATCH_CONCURRENCY, DEFAULT_MAX_CONCURRENT_SERVERS,
 };
 
 /// An MCP client over one or more servers, on tokio.
@@ -101,7 +102,8 @@ impl ChildProcess for TokioChild {
 impl Runtime for TokioRuntime {
     fn current() -> Result<Self, String> {
         tokio::runtime::Handle::try_current().map(Self::from_handle).map_err(|_| {
-            "no tokio runtime: build the client inside one, or give one with RuntimeOptions::runtime".to_owned()
+            "no tokio runtime: build the client inside one, or give one with RuntimeOptions::runtime"
+                .to_owned()
         })
     }
 

@@ -50,8 +50,7 @@ macro_rules! scenarios {
                             started.elapsed()
                         );
                         assert!(!server.wait_closed_by_peer(Duration::from_secs(5)).is_empty(), "{tool}");
-                        let echo =
-                            client.servers()[0].request(call("echo", "after"));
+                        let echo = client.servers()[0].request(call("echo", "after"));
                         assert_eq!(text_of(echo.await), "after");
                         client.close().await;
                     });
@@ -99,7 +98,10 @@ macro_rules! scenarios {
                     let hung = {
                         let client = client.clone();
                         $spawn(async move {
-                            let r = client.servers()[0].request(call("hang", "")).options(timeout_after(2000)).await;
+                            let r = client.servers()[0]
+                                .request(call("hang", ""))
+                                .options(timeout_after(2000))
+                                .await;
                             assert!(is_timeout(&r), "got {r:?}");
                         })
                     };
@@ -109,9 +111,7 @@ macro_rules! scenarios {
                             $spawn(async move {
                                 for i in 0..25 {
                                     let message = format!("t{task}-{i}");
-                                    let r = client.servers()[0]
-                                        .request(call("echo", &message))
-                                        .await;
+                                    let r = client.servers()[0].request(call("echo", &message)).await;
                                     assert_eq!(text_of(r), message);
                                 }
                             })

@@ -71,8 +71,9 @@ fn blocking_builder_checks_and_browser_handler() {
         .unwrap();
 
     let browser = BrowserAuthorization::new(scripted_browser());
-    let handler =
-        mcp_host::typed_handler::<mcp_host::Returning, _, _, _>(move |req: mcp_blocking::AuthorizationPrompt| browser.start(&req));
+    let handler = mcp_host::typed_handler::<mcp_host::Returning, _, _, _>(
+        move |req: mcp_blocking::AuthorizationPrompt| browser.start(&req),
+    );
     let (request, expected) = authorization_request();
     let answer = handler("remote", request).unwrap();
     assert_eq!(answer, serde_json::json!({"callback": expected}));
@@ -102,15 +103,18 @@ fn async_builder_checks_and_browser_handler() {
         .unwrap();
 
         let browser = BrowserAuthorization::new(scripted_browser());
-        let handler =
-            mcp_host::typed_handler::<mcp_host::Awaiting, _, _, _>(move |req: mcp_tokio::AuthorizationPrompt| browser.start(&req));
+        let handler = mcp_host::typed_handler::<mcp_host::Awaiting, _, _, _>(
+            move |req: mcp_tokio::AuthorizationPrompt| browser.start(&req),
+        );
         let (request, expected) = authorization_request();
         let answer = handler("remote", request).await.unwrap();
         assert_eq!(answer, serde_json::json!({"callback": expected}));
     });
     smol::block_on(async {
         let browser = BrowserAuthorization::new(scripted_browser());
-        let handler = mcp_host::typed_handler::<mcp_host::Awaiting, _, _, _>(move |req: mcp_smol::AuthorizationPrompt| browser.start(&req));
+        let handler = mcp_host::typed_handler::<mcp_host::Awaiting, _, _, _>(
+            move |req: mcp_smol::AuthorizationPrompt| browser.start(&req),
+        );
         let (request, expected) = authorization_request();
         let answer = handler("remote", request).await.unwrap();
         assert_eq!(answer, serde_json::json!({"callback": expected}));

@@ -9,11 +9,11 @@ macro_rules! common_set {
     ($krate:ident) => {{
         #[allow(unused_imports)]
         use $krate::{
-            connect, core, BatchRequest, CancelToken, Client, ClientBuilder, ClientError, ElicitationRequest, Event,
-            EventHook, FromServer, Handler, HandlerError, HandlerOutput, Handlers, HttpClientConfig,
+            connect, core, BatchRequest, CancelToken, Client, ClientBuilder, ClientError, ElicitationRequest,
+            Event, EventHook, FromServer, Handler, HandlerError, HandlerOutput, Handlers, HttpClientConfig,
             ListenRequest, Pending, ProgressFn, ProgressStream, ProtocolMode, ProxySetting, RequestBuilder,
-            RequestOptions, RequestUpdate, Root, RootsListRequest, SamplingRequest,
-            Server, ServerInfo, ServerRequest, ServerSpec, ValidationMode, DEFAULT_MAX_CONCURRENT_SERVERS,
+            RequestOptions, RequestUpdate, Root, RootsListRequest, SamplingRequest, Server, ServerInfo,
+            ServerRequest, ServerSpec, ValidationMode, DEFAULT_MAX_CONCURRENT_SERVERS,
         };
         assert_eq!(DEFAULT_MAX_CONCURRENT_SERVERS, mcp_host::DEFAULT_MAX_CONCURRENT_SERVERS);
         let _: fn() -> ClientBuilder = Client::builder;
@@ -54,8 +54,14 @@ fn every_client_is_one_generic_type() {
         TypeId::of::<mcp_tokio::Client>(),
         TypeId::of::<mcp_host::Client<mcp_async::Async<mcp_tokio::TokioRuntime>>>()
     );
-    assert_eq!(TypeId::of::<mcp_smol::Client>(), TypeId::of::<mcp_host::Client<mcp_async::Async<mcp_smol::SmolRuntime>>>());
-    assert_eq!(TypeId::of::<mcp_blocking::Client>(), TypeId::of::<mcp_host::Client<mcp_blocking::Blocking>>());
+    assert_eq!(
+        TypeId::of::<mcp_smol::Client>(),
+        TypeId::of::<mcp_host::Client<mcp_async::Async<mcp_smol::SmolRuntime>>>()
+    );
+    assert_eq!(
+        TypeId::of::<mcp_blocking::Client>(),
+        TypeId::of::<mcp_host::Client<mcp_blocking::Blocking>>()
+    );
     // The async crates share their handlers.
     assert_eq!(TypeId::of::<mcp_tokio::Handler>(), TypeId::of::<mcp_smol::Handler>());
 }

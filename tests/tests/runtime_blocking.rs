@@ -69,8 +69,10 @@ mod blocking_only {
         let spec = support::spec(support::test_server(), "t", &["--protocol", "modern"]);
         let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
         let server = client.servers()[0].clone();
-        let sub =
-            server.listen(mcp_blocking::SubscriptionFilter::new().resource("test://text")).send().expect("listen");
+        let sub = server
+            .listen(mcp_blocking::SubscriptionFilter::new().resource("test://text"))
+            .send()
+            .expect("listen");
         assert_eq!(sub.next_timeout(Duration::from_millis(50)), Err(mcp_blocking::Elapsed));
         let reader = std::thread::spawn(move || {
             let n = sub.next_timeout(Duration::from_secs(10)).expect("a notification");
@@ -204,7 +206,8 @@ mod blocking_only {
                     std::thread::spawn(move || {
                         let text = client
                             .call_tool("echo", json!({"message": format!("m{i}")}))
-                            .send().expect("echo")
+                            .send()
+                            .expect("echo")
                             .text();
                         (text, Instant::now())
                     })

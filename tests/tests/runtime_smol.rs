@@ -13,7 +13,12 @@ pub mod on_smol {
         pub use mcp_tests::support::ready_handler as sync_handler;
 
         pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
-            builder.runtime_options(mcp_smol::RuntimeOptions::new().runtime(SmolRuntime::with_spawner(|f| smol::spawn(f).detach()))).build()
+            builder
+                .runtime_options(
+                    mcp_smol::RuntimeOptions::new()
+                        .runtime(SmolRuntime::with_spawner(|f| smol::spawn(f).detach())),
+                )
+                .build()
         }
 
         pub async fn sleep(d: Duration) {
@@ -75,9 +80,11 @@ pub mod on_async_std {
         pub use mcp_tests::support::ready_handler as sync_handler;
 
         pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
-            builder.runtime_options(mcp_smol::RuntimeOptions::new().runtime(SmolRuntime::with_spawner(|f| {
-                async_std::task::spawn(f);
-            }))).build()
+            builder
+                .runtime_options(mcp_smol::RuntimeOptions::new().runtime(SmolRuntime::with_spawner(|f| {
+                    async_std::task::spawn(f);
+                })))
+                .build()
         }
 
         pub async fn sleep(d: Duration) {
