@@ -87,3 +87,23 @@ impl Future for OutcomeFuture {
         Poll::Pending
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_streams::counted;
+
+    /// A call polled once on a callback's thread and then by a task of the runtime's (another
+    /// waker): its outcome wakes the waker of the most recent poll.
+    #[test]
+    fn a_delivery_wakes_the_waker_of_the_most_recent_poll() {
+        let (reply, mut outcome) = slot();
+        let (first_wakes, first) = counted();
+        let (second_wakes, second) = counted();
+        assert!(Pin::new(&mut outcome).poll(&mut Context::from_waker(&first)).is_pending());
+        assert!(Pin::new(&mut outcome).poll(&mut Context::from_waker(&second)).is_pending());
+        reply.deliver(Err(ClientError::Closed));
+        assert_eq!((first_wakes.count(), second_wakes.count()), (0, 1));
+        assert!(Pin::new(&mut outcome).poll(&mut Context::from_waker(&second)).is_ready());
+    }
+}

@@ -46,7 +46,8 @@ struct RelayState {
     next: Option<Waker>,
     /// The reader task's waker.
     task: Option<Waker>,
-    /// The reactor fired since the last read attempt.
+    /// The stream may have bytes no read attempt looked at: the reactor fired since the last
+    /// read attempt, or a read stopped at [`READ_CHUNK`] (a hand-back then wakes the task).
     fired: bool,
 }
 
@@ -95,18 +96,25 @@ impl SharedStdout {
     /// relay is then registered for more). `Ready` once stdout ended; `Pending` also when
     /// another poller is reading now (it reads on).
     ///
-    /// A poller that finds the lock taken leaves the reading to the holder, so the holder looks
-    /// again after letting go: if the stream fired after its last read attempt (the wake-up may
-    /// have gone to a poller that found the lock taken and left), the holder wakes `poller`
-    /// (itself) to read once more. Without that second look, bytes that arrived in that window
-    /// would wait for a wake-up that never comes. The second read is a wake-up, not a loop here:
-    /// tokio's cooperative budget answers `Pending` and fires the stream's waker at once until
-    /// the task yields, so reading again in the same poll would spin forever.
+    /// The invariant: a read that leaves the stream possibly readable with nobody woken for it
+    /// wakes whoever reads next (the relay's `next`), never only itself. A poller that finds
+    /// the lock taken leaves the reading to the holder, so the holder looks again after letting
+    /// go: if the stream fired after its last read attempt (the wake-up went to a poller that
+    /// found the lock taken and left), the holder fires the relay again, which wakes whoever
+    /// reads next: that poller, the holder itself if nobody polled since, else the reader task.
+    /// Waking the holder alone loses the bytes when the holder stops right after this read
+    /// (its outcome came in it): its hand-back only moves the reading on when it is still the
+    /// one reading next, and the poller that found the lock taken waits for a wake-up that
+    /// never comes. The second read is a wake-up, not a loop here: tokio's cooperative budget
+    /// answers `Pending` and fires the stream's waker at once until the task yields, so reading
+    /// again in the same poll would spin forever.
     ///
     /// One poll reads at most about [`READ_CHUNK`] bytes: from a server that writes without
-    /// pause, the poller wakes itself and gives its executor a turn (a caller then sees the
-    /// outcome its read delivered) instead of reading for as long as the server writes.
-    fn read(&self, poller: &Waker) -> Poll<()> {
+    /// pause, the read stops and fires the relay (the stream is still readable, and no reactor
+    /// will say so), so whoever reads next, most often the poller itself, reads on after its
+    /// executor had a turn (a caller then sees the outcome its read delivered) instead of
+    /// reading for as long as the server writes.
+    fn read(&self) -> Poll<()> {
         let mut reading = match self.reading.try_lock() {
             Ok(guard) => guard,
             Err(TryLockError::Poisoned(p)) => p.into_inner(),
@@ -132,7 +140,7 @@ impl SharedStdout {
                     read_now += n;
                     if read_now >= READ_CHUNK {
                         drop(reading);
-                        poller.wake_by_ref();
+                        self.relay_waker.wake_by_ref();
                         return Poll::Pending;
                     }
                 }
@@ -145,7 +153,7 @@ impl SharedStdout {
         if !ended {
             drop(reading);
             if lock(&self.relay.0).fired {
-                poller.wake_by_ref();
+                self.relay_waker.wake_by_ref();
             }
             return Poll::Pending;
         }
@@ -169,7 +177,7 @@ impl SharedStdout {
                 state.next = state.task.clone();
             }
         }
-        self.read(cx.waker())
+        self.read()
     }
 
     /// A caller's poll: it reads the stream while it waits for its reply.
@@ -180,11 +188,12 @@ impl SharedStdout {
                 state.next = Some(cx.waker().clone());
             }
         }
-        self.read(cx.waker())
+        self.read()
     }
 
     /// A caller that polled stops (its outcome came, or it was dropped): the reader task
-    /// reads next, woken at once if anything arrived since the caller's last read.
+    /// reads next, woken at once if the stream may have bytes nobody read (it fired since the
+    /// last read attempt, or a read stopped at [`READ_CHUNK`]).
     pub(crate) fn hand_back(&self, caller: &Waker) {
         let task = {
             let mut state = lock(&self.relay.0);
@@ -207,6 +216,7 @@ mod tests {
     use std::sync::OnceLock;
 
     use super::*;
+    use crate::test_streams::{counted, Quiet};
 
     /// Keeps every stdout byte it is fed.
     #[derive(Default)]
@@ -222,11 +232,27 @@ mod tests {
     }
 
     /// A stream whose bytes arrive while its reader still holds the lock: the first read finds
-    /// nothing and registers the relay, which fires at once; the other caller it wakes polls
-    /// straight away and finds the lock taken. The bytes are there from the second read on.
+    /// nothing and registers the relay; meanwhile `other` polls and finds the lock taken, the
+    /// stream fires (waking whoever reads next), and the woken poller polls straight away and
+    /// finds the lock still taken. The bytes are there from the second read on.
     struct ArrivesMidRead {
         shared: Arc<OnceLock<Arc<SharedStdout>>>,
+        /// Who polls while the lock is held: a caller's waker, or `None` for the reader task.
+        other: Option<Waker>,
+        /// The reader task's waker.
+        task: Waker,
         reads: usize,
+    }
+
+    impl ArrivesMidRead {
+        /// `other` polls (and finds the lock taken).
+        fn other_polls(&self, shared: &SharedStdout) {
+            let polled = match &self.other {
+                Some(caller) => shared.poll_caller(&mut Context::from_waker(caller)),
+                None => shared.poll_task(&mut Context::from_waker(&self.task)),
+            };
+            assert!(polled.is_pending(), "the lock is held: the poller leaves");
+        }
     }
 
     impl AsyncRead for ArrivesMidRead {
@@ -238,14 +264,11 @@ mod tests {
             self.reads += 1;
             match self.reads {
                 1 => {
-                    let shared = self.shared.get().expect("set before the first read");
-                    // Another caller polls now: the stream's wake-up goes to it.
-                    lock(&shared.relay.0).next = Some(Waker::noop().clone());
+                    let shared = self.shared.get().expect("set before the first read").clone();
+                    self.other_polls(&shared);
+                    // The stream fires; the poller it wakes polls at once.
                     cx.waker().wake_by_ref();
-                    assert!(
-                        shared.read(Waker::noop()).is_pending(),
-                        "the lock is held: the woken caller leaves"
-                    );
+                    self.other_polls(&shared);
                     Poll::Pending
                 }
                 2 => {
@@ -277,40 +300,73 @@ mod tests {
         }
     }
 
-    /// Counts its wake-ups.
-    #[derive(Default)]
-    struct Wakes(std::sync::atomic::AtomicUsize);
-
-    impl Wake for Wakes {
-        fn wake(self: Arc<Self>) {
-            self.wake_by_ref();
-        }
-
-        fn wake_by_ref(self: &Arc<Self>) {
-            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        }
-    }
-
-    impl Wakes {
-        fn count(&self) -> usize {
-            self.0.load(std::sync::atomic::Ordering::SeqCst)
-        }
-    }
-
-    #[test]
-    fn bytes_that_fire_the_stream_while_the_lock_is_held_are_read_by_the_holder() {
+    /// A stdout over `ArrivesMidRead` with `other` polling mid-read; what it feeds is kept.
+    fn arrives_mid_read(other: Option<Waker>, task: Waker) -> (Arc<SharedStdout>, Arc<Recorded>) {
         let cell = Arc::new(OnceLock::new());
         let recorded = Arc::new(Recorded::default());
-        let stream = ArrivesMidRead { shared: cell.clone(), reads: 0 };
+        let stream = ArrivesMidRead { shared: cell.clone(), other, task, reads: 0 };
         let shared = SharedStdout::new(mcp_tests::support::an_epoch(), Box::new(stream), recorded.clone());
         cell.set(shared.clone()).expect("set once");
-        let wakes = Arc::new(Wakes::default());
-        let waker = Waker::from(wakes.clone());
+        (shared, recorded)
+    }
+
+    /// The reader task finds the lock taken while the stream fires: the holder, still the one
+    /// reading next, is woken to look again (nobody else would read the bytes).
+    #[test]
+    fn bytes_that_fire_the_stream_while_the_lock_is_held_are_read_by_the_holder() {
+        let (task_wakes, task) = counted();
+        let (shared, recorded) = arrives_mid_read(None, task);
+        let (wakes, waker) = counted();
         let mut cx = Context::from_waker(&waker);
         assert!(shared.poll_caller(&mut cx).is_pending());
         assert!(wakes.count() >= 1, "the holder must look again: nobody else would read the bytes");
+        let task_woken = task_wakes.count();
         assert!(shared.poll_caller(&mut cx).is_pending());
         assert_eq!(lock(&recorded.0).as_slice(), b"hello\n");
+        shared.hand_back(&waker);
+        assert_eq!(task_wakes.count(), task_woken, "nothing left to read: the task sleeps");
+    }
+
+    /// The race behind a callback's own call that never finished: a caller polls while another
+    /// holds the lock, the stream fires and wakes it, it polls again and still finds the lock
+    /// taken; the holder's outcome came in its read, so it stops polling and hands back. The
+    /// caller that found the lock taken must be woken again and read the bytes (its waker is
+    /// the one of its most recent poll); before, only the holder woke itself, and stopped.
+    #[test]
+    fn a_holder_that_stops_after_the_stream_fired_wakes_the_caller_that_found_the_lock_taken() {
+        let (other_wakes, other) = counted();
+        let (_, task) = counted();
+        let (shared, recorded) = arrives_mid_read(Some(other.clone()), task);
+        let (_, holder) = counted();
+        assert!(shared.poll_caller(&mut Context::from_waker(&holder)).is_pending());
+        // The holder's outcome came: it stops.
+        shared.hand_back(&holder);
+        // Once by the stream's fire, before its last poll; then at least once after it.
+        assert!(
+            other_wakes.count() >= 2,
+            "the caller that found the lock taken after the stream fired is woken again"
+        );
+        assert!(shared.poll_caller(&mut Context::from_waker(&other)).is_pending());
+        assert_eq!(lock(&recorded.0).as_slice(), b"hello\n", "and reads the bytes");
+    }
+
+    /// A caller whose read stopped at the chunk limit (the stream still readable, and no
+    /// reactor will say so) and that then stops (its outcome came in that chunk) hands the
+    /// reading to the reader task, woken to read on.
+    #[test]
+    fn a_caller_that_stops_after_a_full_chunk_wakes_the_reader_task() {
+        let shared = SharedStdout::new(
+            mcp_tests::support::an_epoch(),
+            Box::new(crate::test_streams::Endless::default()),
+            Arc::new(Recorded::default()),
+        );
+        let (task_wakes, task) = counted();
+        assert!(shared.poll_task(&mut Context::from_waker(&task)).is_pending());
+        let (_, caller) = counted();
+        assert!(shared.poll_caller(&mut Context::from_waker(&caller)).is_pending());
+        let task_woken = task_wakes.count();
+        shared.hand_back(&caller);
+        assert!(task_wakes.count() > task_woken, "the task reads what the caller left");
     }
 
     #[test]
@@ -321,8 +377,7 @@ mod tests {
             Box::new(crate::test_streams::Endless::default()),
             recorded.clone(),
         );
-        let wakes = Arc::new(Wakes::default());
-        let waker = Waker::from(wakes.clone());
+        let (wakes, waker) = counted();
         let mut cx = Context::from_waker(&waker);
         for poll in 1..=3 {
             assert!(shared.poll_caller(&mut cx).is_pending());
@@ -338,10 +393,28 @@ mod tests {
             Box::new(OutOfBudget::default()),
             Arc::new(Recorded::default()),
         );
-        let wakes = Arc::new(Wakes::default());
-        let waker = Waker::from(wakes.clone());
+        let (wakes, waker) = counted();
         let mut cx = Context::from_waker(&waker);
         assert!(shared.poll_caller(&mut cx).is_pending());
         assert!(wakes.count() >= 1, "polled again once the task yielded");
+    }
+
+    /// A call polled once on a callback's thread and then by a task of the runtime's (another
+    /// waker): the stream's wake-up goes to the waker of its most recent poll.
+    #[test]
+    fn the_stream_wakes_the_waker_of_a_callers_most_recent_poll() {
+        let (stream, registered) = Quiet::new();
+        let shared = SharedStdout::new(
+            mcp_tests::support::an_epoch(),
+            Box::new(stream),
+            Arc::new(Recorded::default()),
+        );
+        let (first_wakes, first) = counted();
+        let (second_wakes, second) = counted();
+        assert!(shared.poll_caller(&mut Context::from_waker(&first)).is_pending());
+        assert!(shared.poll_caller(&mut Context::from_waker(&second)).is_pending());
+        lock(&registered).take().expect("the stream holds the relay").wake();
+        assert_eq!(second_wakes.count(), 1, "the most recent poll's waker is woken");
+        assert_eq!(first_wakes.count(), 0);
     }
 }
