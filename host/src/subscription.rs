@@ -332,6 +332,15 @@ impl Future for Next<'_> {
     }
 }
 
+/// The notifications, until the stream ended and everything was read.
+impl futures_core::Stream for AsyncSubscription {
+    type Item = Notification;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Notification>> {
+        self.0.inbox.poll_with(cx, InboxState::next)
+    }
+}
+
 impl std::ops::Deref for AsyncSubscription {
     type Target = SubscriptionCore;
 
@@ -382,6 +391,24 @@ impl BlockingSubscription {
     pub fn next_timeout(&self, timeout: Duration) -> Result<Option<Notification>, Elapsed> {
         let deadline = Instant::now().checked_add(timeout);
         self.0.inbox.wait(deadline, InboxState::next).ok_or(Elapsed)
+    }
+}
+
+/// The notifications, blocking for each, until the stream ended and everything was read.
+impl Iterator for &BlockingSubscription {
+    type Item = Notification;
+
+    fn next(&mut self) -> Option<Notification> {
+        BlockingSubscription::next(self)
+    }
+}
+
+/// The notifications, blocking for each, until the stream ended and everything was read.
+impl Iterator for BlockingSubscription {
+    type Item = Notification;
+
+    fn next(&mut self) -> Option<Notification> {
+        BlockingSubscription::next(self)
     }
 }
 

@@ -90,6 +90,12 @@ pub mod push_scenarios {
         aw!(client.call_tool("end_listens", json!({}))).expect("end_listens");
         assert_eq!(aw!(sub.next()), None);
         assert_eq!(sub.ended(), Some(Ok(())));
+        // Read as a `Stream` (async) or an `Iterator` (blocking): what came, then the end.
+        let sub = aw!(server.listen(SubscriptionFilter::new().resource("test://text"))).expect("listen");
+        aw!(client.call_tool("touch_resource", json!({"uri": "test://text"}))).expect("touch");
+        aw!(client.call_tool("touch_resource", json!({"uri": "test://text"}))).expect("touch");
+        aw!(client.call_tool("end_listens", json!({}))).expect("end_listens");
+        assert_eq!(aw!(rt::rest_of(sub)), [updated("test://text"), updated("test://text")]);
         let sub = aw!(server.listen(SubscriptionFilter::new().tools_list_changed())).expect("listen");
         aw!(client.call_tool("end_listens", json!({"resultType": "input_required"}))).expect("end_listens");
         assert_eq!(aw!(sub.next()), None);

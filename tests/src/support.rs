@@ -281,6 +281,19 @@ where
     panic!("the stream ended without a result");
 }
 
+/// What is left of a listen stream, read as a `Stream` (the async families) to its end.
+pub async fn rest_of_stream<S>(stream: S) -> Vec<mcp_core::Notification>
+where
+    S: futures_lite::Stream<Item = mcp_core::Notification> + Unpin,
+{
+    futures_lite::StreamExt::collect(stream).await
+}
+
+/// What is left of a listen stream, read as an `Iterator` (the blocking family) to its end.
+pub fn rest_of_iter<I: Iterator<Item = mcp_core::Notification>>(stream: I) -> Vec<mcp_core::Notification> {
+    stream.collect()
+}
+
 /// [`collect_stream`] for the blocking family's iterator.
 pub fn collect_iter<I>(
     mut updates: I,

@@ -7,6 +7,7 @@ mod rt {
 
     pub use mcp_blocking::{connect, Client, ClientBuilder, ClientError, ListenOptions, Server};
     pub use mcp_tests::support::plain_handler as sync_handler;
+    pub use mcp_tests::support::rest_of_iter as rest_of;
 
     pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
         builder.build()

@@ -11,6 +11,7 @@ pub mod on_smol {
 
         pub use mcp_smol::{connect, Client, ClientBuilder, ClientError, ListenOptions, Server, SmolRuntime};
         pub use mcp_tests::support::ready_handler as sync_handler;
+        pub use mcp_tests::support::rest_of_stream as rest_of;
 
         pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
             builder
@@ -78,6 +79,7 @@ pub mod on_async_std {
 
         pub use mcp_smol::{connect, Client, ClientBuilder, ClientError, ListenOptions, Server, SmolRuntime};
         pub use mcp_tests::support::ready_handler as sync_handler;
+        pub use mcp_tests::support::rest_of_stream as rest_of;
 
         pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
             builder
