@@ -7,14 +7,13 @@ use mcp_core::calls::{Call, CallTool};
 use mcp_core::routing::{ClientList, ConnectReport, ConnectedServer, RouteError, ServerFailure};
 use mcp_core::types::Tool;
 use mcp_core::{ClientError, Request, Root, ServerTool};
-use serde::Serialize;
 
 use crate::client_builder::ClientBuilder;
 use crate::client_routing::{gather_all, route_tool_among};
 use crate::family::Family;
 use crate::pending_op::Pending;
 use crate::request_builder::RequestBuilder;
-use crate::server::{call_tool, Server};
+use crate::server::{call_tool, Arguments, Server};
 
 /// An MCP client over one or more servers. Cheap to clone; `Send + Sync`.
 ///
@@ -150,9 +149,10 @@ impl<F: Family> Client<F> {
     }
 
     /// Calls a tool on the server that offers it (or the one named with
-    /// [`RequestBuilder::server`]). `arguments` is anything that serialises to a JSON object
-    /// (or `null`); a tool failure is a result with `is_error`, not an `Err`.
-    pub fn call_tool(&self, name: &str, arguments: impl Serialize) -> RequestBuilder<'_, F, CallTool> {
+    /// [`RequestBuilder::server`]). `arguments` ([`Arguments`]) is a JSON object (or `null`):
+    /// a `Value`, a `Map`, `()`, or `&args` of any `Serialize` type; a tool failure is a result
+    /// with `is_error`, not an `Err`.
+    pub fn call_tool(&self, name: &str, arguments: impl Arguments) -> RequestBuilder<'_, F, CallTool> {
         RequestBuilder::to_client(self, call_tool(name, arguments))
     }
 

@@ -12,14 +12,13 @@ use mcp_core::routing::{
     ServerResourceTemplate,
 };
 use mcp_core::types::{CompletionReference, LoggingLevel};
-use serde::Serialize;
 
 use crate::client::Client;
 use crate::client_routing::gather_all;
 use crate::family::Family;
 use crate::pending_op::Pending;
 use crate::request_builder::RequestBuilder;
-use crate::server::get_prompt;
+use crate::server::{get_prompt, Arguments};
 
 impl<F: Family> Client<F> {
     /// Sets the log level of every server that declares `logging`; the report names the
@@ -71,8 +70,8 @@ impl<F: Family> Client<F> {
     }
 
     /// Gets a prompt from the server that offers it (or the one named with
-    /// [`RequestBuilder::server`]); `arguments` serialises to an object of strings.
-    pub fn get_prompt(&self, name: &str, arguments: impl Serialize) -> RequestBuilder<'_, F, GetPrompt> {
+    /// [`RequestBuilder::server`]); `arguments` ([`Arguments`]) is an object of strings.
+    pub fn get_prompt(&self, name: &str, arguments: impl Arguments) -> RequestBuilder<'_, F, GetPrompt> {
         RequestBuilder::to_client(self, get_prompt(name, arguments))
     }
 

@@ -50,6 +50,8 @@ pub trait Family: Sized + Send + Sync + 'static {
     /// Dropping the last one releases the engine, which closes the server.
     type Link: Send + Sync + 'static;
     /// A request's outcome on its way. Dropping it before it completes cancels the request.
+    /// The shared code creates it (with [`Family::issue`]) only where it then waits for it,
+    /// so a family may issue and wait in `issue` itself (the blocking one does).
     type Answer<'a>: Future<Output = Outcome> + Send + Unpin + 'a;
     /// A listen stream's handle.
     type Subscription: Send + 'static;

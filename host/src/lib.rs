@@ -110,7 +110,7 @@ pub use process::{
 };
 pub use progress_stream::{ProgressStream, RequestUpdate};
 pub use request_builder::{RequestBuilder, RequestFuture};
-pub use server::Server;
+pub use server::{Arguments, Server};
 pub use server_push::ListenRequest;
 pub use style::{answer, typed_handler, Awaiting, Handler, HandlerOutput, Handlers, Returning, Style};
 pub use subscription::{

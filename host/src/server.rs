@@ -134,15 +134,15 @@ impl<F: Family> Server<F> {
         self.send(ListResourceTemplates)
     }
 
-    /// Calls a tool. `arguments` is anything that serialises to a JSON object (or `null`);
-    /// a `_meta` key in it is sent as the request's `_meta`. A tool failure is a result with
-    /// `is_error`, not an `Err`.
-    pub fn call_tool(&self, name: &str, arguments: impl Serialize) -> RequestBuilder<'_, F, CallTool> {
+    /// Calls a tool. `arguments` ([`Arguments`]) is a JSON object (or `null`): a `Value`, a
+    /// `Map`, `()`, or `&args` of any `Serialize` type; a `_meta` key in it is sent as the
+    /// request's `_meta`. A tool failure is a result with `is_error`, not an `Err`.
+    pub fn call_tool(&self, name: &str, arguments: impl Arguments) -> RequestBuilder<'_, F, CallTool> {
         RequestBuilder::to_server(self, call_tool(name, arguments))
     }
 
-    /// Gets a prompt; `arguments` serialises to an object of strings.
-    pub fn get_prompt(&self, name: &str, arguments: impl Serialize) -> RequestBuilder<'_, F, GetPrompt> {
+    /// Gets a prompt; `arguments` ([`Arguments`]) is an object of strings (or `()`).
+    pub fn get_prompt(&self, name: &str, arguments: impl Arguments) -> RequestBuilder<'_, F, GetPrompt> {
         RequestBuilder::to_server(self, get_prompt(name, arguments))
     }
 
@@ -215,13 +215,53 @@ impl<F: Family> Server<F> {
     }
 }
 
+/// The arguments of a tool call or a prompt: a JSON [`Value`](serde_json::Value) or
+/// [`Map`](serde_json::Map), taken as they are, `()` for none, or a reference to anything
+/// that implements `serde::Serialize` (`&MyArgs { .. }`), serialised when the request is built.
+#[diagnostic::on_unimplemented(
+    message = "tool and prompt arguments are a serde_json::Value, a Map, `()`, or a reference to a `Serialize` type",
+    label = "a `Serialize` value goes by reference: `&args`"
+)]
+pub trait Arguments {
+    /// The arguments as JSON.
+    fn into_value(self) -> Result<serde_json::Value, serde_json::Error>;
+}
+
+/// Taken as it is (no copy).
+impl Arguments for serde_json::Value {
+    fn into_value(self) -> Result<serde_json::Value, serde_json::Error> {
+        Ok(self)
+    }
+}
+
+/// Taken as it is (no copy).
+impl Arguments for serde_json::Map<String, serde_json::Value> {
+    fn into_value(self) -> Result<serde_json::Value, serde_json::Error> {
+        Ok(serde_json::Value::Object(self))
+    }
+}
+
+/// No arguments (`null`).
+impl Arguments for () {
+    fn into_value(self) -> Result<serde_json::Value, serde_json::Error> {
+        Ok(serde_json::Value::Null)
+    }
+}
+
+/// Any `Serialize` value, serialised.
+impl<T: Serialize + ?Sized> Arguments for &T {
+    fn into_value(self) -> Result<serde_json::Value, serde_json::Error> {
+        serde_json::to_value(self)
+    }
+}
+
 /// The descriptor of a `tools/call`, or why its arguments cannot be sent.
-pub(crate) fn call_tool(name: &str, arguments: impl Serialize) -> Result<CallTool, ClientError> {
+pub(crate) fn call_tool(name: &str, arguments: impl Arguments) -> Result<CallTool, ClientError> {
     Ok(CallTool::new(name, arguments_value(name, arguments)?))
 }
 
 /// The descriptor of a `prompts/get`, or why its arguments cannot be sent.
-pub(crate) fn get_prompt(name: &str, arguments: impl Serialize) -> Result<GetPrompt, ClientError> {
+pub(crate) fn get_prompt(name: &str, arguments: impl Arguments) -> Result<GetPrompt, ClientError> {
     match arguments_value(name, arguments)? {
         serde_json::Value::Object(map) => Ok(GetPrompt::new(name, map)),
         serde_json::Value::Null => Ok(GetPrompt::new(name, serde_json::Map::new())),
@@ -229,8 +269,8 @@ pub(crate) fn get_prompt(name: &str, arguments: impl Serialize) -> Result<GetPro
     }
 }
 
-fn arguments_value(name: &str, arguments: impl Serialize) -> Result<serde_json::Value, ClientError> {
-    serde_json::to_value(arguments).map_err(|e| invalid(name, &e.to_string()))
+fn arguments_value(name: &str, arguments: impl Arguments) -> Result<serde_json::Value, ClientError> {
+    arguments.into_value().map_err(|e| invalid(name, &e.to_string()))
 }
 
 fn invalid(name: &str, why: &str) -> ClientError {

@@ -45,9 +45,9 @@ pub use http::{socket_idle, AsyncStream, BoxedStream, Connector, IdleCheck, TcpC
 /// OAuth on the host side: token stores, the loopback redirect listener, the browser sign-in.
 pub use mcp_host::{auth, AuthorizationPrompt, TokenRequest};
 pub use mcp_host::{
-    AsyncSubscription as Subscription, BatchRequest, CancelToken, ElicitationRequest, EventHook, FromServer,
-    HandlerOutput, HttpClientConfig, ListenOptions, ListenRequest, Pending, ProgressFn, ProgressStream,
-    ProxySetting, RequestBuilder, RequestUpdate, RootsListRequest, SamplingRequest, ToolCall,
+    Arguments, AsyncSubscription as Subscription, BatchRequest, CancelToken, ElicitationRequest, EventHook,
+    FromServer, HandlerOutput, HttpClientConfig, ListenOptions, ListenRequest, Pending, ProgressFn,
+    ProgressStream, ProxySetting, RequestBuilder, RequestUpdate, RootsListRequest, SamplingRequest, ToolCall,
     DEFAULT_BATCH_CONCURRENCY, DEFAULT_MAX_CONCURRENT_SERVERS,
 };
 pub use runtime::{BoxFuture, ChildProcess, ProcessParts, Runtime};

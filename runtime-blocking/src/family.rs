@@ -2,11 +2,9 @@
 //! on the caller's thread (which also runs its HTTP exchange or reads its stdio reply), several
 //! servers are asked on scoped threads, and handlers run on threads of their own.
 
-use std::future::Future;
-use std::pin::Pin;
+use std::future::{Future, Ready};
 use std::sync::mpsc;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Instant;
 
 use mcp_core::{ClientError, Connection, Request, RequestError, RequestOptions};
@@ -43,52 +41,34 @@ impl Drop for BlockingLink {
     }
 }
 
-/// A request not issued yet: it is issued, and waited for, when the answer is first polled
-/// (by `.send()`, or by a worker thread of a client-wide request).
-pub struct BlockingAnswer<'a> {
-    link: &'a BlockingLink,
-    call: Option<Issued>,
-}
+impl Family for Blocking {
+    type Style = Returning;
+    type Link = BlockingLink;
+    type Answer<'a> = Ready<Outcome>;
+    type Subscription = BlockingSubscription;
+    type Options = ();
 
-/// What a [`BlockingAnswer`] issues.
-struct Issued {
-    call: u64,
-    request: Request,
-    opts: RequestOptions,
-    progress: Option<ProgressFn>,
-    cancel: Option<CancelToken>,
-}
-
-impl std::fmt::Debug for BlockingAnswer<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BlockingAnswer").field("issued", &self.call.is_none()).finish()
-    }
-}
-
-impl Future for BlockingAnswer<'_> {
-    type Output = Outcome;
-
-    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Outcome> {
-        match self.call.take() {
-            Some(issued) => Poll::Ready(issued.run(&self.link.engine)),
-            None => Poll::Ready(Err(ClientError::Closed)),
+    /// Issues the request and blocks until its outcome, right here (the shared code calls
+    /// this only where it waits for the answer: in `send`, or in a job of a client-wide
+    /// request once a worker thread runs it). The request reaches the core (and a stdio
+    /// server's stdin) on this thread, and so does the HTTP exchange that carries it, once the
+    /// engine is unlocked; a stdio reply is read on this thread too.
+    fn issue(
+        link: &BlockingLink,
+        call: u64,
+        request: Request,
+        opts: RequestOptions,
+        progress: Option<ProgressFn>,
+        cancel: Option<&CancelToken>,
+    ) -> Ready<Outcome> {
+        if cancel.is_some_and(CancelToken::is_cancelled) {
+            return std::future::ready(Err(RequestError::Cancelled.into()));
         }
-    }
-}
-
-impl Issued {
-    /// Issues the request and blocks until its outcome: the request reaches the core (and a
-    /// stdio server's stdin) on this thread, and so does the HTTP exchange that carries it,
-    /// once the engine is unlocked; a stdio reply is read on this thread too.
-    fn run(self, engine: &EngineRef) -> Outcome {
-        let Issued { call, request, opts, progress, cancel } = self;
-        if cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
-            return Err(RequestError::Cancelled.into());
-        }
+        let engine = &link.engine;
         let (reply, slot) = slot();
         let scope = CallerScope::enter(CallerIo::unclaimed);
         engine.request(call, request, opts, reply, progress);
-        let watch = cancel.as_ref().and_then(|token| {
+        let watch = cancel.and_then(|token| {
             let engine = engine.clone();
             token.watch(Box::new(move || engine.cancel(call)))
         });
@@ -104,26 +84,7 @@ impl Issued {
         if let (Some(token), Some(watch)) = (cancel, watch) {
             token.unwatch(watch);
         }
-        outcome
-    }
-}
-
-impl Family for Blocking {
-    type Style = Returning;
-    type Link = BlockingLink;
-    type Answer<'a> = BlockingAnswer<'a>;
-    type Subscription = BlockingSubscription;
-    type Options = ();
-
-    fn issue<'a>(
-        link: &'a BlockingLink,
-        call: u64,
-        request: Request,
-        opts: RequestOptions,
-        progress: Option<ProgressFn>,
-        cancel: Option<&CancelToken>,
-    ) -> BlockingAnswer<'a> {
-        BlockingAnswer { link, call: Some(Issued { call, request, opts, progress, cancel: cancel.cloned() }) }
+        std::future::ready(outcome)
     }
 
     fn inspect(link: &BlockingLink, f: &mut dyn FnMut(&mut Connection, Instant)) {

@@ -73,7 +73,7 @@ mod reply;
 #[cfg(unix)]
 mod stdout;
 
-pub use family::{Blocking, BlockingAnswer, BlockingLink};
+pub use family::{Blocking, BlockingLink};
 pub use http::{HttpClientConfig, ProxySetting};
 pub use mcp_core::{
     self as core, ClientError, Event, HandlerError, Notification, ProtocolMode, RequestOptions, Root,
@@ -82,8 +82,8 @@ pub use mcp_core::{
 /// OAuth on the host side: token stores, the loopback redirect listener, the browser sign-in.
 pub use mcp_host::{auth, AuthorizationPrompt, TokenRequest};
 pub use mcp_host::{
-    BatchRequest, BlockingSubscription as Subscription, CancelToken, Elapsed, ElicitationRequest, EventHook,
-    FromServer, HandlerOutput, ListenOptions, ListenRequest, Pending, ProgressFn, ProgressStream,
+    Arguments, BatchRequest, BlockingSubscription as Subscription, CancelToken, Elapsed, ElicitationRequest,
+    EventHook, FromServer, HandlerOutput, ListenOptions, ListenRequest, Pending, ProgressFn, ProgressStream,
     RequestBuilder, RequestUpdate, RootsListRequest, SamplingRequest, ToolCall, DEFAULT_BATCH_CONCURRENCY,
     DEFAULT_MAX_CONCURRENT_SERVERS,
 };

@@ -44,9 +44,9 @@ use mcp_host::{exit_info, std_command};
 /// OAuth on the host side: token stores, the loopback redirect listener, the browser sign-in.
 pub use mcp_async::{auth, AuthorizationPrompt, TokenRequest};
 pub use mcp_async::{
-    AsyncStream, BatchRequest, BoxFuture, BoxedStream, CancelToken, Connector, ElicitationRequest, EventHook,
-    FromServer, Handler, HandlerOutput, Handlers, HttpClientConfig, ListenOptions, ListenRequest, Pending,
-    ProgressFn, ProgressStream, ProxySetting, RequestBuilder, RequestUpdate, RootsListRequest,
+    Arguments, AsyncStream, BatchRequest, BoxFuture, BoxedStream, CancelToken, Connector, ElicitationRequest,
+    EventHook, FromServer, Handler, HandlerOutput, Handlers, HttpClientConfig, ListenOptions, ListenRequest,
+    Pending, ProgressFn, ProgressStream, ProxySetting, RequestBuilder, RequestUpdate, RootsListRequest,
     SamplingRequest, Subscription, ToolCall, DEFAULT_BATCH_CONCURRENCY, DEFAULT_MAX_CONCURRENT_SERVERS,
 };
 

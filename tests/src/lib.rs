@@ -49,6 +49,7 @@ pub use futures_lite;
 pub use mcp_core;
 pub use mcp_host;
 pub use mcp_test_server as test_server;
+pub use serde;
 pub use serde_json;
 
 /// `aw_async!(e)` is `e.await`: the async flavour of the scenario bodies.

@@ -259,6 +259,21 @@ pub mod scenarios {
             let r = aw!(client.call_tool("add", json!({"a": 2, "b": 3}))).expect("add");
             assert_eq!(r.text(), "5");
             assert_eq!(r.structured_content, Some(json!({"sum": 5})));
+            // Typed arguments in (any `Serialize`, by reference), typed structured content out.
+            #[derive($crate::serde::Serialize)]
+            #[serde(crate = "mcp_tests::serde")]
+            struct Add {
+                a: i64,
+                b: i64,
+            }
+            #[derive(Debug, PartialEq, $crate::serde::Deserialize)]
+            #[serde(crate = "mcp_tests::serde")]
+            struct Sum {
+                sum: i64,
+            }
+            let r = aw!(client.call_tool("add", &Add { a: 4, b: 5 })).expect("add, typed");
+            assert_eq!(r.structured_as::<Sum>(), Ok(Sum { sum: 9 }));
+            assert!(r.structured_as::<Vec<String>>().is_err(), "a typed error when it does not fit");
             aw!(client.close());
         }
     }
