@@ -8,6 +8,7 @@
 //! With `callers > 1`, that many callers each make N calls at once, and the line adds the
 //! p50/p99 call latency.
 
+use std::future::IntoFuture;
 use std::time::{Duration, Instant};
 
 use mcp_core::target::command_from_argv;
@@ -138,10 +139,7 @@ fn on_tokio(plan: &Plan, mut builder: tokio::runtime::Builder, in_task: bool) ->
 
 async fn tokio_run(plan: Plan) -> Figures {
     let t0 = Instant::now();
-    let client = mcp_tokio::Client::builder()
-        .server(plan.spec())
-        .build(mcp_tokio::TokioRuntime::current())
-        .expect("build");
+    let client = mcp_tokio::Client::builder().server(plan.spec()).build().expect("build");
     client.list_tools().await.into_result().expect("list tools");
     let connect_list = t0.elapsed();
     let (cpu0, t1, a0) = (cpu_now(), Instant::now(), allocations());
@@ -179,9 +177,8 @@ fn on_smol(plan: &Plan) -> Figures {
     // `smol::block_on`: the caller's thread drives the reactor while it waits.
     use async_io::block_on;
     let t0 = Instant::now();
-    let client =
-        mcp_smol::Client::builder().server(plan.spec()).build(mcp_smol::SmolRuntime::new()).expect("build");
-    block_on(client.list_tools()).into_result().expect("list tools");
+    let client = mcp_smol::Client::builder().server(plan.spec()).build().expect("build");
+    block_on(client.list_tools().into_future()).into_result().expect("list tools");
     let connect_list = t0.elapsed();
     let (cpu0, t1, a0) = (cpu_now(), Instant::now(), allocations());
     let mut latencies = Vec::new();
@@ -215,27 +212,28 @@ fn on_smol(plan: &Plan) -> Figures {
     }
     let (calls_wall, calls_cpu, allocs) = (t1.elapsed(), cpu_since(cpu0), allocations() - a0);
     let t2 = Instant::now();
-    block_on(client.close());
+    block_on(client.close().into_future());
     Figures { connect_list, calls_wall, calls_cpu, close: t2.elapsed(), allocs, latencies }
 }
 
 fn on_blocking(plan: &Plan) -> Figures {
     let t0 = Instant::now();
     let client = mcp_blocking::Client::builder().server(plan.spec()).build().expect("build");
-    client.list_tools().into_result().expect("list tools");
+    client.list_tools().send().into_result().expect("list tools");
     let connect_list = t0.elapsed();
     let (cpu0, t1, a0) = (cpu_now(), Instant::now(), allocations());
     let mut latencies = Vec::new();
     if plan.callers > 1 {
-        latencies = on_threads(plan, || check(client.call_tool("echo", echo_args()).expect("call").text()));
+        latencies =
+            on_threads(plan, || check(client.call_tool("echo", echo_args()).send().expect("call").text()));
     } else {
         for _ in 0..plan.calls {
-            check(client.call_tool("echo", echo_args()).expect("call").text());
+            check(client.call_tool("echo", echo_args()).send().expect("call").text());
         }
     }
     let (calls_wall, calls_cpu, allocs) = (t1.elapsed(), cpu_since(cpu0), allocations() - a0);
     let t2 = Instant::now();
-    client.close();
+    client.close().send();
     Figures { connect_list, calls_wall, calls_cpu, close: t2.elapsed(), allocs, latencies }
 }
 

@@ -79,10 +79,7 @@ fn on_tokio(specs: Vec<ServerSpec>, limit: usize) -> Result<Duration, String> {
     runtime.block_on(async {
         let servers = specs.len();
         let builder = specs.into_iter().fold(mcp_tokio::Client::builder(), |b, s| b.server(s));
-        let client = builder
-            .max_concurrent_servers(limit)
-            .build(mcp_tokio::TokioRuntime::current())
-            .map_err(|e| format!("build: {e}"))?;
+        let client = builder.max_concurrent_servers(limit).build().map_err(|e| format!("build: {e}"))?;
         let started = Instant::now();
         let report = client.connect().await;
         let tools = client.list_tools().await;
@@ -96,10 +93,7 @@ fn on_tokio(specs: Vec<ServerSpec>, limit: usize) -> Result<Duration, String> {
 fn on_smol(specs: Vec<ServerSpec>, limit: usize) -> Result<Duration, String> {
     let servers = specs.len();
     let builder = specs.into_iter().fold(mcp_smol::Client::builder(), |b, s| b.server(s));
-    let client = builder
-        .max_concurrent_servers(limit)
-        .build(mcp_smol::SmolRuntime::new())
-        .map_err(|e| format!("build: {e}"))?;
+    let client = builder.max_concurrent_servers(limit).build().map_err(|e| format!("build: {e}"))?;
     async_io::block_on(async {
         let started = Instant::now();
         let report = client.connect().await;
@@ -116,10 +110,10 @@ fn on_blocking(specs: Vec<ServerSpec>, limit: usize) -> Result<Duration, String>
     let builder = specs.into_iter().fold(mcp_blocking::Client::builder(), |b, s| b.server(s));
     let client = builder.max_concurrent_servers(limit).build().map_err(|e| format!("build: {e}"))?;
     let started = Instant::now();
-    let report = client.connect();
-    let tools = client.list_tools();
+    let report = client.connect().send();
+    let tools = client.list_tools().send();
     let wall = started.elapsed();
-    client.close();
+    client.close().send();
     check(report.connected.len(), report.failed.len(), tools.failed.len(), servers)?;
     Ok(wall)
 }

@@ -8,6 +8,7 @@
 //! swallowed failed typed.
 
 use std::collections::{HashMap, HashSet};
+use std::future::IntoFuture;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -68,8 +69,7 @@ pub fn many(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
         Rt::Tokio => tokio_runtime().and_then(|runtime| {
             runtime.block_on(async {
                 let builder = specs.into_iter().fold(mcp_tokio::Client::builder(), |b, s| b.server(s));
-                let client =
-                    builder.build(mcp_tokio::TokioRuntime::current()).map_err(|e| format!("build: {e}"))?;
+                let client = builder.build().map_err(|e| format!("build: {e}"))?;
                 let t0 = Instant::now();
                 let tasks: Vec<_> = names
                     .iter()
@@ -83,7 +83,7 @@ pub fn many(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
                             Ok(first_contact(
                                 t0,
                                 payload,
-                                || server.connect(),
+                                || server.connect().into_future(),
                                 |p| async move {
                                     server.call_tool("echo", echo_args(key, &p)).await.map(|r| r.text())
                                 },
@@ -104,37 +104,32 @@ pub fn many(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
         Rt::Smol => {
             use async_io::block_on;
             let builder = specs.into_iter().fold(mcp_smol::Client::builder(), |b, s| b.server(s));
-            builder.build(mcp_smol::SmolRuntime::new()).map_err(|e| format!("build: {e}")).and_then(
-                |client| {
-                    let t0 = Instant::now();
-                    let contacts = std::thread::scope(|scope| {
-                        let handles = client
-                            .servers()
-                            .iter()
-                            .map(|server| {
-                                scope.spawn(move || {
-                                    let payload = format!("many-{}", server.name());
-                                    block_on(first_contact(
-                                        t0,
-                                        payload,
-                                        || server.connect(),
-                                        |p| async move {
-                                            server
-                                                .call_tool("echo", echo_args(key, &p))
-                                                .await
-                                                .map(|r| r.text())
-                                        },
-                                    ))
-                                })
+            builder.build().map_err(|e| format!("build: {e}")).and_then(|client| {
+                let t0 = Instant::now();
+                let contacts = std::thread::scope(|scope| {
+                    let handles = client
+                        .servers()
+                        .iter()
+                        .map(|server| {
+                            scope.spawn(move || {
+                                let payload = format!("many-{}", server.name());
+                                block_on(first_contact(
+                                    t0,
+                                    payload,
+                                    || server.connect().into_future(),
+                                    |p| async move {
+                                        server.call_tool("echo", echo_args(key, &p)).await.map(|r| r.text())
+                                    },
+                                ))
                             })
-                            .collect();
-                        join_all(handles)
-                    });
-                    let closing = Instant::now();
-                    block_on(client.close());
-                    Ok((contacts?, closing.elapsed()))
-                },
-            )
+                        })
+                        .collect();
+                    join_all(handles)
+                });
+                let closing = Instant::now();
+                block_on(client.close().into_future());
+                Ok((contacts?, closing.elapsed()))
+            })
         }
         Rt::Blocking => {
             let builder = specs.into_iter().fold(mcp_blocking::Client::builder(), |b, s| b.server(s));
@@ -150,10 +145,13 @@ pub fn many(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
                                 futures_lite::future::block_on(first_contact(
                                     t0,
                                     payload,
-                                    || std::future::ready(server.connect()),
+                                    || std::future::ready(server.connect().send()),
                                     |p| {
                                         std::future::ready(
-                                            server.call_tool("echo", echo_args(key, &p)).map(|r| r.text()),
+                                            server
+                                                .call_tool("echo", echo_args(key, &p))
+                                                .send()
+                                                .map(|r| r.text()),
                                         )
                                     },
                                 ))
@@ -163,7 +161,7 @@ pub fn many(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
                     join_all(handles)
                 });
                 let closing = Instant::now();
-                client.close();
+                client.close().send();
                 Ok((contacts?, closing.elapsed()))
             })
         }
@@ -258,7 +256,7 @@ fn restart_with(
                 let client = mcp_tokio::Client::builder()
                     .server(spec)
                     .on_event(life.hook())
-                    .build(mcp_tokio::TokioRuntime::current())
+                    .build()
                     .map_err(|e| format!("build: {e}"))?;
                 let tasks: Vec<_> = (0..callers)
                     .map(|id| {
@@ -282,10 +280,7 @@ fn restart_with(
         }),
         Rt::Smol => {
             use async_io::block_on;
-            let built = mcp_smol::Client::builder()
-                .server(spec)
-                .on_event(life.hook())
-                .build(mcp_smol::SmolRuntime::new());
+            let built = mcp_smol::Client::builder().server(spec).on_event(life.hook()).build();
             built.map_err(|e| format!("build: {e}")).and_then(|client| {
                 let tallies = std::thread::scope(|scope| {
                     let client = &client;
@@ -300,7 +295,7 @@ fn restart_with(
                         .collect();
                     join_all(handles)
                 });
-                block_on(client.close());
+                block_on(client.close().into_future());
                 tallies
             })
         }
@@ -313,14 +308,14 @@ fn restart_with(
                         .map(|id| {
                             scope.spawn(move || {
                                 caller_sync("restart", id, share(total, callers, id), |p| {
-                                    client.call_tool("echo", echo_args(key, &p)).map(|r| r.text())
+                                    client.call_tool("echo", echo_args(key, &p)).send().map(|r| r.text())
                                 })
                             })
                         })
                         .collect();
                     join_all(handles)
                 });
-                client.close();
+                client.close().send();
                 tallies
             })
         }

@@ -2,6 +2,7 @@
 //! Every run returns a report row; a client or server that cannot start is a failed row, never
 //! a panic.
 
+use std::future::IntoFuture;
 use std::time::{Duration, Instant};
 
 use mcp_core::{ClientError, ServerSpec};
@@ -86,10 +87,7 @@ type LoadRun = Result<(Vec<Tally>, Duration), String>;
 fn load_tokio(spec: ServerSpec, key: &'static str, callers: usize, calls: usize) -> LoadRun {
     let runtime = tokio_runtime()?;
     runtime.block_on(async {
-        let client = mcp_tokio::Client::builder()
-            .server(spec)
-            .build(mcp_tokio::TokioRuntime::current())
-            .map_err(failed("build"))?;
+        let client = mcp_tokio::Client::builder().server(spec).build().map_err(failed("build"))?;
         client.list_tools().await.into_result().map_err(failed("connect"))?;
         let started = Instant::now();
         let tasks: Vec<_> = (0..callers)
@@ -116,11 +114,8 @@ fn load_tokio(spec: ServerSpec, key: &'static str, callers: usize, calls: usize)
 
 fn load_smol(spec: ServerSpec, key: &'static str, callers: usize, calls: usize) -> LoadRun {
     use async_io::block_on;
-    let client = mcp_smol::Client::builder()
-        .server(spec)
-        .build(mcp_smol::SmolRuntime::new())
-        .map_err(failed("build"))?;
-    block_on(client.list_tools()).into_result().map_err(failed("connect"))?;
+    let client = mcp_smol::Client::builder().server(spec).build().map_err(failed("build"))?;
+    block_on(client.list_tools().into_future()).into_result().map_err(failed("connect"))?;
     let started = Instant::now();
     let tallies = std::thread::scope(|scope| {
         let client = &client;
@@ -136,13 +131,13 @@ fn load_smol(spec: ServerSpec, key: &'static str, callers: usize, calls: usize) 
         join_all(handles)
     });
     let wall = started.elapsed();
-    block_on(client.close());
+    block_on(client.close().into_future());
     Ok((tallies?, wall))
 }
 
 fn load_blocking(spec: ServerSpec, key: &'static str, callers: usize, calls: usize) -> LoadRun {
     let client = mcp_blocking::Client::builder().server(spec).build().map_err(failed("build"))?;
-    client.list_tools().into_result().map_err(failed("connect"))?;
+    client.list_tools().send().into_result().map_err(failed("connect"))?;
     let started = Instant::now();
     let tallies = std::thread::scope(|scope| {
         let client = &client;
@@ -150,7 +145,7 @@ fn load_blocking(spec: ServerSpec, key: &'static str, callers: usize, calls: usi
             .map(|id| {
                 scope.spawn(move || {
                     caller_sync("load", id, calls, |payload| {
-                        client.call_tool("echo", echo_args(key, &payload)).map(|r| r.text())
+                        client.call_tool("echo", echo_args(key, &payload)).send().map(|r| r.text())
                     })
                 })
             })
@@ -158,7 +153,7 @@ fn load_blocking(spec: ServerSpec, key: &'static str, callers: usize, calls: usi
         join_all(handles)
     });
     let wall = started.elapsed();
-    client.close();
+    client.close().send();
     Ok((tallies?, wall))
 }
 
@@ -224,10 +219,7 @@ pub fn long(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
     let run = match rt {
         Rt::Tokio => tokio_runtime().and_then(|runtime| {
             runtime.block_on(async {
-                let client = mcp_tokio::Client::builder()
-                    .server(spec)
-                    .build(mcp_tokio::TokioRuntime::current())
-                    .map_err(failed("build"))?;
+                let client = mcp_tokio::Client::builder().server(spec).build().map_err(failed("build"))?;
                 let c = &client;
                 let run = long_loop(n, warm, |p| async move {
                     c.call_tool("echo", echo_args(key, &p)).await.map(|r| r.text())
@@ -237,24 +229,20 @@ pub fn long(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
                 Ok(run)
             })
         }),
-        Rt::Smol => mcp_smol::Client::builder()
-            .server(spec)
-            .build(mcp_smol::SmolRuntime::new())
-            .map_err(failed("build"))
-            .map(|client| {
-                let c = &client;
-                let run = async_io::block_on(long_loop(n, warm, |p| async move {
-                    c.call_tool("echo", echo_args(key, &p)).await.map(|r| r.text())
-                }));
-                async_io::block_on(client.close());
-                run
-            }),
+        Rt::Smol => mcp_smol::Client::builder().server(spec).build().map_err(failed("build")).map(|client| {
+            let c = &client;
+            let run = async_io::block_on(long_loop(n, warm, |p| async move {
+                c.call_tool("echo", echo_args(key, &p)).await.map(|r| r.text())
+            }));
+            async_io::block_on(client.close().into_future());
+            run
+        }),
         Rt::Blocking => {
             mcp_blocking::Client::builder().server(spec).build().map_err(failed("build")).map(|client| {
                 let run = futures_lite::future::block_on(long_loop(n, warm, |p| {
-                    std::future::ready(client.call_tool("echo", echo_args(key, &p)).map(|r| r.text()))
+                    std::future::ready(client.call_tool("echo", echo_args(key, &p)).send().map(|r| r.text()))
                 }));
-                client.close();
+                client.close().send();
                 run
             })
         }

@@ -217,7 +217,7 @@ fn build_client(settings: &Settings, spec: ServerSpec, extra: Option<ExtraHook>)
             extra(server, event);
         }
     });
-    Ok(builder.build(mcp_tokio::TokioRuntime::current())?)
+    Ok(builder.build()?)
 }
 
 /// Runs `body` against the one server of `spec`, then closes the client whatever the outcome.
@@ -327,7 +327,7 @@ async fn perform(settings: &Settings, server: Server, action: Action) -> Result<
             let result = if context.is_empty() {
                 server.complete(reference, &argument, &value).await?
             } else {
-                server.complete_with(reference, &argument, &value, context).await?
+                server.complete(reference, &argument, &value).context(context).await?
             };
             show(settings, || result.raw().clone(), || output::completion_text(&result));
         }

@@ -104,7 +104,7 @@ fn client_for(
             ElicitResult::from_value(accept_with_defaults(req.raw()))
                 .map_err(|e| HandlerError::new(e.to_string()))
         });
-    Ok(builder.build(mcp_tokio::TokioRuntime::current())?)
+    Ok(builder.build()?)
 }
 
 async fn scenario_run(url: &str, scenario: &str, version: &str, context: &Value) -> Result<(), CliError> {

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use mcp_tokio::core::types::CompletionReference;
 use mcp_tokio::core::StdioCommand;
-use mcp_tokio::{RequestOptions, Server, ServerSpec};
+use mcp_tokio::{Server, ServerSpec};
 use serde_json::{json, Map, Value};
 
 use crate::commands::{with_server, CliError, Settings};
@@ -42,7 +42,7 @@ async fn tour(server: Server) -> Result<(), CliError> {
     let progress_args = json!({"steps": 3});
     emit(&format!("call progress {progress_args}:"));
     let report = |p| emit(&indent(&output::progress_line(&p), 4));
-    let done = server.call_tool_with_progress("progress", progress_args, RequestOptions::default(), report);
+    let done = server.call_tool("progress", progress_args).on_progress(report);
     emit(&indent(&output::call_result_text(&done.await?), 4));
 
     let uri = "test://text";

@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mcp_tokio::core::calls::CallTool;
 use mcp_tokio::core::types::CallToolResult;
-use mcp_tokio::core::{Progress, RequestOptions};
+use mcp_tokio::core::Progress;
 use mcp_tokio::Server;
 use serde_json::Value;
 
@@ -48,7 +48,7 @@ pub async fn call_showing_progress(
         Display::Hidden => Ok(server.send(call).await?),
         Display::Lines => {
             let report = |p: Progress| note(&output::progress_line(&p));
-            Ok(server.send_with_progress(call, RequestOptions::default(), report).await?)
+            Ok(server.send(call).on_progress(report).await?)
         }
         Display::Bar => {
             let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
@@ -57,7 +57,7 @@ pub async fn call_showing_progress(
             bar.set_style(style);
             let shown = bar.clone();
             let report = move |p: Progress| update(&shown, &p);
-            let outcome = server.send_with_progress(call, RequestOptions::default(), report).await;
+            let outcome = server.send(call).on_progress(report).await;
             bar.finish_and_clear();
             Ok(outcome?)
         }

@@ -3,6 +3,7 @@
 //! cancel). Tasks live in the server: over stdio they end with the `mcp` process, so `mcp
 //! tasks` is for HTTP servers.
 
+use std::future::IntoFuture;
 use std::time::Duration;
 
 use mcp_tokio::core::types::{CallToolResult, StartedTask, Task, TaskHandle, TaskStatus};
@@ -51,7 +52,7 @@ fn handle(server: &Server, id: String) -> TaskHandle {
 
 /// Calls `tool` as a task and waits for its result, showing the task's status on stderr.
 pub async fn call_as_task(server: &Server, tool: &str, arguments: Value) -> Result<CallToolResult, CliError> {
-    let (handle, task) = match server.call_tool_as_task(tool, arguments).await? {
+    let (handle, task) = match server.call_tool(tool, arguments).as_task().await? {
         StartedTask::Task { handle, task } => (handle, task),
         StartedTask::Done(result) => {
             note("the server ran the call at once (no task)");
@@ -59,7 +60,7 @@ pub async fn call_as_task(server: &Server, tool: &str, arguments: Value) -> Resu
         }
     };
     note(&format!("task {}", task_line(&task)));
-    let wait = server.wait_for_task(&handle, None);
+    let wait = server.wait_for_task(&handle).into_future();
     tokio::pin!(wait);
     let mut last = task_line(&task);
     let every = task.poll_interval_ms.map_or(STATUS_EVERY, |ms| Duration::from_millis(ms).max(STATUS_EVERY));
@@ -98,7 +99,7 @@ pub async fn run(settings: &Settings, server: Server, action: TaskAction) -> Res
             emit(&if settings.json { pretty(task.raw()) } else { task_line(&task) });
         }
         TaskAction::Result(id) => {
-            let result = server.wait_for_task(&handle(&server, id), None).await?;
+            let result = server.wait_for_task(&handle(&server, id)).await?;
             let text =
                 if settings.json { pretty(result.raw()) } else { crate::output::call_result_text(&result) };
             emit(&text);

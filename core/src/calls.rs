@@ -1,10 +1,9 @@
 //! Typed request descriptors: one small type per kind of request, turning into a [`Request`]
 //! and decoding the [`Response`] into what the caller wants.
 //!
-//! Every runtime's `Server` has one generic `send` that takes any [`Call`]; the named methods
-//! (`list_tools`, `call_tool`, ...) are one line each over it, generated for every family from
-//! one list (`mcp_host::server_methods!`). A new kind of request is a descriptor here plus one
-//! line in that list.
+//! `Server` (in `mcp-host`, one generic type for every runtime) has one generic `send` that takes
+//! any [`Call`]; the named methods (`list_tools`, `call_tool`, ...) are one line each over it.
+//! A new kind of request is a descriptor here plus one method there.
 //!
 //! ```
 //! use mcp_core::calls::{Call, CallTool, ListTools};

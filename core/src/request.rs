@@ -332,6 +332,24 @@ impl Request {
         }
     }
 
+    /// What a client with several servers routes the request by when no server is named.
+    pub fn routing(&self) -> crate::routing::Routing<'_> {
+        use crate::routing::Routing;
+        use crate::types::CompletionReference;
+        match self {
+            Request::CallTool { name, .. } | Request::CallToolAsTask { name, .. } => Routing::Tool(name),
+            Request::GetPrompt { name, .. } => Routing::Prompt(name),
+            Request::ReadResource { uri } => Routing::Resource(uri),
+            Request::Complete { reference: CompletionReference::Prompt { name }, .. } => {
+                Routing::Prompt(name)
+            }
+            Request::Complete { reference: CompletionReference::Resource { uri }, .. } => {
+                Routing::Resource(uri)
+            }
+            _ => Routing::Unrouted,
+        }
+    }
+
     /// The MCP method the request is named after (`ping` for [`Request::Ping`] and `connect`
     /// for [`Request::Connect`], whatever the server's era makes of them).
     pub fn method(&self) -> &str {

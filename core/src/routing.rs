@@ -63,6 +63,30 @@ pub enum RouteError {
         /// The servers offering it, in configuration order.
         servers: Vec<String>,
     },
+    /// The request follows no routing rule (a list, a task, a custom request...) and the client
+    /// has several servers: name one.
+    #[error("{method} goes to one server and this client has several ({}): name the server", servers.join(", "))]
+    ServerNeeded {
+        /// The request's method.
+        method: String,
+        /// The client's servers, in configuration order.
+        servers: Vec<String>,
+    },
+}
+
+/// What a client with several servers routes a request by when no server is named
+/// ([`Request::routing`](crate::Request::routing)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Routing<'a> {
+    /// The one server whose tool list has this tool.
+    Tool(&'a str),
+    /// The one server whose prompt list has this prompt.
+    Prompt(&'a str),
+    /// The one server that lists this resource URI, or else the one whose template matches it.
+    Resource(&'a str),
+    /// No rule: the request must name its server.
+    Unrouted,
 }
 
 /// Picks the server for `tool`: the explicit `server` if given (it must exist), otherwise the

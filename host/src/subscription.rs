@@ -227,6 +227,12 @@ impl SubscriptionCore {
         Self { handle, inbox, control, _keep: keep }
     }
 
+    /// Waits for the first acknowledgment (or the stream's end, as an error), through the
+    /// inbox's waker (the blocking family runs it with [`crate::block_on`]).
+    pub async fn acknowledgment(&self) -> Result<(), ClientError> {
+        std::future::poll_fn(|cx| self.inbox.poll_with(cx, InboxState::acknowledged)).await
+    }
+
     /// What the server agreed to send, as of its last acknowledgment (`None` before the first).
     pub fn acknowledged(&self) -> Option<SubscriptionFilter> {
         lock(&self.inbox.state).granted.clone()
@@ -326,6 +332,15 @@ impl Future for Next<'_> {
     }
 }
 
+/// The notifications, until the stream ended and everything was read.
+impl futures_core::Stream for AsyncSubscription {
+    type Item = Notification;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Notification>> {
+        self.0.inbox.poll_with(cx, InboxState::next)
+    }
+}
+
 impl std::ops::Deref for AsyncSubscription {
     type Target = SubscriptionCore;
 
@@ -376,6 +391,24 @@ impl BlockingSubscription {
     pub fn next_timeout(&self, timeout: Duration) -> Result<Option<Notification>, Elapsed> {
         let deadline = Instant::now().checked_add(timeout);
         self.0.inbox.wait(deadline, InboxState::next).ok_or(Elapsed)
+    }
+}
+
+/// The notifications, blocking for each, until the stream ended and everything was read.
+impl Iterator for &BlockingSubscription {
+    type Item = Notification;
+
+    fn next(&mut self) -> Option<Notification> {
+        BlockingSubscription::next(self)
+    }
+}
+
+/// The notifications, blocking for each, until the stream ended and everything was read.
+impl Iterator for BlockingSubscription {
+    type Item = Notification;
+
+    fn next(&mut self) -> Option<Notification> {
+        BlockingSubscription::next(self)
     }
 }
 

@@ -9,10 +9,12 @@ use std::time::Instant;
 use async_channel::{Receiver, Sender};
 use futures_lite::{future, FutureExt};
 use mcp_core::{Connection, Epoch, Input, Io, ServerRequest, ServerRequestHandle};
+use mcp_host::{answer, Awaiting, Dispatch, Engine, Feed, Perform, Side, TimerStep, Waiter};
 use mcp_host::{apply_process_io, OtherIo, SpawnRequest};
-use mcp_host::{Dispatch, Engine, Feed, Perform, Side, TimerStep, Waiter};
 
-use crate::handlers::{answer, Handlers};
+/// The handlers of an async client.
+type Handlers = mcp_host::Handlers<Awaiting>;
+
 use crate::http::{Exchanges, HttpClient, Spawner};
 use crate::process::ProcessIo;
 use crate::reply::ReplyTo;
@@ -156,7 +158,7 @@ impl<R: Runtime> Perform for IoSide<R> {
         handle: ServerRequestHandle,
         request: ServerRequest,
     ) -> Option<Input> {
-        let answer = answer(&self.handlers, server, request);
+        let answer = answer::<Awaiting>(&self.handlers, server, request);
         let feed = self.feed()?;
         self.rt.spawn(Box::pin(async move {
             let outcome = AssertUnwindSafe(answer)

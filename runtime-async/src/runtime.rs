@@ -12,7 +12,10 @@ use mcp_core::{ExitInfo, StdioCommand};
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What an async runtime provides to the client. Implemented by `mcp-tokio` and `mcp-smol`.
-pub trait Runtime: Clone + Send + Sync + 'static {
+pub trait Runtime: Clone + Send + Sync + std::fmt::Debug + 'static {
+    /// The runtime a client built without [`AsyncOptions::runtime`](crate::AsyncOptions::runtime)
+    /// runs on: the one `build` is called on, or why there is none.
+    fn current() -> Result<Self, String>;
     /// Runs a future in the background.
     fn spawn(&self, future: BoxFuture<'static, ()>);
     /// Completes at `deadline`.

@@ -17,18 +17,18 @@ fn main() -> Result<(), ClientError> {
         None => ServerSpec::stdio("test-server", StdioCommand::new(program).args(args)),
     };
     let client = Client::builder().server(spec).build()?;
-    let info = client.connect().into_result()?;
+    let info = client.connect().send().into_result()?;
     println!("connected: {:?} era, protocol {}", info[0].era, info[0].protocol_version);
-    let tools = client.list_tools().into_result()?;
+    let tools = client.list_tools().send().into_result()?;
     println!(
         "{} tools: {}",
         tools.len(),
         tools.iter().map(|t| t.tool.name.as_str()).collect::<Vec<_>>().join(", ")
     );
     if tools.iter().any(|t| t.tool.name == "echo") {
-        let result = client.call_tool("echo", json!({"message": "hello from a plain thread"}))?;
+        let result = client.call_tool("echo", json!({"message": "hello from a plain thread"})).send()?;
         println!("echo: {}", result.text());
     }
-    client.close();
+    client.close().send();
     Ok(())
 }

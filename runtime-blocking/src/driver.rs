@@ -16,7 +16,10 @@ use mcp_host::{apply_process_io, OtherIo, SpawnRequest};
 use mcp_host::{Dispatch, Engine, EngineApi, Feed, Perform, Side, TimerStep};
 
 use crate::caller_io::CallerIo;
-use crate::handlers::{answer, Handlers};
+use mcp_host::{answer, Returning};
+
+/// The handlers of a blocking client.
+type Handlers = mcp_host::Handlers<Returning>;
 use crate::http::{HttpClient, HttpExchange, PreparedExchange};
 use crate::process::ProcessIo;
 
@@ -196,7 +199,7 @@ impl Perform for IoSide {
         let (handlers, name) = (self.handlers.clone(), server.clone());
         let feed = self.feed()?;
         let answered = crate::pool::run(move |worker| {
-            let outcome = answer(&handlers, &name, request);
+            let outcome = answer::<Returning>(&handlers, &name, request);
             worker.release();
             feed.feed(Input::ServerAnswer(handle, outcome));
         });

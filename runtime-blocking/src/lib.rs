@@ -1,8 +1,9 @@
 //! `mcp-blocking`: the MCP client for plain synchronous code, with no async runtime.
 //!
 //! The protocol lives in `mcp-core`, a sans-IO engine; this crate performs its IO with
-//! `std::process` and threads and offers the same method names as the async API
-//! (`mcp-async`, re-exported by `mcp-tokio` and `mcp-smol`), each blocking until its outcome.
+//! `std::process` and threads. It is the blocking [`mcp_host::Family`] ([`Blocking`]) of the
+//! one generic API in `mcp-host`: the same methods and request values as `mcp-tokio` and
+//! `mcp-smol`, sent with a blocking `.send()` where the async crates `.await`.
 //!
 //! # How it runs
 //!
@@ -21,8 +22,9 @@
 //! handle, runs the core's shutdown escalation (close stdin, SIGTERM, SIGKILL), and an engine
 //! that is dropped kills whatever is still running.
 //!
-//! Timeouts are the core's, per request ([`RequestOptions::timeout`]). A blocking call cannot
-//! be dropped half-way; cancel it from another thread with a [`CancelToken`].
+//! Timeouts are the core's, per request ([`RequestBuilder::timeout`]). A blocking call cannot
+//! be dropped half-way; cancel it from another thread with a [`CancelToken`]
+//! ([`RequestBuilder::cancel_with`]).
 //! Server-to-client requests (roots, sampling, elicitation; legacy servers only) run the
 //! installed [`Handler`] on a pooled thread (never queued behind another job), so a handler may block, e.g. on a prompt.
 //! Progress callbacks, the [`ClientBuilder::on_event`] hook and the input-wait hook run outside
@@ -45,37 +47,33 @@
 //! ```no_run
 //! # fn demo() -> Result<(), mcp_blocking::ClientError> {
 //! let client = mcp_blocking::connect("npx -y @modelcontextprotocol/server-everything")?;
-//! for t in client.list_tools().into_result()? {
+//! for t in client.list_tools().send().into_result()? {
 //!     println!("{}: {}", t.server, t.tool.name);
 //! }
-//! let result = client.call_tool("echo", serde_json::json!({"message": "hi"}))?;
+//! let result = client.call_tool("echo", serde_json::json!({"message": "hi"})).send()?;
 //! println!("{}", result.text());
-//! client.close();
+//! client.close().send();
 //! # Ok(()) }
 //! ```
 //!
 //! With several servers or handlers, build it: `Client::builder().server(spec).build()?`. The
-//! re-exported names are those of `mcp-tokio` and `mcp-smol`, plus [`CancelToken`] and the
-//! [`http`] module (the ureq client); the async crates have their runtime instead.
+//! re-exported names are those of `mcp-tokio` and `mcp-smol`, plus the [`http`] module (the
+//! ureq client); the async crates have their runtime instead.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod caller_io;
-mod client;
 mod driver;
-mod handlers;
+mod family;
 pub mod http;
 mod pool;
 mod process;
 mod reply;
-mod server;
 #[cfg(unix)]
 mod stdout;
-mod streaming;
 
-pub use client::{Client, ClientBuilder};
-pub use handlers::{typed_handler, Handler, HandlerOutput, Handlers};
+pub use family::{Blocking, BlockingLink};
 pub use http::{HttpClientConfig, ProxySetting};
 pub use mcp_core::{
     self as core, ClientError, Event, HandlerError, Notification, ProtocolMode, RequestOptions, Root,
@@ -84,16 +82,28 @@ pub use mcp_core::{
 /// OAuth on the host side: token stores, the loopback redirect listener, the browser sign-in.
 pub use mcp_host::{auth, AuthorizationPrompt, TokenRequest};
 pub use mcp_host::{
-    BlockingSubscription as Subscription, Elapsed, ElicitationRequest, EventHook, FromServer, ListenOptions,
-    ProgressFn, RootsListRequest, SamplingRequest, ToolCall, ToolCallUpdate, DEFAULT_MAX_CONCURRENT_SERVERS,
+    Arguments, BatchRequest, BlockingSubscription as Subscription, CancelToken, Elapsed, ElicitationRequest,
+    EventHook, FromServer, HandlerOutput, ListenOptions, ListenRequest, Pending, ProgressFn, ProgressStream,
+    RequestBuilder, RequestUpdate, RootsListRequest, SamplingRequest, ToolCall, DEFAULT_BATCH_CONCURRENCY,
+    DEFAULT_MAX_CONCURRENT_SERVERS,
 };
-pub use server::{CancelToken, Server};
-pub use streaming::ToolCallStream;
+
+/// An MCP client over one or more servers, blocking (see [`mcp_host::Client`]).
+pub type Client = mcp_host::Client<Blocking>;
+/// Builds a [`Client`] (see [`mcp_host::ClientBuilder`]).
+pub type ClientBuilder = mcp_host::ClientBuilder<Blocking>;
+/// One server of a [`Client`] (see [`mcp_host::Server`]).
+pub type Server = mcp_host::Server<Blocking>;
+/// A handler of a blocking client: the server's name and the decoded request in, the answer
+/// out.
+pub type Handler = mcp_host::Handler<mcp_host::Returning>;
+/// The handlers a blocking client has.
+pub type Handlers = mcp_host::Handlers<mcp_host::Returning>;
 
 /// Connects to one server given as a target string (a command line for stdio) and waits
 /// until its protocol era is known.
 pub fn connect(target: &str) -> Result<Client, ClientError> {
     let client = Client::builder().server(ServerSpec::from_target_named(target)?).build()?;
-    client.connect().into_result()?;
+    client.connect().send().into_result()?;
     Ok(client)
 }

@@ -24,15 +24,15 @@ fn modern_and_legacy_connect_list_and_echo() {
         let server = &client.servers()[0];
         let info = server.info().expect("connected");
         assert_eq!(info.era, era, "{proto}");
-        let tools = client.list_tools().into_result().unwrap();
+        let tools = client.list_tools().send().into_result().unwrap();
         assert!(tools.iter().any(|t| t.tool.name == "echo"), "{proto}: {tools:?}");
         assert!(server.known_tools().is_some());
-        let r = client.call_tool("echo", json!({"message": "hi"})).unwrap();
+        let r = client.call_tool("echo", json!({"message": "hi"})).send().unwrap();
         assert!(r.text().contains("hi"), "{proto}: {}", r.text());
-        server.ping().unwrap();
-        client.close();
+        server.ping().send().unwrap();
+        client.close().send();
         assert!(server.info().is_none());
-        assert!(matches!(server.list_tools(), Err(ClientError::Closed)));
+        assert!(matches!(server.list_tools().send(), Err(ClientError::Closed)));
     }
 }
 
@@ -42,18 +42,15 @@ fn progress_callback() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = seen.clone();
     let r = client.servers()[0]
-        .call_tool_with_progress(
-            "progress",
-            json!({"steps": 3, "delayMs": 5}),
-            RequestOptions::default(),
-            move |p| sink.lock().unwrap().push(p),
-        )
+        .call_tool("progress", json!({"steps": 3, "delayMs": 5}))
+        .on_progress(move |p| sink.lock().unwrap().push(p))
+        .send()
         .unwrap();
     assert_eq!(r.text(), "done 3");
     let seen = seen.lock().unwrap();
     let figures: Vec<_> = seen.iter().map(|p| (p.progress, p.total)).collect();
     assert_eq!(figures, [(1.0, Some(3.0)), (2.0, Some(3.0)), (3.0, Some(3.0))]);
-    client.close();
+    client.close().send();
 }
 
 #[test]
@@ -62,11 +59,11 @@ fn request_timeout_then_server_still_usable() {
     let server = &client.servers()[0];
     let opts = RequestOptions { timeout: Some(Duration::from_millis(200)), ..Default::default() };
     let t0 = Instant::now();
-    let err = server.call_tool_with("slow", json!({"ms": 5000}), opts).unwrap_err();
+    let err = server.call_tool("slow", json!({"ms": 5000})).options(opts).send().unwrap_err();
     assert!(matches!(err, ClientError::Request(RequestError::Timeout { .. })), "{err:?}");
     assert!(t0.elapsed() < Duration::from_secs(3), "{:?}", t0.elapsed());
-    assert!(server.call_tool("echo", json!({"message": "after"})).unwrap().text().contains("after"));
-    client.close();
+    assert!(server.call_tool("echo", json!({"message": "after"})).send().unwrap().text().contains("after"));
+    client.close().send();
 }
 
 #[test]
@@ -83,30 +80,30 @@ fn cancel_token_ends_a_blocked_call() {
     };
     let t0 = Instant::now();
     let call = Request::CallTool { name: "slow".into(), arguments: json!({"ms": 5000}) };
-    let err = server.request_with_cancel(call.clone(), RequestOptions::default(), &token).unwrap_err();
+    let err = server.request(call.clone()).cancel_with(&token).send().unwrap_err();
     assert_eq!(err, ClientError::Request(RequestError::Cancelled));
     assert!(t0.elapsed() < Duration::from_secs(3));
     canceller.join().unwrap();
     // A cancelled token refuses at once.
-    let err = server.request_with_cancel(call, RequestOptions::default(), &token).unwrap_err();
+    let err = server.request(call).cancel_with(&token).send().unwrap_err();
     assert_eq!(err, ClientError::Request(RequestError::Cancelled));
-    server.ping().unwrap();
-    client.close();
+    server.ping().send().unwrap();
+    client.close().send();
 }
 
 #[test]
 fn crash_then_next_call_restarts() {
     let client = mcp_blocking::connect(&target("modern")).unwrap();
-    let err = client.call_tool("crash", json!({"code": 3})).unwrap_err();
+    let err = client.call_tool("crash", json!({"code": 3})).send().unwrap_err();
     match &err {
         ClientError::Request(e) => assert!(e.is_transport(), "{e:?}"),
         other => panic!("{other:?}"),
     }
     assert!(client.servers()[0].info().is_none());
-    let r = client.call_tool("echo", json!({"message": "back"})).unwrap();
+    let r = client.call_tool("echo", json!({"message": "back"})).send().unwrap();
     assert!(r.text().contains("back"));
     assert!(client.servers()[0].info().is_some());
-    client.close();
+    client.close().send();
 }
 
 #[test]
@@ -120,9 +117,9 @@ fn legacy_elicitation_round_trip() {
         })
         .build()
         .unwrap();
-    let r = client.call_tool("elicit", json!({})).unwrap();
+    let r = client.call_tool("elicit", json!({})).send().unwrap();
     assert_eq!(r.text(), r#"elicitation: accept {"name":"Ada"}"#);
-    client.close();
+    client.close().send();
 }
 
 #[test]
@@ -134,33 +131,39 @@ fn roots_handler_and_missing_handler() {
         })
         .build()
         .unwrap();
-    let r = client.call_tool("roots", json!({})).unwrap();
+    let r = client.call_tool("roots", json!({})).send().unwrap();
     assert!(r.text().contains("file:///tmp"), "{}", r.text());
     // No sampling handler: the server gets an error, the client carries on.
-    let r = client.call_tool("sample", json!({})).unwrap();
+    let r = client.call_tool("sample", json!({})).send().unwrap();
     assert!(r.text().starts_with("sampling:"), "{}", r.text());
-    client.close();
+    client.close().send();
 }
 
 #[test]
 fn routing_between_servers() {
     let client =
         Client::builder().server(spec("a", "modern")).server(spec("b", "2025-06-18")).build().unwrap();
-    assert_eq!(client.connect().into_result().unwrap().len(), 2);
+    assert_eq!(client.connect().send().into_result().unwrap().len(), 2);
     // `elicit` only exists on the legacy server.
-    let found = client.find_tool("elicit").unwrap().expect("routed");
+    let found = client.find_tool("elicit").send().unwrap().expect("routed");
     assert_eq!(found.server, "b");
-    assert!(client.find_tool("nope").unwrap().is_none());
-    let err = client.call_tool("echo", json!({"message": "x"})).unwrap_err();
+    assert!(client.find_tool("nope").send().unwrap().is_none());
+    let err = client.call_tool("echo", json!({"message": "x"})).send().unwrap_err();
     assert!(matches!(err, ClientError::Route(RouteError::Ambiguous { .. })), "{err:?}");
-    assert!(client.call_tool_on("a", "echo", json!({"message": "x"})).unwrap().text().contains('x'));
-    let err = client.call_tool_on("c", "echo", json!({})).unwrap_err();
+    assert!(client
+        .call_tool("echo", json!({"message": "x"}))
+        .server("a")
+        .send()
+        .unwrap()
+        .text()
+        .contains('x'));
+    let err = client.call_tool("echo", json!({})).server("c").send().unwrap_err();
     assert!(matches!(err, ClientError::Route(RouteError::UnknownServer(_))));
     assert_eq!(
-        client.list_tools().into_result().unwrap().iter().filter(|t| t.tool.name == "echo").count(),
+        client.list_tools().send().into_result().unwrap().iter().filter(|t| t.tool.name == "echo").count(),
         2
     );
-    client.close();
+    client.close().send();
 }
 
 #[test]
@@ -186,11 +189,11 @@ fn dropping_the_last_handle_closes_the_server() {
         .build()
         .unwrap();
     let server = client.servers()[0].clone();
-    server.connect().unwrap();
+    server.connect().send().unwrap();
     drop(client);
     // A Server handle keeps it open.
     assert!(rx.recv_timeout(Duration::from_millis(200)).is_err());
-    server.ping().unwrap();
+    server.ping().send().unwrap();
     drop(server);
     rx.recv_timeout(Duration::from_secs(10)).expect("closed after the last handle is dropped");
 }
@@ -208,13 +211,13 @@ fn close_escalates_to_kill_for_a_stubborn_process() {
     let server = &client.servers()[0];
     // It never answers: the request times out while the process keeps running.
     let opts = RequestOptions { timeout: Some(Duration::from_millis(300)), ..Default::default() };
-    let err = server.request(Request::Ping, opts).unwrap_err();
+    let err = server.request(Request::Ping).options(opts).send().unwrap_err();
     assert!(matches!(err, ClientError::Request(RequestError::Timeout { .. })), "{err:?}");
     let pid = std::fs::read_to_string(&pid_file).unwrap().trim().to_owned();
     let _ = std::fs::remove_file(&pid_file);
     assert!(std::path::Path::new(&format!("/proc/{pid}")).exists() || !cfg!(target_os = "linux"));
     let t0 = Instant::now();
-    client.close();
+    client.close().send();
     assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
     if cfg!(target_os = "linux") {
         assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists(), "process {pid} outlived close");

@@ -6,7 +6,7 @@
 //! ```
 
 use mcp_smol::core::StdioCommand;
-use mcp_smol::{Client, ClientError, ServerSpec, SmolRuntime};
+use mcp_smol::{Client, ClientError, ServerSpec};
 use serde_json::json;
 
 fn main() -> Result<(), ClientError> {
@@ -17,7 +17,7 @@ fn main() -> Result<(), ClientError> {
         None => ServerSpec::stdio("test-server", StdioCommand::new(program).args(args)),
     };
     smol::block_on(async {
-        let client = Client::builder().server(spec).build(SmolRuntime::new())?;
+        let client = Client::builder().server(spec).build()?;
         let info = client.connect().await.into_result()?;
         println!("connected: {:?} era, protocol {}", info[0].era, info[0].protocol_version);
         let tools = client.list_tools().await.into_result()?;

@@ -16,7 +16,7 @@
 //!
 //! futures_lite::future::block_on(async {
 //!     let spec = ServerSpec::from_target("everything", "npx -y @modelcontextprotocol/server-everything")?;
-//!     let client = Client::builder().server(spec).build(SmolRuntime::new())?;
+//!     let client = Client::builder().server(spec).build()?;
 //!     println!("{} tools", client.list_tools().await.items.len());
 //!     client.close().await;
 //!
@@ -44,11 +44,21 @@ use mcp_host::{exit_info, std_command};
 /// OAuth on the host side: token stores, the loopback redirect listener, the browser sign-in.
 pub use mcp_async::{auth, AuthorizationPrompt, TokenRequest};
 pub use mcp_async::{
-    typed_handler, AsyncStream, BoxFuture, BoxedStream, Client, ClientBuilder, Connector, ElicitationRequest,
-    EventHook, FromServer, Handler, HandlerOutput, Handlers, HttpClientConfig, ListenOptions, ProgressFn,
-    ProxySetting, RootsListRequest, SamplingRequest, Server, Subscription, ToolCall, ToolCallStream,
-    ToolCallUpdate, DEFAULT_MAX_CONCURRENT_SERVERS,
+    Arguments, AsyncStream, BatchRequest, BoxFuture, BoxedStream, CancelToken, Connector, ElicitationRequest,
+    EventHook, FromServer, Handler, HandlerOutput, Handlers, HttpClientConfig, ListenOptions, ListenRequest,
+    Pending, ProgressFn, ProgressStream, ProxySetting, RequestBuilder, RequestUpdate, RootsListRequest,
+    SamplingRequest, Subscription, ToolCall, DEFAULT_BATCH_CONCURRENCY, DEFAULT_MAX_CONCURRENT_SERVERS,
 };
+
+/// An MCP client over one or more servers, on smol (or any executor: see [`SmolRuntime`]).
+pub type Client = mcp_async::Client<SmolRuntime>;
+/// Builds a [`Client`].
+pub type ClientBuilder = mcp_async::ClientBuilder<SmolRuntime>;
+/// One server of a [`Client`].
+pub type Server = mcp_async::Server<SmolRuntime>;
+/// How a [`Client`] runs: another spawner than this crate's background executor, a custom
+/// connector ([`ClientBuilder::runtime_options`]).
+pub type RuntimeOptions = mcp_async::AsyncOptions<SmolRuntime>;
 pub use mcp_core::{
     self as core, ClientError, Event, HandlerError, Notification, ProtocolMode, RequestOptions, Root,
     ServerInfo, ServerRequest, ServerSpec, SubscriptionFilter, ValidationMode,
@@ -124,6 +134,11 @@ impl ChildProcess for SmolChild {
 }
 
 impl Runtime for SmolRuntime {
+    /// This crate's own background executor ([`SmolRuntime::new`]): always there.
+    fn current() -> Result<Self, String> {
+        Ok(Self::new())
+    }
+
     fn spawn(&self, future: BoxFuture<'static, ()>) {
         (self.spawner)(future)
     }
@@ -173,5 +188,5 @@ impl Runtime for SmolRuntime {
 /// Connects to one server given as a target string (a command line for stdio) and waits
 /// until its protocol era is known.
 pub async fn connect(target: &str) -> Result<Client, ClientError> {
-    mcp_async::connect(SmolRuntime::new(), target).await
+    mcp_async::connect::<SmolRuntime>(target).await
 }

@@ -7,7 +7,7 @@
 //! ```
 
 use mcp_tokio::core::StdioCommand;
-use mcp_tokio::{Client, ClientError, ServerSpec, TokioRuntime};
+use mcp_tokio::{Client, ClientError, ServerSpec};
 use serde_json::json;
 
 #[tokio::main]
@@ -18,7 +18,7 @@ async fn main() -> Result<(), ClientError> {
         Some(target) => ServerSpec::from_target_named(&target)?,
         None => ServerSpec::stdio("test-server", StdioCommand::new(program).args(args)),
     };
-    let client = Client::builder().server(spec).build(TokioRuntime::current())?;
+    let client = Client::builder().server(spec).build()?;
     let info = client.connect().await.into_result()?;
     println!("connected: {:?} era, protocol {}", info[0].era, info[0].protocol_version);
     let tools = client.list_tools().await.into_result()?;

@@ -12,7 +12,7 @@
 //! use mcp_tokio::{Client, ServerSpec, TokioRuntime};
 //!
 //! let spec = ServerSpec::from_target("everything", "npx -y @modelcontextprotocol/server-everything")?;
-//! let client = Client::builder().server(spec).build(TokioRuntime::current())?;
+//! let client = Client::builder().server(spec).build()?;
 //! let result = client.call_tool("echo", serde_json::json!({"message": "hi"})).await?;
 //! println!("{}", result.text());
 //! client.close().await;
@@ -23,8 +23,9 @@
 //! ```
 //!
 //! Every runtime crate (`mcp-tokio`, `mcp-smol`, `mcp-blocking`) re-exports the same names:
-//! [`Client`], [`ClientBuilder`], [`Server`], [`Handler`], [`Handlers`], [`typed_handler`],
-//! [`HandlerOutput`], [`SamplingRequest`], [`ElicitationRequest`], [`RootsListRequest`],
+//! [`Client`], [`ClientBuilder`], [`Server`], the request values ([`RequestBuilder`],
+//! [`Pending`], [`ListenRequest`], [`BatchRequest`], [`ProgressStream`], [`RequestUpdate`],
+//! [`CancelToken`]), [`Handler`], [`Handlers`], [`HandlerOutput`], [`SamplingRequest`], [`ElicitationRequest`], [`RootsListRequest`],
 //! [`FromServer`], [`HandlerError`], [`Root`], [`EventHook`], [`ProgressFn`], [`HttpClientConfig`], [`ProxySetting`],
 //! [`ClientError`], [`Event`], [`ProtocolMode`], [`RequestOptions`], [`ServerInfo`],
 //! [`ServerRequest`], [`ServerSpec`], [`ValidationMode`], [`connect`] and `core`. The async
@@ -44,11 +45,21 @@ use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 /// OAuth on the host side: token stores, the loopback redirect listener, the browser sign-in.
 pub use mcp_async::{auth, AuthorizationPrompt, TokenRequest};
 pub use mcp_async::{
-    typed_handler, AsyncStream, BoxFuture, BoxedStream, Client, ClientBuilder, Connector, ElicitationRequest,
-    EventHook, FromServer, Handler, HandlerOutput, Handlers, HttpClientConfig, ListenOptions, ProgressFn,
-    ProxySetting, RootsListRequest, SamplingRequest, Server, Subscription, ToolCall, ToolCallStream,
-    ToolCallUpdate, DEFAULT_MAX_CONCURRENT_SERVERS,
+    Arguments, AsyncStream, BatchRequest, BoxFuture, BoxedStream, CancelToken, Connector, ElicitationRequest,
+    EventHook, FromServer, Handler, HandlerOutput, Handlers, HttpClientConfig, ListenOptions, ListenRequest,
+    Pending, ProgressFn, ProgressStream, ProxySetting, RequestBuilder, RequestUpdate, RootsListRequest,
+    SamplingRequest, Subscription, ToolCall, DEFAULT_BATCH_CONCURRENCY, DEFAULT_MAX_CONCURRENT_SERVERS,
 };
+
+/// An MCP client over one or more servers, on tokio.
+pub type Client = mcp_async::Client<TokioRuntime>;
+/// Builds a [`Client`].
+pub type ClientBuilder = mcp_async::ClientBuilder<TokioRuntime>;
+/// One server of a [`Client`].
+pub type Server = mcp_async::Server<TokioRuntime>;
+/// How a [`Client`] runs: a tokio runtime other than the current one, a custom connector
+/// ([`ClientBuilder::runtime_options`]).
+pub type RuntimeOptions = mcp_async::AsyncOptions<TokioRuntime>;
 pub use mcp_core::{
     self as core, ClientError, Event, HandlerError, Notification, ProtocolMode, RequestOptions, Root,
     ServerInfo, ServerRequest, ServerSpec, SubscriptionFilter, ValidationMode,
@@ -89,6 +100,13 @@ impl ChildProcess for TokioChild {
 }
 
 impl Runtime for TokioRuntime {
+    fn current() -> Result<Self, String> {
+        tokio::runtime::Handle::try_current().map(Self::from_handle).map_err(|_| {
+            "no tokio runtime: build the client inside one, or give one with RuntimeOptions::runtime"
+                .to_owned()
+        })
+    }
+
     fn spawn(&self, future: BoxFuture<'static, ()>) {
         self.handle.spawn(future);
     }
@@ -154,5 +172,5 @@ impl Runtime for TokioRuntime {
 /// Connects to one server given as a target string (a command line for stdio) and waits
 /// until its protocol era is known.
 pub async fn connect(target: &str) -> Result<Client, ClientError> {
-    mcp_async::connect(TokioRuntime::current(), target).await
+    mcp_async::connect::<TokioRuntime>(target).await
 }

@@ -9,6 +9,7 @@ macro_rules! define_async_scenarios {
 /// Scenarios that need futures, instantiated for this runtime.
 pub mod async_scenarios {
     use super::rt;
+    use std::future::IntoFuture;
     use std::sync::{Arc, Mutex};
     use std::time::{Duration, Instant};
     use $crate::futures_lite::future;
@@ -93,14 +94,14 @@ pub mod async_scenarios {
         client.connect().await.into_result().expect("connect");
         let started = Instant::now();
         std::thread::scope(|scope| {
-            let slow = scope.spawn(|| future::block_on(client.call_tool("slow", json!({"ms": 1500}))));
+            let slow = scope.spawn(|| future::block_on(client.call_tool("slow", json!({"ms": 1500})).into_future()));
             let echoes: Vec<_> = (0..4)
                 .map(|t| {
                     let client = &client;
                     scope.spawn(move || {
                         for i in 0..25 {
                             let message = format!("t{t}-{i}");
-                            let r = future::block_on(client.call_tool("echo", json!({"message": message})));
+                            let r = future::block_on(client.call_tool("echo", json!({"message": message})).into_future());
                             assert_eq!(r.expect("echo").text(), message);
                         }
                     })
@@ -125,7 +126,7 @@ pub mod async_scenarios {
             let client = rt::build(rt::Client::builder().server(spec)).expect("build");
             client.connect().await.into_result().expect("connect");
             let started = Instant::now();
-            let slow = client.call_tool("slow", json!({"ms": 20000}));
+            let slow = client.call_tool("slow", json!({"ms": 20000})).into_future();
             let closer = async {
                 rt::sleep(Duration::from_millis(200)).await;
                 client.close().await;

@@ -42,7 +42,7 @@ pub mod batch_peer_checks {
         }
         calls.push(rt::ToolCall::new("no-such-tool-anywhere", json!({})));
         calls.push(rt::ToolCall::new("get-sum", json!({"a": 2, "b": 5})));
-        let outcomes = aw!(client.call_tools_bounded(calls, 3));
+        let outcomes = aw!(client.call_tools(calls).concurrency(3));
         assert_eq!(outcomes.len(), 8);
         for (i, outcome) in outcomes[..6].iter().enumerate() {
             let result = outcome.as_ref().unwrap_or_else(|e| panic!("call {i}: {e}"));
@@ -57,8 +57,7 @@ pub mod batch_peer_checks {
     /// notification, then the result, then ends.
     pub $($kw)? fn streaming_progress_then_result() {
         let client = client();
-        let stream = aw!(client.call_tool_streaming("trigger-long-running-operation", json!({"duration": 0.6, "steps": 3})))
-            .expect("routed");
+        let stream = client.call_tool("trigger-long-running-operation", json!({"duration": 0.6, "steps": 3})).stream();
         let (progress, outcome) = aw!(rt::collect_stream(stream));
         assert_eq!(progress.len(), 3, "{progress:?}");
         assert!(progress.windows(2).all(|w| w[0].progress < w[1].progress), "{progress:?}");
@@ -66,7 +65,7 @@ pub mod batch_peer_checks {
         assert!(!result.is_error, "{:?}", result.raw());
         // A failing call ends the stream with its error.
         let server = client.server(client.servers()[1].name()).expect("py-mcp-peer");
-        let stream = server.call_tool_streaming("no-such-tool", json!({}));
+        let stream = server.call_tool("no-such-tool", json!({})).stream();
         let (progress, outcome) = aw!(rt::collect_stream(stream));
         assert!(progress.is_empty());
         let failed = match outcome {

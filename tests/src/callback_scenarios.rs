@@ -64,13 +64,13 @@ pub mod callback_scenarios {
 
     /// Echoes `message` on the server and sends what came back.
     fn echo_to(server: &rt::Server, message: &str, to: &Mutex<Sender<Result<String, String>>>) {
-        let r = server.call_tool("echo", json!({"message": message}));
+        let r = server.call_tool("echo", json!({"message": message})).send();
         let _ = to.lock().unwrap().send(r.map(|r| r.text()).map_err(|e| e.to_string()));
     }
 
     fn close(client: rt::Client, cell: &ServerCell) {
         cell.lock().unwrap().take();
-        within("close", move || client.close());
+        within("close", move || client.close().send());
     }
 
     /// An event hook that, seeing the tools' `list_changed`, calls the same server and waits.
@@ -88,7 +88,7 @@ pub mod callback_scenarios {
             let client = rt::build(rt::Client::builder().server(spec).on_event(hook)).expect("build");
             *cell.lock().unwrap() = Some(client.servers()[0].clone());
             let outer = client.clone();
-            let r = within("the notify call", move || outer.call_tool("notify", json!({})));
+            let r = within("the notify call", move || outer.call_tool("notify", json!({})).send());
             assert_eq!(r.expect("notify").text(), "notified", "{proto}");
             let nested = received("the hook's own call", &nested);
             assert_eq!(nested.as_deref(), Ok("from the hook"), "{proto}");
@@ -115,13 +115,13 @@ pub mod callback_scenarios {
                 let server = server_in(&callback_cell);
                 let record = nested_seen.clone();
                 let on_nested = move |p: Progress| record.lock().unwrap().push(p.progress);
-                let r = server.call_tool_with_progress("progress", json!({"steps": 2}), RequestOptions::default(), on_nested);
+                let r = server.call_tool("progress", json!({"steps": 2})).on_progress(on_nested).send();
                 let _ = to.lock().unwrap().send(r.map(|r| r.text()).map_err(|e| e.to_string()));
             }
         };
         let outer = client.servers()[0].clone();
         let r = within("the progress call", move || {
-            outer.call_tool_with_progress("progress", json!({"steps": 3}), RequestOptions::default(), callback)
+            outer.call_tool("progress", json!({"steps": 3})).on_progress(callback).send()
         });
         assert_eq!(r.expect("progress").text(), "done 3");
         let nested = received("the progress callback's own call", &nested);
@@ -151,7 +151,7 @@ pub mod callback_scenarios {
         let client = rt::build(rt::Client::builder().server(spec).on_input_wait(hook)).expect("build");
         *cell.lock().unwrap() = Some(client.servers()[0].clone());
         let outer = client.clone();
-        let r = within("the not_yet call", move || outer.call_tool("not_yet", json!({"times": 2})));
+        let r = within("the not_yet call", move || outer.call_tool("not_yet", json!({"times": 2})).send());
         assert_eq!(r.expect("not_yet").text(), "ready after 2 waits");
         let nested = received("the input-wait hook's own call", &nested);
         assert_eq!(nested.as_deref(), Ok("from the input-wait hook"));
@@ -166,7 +166,7 @@ pub mod callback_scenarios {
         let provider = move |ctx: &RequestMetaContext<'_>| {
             let mut meta = Map::new();
             if ctx.method == "tools/call" {
-                let pinged = server_in(&provider_cell).ping().map_err(|e| e.to_string());
+                let pinged = server_in(&provider_cell).ping().send().map_err(|e| e.to_string());
                 meta.insert("com.example/pinged".into(), json!(format!("{pinged:?}")));
             }
             meta
@@ -175,7 +175,7 @@ pub mod callback_scenarios {
         let client = rt::build(rt::Client::builder().server(spec).request_meta_provider(provider)).expect("build");
         *cell.lock().unwrap() = Some(client.servers()[0].clone());
         let outer = client.clone();
-        let r = within("the echo call", move || outer.call_tool("echo", json!({"message": "hi"})));
+        let r = within("the echo call", move || outer.call_tool("echo", json!({"message": "hi"})).send());
         let r = r.expect("echo");
         assert_eq!(r.text(), "hi");
         let sc = r.structured_content.clone().expect("echo has structured content");
@@ -196,9 +196,9 @@ pub mod callback_scenarios {
         };
         let spec = support::spec(support::test_server(), "t", &[]);
         let client = rt::build(rt::Client::builder().server(spec).on_event(hook)).expect("build");
-        let r = client.call_tool("echo", json!({"message": "hi"})).expect("echo");
+        let r = client.call_tool("echo", json!({"message": "hi"})).send().expect("echo");
         assert_eq!(r.text(), "hi");
-        within("close", move || client.close());
+        within("close", move || client.close().send());
         assert!(saw_closed.load(std::sync::atomic::Ordering::SeqCst), "close returned before the hook saw Closed");
     }
 }
@@ -325,7 +325,7 @@ pub mod callback_scenarios {
         };
         let outer = client.servers()[0].clone();
         let call = async move {
-            outer.call_tool_with_progress("progress", json!({"steps": 3}), RequestOptions::default(), callback).await
+            outer.call_tool("progress", json!({"steps": 3})).on_progress(callback).await
         };
         let r = within("the progress call", call).await;
         assert_eq!(r.expect("progress").text(), "done 3");

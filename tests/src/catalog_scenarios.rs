@@ -104,7 +104,7 @@ pub mod catalog_scenarios {
             }
             other => panic!("expected an ambiguous resource, got {other:?}"),
         }
-        let read = aw!(client.read_resource_on("b", "test://text")).expect("read on b");
+        let read = aw!(client.read_resource("test://text").server("b")).expect("read on b");
         assert_eq!(read.contents.len(), 1);
         match aw!(client.read_resource("test://item/9")) {
             Err(ClientError::Route(RouteError::AmbiguousOwner { servers, .. })) => assert_eq!(servers, both),
@@ -119,7 +119,7 @@ pub mod catalog_scenarios {
             Err(ClientError::Route(RouteError::AmbiguousOwner { servers, .. })) => assert_eq!(servers, both),
             other => panic!("both servers have the template: {other:?}"),
         }
-        let done = aw!(client.complete_on("a", item, "id", "4")).expect("complete on a");
+        let done = aw!(client.complete(item, "id", "4").server("a")).expect("complete on a");
         assert_eq!(done.values, ["42"]);
         aw!(client.close());
     }

@@ -87,7 +87,7 @@ pub mod fan_out_scenarios {
             Err(ClientError::Route(RouteError::Ambiguous { servers, .. })) => assert_eq!(servers, ["a", "b"]),
             other => panic!("echo is on a and b: {other:?}"),
         }
-        let r = aw!(client.call_tool_on("b", "echo", json!({"message": "on b"}))).expect("echo on b");
+        let r = aw!(client.call_tool("echo", json!({"message": "on b"})).server("b")).expect("echo on b");
         assert_eq!(r.text(), "on b");
         let found = aw!(client.find_tool("extra_0")).expect("find extra_0").expect("a offers it");
         assert_eq!((found.server.as_str(), found.tool.name.as_str()), ("a", "extra_0"));
@@ -103,14 +103,14 @@ pub mod fan_out_scenarios {
             assert!(converted.resolve("extra_0").is_some(), "{provider:?}: {:?}", converted.tools);
             assert_eq!(names(&converted.failed), ["dead"], "{provider:?}");
         }
-        let openai = aw!(client.to_openai_tools());
+        let openai = aw!(client.provider_tools($crate::mcp_core::tool_formats::Provider::OpenAi));
         assert_eq!(names(&openai.failed), ["dead"]);
         let call = json!({"id": "call_1", "type": "function",
             "function": {"name": "extra_0", "arguments": "{\"message\":\"from openai\"}"}});
         let (_, result) = aw!(client.call_provider_tool(&openai, &call)).expect("the provider call");
         assert_eq!(result.text(), "from openai");
-        assert_eq!(names(&aw!(client.to_anthropic_tools()).failed), ["dead"]);
-        assert_eq!(names(&aw!(client.to_google_tools()).failed), ["dead"]);
+        assert_eq!(names(&aw!(client.provider_tools($crate::mcp_core::tool_formats::Provider::Anthropic)).failed), ["dead"]);
+        assert_eq!(names(&aw!(client.provider_tools($crate::mcp_core::tool_formats::Provider::Google)).failed), ["dead"]);
         aw!(client.close());
     }
 

@@ -66,11 +66,11 @@ pub mod header_peer_checks {
             let reference = CompletionReference::prompt("trip");
             let mut context = BTreeMap::new();
             context.insert("country".to_owned(), "France".to_owned());
-            let c = aw!(server.complete_with(reference.clone(), "city", "L", context)).expect("complete_with");
+            let c = aw!(server.complete(reference.clone(), "city", "L").context(context)).expect("complete_with");
             assert_eq!(c.values, ["Lyon", "Lille"], "{name}");
             let mut context = BTreeMap::new();
             context.insert("country".to_owned(), "Peru".to_owned());
-            let c = aw!(server.complete_with(reference.clone(), "city", "", context)).expect("complete_with");
+            let c = aw!(server.complete(reference.clone(), "city", "").context(context)).expect("complete_with");
             assert_eq!(c.values, ["Lima", "Cusco"], "{name}");
             let c = aw!(server.complete(reference, "city", "L")).expect("complete");
             assert_eq!(c.values, ["Lyon", "Lille", "Lima"], "{name}");

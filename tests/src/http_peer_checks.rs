@@ -68,7 +68,7 @@ pub mod http_peer_checks {
     $($kw)? fn slow_with_progress(client: &rt::Client) {
         let log = ProgressLog::new();
         let s = &client.servers()[0];
-        let r = aw!(s.call_tool_with_progress("slow", json!({"steps": 3}), Default::default(), log.callback()))
+        let r = aw!(s.call_tool("slow", json!({"steps": 3})).on_progress(log.callback()))
             .expect("slow with progress");
         assert_eq!(r.text(), "done after 3 steps", "{:?}", r.raw());
         let seen: Vec<f64> = log.snapshot().iter().map(|p| p.progress).collect();
@@ -86,8 +86,7 @@ pub mod http_peer_checks {
         let log = ProgressLog::new();
         let server = &client.servers()[0];
         let args = json!({"duration": 0.3, "steps": 3});
-        let r = aw!(server.call_tool_with_progress(
-            "trigger-long-running-operation", args, Default::default(), log.callback()))
+        let r = aw!(server.call_tool("trigger-long-running-operation", args).on_progress(log.callback()))
         .expect("long-running operation");
         assert!(r.text().contains("Steps: 3"), "{:?}", r.raw());
         let seen: Vec<f64> = log.snapshot().iter().map(|p| p.progress).collect();

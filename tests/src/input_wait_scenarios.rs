@@ -149,7 +149,7 @@ pub mod input_wait_scenarios {
         aw!(client.connect()).into_result().expect("connect");
         let opts = RequestOptions { timeout: Some(Duration::from_millis(500)), ..RequestOptions::default() };
         let started = std::time::Instant::now();
-        match aw!(client.servers()[0].call_tool_with("never_ready", json!({}), opts)) {
+        match aw!(client.servers()[0].call_tool("never_ready", json!({})).options(opts)) {
             Err(ClientError::Request(RequestError::Timeout { after })) => {
                 assert_eq!(after, Duration::from_millis(500))
             }

@@ -49,6 +49,7 @@ pub use futures_lite;
 pub use mcp_core;
 pub use mcp_host;
 pub use mcp_test_server as test_server;
+pub use serde;
 pub use serde_json;
 
 /// `aw_async!(e)` is `e.await`: the async flavour of the scenario bodies.
@@ -59,12 +60,99 @@ macro_rules! aw_async {
     };
 }
 
-/// `aw_sync!(e)` is `e`: the blocking flavour of the scenario bodies.
+/// `aw_sync!(e)` is `e.send()` for a request (or any other value the blocking client waits
+/// for with `send`), and `e` for anything else: the blocking flavour of the scenario bodies.
 #[macro_export]
 macro_rules! aw_sync {
-    ($e:expr) => {
-        $e
-    };
+    ($e:expr) => {{
+        #[allow(unused_imports)]
+        use $crate::sync_wait::{SendIt as _, TakeIt as _};
+        let wait = $crate::sync_wait::Wait::new($e);
+        (&wait).resolve()
+    }};
+}
+
+/// What [`aw_sync!`] stands on: a request value of the blocking client is sent, any other
+/// value is taken as it is (autoref specialisation: the impls for `&Wait<request>` are found
+/// before the one for `&&Wait<T>`).
+#[doc(hidden)]
+pub mod sync_wait {
+    use std::cell::Cell;
+
+    use mcp_core::calls::Call;
+    use mcp_core::ClientError;
+    use mcp_host::{BatchRequest, Family, ListenRequest, Pending, RequestBuilder, Returning};
+
+    /// A value on its way through [`aw_sync!`].
+    pub struct Wait<T>(Cell<Option<T>>);
+
+    impl<T> std::fmt::Debug for Wait<T> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("Wait")
+        }
+    }
+
+    impl<T> Wait<T> {
+        /// Wraps `value`.
+        pub fn new(value: T) -> Self {
+            Self(Cell::new(Some(value)))
+        }
+
+        fn take(&self) -> T {
+            self.0.take().expect("resolved once")
+        }
+    }
+
+    /// Sends a request value.
+    pub trait SendIt {
+        /// What sending gives.
+        type Output;
+        /// Sends it and waits.
+        fn resolve(self) -> Self::Output;
+    }
+
+    impl<'a, F: Family<Style = Returning>, K: Call + Send + 'a> SendIt for &Wait<RequestBuilder<'a, F, K>> {
+        type Output = Result<K::Output, ClientError>;
+        fn resolve(self) -> Self::Output {
+            self.take().send()
+        }
+    }
+
+    impl<F: Family<Style = Returning>, T> SendIt for &Wait<Pending<'_, F, T>> {
+        type Output = T;
+        fn resolve(self) -> T {
+            self.take().send()
+        }
+    }
+
+    impl<F: Family<Style = Returning>> SendIt for &Wait<ListenRequest<'_, F>> {
+        type Output = Result<F::Subscription, ClientError>;
+        fn resolve(self) -> Self::Output {
+            self.take().send()
+        }
+    }
+
+    impl<F: Family<Style = Returning>> SendIt for &Wait<BatchRequest<'_, F>> {
+        type Output = Vec<Result<mcp_core::types::CallToolResult, ClientError>>;
+        fn resolve(self) -> Self::Output {
+            self.take().send()
+        }
+    }
+
+    /// Takes any other value as it is.
+    pub trait TakeIt {
+        /// The value.
+        type Output;
+        /// The value.
+        fn resolve(self) -> Self::Output;
+    }
+
+    impl<T> TakeIt for &&Wait<T> {
+        type Output = T;
+        fn resolve(self) -> T {
+            self.take()
+        }
+    }
 }
 
 /// Generates one `#[test]` per scenario of [`define_scenarios!`]: `all_scenario_tests!(run)`,

@@ -58,7 +58,7 @@ pub mod meta_scenarios {
             assert!(meta.get("progressToken").is_none(), "{proto}: a reserved key got through: {meta}");
 
             let opts = RequestOptions { meta: Some(obj(json!({"origin": "request"}))), ..RequestOptions::default() };
-            let r = aw!(s.call_tool_with("echo", json!({"message": "o"}), opts)).expect("echo with opts");
+            let r = aw!(s.call_tool("echo", json!({"message": "o"})).options(opts)).expect("echo with opts");
             let sc = r.structured_content.clone().expect("structured content");
             assert_eq!(sc["receivedMeta"]["origin"], json!("request"), "{proto}: the request's own wins");
             assert_eq!(sc["receivedMeta"]["com.example/trace"], json!("t:tools/call:echo"));
@@ -66,7 +66,7 @@ pub mod meta_scenarios {
             let mut context = BTreeMap::new();
             context.insert("country".to_owned(), "France".to_owned());
             let reference = CompletionReference::prompt("trip");
-            let c = aw!(s.complete_with(reference.clone(), "city", "L", context)).expect("complete_with");
+            let c = aw!(s.complete(reference.clone(), "city", "L").context(context)).expect("complete_with");
             let expected: &[&str] = if proto == "2025-03-26" { &["Lyon", "Lille", "Lima"] } else { &["Lyon", "Lille"] };
             assert_eq!(c.values, expected, "{proto}: context sent only from 2025-06-18");
             let c = aw!(s.complete(reference, "city", "L")).expect("complete without context");

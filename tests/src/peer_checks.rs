@@ -185,7 +185,7 @@ pub mod peer_checks {
         let log = ProgressLog::new();
         let s = &client.servers()[0];
         let args = json!({"steps": 3});
-        let r = aw!(s.call_tool_with_progress("slow", args, Default::default(), log.callback()))
+        let r = aw!(s.call_tool("slow", args).on_progress(log.callback()))
             .expect("slow with progress");
         assert_eq!(text_of(&r, "slow"), "done after 3 steps");
         let seen: Vec<f64> = log.snapshot().iter().map(|p| p.progress).collect();

@@ -90,6 +90,12 @@ pub mod push_scenarios {
         aw!(client.call_tool("end_listens", json!({}))).expect("end_listens");
         assert_eq!(aw!(sub.next()), None);
         assert_eq!(sub.ended(), Some(Ok(())));
+        // Read as a `Stream` (async) or an `Iterator` (blocking): what came, then the end.
+        let sub = aw!(server.listen(SubscriptionFilter::new().resource("test://text"))).expect("listen");
+        aw!(client.call_tool("touch_resource", json!({"uri": "test://text"}))).expect("touch");
+        aw!(client.call_tool("touch_resource", json!({"uri": "test://text"}))).expect("touch");
+        aw!(client.call_tool("end_listens", json!({}))).expect("end_listens");
+        assert_eq!(aw!(rt::rest_of(sub)), [updated("test://text"), updated("test://text")]);
         let sub = aw!(server.listen(SubscriptionFilter::new().tools_list_changed())).expect("listen");
         aw!(client.call_tool("end_listens", json!({"resultType": "input_required"}))).expect("end_listens");
         assert_eq!(aw!(sub.next()), None);
@@ -114,7 +120,7 @@ pub mod push_scenarios {
         let silent = client_with(&["--protocol", "modern", "--listen-no-ack"], &events);
         let server = silent.server("t").expect("server t");
         let opts = rt::ListenOptions { ack_timeout: Some(Duration::from_millis(300)), ..Default::default() };
-        let e = request_error(aw!(server.listen_with(SubscriptionFilter::new().tools_list_changed(), opts)));
+        let e = request_error(aw!(server.listen(SubscriptionFilter::new().tools_list_changed()).options(opts)));
         assert_eq!(e, RequestError::Timeout { after: Duration::from_millis(300) });
         aw!(silent.close());
     }
@@ -155,7 +161,7 @@ pub mod push_scenarios {
         let queue = QueueLimits { max_items: 256, max_bytes: 8 * 1024 };
         let opts = rt::ListenOptions { queue, ..Default::default() };
         let filter = SubscriptionFilter::new().resource("test://text").resource("test://blob");
-        let sub = aw!(server.listen_with(filter, opts)).expect("listen");
+        let sub = aw!(server.listen(filter).options(opts)).expect("listen");
         aw!(client.call_tool("touch_resource", json!({"uri": "test://blob"}))).expect("touch");
         let r = aw!(client.call_tool("flood", json!({"uri": "test://text", "count": 100000}))).expect("flood");
         assert_eq!(r.text(), "sent 100000");

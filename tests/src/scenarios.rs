@@ -136,7 +136,7 @@ pub mod scenarios {
 
     /// echo answers on the server of `client` named `server`.
     $($kw)? fn assert_echo(client: &rt::Client, server: &str, text: &str) {
-        let r = aw!(client.call_tool_on(server, "echo", msg(text))).expect("echo after the scenario");
+        let r = aw!(client.call_tool("echo", msg(text)).server(&server)).expect("echo after the scenario");
         assert_eq!(r.text(), text);
     }
 
@@ -253,12 +253,27 @@ pub mod scenarios {
             assert_eq!(sc["receivedMeta"], json!({"origin": "spec", "trace": "abc"}), "{proto}");
             // Per-request options' _meta.
             let opts = RequestOptions { meta: Some(obj(json!({"k": "v"}))), ..RequestOptions::default() };
-            let r = aw!(client.servers()[0].call_tool_with("echo", msg("o"), opts)).expect("echo with opts");
+            let r = aw!(client.servers()[0].call_tool("echo", msg("o")).options(opts)).expect("echo with opts");
             let sc = r.structured_content.clone().expect("structured content");
             assert_eq!(sc["receivedMeta"], json!({"origin": "spec", "k": "v"}), "{proto}");
             let r = aw!(client.call_tool("add", json!({"a": 2, "b": 3}))).expect("add");
             assert_eq!(r.text(), "5");
             assert_eq!(r.structured_content, Some(json!({"sum": 5})));
+            // Typed arguments in (any `Serialize`, by reference), typed structured content out.
+            #[derive($crate::serde::Serialize)]
+            #[serde(crate = "mcp_tests::serde")]
+            struct Add {
+                a: i64,
+                b: i64,
+            }
+            #[derive(Debug, PartialEq, $crate::serde::Deserialize)]
+            #[serde(crate = "mcp_tests::serde")]
+            struct Sum {
+                sum: i64,
+            }
+            let r = aw!(client.call_tool("add", &Add { a: 4, b: 5 })).expect("add, typed");
+            assert_eq!(r.structured_as::<Sum>(), Ok(Sum { sum: 9 }));
+            assert!(r.structured_as::<Vec<String>>().is_err(), "a typed error when it does not fit");
             aw!(client.close());
         }
     }
@@ -368,7 +383,7 @@ pub mod scenarios {
         aw!(client.connect()).into_result().expect("connect");
         aw!(assert_echo(&client, "t", "through the flood"));
         let started = Instant::now();
-        let r = aw!(client.servers()[0].call_tool_with("slow", json!({"ms": 20000}), timeout(300)));
+        let r = aw!(client.servers()[0].call_tool("slow", json!({"ms": 20000})).options(timeout(300)));
         assert!(matches!(r, Err(ClientError::Request(RequestError::Timeout { .. }))), "{r:?}");
         let took = started.elapsed();
         assert!(took < Duration::from_secs(5), "the timeout fired after {took:?}");
@@ -381,7 +396,7 @@ pub mod scenarios {
             let client = new_client(&["--protocol", proto]);
             aw!(client.connect()).into_result().expect("connect");
             let started = Instant::now();
-            let r = aw!(client.servers()[0].call_tool_with("slow", json!({"ms": 20000}), timeout(200)));
+            let r = aw!(client.servers()[0].call_tool("slow", json!({"ms": 20000})).options(timeout(200)));
             match r {
                 Err(ClientError::Request(RequestError::Timeout { after })) => {
                     assert_eq!(after, Duration::from_millis(200))
@@ -402,7 +417,7 @@ pub mod scenarios {
             let log = ProgressLog::new();
             let args = json!({"steps": 3, "delayMs": 10});
             let opts = RequestOptions::default();
-            let r = aw!(client.servers()[0].call_tool_with_progress("progress", args, opts, log.callback()))
+            let r = aw!(client.servers()[0].call_tool("progress", args).options(opts).on_progress(log.callback()))
                 .expect("progress tool");
             assert_eq!(r.text(), "done 3");
             aw!(wait_until("3 progress callbacks", || log.snapshot().len() >= 3));
@@ -630,7 +645,7 @@ pub mod scenarios {
             Err(ClientError::Route(RouteError::UnknownTool(name))) => assert_eq!(name, "no_such_tool"),
             other => panic!("expected UnknownTool, got {other:?}"),
         }
-        match aw!(client.call_tool_on("zzz", "echo", msg("x"))) {
+        match aw!(client.call_tool("echo", msg("x")).server("zzz")) {
             Err(ClientError::Route(RouteError::UnknownServer(name))) => assert_eq!(name, "zzz"),
             other => panic!("expected UnknownServer, got {other:?}"),
         }

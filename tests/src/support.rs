@@ -265,14 +265,14 @@ pub async fn collect_stream<S>(
     mut stream: S,
 ) -> (Vec<mcp_core::Progress>, Result<mcp_core::types::CallToolResult, mcp_core::ClientError>)
 where
-    S: futures_lite::Stream<Item = mcp_host::ToolCallUpdate> + Unpin,
+    S: futures_lite::Stream<Item = mcp_host::RequestUpdate<mcp_core::types::CallToolResult>> + Unpin,
 {
     use futures_lite::StreamExt;
     let mut progress = Vec::new();
     while let Some(update) = stream.next().await {
         match update {
-            mcp_host::ToolCallUpdate::Progress(p) => progress.push(p),
-            mcp_host::ToolCallUpdate::Done(outcome) => {
+            mcp_host::RequestUpdate::Progress(p) => progress.push(p),
+            mcp_host::RequestUpdate::Done(outcome) => {
                 assert!(stream.next().await.is_none(), "the stream goes on after its result");
                 return (progress, outcome);
             }
@@ -281,18 +281,31 @@ where
     panic!("the stream ended without a result");
 }
 
+/// What is left of a listen stream, read as a `Stream` (the async families) to its end.
+pub async fn rest_of_stream<S>(stream: S) -> Vec<mcp_core::Notification>
+where
+    S: futures_lite::Stream<Item = mcp_core::Notification> + Unpin,
+{
+    futures_lite::StreamExt::collect(stream).await
+}
+
+/// What is left of a listen stream, read as an `Iterator` (the blocking family) to its end.
+pub fn rest_of_iter<I: Iterator<Item = mcp_core::Notification>>(stream: I) -> Vec<mcp_core::Notification> {
+    stream.collect()
+}
+
 /// [`collect_stream`] for the blocking family's iterator.
 pub fn collect_iter<I>(
     mut updates: I,
 ) -> (Vec<mcp_core::Progress>, Result<mcp_core::types::CallToolResult, mcp_core::ClientError>)
 where
-    I: Iterator<Item = mcp_host::ToolCallUpdate>,
+    I: Iterator<Item = mcp_host::RequestUpdate<mcp_core::types::CallToolResult>>,
 {
     let mut progress = Vec::new();
     for update in updates.by_ref() {
         match update {
-            mcp_host::ToolCallUpdate::Progress(p) => progress.push(p),
-            mcp_host::ToolCallUpdate::Done(outcome) => {
+            mcp_host::RequestUpdate::Progress(p) => progress.push(p),
+            mcp_host::RequestUpdate::Done(outcome) => {
                 assert!(updates.next().is_none(), "the iterator goes on after its result");
                 return (progress, outcome);
             }

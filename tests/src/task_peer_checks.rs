@@ -43,14 +43,14 @@ pub mod task_peer_checks {
         assert!(research.supports_task());
         let r = aw!(client.call_tool("simulate-research-query", json!({"topic": "sans-IO"}))).expect("a plain call");
         assert!(!r.is_error, "{:?}", r.raw());
-        let started = aw!(server.call_tool_as_task("simulate-research-query", json!({"topic": "tasks"}))).expect("as a task");
+        let started = aw!(server.call_tool("simulate-research-query", json!({"topic": "tasks"})).as_task()).expect("as a task");
         let StartedTask::Task { handle, task } = started else { panic!("not a task") };
         assert_eq!(task.status, TaskStatus::Working);
         let now = aw!(server.get_task(&handle)).expect("get_task");
         assert_eq!(now.task_id, handle.task_id);
         let listed = aw!(server.list_tasks()).expect("list_tasks");
         assert!(listed.iter().any(|t| t.task_id == handle.task_id), "{listed:?}");
-        let r = aw!(server.wait_for_task(&handle, None)).expect("wait_for_task");
+        let r = aw!(server.wait_for_task(&handle)).expect("wait_for_task");
         assert!(!r.is_error, "{:?}", r.raw());
         aw!(client.close());
     }
@@ -75,9 +75,9 @@ pub mod task_peer_checks {
             assert_eq!(r.text(), "required_task done", "{name} {era:?}");
             let r = aw!(client.call_tool("needs_input_task", json!({}))).expect("needs_input_task");
             assert_eq!(r.text(), "Hello, Ada!", "{name} {era:?}");
-            match aw!(server.call_tool_as_task("slow_task", json!({"ms": 300}))).expect("slow_task as a task") {
+            match aw!(server.call_tool("slow_task", json!({"ms": 300})).as_task()).expect("slow_task as a task") {
                 StartedTask::Task { handle, .. } => {
-                    let r = aw!(server.wait_for_task(&handle, None)).expect("wait_for_task");
+                    let r = aw!(server.wait_for_task(&handle)).expect("wait_for_task");
                     assert_eq!(r.text(), "slow_task done after 300 ms", "{name} {era:?}");
                 }
                 StartedTask::Done(r) => panic!("{name} {era:?}: ran at once: {:?}", r.raw()),

@@ -52,7 +52,7 @@ pub mod task_scenarios {
         assert_eq!(rpc_code(aw!(client.call_tool("task_fail", json!({})))), -32050);
         let opts = RequestOptions { timeout: Some(Duration::from_millis(300)), ..RequestOptions::default() };
         let server = &client.servers()[0];
-        let e = aw!(server.call_tool_with("task_slow", json!({"ms": 60000}), opts)).expect_err("times out");
+        let e = aw!(server.call_tool("task_slow", json!({"ms": 60000})).options(opts)).expect_err("times out");
         assert!(e.is_timeout(), "{e:?}");
         aw!(client.close());
     }
@@ -82,7 +82,7 @@ pub mod task_scenarios {
         let b = support::spec(support::test_server(), "b", &["--protocol", "2025-11-25"]);
         let client = rt::build(rt::Client::builder().server(a).server(b)).expect("build the client");
         let (a, b) = (client.server("a").expect("a"), client.server("b").expect("b"));
-        let started = aw!(a.call_tool_as_task("task_echo", json!({"message": "kept", "ms": 100}))).expect("as a task");
+        let started = aw!(a.call_tool("task_echo", json!({"message": "kept", "ms": 100})).as_task()).expect("as a task");
         let StartedTask::Task { handle, .. } = started else { panic!("not a task") };
         assert_eq!((handle.server.as_str(), handle.tool.as_deref()), ("a", Some("task_echo")));
         let stored = $crate::serde_json::to_string(&handle).expect("serialise");
@@ -90,7 +90,7 @@ pub mod task_scenarios {
         let wrong = aw!(b.get_task(&handle)).expect_err("another server's task");
         assert!(matches!(wrong, ClientError::Command(_)), "{wrong:?}");
         assert!(client.task_handle("task-1").is_err(), "a bare id is ambiguous with two servers");
-        let r = aw!(client.wait_for_task(&handle, None)).expect("wait_for_task");
+        let r = aw!(client.wait_for_task(&handle)).expect("wait_for_task");
         assert_eq!(r.text(), "kept");
         aw!(client.close());
     }

@@ -42,7 +42,7 @@ macro_rules! scenarios {
                     $block_on(async {
                         let client = $client(spec(&server)).await;
                         let started = Instant::now();
-                        let r = client.servers()[0].request(call(tool, ""), timeout_after(300)).await;
+                        let r = client.servers()[0].request(call(tool, "")).options(timeout_after(300)).await;
                         assert!(is_timeout(&r), "{tool}: got {r:?}");
                         assert!(
                             started.elapsed() < Duration::from_secs(5),
@@ -50,8 +50,7 @@ macro_rules! scenarios {
                             started.elapsed()
                         );
                         assert!(!server.wait_closed_by_peer(Duration::from_secs(5)).is_empty(), "{tool}");
-                        let echo =
-                            client.servers()[0].request(call("echo", "after"), RequestOptions::default());
+                        let echo = client.servers()[0].request(call("echo", "after"));
                         assert_eq!(text_of(echo.await), "after");
                         client.close().await;
                     });
@@ -63,7 +62,7 @@ macro_rules! scenarios {
                 let server = ScriptedHttpServer::start(call_stream_server);
                 $block_on(async {
                     let client = $client(spec(&server)).await;
-                    let hung = client.servers()[0].request(call("hang", ""), RequestOptions::default());
+                    let hung = client.servers()[0].request(call("hang", ""));
                     let sleep = async {
                         $sleep(Duration::from_millis(200)).await;
                         None
@@ -71,7 +70,7 @@ macro_rules! scenarios {
                     let raced = futures_lite::future::or(async { Some(hung.await) }, sleep).await;
                     assert!(raced.is_none(), "the hung call answered: {raced:?}");
                     assert!(!server.wait_closed_by_peer(Duration::from_secs(5)).is_empty());
-                    let echo = client.servers()[0].request(call("echo", "after"), RequestOptions::default());
+                    let echo = client.servers()[0].request(call("echo", "after"));
                     assert_eq!(text_of(echo.await), "after");
                     client.close().await;
                 });
@@ -83,7 +82,7 @@ macro_rules! scenarios {
                 $block_on(async {
                     let client = $client(spec(&server)).await;
                     let started = Instant::now();
-                    let r = client.servers()[0].request(call("open", ""), RequestOptions::default()).await;
+                    let r = client.servers()[0].request(call("open", "")).await;
                     assert_eq!(text_of(r), "early");
                     assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
                     assert!(!server.wait_closed_by_peer(Duration::from_secs(5)).is_empty());
@@ -99,7 +98,10 @@ macro_rules! scenarios {
                     let hung = {
                         let client = client.clone();
                         $spawn(async move {
-                            let r = client.servers()[0].request(call("hang", ""), timeout_after(2000)).await;
+                            let r = client.servers()[0]
+                                .request(call("hang", ""))
+                                .options(timeout_after(2000))
+                                .await;
                             assert!(is_timeout(&r), "got {r:?}");
                         })
                     };
@@ -109,9 +111,7 @@ macro_rules! scenarios {
                             $spawn(async move {
                                 for i in 0..25 {
                                     let message = format!("t{task}-{i}");
-                                    let r = client.servers()[0]
-                                        .request(call("echo", &message), RequestOptions::default())
-                                        .await;
+                                    let r = client.servers()[0].request(call("echo", &message)).await;
                                     assert_eq!(text_of(r), message);
                                 }
                             })
@@ -136,7 +136,7 @@ fn tokio_runtime() -> tokio::runtime::Runtime {
 async fn tokio_client(spec: ServerSpec) -> mcp_tokio::Client {
     let http = mcp_tokio::HttpClientConfig::default().proxy(mcp_tokio::ProxySetting::None);
     let builder = mcp_tokio::Client::builder().http_client(http).server(spec);
-    let client = builder.build(mcp_tokio::TokioRuntime::current()).expect("build");
+    let client = builder.build().expect("build");
     client.connect().await.into_result().expect("connect");
     client
 }
@@ -144,7 +144,7 @@ async fn tokio_client(spec: ServerSpec) -> mcp_tokio::Client {
 async fn smol_client(spec: ServerSpec) -> mcp_smol::Client {
     let http = mcp_smol::HttpClientConfig::default().proxy(mcp_smol::ProxySetting::None);
     let builder = mcp_smol::Client::builder().http_client(http).server(spec);
-    let client = builder.build(mcp_smol::SmolRuntime::new()).expect("build");
+    let client = builder.build().expect("build");
     client.connect().await.into_result().expect("connect");
     client
 }

@@ -71,8 +71,9 @@ fn blocking_builder_checks_and_browser_handler() {
         .unwrap();
 
     let browser = BrowserAuthorization::new(scripted_browser());
-    let handler =
-        mcp_blocking::typed_handler(move |req: mcp_blocking::AuthorizationPrompt| browser.start(&req));
+    let handler = mcp_host::typed_handler::<mcp_host::Returning, _, _, _>(
+        move |req: mcp_blocking::AuthorizationPrompt| browser.start(&req),
+    );
     let (request, expected) = authorization_request();
     let answer = handler("remote", request).unwrap();
     assert_eq!(answer, serde_json::json!({"callback": expected}));
@@ -82,7 +83,7 @@ fn blocking_builder_checks_and_browser_handler() {
 fn async_builder_checks_and_browser_handler() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let build = |b: mcp_tokio::ClientBuilder| b.build(mcp_tokio::TokioRuntime::current());
+        let build = |b: mcp_tokio::ClientBuilder| b.build();
         let err =
             build(mcp_tokio::Client::builder().server(oauth_spec(OAuthOptions::browser(8765)))).unwrap_err();
         assert!(is_config(&err, "authorization handler"), "{err}");
@@ -102,15 +103,18 @@ fn async_builder_checks_and_browser_handler() {
         .unwrap();
 
         let browser = BrowserAuthorization::new(scripted_browser());
-        let handler =
-            mcp_tokio::typed_handler(move |req: mcp_tokio::AuthorizationPrompt| browser.start(&req));
+        let handler = mcp_host::typed_handler::<mcp_host::Awaiting, _, _, _>(
+            move |req: mcp_tokio::AuthorizationPrompt| browser.start(&req),
+        );
         let (request, expected) = authorization_request();
         let answer = handler("remote", request).await.unwrap();
         assert_eq!(answer, serde_json::json!({"callback": expected}));
     });
     smol::block_on(async {
         let browser = BrowserAuthorization::new(scripted_browser());
-        let handler = mcp_smol::typed_handler(move |req: mcp_smol::AuthorizationPrompt| browser.start(&req));
+        let handler = mcp_host::typed_handler::<mcp_host::Awaiting, _, _, _>(
+            move |req: mcp_smol::AuthorizationPrompt| browser.start(&req),
+        );
         let (request, expected) = authorization_request();
         let answer = handler("remote", request).await.unwrap();
         assert_eq!(answer, serde_json::json!({"callback": expected}));

@@ -356,9 +356,9 @@ fn blocking_client_calls_echo_over_http() {
         .build()
         .expect("a client");
     let result = client.call_tool("echo", serde_json::json!({"message": "hi"}));
-    let result = result.unwrap_or_else(|e| panic!("echo: {e}; peer stderr: {}", peer.stderr()));
+    let result = result.send().unwrap_or_else(|e| panic!("echo: {e}; peer stderr: {}", peer.stderr()));
     assert_eq!(result.text(), "hi");
-    client.close();
+    client.close().send();
 }
 
 /// HTTPS with the extra root certificates of `HttpClientConfig`, against the scripted server whose

@@ -17,7 +17,7 @@ fn connect(server: &ScriptedHttpServer) -> Client {
     let spec = ServerSpec::from_target("scripted", &server.url("/mcp")).expect("a target");
     let http = HttpClientConfig::default().proxy(ProxySetting::None);
     let client = Client::builder().http_client(http).server(spec).build().expect("build");
-    client.connect().into_result().expect("connect");
+    client.connect().send().into_result().expect("connect");
     client
 }
 
@@ -30,16 +30,16 @@ fn a_call_whose_server_never_answers_ends_by_its_timeout() {
         let client = connect(&server);
         let opts = RequestOptions { timeout: Some(Duration::from_millis(300)), ..RequestOptions::default() };
         let started = Instant::now();
-        let r = client.servers()[0].request(call(tool, ""), opts);
+        let r = client.servers()[0].request(call(tool, "")).options(opts).send();
         assert!(matches!(r, Err(ClientError::Request(RequestError::Timeout { .. }))), "{tool}: got {r:?}");
         assert!(started.elapsed() < Duration::from_secs(5), "{tool}: took {:?}", started.elapsed());
         assert!(
             !server.wait_closed_by_peer(Duration::from_secs(5)).is_empty(),
             "{tool}: the stream was closed"
         );
-        let echo = client.servers()[0].request(call("echo", "after"), RequestOptions::default());
-        assert_eq!(text_of(echo), "after");
-        client.close();
+        let echo = client.servers()[0].request(call("echo", "after"));
+        assert_eq!(text_of(echo.send()), "after");
+        client.close().send();
     }
 }
 
@@ -56,12 +56,12 @@ fn a_cancel_token_ends_a_call_running_on_the_callers_thread() {
         })
     };
     let started = Instant::now();
-    let r = client.servers()[0].request_with_cancel(call("hang", ""), RequestOptions::default(), &token);
+    let r = client.servers()[0].request(call("hang", "")).cancel_with(&token).send();
     canceller.join().expect("the canceller");
     assert!(matches!(r, Err(ClientError::Request(RequestError::Cancelled))), "got {r:?}");
     assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
     assert!(!server.wait_closed_by_peer(Duration::from_secs(5)).is_empty(), "the stream was closed");
-    client.close();
+    client.close().send();
 }
 
 #[test]
@@ -69,11 +69,11 @@ fn a_stream_left_open_after_the_response_does_not_hold_the_caller() {
     let server = ScriptedHttpServer::start(reply);
     let client = connect(&server);
     let started = Instant::now();
-    let r = client.servers()[0].request(call("open", ""), RequestOptions::default());
-    assert_eq!(text_of(r), "early");
+    let r = client.servers()[0].request(call("open", ""));
+    assert_eq!(text_of(r.send()), "early");
     assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
     assert!(!server.wait_closed_by_peer(Duration::from_secs(5)).is_empty(), "the stream was closed");
-    client.close();
+    client.close().send();
 }
 
 #[test]
@@ -85,24 +85,24 @@ fn calls_from_many_threads_each_get_their_own_answer() {
         // One call that never ends until its timeout holds up nobody.
         let hung = scope.spawn(|| {
             let opts = RequestOptions { timeout: Some(Duration::from_secs(2)), ..RequestOptions::default() };
-            client.servers()[0].request(call("hang", ""), opts)
+            client.servers()[0].request(call("hang", "")).options(opts)
         });
         for thread in 0..8 {
             let (client, answered) = (&client, answered.clone());
             scope.spawn(move || {
                 for i in 0..25 {
                     let message = format!("t{thread}-{i}");
-                    let r = client.servers()[0].request(call("echo", &message), RequestOptions::default());
-                    assert_eq!(text_of(r), message);
+                    let r = client.servers()[0].request(call("echo", &message));
+                    assert_eq!(text_of(r.send()), message);
                     answered.fetch_add(1, Ordering::SeqCst);
                 }
             });
         }
-        let r = hung.join().expect("the hung caller");
+        let r = hung.join().expect("the hung caller").send();
         assert!(matches!(r, Err(ClientError::Request(RequestError::Timeout { .. }))), "got {r:?}");
     });
     assert_eq!(answered.load(Ordering::SeqCst), 200);
     let tool_calls = server.requests().iter().filter(|r| r.json()["method"] == "tools/call").count();
     assert_eq!(tool_calls, 201, "each call went out once");
-    client.close();
+    client.close().send();
 }

@@ -26,7 +26,7 @@ fn run_with(url: &str, builder: mcp_tokio::ClientBuilder) -> String {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     rt.block_on(async {
         let spec = ServerSpec::from_target("hooked", url).unwrap();
-        let client = builder.server(spec).build(mcp_tokio::TokioRuntime::current()).unwrap();
+        let client = builder.server(spec).build().unwrap();
         let text = client.call_tool("t", json!({})).await.expect("call through the hook").text();
         client.close().await;
         text
@@ -76,7 +76,9 @@ fn a_custom_connector_opens_the_streams() {
     let opened = Arc::new(AtomicUsize::new(0));
     let connector = Arc::new(ToFixture { port, opened: opened.clone() });
     let config = mcp_tokio::HttpClientConfig::default().proxy(mcp_tokio::ProxySetting::None);
-    let builder = mcp_tokio::Client::builder().http_client(config).connector(connector);
+    let builder = mcp_tokio::Client::builder()
+        .http_client(config)
+        .runtime_options(mcp_tokio::RuntimeOptions::new().connector(connector));
     assert_eq!(run_with("http://anywhere.invalid/mcp", builder), "ok");
     assert!(opened.load(Ordering::SeqCst) >= 2, "the probe and the call went through the connector");
     assert!(seen.lock().unwrap().iter().all(|(target, host)| target == "/mcp" && host == "anywhere.invalid"));
@@ -122,12 +124,12 @@ fn a_name_with_mixed_addresses_is_connected_to_only_at_the_checked_ones() {
     let spec = ServerSpec::from_target("mixed", &server.url("/mcp"))
         .unwrap()
         .oauth(mcp_tokio::auth::OAuthOptions::client_credentials(&issuer, "svc", "s3cret"));
-    let builder = mcp_tokio::Client::builder()
-        .http_client(config)
-        .connector(Arc::new(Recording { asked: asked.clone() }));
+    let builder = mcp_tokio::Client::builder().http_client(config).runtime_options(
+        mcp_tokio::RuntimeOptions::new().connector(Arc::new(Recording { asked: asked.clone() })),
+    );
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     rt.block_on(async {
-        let client = builder.server(spec).build(mcp_tokio::TokioRuntime::current()).unwrap();
+        let client = builder.server(spec).build().unwrap();
         let text =
             client.call_tool("t", json!({})).await.expect("signed in through the checked address").text();
         assert_eq!(text, "signed in");
@@ -165,11 +167,7 @@ fn an_oauth_fetch_through_a_proxy_tunnels_to_the_checked_address() {
             mcp_tokio::auth::OAuthOptions::client_credentials("https://as.example.test", "svc", "s3cret");
         let spec = ServerSpec::from_target("proxied", "http://127.0.0.1:9/mcp").unwrap().oauth(options);
         rt.block_on(async {
-            let client = mcp_tokio::Client::builder()
-                .http_client(config)
-                .server(spec)
-                .build(mcp_tokio::TokioRuntime::current())
-                .unwrap();
+            let client = mcp_tokio::Client::builder().http_client(config).server(spec).build().unwrap();
             let err = client.call_tool("t", json!({})).await.expect_err("no metadata");
             client.close().await;
             err

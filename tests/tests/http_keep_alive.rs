@@ -74,14 +74,14 @@ fn blocking() {
         let config = mcp_blocking::HttpClientConfig::default().proxy(mcp_blocking::ProxySetting::None);
         let client =
             mcp_blocking::Client::builder().http_client(config).server(spec(&server)).build().unwrap();
-        client.connect().into_result().expect("connect");
+        client.connect().send().into_result().expect("connect");
         settle(&server, hang_up, 0);
-        client.list_tools().into_result().expect("list");
+        client.list_tools().send().into_result().expect("list");
         for call in 0..CALLS {
             settle(&server, hang_up, call + 1);
-            assert_eq!(client.call_tool("t", json!({})).expect("a call").text(), "ok");
+            assert_eq!(client.call_tool("t", json!({})).send().expect("a call").text(), "ok");
         }
-        client.close();
+        client.close().send();
         check(&server, hang_up);
     }
 }
@@ -94,7 +94,7 @@ fn tokio() {
         rt.block_on(async {
             let config = mcp_tokio::HttpClientConfig::default().proxy(mcp_tokio::ProxySetting::None);
             let builder = mcp_tokio::Client::builder().http_client(config).server(spec(&server));
-            let client = builder.build(mcp_tokio::TokioRuntime::current()).unwrap();
+            let client = builder.build().unwrap();
             client.connect().await.into_result().expect("connect");
             settle(&server, hang_up, 0);
             client.list_tools().await.into_result().expect("list");
@@ -115,7 +115,7 @@ fn smol() {
         smol::block_on(async {
             let config = mcp_smol::HttpClientConfig::default().proxy(mcp_smol::ProxySetting::None);
             let builder = mcp_smol::Client::builder().http_client(config).server(spec(&server));
-            let client = builder.build(mcp_smol::SmolRuntime::new()).unwrap();
+            let client = builder.build().unwrap();
             client.connect().await.into_result().expect("connect");
             settle(&server, hang_up, 0);
             client.list_tools().await.into_result().expect("list");

@@ -84,7 +84,7 @@ fn redirects_on_tokio() {
             mcp_tokio::Client::builder()
                 .http_client(mcp_tokio::HttpClientConfig::default().proxy(mcp_tokio::ProxySetting::None))
                 .server(spec(url))
-                .build(mcp_tokio::TokioRuntime::current())
+                .build()
                 .expect("build")
         };
         let client = build(&server.url("/old"));
@@ -113,12 +113,12 @@ fn redirects_on_blocking() {
     };
     let client = build(&server.url("/old"));
     for _ in 0..2 {
-        assert_eq!(client.call_tool("t", json!({})).expect("call").text(), "ok");
+        assert_eq!(client.call_tool("t", json!({})).send().expect("call").text(), "ok");
     }
-    client.close();
+    client.close().send();
     check_followed(&server);
     let client = build(&server.url("/away"));
-    let error = client.connect().into_result().expect_err("a cross-origin redirect");
-    client.close();
+    let error = client.connect().send().into_result().expect_err("a cross-origin redirect");
+    client.close().send();
     check_refused(error, &other);
 }

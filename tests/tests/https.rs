@@ -20,10 +20,7 @@ fn fixture() -> ScriptedHttpServer {
 
 async fn call(url: &str, config: mcp_tokio::HttpClientConfig) -> Result<String, ClientError> {
     let spec = ServerSpec::from_target("tls", url)?;
-    let client = mcp_tokio::Client::builder()
-        .server(spec)
-        .http_client(config)
-        .build(mcp_tokio::TokioRuntime::current())?;
+    let client = mcp_tokio::Client::builder().server(spec).http_client(config).build()?;
     let r = client.call_tool("hello", json!({})).await.map(|r| r.text());
     client.close().await;
     r
@@ -44,10 +41,7 @@ fn a_configured_root_is_trusted_and_required() {
         let bad = mcp_tokio::HttpClientConfig::default()
             .root_certificate(&b"-----BEGIN CERTIFICATE-----\nnope\n"[..]);
         let spec = ServerSpec::from_target("tls", &url).unwrap();
-        let built = mcp_tokio::Client::builder()
-            .server(spec)
-            .http_client(bad)
-            .build(mcp_tokio::TokioRuntime::current());
+        let built = mcp_tokio::Client::builder().server(spec).http_client(bad).build();
         assert!(matches!(built, Err(ClientError::Config(_))), "{built:?}");
     });
 }
@@ -66,10 +60,7 @@ fn tls_connections_are_kept_alive() {
     let config = mcp_tokio::HttpClientConfig::default().root_certificate(CA);
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(async {
-        let client = mcp_tokio::Client::builder()
-            .server(spec)
-            .http_client(config)
-            .build(mcp_tokio::TokioRuntime::current());
+        let client = mcp_tokio::Client::builder().server(spec).http_client(config).build();
         let client = client.unwrap();
         for _ in 0..3 {
             assert_eq!(client.call_tool("hello", json!({})).await.expect("a call").text(), "over tls");

@@ -38,7 +38,7 @@ mod on_tokio {
         pub use mcp_tokio::{Client, ToolCall};
 
         pub fn build(builder: mcp_tokio::ClientBuilder) -> Result<Client, mcp_tokio::ClientError> {
-            builder.build(mcp_tokio::TokioRuntime::current())
+            builder.build()
         }
 
         pub async fn sleep(d: std::time::Duration) {
@@ -96,7 +96,7 @@ mod on_smol {
         pub use mcp_tests::support::collect_stream;
 
         pub fn build(builder: mcp_smol::ClientBuilder) -> Result<Client, mcp_smol::ClientError> {
-            builder.build(mcp_smol::SmolRuntime::new())
+            builder.build()
         }
 
         pub async fn sleep(d: std::time::Duration) {

@@ -9,10 +9,11 @@ macro_rules! common_set {
     ($krate:ident) => {{
         #[allow(unused_imports)]
         use $krate::{
-            connect, core, typed_handler, Client, ClientBuilder, ClientError, ElicitationRequest, Event,
-            EventHook, FromServer, Handler, HandlerError, HandlerOutput, Handlers, HttpClientConfig,
-            ProgressFn, ProtocolMode, ProxySetting, RequestOptions, Root, RootsListRequest, SamplingRequest,
-            Server, ServerInfo, ServerRequest, ServerSpec, ValidationMode, DEFAULT_MAX_CONCURRENT_SERVERS,
+            connect, core, BatchRequest, CancelToken, Client, ClientBuilder, ClientError, ElicitationRequest,
+            Event, EventHook, FromServer, Handler, HandlerError, HandlerOutput, Handlers, HttpClientConfig,
+            ListenRequest, Pending, ProgressFn, ProgressStream, ProtocolMode, ProxySetting, RequestBuilder,
+            RequestOptions, RequestUpdate, Root, RootsListRequest, SamplingRequest, Server, ServerInfo,
+            ServerRequest, ServerSpec, ValidationMode, DEFAULT_MAX_CONCURRENT_SERVERS,
         };
         assert_eq!(DEFAULT_MAX_CONCURRENT_SERVERS, mcp_host::DEFAULT_MAX_CONCURRENT_SERVERS);
         let _: fn() -> ClientBuilder = Client::builder;
@@ -47,9 +48,20 @@ fn every_runtime_crate_exports_the_same_runtime_neutral_types() {
 }
 
 #[test]
-fn the_async_crates_share_one_client_type() {
-    // mcp-tokio and mcp-smol are the same API on two runtimes; only the runtime differs.
-    assert_eq!(TypeId::of::<mcp_tokio::Client>(), TypeId::of::<mcp_smol::Client>());
+fn every_client_is_one_generic_type() {
+    // One API for every runtime: the client types differ only by their family.
+    assert_eq!(
+        TypeId::of::<mcp_tokio::Client>(),
+        TypeId::of::<mcp_host::Client<mcp_async::Async<mcp_tokio::TokioRuntime>>>()
+    );
+    assert_eq!(
+        TypeId::of::<mcp_smol::Client>(),
+        TypeId::of::<mcp_host::Client<mcp_async::Async<mcp_smol::SmolRuntime>>>()
+    );
+    assert_eq!(
+        TypeId::of::<mcp_blocking::Client>(),
+        TypeId::of::<mcp_host::Client<mcp_blocking::Blocking>>()
+    );
+    // The async crates share their handlers.
     assert_eq!(TypeId::of::<mcp_tokio::Handler>(), TypeId::of::<mcp_smol::Handler>());
-    assert_ne!(TypeId::of::<mcp_tokio::Client>(), TypeId::of::<mcp_blocking::Client>());
 }

@@ -7,6 +7,7 @@ mod rt {
 
     pub use mcp_blocking::{connect, Client, ClientBuilder, ClientError, ListenOptions, Server};
     pub use mcp_tests::support::plain_handler as sync_handler;
+    pub use mcp_tests::support::rest_of_iter as rest_of;
 
     pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
         builder.build()
@@ -57,7 +58,7 @@ mcp_tests::all_blocking_callback_scenario_tests!(run);
 mod blocking_only {
     use std::time::{Duration, Instant};
 
-    use mcp_blocking::core::{ClientError, Request, RequestError, RequestOptions};
+    use mcp_blocking::core::{ClientError, Request, RequestError};
     use mcp_blocking::CancelToken;
     use mcp_tests::support;
     use serde_json::json;
@@ -69,21 +70,23 @@ mod blocking_only {
         let spec = support::spec(support::test_server(), "t", &["--protocol", "modern"]);
         let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
         let server = client.servers()[0].clone();
-        let sub =
-            server.listen(mcp_blocking::SubscriptionFilter::new().resource("test://text")).expect("listen");
+        let sub = server
+            .listen(mcp_blocking::SubscriptionFilter::new().resource("test://text"))
+            .send()
+            .expect("listen");
         assert_eq!(sub.next_timeout(Duration::from_millis(50)), Err(mcp_blocking::Elapsed));
         let reader = std::thread::spawn(move || {
             let n = sub.next_timeout(Duration::from_secs(10)).expect("a notification");
             // The reader asks the same server something while its stream is open.
-            let echo = server.call_tool("echo", json!({"message": "from the reader"})).expect("echo");
+            let echo = server.call_tool("echo", json!({"message": "from the reader"})).send().expect("echo");
             (n, echo.text())
         });
-        let r = client.call_tool("touch_resource", json!({"uri": "test://text"})).expect("touch");
+        let r = client.call_tool("touch_resource", json!({"uri": "test://text"})).send().expect("touch");
         assert_eq!(r.text(), "sent 1");
         let (n, text) = reader.join().expect("the reader thread");
         assert_eq!(n, Some(mcp_blocking::Notification::ResourceUpdated { uri: "test://text".into() }));
         assert_eq!(text, "from the reader");
-        client.close();
+        client.close().send();
     }
 
     /// A `CancelToken` cancelled from another thread ends the call with `Cancelled` and
@@ -96,7 +99,7 @@ mod blocking_only {
             let spec =
                 support::spec(support::test_server(), "t", &["--protocol", proto, "--record", &record_str]);
             let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
-            client.connect().into_result().expect("connect");
+            client.connect().send().into_result().expect("connect");
             let token = CancelToken::new();
             let canceller = {
                 let token = token.clone();
@@ -107,7 +110,7 @@ mod blocking_only {
             };
             let started = Instant::now();
             let request = Request::CallTool { name: "slow".into(), arguments: json!({"ms": 20000}) };
-            let r = client.servers()[0].request_with_cancel(request, RequestOptions::default(), &token);
+            let r = client.servers()[0].request(request).cancel_with(&token).send();
             canceller.join().expect("the canceller thread");
             assert!(
                 matches!(r, Err(ClientError::Request(RequestError::Cancelled))),
@@ -130,9 +133,9 @@ mod blocking_only {
                 assert!(Instant::now() < deadline, "{proto}: no notifications/cancelled in {lines:?}");
                 std::thread::sleep(Duration::from_millis(10));
             }
-            let r = client.call_tool("echo", json!({"message": "after cancel"})).expect("echo");
+            let r = client.call_tool("echo", json!({"message": "after cancel"})).send().expect("echo");
             assert_eq!(r.text(), "after cancel");
-            client.close();
+            client.close().send();
             let _ = std::fs::remove_file(&record);
         }
     }
@@ -144,14 +147,14 @@ mod blocking_only {
         for proto in ["modern", "2025-11-25"] {
             let spec = support::spec(support::test_server(), "t", &["--protocol", proto]);
             let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
-            client.connect().into_result().expect("connect");
+            client.connect().send().into_result().expect("connect");
             let started = Instant::now();
             let slow = {
                 let client = client.clone();
-                std::thread::spawn(move || client.call_tool("slow", json!({"ms": 20000})))
+                std::thread::spawn(move || client.call_tool("slow", json!({"ms": 20000})).send())
             };
             std::thread::sleep(Duration::from_millis(200));
-            client.close();
+            client.close().send();
             match slow.join().expect("the slow thread") {
                 Err(e) => assert_eq!(e, ClientError::Closed, "{proto}"),
                 Ok(r) => panic!("{proto}: the slow call finished: {r:?}"),
@@ -167,20 +170,20 @@ mod blocking_only {
     fn many_callers_each_get_their_answers() {
         let spec = support::spec(support::test_server(), "t", &[]);
         let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
-        client.connect().into_result().expect("connect");
+        client.connect().send().into_result().expect("connect");
         std::thread::scope(|scope| {
             for t in 0..8 {
                 let client = &client;
                 scope.spawn(move || {
                     for i in 0..50 {
                         let message = format!("t{t}-{i}");
-                        let r = client.call_tool("echo", json!({"message": message})).expect("echo");
+                        let r = client.call_tool("echo", json!({"message": message})).send().expect("echo");
                         assert_eq!(r.text(), message);
                     }
                 });
             }
         });
-        client.close();
+        client.close().send();
     }
 
     /// Calls from several threads share one server; a slow call does not hold up fast ones.
@@ -189,11 +192,11 @@ mod blocking_only {
         for proto in ["modern", "2025-11-25"] {
             let spec = support::spec(support::test_server(), "t", &["--protocol", proto]);
             let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
-            client.connect().into_result().expect("connect");
+            client.connect().send().into_result().expect("connect");
             let slow = {
                 let client = client.clone();
                 std::thread::spawn(move || {
-                    let r = client.call_tool("slow", json!({"ms": 1000}));
+                    let r = client.call_tool("slow", json!({"ms": 1000})).send();
                     (r, Instant::now())
                 })
             };
@@ -204,6 +207,7 @@ mod blocking_only {
                     std::thread::spawn(move || {
                         let text = client
                             .call_tool("echo", json!({"message": format!("m{i}")}))
+                            .send()
                             .expect("echo")
                             .text();
                         (text, Instant::now())
@@ -217,7 +221,7 @@ mod blocking_only {
                 assert_eq!(text, &format!("m{i}"));
                 assert!(*done < slow_done, "{proto}: echo {i} waited for the slow call");
             }
-            client.close();
+            client.close().send();
         }
     }
 }

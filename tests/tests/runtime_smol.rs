@@ -11,9 +11,15 @@ pub mod on_smol {
 
         pub use mcp_smol::{connect, Client, ClientBuilder, ClientError, ListenOptions, Server, SmolRuntime};
         pub use mcp_tests::support::ready_handler as sync_handler;
+        pub use mcp_tests::support::rest_of_stream as rest_of;
 
         pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
-            builder.build(SmolRuntime::with_spawner(|f| smol::spawn(f).detach()))
+            builder
+                .runtime_options(
+                    mcp_smol::RuntimeOptions::new()
+                        .runtime(SmolRuntime::with_spawner(|f| smol::spawn(f).detach())),
+                )
+                .build()
         }
 
         pub async fn sleep(d: Duration) {
@@ -73,11 +79,14 @@ pub mod on_async_std {
 
         pub use mcp_smol::{connect, Client, ClientBuilder, ClientError, ListenOptions, Server, SmolRuntime};
         pub use mcp_tests::support::ready_handler as sync_handler;
+        pub use mcp_tests::support::rest_of_stream as rest_of;
 
         pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
-            builder.build(SmolRuntime::with_spawner(|f| {
-                async_std::task::spawn(f);
-            }))
+            builder
+                .runtime_options(mcp_smol::RuntimeOptions::new().runtime(SmolRuntime::with_spawner(|f| {
+                    async_std::task::spawn(f);
+                })))
+                .build()
         }
 
         pub async fn sleep(d: Duration) {

@@ -5,10 +5,11 @@ mod rt {
     use std::time::Duration;
 
     pub use mcp_tests::support::ready_handler as sync_handler;
+    pub use mcp_tests::support::rest_of_stream as rest_of;
     pub use mcp_tokio::{connect, Client, ClientBuilder, ClientError, ListenOptions, Server};
 
     pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
-        builder.build(mcp_tokio::TokioRuntime::current())
+        builder.build()
     }
 
     pub async fn sleep(d: Duration) {

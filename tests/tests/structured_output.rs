@@ -32,11 +32,8 @@ fn peer(name: &str, args: &[&str], mode: ValidationMode) -> ServerSpec {
 /// A client for one peer, with its events collected; tools are listed (which compiles them).
 async fn client_for(spec: ServerSpec, era: Era) -> (mcp_tokio::Client, Events) {
     let events = Events::new();
-    let client = mcp_tokio::Client::builder()
-        .server(spec)
-        .on_event(events.hook())
-        .build(mcp_tokio::TokioRuntime::current())
-        .expect("build the client");
+    let client =
+        mcp_tokio::Client::builder().server(spec).on_event(events.hook()).build().expect("build the client");
     let info = client.connect().await.into_result().expect("connect").remove(0);
     assert_eq!(info.era, era, "{info:?}");
     let tools = client.list_tools().await.into_result().expect("list_tools");
@@ -171,7 +168,7 @@ fn server_everything_elicitation_answers_are_checked_against_its_form() {
                     async move { Ok(mcp_tokio::core::types::ElicitResult::accept(answer)) }
                 })
                 .on_event(events.hook());
-            let client = builder.build(mcp_tokio::TokioRuntime::current()).expect("build the client");
+            let client = builder.build().expect("build the client");
             let outcome = client.call_tool("trigger-elicitation-request", json!({})).await;
             let handler_failures: Vec<String> = events
                 .snapshot()

@@ -145,6 +145,29 @@ impl CallToolResult {
         }
     }
 
+    /// The structured content decoded as `T` (any `serde::Deserialize` type): a
+    /// [`DecodeError`] naming what is wrong when it is absent or does not fit `T`.
+    ///
+    /// ```
+    /// # use mcp_core::types::CallToolResult;
+    /// #[derive(serde::Deserialize)]
+    /// struct Forecast { city: String, high: f64 }
+    /// let result = CallToolResult::from_value(serde_json::json!({
+    ///     "content": [], "structuredContent": {"city": "Oslo", "high": 7.5}
+    /// })).unwrap();
+    /// let forecast: Forecast = result.structured_as().unwrap();
+    /// assert_eq!((forecast.city.as_str(), forecast.high), ("Oslo", 7.5));
+    /// assert!(result.structured_as::<Vec<u8>>().is_err());
+    /// ```
+    pub fn structured_as<T: serde::de::DeserializeOwned>(&self) -> Result<T, DecodeError> {
+        let what = std::any::type_name::<T>();
+        let value = self
+            .structured_content
+            .as_ref()
+            .ok_or_else(|| DecodeError::new("structuredContent", format!("absent (expected {what})")))?;
+        T::deserialize(value).map_err(|e| DecodeError::new("structuredContent", format!("not a {what}: {e}")))
+    }
+
     /// Describes the JSON type of `structuredContent` (`"absent"` if missing),
     /// for diagnostics.
     pub fn structured_content_kind(&self) -> &'static str {

@@ -29,7 +29,6 @@
 //! ```
 
 mod browser;
-mod builder;
 mod loopback;
 mod options;
 mod prepare;

@@ -36,7 +36,7 @@ use hyper_io::HyperIo;
 use mcp_host::{HttpClientConfig, Proxies, Proxy};
 
 /// Opens byte streams to `host:port` (a server's, or a proxy's). The default uses the runtime's
-/// TCP; install your own with [`ClientBuilder::connector`](crate::ClientBuilder::connector)
+/// TCP; install your own with [`AsyncOptions::connector`](crate::AsyncOptions::connector)
 /// (custom DNS, Unix sockets, an in-process transport for tests...). TLS and proxy tunnels are
 /// layered on top of it. A pooled connection opened by a connector is not checked on its
 /// socket before reuse (the runtime's TCP is): a close its stream has not reported yet costs

@@ -1,0 +1,388 @@
+//! [`ClientBuilder`]: servers, handlers, hooks, OAuth and HTTP settings, then `build`.
+
+use crate::client::Client;
+use crate::family::{Family, FamilyHandler};
+use crate::server::Server;
+use crate::style::{typed_handler, HandlerOutput};
+
+/// Builds a [`Client`]: servers, handlers, event hook, HTTP client setup, then
+/// [`build`](ClientBuilder::build).
+pub struct ClientBuilder<F: Family> {
+    parts: BuilderParts<FamilyHandler<F>>,
+    options: F::Options,
+}
+
+impl<F: Family> Default for ClientBuilder<F> {
+    fn default() -> Self {
+        Self { parts: BuilderParts::default(), options: F::Options::default() }
+    }
+}
+
+impl<F: Family> std::fmt::Debug for ClientBuilder<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.parts.fmt(f)?;
+        self.options.fmt(f)
+    }
+}
+
+impl<F: Family> ClientBuilder<F> {
+    /// Adds a server.
+    pub fn server(mut self, spec: mcp_core::ServerSpec) -> Self {
+        self.parts.specs.push(spec);
+        self
+    }
+
+    /// How many servers a client-wide request (`Client::connect`, `list_tools`, the
+    /// prompt, resource and template lists, `set_log_level`, routing by name, `close`) asks
+    /// at once; default [`DEFAULT_MAX_CONCURRENT_SERVERS`],
+    /// so ten servers take about as long as the slowest one. 1 asks them one after the
+    /// other. 0 is refused by `build` with [`ClientError::Config`](mcp_core::ClientError::Config).
+    pub fn max_concurrent_servers(mut self, limit: usize) -> Self {
+        self.parts.max_concurrent_servers = limit;
+        self
+    }
+
+    /// Sets up the HTTP client every HTTP server of this client shares (one keep-alive
+    /// pool): extra root certificates and the proxy. The default trusts the webpki roots
+    /// and takes the proxy from the environment.
+    pub fn http_client(mut self, config: crate::HttpClientConfig) -> Self {
+        self.parts.http = config;
+        self
+    }
+
+    /// The client's roots, answered by the client itself (declares `roots` with
+    /// `listChanged`); `Client::set_roots` / `Server::set_roots` change them while connected.
+    /// Replaces a roots handler.
+    pub fn roots<I>(mut self, roots: I) -> Self
+    where
+        I: IntoIterator<Item = mcp_core::Root>,
+    {
+        self.parts.handlers.fixed_roots = Some(roots.into_iter().collect());
+        self.parts.handlers.roots = None;
+        self
+    }
+
+    /// Installs a roots handler (declares the `roots` capability): it gets a
+    /// [`RootsListRequest`](crate::RootsListRequest) and answers the roots
+    /// (`Vec<Root>`) or a [`HandlerError`](mcp_core::HandlerError). Replaces roots given
+    /// with `roots`.
+    pub fn roots_handler<H, O>(mut self, f: H) -> Self
+    where
+        H: Fn(crate::RootsListRequest) -> O + Send + Sync + 'static,
+        O: HandlerOutput<F::Style, Vec<mcp_core::Root>>,
+    {
+        self.parts.handlers.roots = Some(typed_handler::<F::Style, _, _, _>(f));
+        self.parts.handlers.fixed_roots = None;
+        self
+    }
+
+    /// Installs a sampling handler (declares the `sampling` capability): it gets a
+    /// [`SamplingRequest`](crate::SamplingRequest) (checked and decoded; the server's name
+    /// in `server`) and answers a
+    /// [`CreateMessageResult`](mcp_core::types::CreateMessageResult) or a
+    /// [`HandlerError`](mcp_core::HandlerError) (sent as a constant `-32603` unless it
+    /// names a code).
+    pub fn sampling_handler<H, O>(mut self, f: H) -> Self
+    where
+        H: Fn(crate::SamplingRequest) -> O + Send + Sync + 'static,
+        O: HandlerOutput<F::Style, mcp_core::types::CreateMessageResult>,
+    {
+        self.parts.handlers.sampling = Some(typed_handler::<F::Style, _, _, _>(f));
+        self
+    }
+
+    /// Installs an elicitation handler (declares form-mode `elicitation`): it gets an
+    /// [`ElicitationRequest`](crate::ElicitationRequest) and answers an
+    /// [`ElicitResult`](mcp_core::types::ElicitResult) (accepted content is checked against
+    /// the requested form before it is sent) or a [`HandlerError`](mcp_core::HandlerError).
+    pub fn elicitation_handler<H, O>(mut self, f: H) -> Self
+    where
+        H: Fn(crate::ElicitationRequest) -> O + Send + Sync + 'static,
+        O: HandlerOutput<F::Style, mcp_core::types::ElicitResult>,
+    {
+        self.parts.handlers.elicitation = Some(typed_handler::<F::Style, _, _, _>(f));
+        self
+    }
+
+    /// Installs a URL-mode elicitation handler (declares `elicitation.url`): it gets the
+    /// `elicitation/create` requests with `mode: "url"` (the form handler gets the others).
+    /// Its answer is consent, not data: an [`ElicitResult`](mcp_core::types::ElicitResult)
+    /// whose `content` is dropped (`_meta` kept). A 2025-11-25 request carries
+    /// `elicitation_id`, whose completion arrives as
+    /// [`Event::ElicitationComplete`](mcp_core::Event::ElicitationComplete).
+    pub fn elicitation_url_handler<H, O>(mut self, f: H) -> Self
+    where
+        H: Fn(crate::ElicitationRequest) -> O + Send + Sync + 'static,
+        O: HandlerOutput<F::Style, mcp_core::types::ElicitResult>,
+    {
+        self.parts.handlers.elicitation_url = Some(typed_handler::<F::Style, _, _, _>(f));
+        self
+    }
+
+    /// Lets the sampling handler take tool-enabled requests (`tools`, `toolChoice`;
+    /// declares `sampling.tools`, SEP-1577). Off by default: such requests are refused
+    /// without calling the handler. Needs a sampling handler to have an effect.
+    pub fn sampling_tools(mut self, enabled: bool) -> Self {
+        self.parts.handlers.sampling_tools = enabled;
+        self
+    }
+
+    /// Lets the sampling handler see `includeContext` values other than `"none"` (declares
+    /// `sampling.context`, deprecated in 2026-07-28). Off by default: the handler sees
+    /// `"none"`. Needs a sampling handler to have an effect.
+    pub fn sampling_context(mut self, enabled: bool) -> Self {
+        self.parts.handlers.sampling_context = enabled;
+        self
+    }
+
+    /// Calls `hook` with every non-response event of every server (notifications, logs,
+    /// stderr lines, warnings, connects and disconnects). It runs outside the server's
+    /// engine lock, in the order of the server's events and never beside another callback
+    /// of the same server, so it may call the client, even the same server, and wait for
+    /// the answer (what that request routes meanwhile comes after the hook returns).
+    pub fn on_event<H>(mut self, hook: H) -> Self
+    where
+        H: Fn(&str, &mcp_core::Event) + Send + Sync + 'static,
+    {
+        self.parts.hook = Some(std::sync::Arc::new(hook));
+        self
+    }
+
+    /// Calls `hook` when a request starts a paced wait before retrying a 2026-07-28
+    /// state-only `input_required` (the server said "not yet": the wait grows from 50 ms to
+    /// at most 2 s and never outlasts the request's timeout), with the server's name and the
+    /// wait. [`InputWaitDecision::Cancel`](mcp_core::InputWaitDecision::Cancel) fails the
+    /// request with [`RequestError::InputWaitCancelled`](mcp_core::RequestError::InputWaitCancelled),
+    /// which `Server::resume` can go on from. The waits are also events
+    /// ([`Event::InputWait`](mcp_core::Event::InputWait)). Like the event hook (right after
+    /// it, for the same wait), it runs outside the server's engine lock, in order, and may
+    /// call the client; a `Cancel` is applied when it returns, unless the wait is over.
+    pub fn on_input_wait<H>(mut self, hook: H) -> Self
+    where
+        H: Fn(&str, &mcp_core::InputWait) -> mcp_core::InputWaitDecision + Send + Sync + 'static,
+    {
+        self.parts.input_wait_hook = Some(std::sync::Arc::new(hook));
+        self
+    }
+
+    /// Computes extra `_meta` for each request when it is submitted (e.g. a trace id), from
+    /// its server, method and tool, prompt or resource name. The map goes over the server's
+    /// static `_meta` ([`ServerSpec::request_meta`](mcp_core::ServerSpec::request_meta))
+    /// and under a request's own `RequestOptions::meta`; keys the protocol sets
+    /// (`progressToken`, the 2026-07-28 envelope) are dropped. Like any `_meta`, its keys
+    /// are part of the cache key of lists and reads: a value unique to every request (a
+    /// trace id) keeps those from being served from the cache, so add it only for the
+    /// methods that need it (`ctx.method`). It runs on the caller's thread before the
+    /// request reaches the server's engine (no lock held), so it may call the client; a
+    /// request it makes gets a `_meta` from it too (look at `ctx.method` to stop there). A
+    /// provider that panics fails that request.
+    pub fn request_meta_provider<H>(mut self, provider: H) -> Self
+    where
+        H: Fn(&mcp_core::RequestMetaContext<'_>) -> crate::serde_json::Map<String, crate::serde_json::Value>
+            + Send
+            + Sync
+            + 'static,
+    {
+        self.parts.meta_provider = Some(std::sync::Arc::new(provider));
+        self
+    }
+    /// Installs the authorization handler OAuth servers with the authorization code grant
+    /// need ([`ServerSpec::oauth`](mcp_core::ServerSpec::oauth)): it gets an
+    /// [`AuthorizationPrompt`](crate::AuthorizationPrompt) (the URL to open and the
+    /// redirect URI the browser comes back to) and answers an
+    /// [`AuthorizationCallback`](mcp_core::types::AuthorizationCallback) with the redirect
+    /// URL (or its query), or a [`HandlerError`](mcp_core::HandlerError). See
+    /// [`Self::browser_authorization`] for the ready-made one.
+    pub fn authorization_handler<H, O>(mut self, f: H) -> Self
+    where
+        H: Fn(crate::AuthorizationPrompt) -> O + Send + Sync + 'static,
+        O: HandlerOutput<F::Style, mcp_core::types::AuthorizationCallback>,
+    {
+        self.parts.handlers.authorization = Some(typed_handler::<F::Style, _, _, _>(f));
+        self
+    }
+
+    /// Signs in through a browser: for each authorization, listens at the redirect URI
+    /// (a loopback `http` URI such as [`OAuthOptions::browser`](crate::auth::OAuthOptions::browser)
+    /// sets up), opens the URL with `opener`, and answers with the redirect once it
+    /// arrives (at most 5 minutes; see
+    /// [`BrowserAuthorization`](crate::auth::BrowserAuthorization) for another
+    /// timeout). Replaces an authorization handler.
+    pub fn browser_authorization(mut self, opener: crate::auth::BrowserOpener) -> Self
+    where
+        crate::auth::AuthorizationWait: HandlerOutput<F::Style, mcp_core::types::AuthorizationCallback>,
+    {
+        let browser = crate::auth::BrowserAuthorization::new(opener);
+        self.parts.handlers.authorization =
+            Some(typed_handler::<F::Style, _, _, _>(move |req: crate::AuthorizationPrompt| {
+                browser.start(&req)
+            }));
+        self
+    }
+
+    /// Installs the token provider servers set up with
+    /// [`ServerSpec::token_provider`](mcp_core::ServerSpec::token_provider) need: on a
+    /// `401`/`403` it gets a [`TokenRequest`](crate::TokenRequest) (the server's URL,
+    /// status, `WWW-Authenticate` and attempt number) and answers an
+    /// [`AccessTokenAnswer`](mcp_core::types::AccessTokenAnswer), or a
+    /// [`HandlerError`](mcp_core::HandlerError) to give up.
+    pub fn token_provider<H, O>(mut self, f: H) -> Self
+    where
+        H: Fn(crate::TokenRequest) -> O + Send + Sync + 'static,
+        O: HandlerOutput<F::Style, mcp_core::types::AccessTokenAnswer>,
+    {
+        self.parts.handlers.access_token = Some(typed_handler::<F::Style, _, _, _>(f));
+        self
+    }
+
+    /// Keeps OAuth records across runs: each OAuth server starts from the store's record
+    /// for its canonical URL (a record that cannot be read is reported as a
+    /// [`Warning::TokenStore`](mcp_core::Warning::TokenStore) event and ignored), and
+    /// every [`Event::AuthorizationSaved`](mcp_core::Event::AuthorizationSaved) is saved
+    /// (from the server's driver, before the event hook sees it).
+    pub fn token_store(mut self, store: std::sync::Arc<dyn crate::auth::TokenStore>) -> Self {
+        self.parts.token_store = Some(store);
+        self
+    }
+
+    /// How the client's background work runs: the runtime and, for async clients, how TCP
+    /// connections are opened (see the runtime crate's options type).
+    pub fn runtime_options(mut self, options: F::Options) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Starts one engine per server. Servers start lazily, on first use (or on
+    /// [`Client::connect`]). Fails for an empty or inconsistent server list, a
+    /// `max_concurrent_servers` of 0, or an unusable [`HttpClientConfig`](crate::HttpClientConfig)
+    /// (a bad certificate or proxy URL).
+    pub fn build(self) -> Result<Client<F>, mcp_core::ClientError> {
+        let limit = self.parts.max_concurrent_servers;
+        let servers = F::start(self.parts, self.options)?;
+        Ok(Client::new(servers.into_iter().map(Server::new).collect(), limit))
+    }
+}
+
+/// What every family's `ClientBuilder` collects: servers, handlers, the event hook and the
+/// HTTP client settings.
+pub struct BuilderParts<H> {
+    /// The servers, in order.
+    pub specs: Vec<mcp_core::ServerSpec>,
+    /// The host's handlers.
+    pub handlers: crate::HandlerSet<H>,
+    /// The event hook.
+    pub hook: Option<crate::EventHook>,
+    /// The HTTP client settings.
+    pub http: crate::HttpClientConfig,
+    /// The per-request `_meta` provider.
+    pub meta_provider: Option<crate::MetaProvider>,
+    /// The input-wait hook.
+    pub input_wait_hook: Option<crate::InputWaitHook>,
+    /// Where OAuth records are loaded from and saved to.
+    pub token_store: Option<std::sync::Arc<dyn crate::auth::TokenStore>>,
+    /// How many servers a client-wide request asks at once (checked by `prepare`: at least 1).
+    pub max_concurrent_servers: usize,
+}
+
+/// How many servers a client-wide request asks at once unless the builder says otherwise
+/// (`ClientBuilder::max_concurrent_servers`).
+pub const DEFAULT_MAX_CONCURRENT_SERVERS: usize = 16;
+
+impl<H> Default for BuilderParts<H> {
+    fn default() -> Self {
+        Self {
+            specs: Vec::new(),
+            handlers: Default::default(),
+            hook: None,
+            http: Default::default(),
+            meta_provider: None,
+            input_wait_hook: None,
+            token_store: None,
+            max_concurrent_servers: DEFAULT_MAX_CONCURRENT_SERVERS,
+        }
+    }
+}
+
+impl<H> std::fmt::Debug for BuilderParts<H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("specs", &self.specs)
+            .field("handlers", &self.handlers)
+            .field("hook", &self.hook.as_ref().map(|_| "installed"))
+            .field("http", &self.http)
+            .field("meta_provider", &self.meta_provider.as_ref().map(|_| "installed"))
+            .field("input_wait_hook", &self.input_wait_hook.as_ref().map(|_| "installed"))
+            .field("token_store", &self.token_store.as_ref().map(|_| "installed"))
+            .field("max_concurrent_servers", &self.max_concurrent_servers)
+            .finish()
+    }
+}
+
+/// One server of a client being built: its connection, its driver's bookkeeping, and the view
+/// its API handles read.
+#[derive(Debug)]
+pub struct ServerStart<R, W> {
+    /// The server's name.
+    pub name: std::sync::Arc<str>,
+    /// Its connection, created at the build's `now`.
+    pub conn: mcp_core::Connection,
+    /// Its driver's bookkeeping.
+    pub dispatch: crate::Dispatch<R, W>,
+    /// What its API handles read.
+    pub view: crate::SharedView,
+}
+
+/// A client ready to be started: its servers, the handlers every driver shares, and the
+/// HTTP client settings.
+#[derive(Debug)]
+pub struct Prepared<H, R, W> {
+    /// The servers, in order.
+    pub servers: Vec<ServerStart<R, W>>,
+    /// The host's handlers.
+    pub handlers: std::sync::Arc<crate::HandlerSet<H>>,
+    /// The HTTP client settings.
+    pub http: crate::HttpClientConfig,
+    /// How many servers a client-wide request asks at once (at least 1).
+    pub max_concurrent_servers: usize,
+}
+
+impl<H> BuilderParts<H> {
+    /// Checks the server list (one at least, unique names) and the fan-out limit (at least
+    /// 1), gives every server the features of
+    /// the installed handlers and a jitter seed, completes OAuth setups (entropy, wall clock,
+    /// stored record: [`crate::auth::prepare_auth`]), and sets up each one's connection at
+    /// `now`.
+    pub fn prepare<R: crate::Reply, W: crate::Waiter>(
+        self,
+        now: std::time::Instant,
+    ) -> Result<Prepared<H, R, W>, mcp_core::ClientError> {
+        if self.max_concurrent_servers == 0 {
+            let refusal =
+                "max_concurrent_servers must be at least 1 (1 asks the servers one after the other)";
+            return Err(mcp_core::ClientError::Config(refusal.into()));
+        }
+        let mut specs = crate::prepare_servers(self.specs, &self.handlers)?;
+        let store = self.token_store.as_deref();
+        crate::auth::prepare_auth(&mut specs, &self.handlers, store, self.hook.as_ref())?;
+        let hook = crate::auth::persisting_hook(self.token_store, self.hook);
+        let servers = specs
+            .into_iter()
+            .map(|spec| {
+                let mut config = spec.config;
+                crate::seed_config(&mut config);
+                let name: std::sync::Arc<str> = spec.name.into();
+                let view = crate::SharedView::default();
+                let mut dispatch = crate::Dispatch::new(name.clone(), hook.clone(), view.clone());
+                dispatch.set_meta_provider(self.meta_provider.clone());
+                dispatch.set_input_wait_hook(self.input_wait_hook.clone());
+                ServerStart { name, conn: mcp_core::Connection::new(config, now), dispatch, view }
+            })
+            .collect();
+        Ok(Prepared {
+            servers,
+            handlers: std::sync::Arc::new(self.handlers),
+            http: self.http,
+            max_concurrent_servers: self.max_concurrent_servers,
+        })
+    }
+}
