@@ -93,6 +93,7 @@ mod destination;
 mod era;
 mod error;
 mod event;
+mod exchange_failure;
 pub mod framing;
 #[cfg(feature = "_fuzz")]
 #[doc(hidden)]
@@ -141,6 +142,7 @@ pub use destination::{Destination, UnsafeAddress};
 pub use era::{Era, ServerInfo};
 pub use error::{AnswerError, ClientError, CommandError, RequestError, RpcError, RpcErrorKind, Warning};
 pub use event::{Event, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
+pub use exchange_failure::ExchangeFailure;
 pub use handle::{Epoch, ExchangeId, RequestHandle, ServerRequestHandle};
 pub use io::{ExitInfo, HttpHead, HttpMethod, HttpRequest, Io};
 pub use notify_queue::{NotificationQueue, Pushed, QueueLimits};

@@ -25,7 +25,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
 use mcp_core::mcp_servers::HttpUrl;
 use mcp_core::Input;
-use mcp_core::{Destination, ExchangeId, HttpHead, HttpMethod, HttpRequest, UnsafeAddress};
+use mcp_core::{Destination, ExchangeFailure, ExchangeId, HttpHead, HttpMethod, HttpRequest};
 use mcp_host::Feed;
 
 pub use hyper_io::{AsyncStream, BoxedStream};
@@ -247,7 +247,7 @@ impl HttpClient {
         proxy: Option<&Proxy>,
         timeout: Duration,
         destination: Destination,
-    ) -> Result<Conn, Failure> {
+    ) -> Result<Conn, ExchangeFailure> {
         let deadline = rt.now() + timeout;
         let open = async {
             let checked = self.checked_addresses(rt, url, destination).await?;
@@ -272,11 +272,11 @@ impl HttpClient {
             if url.is_https() {
                 stream = tls::wrap(self.tls.get()?, stream, url.host()).await?;
             }
-            Ok::<_, Failure>((stream, idle_check))
+            Ok::<_, ExchangeFailure>((stream, idle_check))
         };
         let expired = async {
             rt.sleep_until(deadline).await;
-            Err(Failure::Transport(format!("connecting to the server took longer than {timeout:?}")))
+            Err(ExchangeFailure::Transport(format!("connecting to the server took longer than {timeout:?}")))
         };
         let (stream, idle_check) = open.or(expired).await?;
         let (sender, driver) = hyper::client::conn::http1::handshake(HyperIo::new(stream))
@@ -293,16 +293,16 @@ impl HttpClient {
         rt: &R,
         url: &HttpUrl,
         destination: Destination,
-    ) -> Result<Option<Vec<SocketAddr>>, Failure> {
+    ) -> Result<Option<Vec<SocketAddr>>, ExchangeFailure> {
         let (host, port) = (url.host(), url.port());
         let resolved = match (destination, self.hosts.known_addresses(host, port)) {
             (Destination::Any, _) => return Ok(self.hosts.overridden(host, port)),
             (_, Some(known)) => known,
             (_, None) => rt.resolve(host, port).await.map_err(|e| format!("resolving {host} failed: {e}"))?,
         };
-        let checked = destination.check(url.as_str(), &resolved).map_err(Failure::Refused)?;
+        let checked = destination.check(url.as_str(), &resolved).map_err(ExchangeFailure::Refused)?;
         if checked.is_empty() {
-            return Err(Failure::Transport(format!("{host} resolved to no address")));
+            return Err(ExchangeFailure::Transport(format!("{host} resolved to no address")));
         }
         Ok(Some(checked))
     }
@@ -340,20 +340,6 @@ impl HttpClient {
 /// An opened stream and, when the runtime opened it, its socket's check.
 type Opened = (BoxedStream, Option<IdleCheck>);
 
-/// Why an exchange ended without a response.
-enum Failure {
-    /// A transport failure, described.
-    Transport(String),
-    /// Refused before connecting: the host's addresses are outside the request's destination.
-    Refused(UnsafeAddress),
-}
-
-impl From<String> for Failure {
-    fn from(detail: String) -> Self {
-        Self::Transport(detail)
-    }
-}
-
 /// The pool key of `target` for a request to `destination`: connections opened under an
 /// address rule serve only requests under the same rule.
 fn pool_key(target: &Target, destination: Destination) -> std::borrow::Cow<'_, str> {
@@ -376,11 +362,8 @@ pub(crate) async fn run_exchange<R: Runtime>(
     let work = async {
         match exchange(&client, &rt, id, request, &*feed).await {
             Ok(()) => {}
-            Err(Failure::Transport(detail)) => {
-                feed.feed(Input::HttpFailed(id, detail));
-            }
-            Err(Failure::Refused(refusal)) => {
-                feed.feed(Input::HttpRefused(id, refusal));
+            Err(failure) => {
+                feed.feed(failure.into_input(id));
             }
         }
     };
@@ -429,7 +412,7 @@ async fn exchange<R: Runtime>(
     id: ExchangeId,
     mut request: HttpRequest,
     feed: &dyn Feed,
-) -> Result<(), Failure> {
+) -> Result<(), ExchangeFailure> {
     let target = client.target(&request.url)?;
     let (url, proxy) = (&target.url, target.proxy.as_ref());
     let key = pool_key(&target, request.destination);

@@ -48,7 +48,9 @@ use std::time::Duration;
 use ureq::typestate::HttpCrateScope;
 
 use mcp_core::Input;
-use mcp_core::{ClientError, Destination, ExchangeId, HttpHead, HttpMethod, HttpRequest, UnsafeAddress};
+use mcp_core::{
+    ClientError, Destination, ExchangeFailure, ExchangeId, HttpHead, HttpMethod, HttpRequest, UnsafeAddress,
+};
 use ureq::config::AutoHeaderValue;
 use ureq::http;
 use ureq::tls::{Certificate, RootCerts, TlsConfig};
@@ -327,7 +329,7 @@ fn run_exchange<F>(
     let mut reporter = Reporter { report, ctl, gone: false };
     let outcome = match agent {
         Ok(agent) => exchange(agent, request, &mut reporter),
-        Err(refused) => Err(Failure::Transport(refused.clone())),
+        Err(refused) => Err(ExchangeFailure::Transport(refused.clone())),
     };
     // Deciding under the abort lock makes "aborted" and "delivered an outcome" exclusive;
     // finishing also forgets the sockets, so a late abort cannot touch a pooled connection.
@@ -336,8 +338,8 @@ fn run_exchange<F>(
         let last = match outcome {
             Ok(Flow::Done) => HttpReport::End,
             Ok(Flow::Stopped) => return,
-            Err(Failure::Transport(detail)) => HttpReport::Failed(detail),
-            Err(Failure::Refused(refusal)) => HttpReport::Refused(refusal),
+            Err(ExchangeFailure::Transport(detail)) => HttpReport::Failed(detail),
+            Err(ExchangeFailure::Refused(refusal)) => HttpReport::Refused(refusal),
         };
         before_last();
         (reporter.report)(last);
@@ -352,25 +354,15 @@ enum Flow {
     Stopped,
 }
 
-/// Why an exchange ended without a response.
-enum Failure {
-    /// A transport failure, described.
-    Transport(String),
-    /// Refused before connecting (by the checking resolver).
-    Refused(UnsafeAddress),
-}
-
-impl From<String> for Failure {
-    fn from(detail: String) -> Self {
-        Self::Transport(detail)
-    }
-}
-
 /// Why a [`Destination::Public`] request through a proxy is refused.
 const UNCHECKABLE_THROUGH_PROXY: &str = "refusing an OAuth fetch through a proxy: the proxy would \
      resolve its host, whose address must be checked (mcp-blocking cannot tunnel to a checked address)";
 
-fn exchange<F>(agent: &ureq::Agent, request: HttpRequest, reporter: &mut Reporter<F>) -> Result<Flow, Failure>
+fn exchange<F>(
+    agent: &ureq::Agent,
+    request: HttpRequest,
+    reporter: &mut Reporter<F>,
+) -> Result<Flow, ExchangeFailure>
 where
     F: FnMut(HttpReport) -> bool,
 {
@@ -407,7 +399,7 @@ where
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => break Err(Failure::Transport(format!("reading the response body: {e}"))),
+            Err(e) => break Err(ExchangeFailure::Transport(format!("reading the response body: {e}"))),
         }
     };
     READ_BUF.with(|b| b.replace(buf));
@@ -470,13 +462,13 @@ fn with_connect_timeout<S: ureq::AsSendBody>(
 }
 
 /// A failure as reported to the core: the resolver's refusal as such, anything else described.
-fn describe(e: ureq::Error) -> Failure {
+fn describe(e: ureq::Error) -> ExchangeFailure {
     if let ureq::Error::Io(io) = &e {
         if let Some(refusal) = io.get_ref().and_then(|inner| inner.downcast_ref::<UnsafeAddress>()) {
-            return Failure::Refused(refusal.clone());
+            return ExchangeFailure::Refused(refusal.clone());
         }
     }
-    Failure::Transport(match e {
+    ExchangeFailure::Transport(match e {
         ureq::Error::Timeout(what) => format!("timed out ({what})"),
         ureq::Error::Io(e) => format!("io: {e}"),
         e => e.to_string(),
