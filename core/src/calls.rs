@@ -99,6 +99,7 @@ unit_call!(
 /// `tools/call`. A `_meta` key inside `arguments` is sent as the request's `_meta`; a tool
 /// failure is a result with `is_error`, not an `Err`.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CallTool {
     /// The tool name.
     pub name: String,
@@ -125,6 +126,7 @@ impl Call for CallTool {
 
 /// `prompts/get` with string arguments.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GetPrompt {
     /// The prompt name.
     pub name: String,
@@ -151,6 +153,7 @@ impl Call for GetPrompt {
 
 /// `resources/read`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ReadResource {
     /// The resource URI.
     pub uri: String,
@@ -175,6 +178,7 @@ impl Call for ReadResource {
 
 /// `completion/complete` of one argument.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Complete {
     /// What is being completed.
     pub reference: CompletionReference,
@@ -228,11 +232,19 @@ impl Call for SetLogLevel {
 
 /// Any other method with raw params; the result as received.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Custom {
     /// The method.
     pub method: String,
     /// The params (an object or `null`).
     pub params: Value,
+}
+
+impl Custom {
+    /// A request of `method` with `params` (an object, or `null` for none).
+    pub fn new(method: &str, params: Value) -> Self {
+        Self { method: method.to_owned(), params }
+    }
 }
 
 impl Call for Custom {
@@ -273,6 +285,7 @@ mod tests {
 /// `tools/call` started as a task: the task the server made, or the result when it ran the
 /// call at once (see [`Request::CallToolAsTask`]).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CallToolAsTask {
     /// The tool name.
     pub name: String,
@@ -288,6 +301,13 @@ pub enum TaskStart {
     Task(crate::types::Task),
     /// The server ran the call at once: its result.
     Done(CallToolResult),
+}
+
+impl CallToolAsTask {
+    /// A task-augmented call of `name` with `arguments`.
+    pub fn new(name: &str, arguments: Value) -> Self {
+        Self { name: name.to_owned(), arguments }
+    }
 }
 
 impl Call for CallToolAsTask {
@@ -320,11 +340,25 @@ impl Call for GetTask {
 
 /// Waits for a task's result (polling it), checked against `tool`'s output schema when named.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TaskResult {
     /// The task.
     pub task_id: String,
     /// The tool it runs, when known.
     pub tool: Option<String>,
+}
+
+impl TaskResult {
+    /// The result of task `task_id`, unchecked (no tool named).
+    pub fn new(task_id: &str) -> Self {
+        Self { task_id: task_id.to_owned(), tool: None }
+    }
+
+    /// Checks the result against `tool`'s output schema.
+    pub fn tool(mut self, tool: &str) -> Self {
+        self.tool = Some(tool.to_owned());
+        self
+    }
 }
 
 impl Call for TaskResult {

@@ -7,6 +7,7 @@ use crate::redact::{redact_args, MASK};
 /// How to launch a stdio server. Its `Debug` and [`StdioCommand::display`] never show
 /// environment values or credential-looking arguments.
 #[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StdioCommand {
     /// The program to run (looked up on `PATH` by the runtime).
     pub program: String,

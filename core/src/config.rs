@@ -42,6 +42,7 @@ pub enum TransportConfig {
 
 /// How to reach an HTTP server. `Debug` redacts credentials (URL tokens, auth headers).
 #[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HttpConfig {
     /// The server URL: the MCP endpoint (Streamable or plain HTTP), or the event-stream URL
     /// (HTTP+SSE).
@@ -64,6 +65,36 @@ pub struct HttpConfig {
 }
 
 impl HttpConfig {
+    /// The transports to try, in order (see [`crate::mcp_servers::detect_target`]); the first that works is kept for the connection's lifetime.
+    pub fn kinds(mut self, kinds: Vec<TransportKind>) -> Self {
+        self.kinds = kinds;
+        self
+    }
+
+    /// Headers sent with every request.
+    pub fn headers(mut self, headers: Vec<(String, String)>) -> Self {
+        self.headers = headers;
+        self
+    }
+
+    /// How many times a request that failed in transport or with HTTP 5xx is retried (never a `tools/call`, never after a JSON-RPC error, a 4xx, a timeout or an oversized body).
+    pub fn retries(mut self, retries: u32) -> Self {
+        self.retries = retries;
+        self
+    }
+
+    /// The first retry waits about this long; each later one twice as long (with jitter).
+    pub fn retry_delay(mut self, retry_delay: Duration) -> Self {
+        self.retry_delay = retry_delay;
+        self
+    }
+
+    /// How a `401`/`403` challenge is answered (OAuth, a token provider, or not at all).
+    pub fn auth(mut self, auth: crate::oauth::HttpAuth) -> Self {
+        self.auth = auth;
+        self
+    }
+
     /// A configuration for `url`, trying the transports its shape suggests (see
     /// [`crate::mcp_servers::HttpUrl::default_kinds`]).
     pub fn new(url: &str) -> Result<Self, TargetConfigError> {
@@ -96,6 +127,7 @@ impl std::fmt::Debug for HttpConfig {
 
 /// Bounds on everything an untrusted server can make the client hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// Largest JSON-RPC message accepted (one stdout line). Default 16 MiB.
     pub max_message_bytes: usize,
@@ -156,8 +188,95 @@ impl Default for Limits {
     }
 }
 
+impl Limits {
+    /// Largest JSON-RPC message accepted (one stdout line).
+    pub fn max_message_bytes(mut self, max_message_bytes: usize) -> Self {
+        self.max_message_bytes = max_message_bytes;
+        self
+    }
+
+    /// Longest stderr line kept; a longer line is shown cut to this length, with its full length.
+    pub fn max_stderr_line_bytes(mut self, max_stderr_line_bytes: usize) -> Self {
+        self.max_stderr_line_bytes = max_stderr_line_bytes;
+        self
+    }
+
+    /// Stderr lines remembered to explain a crash.
+    pub fn stderr_tail_lines(mut self, stderr_tail_lines: usize) -> Self {
+        self.stderr_tail_lines = stderr_tail_lines;
+        self
+    }
+
+    /// Host requests in flight (queued or sent) at once.
+    pub fn max_in_flight(mut self, max_in_flight: usize) -> Self {
+        self.max_in_flight = max_in_flight;
+        self
+    }
+
+    /// Host events waiting to be polled; beyond this, non-terminal events are dropped and counted (responses are never dropped).
+    pub fn max_pending_events(mut self, max_pending_events: usize) -> Self {
+        self.max_pending_events = max_pending_events;
+        self
+    }
+
+    /// Characters kept of a server log message or progress message.
+    pub fn max_log_chars(mut self, max_log_chars: usize) -> Self {
+        self.max_log_chars = max_log_chars;
+        self
+    }
+
+    /// Pages followed by one list request.
+    pub fn max_list_pages(mut self, max_list_pages: usize) -> Self {
+        self.max_list_pages = max_list_pages;
+        self
+    }
+
+    /// Items collected by one list request across pages.
+    pub fn max_list_items(mut self, max_list_items: usize) -> Self {
+        self.max_list_items = max_list_items;
+        self
+    }
+
+    /// Server-to-client requests handled concurrently (legacy eras); more are refused.
+    pub fn max_concurrent_server_requests(mut self, max_concurrent_server_requests: usize) -> Self {
+        self.max_concurrent_server_requests = max_concurrent_server_requests;
+        self
+    }
+
+    /// Finished wire ids remembered so a late response is recognised as late.
+    pub fn recent_finished(mut self, recent_finished: usize) -> Self {
+        self.recent_finished = recent_finished;
+        self
+    }
+
+    /// Largest HTTP response body after decompression (a JSON body is bounded by `max_message_bytes` as well).
+    pub fn max_decompressed_body_bytes(mut self, max_decompressed_body_bytes: usize) -> Self {
+        self.max_decompressed_body_bytes = max_decompressed_body_bytes;
+        self
+    }
+
+    /// Bytes of an HTTP error body read to find a JSON-RPC error in it.
+    pub fn max_error_body_bytes(mut self, max_error_body_bytes: usize) -> Self {
+        self.max_error_body_bytes = max_error_body_bytes;
+        self
+    }
+
+    /// Cached results kept at once (lists, resource reads, across `_meta` and credentials); past it the oldest is dropped.
+    pub fn max_cache_entries(mut self, max_cache_entries: usize) -> Self {
+        self.max_cache_entries = max_cache_entries;
+        self
+    }
+
+    /// `input_required` answers (2026-07-28 multi-round-trip input) one request may take; the one past it fails the request with [`RequestError::InputBudgetExhausted`](crate::RequestError::InputBudgetExhausted) (resumable).
+    pub fn max_input_rounds(mut self, max_input_rounds: u32) -> Self {
+        self.max_input_rounds = max_input_rounds;
+        self
+    }
+}
+
 /// Timeouts of one connection. All are enforced by the core through `poll_timeout`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Timeouts {
     /// Default per-request timeout (a request may override it). Default 60 s.
     pub request: Duration,
@@ -197,8 +316,59 @@ impl Default for Timeouts {
     }
 }
 
+impl Timeouts {
+    /// Sets `request`.
+    pub fn request(mut self, request: Duration) -> Self {
+        self.request = request;
+        self
+    }
+
+    /// How long the `server/discover` probe may take before the server is judged legacy.
+    pub fn discover(mut self, discover: Duration) -> Self {
+        self.discover = discover;
+        self
+    }
+
+    /// How long the legacy `initialize` handshake may take.
+    pub fn initialize(mut self, initialize: Duration) -> Self {
+        self.initialize = initialize;
+        self
+    }
+
+    /// After closing stdin, how long to wait for the process to exit before terminating it.
+    pub fn shutdown_grace(mut self, shutdown_grace: Duration) -> Self {
+        self.shutdown_grace = shutdown_grace;
+        self
+    }
+
+    /// After a terminate signal, how long to wait before killing.
+    pub fn terminate_grace(mut self, terminate_grace: Duration) -> Self {
+        self.terminate_grace = terminate_grace;
+        self
+    }
+
+    /// After the process exited, how long to keep reading its stdout for final messages.
+    pub fn exit_drain(mut self, exit_drain: Duration) -> Self {
+        self.exit_drain = exit_drain;
+        self
+    }
+
+    /// How long opening an HTTP connection (TCP, proxy, TLS) may take.
+    pub fn http_connect(mut self, http_connect: Duration) -> Self {
+        self.http_connect = http_connect;
+        self
+    }
+
+    /// HTTP+SSE: after this long without a byte on the event stream the client sends a `ping`; if the stream stays silent for as long again, it is judged dead and reopened.
+    pub fn sse_keepalive(mut self, sse_keepalive: Duration) -> Self {
+        self.sse_keepalive = sse_keepalive;
+        self
+    }
+}
+
 /// The client features the host can serve; capabilities are derived from these, never assumed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ClientFeatures {
     /// A roots handler is installed.
     pub roots: bool,
@@ -220,6 +390,48 @@ pub struct ClientFeatures {
 }
 
 impl ClientFeatures {
+    /// A roots handler is installed.
+    pub fn roots(mut self, yes: bool) -> Self {
+        self.roots = yes;
+        self
+    }
+
+    /// A sampling handler is installed.
+    pub fn sampling(mut self, yes: bool) -> Self {
+        self.sampling = yes;
+        self
+    }
+
+    /// A form-mode elicitation handler is installed.
+    pub fn elicitation_form(mut self, yes: bool) -> Self {
+        self.elicitation_form = yes;
+        self
+    }
+
+    /// A URL-mode elicitation handler is installed.
+    pub fn elicitation_url(mut self, yes: bool) -> Self {
+        self.elicitation_url = yes;
+        self
+    }
+
+    /// The sampling handler takes tool-enabled requests (`tools`, `toolChoice`): declares `sampling.tools` (SEP-1577).
+    pub fn sampling_tools(mut self, yes: bool) -> Self {
+        self.sampling_tools = yes;
+        self
+    }
+
+    /// The sampling handler honours `includeContext` (`thisServer`, `allServers`): declares `sampling.context`.
+    pub fn sampling_context(mut self, yes: bool) -> Self {
+        self.sampling_context = yes;
+        self
+    }
+
+    /// The roots may change while connected and the client says so: declares `roots.listChanged` (legacy eras; 2026-07-28 has no such notification).
+    pub fn roots_list_changed(mut self, yes: bool) -> Self {
+        self.roots_list_changed = yes;
+        self
+    }
+
     /// The capabilities object announced in a legacy `initialize`.
     pub fn legacy_capabilities(&self) -> Value {
         let mut caps = Map::new();
@@ -295,6 +507,7 @@ pub struct SchemaValidation {
 
 /// Everything one connection needs.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ConnectionConfig {
     /// How to reach the server.
     pub transport: TransportConfig,
@@ -326,6 +539,66 @@ pub struct ConnectionConfig {
 }
 
 impl ConnectionConfig {
+    /// Identity sent to the server.
+    pub fn client_info(mut self, client_info: Implementation) -> Self {
+        self.client_info = client_info;
+        self
+    }
+
+    /// Which era to speak.
+    pub fn protocol(mut self, protocol: ProtocolMode) -> Self {
+        self.protocol = protocol;
+        self
+    }
+
+    /// Memory and work bounds.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Timeouts.
+    pub fn timeouts(mut self, timeouts: Timeouts) -> Self {
+        self.timeouts = timeouts;
+        self
+    }
+
+    /// Features the host serves.
+    pub fn features(mut self, features: ClientFeatures) -> Self {
+        self.features = features;
+        self
+    }
+
+    /// Static `_meta` merged into every request (request-specific `_meta` wins).
+    pub fn request_meta(mut self, request_meta: Map<String, Value>) -> Self {
+        self.request_meta = request_meta;
+        self
+    }
+
+    /// Tool schema checks (`outputSchema` validation, `inputSchema` dialects).
+    pub fn validation(mut self, validation: SchemaValidation) -> Self {
+        self.validation = validation;
+        self
+    }
+
+    /// Seed of the jitter applied to retry and reconnection delays.
+    pub fn random_seed(mut self, random_seed: u64) -> Self {
+        self.random_seed = random_seed;
+        self
+    }
+
+    /// How often this connection reports a deprecated feature in use ([`crate::Warning::Deprecated`]); `None` (default) follows the process-wide mode of [`crate::set_deprecation_notices`].
+    pub fn deprecation_notices(mut self, deprecation_notices: crate::DeprecationNotices) -> Self {
+        self.deprecation_notices = Some(deprecation_notices);
+        self
+    }
+
+    /// Roots the connection answers `roots/list` with by itself (no handler; `None`: a handler answers, if any).
+    pub fn roots(mut self, roots: Vec<crate::types::Root>) -> Self {
+        self.roots = Some(roots);
+        self
+    }
+
     /// A configuration with defaults for a stdio server.
     pub fn stdio(command: StdioCommand) -> Self {
         Self::with_transport(TransportConfig::Stdio(command))

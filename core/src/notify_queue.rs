@@ -28,6 +28,7 @@ use std::sync::Arc;
 
 /// The two ceilings of a [`NotificationQueue`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct QueueLimits {
     /// Most entries held at once, the oversize slot included. Default 1024; 0 acts as 1.
     pub max_items: usize,
@@ -39,6 +40,20 @@ pub struct QueueLimits {
 impl Default for QueueLimits {
     fn default() -> Self {
         QueueLimits { max_items: 1024, max_bytes: 4 * 1024 * 1024 }
+    }
+}
+
+impl QueueLimits {
+    /// Most entries held at once, the oversize slot included.
+    pub fn max_items(mut self, max_items: usize) -> Self {
+        self.max_items = max_items;
+        self
+    }
+
+    /// Most bytes charged at once, summed over the `cost` of every entry except the oversize one.
+    pub fn max_bytes(mut self, max_bytes: usize) -> Self {
+        self.max_bytes = max_bytes;
+        self
     }
 }
 

@@ -155,6 +155,7 @@ impl Request {
 
 /// Per-request options.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct RequestOptions {
     /// Overrides the connection's default request timeout.
     pub timeout: Option<Duration>,
@@ -433,6 +434,48 @@ pub fn is_reserved_meta_key(key: &str) -> bool {
 }
 
 impl RequestOptions {
+    /// Overrides the connection's default request timeout.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Ask for progress notifications (the core mints a unique `progressToken`).
+    pub fn progress(mut self, yes: bool) -> Self {
+        self.progress = yes;
+        self
+    }
+
+    /// Restart the timeout whenever progress arrives (bounded by `max_total_timeout`).
+    pub fn reset_timeout_on_progress(mut self, yes: bool) -> Self {
+        self.reset_timeout_on_progress = yes;
+        self
+    }
+
+    /// Hard bound on the whole request when the timeout resets on progress.
+    pub fn max_total_timeout(mut self, max_total_timeout: Duration) -> Self {
+        self.max_total_timeout = Some(max_total_timeout);
+        self
+    }
+
+    /// Extra `_meta` for this request (merged over the connection's static `_meta`).
+    pub fn meta(mut self, meta: Map<String, Value>) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+
+    /// For cacheable requests (lists, `resources/read`, [`Request::Discover`]): fetch from the server even if a cached result is fresh (the answer replaces it).
+    pub fn refresh(mut self, yes: bool) -> Self {
+        self.refresh = yes;
+        self
+    }
+
+    /// Resumes a multi-round-trip exchange (`tools/call`, `prompts/get`, `resources/read` only): the first attempt carries this `requestState` and `inputResponses`, with a fresh input budget; never answered from the cache.
+    pub fn input_state(mut self, input_state: crate::InputState) -> Self {
+        self.input_state = Some(input_state);
+        self
+    }
+
     /// Adds `_meta` a host computed for this request (a per-request provider): it goes over
     /// the connection's static `_meta` and under this request's own [`RequestOptions::meta`],
     /// which wins on a clash. Keys the protocol sets ([`is_reserved_meta_key`]) are dropped.

@@ -19,6 +19,7 @@ use crate::types::{Implementation, Tool};
 
 /// One server of a client: a name and its connection configuration, with builder methods.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ServerSpec {
     /// The server's name inside the client (used for routing and in events).
     pub name: String,

@@ -36,6 +36,7 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Bounds on what one SSE stream can make the decoder hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SseLimits {
     /// Largest event: its data, its type and the current line together. Default 16 MiB.
     pub max_event_bytes: usize,
@@ -61,6 +62,38 @@ impl Default for SseLimits {
             max_retry_ms: 60_000,
             capture_bytes: 0,
         }
+    }
+}
+
+impl SseLimits {
+    /// Largest event: its data, its type and the current line together.
+    pub fn max_event_bytes(mut self, max_event_bytes: usize) -> Self {
+        self.max_event_bytes = max_event_bytes;
+        self
+    }
+
+    /// Longest event id accepted (it is echoed in `Last-Event-ID`).
+    pub fn max_event_id_bytes(mut self, max_event_id_bytes: usize) -> Self {
+        self.max_event_id_bytes = max_event_id_bytes;
+        self
+    }
+
+    /// Floor applied to `retry` values, in milliseconds.
+    pub fn min_retry_ms(mut self, min_retry_ms: u64) -> Self {
+        self.min_retry_ms = min_retry_ms;
+        self
+    }
+
+    /// Cap applied to `retry` values, in milliseconds.
+    pub fn max_retry_ms(mut self, max_retry_ms: u64) -> Self {
+        self.max_retry_ms = max_retry_ms;
+        self
+    }
+
+    /// How many bytes of an oversize event's data to keep from its end, and from its start (at most `max_event_bytes` there), reported by [`SseItem::OverflowStart`] and [`SseItem::Overflow`].
+    pub fn capture_bytes(mut self, capture_bytes: usize) -> Self {
+        self.capture_bytes = capture_bytes;
+        self
     }
 }
 

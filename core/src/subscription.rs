@@ -18,6 +18,7 @@ pub const SUBSCRIPTION_ID_META: &str = "io.modelcontextprotocol/subscriptionId";
 /// Which notifications a listen stream asks for (the `notifications` field of
 /// `subscriptions/listen`, and of its acknowledgment).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SubscriptionFilter {
     /// `notifications/tools/list_changed`.
     pub tools_list_changed: bool,

@@ -347,7 +347,8 @@ pub fn open_listen<R: 'static, W: 'static>(
     opts: crate::subscription::ListenOptions,
 ) -> Result<crate::subscription::SubscriptionCore, ClientError> {
     let inbox = Inbox::new(keep.is_some().then_some(opts.queue));
-    let ropts = RequestOptions { timeout: opts.ack_timeout, ..RequestOptions::default() };
+    let mut ropts = RequestOptions::default();
+    ropts.timeout = opts.ack_timeout;
     let handle = engine.listen(request, ropts, inbox.clone())?;
     let control: Arc<dyn ListenControl> = engine.clone();
     Ok(crate::subscription::SubscriptionCore::new(handle, inbox, control, keep))

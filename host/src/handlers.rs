@@ -80,15 +80,14 @@ impl<H> std::fmt::Debug for HandlerSet<H> {
 impl<H> HandlerSet<H> {
     /// The client features these handlers serve.
     pub fn features(&self) -> ClientFeatures {
-        ClientFeatures {
-            roots: self.roots.is_some() || self.fixed_roots.is_some(),
-            sampling: self.sampling.is_some(),
-            elicitation_form: self.elicitation.is_some(),
-            elicitation_url: self.elicitation_url.is_some(),
-            sampling_tools: self.sampling.is_some() && self.sampling_tools,
-            sampling_context: self.sampling.is_some() && self.sampling_context,
-            roots_list_changed: self.fixed_roots.is_some(),
-        }
+        ClientFeatures::default()
+            .roots(self.roots.is_some() || self.fixed_roots.is_some())
+            .sampling(self.sampling.is_some())
+            .elicitation_form(self.elicitation.is_some())
+            .elicitation_url(self.elicitation_url.is_some())
+            .sampling_tools(self.sampling.is_some() && self.sampling_tools)
+            .sampling_context(self.sampling.is_some() && self.sampling_context)
+            .roots_list_changed(self.fixed_roots.is_some())
     }
 
     /// The handler for a kind of request, if installed.

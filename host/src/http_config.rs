@@ -13,6 +13,7 @@ use url::Url;
 /// extra trusted roots, the proxy, keep-alive. The async runtimes also take a custom
 /// connector (`ClientBuilder::connector` there).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct HttpClientConfig {
     /// Extra trusted root certificates, each PEM (one or more certificates) or DER, added to the
     /// webpki roots.
@@ -37,6 +38,12 @@ impl Default for HttpClientConfig {
 }
 
 impl HttpClientConfig {
+    /// Idle keep-alive connections kept per server (default 4; 0 disables reuse).
+    pub fn max_idle_per_host(mut self, max_idle_per_host: usize) -> Self {
+        self.max_idle_per_host = max_idle_per_host;
+        self
+    }
+
     /// Adds a trusted root certificate (PEM or DER).
     pub fn root_certificate(mut self, certificate: impl Into<Vec<u8>>) -> Self {
         self.extra_root_certificates.push(certificate.into());

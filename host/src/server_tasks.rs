@@ -20,8 +20,8 @@ impl<'a, F: Family> RequestBuilder<'a, F, CallTool> {
     pub fn as_task(self) -> Pending<'a, F, Result<StartedTask, ClientError>> {
         let Self { target, call, opts, progress, cancel } = self;
         Pending::new(async move {
-            let CallTool { name, arguments } = call?;
-            let request = CallToolAsTask { name: name.clone(), arguments }.into_request();
+            let CallTool { name, arguments, .. } = call?;
+            let request = CallToolAsTask::new(&name, arguments).into_request();
             let server = target.resolve(&request).await?;
             let answer =
                 F::issue(server.link(), server.next_call(), request, opts, progress, cancel.as_ref());
@@ -44,7 +44,8 @@ impl<F: Family> Server<F> {
     /// Waits for a task's result (`tasks/result`), bounded by the request's
     /// [`timeout`](RequestBuilder::timeout).
     pub fn wait_for_task(&self, task: &TaskHandle) -> RequestBuilder<'_, F, TaskResult> {
-        let call = TaskResult { task_id: task.task_id.clone(), tool: task.tool.clone() };
+        let mut call = TaskResult::new(&task.task_id);
+        call.tool = task.tool.clone();
         RequestBuilder::to_server(self, check_task_server(self.name(), task).map(|()| call))
     }
 
@@ -83,7 +84,8 @@ impl<F: Family> Client<F> {
 
     /// Waits for a task's result on the task's server (see [`Server::wait_for_task`]).
     pub fn wait_for_task(&self, task: &TaskHandle) -> RequestBuilder<'_, F, TaskResult> {
-        let call = TaskResult { task_id: task.task_id.clone(), tool: task.tool.clone() };
+        let mut call = TaskResult::new(&task.task_id);
+        call.tool = task.tool.clone();
         RequestBuilder::to_client(self, Ok(call)).server(&task.server)
     }
 

@@ -24,12 +24,27 @@ use crate::dispatch::{lock, Outcome};
 
 /// Options of a listen stream.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ListenOptions {
     /// How long each acknowledgment may take (the first, and each after a re-open); the
     /// server's request timeout when `None`. One that expires cancels and ends the stream.
     pub ack_timeout: Option<Duration>,
     /// Bounds of the notifications waiting to be read.
     pub queue: QueueLimits,
+}
+
+impl ListenOptions {
+    /// How long each acknowledgment may take (the first, and each after a re-open); the server's request timeout when `None`.
+    pub fn ack_timeout(mut self, ack_timeout: Duration) -> Self {
+        self.ack_timeout = Some(ack_timeout);
+        self
+    }
+
+    /// Bounds of the notifications waiting to be read.
+    pub fn queue(mut self, queue: QueueLimits) -> Self {
+        self.queue = queue;
+        self
+    }
 }
 
 /// Closes a listen stream on the server's engine (never waits for the engine's lock).

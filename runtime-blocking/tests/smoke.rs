@@ -57,7 +57,7 @@ fn progress_callback() {
 fn request_timeout_then_server_still_usable() {
     let client = mcp_blocking::connect(&target("2025-11-25")).unwrap();
     let server = &client.servers()[0];
-    let opts = RequestOptions { timeout: Some(Duration::from_millis(200)), ..Default::default() };
+    let opts = RequestOptions::default().timeout(Duration::from_millis(200));
     let t0 = Instant::now();
     let err = server.call_tool("slow", json!({"ms": 5000})).options(opts).send().unwrap_err();
     assert!(matches!(err, ClientError::Request(RequestError::Timeout { .. })), "{err:?}");
@@ -210,7 +210,7 @@ fn close_escalates_to_kill_for_a_stubborn_process() {
     let client = Client::builder().server(spec).build().unwrap();
     let server = &client.servers()[0];
     // It never answers: the request times out while the process keeps running.
-    let opts = RequestOptions { timeout: Some(Duration::from_millis(300)), ..Default::default() };
+    let opts = RequestOptions::default().timeout(Duration::from_millis(300));
     let err = server.request(Request::Ping).options(opts).send().unwrap_err();
     assert!(matches!(err, ClientError::Request(RequestError::Timeout { .. })), "{err:?}");
     let pid = std::fs::read_to_string(&pid_file).unwrap().trim().to_owned();

@@ -147,7 +147,7 @@ pub mod input_wait_scenarios {
     pub $($kw)? fn waits_never_outlast_the_timeout() {
         let client = rt::build(rt::Client::builder().server(spec().max_input_rounds(50))).expect("build");
         aw!(client.connect()).into_result().expect("connect");
-        let opts = RequestOptions { timeout: Some(Duration::from_millis(500)), ..RequestOptions::default() };
+        let opts = RequestOptions::default().timeout(Duration::from_millis(500));
         let started = std::time::Instant::now();
         match aw!(client.servers()[0].call_tool("never_ready", json!({})).options(opts)) {
             Err(ClientError::Request(RequestError::Timeout { after })) => {

@@ -57,7 +57,7 @@ pub mod meta_scenarios {
             assert_eq!(meta["static"], json!(1), "{proto}");
             assert!(meta.get("progressToken").is_none(), "{proto}: a reserved key got through: {meta}");
 
-            let opts = RequestOptions { meta: Some(obj(json!({"origin": "request"}))), ..RequestOptions::default() };
+            let opts = RequestOptions::default().meta(obj(json!({"origin": "request"})));
             let r = aw!(s.call_tool("echo", json!({"message": "o"})).options(opts)).expect("echo with opts");
             let sc = r.structured_content.clone().expect("structured content");
             assert_eq!(sc["receivedMeta"]["origin"], json!("request"), "{proto}: the request's own wins");

@@ -35,7 +35,7 @@ pub mod oversize_peer_checks {
 
     /// `big` of 4 MiB fails fast and typed; the connection then answers an echo.
     $($kw)? fn big_fails_fast(peer: &str, spec: ServerSpec) {
-        let spec = spec.limits(Limits { max_message_bytes: LIMIT, ..Limits::default() }).request_timeout(TIMEOUT);
+        let spec = spec.limits(Limits::default().max_message_bytes(LIMIT)).request_timeout(TIMEOUT);
         let client = rt::build(rt::Client::builder().server(spec)).expect("build the client");
         aw!(client.connect()).into_result().unwrap_or_else(|e| panic!("{peer}: connect: {e}"));
         let started = Instant::now();

@@ -35,7 +35,7 @@ pub mod oversize_scenarios {
     const TIMEOUT: Duration = Duration::from_secs(30);
 
     fn limits() -> Limits {
-        Limits { max_message_bytes: LIMIT, ..Limits::default() }
+        Limits::default().max_message_bytes(LIMIT)
     }
 
     /// The call failed as too large, naming the limit, and quickly.

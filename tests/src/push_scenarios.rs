@@ -119,7 +119,7 @@ pub mod push_scenarios {
 
         let silent = client_with(&["--protocol", "modern", "--listen-no-ack"], &events);
         let server = silent.server("t").expect("server t");
-        let opts = rt::ListenOptions { ack_timeout: Some(Duration::from_millis(300)), ..Default::default() };
+        let opts = rt::ListenOptions::default().ack_timeout(Duration::from_millis(300));
         let e = request_error(aw!(server.listen(SubscriptionFilter::new().tools_list_changed()).options(opts)));
         assert_eq!(e, RequestError::Timeout { after: Duration::from_millis(300) });
         aw!(silent.close());
@@ -158,8 +158,8 @@ pub mod push_scenarios {
         let events = Events::new();
         let client = client_with(&["--protocol", "modern"], &events);
         let server = client.server("t").expect("server t");
-        let queue = QueueLimits { max_items: 256, max_bytes: 8 * 1024 };
-        let opts = rt::ListenOptions { queue, ..Default::default() };
+        let queue = QueueLimits::default().max_items(256).max_bytes(8 * 1024);
+        let opts = rt::ListenOptions::default().queue(queue);
         let filter = SubscriptionFilter::new().resource("test://text").resource("test://blob");
         let sub = aw!(server.listen(filter).options(opts)).expect("listen");
         aw!(client.call_tool("touch_resource", json!({"uri": "test://blob"}))).expect("touch");

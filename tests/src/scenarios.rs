@@ -108,7 +108,7 @@ pub mod scenarios {
     }
 
     fn timeout(ms: u64) -> RequestOptions {
-        RequestOptions { timeout: Some(Duration::from_millis(ms)), ..RequestOptions::default() }
+        RequestOptions::default().timeout(Duration::from_millis(ms))
     }
 
     fn rpc<T: std::fmt::Debug>(what: &str, r: Result<T, ClientError>) -> RpcError {
@@ -252,7 +252,7 @@ pub mod scenarios {
             assert_eq!(sc.get("argumentsHadMeta"), None, "{proto}: _meta left in the arguments: {sc}");
             assert_eq!(sc["receivedMeta"], json!({"origin": "spec", "trace": "abc"}), "{proto}");
             // Per-request options' _meta.
-            let opts = RequestOptions { meta: Some(obj(json!({"k": "v"}))), ..RequestOptions::default() };
+            let opts = RequestOptions::default().meta(obj(json!({"k": "v"})));
             let r = aw!(client.servers()[0].call_tool("echo", msg("o")).options(opts)).expect("echo with opts");
             let sc = r.structured_content.clone().expect("structured content");
             assert_eq!(sc["receivedMeta"], json!({"origin": "spec", "k": "v"}), "{proto}");
@@ -510,7 +510,7 @@ pub mod scenarios {
     pub $($kw)? fn noise() {
         for proto in PROTOCOLS {
             let events = Events::new();
-            let limits = Limits { max_message_bytes: 1 << 20, ..Limits::default() };
+            let limits = Limits::default().max_message_bytes(1 << 20);
             let spec = support::spec(support::test_server(), "t", &["--protocol", proto]).limits(limits);
             let b = rt::Client::builder().server(spec).on_event(events.hook());
             let client = rt::build(b).expect("build");

@@ -50,7 +50,7 @@ pub mod task_scenarios {
         let r = aw!(client.call_tool("task_input", json!({}))).expect("task_input");
         assert_eq!(r.text(), "Hello, Ada!");
         assert_eq!(rpc_code(aw!(client.call_tool("task_fail", json!({})))), -32050);
-        let opts = RequestOptions { timeout: Some(Duration::from_millis(300)), ..RequestOptions::default() };
+        let opts = RequestOptions::default().timeout(Duration::from_millis(300));
         let server = &client.servers()[0];
         let e = aw!(server.call_tool("task_slow", json!({"ms": 60000})).options(opts)).expect_err("times out");
         assert!(e.is_timeout(), "{e:?}");

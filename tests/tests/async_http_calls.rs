@@ -16,7 +16,7 @@ fn spec(server: &ScriptedHttpServer) -> ServerSpec {
 }
 
 fn timeout_after(ms: u64) -> RequestOptions {
-    RequestOptions { timeout: Some(Duration::from_millis(ms)), ..RequestOptions::default() }
+    RequestOptions::default().timeout(Duration::from_millis(ms))
 }
 
 fn is_timeout<T: std::fmt::Debug>(r: &Result<T, ClientError>) -> bool {

@@ -28,7 +28,7 @@ fn a_call_whose_server_never_answers_ends_by_its_timeout() {
     for tool in ["hang", "flood"] {
         let server = ScriptedHttpServer::start(reply);
         let client = connect(&server);
-        let opts = RequestOptions { timeout: Some(Duration::from_millis(300)), ..RequestOptions::default() };
+        let opts = RequestOptions::default().timeout(Duration::from_millis(300));
         let started = Instant::now();
         let r = client.servers()[0].request(call(tool, "")).options(opts).send();
         assert!(matches!(r, Err(ClientError::Request(RequestError::Timeout { .. }))), "{tool}: got {r:?}");
@@ -84,7 +84,7 @@ fn calls_from_many_threads_each_get_their_own_answer() {
     std::thread::scope(|scope| {
         // One call that never ends until its timeout holds up nobody.
         let hung = scope.spawn(|| {
-            let opts = RequestOptions { timeout: Some(Duration::from_secs(2)), ..RequestOptions::default() };
+            let opts = RequestOptions::default().timeout(Duration::from_secs(2));
             client.servers()[0].request(call("hang", "")).options(opts)
         });
         for thread in 0..8 {

@@ -43,6 +43,7 @@ pub enum DpopPolicy {
 
 /// The enterprise identity provider of [`GrantType::EnterpriseManaged`] (SEP-990).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct IdentityProvider {
     /// The IdP's issuer; its token endpoint must be on the same origin.
     pub issuer: String,
@@ -57,6 +58,12 @@ pub struct IdentityProvider {
 }
 
 impl IdentityProvider {
+    /// The client secret at the IdP, if it is a confidential client (sent in the form body).
+    pub fn client_secret(mut self, client_secret: Secret) -> Self {
+        self.client_secret = Some(client_secret);
+        self
+    }
+
     /// An IdP with a public client.
     pub fn new(issuer: &str, token_endpoint: &str, client_id: &str, id_token: &str) -> Self {
         Self {
@@ -86,6 +93,7 @@ impl IdentityProvider {
 /// Client credentials obtained out of band (a developer portal, a configuration file), valid
 /// at one authorization server: they are only sent to the issuer they name.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PreRegisteredClient {
     /// The issuer the credentials belong to. `None` is only accepted for a Client ID Metadata
     /// Document URL as the client id (it answers for every server); any other client without
@@ -104,6 +112,12 @@ pub struct PreRegisteredClient {
 }
 
 impl PreRegisteredClient {
+    /// How to authenticate at the token endpoint; `None` picks from the server's methods (`private_key_jwt` when a key is set and the server lists it or no secret is set).
+    pub fn auth_method(mut self, auth_method: TokenAuthMethod) -> Self {
+        self.auth_method = Some(auth_method);
+        self
+    }
+
     /// A client id (and secret) for one issuer.
     pub fn for_issuer(issuer: &str, client_id: &str, client_secret: Option<&str>) -> Self {
         Self {
@@ -142,6 +156,7 @@ pub(crate) fn is_client_metadata_url(url: &str) -> bool {
 
 /// Host decisions for an [`crate::oauth::AuthFlow`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct AuthConfig {
     /// The grant.
     pub grant: GrantType,
@@ -177,6 +192,84 @@ pub struct AuthConfig {
 }
 
 impl AuthConfig {
+    /// The grant.
+    pub fn grant(mut self, grant: GrantType) -> Self {
+        self.grant = grant;
+        self
+    }
+
+    /// Where the authorization server sends the browser back: `https`, or `http` on loopback (the host listens there and passes the query to `on_callback`).
+    pub fn redirect_uri(mut self, redirect_uri: String) -> Self {
+        self.redirect_uri = redirect_uri;
+        self
+    }
+
+    /// `client_name` for registration.
+    pub fn client_name(mut self, client_name: String) -> Self {
+        self.client_name = client_name;
+        self
+    }
+
+    /// A Client ID Metadata Document URL (`https` with a path) used as the client id when the authorization server advertises `client_id_metadata_document_supported`.
+    pub fn client_metadata_url(mut self, client_metadata_url: String) -> Self {
+        self.client_metadata_url = Some(client_metadata_url);
+        self
+    }
+
+    /// Pre-registered clients; issuer-specific entries win over `issuer: None`.
+    pub fn pre_registered(mut self, pre_registered: Vec<PreRegisteredClient>) -> Self {
+        self.pre_registered = pre_registered;
+        self
+    }
+
+    /// Add `offline_access` to the requested scopes when the authorization server lists it.
+    pub fn request_offline_access(mut self, yes: bool) -> Self {
+        self.request_offline_access = yes;
+        self
+    }
+
+    /// How many `insufficient_scope` step-ups may follow each other before giving up.
+    pub fn max_step_ups(mut self, max_step_ups: u32) -> Self {
+        self.max_step_ups = max_step_ups;
+        self
+    }
+
+    /// The connect timeout put on every HTTP request the flow emits.
+    pub fn connect_timeout(mut self, connect_timeout: Duration) -> Self {
+        self.connect_timeout = connect_timeout;
+        self
+    }
+
+    /// A token this close to its expiry counts as expired ([`crate::oauth::AuthFlow::needs_refresh`]).
+    pub fn refresh_margin(mut self, refresh_margin: Duration) -> Self {
+        self.refresh_margin = refresh_margin;
+        self
+    }
+
+    /// DPoP-bound tokens (RFC 9449).
+    pub fn dpop(mut self, dpop: DpopPolicy) -> Self {
+        self.dpop = dpop;
+        self
+    }
+
+    /// The assertion of [`GrantType::JwtBearer`] (a workload identity JWT).
+    pub fn assertion(mut self, assertion: Secret) -> Self {
+        self.assertion = Some(assertion);
+        self
+    }
+
+    /// The identity provider of [`GrantType::EnterpriseManaged`].
+    pub fn identity_provider(mut self, identity_provider: IdentityProvider) -> Self {
+        self.identity_provider = Some(identity_provider);
+        self
+    }
+
+    /// For development on private networks: let the flow contact private, link-local and (for a remote MCP server) loopback addresses, whether written in a URL or resolved from a name.
+    pub fn allow_private_addresses(mut self, yes: bool) -> Self {
+        self.allow_private_addresses = yes;
+        self
+    }
+
     /// The authorization code grant with this redirect URI, and defaults: client name
     /// `mcp-client`, `offline_access` requested when offered, 2 step-ups, 10 s connect timeout,
     /// 30 s refresh margin.

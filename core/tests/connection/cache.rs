@@ -38,11 +38,13 @@ fn text_of(r: Response) -> String {
 }
 
 fn with_meta(meta: Value) -> RequestOptions {
-    RequestOptions { meta: meta.as_object().cloned(), ..opts() }
+    let mut o = opts();
+    o.meta = meta.as_object().cloned();
+    o
 }
 
 fn refresh() -> RequestOptions {
-    RequestOptions { refresh: true, ..opts() }
+    opts().refresh(true)
 }
 
 fn stale_warnings(h: &mut Harness) -> Vec<(&'static str, String)> {
@@ -371,7 +373,7 @@ fn the_effective_meta_is_part_of_the_key() {
     let (_, fetched) = h.read_stdio("file:///a", with_meta(json!({"a": 1, "b": {"x": 1, "y": 2}})), v("ab"));
     assert!(fetched);
     // The same _meta in another key order, with a progress token on top: served.
-    let same = RequestOptions { progress: true, ..with_meta(json!({"b": {"y": 2, "x": 1}, "a": 1})) };
+    let same = with_meta(json!({"b": {"y": 2, "x": 1}, "a": 1})).progress(true);
     assert_eq!(h.read_stdio("file:///a", same, json!(null)), ("ab".into(), false));
     // The static _meta restated with the same value: the same effective _meta.
     let restated = with_meta(json!({"tenant": "t1", "a": 1, "b": {"x": 1, "y": 2}}));

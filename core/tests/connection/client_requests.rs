@@ -33,14 +33,12 @@ fn examples(kind: &str) -> Vec<(String, Value)> {
 }
 
 fn all_features() -> ClientFeatures {
-    ClientFeatures {
-        roots: true,
-        sampling: true,
-        sampling_tools: true,
-        elicitation_form: true,
-        elicitation_url: true,
-        ..Default::default()
-    }
+    ClientFeatures::default()
+        .roots(true)
+        .sampling(true)
+        .sampling_tools(true)
+        .elicitation_form(true)
+        .elicitation_url(true)
 }
 
 fn legacy() -> Harness {

@@ -14,13 +14,7 @@ use mcp_core::{
 
 fn features() -> ClientFeatures {
     // With `sampling_context`, `includeContext` reaches the handler unchanged (no adjustment).
-    ClientFeatures {
-        roots: true,
-        sampling: true,
-        sampling_context: true,
-        elicitation_form: true,
-        ..Default::default()
-    }
+    ClientFeatures::default().roots(true).sampling(true).sampling_context(true).elicitation_form(true)
 }
 
 fn harness(mode: DeprecationNotices, features: ClientFeatures) -> Harness {
@@ -182,7 +176,7 @@ fn refused_input_round(h: &mut Harness) {
 
 #[test]
 fn modern_input_requests_refused_for_lack_of_a_handler_are_reported_like_handled_ones() {
-    let no_handlers = ClientFeatures { elicitation_form: true, ..Default::default() };
+    let no_handlers = ClientFeatures::default().elicitation_form(true);
     let mut h = harness(DeprecationNotices::PerConnection, no_handlers.clone());
     h.connect_modern();
     refused_input_round(&mut h);

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::harness::*;
 use super::http_harness::*;
-use mcp_core::{Request, RequestError, RequestOptions, Response, Warning, MODERN_VERSION};
+use mcp_core::{Request, RequestError, Response, Warning, MODERN_VERSION};
 
 fn discover_caps(caps: Value, ttl_ms: u64) -> Value {
     discover(&[MODERN_VERSION], caps, ttl_ms)
@@ -152,7 +152,7 @@ fn a_failed_refresh_keeps_the_old_answer_warns_and_lets_the_requests_go() {
     // times out (the connection's request timeout), and the waiting request (a longer timeout
     // of its own) still goes out.
     h.advance(ms(1));
-    let long = RequestOptions { timeout: Some(secs(600)), ..opts() };
+    let long = opts().timeout(secs(600));
     let r = h.request_opts(Request::ListPrompts, long);
     let refresh = h.expect_sent("server/discover");
     h.fire_next_timer();
@@ -170,7 +170,7 @@ fn a_failed_refresh_keeps_the_old_answer_warns_and_lets_the_requests_go() {
 fn a_waiting_request_keeps_its_own_timeout() {
     let mut h = connected_with_ttl(baseline_caps(), 1000);
     h.advance(ms(1000));
-    let short = RequestOptions { timeout: Some(ms(500)), ..opts() };
+    let short = opts().timeout(ms(500));
     let r = h.request_opts(call("echo", json!({})), short);
     let refresh = h.expect_sent("server/discover");
     assert_eq!(h.fire_next_timer(), ms(500));

@@ -509,10 +509,7 @@ fn malformed_initialize_result_is_a_handshake_failure() {
 #[test]
 fn initialize_timeout_fails_without_any_cancellation() {
     let mut h = Harness::legacy_mode();
-    let short = h.request_opts(
-        Request::ListTools,
-        mcp_core::RequestOptions { timeout: Some(secs(3)), ..Default::default() },
-    );
+    let short = h.request_opts(Request::ListTools, mcp_core::RequestOptions::default().timeout(secs(3)));
     let long = h.request(Request::ListTools);
     h.start();
     h.expect_sent("initialize");
@@ -544,8 +541,7 @@ fn auto_mode_initialize_timeout_after_probe_timeout() {
 #[test]
 fn capabilities_in_initialize_derive_from_features() {
     let mut h = Harness::with(ProtocolMode::Legacy, |c| {
-        c.features =
-            ClientFeatures { roots: true, sampling: true, elicitation_form: true, ..Default::default() };
+        c.features = ClientFeatures::default().roots(true).sampling(true).elicitation_form(true);
     });
     h.request(Request::Connect);
     h.start();
@@ -557,13 +553,8 @@ fn capabilities_in_initialize_derive_from_features() {
 
     // Modern requests declare the same (served through input_required rounds).
     let mut h = Harness::with(ProtocolMode::Auto, |c| {
-        c.features = ClientFeatures {
-            roots: true,
-            sampling: true,
-            elicitation_form: true,
-            elicitation_url: true,
-            ..Default::default()
-        };
+        c.features =
+            ClientFeatures::default().roots(true).sampling(true).elicitation_form(true).elicitation_url(true);
     });
     h.request(Request::Connect);
     h.start();

@@ -9,7 +9,7 @@ use mcp_core::host_requests::{Adjustment, Refusal, SamplingViolation};
 use mcp_core::{ClientFeatures, Event, ProtocolMode, Request, RequestError, ServerRequestKind, Warning};
 
 fn both_modes() -> ClientFeatures {
-    ClientFeatures { sampling: true, elicitation_form: true, elicitation_url: true, ..Default::default() }
+    ClientFeatures::default().sampling(true).elicitation_form(true).elicitation_url(true)
 }
 
 fn legacy_with(features: ClientFeatures) -> Harness {
@@ -73,13 +73,11 @@ fn modern_input(h: &mut Harness, request: Value) -> (mcp_core::RequestHandle, Va
 
 #[test]
 fn capabilities_declare_url_mode_and_the_sampling_opt_ins() {
-    let features = ClientFeatures {
-        sampling: true,
-        sampling_tools: true,
-        sampling_context: true,
-        elicitation_url: true,
-        ..Default::default()
-    };
+    let features = ClientFeatures::default()
+        .sampling(true)
+        .sampling_tools(true)
+        .sampling_context(true)
+        .elicitation_url(true);
     let expected = json!({"sampling": {"tools": {}, "context": {}}, "elicitation": {"url": {}}});
     let mut h = Harness::with(ProtocolMode::Legacy, |c| c.features = features.clone());
     h.request(Request::Connect);
@@ -178,7 +176,7 @@ fn ids_from_url_elicitation_required_errors_complete_too() {
 
 #[test]
 fn a_mode_without_its_handler_is_invalid_params() {
-    let mut h = legacy_with(ClientFeatures { elicitation_form: true, ..Default::default() });
+    let mut h = legacy_with(ClientFeatures::default().elicitation_form(true));
     ask(&mut h, 1, "elicitation/create", url_params(Some("el-1")));
     let message = assert_error_sent(&mut h, 1, -32602);
     assert!(message.contains("\"url\""), "{message}");
@@ -188,7 +186,7 @@ fn a_mode_without_its_handler_is_invalid_params() {
     );
     h.assert_quiet();
 
-    let mut h = legacy_with(ClientFeatures { elicitation_url: true, ..Default::default() });
+    let mut h = legacy_with(ClientFeatures::default().elicitation_url(true));
     ask(&mut h, 2, "elicitation/create", form_params());
     assert_error_sent(&mut h, 2, -32602);
     h.warnings();
@@ -230,7 +228,7 @@ fn modern_url_input_loses_its_elicitation_id_and_answers_consent_only() {
 
 #[test]
 fn modern_input_in_an_undeclared_mode_fails_the_request() {
-    let mut h = modern_with(ClientFeatures { elicitation_form: true, ..Default::default() });
+    let mut h = modern_with(ClientFeatures::default().elicitation_form(true));
     let (r, _) = modern_input(&mut h, json!({"method": "elicitation/create", "params": url_params(None)}));
     match h.err(r) {
         RequestError::InputRefused { method, reason, .. } => {
@@ -306,7 +304,7 @@ fn unanswered_tool_use() -> Value {
 
 #[test]
 fn invalid_sampling_histories_are_refused_before_the_handler() {
-    let mut h = legacy_with(ClientFeatures { sampling_tools: true, ..both_modes() });
+    let mut h = legacy_with(both_modes().sampling_tools(true));
     for (id, params) in [
         (1, unanswered_tool_use()),
         (2, sampling_params(json!([{"role": "system", "content": {"type": "text", "text": "x"}}]))),
@@ -331,7 +329,7 @@ fn invalid_sampling_histories_are_refused_before_the_handler() {
 
 #[test]
 fn modern_sampling_input_with_a_bad_history_fails_the_request() {
-    let mut h = modern_with(ClientFeatures { sampling_tools: true, ..both_modes() });
+    let mut h = modern_with(both_modes().sampling_tools(true));
     let (r, _) =
         modern_input(&mut h, json!({"method": "sampling/createMessage", "params": unanswered_tool_use()}));
     match h.err(r) {
@@ -369,7 +367,7 @@ fn tool_enabled_sampling_needs_the_opt_in() {
     assert!(matches!(h.err(r), RequestError::InputRefused { reason: Refusal::ToolsNotDeclared, .. }));
     h.warnings();
 
-    let mut h = legacy_with(ClientFeatures { sampling_tools: true, ..both_modes() });
+    let mut h = legacy_with(both_modes().sampling_tools(true));
     ask(&mut h, 2, "sampling/createMessage", params.clone());
     let (handle, req) = h.take_server_request();
     assert_eq!((req.kind, req.params()), (ServerRequestKind::Sampling, &params));
@@ -396,7 +394,7 @@ fn include_context_is_none_without_the_opt_in() {
         }]
     );
 
-    let mut h = modern_with(ClientFeatures { sampling_context: true, ..both_modes() });
+    let mut h = modern_with(both_modes().sampling_context(true));
     let (_, _) = modern_input(&mut h, json!({"method": "sampling/createMessage", "params": params}));
     let (_, req) = h.take_server_request();
     assert_eq!(req.params()["includeContext"], json!("allServers"));

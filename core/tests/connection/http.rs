@@ -56,10 +56,7 @@ fn modern_probe_and_request_headers() {
 #[test]
 fn modern_result_on_an_event_stream_with_progress_closes_the_stream() {
     let mut h = modern_http();
-    let t = h.request_opts(
-        call("slow", json!({})),
-        mcp_core::RequestOptions { progress: true, ..Default::default() },
-    );
+    let t = h.request_opts(call("slow", json!({})), mcp_core::RequestOptions::default().progress(true));
     let sent = h.expect_http("tools/call");
     let token = sent.json()["params"]["_meta"]["progressToken"].clone();
     let progress = json!({"jsonrpc": "2.0", "method": "notifications/progress",

@@ -15,7 +15,7 @@ fn legacy_with(features: ClientFeatures) -> Harness {
 }
 
 fn roots() -> ClientFeatures {
-    ClientFeatures { roots: true, ..Default::default() }
+    ClientFeatures::default().roots(true)
 }
 
 // ----- legacy server-to-client requests -----------------------------------------------------
@@ -89,7 +89,7 @@ fn a_failing_handler_sends_a_constant_error_and_warns_locally() {
 
 #[test]
 fn sampling_and_elicitation_need_their_features() {
-    let mut h = legacy_with(ClientFeatures { sampling: true, elicitation_url: true, ..Default::default() });
+    let mut h = legacy_with(ClientFeatures::default().sampling(true).elicitation_url(true));
     h.server_says(json!({"jsonrpc": "2.0", "id": 1, "method": "sampling/createMessage",
         "params": {"messages": [], "maxTokens": 5}}));
     assert_eq!(h.take_server_request().1.kind, ServerRequestKind::Sampling);

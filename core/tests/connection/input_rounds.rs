@@ -13,7 +13,7 @@ fn modern_with(features: ClientFeatures) -> Harness {
 }
 
 fn all_features() -> ClientFeatures {
-    ClientFeatures { roots: true, sampling: true, elicitation_form: true, ..Default::default() }
+    ClientFeatures::default().roots(true).sampling(true).elicitation_form(true)
 }
 
 fn input_required(requests: Value, state: Option<&str>) -> Value {
@@ -104,7 +104,7 @@ fn resume_sends_the_original_with_the_state(
         resume = resume.answer(key, value);
     }
     let (request, input) = resume.into_parts();
-    let r = h.request_opts(request, RequestOptions { input_state: Some(input), ..RequestOptions::default() });
+    let r = h.request_opts(request, RequestOptions::default().input_state(input));
     let sent = h.expect_sent("tools/call");
     assert_ne!(sent["id"], first["id"]);
     assert_eq!(sent["params"]["name"], first["params"]["name"]);
@@ -117,7 +117,7 @@ fn resume_sends_the_original_with_the_state(
 
 #[test]
 fn undeclared_input_fails_resumably_and_resuming_sends_the_original_with_the_state() {
-    let mut h = modern_with(ClientFeatures { elicitation_form: true, ..Default::default() });
+    let mut h = modern_with(ClientFeatures::default().elicitation_form(true));
     let r = h.request(call("book", json!({"n": 1})));
     let first = h.expect_sent("tools/call");
     let sampling = json!({"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}});
@@ -189,7 +189,7 @@ fn malformed_input_requests_fail_resumably_with_what_parses() {
 #[test]
 fn refused_input_fails_resumably() {
     // Form elicitation only: a URL elicitation is refused before any handler sees it.
-    let mut h = modern_with(ClientFeatures { elicitation_form: true, ..Default::default() });
+    let mut h = modern_with(ClientFeatures::default().elicitation_form(true));
     let r = h.request(call("connect", json!({})));
     let first = h.expect_sent("tools/call");
     let url = json!({"method": "elicitation/create", "params": {"mode": "url", "message": "Sign in",
@@ -215,7 +215,7 @@ fn refused_input_fails_resumably() {
 
 #[test]
 fn bad_shapes_fail_the_request() {
-    let mut h = modern_with(ClientFeatures { elicitation_form: true, ..Default::default() });
+    let mut h = modern_with(ClientFeatures::default().elicitation_form(true));
     for (result, what) in [
         (json!({"resultType": "input_required", "requestState": 7}), "not a string"),
         (json!({"resultType": "input_required"}), "without inputRequests"),

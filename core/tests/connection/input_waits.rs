@@ -14,7 +14,7 @@ use mcp_core::{
 /// A modern server, a client with a form elicitation handler, `rounds` as the input budget.
 fn modern(rounds: u32) -> Harness {
     let mut h = Harness::with(ProtocolMode::Auto, |c| {
-        c.features = ClientFeatures { elicitation_form: true, ..Default::default() };
+        c.features = ClientFeatures::default().elicitation_form(true);
         c.limits.max_input_rounds = rounds;
     });
     h.connect_modern();
@@ -22,7 +22,7 @@ fn modern(rounds: u32) -> Harness {
 }
 
 fn with_timeout(timeout: Duration) -> RequestOptions {
-    RequestOptions { timeout: Some(timeout), ..RequestOptions::default() }
+    RequestOptions::default().timeout(timeout)
 }
 
 fn not_yet(state: &str) -> Value {
@@ -225,8 +225,7 @@ fn the_round_past_the_budget_fails_with_what_resuming_needs_and_resume_goes_on()
     // Resume with the answer to the outstanding request: a fresh budget of 3 rounds.
     let answer = json!({"action": "accept", "content": {"ok": false}});
     let (request, state) = resume.answer("q4", answer.clone()).into_parts();
-    let r2 =
-        h.request_opts(request, RequestOptions { input_state: Some(state), ..RequestOptions::default() });
+    let r2 = h.request_opts(request, RequestOptions::default().input_state(state));
     let first = h.expect_sent("tools/call");
     assert_ne!(first["id"], msg["id"]);
     assert_eq!(first["params"]["name"], "book");
@@ -265,7 +264,7 @@ fn the_default_budget_is_ten_rounds_and_a_state_only_overrun_has_nothing_outstan
 fn resuming_is_only_for_input_requests_and_never_served_from_the_cache() {
     let mut h = modern(10);
     let state = InputState { request_state: Some("s".into()), responses: Map::new() };
-    let opts = RequestOptions { input_state: Some(state.clone()), ..RequestOptions::default() };
+    let opts = RequestOptions::default().input_state(state.clone());
     assert!(matches!(h.try_request(Request::ListTools, opts.clone()), Err(CommandError::InvalidArgument(_))));
 
     // A read whose result is cached is still sent when it resumes, and its answer is not kept.

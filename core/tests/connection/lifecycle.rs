@@ -352,7 +352,7 @@ fn time_never_runs_backwards_and_early_timer_calls_are_harmless() {
     // An earlier `now` than before counts as the latest seen: a deadline is counted from t = 30 s.
     let earlier = h.t0;
     h.conn.handle_timeout(earlier);
-    let opts = mcp_core::RequestOptions { timeout: Some(secs(10)), ..Default::default() };
+    let opts = mcp_core::RequestOptions::default().timeout(secs(10));
     let late = h.conn.request(earlier, Request::Ping, opts).unwrap();
     h.advance(ms(0));
     h.expect_sent("server/discover");
@@ -370,14 +370,8 @@ fn time_never_runs_backwards_and_early_timer_calls_are_harmless() {
 fn the_next_deadline_is_the_earliest() {
     let mut h = Harness::auto();
     h.connect_modern();
-    h.request_opts(
-        call("a", json!({})),
-        mcp_core::RequestOptions { timeout: Some(secs(9)), ..Default::default() },
-    );
-    h.request_opts(
-        call("b", json!({})),
-        mcp_core::RequestOptions { timeout: Some(secs(3)), ..Default::default() },
-    );
+    h.request_opts(call("a", json!({})), mcp_core::RequestOptions::default().timeout(secs(9)));
+    h.request_opts(call("b", json!({})), mcp_core::RequestOptions::default().timeout(secs(3)));
     h.sent();
     assert_eq!(h.next_timer_in(), Some(secs(3)));
     h.advance(secs(3));

@@ -3,9 +3,7 @@
 use serde_json::{json, Value};
 
 use super::harness::*;
-use mcp_core::{
-    Event, ListKind, Notification, ProtocolMode, Request, RequestError, RequestOptions, Response, Warning,
-};
+use mcp_core::{Event, ListKind, Notification, ProtocolMode, Request, RequestError, Response, Warning};
 
 // ----- pagination ---------------------------------------------------------------------------
 
@@ -189,7 +187,7 @@ fn legacy_lists_with_list_changed_are_served_from_cache_until_invalidated() {
     let r = h.request(Request::ListTools);
     assert_eq!(tool_names(h.ok(r)).len(), 2);
     h.assert_quiet();
-    let r = h.request_opts(Request::ListTools, RequestOptions { refresh: true, ..opts() });
+    let r = h.request_opts(Request::ListTools, opts().refresh(true));
     let p = h.expect_sent("tools/list");
     h.reply(&p, tools_page(&["c"], None));
     assert_eq!(tool_names(h.ok(r)), vec!["c"]);

@@ -175,7 +175,7 @@ fn a_failed_refresh_fails_the_call_with_its_error() {
 #[test]
 fn the_refresh_and_retry_stay_within_the_call_timeout() {
     let mut h = modern_knowing(json!([region_tool("Region")]), 0);
-    let opts = RequestOptions { timeout: Some(secs(2)), ..RequestOptions::default() };
+    let opts = RequestOptions::default().timeout(secs(2));
     let t = h.request_opts(query_call(), opts);
     let first = h.expect_http("tools/call");
     h.advance(ms(500));
@@ -306,7 +306,7 @@ fn provided_meta_reaches_the_request_but_never_the_reserved_keys() {
     provided.insert("io.modelcontextprotocol/protocolVersion".into(), json!("1999-01-01"));
     let mut own = Map::new();
     own.insert("com.example/own".into(), json!("request"));
-    let mut opts = RequestOptions { meta: Some(own), ..RequestOptions::default() };
+    let mut opts = RequestOptions::default().meta(own);
     opts.provide_meta(provided);
     let r = h.request_opts(request, opts);
     let sent = h.expect_http("prompts/get");

@@ -5,8 +5,8 @@ use serde_json::{json, Map, Value};
 use super::harness::*;
 use mcp_core::types::{CompletionReference, LoggingLevel};
 use mcp_core::{
-    CommandError, Event, Progress, ProtocolMode, Request, RequestError, RequestOptions, Response, RpcError,
-    RpcErrorKind, Warning,
+    CommandError, Event, Progress, ProtocolMode, Request, RequestError, Response, RpcError, RpcErrorKind,
+    Warning,
 };
 
 fn obj(v: Value) -> Map<String, Value> {
@@ -44,7 +44,7 @@ fn default_timeout_fails_the_request_and_cancels_it_on_the_wire() {
 fn per_request_and_configured_timeouts() {
     let mut h = Harness::with(ProtocolMode::Auto, |c| c.timeouts.request = secs(10));
     h.connect_modern();
-    let short = h.request_opts(call("a", json!({})), RequestOptions { timeout: Some(ms(1500)), ..opts() });
+    let short = h.request_opts(call("a", json!({})), opts().timeout(ms(1500)));
     let normal = h.request(call("b", json!({})));
     let sent = h.sent();
     assert_eq!(h.next_timer_in(), Some(ms(1500)));
@@ -136,7 +136,7 @@ fn progress_token(msg: &Value) -> Value {
 #[test]
 fn progress_tokens_are_unique_and_route_notifications() {
     let mut h = connected(false);
-    let with = RequestOptions { progress: true, ..opts() };
+    let with = opts().progress(true);
     let a = h.request_opts(call("a", json!({})), with.clone());
     let b = h.request_opts(call("b", json!({})), with);
     let plain = h.request(call("c", json!({})));
@@ -186,7 +186,7 @@ fn progress_tokens_are_unique_and_route_notifications() {
 #[test]
 fn malformed_progress_is_an_invalid_message() {
     let mut h = connected(false);
-    h.request_opts(call("a", json!({})), RequestOptions { progress: true, ..opts() });
+    h.request_opts(call("a", json!({})), opts().progress(true));
     let t = progress_token(&h.expect_sent("tools/call"));
     h.notify("notifications/progress", json!({"progress": 1}));
     h.notify("notifications/progress", json!({"progressToken": t, "progress": "half"}));
@@ -213,7 +213,7 @@ fn stale_progress_tokens_are_sanitised() {
 #[test]
 fn legacy_progress_token_is_the_only_meta() {
     let mut h = connected(true);
-    let r = h.request_opts(Request::ListTools, RequestOptions { progress: true, ..opts() });
+    let r = h.request_opts(Request::ListTools, opts().progress(true));
     let p1 = h.expect_sent("tools/list");
     assert_eq!(p1["params"]["_meta"].as_object().unwrap().len(), 1);
     let t = progress_token(&p1);
@@ -229,13 +229,8 @@ fn legacy_progress_token_is_the_only_meta() {
 #[test]
 fn progress_resets_the_timeout_up_to_the_total_bound() {
     let mut h = connected(false);
-    let o = RequestOptions {
-        timeout: Some(secs(10)),
-        progress: true,
-        reset_timeout_on_progress: true,
-        max_total_timeout: Some(secs(25)),
-        ..opts()
-    };
+    let o =
+        opts().timeout(secs(10)).progress(true).reset_timeout_on_progress(true).max_total_timeout(secs(25));
     let r = h.request_opts(call("long", json!({})), o);
     let msg = h.expect_sent("tools/call");
     let t = progress_token(&msg);
@@ -259,7 +254,7 @@ fn progress_resets_the_timeout_up_to_the_total_bound() {
 #[test]
 fn progress_without_reset_does_not_extend_the_deadline() {
     let mut h = connected(false);
-    let o = RequestOptions { timeout: Some(secs(10)), progress: true, ..opts() };
+    let o = opts().timeout(secs(10)).progress(true);
     let r = h.request_opts(call("long", json!({})), o);
     let t = progress_token(&h.expect_sent("tools/call"));
     h.advance(secs(9));
@@ -273,8 +268,7 @@ fn progress_without_reset_does_not_extend_the_deadline() {
 #[test]
 fn progress_reset_without_a_total_bound_keeps_extending() {
     let mut h = connected(false);
-    let o =
-        RequestOptions { timeout: Some(secs(10)), progress: true, reset_timeout_on_progress: true, ..opts() };
+    let o = opts().timeout(secs(10)).progress(true).reset_timeout_on_progress(true);
     let r = h.request_opts(call("long", json!({})), o);
     let msg = h.expect_sent("tools/call");
     let t = progress_token(&msg);
@@ -296,15 +290,12 @@ fn meta_in_tool_arguments_is_hoisted_and_merged() {
         c.request_meta = obj(json!({"static": 1, "shared": "static"}));
     });
     h.connect_modern();
-    let o = RequestOptions {
-        meta: Some(obj(json!({
-            "per": 2,
-            "shared": "request",
-            "io.modelcontextprotocol/protocolVersion": "1999-01-01",
-            "io.modelcontextprotocol/clientInfo": {"name": "spoof", "version": "0"},
-        }))),
-        ..opts()
-    };
+    let o = opts().meta(obj(json!({
+        "per": 2,
+        "shared": "request",
+        "io.modelcontextprotocol/protocolVersion": "1999-01-01",
+        "io.modelcontextprotocol/clientInfo": {"name": "spoof", "version": "0"},
+    })));
     let args = json!({"a": 1, "_meta": {"hoisted": true, "shared": "hoisted", "static": 3}});
     let r = h.request_opts(call("t", args), o);
     let msg = h.expect_sent("tools/call");
@@ -536,13 +527,11 @@ fn requests_wait_for_the_handshake_and_go_in_order() {
 #[test]
 fn an_unbounded_timeout_means_no_deadline() {
     let mut h = connected(false);
-    let o = RequestOptions {
-        timeout: Some(std::time::Duration::MAX),
-        progress: true,
-        reset_timeout_on_progress: true,
-        max_total_timeout: Some(std::time::Duration::MAX),
-        ..opts()
-    };
+    let o = opts()
+        .timeout(std::time::Duration::MAX)
+        .progress(true)
+        .reset_timeout_on_progress(true)
+        .max_total_timeout(std::time::Duration::MAX);
     let r = h.request_opts(call("forever", json!({})), o);
     let msg = h.expect_sent("tools/call");
     assert_eq!(h.next_timer_in(), None, "no deadline is armed");
@@ -557,12 +546,8 @@ fn an_unbounded_timeout_means_no_deadline() {
 #[test]
 fn the_total_bound_applies_even_to_an_unbounded_timeout() {
     let mut h = connected(false);
-    let o = RequestOptions {
-        timeout: Some(std::time::Duration::MAX),
-        reset_timeout_on_progress: true,
-        max_total_timeout: Some(secs(5)),
-        ..opts()
-    };
+    let o =
+        opts().timeout(std::time::Duration::MAX).reset_timeout_on_progress(true).max_total_timeout(secs(5));
     let r = h.request_opts(call("t", json!({})), o);
     h.expect_sent("tools/call");
     assert_eq!(h.next_timer_in(), Some(secs(5)));
@@ -574,7 +559,7 @@ fn the_total_bound_applies_even_to_an_unbounded_timeout() {
 #[test]
 fn a_timeout_between_pages_cancels_the_page_in_flight() {
     let mut h = connected(true);
-    let r = h.request_opts(Request::ListTools, RequestOptions { timeout: Some(secs(4)), ..opts() });
+    let r = h.request_opts(Request::ListTools, opts().timeout(secs(4)));
     let p1 = h.expect_sent("tools/list");
     h.advance(secs(3));
     h.reply(&p1, tools_page(&["a"], Some("next")));

@@ -15,7 +15,7 @@ fn held(roots: &[(&str, &str)]) -> Vec<Root> {
 
 fn harness(roots: Option<Vec<Root>>, list_changed: bool) -> Harness {
     Harness::with(ProtocolMode::Auto, |c| {
-        c.features = ClientFeatures { roots: true, roots_list_changed: list_changed, ..Default::default() };
+        c.features = ClientFeatures::default().roots(true).roots_list_changed(list_changed);
         c.roots = roots;
     })
 }

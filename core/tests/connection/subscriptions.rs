@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use super::harness::*;
 use super::http_harness::*;
 use mcp_core::{
-    Event, Notification, Request, RequestError, RequestHandle, RequestOptions, Response, SubscriptionFilter,
+    Event, Notification, Request, RequestError, RequestHandle, Response, SubscriptionFilter,
     SubscriptionUpdate, Warning,
 };
 
@@ -144,7 +144,7 @@ fn a_required_grant_that_is_partial_ends_the_stream() {
 #[test]
 fn the_ack_timeout_cancels_and_ends_the_listen() {
     let mut h = connected(false);
-    let o = RequestOptions { timeout: Some(secs(2)), ..opts() };
+    let o = opts().timeout(secs(2));
     let l = h.request_opts(listen(SubscriptionFilter::new().tools_list_changed()), o);
     let id = h.expect_sent("subscriptions/listen")["id"].clone();
     h.advance(secs(2));

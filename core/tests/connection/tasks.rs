@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use super::harness::*;
-use mcp_core::{ClientFeatures, ProtocolMode, RequestError, RequestOptions};
+use mcp_core::{ClientFeatures, ProtocolMode, RequestError};
 
 fn created(id: &str, poll_ms: Option<u64>, ttl_ms: Option<u64>) -> Value {
     let mut v = json!({"resultType": "task", "taskId": id, "status": "working",
@@ -35,9 +35,8 @@ fn elicit_name() -> Value {
 
 /// A modern connection with a tool call that became task `t-1` polled every 100 ms.
 fn tasked() -> (Harness, mcp_core::RequestHandle) {
-    let mut h = Harness::with(ProtocolMode::Auto, |c| {
-        c.features = ClientFeatures { elicitation_form: true, ..Default::default() }
-    });
+    let mut h =
+        Harness::with(ProtocolMode::Auto, |c| c.features = ClientFeatures::default().elicitation_form(true));
     h.connect_modern();
     let r = h.request(call("slow", json!({})));
     let sent = h.expect_sent("tools/call");
@@ -139,7 +138,7 @@ fn cancel_and_timeout_send_tasks_cancel() {
     assert_eq!(h.next_timer_in(), None);
 
     let mut h = connected(false);
-    let r = h.request_opts(call("slow", json!({})), RequestOptions { timeout: Some(secs(1)), ..opts() });
+    let r = h.request_opts(call("slow", json!({})), opts().timeout(secs(1)));
     let sent = h.expect_sent("tools/call");
     h.reply(&sent, created("t-2", Some(300), None));
     for _ in 0..3 {
@@ -219,9 +218,8 @@ fn invalid_task_answers_are_typed_errors() {
 /// A 2025-11-25 server declaring task-augmented tool calls, with `job` (task required) and
 /// `quick` (task optional) listed.
 fn legacy_tasks() -> Harness {
-    let mut h = Harness::with(ProtocolMode::Auto, |c| {
-        c.features = ClientFeatures { elicitation_form: true, ..Default::default() }
-    });
+    let mut h =
+        Harness::with(ProtocolMode::Auto, |c| c.features = ClientFeatures::default().elicitation_form(true));
     let caps = json!({"tools": {}, "tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}});
     h.connect_legacy_with("2025-11-25", caps);
     let l = h.request(mcp_core::Request::ListTools);
@@ -488,7 +486,7 @@ mod found_by_the_simulation {
 
     fn modern_with_tasks_and_input() -> Harness {
         let mut h = Harness::with(ProtocolMode::Auto, |c| {
-            c.features = ClientFeatures { elicitation_form: true, ..Default::default() }
+            c.features = ClientFeatures::default().elicitation_form(true)
         });
         h.connect_modern_with(discover(
             &[mcp_core::MODERN_VERSION],
@@ -595,7 +593,7 @@ mod found_by_the_simulation {
     fn a_broken_tasks_update_is_sent_again_with_its_answers() {
         let mut h = Harness::new({
             let mut cfg = http_config("http://srv.test/mcp", &[]);
-            cfg.features = ClientFeatures { elicitation_form: true, ..Default::default() };
+            cfg.features = ClientFeatures::default().elicitation_form(true);
             cfg
         });
         let c = h.request(Request::Connect);

@@ -33,7 +33,7 @@ fn harness(legacy: bool, mode: ValidationMode) -> Harness {
 
 /// Lists `tools` and returns the warnings the listing produced.
 fn list(h: &mut Harness, tools: Vec<Value>) -> Vec<Warning> {
-    let r = h.request_opts(Request::ListTools, mcp_core::RequestOptions { refresh: true, ..opts() });
+    let r = h.request_opts(Request::ListTools, opts().refresh(true));
     let req = h.expect_sent("tools/list");
     h.reply(&req, json!({"tools": tools}));
     assert!(matches!(h.ok(r), Response::Tools(_)));
@@ -241,9 +241,8 @@ fn format_can_be_asserted() {
 
 /// A connected harness whose host handles form elicitation.
 fn eliciting(legacy: bool) -> Harness {
-    let mut h = Harness::with(ProtocolMode::Auto, |c| {
-        c.features = ClientFeatures { elicitation_form: true, ..Default::default() }
-    });
+    let mut h =
+        Harness::with(ProtocolMode::Auto, |c| c.features = ClientFeatures::default().elicitation_form(true));
     if legacy {
         h.connect_legacy();
     } else {

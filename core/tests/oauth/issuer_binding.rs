@@ -35,8 +35,9 @@ fn credentials_without_an_issuer_are_refused_before_any_fetch() {
     }
     // The same for the browser grant's pre-registered clients.
     let mut cfg = code_config();
-    cfg.pre_registered
-        .push(PreRegisteredClient { issuer: None, ..PreRegisteredClient::for_issuer(AS, "web", None) });
+    let mut client = PreRegisteredClient::for_issuer(AS, "web", None);
+    client.issuer = None;
+    cfg.pre_registered.push(client);
     assert!(matches!(AuthFlow::new(MCP, cfg, &ENTROPY), Err(OAuthError::PreRegisteredWithoutIssuer { .. })));
 }
 

@@ -185,9 +185,10 @@ impl HttpClient {
         Ok(Self {
             tls: tls::LazyConfig::new(&config.extra_root_certificates)?,
             proxies: Proxies::resolve(&config.proxy)?,
-            hosts: HttpClientConfig {
-                resolve_overrides: config.resolve_overrides.clone(),
-                ..HttpClientConfig::default()
+            hosts: {
+                let mut hosts = HttpClientConfig::default();
+                hosts.resolve_overrides = config.resolve_overrides.clone();
+                hosts
             },
             connector,
             max_idle: config.max_idle_per_host,

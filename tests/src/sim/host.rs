@@ -96,7 +96,8 @@ impl World {
         let require_all = self.sim.rng.percent(20);
         let timeout = self.sim.rng.percent(25).then(|| Duration::from_millis(300 + self.sim.rng.below(6000)));
         let request = Request::Listen { filter: asked.clone(), require_all };
-        let opts = RequestOptions { timeout, ..Default::default() };
+        let mut opts = RequestOptions::default();
+        opts.timeout = timeout;
         if let Some(h) = self.sim.issue(request, opts, "a listen") {
             self.track_listen(h, nonce, asked, require_all);
         }
@@ -191,7 +192,8 @@ impl World {
         timeout: Option<Duration>,
         what: HostTask,
     ) -> Option<RequestHandle> {
-        let opts = RequestOptions { timeout, ..Default::default() };
+        let mut opts = RequestOptions::default();
+        opts.timeout = timeout;
         let h = self.sim.issue(request, opts, "a task request")?;
         self.sim.track_task_handle(h, what);
         Some(h)
@@ -210,7 +212,7 @@ impl World {
                 Request::CallTool { name: name.into(), arguments }
             }
         };
-        let mut opts = RequestOptions { progress: self.sim.rng.percent(30), ..Default::default() };
+        let mut opts = RequestOptions::default().progress(self.sim.rng.percent(30));
         let call = matches!(&request, Request::CallTool { .. });
         if matches!(&request, Request::CallTool { name, .. } if name == "job") {
             opts.timeout = task_timeout(&mut self.sim.rng);

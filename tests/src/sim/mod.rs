@@ -328,8 +328,9 @@ impl World {
             Link::Stdio(l) => l.tasks_declared(),
             Link::Http(l) => l.tasks_declared(),
         };
-        let limits =
-            QueueLimits { max_items: 1 + rng.below(12) as usize, max_bytes: 24 + rng.below(600) as usize };
+        let limits = QueueLimits::default()
+            .max_items(1 + rng.below(12) as usize)
+            .max_bytes(24 + rng.below(600) as usize);
         let push = Push {
             enabled: rng.percent(85),
             modern,
