@@ -321,7 +321,7 @@ where
                 tally.wrong += 1;
                 tally.note(format!("{payload}: answered {text:?}"));
             }
-            Err(ClientError::Request(RequestError::TransportClosed { detail })) => {
+            Err(ClientError::Request(RequestError::TransportClosed { detail, .. })) => {
                 tally.note(format!("{payload}: transport closed: {detail}"));
                 tally.closed.push(payload);
             }
@@ -495,7 +495,10 @@ mod tests {
             match n {
                 1 => Ok(payload),
                 2 => Ok("someone else's".into()),
-                3 => Err(ClientError::Request(RequestError::TransportClosed { detail: "gone".into() })),
+                3 => Err(ClientError::Request(RequestError::TransportClosed {
+                    detail: "gone".into(),
+                    source: None,
+                })),
                 _ => Err(ClientError::Closed),
             }
         });

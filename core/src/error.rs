@@ -125,12 +125,16 @@ pub enum RequestError {
     TransportClosed {
         /// What happened, with the server's last stderr lines when there were any.
         detail: String,
+        /// The operating system's error, when one caused it (see [`RequestError::io_error`]).
+        source: Option<crate::IoError>,
     },
     /// The server process could not be started.
     #[error("could not start the server: {detail}")]
     Spawn {
-        /// The operating system's reason.
+        /// The program and the operating system's reason.
         detail: String,
+        /// The operating system's error (`NotFound` for a missing program, ...).
+        source: crate::IoError,
     },
     /// A legacy server answered `initialize` with a revision this client cannot speak.
     #[error(
@@ -429,6 +433,35 @@ impl RequestError {
             RequestError::Rpc(e) | RequestError::HeaderMismatch { error: e, .. } => Some(e),
             _ => None,
         }
+    }
+
+    /// The operating system's error behind a failed start or a lost transport, when there
+    /// was one: its [`kind`](std::io::Error::kind) tells a missing program (`NotFound`) or a
+    /// refused connection (`ConnectionRefused`) apart.
+    pub fn io_error(&self) -> Option<&std::io::Error> {
+        match self {
+            RequestError::Spawn { source, .. }
+            | RequestError::TransportClosed { source: Some(source), .. } => Some(source.get()),
+            _ => None,
+        }
+    }
+
+    /// The HTTP status the server answered with, for the errors that come from one (an error
+    /// status, with or without a JSON-RPC error in its body; 401/403; a transient 5xx; a
+    /// redirect not followed).
+    pub fn http_status(&self) -> Option<u16> {
+        match self {
+            RequestError::Unauthorized { status, .. }
+            | RequestError::TransientServer { status, .. }
+            | RequestError::Http { status, .. } => Some(*status),
+            RequestError::Redirect(r) => Some(r.status),
+            _ => None,
+        }
+    }
+
+    /// True when the request ran out of time.
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, RequestError::Timeout { .. })
     }
 
     /// True when the failure happened on the way to or from the server (not the server's
@@ -747,7 +780,19 @@ impl ClientError {
 
     /// True when the request ran out of time.
     pub fn is_timeout(&self) -> bool {
-        matches!(self, ClientError::Request(RequestError::Timeout { .. }))
+        self.request_error().is_some_and(RequestError::is_timeout)
+    }
+
+    /// The HTTP status the server answered with, when the failure comes from one (see
+    /// [`RequestError::http_status`]).
+    pub fn http_status(&self) -> Option<u16> {
+        self.request_error().and_then(RequestError::http_status)
+    }
+
+    /// The operating system's error behind the failure, when there was one (see
+    /// [`RequestError::io_error`]).
+    pub fn io_error(&self) -> Option<&std::io::Error> {
+        self.request_error().and_then(RequestError::io_error)
     }
 
     /// True when the request was cancelled (explicitly, or by dropping its future).

@@ -6,16 +6,38 @@ use crate::destination::UnsafeAddress;
 use crate::handle::ExchangeId;
 
 /// Why an HTTP exchange ended without a response.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum ExchangeFailure {
-    /// A transport failure (connect, TLS, reset, timeout...), described.
-    Transport(String),
+    /// A transport failure (connect, TLS, reset, timeout...): the operating system's error, or
+    /// one made to describe it ([`std::io::Error::other`]).
+    Transport(std::io::Error),
     /// Refused before connecting: the host resolved only to addresses outside the request's
     /// [`Destination`](crate::Destination).
     Refused(UnsafeAddress),
 }
 
 impl ExchangeFailure {
+    /// A transport failure caused by `error`, its message prefixed with `context` (what was
+    /// being done); the kind (`ConnectionRefused`, `TimedOut`, ...) is kept.
+    pub fn io(context: &str, error: std::io::Error) -> Self {
+        Self::Transport(std::io::Error::new(error.kind(), format!("{context}: {error}")))
+    }
+
+    /// A transport failure described by a library error (hyper, ureq, rustls): the message is
+    /// `context` and the error's chain of sources; the kind is that of the first
+    /// [`std::io::Error`] in the chain, if any (`Other` otherwise).
+    pub fn described(context: &str, error: &(dyn std::error::Error + 'static)) -> Self {
+        let mut text = format!("{context}: {error}");
+        let mut kind = error.downcast_ref::<std::io::Error>().map(std::io::Error::kind);
+        let mut source = error.source();
+        while let Some(s) = source {
+            text.push_str(&format!(": {s}"));
+            kind = kind.or_else(|| s.downcast_ref::<std::io::Error>().map(std::io::Error::kind));
+            source = s.source();
+        }
+        Self::Transport(std::io::Error::new(kind.unwrap_or(std::io::ErrorKind::Other), text))
+    }
+
     /// The input that reports this failure of `exchange` to the core.
     pub fn into_input(self, exchange: ExchangeId) -> Input {
         match self {
@@ -27,7 +49,13 @@ impl ExchangeFailure {
 
 impl From<String> for ExchangeFailure {
     fn from(detail: String) -> Self {
-        Self::Transport(detail)
+        Self::Transport(std::io::Error::other(detail))
+    }
+}
+
+impl From<std::io::Error> for ExchangeFailure {
+    fn from(error: std::io::Error) -> Self {
+        Self::Transport(error)
     }
 }
 

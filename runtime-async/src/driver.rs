@@ -139,7 +139,7 @@ impl<R: Runtime> Perform for IoSide<R> {
             }
         };
         let Some(feed) = self.feed() else {
-            return Some(Input::SpawnFailed(epoch, "the client is shutting down".into()));
+            return Some(Input::SpawnFailed(epoch, std::io::Error::other("the client is shutting down")));
         };
         match self.rt.spawn_process(&command) {
             Ok(parts) => {
@@ -147,7 +147,7 @@ impl<R: Runtime> Perform for IoSide<R> {
                 self.procs.insert(epoch, pio);
                 Some(Input::Started(epoch))
             }
-            Err(e) => Some(Input::SpawnFailed(epoch, format!("{}: {e}", command.program))),
+            Err(e) => Some(Input::SpawnFailed(epoch, e)),
         }
     }
 

@@ -126,13 +126,16 @@ impl IoSide {
                 self.exchanges.insert(exchange, handle);
                 None
             }
-            Err(e) => Some(Input::HttpFailed(exchange, format!("could not start an HTTP thread: {e}"))),
+            Err(e) => {
+                let e = std::io::Error::new(e.kind(), format!("could not start an HTTP thread: {e}"));
+                Some(Input::HttpFailed(exchange, e))
+            }
         }
     }
 
     fn spawn(&mut self, SpawnRequest { epoch, command }: SpawnRequest) -> Input {
         let Some(feed) = self.feed() else {
-            return Input::SpawnFailed(epoch, "the client is shutting down".into());
+            return Input::SpawnFailed(epoch, std::io::Error::other("the client is shutting down"));
         };
         let started = mcp_host::std_command(&command)
             .spawn()
@@ -142,7 +145,7 @@ impl IoSide {
                 self.procs.insert(epoch, pio);
                 Input::Started(epoch)
             }
-            Err(e) => Input::SpawnFailed(epoch, format!("{}: {e}", command.program)),
+            Err(e) => Input::SpawnFailed(epoch, e),
         }
     }
 }

@@ -165,7 +165,7 @@ macro_rules! all_scenario_tests {
             connect_protocol_modes, tools_list_typed, tools_call_and_meta, tools_errors, pagination,
             prompts_and_resources, timeout_then_recovers, stderr_flood_holds_up_nothing, progress, crash_restarts, notifications, notification_while_idle, noise,
             legacy_elicitation, legacy_handler_failure, legacy_roots_and_sampling, legacy_without_handlers,
-            multi_server, close_stops_everything);
+            multi_server, close_stops_everything, os_errors_are_kept);
     };
 }
 

@@ -444,7 +444,7 @@ pub mod scenarios {
             for code in [3, 7] {
                 let args = if code == 3 { json!({}) } else { json!({"code": code}) };
                 match aw!(client.call_tool("crash", args)) {
-                    Err(ClientError::Request(RequestError::TransportClosed { detail })) => {
+                    Err(ClientError::Request(RequestError::TransportClosed { detail, .. })) => {
                         assert!(detail.contains(&format!("exit code {code}")), "{proto}: {detail:?}")
                     }
                     other => panic!("{proto}: expected TransportClosed, got {other:?}"),
@@ -679,6 +679,31 @@ pub mod scenarios {
             aw!(client.close()); // a second close returns at once
             let _ = std::fs::remove_file(&marker);
         }
+    }
+
+    /// A program that does not exist and a port nobody listens on fail with the operating
+    /// system's error kept: `io_error()` and the error's `source()` give its kind.
+    pub $($kw)? fn os_errors_are_kept() {
+        use $crate::mcp_core::{HttpConfig, ServerSpec, StdioCommand, TransportKind};
+        let missing = StdioCommand::new("mcp-test-no-such-program-4c1f");
+        let client = rt::build(rt::Client::builder().server(ServerSpec::stdio("gone", missing))).unwrap();
+        let e = aw!(client.call_tool("echo", msg("x"))).unwrap_err();
+        assert!(matches!(e, ClientError::Request(RequestError::Spawn { .. })), "{e:?}");
+        assert_eq!(e.io_error().map(std::io::Error::kind), Some(std::io::ErrorKind::NotFound), "{e:?}");
+        // `ClientError::Request` is transparent: its source is the request error's, the OS error.
+        let source = std::error::Error::source(&e).expect("a source");
+        let io = source.downcast_ref::<$crate::mcp_core::IoError>().expect("the OS error is the source");
+        assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+        aw!(client.close());
+
+        let url = format!("http://127.0.0.1:{}/mcp", $crate::http_peers::free_port());
+        let http = HttpConfig::new(&url).unwrap().kinds(vec![TransportKind::StreamableHttp]);
+        let client = rt::build(rt::Client::builder().server(ServerSpec::http("nobody", http))).unwrap();
+        let e = aw!(client.call_tool("echo", msg("x"))).unwrap_err();
+        assert!(e.is_transport(), "{e:?}");
+        assert_eq!(e.io_error().map(std::io::Error::kind), Some(std::io::ErrorKind::ConnectionRefused), "{e:?}");
+        assert_eq!(e.http_status(), None);
+        aw!(client.close());
     }
 }
     };

@@ -18,9 +18,9 @@ use crate::io::{ExitInfo, HttpHead, Io};
 pub enum Input {
     /// The process for this epoch started (`handle_process_started`).
     Started(Epoch),
-    /// The process for this epoch could not be started, with the reason
+    /// The process for this epoch could not be started, with the operating system's error
     /// (`handle_spawn_failed`).
-    SpawnFailed(Epoch, String),
+    SpawnFailed(Epoch, std::io::Error),
     /// Bytes from stdout.
     Stdout(Epoch, Vec<u8>),
     /// Stdout reached end of file.
@@ -39,8 +39,9 @@ pub enum Input {
     HttpBody(ExchangeId, Vec<u8>),
     /// The HTTP response body ended normally.
     HttpEnd(ExchangeId),
-    /// The HTTP exchange failed (connect, TLS, reset, timeout...), with a description.
-    HttpFailed(ExchangeId, String),
+    /// The HTTP exchange failed (connect, TLS, reset, timeout...): the operating system's
+    /// error, or one the runtime made to describe it (`io::Error::other`).
+    HttpFailed(ExchangeId, std::io::Error),
     /// The runtime refused the HTTP exchange before connecting: its host resolved only to
     /// addresses outside the request's [`crate::Destination`].
     HttpRefused(ExchangeId, crate::UnsafeAddress),
@@ -62,7 +63,7 @@ impl Connection {
     pub fn handle_input(&mut self, now: Instant, input: Input) {
         match input {
             Input::Started(epoch) => self.handle_process_started(now, epoch),
-            Input::SpawnFailed(epoch, reason) => self.handle_spawn_failed(now, epoch, reason),
+            Input::SpawnFailed(epoch, error) => self.handle_spawn_failed(now, epoch, error),
             Input::Stdout(epoch, bytes) => self.handle_stdout_owned(now, epoch, bytes),
             Input::StdoutEof(epoch) => self.handle_stdout_eof(now, epoch),
             Input::Stderr(epoch, bytes) => self.handle_stderr(now, epoch, &bytes),
@@ -78,7 +79,7 @@ impl Connection {
             Input::HttpHead(exchange, head) => self.handle_http_head(now, exchange, head),
             Input::HttpBody(exchange, bytes) => self.handle_http_body(now, exchange, &bytes),
             Input::HttpEnd(exchange) => self.handle_http_end(now, exchange),
-            Input::HttpFailed(exchange, detail) => self.handle_http_failed(now, exchange, detail),
+            Input::HttpFailed(exchange, error) => self.handle_http_failed(now, exchange, error),
             Input::HttpRefused(exchange, refusal) => self.handle_http_refused(now, exchange, refusal),
             Input::Timeout => self.handle_timeout(now),
         }

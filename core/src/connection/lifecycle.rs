@@ -40,7 +40,7 @@ impl Connection {
     }
 
     /// The runtime could not start the process for `epoch`.
-    pub fn handle_spawn_failed(&mut self, now: Instant, epoch: Epoch, reason: String) {
+    pub fn handle_spawn_failed(&mut self, now: Instant, epoch: Epoch, error: std::io::Error) {
         self.tick(now);
         if self.reaping.remove(&epoch).is_some() {
             self.maybe_closed();
@@ -50,7 +50,11 @@ impl Connection {
             return;
         }
         self.proc = Proc::Down;
-        let err = RequestError::Spawn { detail: reason };
+        let detail = match &self.transport {
+            Transport::Stdio(link) => format!("{}: {error}", link.command.program),
+            _ => error.to_string(),
+        };
+        let err = RequestError::Spawn { detail, source: crate::IoError::new(error) };
         // The host learns the server is gone before the failed requests reach their callers.
         self.emit(Event::Disconnected { reason: err.clone() });
         self.fail_all(&err);
@@ -66,7 +70,7 @@ impl Connection {
                 detail.push_str(&tail);
             }
         }
-        let err = RequestError::TransportClosed { detail };
+        let err = RequestError::TransportClosed { detail, source: None };
         self.drop_process(now, epoch, still_running);
         // The host learns the server is gone before the failed requests reach their callers.
         self.emit(Event::Disconnected { reason: err.clone() });

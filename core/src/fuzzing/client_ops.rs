@@ -308,7 +308,7 @@ fn run_logged(mut w: World, data: &[u8]) -> Vec<String> {
     w.drain();
     for _ in 0..6 {
         if let Some((epoch, false)) = w.spawn {
-            w.conn.handle_spawn_failed(w.now, epoch, "closed before it started".into());
+            w.conn.handle_spawn_failed(w.now, epoch, std::io::Error::other("closed before it started"));
             w.spawn = None;
             w.drain();
         }

@@ -84,7 +84,11 @@ impl World {
         }
         match (self.spawn, r.pick(4)) {
             (Some((epoch, false)), 0) => {
-                self.conn.handle_spawn_failed(self.now, epoch, "no such program".into());
+                self.conn.handle_spawn_failed(
+                    self.now,
+                    epoch,
+                    std::io::Error::new(std::io::ErrorKind::NotFound, "no such program"),
+                );
                 self.spawn = None;
             }
             (Some((epoch, false)), _) => {
@@ -107,7 +111,7 @@ impl World {
         if ended_well {
             self.conn.handle_http_end(self.now, x);
         } else {
-            self.conn.handle_http_failed(self.now, x, "connection reset".into());
+            self.conn.handle_http_failed(self.now, x, std::io::ErrorKind::ConnectionReset.into());
         }
         self.drain();
     }

@@ -223,7 +223,7 @@ fn transport_failure_of_the_probe_fails_without_fallback() {
     let probe = h.expect_http("server/discover");
     h.http_fail(probe.id, "connection refused");
     match h.err(c) {
-        RequestError::TransportClosed { detail } => {
+        RequestError::TransportClosed { detail, .. } => {
             assert!(detail.contains("connection refused"), "{detail}")
         }
         other => panic!("expected TransportClosed, got {other:?}"),

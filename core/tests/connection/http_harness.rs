@@ -144,7 +144,7 @@ impl Harness {
     }
 
     pub(crate) fn http_fail(&mut self, ex: ExchangeId, detail: &str) {
-        self.conn.handle_http_failed(self.now, ex, detail.into());
+        self.conn.handle_http_failed(self.now, ex, std::io::Error::other(detail));
         self.drain();
     }
 

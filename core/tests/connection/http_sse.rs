@@ -121,7 +121,7 @@ fn a_silent_sse_stream_is_pinged_then_reopened() {
     // Silence after the ping: the stream is dead.
     assert_eq!(h.fire_next_timer(), secs(30));
     assert!(matches!(h.take_disconnected(), RequestError::TransportClosed { .. }));
-    assert!(matches!(h.err(t), RequestError::TransportClosed { detail } if detail.contains("silent")));
+    assert!(matches!(h.err(t), RequestError::TransportClosed { detail, .. } if detail.contains("silent")));
     assert!(h.aborted().contains(&stream.id));
     // Reopened after a jittered backoff of about a second.
     let waited = h.fire_next_timer();

@@ -16,7 +16,7 @@ fn busy() -> (Harness, mcp_core::RequestHandle) {
 
 fn transport_detail(e: &RequestError) -> &str {
     match e {
-        RequestError::TransportClosed { detail } => detail,
+        RequestError::TransportClosed { detail, .. } => detail,
         other => panic!("expected TransportClosed, got {other:?}"),
     }
 }
@@ -168,10 +168,17 @@ fn spawn_failure_fails_queued_requests() {
     let a = h.request(Request::ListTools);
     let b = h.request(call("t", json!({})));
     let epoch = h.take_spawn();
-    h.conn.handle_spawn_failed(h.now, epoch, "No such file or directory".into());
-    let e = RequestError::Spawn { detail: "No such file or directory".into() };
+    let missing = || std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory");
+    h.conn.handle_spawn_failed(h.now, epoch, missing());
     h.advance(ms(0));
-    assert_eq!(h.err(a), e);
+    let e = h.err(a);
+    assert!(
+        matches!(&e, RequestError::Spawn { detail, .. } if detail == "fake-server: No such file or directory")
+    );
+    // The operating system's error is kept, as the source and through the accessor.
+    assert_eq!(e.io_error().map(std::io::Error::kind), Some(std::io::ErrorKind::NotFound));
+    let source = std::error::Error::source(&e).expect("a source");
+    assert_eq!(source.to_string(), "No such file or directory");
     assert_eq!(h.err(b), e);
     assert!(e.is_transport());
     assert_eq!(h.take_disconnected(), e);
@@ -280,7 +287,7 @@ fn close_before_a_spawn_that_fails() {
     let epoch = h.take_spawn();
     h.close();
     h.events();
-    h.conn.handle_spawn_failed(h.now, epoch, "denied".into());
+    h.conn.handle_spawn_failed(h.now, epoch, std::io::ErrorKind::PermissionDenied.into());
     h.advance(ms(0));
     assert_eq!(h.events(), vec![Event::Closed]);
     h.assert_quiet();

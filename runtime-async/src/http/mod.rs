@@ -277,12 +277,13 @@ impl HttpClient {
         };
         let expired = async {
             rt.sleep_until(deadline).await;
-            Err(ExchangeFailure::Transport(format!("connecting to the server took longer than {timeout:?}")))
+            let late = std::io::ErrorKind::TimedOut.into();
+            Err(ExchangeFailure::io(&format!("connecting to the server took longer than {timeout:?}"), late))
         };
         let (stream, idle_check) = open.or(expired).await?;
         let (sender, driver) = hyper::client::conn::http1::handshake(HyperIo::new(stream))
             .await
-            .map_err(|e| format!("HTTP handshake failed: {e}"))?;
+            .map_err(|e| ExchangeFailure::described("HTTP handshake failed", &e))?;
         Ok(Conn { sender, driver: Some(driver), idle_check })
     }
 
@@ -299,17 +300,20 @@ impl HttpClient {
         let resolved = match (destination, self.hosts.known_addresses(host, port)) {
             (Destination::Any, _) => return Ok(self.hosts.overridden(host, port)),
             (_, Some(known)) => known,
-            (_, None) => rt.resolve(host, port).await.map_err(|e| format!("resolving {host} failed: {e}"))?,
+            (_, None) => rt
+                .resolve(host, port)
+                .await
+                .map_err(|e| ExchangeFailure::io(&format!("resolving {host} failed"), e))?,
         };
         let checked = destination.check(url.as_str(), &resolved).map_err(ExchangeFailure::Refused)?;
         if checked.is_empty() {
-            return Err(ExchangeFailure::Transport(format!("{host} resolved to no address")));
+            return Err(ExchangeFailure::from(format!("{host} resolved to no address")));
         }
         Ok(Some(checked))
     }
 
     /// A stream to `host:port` (the configured addresses of a name, else the name itself).
-    async fn open_host<R: Runtime>(&self, rt: &R, host: &str, port: u16) -> Result<Opened, String> {
+    async fn open_host<R: Runtime>(&self, rt: &R, host: &str, port: u16) -> Result<Opened, ExchangeFailure> {
         if let Some(addrs) = self.hosts.overridden(host, port) {
             return self.open_any(rt, &addrs).await;
         }
@@ -317,12 +321,12 @@ impl HttpClient {
             Some(c) => c.connect(host, port).await.map(|stream| (stream, None)),
             None => rt.connect_tcp(host, port).await.map(|tcp| (tcp.stream, Some(tcp.idle_check))),
         };
-        opened.map_err(|e| format!("connecting to {host}:{port} failed: {e}"))
+        opened.map_err(|e| ExchangeFailure::io(&format!("connecting to {host}:{port} failed"), e))
     }
 
     /// A stream to the first of `addrs` that accepts (tried in order).
-    async fn open_any<R: Runtime>(&self, rt: &R, addrs: &[SocketAddr]) -> Result<Opened, String> {
-        let mut failed = String::from("no address to connect to");
+    async fn open_any<R: Runtime>(&self, rt: &R, addrs: &[SocketAddr]) -> Result<Opened, ExchangeFailure> {
+        let mut failed = ExchangeFailure::from("no address to connect to".to_owned());
         for addr in addrs {
             let ip = addr.ip().to_string();
             let opened = match &self.connector {
@@ -331,7 +335,7 @@ impl HttpClient {
             };
             match opened {
                 Ok(opened) => return Ok(opened),
-                Err(e) => failed = format!("connecting to {addr} failed: {e}"),
+                Err(e) => failed = ExchangeFailure::io(&format!("connecting to {addr} failed"), e),
             }
         }
         Err(failed)
@@ -430,7 +434,7 @@ async fn exchange<R: Runtime>(
             sent = send(&mut conn, build(&target, &request, &body)?).await;
         }
     }
-    let response = sent.map_err(describe)?;
+    let response = sent.map_err(|e| ExchangeFailure::described("HTTP request failed", &e))?;
     let head = HttpHead {
         status: response.status().as_u16(),
         headers: response
@@ -445,7 +449,7 @@ async fn exchange<R: Runtime>(
     let mut body = response.into_body();
     let mut since_yield = 0;
     while let Some(frame) = driving(&mut conn.driver, body.frame()).await {
-        let frame = frame.map_err(|e| format!("the response body broke: {e}"))?;
+        let frame = frame.map_err(|e| ExchangeFailure::described("the response body broke", &e))?;
         if let Ok(data) = frame.into_data() {
             if !data.is_empty() && !feed.feed(Input::HttpBody(id, data.to_vec())) {
                 return Ok(());
@@ -470,16 +474,6 @@ async fn send(
     let Conn { sender, driver, .. } = conn;
     driving(driver, sender.ready()).await?;
     driving(driver, sender.send_request(request)).await
-}
-
-fn describe(e: hyper::Error) -> String {
-    let mut text = format!("HTTP request failed: {e}");
-    let mut source = std::error::Error::source(&e);
-    while let Some(s) = source {
-        text.push_str(&format!(": {s}"));
-        source = s.source();
-    }
-    text
 }
 
 /// A driver's exchanges in flight: dropping an exchange's abort sender aborts it.

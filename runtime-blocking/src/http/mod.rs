@@ -239,7 +239,7 @@ impl Drop for HttpExchange {
 /// What an exchange reports, in order: [`Head`](Self::Head), any number of
 /// [`Body`](Self::Body), then one of [`End`](Self::End) or [`Failed`](Self::Failed) (which
 /// may also come first, when no response arrived); or only [`Refused`](Self::Refused).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum HttpReport {
     /// The status and headers (values that are not UTF-8 are left out).
     Head(HttpHead),
@@ -248,7 +248,7 @@ pub enum HttpReport {
     /// The body ended normally.
     End,
     /// The exchange failed (connect, TLS, proxy, reset, malformed response...).
-    Failed(String),
+    Failed(io::Error),
     /// Refused before connecting: the host resolved only to addresses outside the request's
     /// [`Destination`].
     Refused(UnsafeAddress),
@@ -329,7 +329,7 @@ fn run_exchange<F>(
     let mut reporter = Reporter { report, ctl, gone: false };
     let outcome = match agent {
         Ok(agent) => exchange(agent, request, &mut reporter),
-        Err(refused) => Err(ExchangeFailure::Transport(refused.clone())),
+        Err(refused) => Err(ExchangeFailure::from(refused.clone())),
     };
     // Deciding under the abort lock makes "aborted" and "delivered an outcome" exclusive;
     // finishing also forgets the sockets, so a late abort cannot touch a pooled connection.
@@ -399,7 +399,7 @@ where
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => break Err(ExchangeFailure::Transport(format!("reading the response body: {e}"))),
+            Err(e) => break Err(ExchangeFailure::io("reading the response body", e)),
         }
     };
     READ_BUF.with(|b| b.replace(buf));
@@ -468,9 +468,11 @@ fn describe(e: ureq::Error) -> ExchangeFailure {
             return ExchangeFailure::Refused(refusal.clone());
         }
     }
-    ExchangeFailure::Transport(match e {
-        ureq::Error::Timeout(what) => format!("timed out ({what})"),
-        ureq::Error::Io(e) => format!("io: {e}"),
-        e => e.to_string(),
-    })
+    match e {
+        ureq::Error::Timeout(what) => {
+            ExchangeFailure::io(&format!("timed out ({what})"), io::ErrorKind::TimedOut.into())
+        }
+        ureq::Error::Io(e) => ExchangeFailure::io("io", e),
+        e => ExchangeFailure::described("HTTP request failed", &e),
+    }
 }

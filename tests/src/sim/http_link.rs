@@ -387,7 +387,7 @@ impl HttpLink {
                     Part::Fail(detail) => {
                         x.open = false;
                         x.ended = true;
-                        sim.conn.handle_http_failed(now, exchange, detail);
+                        sim.conn.handle_http_failed(now, exchange, std::io::Error::other(detail));
                         self.server.on_closed(exchange);
                     }
                 }

@@ -121,7 +121,7 @@ impl StdioLink {
         match ev {
             Ev::Started(epoch) => sim.conn.handle_process_started(now, epoch),
             Ev::SpawnFailed(epoch) => {
-                sim.conn.handle_spawn_failed(now, epoch, "simulated spawn failure".into())
+                sim.conn.handle_spawn_failed(now, epoch, std::io::Error::other("simulated spawn failure"))
             }
             Ev::Stdout(epoch, bytes, seen) => {
                 let text = String::from_utf8_lossy(&bytes[..bytes.len().min(160)]).into_owned();

@@ -97,7 +97,7 @@ pub(crate) enum End {
     /// The body ended normally.
     Complete,
     /// The transport failed (before the head if [`Exchange::status`] is `None`).
-    Failed(String),
+    Failed(crate::IoError),
     /// The body passed a size limit.
     TooLarge(TooLarge),
     /// The body could not be decoded (corrupt gzip, unknown `Content-Encoding`).
@@ -248,9 +248,9 @@ impl Exchange {
     }
 
     /// The transport failed.
-    pub(crate) fn fail(&mut self, detail: String) {
+    pub(crate) fn fail(&mut self, error: crate::IoError) {
         if self.end.is_none() {
-            self.end = Some(End::Failed(detail));
+            self.end = Some(End::Failed(error));
         }
     }
 
@@ -270,7 +270,7 @@ impl Exchange {
             (Feed::Nothing, _) => return out,
             (Feed::Bytes(_) | Feed::End, None) => {
                 // Body bytes without a head: a runtime bug; end the exchange cleanly.
-                self.end = Some(End::Failed("body data before the response head".into()));
+                self.end = Some(End::Failed(crate::IoError::other("body data before the response head")));
                 return out;
             }
             (Feed::Bytes(bytes), Some(d)) => d.push(bytes).map(|b| (b, false)),

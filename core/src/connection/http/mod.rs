@@ -414,13 +414,13 @@ impl Connection {
     }
 
     /// An exchange failed in transport (connect, TLS, reset, ...).
-    pub fn handle_http_failed(&mut self, now: Instant, exchange: ExchangeId, detail: String) {
+    pub fn handle_http_failed(&mut self, now: Instant, exchange: ExchangeId, error: std::io::Error) {
         let now = self.tick(now);
         if self.auth_owns(exchange) {
-            return self.auth_fetch_failed(now, exchange, &detail);
+            return self.auth_fetch_failed(now, exchange, &error.to_string());
         }
         let Some(x) = self.http_mut().and_then(|l| l.exchanges.get_mut(exchange)) else { return };
-        x.fail(detail);
+        x.fail(crate::IoError::new(error));
         self.feed(now, exchange, Feed::Nothing, true);
     }
 
@@ -433,7 +433,8 @@ impl Connection {
         if self.auth_owns(exchange) {
             return self.auth_fetch_refused(now, exchange, &refusal);
         }
-        self.handle_http_failed(now, exchange, refusal.to_string());
+        let error = std::io::Error::new(std::io::ErrorKind::PermissionDenied, refusal.to_string());
+        self.handle_http_failed(now, exchange, error);
     }
 
     /// Pushes input into an exchange's decoder and acts on what comes out.

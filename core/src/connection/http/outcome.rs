@@ -28,8 +28,9 @@ const MAX_RETRY_DELAY: Duration = Duration::from_secs(30);
 /// An exchange that ended without carrying the response its request waited for, classified.
 #[derive(Debug)]
 enum Failure {
-    /// No response head: connecting or sending failed.
-    Transport(String),
+    /// No response head: connecting or sending failed (with the operating system's error when
+    /// there was one).
+    Transport(String, Option<crate::IoError>),
     /// A 2xx response whose stream ended (or broke) before the result.
     Broken(String),
     /// The body (or an event of it) passed a limit.
@@ -51,7 +52,7 @@ enum Failure {
 impl Failure {
     fn into_error(self, x: &Exchange) -> RequestError {
         match self {
-            Failure::Transport(detail) => RequestError::TransportClosed { detail },
+            Failure::Transport(detail, source) => RequestError::TransportClosed { detail, source },
             Failure::Broken(detail) => RequestError::StreamClosed { detail },
             Failure::TooLarge(t) => {
                 RequestError::ResponseTooLarge { limit: t.limit, seen_at_least: t.seen, detail: t.detail }
@@ -80,8 +81,9 @@ impl Connection {
         let status = match (x.status(), &end) {
             (_, End::TooLarge(t)) => return Failure::TooLarge(t.clone()),
             (_, End::Redirect(refused)) => return Failure::Redirect(refused.clone()),
-            (None, End::Failed(detail) | End::BadBody(detail)) => return Failure::Transport(detail.clone()),
-            (None, End::Complete) => return Failure::Transport("no response".into()),
+            (None, End::Failed(error)) => return Failure::Transport(error.to_string(), Some(error.clone())),
+            (None, End::BadBody(detail)) => return Failure::Transport(detail.clone(), None),
+            (None, End::Complete) => return Failure::Transport("no response".into(), None),
             (Some(s), _) => s,
         };
         if (200..300).contains(&status) {
@@ -99,7 +101,8 @@ impl Connection {
                 });
             }
             return Failure::Broken(match end {
-                End::Failed(d) | End::BadBody(d) => format!("the response stream broke: {d}"),
+                End::Failed(e) => format!("the response stream broke: {e}"),
+                End::BadBody(d) => format!("the response stream broke: {d}"),
                 _ => format!("HTTP {status}: the response ended without a result"),
             });
         }
@@ -203,7 +206,7 @@ impl Connection {
             Failure::Rpc(_, e) => {
                 self.deliver(now, id, Err(e));
             }
-            f @ (Failure::Transport(_)
+            f @ (Failure::Transport(..)
             | Failure::TooLarge(_)
             | Failure::Unauthorized(..)
             | Failure::Server(..)
@@ -317,7 +320,7 @@ impl Connection {
         match failure {
             Failure::Rpc(_, e) => self.deliver(now, id, Err(e)),
             Failure::SessionGone => self.on_session_expired(now, x.epoch),
-            Failure::Transport(_) | Failure::Server(..) if retries_left && !is_tool_call => {
+            Failure::Transport(..) | Failure::Server(..) if retries_left && !is_tool_call => {
                 self.forget_wire(&id);
                 self.schedule_retry(now, handle);
             }
@@ -360,7 +363,7 @@ impl Connection {
     ) {
         match failure {
             Failure::Rpc(_, e) => self.deliver(now, id, Err(e)),
-            f @ (Failure::Transport(_) | Failure::Broken(_) | Failure::Server(..)) => {
+            f @ (Failure::Transport(..) | Failure::Broken(_) | Failure::Server(..)) => {
                 self.forget_wire(&id);
                 self.reopen_listen_later(now, handle, f.into_error(x));
             }
@@ -380,7 +383,7 @@ impl Connection {
         let Some(WireUse::Op(handle)) = self.wire.get(&id).copied() else { return };
         match self.classify(x) {
             Failure::SessionGone => self.on_session_expired(now, x.epoch),
-            Failure::Broken(_) | Failure::Transport(_) if attempts < MAX_RESUMES => {
+            Failure::Broken(_) | Failure::Transport(..) if attempts < MAX_RESUMES => {
                 // A resumption that carried no event keeps the id it resumed from.
                 let last = x.last_event_id.clone().unwrap_or(last);
                 self.note_retry_ms(x);
@@ -388,7 +391,7 @@ impl Connection {
             }
             f => {
                 let err = match f {
-                    Failure::Broken(d) | Failure::Transport(d) => {
+                    Failure::Broken(d) | Failure::Transport(d, _) => {
                         RequestError::StreamClosed { detail: format!("{d} (after {attempts} resumptions)") }
                     }
                     other => other.into_error(x),
@@ -480,7 +483,8 @@ impl Connection {
             return;
         }
         let detail = match x.finished() {
-            Some(End::Failed(d) | End::BadBody(d) | End::TooLarge(TooLarge { detail: d, .. })) => {
+            Some(End::Failed(e)) => format!("the HTTP+SSE event stream broke: {e}"),
+            Some(End::BadBody(d) | End::TooLarge(TooLarge { detail: d, .. })) => {
                 format!("the HTTP+SSE event stream broke: {d}")
             }
             _ => "the HTTP+SSE event stream ended".into(),
@@ -577,9 +581,10 @@ impl Connection {
 /// they happened during the handshake.
 fn handshake_error(err: RequestError) -> RequestError {
     match err {
-        RequestError::TransportClosed { detail } => {
-            RequestError::TransportClosed { detail: format!("connecting to the server failed: {detail}") }
-        }
+        RequestError::TransportClosed { detail, source } => RequestError::TransportClosed {
+            detail: format!("connecting to the server failed: {detail}"),
+            source,
+        },
         other => other,
     }
 }
