@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use clap::ValueEnum;
 use mcp_tokio::auth::{BrowserOpener, FileTokenStore, OAuthOptions, TokenStore};
-use mcp_tokio::core::oauth::{AuthConfig, AuthFlow, HttpAuth, PreRegisteredClient};
-use mcp_tokio::core::TransportConfig;
+use mcp_tokio::oauth::{AuthConfig, AuthFlow, HttpAuth, PreRegisteredClient};
 use mcp_tokio::ServerSpec;
+use mcp_tokio::TransportConfig;
 
 use crate::commands::{self, CliError, Settings};
 

@@ -5,12 +5,12 @@ use std::future::Future;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp_tokio::core::mcp_servers::{detect_target, DetectedTarget, TransportKind};
-use mcp_tokio::core::types::{CompletionReference, ResourceTemplate, Tool};
-use mcp_tokio::core::{
-    Event, Notification, RequestError, RpcErrorKind, SubscriptionUpdate, ValidationMode, Warning,
+use mcp_tokio::mcp_servers::{detect_target, DetectedTarget, TransportKind};
+use mcp_tokio::types::{CompletionReference, ResourceTemplate, Tool};
+use mcp_tokio::{
+    Client, ClientError, Event, Notification, ProtocolMode, RequestError, RpcErrorKind, Server, ServerSpec,
+    SubscriptionUpdate, ValidationMode, Warning,
 };
-use mcp_tokio::{Client, ClientError, ProtocolMode, Server, ServerSpec};
 use serde_json::Value;
 
 use crate::exit;
@@ -134,8 +134,8 @@ impl From<ClientError> for CliError {
     }
 }
 
-impl From<mcp_tokio::core::mcp_servers::TargetConfigError> for CliError {
-    fn from(e: mcp_tokio::core::mcp_servers::TargetConfigError) -> Self {
+impl From<mcp_tokio::mcp_servers::TargetConfigError> for CliError {
+    fn from(e: mcp_tokio::mcp_servers::TargetConfigError) -> Self {
         Self::usage(format!("invalid TARGET: {e}"))
     }
 }

@@ -5,8 +5,8 @@
 
 use std::process::ExitCode;
 
-use mcp_tokio::core::types::Tool;
-use mcp_tokio::core::types::{CreateMessageResult, ElicitResult};
+use mcp_tokio::types::Tool;
+use mcp_tokio::types::{CreateMessageResult, ElicitResult};
 use mcp_tokio::{Client, ElicitationRequest, HandlerError, ProtocolMode, Root, SamplingRequest, ServerSpec};
 use serde_json::{json, Map, Value};
 

@@ -5,10 +5,10 @@
 //! test server's scripted browser).
 
 use mcp_tokio::auth::OAuthOptions;
-use mcp_tokio::core::oauth::{AuthConfig, IdentityProvider, OAuthError, PreRegisteredClient};
-use mcp_tokio::core::types::AuthorizationCallback;
-use mcp_tokio::core::{ClientError, RequestError};
+use mcp_tokio::oauth::{AuthConfig, IdentityProvider, OAuthError, PreRegisteredClient};
+use mcp_tokio::types::AuthorizationCallback;
 use mcp_tokio::{AuthorizationPrompt, HandlerError, ServerSpec};
+use mcp_tokio::{ClientError, RequestError};
 use serde_json::Value;
 
 /// The Client ID Metadata Document URL the suite expects a client to present

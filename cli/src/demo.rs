@@ -2,8 +2,8 @@
 
 use std::process::ExitCode;
 
-use mcp_tokio::core::types::CompletionReference;
-use mcp_tokio::core::StdioCommand;
+use mcp_tokio::types::CompletionReference;
+use mcp_tokio::StdioCommand;
 use mcp_tokio::{Server, ServerSpec};
 use serde_json::{json, Map, Value};
 

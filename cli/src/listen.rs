@@ -5,8 +5,8 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp_tokio::core::text::sanitize;
-use mcp_tokio::core::{Era, Event, ListKind, Notification};
+use mcp_core::text::sanitize;
+use mcp_tokio::{Era, Event, ListKind, Notification};
 use mcp_tokio::{Server, SubscriptionFilter};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;

@@ -28,11 +28,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use mcp_tokio::core::mcp_servers::TransportKind;
+use mcp_tokio::mcp_servers::TransportKind;
 use mcp_tokio::ProtocolMode;
 
 use commands::{Action, CliError, Settings};
-use mcp_tokio::core::types::CompletionReference;
+use mcp_tokio::types::CompletionReference;
 
 const TARGET_HELP: &str = "TARGET is the command line of a stdio server, quoted as one argument, e.g. \
 \"npx -y @modelcontextprotocol/server-everything\" (a stdio:// prefix is accepted), or the http:// or \
@@ -124,7 +124,7 @@ enum Validate {
     Off,
 }
 
-impl From<Validate> for mcp_tokio::core::ValidationMode {
+impl From<Validate> for mcp_tokio::ValidationMode {
     fn from(v: Validate) -> Self {
         match v {
             Validate::Warn => Self::Warn,
@@ -159,7 +159,7 @@ impl Transport {
 fn parse_header(text: &str) -> Result<(String, String), String> {
     let (name, value) = text.split_once(':').ok_or("expected \"Name: value\"")?;
     let (name, value) = (name.trim(), value.trim());
-    mcp_tokio::core::headers::validate_header(name, value).map_err(|e| e.to_string())?;
+    mcp_core::headers::validate_header(name, value).map_err(|e| e.to_string())?;
     Ok((name.to_owned(), value.to_owned()))
 }
 
@@ -351,7 +351,7 @@ enum List {
     Resources,
 }
 
-impl From<List> for mcp_tokio::core::ListKind {
+impl From<List> for mcp_tokio::ListKind {
     fn from(l: List) -> Self {
         match l {
             List::Tools => Self::Tools,

@@ -4,9 +4,9 @@
 use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mcp_tokio::core::calls::CallTool;
-use mcp_tokio::core::types::CallToolResult;
-use mcp_tokio::core::Progress;
+use mcp_tokio::calls::CallTool;
+use mcp_tokio::types::CallToolResult;
+use mcp_tokio::Progress;
 use mcp_tokio::Server;
 use serde_json::Value;
 

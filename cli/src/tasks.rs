@@ -6,7 +6,7 @@
 use std::future::IntoFuture;
 use std::time::Duration;
 
-use mcp_tokio::core::types::{CallToolResult, StartedTask, Task, TaskHandle, TaskStatus};
+use mcp_tokio::types::{CallToolResult, StartedTask, Task, TaskHandle, TaskStatus};
 use mcp_tokio::Server;
 use serde_json::{json, Value};
 

@@ -1,7 +1,7 @@
 //! [`ClientBuilder`]: servers, handlers, hooks, OAuth and HTTP settings, then `build`.
 
 use crate::client::Client;
-use crate::family::{Family, FamilyHandler};
+use crate::family::{Family, FamilyHandler, HasRuntimeOptions};
 use crate::server::Server;
 use crate::style::{typed_handler, HandlerOutput};
 
@@ -245,13 +245,6 @@ impl<F: Family> ClientBuilder<F> {
         self
     }
 
-    /// How the client's background work runs: the runtime and, for async clients, how TCP
-    /// connections are opened (see the runtime crate's options type).
-    pub fn runtime_options(mut self, options: F::Options) -> Self {
-        self.options = options;
-        self
-    }
-
     /// Starts one engine per server. Servers start lazily, on first use (or on
     /// [`Client::connect`]). Fails for an empty or inconsistent server list, a
     /// `max_concurrent_servers` of 0, or an unusable [`HttpClientConfig`](crate::HttpClientConfig)
@@ -260,6 +253,15 @@ impl<F: Family> ClientBuilder<F> {
         let limit = self.parts.max_concurrent_servers;
         let servers = F::start(self.parts, self.options)?;
         Ok(Client::new(servers.into_iter().map(Server::new).collect(), limit))
+    }
+}
+
+impl<F: HasRuntimeOptions> ClientBuilder<F> {
+    /// How the client's background work runs: the runtime and how TCP connections are opened
+    /// (the runtime crate's `RuntimeOptions`).
+    pub fn runtime_options(mut self, options: F::Options) -> Self {
+        self.options = options;
+        self
     }
 }
 

@@ -55,8 +55,9 @@ pub trait Family: Sized + Send + Sync + 'static {
     type Answer<'a>: Future<Output = Outcome> + Send + Unpin + 'a;
     /// A listen stream's handle.
     type Subscription: Send + 'static;
-    /// How the client's background work runs (a runtime handle, a connector), given to
-    /// [`ClientBuilder::runtime_options`](crate::ClientBuilder::runtime_options).
+    /// How the client's background work runs (a runtime handle, a connector): given to
+    /// [`ClientBuilder::runtime_options`](crate::ClientBuilder::runtime_options) when the
+    /// family is [`HasRuntimeOptions`], else always the default (`()` for the blocking one).
     type Options: Default + std::fmt::Debug + Send + 'static;
 
     /// Issues `request` as API call `call` of the server behind `link`. A `cancel` token
@@ -101,3 +102,9 @@ pub trait Family: Sized + Send + Sync + 'static {
         options: Self::Options,
     ) -> Result<Vec<StartedServer<Self::Link>>, ClientError>;
 }
+
+/// A family whose clients take options on how they run (the async one: which runtime, which
+/// connector), so its [`ClientBuilder`](crate::ClientBuilder) has
+/// [`runtime_options`](crate::ClientBuilder::runtime_options). The blocking family has
+/// nothing to choose and no such method.
+pub trait HasRuntimeOptions: Family {}

@@ -12,7 +12,7 @@ use std::time::Instant;
 use mcp_core::{ClientError, Connection, Request, RequestOptions};
 use mcp_host::{
     AsyncSubscription, Awaiting, BuilderParts, CallerScope, CancelToken, Family, FamilyHandler,
-    ListenOptions, Outcome, Prepared, ProgressFn, StartedServer, SubscriptionCore,
+    HasRuntimeOptions, ListenOptions, Outcome, Prepared, ProgressFn, StartedServer, SubscriptionCore,
 };
 
 use crate::caller_io::CallerIo;
@@ -143,6 +143,9 @@ impl Drop for AsyncAnswer<'_> {
         }
     }
 }
+
+/// Async clients take [`AsyncOptions`]: the runtime, the TCP connector.
+impl<R: Runtime> HasRuntimeOptions for Async<R> {}
 
 impl<R: Runtime> Family for Async<R> {
     type Style = Awaiting;

@@ -22,7 +22,8 @@ pub trait Runtime: Clone + Send + Sync + std::fmt::Debug + 'static {
     fn sleep_until(&self, deadline: Instant) -> BoxFuture<'static, ()>;
     /// The runtime's monotonic clock.
     fn now(&self) -> Instant;
-    /// Starts a process with piped stdin, stdout and stderr (see [`mcp_host::std_command`]).
+    /// Starts a process with piped stdin, stdout and stderr (as `mcp_host::std_command` sets it
+    /// up: on Unix the server leads its own process group).
     fn spawn_process(&self, command: &StdioCommand) -> io::Result<ProcessParts>;
     /// Opens a TCP connection to `host:port` (a name or an IP address). The HTTP client bounds
     /// the time it may take and layers TLS and proxies on top.

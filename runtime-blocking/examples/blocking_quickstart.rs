@@ -5,8 +5,7 @@
 //! cargo run -p mcp-blocking --example blocking_quickstart -- "python3 server.py"
 //! ```
 
-use mcp_blocking::core::StdioCommand;
-use mcp_blocking::{Client, ClientError, ServerSpec};
+use mcp_blocking::{Client, ClientError, ServerSpec, StdioCommand};
 use serde_json::json;
 
 fn main() -> Result<(), ClientError> {

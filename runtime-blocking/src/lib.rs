@@ -1,14 +1,14 @@
 //! `mcp-blocking`: the MCP client for plain synchronous code, with no async runtime.
 //!
 //! The protocol lives in `mcp-core`, a sans-IO engine; this crate performs its IO with
-//! `std::process` and threads. It is the blocking [`mcp_host::Family`] ([`Blocking`]) of the
-//! one generic API in `mcp-host`: the same methods and request values as `mcp-tokio` and
-//! `mcp-smol`, sent with a blocking `.send()` where the async crates `.await`.
+//! `std::process` and threads. It is the blocking family ([`Blocking`]) of the one generic
+//! client API: the same methods and request values as `mcp-tokio` and `mcp-smol`, sent with a
+//! blocking `.send()` where the async crates `.await`.
 //!
 //! # How it runs
 //!
-//! Each server is an [`mcp_host::Engine`]: its [`core::Connection`] behind one lock, fed
-//! directly by whichever thread has something for it. A calling thread issues its request
+//! Each server is an engine: its sans-IO connection behind one lock, fed directly by
+//! whichever thread has something for it. A calling thread issues its request
 //! itself (the bytes reach a stdio server's non-blocking stdin on that thread) and, on Unix,
 //! reads the server's stdout itself until its reply is there (`poll` on the pipe and on a wake
 //! pipe that a delivery from another thread, e.g. a timeout or a cancel, writes to). One
@@ -57,8 +57,10 @@
 //! ```
 //!
 //! With several servers or handlers, build it: `Client::builder().server(spec).build()?`. The
-//! re-exported names are those of `mcp-tokio` and `mcp-smol`, plus the [`http`] module (the
-//! ureq client); the async crates have their runtime instead.
+//! root has the names of `mcp-tokio` and `mcp-smol` (every type a program needs, the protocol
+//! types included: [`CallToolResult`], [`CreateMessageResult`], ...; all of them in [`types`]),
+//! plus [`Elapsed`] and the [`http`] module (the ureq client); the async crates have their
+//! runtime instead.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -73,32 +75,27 @@ mod reply;
 #[cfg(unix)]
 mod stdout;
 
-pub use family::{Blocking, BlockingLink};
-pub use http::{HttpClientConfig, ProxySetting};
-pub use mcp_core::{
-    self as core, ClientError, Event, HandlerError, Notification, ProtocolMode, RequestOptions, Root,
-    ServerInfo, ServerRequest, ServerSpec, SubscriptionFilter, ValidationMode,
-};
-/// OAuth on the host side: token stores, the loopback redirect listener, the browser sign-in.
-pub use mcp_host::{auth, AuthorizationPrompt, TokenRequest};
-pub use mcp_host::{
-    Arguments, BatchRequest, BlockingSubscription as Subscription, CancelToken, Elapsed, ElicitationRequest,
-    EventHook, FromServer, HandlerOutput, ListenOptions, ListenRequest, Pending, ProgressFn, ProgressStream,
-    RequestBuilder, RequestUpdate, RootsListRequest, SamplingRequest, ToolCall, DEFAULT_BATCH_CONCURRENCY,
-    DEFAULT_MAX_CONCURRENT_SERVERS,
-};
+pub use family::Blocking;
+pub use mcp_host::facade::*;
+pub use mcp_host::{BlockingSubscription as Subscription, Elapsed};
 
-/// An MCP client over one or more servers, blocking (see [`mcp_host::Client`]).
+#[doc(hidden)]
+pub use family::BlockingLink;
+
+/// An MCP client over one or more servers, blocking.
 pub type Client = mcp_host::Client<Blocking>;
-/// Builds a [`Client`] (see [`mcp_host::ClientBuilder`]).
+/// Builds a [`Client`]. A blocking client has nothing to choose about how it runs, so unlike
+/// the async crates' builders this one has no `runtime_options`:
+///
+/// ```compile_fail,E0599
+/// let builder = mcp_blocking::Client::builder().runtime_options(());
+/// ```
 pub type ClientBuilder = mcp_host::ClientBuilder<Blocking>;
-/// One server of a [`Client`] (see [`mcp_host::Server`]).
+/// One server of a [`Client`].
 pub type Server = mcp_host::Server<Blocking>;
 /// A handler of a blocking client: the server's name and the decoded request in, the answer
 /// out.
 pub type Handler = mcp_host::Handler<mcp_host::Returning>;
-/// The handlers a blocking client has.
-pub type Handlers = mcp_host::Handlers<mcp_host::Returning>;
 
 /// Connects to one server given as a target string (a command line for stdio) and waits
 /// until its protocol era is known.

@@ -4,9 +4,9 @@
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_blocking::core::routing::RouteError;
-use mcp_blocking::core::{Era, Request, RequestError};
+use mcp_blocking::RouteError;
 use mcp_blocking::{CancelToken, Client, ClientError, Event, RequestOptions, ServerSpec};
+use mcp_blocking::{Era, Request, RequestError};
 use serde_json::json;
 
 fn target(protocol: &str) -> String {
@@ -113,7 +113,7 @@ fn legacy_elicitation_round_trip() {
         .elicitation_handler(|req: mcp_blocking::ElicitationRequest| {
             assert_eq!(&*req.server, "legacy");
             assert!(!req.message.is_empty());
-            Ok(mcp_blocking::core::types::ElicitResult::accept(json!({"name": "Ada"})))
+            Ok(mcp_blocking::ElicitResult::accept(json!({"name": "Ada"})))
         })
         .build()
         .unwrap();
@@ -201,7 +201,7 @@ fn dropping_the_last_handle_closes_the_server() {
 #[cfg(unix)]
 #[test]
 fn close_escalates_to_kill_for_a_stubborn_process() {
-    use mcp_blocking::core::StdioCommand;
+    use mcp_blocking::StdioCommand;
     let pid_file = std::env::temp_dir().join(format!("mcp-blocking-stubborn-{}", std::process::id()));
     let script = format!("echo $$ > {}; trap '' TERM; while :; do sleep 0.05; done", pid_file.display());
     let mut spec = ServerSpec::stdio("stubborn", StdioCommand::new("sh").args(["-c", &script]))

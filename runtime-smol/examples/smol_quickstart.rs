@@ -5,8 +5,7 @@
 //! cargo run -p mcp-smol --example smol_quickstart -- "python3 server.py"
 //! ```
 
-use mcp_smol::core::StdioCommand;
-use mcp_smol::{Client, ClientError, ServerSpec};
+use mcp_smol::{Client, ClientError, ServerSpec, StdioCommand};
 use serde_json::json;
 
 fn main() -> Result<(), ClientError> {

@@ -38,17 +38,10 @@ use std::time::Instant;
 mod tcp;
 
 use mcp_async::{ChildProcess, ProcessParts, Runtime};
-use mcp_core::{ExitInfo, StdioCommand};
+use mcp_core::ExitInfo;
 use mcp_host::{exit_info, std_command};
 
-/// OAuth on the host side: token stores, the loopback redirect listener, the browser sign-in.
-pub use mcp_async::{auth, AuthorizationPrompt, TokenRequest};
-pub use mcp_async::{
-    Arguments, AsyncStream, BatchRequest, BoxFuture, BoxedStream, CancelToken, Connector, ElicitationRequest,
-    EventHook, FromServer, Handler, HandlerOutput, Handlers, HttpClientConfig, ListenOptions, ListenRequest,
-    Pending, ProgressFn, ProgressStream, ProxySetting, RequestBuilder, RequestUpdate, RootsListRequest,
-    SamplingRequest, Subscription, ToolCall, DEFAULT_BATCH_CONCURRENCY, DEFAULT_MAX_CONCURRENT_SERVERS,
-};
+pub use mcp_async::facade::*;
 
 /// An MCP client over one or more servers, on smol (or any executor: see [`SmolRuntime`]).
 pub type Client = mcp_async::Client<SmolRuntime>;
@@ -59,10 +52,6 @@ pub type Server = mcp_async::Server<SmolRuntime>;
 /// How a [`Client`] runs: another spawner than this crate's background executor, a custom
 /// connector ([`ClientBuilder::runtime_options`]).
 pub type RuntimeOptions = mcp_async::AsyncOptions<SmolRuntime>;
-pub use mcp_core::{
-    self as core, ClientError, Event, HandlerError, Notification, ProtocolMode, RequestOptions, Root,
-    ServerInfo, ServerRequest, ServerSpec, SubscriptionFilter, ValidationMode,
-};
 
 type Spawner = Arc<dyn Fn(BoxFuture<'static, ()>) + Send + Sync>;
 

@@ -6,8 +6,7 @@
 //! cargo run -p mcp-tokio --example tokio_quickstart -- http://127.0.0.1:3001/mcp
 //! ```
 
-use mcp_tokio::core::StdioCommand;
-use mcp_tokio::{Client, ClientError, ServerSpec};
+use mcp_tokio::{Client, ClientError, ServerSpec, StdioCommand};
 use serde_json::json;
 
 #[tokio::main]

@@ -22,14 +22,20 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Every runtime crate (`mcp-tokio`, `mcp-smol`, `mcp-blocking`) re-exports the same names:
-//! [`Client`], [`ClientBuilder`], [`Server`], the request values ([`RequestBuilder`],
+//! Every runtime crate (`mcp-tokio`, `mcp-smol`, `mcp-blocking`) has the same names at its
+//! root, so code moves between them by changing the crate's name: [`Client`],
+//! [`ClientBuilder`], [`Server`] and [`connect`]; the request values ([`RequestBuilder`],
 //! [`Pending`], [`ListenRequest`], [`BatchRequest`], [`ProgressStream`], [`RequestUpdate`],
-//! [`CancelToken`]), [`Handler`], [`Handlers`], [`HandlerOutput`], [`SamplingRequest`], [`ElicitationRequest`], [`RootsListRequest`],
-//! [`FromServer`], [`HandlerError`], [`Root`], [`EventHook`], [`ProgressFn`], [`HttpClientConfig`], [`ProxySetting`],
-//! [`ClientError`], [`Event`], [`ProtocolMode`], [`RequestOptions`], [`ServerInfo`],
-//! [`ServerRequest`], [`ServerSpec`], [`ValidationMode`], [`connect`] and `core`. The async
-//! crates add the runtime and the stream types of a custom [`Connector`].
+//! [`CancelToken`]); server specs and their settings ([`ServerSpec`], [`StdioCommand`],
+//! [`ProtocolMode`], [`ValidationMode`], [`HttpClientConfig`]); errors ([`ClientError`],
+//! [`RequestError`], [`RpcError`]), events ([`Event`], [`Notification`], [`Warning`]); the
+//! requests handlers get and their answers ([`SamplingRequest`] and [`CreateMessageResult`],
+//! [`ElicitationRequest`] and [`ElicitResult`], [`HandlerError`], ...); the protocol types
+//! ([`Tool`], [`CallToolResult`], [`Prompt`], [`Resource`], ..., and all of them in [`types`]);
+//! the request descriptors in [`calls`], the LLM-provider conversions ([`Provider`]), OAuth
+//! ([`auth`], [`oauth`]) and the schema validator ([`schema`]). The async crates add the
+//! runtime ([`TokioRuntime`], [`RuntimeOptions`]) and the stream types of a custom
+//! [`Connector`].
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -38,18 +44,11 @@ use std::io;
 use std::time::Instant;
 
 use mcp_async::{ChildProcess, ProcessParts, Runtime};
-use mcp_core::{ExitInfo, StdioCommand};
+use mcp_core::ExitInfo;
 use mcp_host::{exit_info, std_command};
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
-/// OAuth on the host side: token stores, the loopback redirect listener, the browser sign-in.
-pub use mcp_async::{auth, AuthorizationPrompt, TokenRequest};
-pub use mcp_async::{
-    Arguments, AsyncStream, BatchRequest, BoxFuture, BoxedStream, CancelToken, Connector, ElicitationRequest,
-    EventHook, FromServer, Handler, HandlerOutput, Handlers, HttpClientConfig, ListenOptions, ListenRequest,
-    Pending, ProgressFn, ProgressStream, ProxySetting, RequestBuilder, RequestUpdate, RootsListRequest,
-    SamplingRequest, Subscription, ToolCall, DEFAULT_BATCH_CONCURRENCY, DEFAULT_MAX_CONCURRENT_SERVERS,
-};
+pub use mcp_async::facade::*;
 
 /// An MCP client over one or more servers, on tokio.
 pub type Client = mcp_async::Client<TokioRuntime>;
@@ -60,10 +59,6 @@ pub type Server = mcp_async::Server<TokioRuntime>;
 /// How a [`Client`] runs: a tokio runtime other than the current one, a custom connector
 /// ([`ClientBuilder::runtime_options`]).
 pub type RuntimeOptions = mcp_async::AsyncOptions<TokioRuntime>;
-pub use mcp_core::{
-    self as core, ClientError, Event, HandlerError, Notification, ProtocolMode, RequestOptions, Root,
-    ServerInfo, ServerRequest, ServerSpec, SubscriptionFilter, ValidationMode,
-};
 
 /// Tokio's processes, timers and spawner.
 #[derive(Debug, Clone)]

@@ -1,5 +1,6 @@
-//! Every runtime crate re-exports the same names, and the runtime-neutral ones are the very same
-//! types: code moves between `mcp-tokio`, `mcp-smol` and `mcp-blocking` by changing one path.
+//! Every runtime crate re-exports the same names (from one list, `mcp_host::facade`), and the
+//! runtime-neutral ones are the very same types: code moves between `mcp-tokio`, `mcp-smol` and
+//! `mcp-blocking` by changing one path.
 
 use std::any::TypeId;
 
@@ -9,11 +10,15 @@ macro_rules! common_set {
     ($krate:ident) => {{
         #[allow(unused_imports)]
         use $krate::{
-            connect, core, BatchRequest, CancelToken, Client, ClientBuilder, ClientError, ElicitationRequest,
-            Event, EventHook, FromServer, Handler, HandlerError, HandlerOutput, Handlers, HttpClientConfig,
-            ListenRequest, Pending, ProgressFn, ProgressStream, ProtocolMode, ProxySetting, RequestBuilder,
-            RequestOptions, RequestUpdate, Root, RootsListRequest, SamplingRequest, Server, ServerInfo,
-            ServerRequest, ServerSpec, ValidationMode, DEFAULT_MAX_CONCURRENT_SERVERS,
+            auth, calls, connect, oauth, schema, set_deprecation_notices, tool_formats, tool_result_message,
+            types, AccessTokenAnswer, BatchRequest, CallToolResult, CancelToken, Client, ClientBuilder,
+            ClientError, ClientList, CreateMessageResult, DeprecationNotices, ElicitResult,
+            ElicitationRequest, Event, EventHook, FromServer, Handler, HandlerError, HandlerOutput,
+            HttpClientConfig, ListenRequest, Notification, Pending, ProgressFn, ProgressStream, ProtocolMode,
+            Provider, ProxySetting, RequestBuilder, RequestError, RequestOptions, RequestUpdate, Root,
+            RootsListRequest, SamplingRequest, Server, ServerInfo, ServerRequest, ServerSpec, StartedTask,
+            StdioCommand, Subscription, SubscriptionFilter, Tool, ValidationMode, Warning,
+            DEFAULT_MAX_CONCURRENT_SERVERS,
         };
         assert_eq!(DEFAULT_MAX_CONCURRENT_SERVERS, mcp_host::DEFAULT_MAX_CONCURRENT_SERVERS);
         let _: fn() -> ClientBuilder = Client::builder;
@@ -30,7 +35,13 @@ macro_rules! common_set {
             TypeId::of::<ServerRequest>(),
             TypeId::of::<ServerSpec>(),
             TypeId::of::<ValidationMode>(),
-            TypeId::of::<core::Connection>(),
+            TypeId::of::<CallToolResult>(),
+            TypeId::of::<CreateMessageResult>(),
+            TypeId::of::<RequestError>(),
+            TypeId::of::<types::Tool>(),
+            TypeId::of::<Tool>(),
+            TypeId::of::<calls::ReadResource>(),
+            TypeId::of::<auth::OAuthOptions>(),
             TypeId::of::<HandlerError>(),
             TypeId::of::<Root>(),
             TypeId::of::<SamplingRequest>(),

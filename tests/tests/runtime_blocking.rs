@@ -58,8 +58,8 @@ mcp_tests::all_blocking_callback_scenario_tests!(run);
 mod blocking_only {
     use std::time::{Duration, Instant};
 
-    use mcp_blocking::core::{ClientError, Request, RequestError};
     use mcp_blocking::CancelToken;
+    use mcp_blocking::{ClientError, Request, RequestError};
     use mcp_tests::support;
     use serde_json::json;
 

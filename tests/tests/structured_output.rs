@@ -165,7 +165,7 @@ fn server_everything_elicitation_answers_are_checked_against_its_form() {
                 .server(peer("server-everything", &[], ValidationMode::Strict))
                 .elicitation_handler(move |_: mcp_tokio::ElicitationRequest| {
                     let answer = answer.clone();
-                    async move { Ok(mcp_tokio::core::types::ElicitResult::accept(answer)) }
+                    async move { Ok(mcp_tokio::ElicitResult::accept(answer)) }
                 })
                 .on_event(events.hook());
             let client = builder.build().expect("build the client");
