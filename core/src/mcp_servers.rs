@@ -344,7 +344,7 @@ fn parse_stdio_entry(
     let bad_args = || invalid(name, "args", "must be an array of strings");
     if let Some(args) = field(obj, "args") {
         for arg in args.as_array().ok_or_else(bad_args)? {
-            cmd.args.push(arg.as_str().filter(|s| !s.contains('\0')).ok_or_else(bad_args)?.to_owned());
+            cmd.args.push(arg.as_str().filter(|s| !s.contains('\0')).ok_or_else(bad_args)?.into());
         }
     }
     for (key, value) in string_map(name, "env", obj)? {
@@ -355,11 +355,11 @@ fn parse_stdio_entry(
         if value.contains('\0') {
             return Err(invalid(name, "env", format!("value of {key:?} contains a NUL character")));
         }
-        cmd.env.push((key, value));
+        cmd.env.push((key.into(), value.into()));
     }
     match field(obj, "cwd") {
         None => {}
-        Some(Value::String(s)) if !s.is_empty() && !s.contains('\0') => cmd.cwd = Some(s.clone()),
+        Some(Value::String(s)) if !s.is_empty() && !s.contains('\0') => cmd.cwd = Some(s.into()),
         Some(_) => return Err(invalid(name, "cwd", "must be a non-empty string")),
     }
     Ok(cmd)

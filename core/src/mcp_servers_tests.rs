@@ -165,7 +165,10 @@ fn forced_transports() {
 #[test]
 fn stdio_targets() {
     let c = stdio("stdio://python3 server.py --x");
-    assert_eq!((c.program.as_str(), c.args.clone()), ("python3", vec!["server.py".to_owned(), "--x".into()]));
+    assert_eq!(
+        (c.program_lossy(), c.args_lossy()),
+        ("python3".into(), vec!["server.py".to_owned(), "--x".into()])
+    );
     assert_eq!(stdio("STDIO://npx -y pkg").program, "npx");
     let c = stdio(r#"npx -y "@scope/pkg name" 'a b' c\ d"#);
     assert_eq!(c.args, ["-y", "@scope/pkg name", "a b", "c d"]);
@@ -188,8 +191,8 @@ fn argv_targets_are_always_stdio() {
     let argv = |a: &[&str]| detect_argv(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
     let Ok(DetectedTarget::Stdio(c)) = argv(&["node", "server.js", "a b"]) else { panic!() };
     assert_eq!(
-        (c.program.as_str(), c.args.as_slice()),
-        ("node", &["server.js".to_owned(), "a b".into()][..])
+        (c.program_lossy(), c.args_lossy()),
+        ("node".into(), vec!["server.js".to_owned(), "a b".into()])
     );
     assert!(matches!(argv(&["http://h/mcp"]), Ok(DetectedTarget::Stdio(_))));
     assert_eq!(argv(&[]).unwrap_err(), TargetConfigError::Target(TargetError::Empty));
@@ -329,7 +332,7 @@ fn claude_desktop_config() {
     assert_eq!(fs.program, "npx");
     assert_eq!(fs.args[3], "/Users/me/My Files");
     let brave = command(entry(&entries, "brave-search"));
-    assert_eq!(brave.cwd.as_deref(), Some("/tmp"));
+    assert_eq!(brave.cwd.as_deref(), Some(std::path::Path::new("/tmp")));
     assert!(brave.env.contains(&("BRAVE_API_KEY".into(), "EnvSecret0002".into())));
     assert_eq!(brave.env.len(), 2);
     assert_eq!(entry(&entries, "github").kinds_for_test(), [TransportKind::Stdio]);

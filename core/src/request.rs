@@ -315,24 +315,6 @@ impl Request {
         Request::Complete { reference, argument: argument.to_owned(), value: value.to_owned(), context: None }
     }
 
-    /// `completion/complete` of one argument, with the values of the arguments already
-    /// resolved (`context.arguments`, 2025-06-18 and later; left out for servers on an older
-    /// revision).
-    pub fn complete_with_context(
-        reference: CompletionReference,
-        argument: &str,
-        value: &str,
-        context: std::collections::BTreeMap<String, String>,
-    ) -> Self {
-        let context = context.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
-        Request::Complete {
-            reference,
-            argument: argument.to_owned(),
-            value: value.to_owned(),
-            context: Some(context),
-        }
-    }
-
     /// What a client with several servers routes the request by when no server is named.
     pub fn routing(&self) -> crate::routing::Routing<'_> {
         use crate::routing::Routing;

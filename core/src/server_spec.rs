@@ -44,13 +44,13 @@ impl ServerSpec {
         Ok(Self::from_detected(name.into(), detect(target, None)?))
     }
 
-    /// Like [`ServerSpec::from_target`], with the transport forced (`None`: detect it).
-    pub fn from_target_with(
+    /// Like [`ServerSpec::from_target`], with the transport forced instead of detected.
+    pub fn from_target_forced(
         name: impl Into<String>,
         target: &str,
-        transport: Option<TransportKind>,
+        transport: TransportKind,
     ) -> Result<Self, TargetConfigError> {
-        Ok(Self::from_detected(name.into(), detect(target, transport)?))
+        Ok(Self::from_detected(name.into(), detect(target, Some(transport))?))
     }
 
     /// A server from a target string, named after what it runs (see
@@ -154,17 +154,17 @@ impl ServerSpec {
     }
 
     /// Adds an environment variable for a stdio server.
-    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+    pub fn env(mut self, key: impl AsRef<std::ffi::OsStr>, value: impl AsRef<std::ffi::OsStr>) -> Self {
         if let TransportConfig::Stdio(cmd) = &mut self.config.transport {
-            cmd.env.push((key.into(), value.into()));
+            cmd.env.push((key.as_ref().to_owned(), value.as_ref().to_owned()));
         }
         self
     }
 
     /// Sets the working directory of a stdio server.
-    pub fn cwd(mut self, dir: impl Into<String>) -> Self {
+    pub fn cwd(mut self, dir: impl AsRef<std::path::Path>) -> Self {
         if let TransportConfig::Stdio(cmd) = &mut self.config.transport {
-            cmd.cwd = Some(dir.into());
+            cmd.cwd = Some(dir.as_ref().to_owned());
         }
         self
     }

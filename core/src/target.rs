@@ -201,7 +201,7 @@ mod tests {
     #[test]
     fn stdio_targets() {
         let c = parse_stdio_target("stdio://python3 server.py --x").unwrap();
-        assert_eq!((c.program.as_str(), c.args.len()), ("python3", 2));
+        assert_eq!((c.program_lossy(), c.args.len()), ("python3".into(), 2));
         assert_eq!(parse_stdio_target(""), Err(TargetError::Empty));
         assert!(matches!(parse_stdio_target("http://x/mcp"), Err(TargetError::UrlNotCommand(_))));
         let err = parse_stdio_target("https://h/mcp?api_key=sk-secret-1").unwrap_err().to_string();
@@ -217,10 +217,12 @@ pub fn suggested_name(command: &StdioCommand) -> String {
         let s = s.rsplit('/').next().unwrap_or(s);
         s.split('@').find(|p| !p.is_empty()).unwrap_or(s)
     }
-    let program = base(&command.program);
+    let program = command.program_lossy();
+    let program = base(&program);
+    let args = command.args_lossy();
     let launchers = ["npx", "uvx", "node", "python", "python3", "deno", "bun", "bunx", "pipx", "uv"];
     if launchers.contains(&program) {
-        if let Some(arg) = command.args.iter().find(|a| !a.starts_with('-') && *a != "run") {
+        if let Some(arg) = args.iter().find(|a| !a.starts_with('-') && *a != "run") {
             let name = base(arg);
             let name = name.strip_suffix(".py").or_else(|| name.strip_suffix(".js")).unwrap_or(name);
             if !name.is_empty() {

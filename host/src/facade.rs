@@ -23,8 +23,8 @@ pub use mcp_core::routing::{RouteError, RouteKind};
 pub use mcp_core::tool_formats::ToolCallError;
 pub use mcp_core::types::DecodeError;
 pub use mcp_core::{
-    AnswerError, AttemptOutcome, ClientError, CommandError, RedirectError, RedirectRefusal, RequestError,
-    RpcError, RpcErrorKind, TransportAttempt, UnsafeAddress, Warning,
+    AnswerError, AttemptOutcome, ClientError, CommandError, IoError, RedirectError, RedirectRefusal,
+    RequestError, RpcError, RpcErrorKind, TransportAttempt, UnsafeAddress, Warning,
 };
 
 // Events, notifications, listen streams, input waits.

@@ -136,7 +136,7 @@ impl<'a, F: Family, K: Call> RequestBuilder<'a, F, K> {
 
     /// Ends the request with [`RequestError::Cancelled`](mcp_core::RequestError::Cancelled)
     /// when `token` is cancelled (from another thread or a callback).
-    pub fn cancel_with(mut self, token: &CancelToken) -> Self {
+    pub fn cancel_token(mut self, token: &CancelToken) -> Self {
         self.cancel = Some(token.clone());
         self
     }

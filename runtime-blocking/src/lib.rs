@@ -24,7 +24,7 @@
 //!
 //! Timeouts are the core's, per request ([`RequestBuilder::timeout`]). A blocking call cannot
 //! be dropped half-way; cancel it from another thread with a [`CancelToken`]
-//! ([`RequestBuilder::cancel_with`]).
+//! ([`RequestBuilder::cancel_token`]).
 //! Server-to-client requests (roots, sampling, elicitation; legacy servers only) run the
 //! installed [`Handler`] on a pooled thread (never queued behind another job), so a handler may block, e.g. on a prompt.
 //! Progress callbacks, the [`ClientBuilder::on_event`] hook and the input-wait hook run outside

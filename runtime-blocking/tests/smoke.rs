@@ -80,12 +80,12 @@ fn cancel_token_ends_a_blocked_call() {
     };
     let t0 = Instant::now();
     let call = Request::CallTool { name: "slow".into(), arguments: json!({"ms": 5000}) };
-    let err = server.request(call.clone()).cancel_with(&token).send().unwrap_err();
+    let err = server.request(call.clone()).cancel_token(&token).send().unwrap_err();
     assert_eq!(err, ClientError::Request(RequestError::Cancelled));
     assert!(t0.elapsed() < Duration::from_secs(3));
     canceller.join().unwrap();
     // A cancelled token refuses at once.
-    let err = server.request(call).cancel_with(&token).send().unwrap_err();
+    let err = server.request(call).cancel_token(&token).send().unwrap_err();
     assert_eq!(err, ClientError::Request(RequestError::Cancelled));
     server.ping().send().unwrap();
     client.close().send();

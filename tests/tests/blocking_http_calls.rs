@@ -56,7 +56,7 @@ fn a_cancel_token_ends_a_call_running_on_the_callers_thread() {
         })
     };
     let started = Instant::now();
-    let r = client.servers()[0].request(call("hang", "")).cancel_with(&token).send();
+    let r = client.servers()[0].request(call("hang", "")).cancel_token(&token).send();
     canceller.join().expect("the canceller");
     assert!(matches!(r, Err(ClientError::Request(RequestError::Cancelled))), "got {r:?}");
     assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());

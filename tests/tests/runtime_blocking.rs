@@ -110,7 +110,7 @@ mod blocking_only {
             };
             let started = Instant::now();
             let request = Request::CallTool { name: "slow".into(), arguments: json!({"ms": 20000}) };
-            let r = client.servers()[0].request(request).cancel_with(&token).send();
+            let r = client.servers()[0].request(request).cancel_token(&token).send();
             canceller.join().expect("the canceller thread");
             assert!(
                 matches!(r, Err(ClientError::Request(RequestError::Cancelled))),

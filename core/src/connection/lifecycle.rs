@@ -51,7 +51,7 @@ impl Connection {
         }
         self.proc = Proc::Down;
         let detail = match &self.transport {
-            Transport::Stdio(link) => format!("{}: {error}", link.command.program),
+            Transport::Stdio(link) => format!("{}: {error}", link.command.program_lossy()),
             _ => error.to_string(),
         };
         let err = RequestError::Spawn { detail, source: crate::IoError::new(error) };

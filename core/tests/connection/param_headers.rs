@@ -328,7 +328,9 @@ fn completion(context: bool) -> Request {
     }
     let mut ctx = BTreeMap::new();
     ctx.insert("country".to_owned(), "France".to_owned());
-    Request::complete_with_context(reference, "city", "Par", ctx)
+    mcp_core::calls::Call::into_request(
+        mcp_core::calls::Complete::new(reference, "city", "Par").with_context(ctx),
+    )
 }
 
 /// Sends a completion with context to a stdio server on `version` and returns its params.
