@@ -48,7 +48,6 @@ mod client_routing;
 mod client_tool_formats;
 mod dispatch;
 mod engine;
-#[doc(hidden)]
 pub mod facade;
 mod family;
 mod handlers;

@@ -53,7 +53,6 @@ pub use mcp_host::facade::*;
 /// The names `mcp-tokio` and `mcp-smol` re-export at their root, listed once: the names every
 /// runtime crate shares (`mcp_host::facade`, also at this crate's root) and the async family's
 /// own.
-#[doc(hidden)]
 pub mod facade {
     pub use crate::{AsyncStream, BoxFuture, BoxedStream, Connector, Handler, Subscription};
     pub use mcp_host::facade::*;
