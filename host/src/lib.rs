@@ -15,7 +15,7 @@
 //!   (`mcp-blocking`). The shared code is written `async`; the blocking family's primitives
 //!   complete where they are polled, and it runs the shared code with `block_on`. The
 //!   runtime crates name these types with aliases (`mcp_tokio::Client` is
-//!   `Client<Async<TokioRuntime>>`) and re-export the rest from one list (the hidden `facade`
+//!   `Client<Async<TokioRuntime>>`) and re-export the rest from one list (the [`facade`]
 //!   module), so they cannot drift apart;
 //! - the plumbing the runtime crates share, hidden from these docs: the per-server `Engine` (a
 //!   server's connection, dispatch and IO side behind one lock, fed directly by callers, IO
