@@ -24,7 +24,12 @@ before the methods of that inherent impl, `impl Trait for Type { type Item = .. 
 impl with its associated types), `auto Type: Send + !Sync + Unpin (where T: Unpin) + ..`.
 
 Paths: an item is listed in full under its shortest public path (ties: alphabetical); every
-other public path to it is a `pub use <path> = <kind> <listed path>` line. Types from the other
+other public path to it is a `pub use <path> = <kind> <listed path>` line, and so is every name a
+glob import of another workspace crate's module brings (`pub use mcp_async::facade::*`, expanded
+from that crate's JSON; names the importing module defines itself shadow it, as in Rust); a glob
+of any other crate's module stays one `pub use <path>::* = <source>::*` line. Impls of types with
+no public path (private, or `#[doc(hidden)]` plumbing) are left out; where a listed signature
+names such a type, it is named by its definition path. Types from the other
 workspace crates are named by their public path in that crate (its JSON is generated too), items
 of std / core / alloc as `std::<top module>::<Name>` (names of the Rust prelude bare), items of
 other crates by the path rustdoc reports. Fields and variants keep declaration order (it is
@@ -147,15 +152,19 @@ def rustdoc_json(crate):
 class Crate:
     """One crate's rustdoc JSON plus the public paths of its items."""
 
-    def __init__(self, data, known):
+    def __init__(self, data, known, workspace):
         self.index = data["index"]
         self.paths = data["paths"]
         self.name = self.index[str(data["root"])]["name"]
         # Public paths of items of the workspace crates listed before this one, by definition path.
         self.known = known
+        # The Crate objects of those crates (by crate name, `mcp_host`), whose modules a glob
+        # import of this crate may name.
+        self.workspace = workspace
         self.all_paths = {}  # item id -> list of public paths (tuples)
-        self.foreign_uses = []  # (path, use) of re-exports of items not in this JSON
-        self.glob_lines = []  # (path, line) for globs of other crates' modules
+        self.foreign_uses = []  # (path, shown) of re-exports of items not in this JSON
+        self.glob_lines = []  # (path, line) for globs of modules not in a workspace crate
+        self.entries = {}  # module id -> [(name, ref)] of the names visible in it (see below)
         self._walk(data["root"])
         # Enum variants have their enum's path; one re-exported (`pub use E::*`) is an alias.
         self.enum_of = {v: int(k) for k, i in self.index.items() if "enum" in i["inner"]
@@ -169,55 +178,109 @@ class Crate:
         """Breadth-first from the crate root, one depth at a time in sorted order, so a module's
         first visit is its primary path; modules reached again are not entered again."""
         level = [((self.name,), root_id)]
-        entered = set()
         while level:
             following = []
             for prefix, module_id in sorted(level, key=lambda e: e[0]):
-                if module_id in entered:
+                if module_id in self.entries:
                     continue
-                entered.add(module_id)
-                for name, child_id in self._module_entries(prefix, module_id):
+                self.entries[module_id] = self._module_entries(prefix, module_id)
+                for name, ref in self.entries[module_id]:
                     path = prefix + (name,)
-                    self.all_paths.setdefault(child_id, []).append(path)
-                    child = self.item(child_id)
-                    if "module" in child["inner"]:
-                        following.append((path, child_id))
+                    if isinstance(ref, str):  # an item of another crate, already rendered
+                        self.foreign_uses.append((path, ref))
+                        continue
+                    self.all_paths.setdefault(ref, []).append(path)
+                    if "module" in self.item(ref)["inner"]:
+                        following.append((path, ref))
             level = following
 
     def _module_entries(self, prefix, module_id):
-        """(name, id) of the local items visible in a module, re-exports followed."""
-        module = self.item(module_id)
-        for child_id in module["inner"]["module"]["items"]:
+        """(name, ref) of the names visible in a module, re-exports followed: ref is the id of a
+        local item, or for another crate's item the text `<kind> <path>` of its `pub use` line.
+        Names a glob import brings are shadowed by the module's own names, as in Rust (which
+        also keeps value and type namespaces apart; names here are taken as one namespace)."""
+        own, globbed = [], []
+        for child_id in self.item(module_id)["inner"]["module"]["items"]:
             child = self.item(child_id)
             if child is None or child["visibility"] != "public":
                 continue
             kind, inner = variant(child["inner"])
-            if kind == "use":
-                yield from self._use_entries(prefix, child_id, inner)
-            elif kind == "impl":
-                continue
-            elif kind == "module" and inner["is_stripped"]:
+            if kind == "use" and inner["is_glob"]:
+                globbed.extend(self._glob_entries(prefix, inner))
+            elif kind == "use":
+                own.extend(self._use_entries(inner))
+            elif kind == "impl" or (kind == "module" and inner["is_stripped"]):
                 continue
             elif child["name"] is not None:
-                yield child["name"], child_id
+                own.append((child["name"], child_id))
+        taken = {name for name, _ in own}
+        for name, ref in globbed:
+            if name not in taken:  # shadowed, or already brought by an earlier glob
+                taken.add(name)
+                own.append((name, ref))
+        return own
 
-    def _use_entries(self, prefix, use_id, use):
+    def _use_entries(self, use):
+        """The name a single (not glob) `pub use` brings."""
+        if self.item(use["id"]) is not None:
+            return [(use["name"], use["id"])]
+        # Another crate's item (or a primitive): listed as a `pub use` line.
+        summary = self.paths.get(str(use["id"])) if use["id"] is not None else None
+        if summary is None:
+            return [(use["name"], use["source"])]
+        shown = self.external_path(use["id"]) or use["source"]
+        return [(use["name"], f"{kind_word(summary['kind'])} {shown}")]
+
+    def _glob_entries(self, prefix, use):
+        """The names a `pub use path::*` brings: a local module's or enum's, or those of a
+        module of another workspace crate (read from that crate's JSON, its own globs already
+        expanded there). Globs of other crates' modules stay one `pub use path::*` line."""
         target = self.item(use["id"]) if use["id"] is not None else None
-        if not use["is_glob"]:
-            if target is not None:
-                yield use["name"], use["id"]
-            else:  # another crate's item (or a primitive): listed as a `pub use` line
-                self.foreign_uses.append((prefix + (use["name"],), use))
-            return
-        if target is None:  # glob of an external module: its contents are not in this JSON
-            self.glob_lines.append((prefix, f"pub use {'::'.join(prefix)}::* = {use['source']}::*"))
-            return
+        if target is None:
+            entries = self._workspace_module_entries(use["id"])
+            if entries is None:
+                line = f"pub use {'::'.join(prefix)}::* = {use['source']}::*"
+                self.glob_lines.append((prefix, line))
+                return []
+            return entries
         kind, inner = variant(target["inner"])
         if kind == "module":
-            yield from self._module_entries(prefix, use["id"])
-        elif kind == "enum":
-            for variant_id in inner["variants"]:
-                yield self.item(variant_id)["name"], variant_id
+            return self._module_entries(prefix, use["id"])
+        if kind == "enum":
+            return [(self.item(v)["name"], v) for v in inner["variants"]]
+        return []
+
+    def _workspace_module_entries(self, item_id):
+        """(name, `<kind> <path>`) of the names visible in a module of an earlier workspace
+        crate, or None when the id is not such a module (or that module is not public)."""
+        summary = self.paths.get(str(item_id)) if item_id is not None else None
+        if summary is None or summary["kind"] != "module":
+            return None
+        other = self.workspace.get(summary["path"][0])
+        if other is None:
+            return None
+        module_id = other.module_by_definition(tuple(summary["path"]))
+        if module_id is None:
+            return None
+        return [(name, other.shown(ref)) for name, ref in other.entries[module_id]]
+
+    def module_by_definition(self, path):
+        """Id of the public module of this crate defined at `path`, or None."""
+        for item_id, summary in self.paths.items():
+            if summary["crate_id"] == 0 and summary["kind"] == "module" and \
+                    tuple(summary["path"]) == path and int(item_id) in self.entries:
+                return int(item_id)
+        return None
+
+    def shown(self, ref):
+        """`<kind> <public path>` of an entry of one of this crate's modules, for the `pub use`
+        line of a crate that glob-imports the module."""
+        if isinstance(ref, str):
+            return ref
+        if ref in self.enum_of:
+            return f"variant {self.path_of(self.enum_of[ref])}::{self.item(ref)['name']}"
+        kind = variant(self.item(ref)["inner"])[0]
+        return f"{kind_word(kind)} {self.path_of(ref)}"
 
     def external_path(self, item_id):
         """Display path of an item known only through `paths` (another crate's, or a private
@@ -667,6 +730,8 @@ class Listing:
             impl = impl_item["inner"]["impl"]
             if impl["blanket_impl"] is not None:
                 continue
+            if self.unlisted_local_type(impl["for"]):
+                continue  # an impl of plumbing (a hidden or private type): not API
             if impl["trait"] is not None:
                 trait_id = impl["trait"]["id"]
                 if self.c.item(trait_id) is not None and trait_id not in self.c.primary:
@@ -680,6 +745,19 @@ class Listing:
                 continue  # an inherent impl of a type with no public path: nothing to call
             owners.setdefault(owner, []).append(impl_item)
         return owners
+
+    def unlisted_local_type(self, ty):
+        """Whether a type is (a reference or pointer to) a type of this crate with no public
+        path (`#[doc(hidden)]` or private), whose impls are therefore not listed; such a type
+        is still named, by its definition path, where a listed signature uses it."""
+        kind, v = variant(ty)
+        if kind in ("borrowed_ref", "raw_pointer"):
+            return self.unlisted_local_type(v["type"])
+        if kind != "resolved_path":
+            return False
+        summary = self.c.paths.get(str(v["id"]))
+        local = self.c.item(v["id"]) is not None or (summary or {}).get("crate_id") == 0
+        return local and v["id"] not in self.c.primary
 
     def impl_head(self, impl):
         return ("unsafe " if impl["is_unsafe"] else "") + "impl" + \
@@ -730,12 +808,7 @@ class Listing:
 
     def external_uses(self):
         """`pub use` of items this crate's JSON does not contain (other crates' items)."""
-        for path, use in self.c.foreign_uses:
-            summary = self.c.paths.get(str(use["id"])) if use["id"] is not None else None
-            if summary is None:
-                shown = use["source"]
-            else:
-                shown = f"{kind_word(summary['kind'])} {self.c.path_of(use['id'], use['source'])}"
+        for path, shown in self.c.foreign_uses:
             self.add(path, 9, [f"pub use {'::'.join(path)} = {shown}"])
 
 
@@ -803,12 +876,13 @@ def generate(crates, out_dir):
         datas[crate] = rustdoc_json(crate)
         print(f"rustdoc JSON of {crate}: {time.monotonic() - started:.0f} s", flush=True)
         wanted.extend(workspace_deps(datas[crate]) - set(datas))
-    known, counts = {}, {}
+    known, workspace, counts = {}, {}, {}
     for crate in LIB_CRATES:
         if crate not in datas:
             continue
-        parsed = Crate(datas[crate], dict(known))
+        parsed = Crate(datas[crate], dict(known), dict(workspace))
         known.update(parsed.definition_paths())
+        workspace[parsed.name] = parsed
         if crate in crates:
             lines = Listing(parsed).lines()
             header = (f"# Public API of {crate} (default features), generated by "
