@@ -113,7 +113,10 @@ pub use process::{
 #[doc(hidden)]
 pub use style::{answer, typed_handler, Handlers};
 #[doc(hidden)]
-pub use subscription::{Inbox, ListenControl, Next, ResourceSubscriptions, SubscriptionCore};
+pub use subscription::{Inbox, ListenControl, ResourceSubscriptions};
+// What a listen stream's handles deref to (its state and counters) and the future of its next
+// update: users call these, so they are documented.
+pub use subscription::{Next, SubscriptionCore};
 
 #[doc(hidden)]
 pub use {mcp_core, serde_json};

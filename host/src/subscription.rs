@@ -243,7 +243,7 @@ impl SubscriptionCore {
     }
 
     /// Waits for the first acknowledgment (or the stream's end, as an error), through the
-    /// inbox's waker (the blocking family runs it with [`crate::block_on`]).
+    /// inbox's waker (the blocking family runs it with `block_on`).
     pub async fn acknowledgment(&self) -> Result<(), ClientError> {
         std::future::poll_fn(|cx| self.inbox.poll_with(cx, InboxState::acknowledged)).await
     }
