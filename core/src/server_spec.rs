@@ -279,4 +279,29 @@ mod tests {
         );
         assert!(matches!(ServerSpec::from_mcp_servers("{"), Err(ClientError::Config(_))));
     }
+
+    #[test]
+    fn a_forced_transport_wins_over_detection() {
+        // An `/sse` URL is detected as HTTP+SSE first; forced, it is Streamable HTTP only.
+        let detected = ServerSpec::from_target("s", "https://h/sse").unwrap();
+        let forced =
+            ServerSpec::from_target_forced("s", "https://h/sse", TransportKind::StreamableHttp).unwrap();
+        let kinds = |spec: &ServerSpec| match &spec.config.transport {
+            TransportConfig::Http(h) => h.kinds.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_ne!(kinds(&detected), kinds(&forced));
+        assert_eq!(kinds(&forced), [TransportKind::StreamableHttp]);
+    }
+
+    #[test]
+    fn stdio_settings_take_os_strings_and_paths() {
+        let spec = ServerSpec::stdio("s", StdioCommand::new("srv"))
+            .env(std::ffi::OsStr::new("K"), "v")
+            .cwd(std::path::Path::new("/srv/data"));
+        let TransportConfig::Stdio(cmd) = &spec.config.transport else { panic!() };
+        assert_eq!(cmd.env, [("K".into(), "v".into())]);
+        assert_eq!(cmd.cwd.as_deref(), Some(std::path::Path::new("/srv/data")));
+        assert_eq!(cmd.display(), "srv [env: K=***] [cwd: /srv/data]");
+    }
 }
