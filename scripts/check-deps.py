@@ -10,7 +10,7 @@ import re
 import subprocess
 import sys
 
-PUBLISHED = ["mcp-core", "mcp-host", "mcp-async", "mcp-tokio", "mcp-smol", "mcp-blocking", "mcp-cli"]
+PUBLISHED = ["mcpwire-core", "mcpwire-host", "mcpwire-async", "mcpwire-tokio", "mcpwire-smol", "mcpwire-blocking", "mcpwire-cli"]
 ALLOWED = {
     "MIT", "Apache-2.0", "Apache-2.0 WITH LLVM-exception", "BSD-2-Clause", "BSD-3-Clause", "ISC",
     "Unicode-3.0", "Unicode-DFS-2016", "Zlib", "CC0-1.0", "MPL-2.0", "CDLA-Permissive-2.0", "0BSD",

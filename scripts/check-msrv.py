@@ -9,7 +9,7 @@ import json
 import subprocess
 import sys
 
-PUBLISHED = ["mcp-core", "mcp-host", "mcp-async", "mcp-tokio", "mcp-smol", "mcp-blocking", "mcp-cli"]
+PUBLISHED = ["mcpwire-core", "mcpwire-host", "mcpwire-async", "mcpwire-tokio", "mcpwire-smol", "mcpwire-blocking", "mcpwire-cli"]
 
 
 def version_tuple(text):

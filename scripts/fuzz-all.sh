@@ -24,7 +24,7 @@
 #
 # Exit status 1 when any target crashed, timed out or ran out of memory; its reproducer is under
 # $FUZZ_WORK/artifacts/<target>/ (replay: `cd fuzz && cargo fuzz run -s none -a <target> <file>`).
-# A fixed finding's input goes into fuzz/corpus/<target>/, which `cargo test -p mcp-core --test
+# A fixed finding's input goes into fuzz/corpus/<target>/, which `cargo test -p mcpwire-core --test
 # fuzz_corpus` replays.
 set -uo pipefail
 cd "$(dirname "$0")/../fuzz"

@@ -17,15 +17,15 @@ Why rustdoc JSON and not `cargo public-api`: nothing to install beyond the night
 machine already has, and the output is tied to that one nightly: the script checks the JSON
 `format_version` and fails, naming the version it reads, when the nightly changes.
 
-Line forms, beyond Rust's own: `pub mcp_core::X::field: T` (a field), `pub mcp_core::E::V(T)` and
-`pub mcp_core::E::V { .. }` (variants; a struct variant's fields follow), `{ /* private fields */
+Line forms, beyond Rust's own: `pub mcpwire_core::X::field: T` (a field), `pub mcpwire_core::E::V(T)` and
+`pub mcpwire_core::E::V { .. }` (variants; a struct variant's fields follow), `{ /* private fields */
 }` on a struct with private fields, `(provided)` on a trait item with a default, `impl<..> Type`
 before the methods of that inherent impl, `impl Trait for Type { type Item = .. }` (a trait
 impl with its associated types), `auto Type: Send + !Sync + Unpin (where T: Unpin) + ..`.
 
 Paths: an item is listed in full under its shortest public path (ties: alphabetical); every
 other public path to it is a `pub use <path> = <kind> <listed path>` line, and so is every name a
-glob import of another workspace crate's module brings (`pub use mcp_async::facade::*`, expanded
+glob import of another workspace crate's module brings (`pub use mcpwire_async::facade::*`, expanded
 from that crate's JSON; names the importing module defines itself shadow it, as in Rust); a glob
 of any other crate's module stays one `pub use <path>::* = <source>::*` line. Impls of types with
 no public path (private, or `#[doc(hidden)]` plumbing) are left out; where a listed signature
@@ -38,7 +38,7 @@ API: tuple positions, derived `Ord`); everything else is sorted.
 Usage:
   scripts/public-api.py                 regenerate api/*.txt
   scripts/public-api.py --check         regenerate into a temporary directory and diff with api/
-  scripts/public-api.py --crate mcp-host   only this crate (repeatable; with or without --check)
+  scripts/public-api.py --crate mcpwire-host   only this crate (repeatable; with or without --check)
 """
 import argparse
 import difflib
@@ -51,7 +51,7 @@ import time
 from pathlib import Path
 
 # Dependency order (a crate's listing names the public paths of the crates before it).
-LIB_CRATES = ["mcp-core", "mcp-host", "mcp-async", "mcp-tokio", "mcp-smol", "mcp-blocking"]
+LIB_CRATES = ["mcpwire-core", "mcpwire-host", "mcpwire-async", "mcpwire-tokio", "mcpwire-smol", "mcpwire-blocking"]
 # The rustdoc JSON format this script reads: the one of nightly-x86_64-unknown-linux-gnu,
 # rustc 1.97.0-nightly (2026-05-19). A newer nightly may change the format: check the changes
 # (rust-lang/rustdoc-types CHANGELOG.md), adapt the renderers, then bump this.
@@ -158,7 +158,7 @@ class Crate:
         self.name = self.index[str(data["root"])]["name"]
         # Public paths of items of the workspace crates listed before this one, by definition path.
         self.known = known
-        # The Crate objects of those crates (by crate name, `mcp_host`), whose modules a glob
+        # The Crate objects of those crates (by crate name, `mcpwire_host`), whose modules a glob
         # import of this crate may name.
         self.workspace = workspace
         self.all_paths = {}  # item id -> list of public paths (tuples)
@@ -720,7 +720,7 @@ class Listing:
     def impls_by_owner(self):
         """Every impl worth listing, by the id of the item it is listed with: the type it is for
         when that is a public local type (also `&Type`), else the local trait it implements,
-        else the first public local type among the trait's arguments (`impl From<mcp_core::X>
+        else the first public local type among the trait's arguments (`impl From<mcpwire_core::X>
         for String`), else the crate root (id None). Blanket impls seen through a type (`impl<T>
         From<T> for T` on every type) are not impls of this crate and are left out."""
         owners = {}

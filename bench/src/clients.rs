@@ -11,8 +11,8 @@
 use std::future::IntoFuture;
 use std::time::{Duration, Instant};
 
-use mcp_core::target::command_from_argv;
-use mcp_core::ServerSpec;
+use mcpwire_core::target::command_from_argv;
+use mcpwire_core::ServerSpec;
 use serde_json::{json, Value};
 
 use crate::usage::{allocations, cpu_now, cpu_since, peak_rss_kib};
@@ -139,7 +139,7 @@ fn on_tokio(plan: &Plan, mut builder: tokio::runtime::Builder, in_task: bool) ->
 
 async fn tokio_run(plan: Plan) -> Figures {
     let t0 = Instant::now();
-    let client = mcp_tokio::Client::builder().server(plan.spec()).build().expect("build");
+    let client = mcpwire_tokio::Client::builder().server(plan.spec()).build().expect("build");
     client.list_tools().await.into_result().expect("list tools");
     let connect_list = t0.elapsed();
     let (cpu0, t1, a0) = (cpu_now(), Instant::now(), allocations());
@@ -177,7 +177,7 @@ fn on_smol(plan: &Plan) -> Figures {
     // `smol::block_on`: the caller's thread drives the reactor while it waits.
     use async_io::block_on;
     let t0 = Instant::now();
-    let client = mcp_smol::Client::builder().server(plan.spec()).build().expect("build");
+    let client = mcpwire_smol::Client::builder().server(plan.spec()).build().expect("build");
     block_on(client.list_tools().into_future()).into_result().expect("list tools");
     let connect_list = t0.elapsed();
     let (cpu0, t1, a0) = (cpu_now(), Instant::now(), allocations());
@@ -218,7 +218,7 @@ fn on_smol(plan: &Plan) -> Figures {
 
 fn on_blocking(plan: &Plan) -> Figures {
     let t0 = Instant::now();
-    let client = mcp_blocking::Client::builder().server(plan.spec()).build().expect("build");
+    let client = mcpwire_blocking::Client::builder().server(plan.spec()).build().expect("build");
     client.list_tools().send().into_result().expect("list tools");
     let connect_list = t0.elapsed();
     let (cpu0, t1, a0) = (cpu_now(), Instant::now(), allocations());

@@ -8,8 +8,8 @@
 
 use std::time::{Duration, Instant};
 
-use mcp_core::{ServerSpec, StdioCommand};
-use mcp_tokio::DEFAULT_MAX_CONCURRENT_SERVERS;
+use mcpwire_core::{ServerSpec, StdioCommand};
+use mcpwire_tokio::DEFAULT_MAX_CONCURRENT_SERVERS;
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -55,7 +55,7 @@ fn specs(opts: &Options) -> Result<Vec<ServerSpec>, String> {
     let delay = opts.delay_ms.to_string();
     Ok((0..opts.servers)
         .map(|i| {
-            let args = [mcp_test_server::SERVE_ARG, "--answer-delay-ms", &delay];
+            let args = [mcpwire_test_server::SERVE_ARG, "--answer-delay-ms", &delay];
             ServerSpec::stdio(format!("s{i}"), StdioCommand::new(ours.as_str()).args(args))
         })
         .collect())
@@ -78,7 +78,7 @@ fn on_tokio(specs: Vec<ServerSpec>, limit: usize) -> Result<Duration, String> {
         .map_err(|e| format!("tokio runtime: {e}"))?;
     runtime.block_on(async {
         let servers = specs.len();
-        let builder = specs.into_iter().fold(mcp_tokio::Client::builder(), |b, s| b.server(s));
+        let builder = specs.into_iter().fold(mcpwire_tokio::Client::builder(), |b, s| b.server(s));
         let client = builder.max_concurrent_servers(limit).build().map_err(|e| format!("build: {e}"))?;
         let started = Instant::now();
         let report = client.connect().await;
@@ -92,7 +92,7 @@ fn on_tokio(specs: Vec<ServerSpec>, limit: usize) -> Result<Duration, String> {
 
 fn on_smol(specs: Vec<ServerSpec>, limit: usize) -> Result<Duration, String> {
     let servers = specs.len();
-    let builder = specs.into_iter().fold(mcp_smol::Client::builder(), |b, s| b.server(s));
+    let builder = specs.into_iter().fold(mcpwire_smol::Client::builder(), |b, s| b.server(s));
     let client = builder.max_concurrent_servers(limit).build().map_err(|e| format!("build: {e}"))?;
     async_io::block_on(async {
         let started = Instant::now();
@@ -107,7 +107,7 @@ fn on_smol(specs: Vec<ServerSpec>, limit: usize) -> Result<Duration, String> {
 
 fn on_blocking(specs: Vec<ServerSpec>, limit: usize) -> Result<Duration, String> {
     let servers = specs.len();
-    let builder = specs.into_iter().fold(mcp_blocking::Client::builder(), |b, s| b.server(s));
+    let builder = specs.into_iter().fold(mcpwire_blocking::Client::builder(), |b, s| b.server(s));
     let client = builder.max_concurrent_servers(limit).build().map_err(|e| format!("build: {e}"))?;
     let started = Instant::now();
     let report = client.connect().send();

@@ -47,7 +47,7 @@ fn number(value: Option<String>) -> usize {
 
 fn main() {
     // `mcp-bench __serve-mcp-test-server [FLAGS]` is the bundled test server (the soak's).
-    let _ = mcp_test_server::serve_if_asked();
+    let _ = mcpwire_test_server::serve_if_asked();
     let mut args = std::env::args().skip(1);
     match args.next().as_deref() {
         Some("soak") => match soak::parse(args) {

@@ -6,7 +6,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use cpu_time::ProcessTime;
-use mcp_core::schema::{CompiledSchema, SchemaOptions};
+use mcpwire_core::schema::{CompiledSchema, SchemaOptions};
 use serde_json::{json, Value};
 
 #[derive(Clone, Copy, Default)]

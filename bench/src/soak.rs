@@ -23,7 +23,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
-use mcp_core::{ClientError, RequestError};
+use mcpwire_core::{ClientError, RequestError};
 use serde_json::{json, Value};
 
 use crate::soak_report::{Report, Row};
@@ -31,11 +31,11 @@ use crate::soak_report::{Report, Row};
 /// A runtime family the soak drives the client on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rt {
-    /// `mcp-tokio` on a multi-thread tokio runtime.
+    /// `mcpwire-tokio` on a multi-thread tokio runtime.
     Tokio,
-    /// `mcp-smol` (callers on threads of their own, each driving its calls).
+    /// `mcpwire-smol` (callers on threads of their own, each driving its calls).
     Smol,
-    /// `mcp-blocking`.
+    /// `mcpwire-blocking`.
     Blocking,
 }
 
@@ -202,9 +202,10 @@ impl StdioServer {
     }
 
     /// Its client configuration under `name`.
-    pub fn spec(&self, name: &str) -> Result<mcp_core::ServerSpec, String> {
-        let command = mcp_core::target::command_from_argv(self.argv.clone()).map_err(|e| e.to_string())?;
-        Ok(mcp_core::ServerSpec::stdio(name, command))
+    pub fn spec(&self, name: &str) -> Result<mcpwire_core::ServerSpec, String> {
+        let command =
+            mcpwire_core::target::command_from_argv(self.argv.clone()).map_err(|e| e.to_string())?;
+        Ok(mcpwire_core::ServerSpec::stdio(name, command))
     }
 }
 
@@ -242,8 +243,8 @@ impl HttpServer {
     }
 
     /// Its client configuration under `name`.
-    pub fn spec(&self, name: &str) -> Result<mcp_core::ServerSpec, String> {
-        mcp_core::ServerSpec::from_target(name, &self.url).map_err(|e| e.to_string())
+    pub fn spec(&self, name: &str) -> Result<mcpwire_core::ServerSpec, String> {
+        mcpwire_core::ServerSpec::from_target(name, &self.url).map_err(|e| e.to_string())
     }
 }
 
@@ -360,7 +361,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
     let ours = std::env::current_exe().map_err(|e| format!("the path of mcp-bench: {e}"))?;
     let ours = ours.display().to_string();
     let bundled =
-        StdioServer { argv: vec![ours.clone(), mcp_test_server::SERVE_ARG.to_owned()], key: "message" };
+        StdioServer { argv: vec![ours.clone(), mcpwire_test_server::SERVE_ARG.to_owned()], key: "message" };
     let (fast_stdio, http_argv, http_key) = match &opts.kit {
         Some(kit) => {
             let at = |name: &str| kit.join(name).display().to_string();
@@ -438,7 +439,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
 
 fn server_name(server: &StdioServer) -> String {
     match server.argv.get(1).map(String::as_str) {
-        Some(mcp_test_server::SERVE_ARG) => "bundled test server".into(),
+        Some(mcpwire_test_server::SERVE_ARG) => "bundled test server".into(),
         Some(subcommand) => format!("mcp-bench {subcommand}"),
         None => server.argv[0].rsplit('/').next().unwrap_or_default().to_owned(),
     }

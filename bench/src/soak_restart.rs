@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_core::{ClientError, Event, ServerSpec};
+use mcpwire_core::{ClientError, Event, ServerSpec};
 use serde_json::Value;
 
 use crate::soak::{broken, caller, caller_sync, echo_args, Options, Rt, StdioServer, Tally};
@@ -35,7 +35,7 @@ struct Contact {
 async fn first_contact<C, CF, K, KF>(t0: Instant, payload: String, connect: C, call: K) -> Contact
 where
     C: FnOnce() -> CF,
-    CF: std::future::Future<Output = Result<mcp_core::ServerInfo, ClientError>>,
+    CF: std::future::Future<Output = Result<mcpwire_core::ServerInfo, ClientError>>,
     K: FnOnce(String) -> KF,
     KF: std::future::Future<Output = Result<String, ClientError>>,
 {
@@ -68,7 +68,7 @@ pub fn many(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
     let run: ManyRun = match rt {
         Rt::Tokio => tokio_runtime().and_then(|runtime| {
             runtime.block_on(async {
-                let builder = specs.into_iter().fold(mcp_tokio::Client::builder(), |b, s| b.server(s));
+                let builder = specs.into_iter().fold(mcpwire_tokio::Client::builder(), |b, s| b.server(s));
                 let client = builder.build().map_err(|e| format!("build: {e}"))?;
                 let t0 = Instant::now();
                 let tasks: Vec<_> = names
@@ -103,7 +103,7 @@ pub fn many(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
         }),
         Rt::Smol => {
             use async_io::block_on;
-            let builder = specs.into_iter().fold(mcp_smol::Client::builder(), |b, s| b.server(s));
+            let builder = specs.into_iter().fold(mcpwire_smol::Client::builder(), |b, s| b.server(s));
             builder.build().map_err(|e| format!("build: {e}")).and_then(|client| {
                 let t0 = Instant::now();
                 let contacts = std::thread::scope(|scope| {
@@ -132,7 +132,7 @@ pub fn many(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
             })
         }
         Rt::Blocking => {
-            let builder = specs.into_iter().fold(mcp_blocking::Client::builder(), |b, s| b.server(s));
+            let builder = specs.into_iter().fold(mcpwire_blocking::Client::builder(), |b, s| b.server(s));
             builder.build().map_err(|e| format!("build: {e}")).and_then(|client| {
                 let t0 = Instant::now();
                 let contacts = std::thread::scope(|scope| {
@@ -253,7 +253,7 @@ fn restart_with(
     let run: Result<Vec<Tally>, String> = match rt {
         Rt::Tokio => tokio_runtime().and_then(|runtime| {
             runtime.block_on(async {
-                let client = mcp_tokio::Client::builder()
+                let client = mcpwire_tokio::Client::builder()
                     .server(spec)
                     .on_event(life.hook())
                     .build()
@@ -280,7 +280,7 @@ fn restart_with(
         }),
         Rt::Smol => {
             use async_io::block_on;
-            let built = mcp_smol::Client::builder().server(spec).on_event(life.hook()).build();
+            let built = mcpwire_smol::Client::builder().server(spec).on_event(life.hook()).build();
             built.map_err(|e| format!("build: {e}")).and_then(|client| {
                 let tallies = std::thread::scope(|scope| {
                     let client = &client;
@@ -300,7 +300,7 @@ fn restart_with(
             })
         }
         Rt::Blocking => {
-            let built = mcp_blocking::Client::builder().server(spec).on_event(life.hook()).build();
+            let built = mcpwire_blocking::Client::builder().server(spec).on_event(life.hook()).build();
             built.map_err(|e| format!("build: {e}")).and_then(|client| {
                 let tallies = std::thread::scope(|scope| {
                     let client = &client;

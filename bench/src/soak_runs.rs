@@ -5,7 +5,7 @@
 use std::future::IntoFuture;
 use std::time::{Duration, Instant};
 
-use mcp_core::{ClientError, ServerSpec};
+use mcpwire_core::{ClientError, ServerSpec};
 
 use crate::soak::{broken, caller, caller_sync, echo_args, rss_kib, Options, Rt, StdioServer, Tally};
 use crate::soak_report::Row;
@@ -87,7 +87,7 @@ type LoadRun = Result<(Vec<Tally>, Duration), String>;
 fn load_tokio(spec: ServerSpec, key: &'static str, callers: usize, calls: usize) -> LoadRun {
     let runtime = tokio_runtime()?;
     runtime.block_on(async {
-        let client = mcp_tokio::Client::builder().server(spec).build().map_err(failed("build"))?;
+        let client = mcpwire_tokio::Client::builder().server(spec).build().map_err(failed("build"))?;
         client.list_tools().await.into_result().map_err(failed("connect"))?;
         let started = Instant::now();
         let tasks: Vec<_> = (0..callers)
@@ -114,7 +114,7 @@ fn load_tokio(spec: ServerSpec, key: &'static str, callers: usize, calls: usize)
 
 fn load_smol(spec: ServerSpec, key: &'static str, callers: usize, calls: usize) -> LoadRun {
     use async_io::block_on;
-    let client = mcp_smol::Client::builder().server(spec).build().map_err(failed("build"))?;
+    let client = mcpwire_smol::Client::builder().server(spec).build().map_err(failed("build"))?;
     block_on(client.list_tools().into_future()).into_result().map_err(failed("connect"))?;
     let started = Instant::now();
     let tallies = std::thread::scope(|scope| {
@@ -136,7 +136,7 @@ fn load_smol(spec: ServerSpec, key: &'static str, callers: usize, calls: usize) 
 }
 
 fn load_blocking(spec: ServerSpec, key: &'static str, callers: usize, calls: usize) -> LoadRun {
-    let client = mcp_blocking::Client::builder().server(spec).build().map_err(failed("build"))?;
+    let client = mcpwire_blocking::Client::builder().server(spec).build().map_err(failed("build"))?;
     client.list_tools().send().into_result().map_err(failed("connect"))?;
     let started = Instant::now();
     let tallies = std::thread::scope(|scope| {
@@ -219,7 +219,8 @@ pub fn long(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
     let run = match rt {
         Rt::Tokio => tokio_runtime().and_then(|runtime| {
             runtime.block_on(async {
-                let client = mcp_tokio::Client::builder().server(spec).build().map_err(failed("build"))?;
+                let client =
+                    mcpwire_tokio::Client::builder().server(spec).build().map_err(failed("build"))?;
                 let c = &client;
                 let run = long_loop(n, warm, |p| async move {
                     c.call_tool("echo", echo_args(key, &p)).await.map(|r| r.text())
@@ -229,16 +230,18 @@ pub fn long(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
                 Ok(run)
             })
         }),
-        Rt::Smol => mcp_smol::Client::builder().server(spec).build().map_err(failed("build")).map(|client| {
-            let c = &client;
-            let run = async_io::block_on(long_loop(n, warm, |p| async move {
-                c.call_tool("echo", echo_args(key, &p)).await.map(|r| r.text())
-            }));
-            async_io::block_on(client.close().into_future());
-            run
-        }),
+        Rt::Smol => {
+            mcpwire_smol::Client::builder().server(spec).build().map_err(failed("build")).map(|client| {
+                let c = &client;
+                let run = async_io::block_on(long_loop(n, warm, |p| async move {
+                    c.call_tool("echo", echo_args(key, &p)).await.map(|r| r.text())
+                }));
+                async_io::block_on(client.close().into_future());
+                run
+            })
+        }
         Rt::Blocking => {
-            mcp_blocking::Client::builder().server(spec).build().map_err(failed("build")).map(|client| {
+            mcpwire_blocking::Client::builder().server(spec).build().map_err(failed("build")).map(|client| {
                 let run = futures_lite::future::block_on(long_loop(n, warm, |p| {
                     std::future::ready(client.call_tool("echo", echo_args(key, &p)).send().map(|r| r.text()))
                 }));

@@ -11,10 +11,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::ValueEnum;
-use mcp_tokio::auth::{BrowserOpener, FileTokenStore, OAuthOptions, TokenStore};
-use mcp_tokio::oauth::{AuthConfig, AuthFlow, HttpAuth, PreRegisteredClient};
-use mcp_tokio::ServerSpec;
-use mcp_tokio::TransportConfig;
+use mcpwire_tokio::auth::{BrowserOpener, FileTokenStore, OAuthOptions, TokenStore};
+use mcpwire_tokio::oauth::{AuthConfig, AuthFlow, HttpAuth, PreRegisteredClient};
+use mcpwire_tokio::ServerSpec;
+use mcpwire_tokio::TransportConfig;
 
 use crate::commands::{self, CliError, Settings};
 

@@ -5,9 +5,9 @@ use std::future::Future;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp_tokio::mcp_servers::{detect_target, DetectedTarget, TransportKind};
-use mcp_tokio::types::{CompletionReference, ResourceTemplate, Tool};
-use mcp_tokio::{
+use mcpwire_tokio::mcp_servers::{detect_target, DetectedTarget, TransportKind};
+use mcpwire_tokio::types::{CompletionReference, ResourceTemplate, Tool};
+use mcpwire_tokio::{
     Client, ClientError, Event, Notification, ProtocolMode, RequestError, RpcErrorKind, Server, ServerSpec,
     SubscriptionUpdate, ValidationMode, Warning,
 };
@@ -134,8 +134,8 @@ impl From<ClientError> for CliError {
     }
 }
 
-impl From<mcp_tokio::mcp_servers::TargetConfigError> for CliError {
-    fn from(e: mcp_tokio::mcp_servers::TargetConfigError) -> Self {
+impl From<mcpwire_tokio::mcp_servers::TargetConfigError> for CliError {
+    fn from(e: mcpwire_tokio::mcp_servers::TargetConfigError) -> Self {
         Self::usage(format!("invalid TARGET: {e}"))
     }
 }

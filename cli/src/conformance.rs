@@ -5,9 +5,11 @@
 
 use std::process::ExitCode;
 
-use mcp_tokio::types::Tool;
-use mcp_tokio::types::{CreateMessageResult, ElicitResult};
-use mcp_tokio::{Client, ElicitationRequest, HandlerError, ProtocolMode, Root, SamplingRequest, ServerSpec};
+use mcpwire_tokio::types::Tool;
+use mcpwire_tokio::types::{CreateMessageResult, ElicitResult};
+use mcpwire_tokio::{
+    Client, ElicitationRequest, HandlerError, ProtocolMode, Root, SamplingRequest, ServerSpec,
+};
 use serde_json::{json, Map, Value};
 
 use crate::commands::CliError;

@@ -4,11 +4,11 @@
 //! here is one plain HTTP GET of the authorization URL whose `Location` is the callback (the
 //! test server's scripted browser).
 
-use mcp_tokio::auth::OAuthOptions;
-use mcp_tokio::oauth::{AuthConfig, IdentityProvider, OAuthError, PreRegisteredClient};
-use mcp_tokio::types::AuthorizationCallback;
-use mcp_tokio::{AuthorizationPrompt, HandlerError, ServerSpec};
-use mcp_tokio::{ClientError, RequestError};
+use mcpwire_tokio::auth::OAuthOptions;
+use mcpwire_tokio::oauth::{AuthConfig, IdentityProvider, OAuthError, PreRegisteredClient};
+use mcpwire_tokio::types::AuthorizationCallback;
+use mcpwire_tokio::{AuthorizationPrompt, HandlerError, ServerSpec};
+use mcpwire_tokio::{ClientError, RequestError};
 use serde_json::Value;
 
 /// The Client ID Metadata Document URL the suite expects a client to present
@@ -86,10 +86,11 @@ pub async fn follow_authorization(
     prompt: AuthorizationPrompt,
 ) -> Result<AuthorizationCallback, HandlerError> {
     let url = prompt.url.clone();
-    let location =
-        tokio::task::spawn_blocking(move || mcp_test_server::oauth_gateway::browse::redirect_location(&url))
-            .await
-            .map_err(|e| HandlerError::new(format!("browser step: {e}")))?
-            .map_err(|e| HandlerError::new(format!("browser step: {e}")))?;
+    let location = tokio::task::spawn_blocking(move || {
+        mcpwire_test_server::oauth_gateway::browse::redirect_location(&url)
+    })
+    .await
+    .map_err(|e| HandlerError::new(format!("browser step: {e}")))?
+    .map_err(|e| HandlerError::new(format!("browser step: {e}")))?;
     Ok(AuthorizationCallback::new(location))
 }

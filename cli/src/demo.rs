@@ -2,9 +2,9 @@
 
 use std::process::ExitCode;
 
-use mcp_tokio::types::CompletionReference;
-use mcp_tokio::StdioCommand;
-use mcp_tokio::{Server, ServerSpec};
+use mcpwire_tokio::types::CompletionReference;
+use mcpwire_tokio::StdioCommand;
+use mcpwire_tokio::{Server, ServerSpec};
 use serde_json::{json, Map, Value};
 
 use crate::commands::{with_server, CliError, Settings};

@@ -10,7 +10,7 @@
 //! | 5 | the server refused the credentials (HTTP 401 or 403) |
 //! | 130 | interrupted (Ctrl-C): the servers were shut down first |
 
-use mcp_tokio::{ClientError, RequestError};
+use mcpwire_tokio::{ClientError, RequestError};
 
 /// A request failed, or the tool reported an error.
 pub const FAILED: u8 = 1;

@@ -5,9 +5,9 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp_core::text::sanitize;
-use mcp_tokio::{Era, Event, ListKind, Notification};
-use mcp_tokio::{Server, SubscriptionFilter};
+use mcpwire_core::text::sanitize;
+use mcpwire_tokio::{Era, Event, ListKind, Notification};
+use mcpwire_tokio::{Server, SubscriptionFilter};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 

@@ -28,11 +28,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use mcp_tokio::mcp_servers::TransportKind;
-use mcp_tokio::ProtocolMode;
+use mcpwire_tokio::mcp_servers::TransportKind;
+use mcpwire_tokio::ProtocolMode;
 
 use commands::{Action, CliError, Settings};
-use mcp_tokio::types::CompletionReference;
+use mcpwire_tokio::types::CompletionReference;
 
 const TARGET_HELP: &str = "TARGET is the command line of a stdio server, quoted as one argument, e.g. \
 \"npx -y @modelcontextprotocol/server-everything\" (a stdio:// prefix is accepted), or the http:// or \
@@ -124,7 +124,7 @@ enum Validate {
     Off,
 }
 
-impl From<Validate> for mcp_tokio::ValidationMode {
+impl From<Validate> for mcpwire_tokio::ValidationMode {
     fn from(v: Validate) -> Self {
         match v {
             Validate::Warn => Self::Warn,
@@ -159,7 +159,7 @@ impl Transport {
 fn parse_header(text: &str) -> Result<(String, String), String> {
     let (name, value) = text.split_once(':').ok_or("expected \"Name: value\"")?;
     let (name, value) = (name.trim(), value.trim());
-    mcp_core::headers::validate_header(name, value).map_err(|e| e.to_string())?;
+    mcpwire_core::headers::validate_header(name, value).map_err(|e| e.to_string())?;
     Ok((name.to_owned(), value.to_owned()))
 }
 
@@ -351,7 +351,7 @@ enum List {
     Resources,
 }
 
-impl From<List> for mcp_tokio::ListKind {
+impl From<List> for mcpwire_tokio::ListKind {
     fn from(l: List) -> Self {
         match l {
             List::Tools => Self::Tools,
@@ -505,7 +505,7 @@ pub(crate) const TEST_SERVER_ARG: &str = "__test-server";
 
 fn main() -> ExitCode {
     if std::env::args().nth(1).as_deref() == Some(TEST_SERVER_ARG) {
-        return mcp_test_server::run(std::env::args().skip(2));
+        return mcpwire_test_server::run(std::env::args().skip(2));
     }
     if std::env::args().nth(1).as_deref() == Some(conformance::CONFORMANCE_ARG) {
         return conformance::run(std::env::args().skip(2));

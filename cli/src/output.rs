@@ -6,13 +6,13 @@
 
 use std::io::Write;
 
-use mcp_core::text::sanitize;
-use mcp_tokio::types::{
+use mcpwire_core::text::sanitize;
+use mcpwire_tokio::types::{
     CallToolResult, CompleteResult, ContentBlock, DecodeError, GetPromptResult, Implementation, Prompt,
     ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ServerCapabilities, Tool,
     ToolAnnotations,
 };
-use mcp_tokio::{Progress, ServerInfo};
+use mcpwire_tokio::{Progress, ServerInfo};
 use serde_json::{json, Value};
 
 /// Characters kept of a one-line description.
@@ -382,7 +382,7 @@ pub fn read_result_text(result: &ReadResourceResult) -> String {
 
 /// The messages of a prompt, `ROLE: CONTENT` each.
 pub fn prompt_result_text(result: &GetPromptResult) -> String {
-    let message = |m: &mcp_tokio::types::PromptMessage| {
+    let message = |m: &mcpwire_tokio::types::PromptMessage| {
         format!("{}: {}", one_line(m.role.as_str(), FIELD_CHARS), content_block_text(&m.content))
     };
     result.messages.iter().map(message).collect::<Vec<_>>().join("\n")

@@ -1,10 +1,10 @@
 //! Unit tests of the rendering helpers.
 
-use mcp_tokio::types::{
+use mcpwire_tokio::types::{
     CallToolResult, CompleteResult, ContentBlock, GetPromptResult, Implementation, Prompt,
     ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities, Tool, ToolAnnotations,
 };
-use mcp_tokio::{Era, Progress, ServerInfo};
+use mcpwire_tokio::{Era, Progress, ServerInfo};
 use serde_json::{json, Value};
 
 use super::*;
@@ -27,7 +27,7 @@ fn info(era: Era, instructions: Option<&str>) -> ServerInfo {
         capabilities: caps(json!({"tools": {}, "resources": {"subscribe": true, "listChanged": true}})),
         instructions: instructions.map(str::to_owned),
         supported_versions: Vec::new(),
-        transport: mcp_tokio::mcp_servers::TransportKind::Stdio,
+        transport: mcpwire_tokio::mcp_servers::TransportKind::Stdio,
     }
 }
 

@@ -4,10 +4,10 @@
 use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mcp_tokio::calls::CallTool;
-use mcp_tokio::types::CallToolResult;
-use mcp_tokio::Progress;
-use mcp_tokio::Server;
+use mcpwire_tokio::calls::CallTool;
+use mcpwire_tokio::types::CallToolResult;
+use mcpwire_tokio::Progress;
+use mcpwire_tokio::Server;
 use serde_json::Value;
 
 use crate::commands::{CliError, Settings};

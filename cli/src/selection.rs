@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mcp_tokio::ServerSpec;
+use mcpwire_tokio::ServerSpec;
 
 use crate::commands::CliError;
 

@@ -6,8 +6,8 @@
 use std::future::IntoFuture;
 use std::time::Duration;
 
-use mcp_tokio::types::{CallToolResult, StartedTask, Task, TaskHandle, TaskStatus};
-use mcp_tokio::Server;
+use mcpwire_tokio::types::{CallToolResult, StartedTask, Task, TaskHandle, TaskStatus};
+use mcpwire_tokio::Server;
 use serde_json::{json, Value};
 
 use crate::commands::{CliError, Settings};

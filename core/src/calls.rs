@@ -1,13 +1,13 @@
 //! Typed request descriptors: one small type per kind of request, turning into a [`Request`]
 //! and decoding the [`Response`] into what the caller wants.
 //!
-//! `Server` (in `mcp-host`, one generic type for every runtime) has one generic `send` that takes
+//! `Server` (in `mcpwire-host`, one generic type for every runtime) has one generic `send` that takes
 //! any [`Call`]; the named methods (`list_tools`, `call_tool`, ...) are one line each over it.
 //! A new kind of request is a descriptor here plus one method there.
 //!
 //! ```
-//! use mcp_core::calls::{Call, CallTool, ListTools};
-//! use mcp_core::{Request, Response};
+//! use mcpwire_core::calls::{Call, CallTool, ListTools};
+//! use mcpwire_core::{Request, Response};
 //!
 //! let call = CallTool::new("echo", serde_json::json!({"message": "hi"}));
 //! assert!(matches!(call.into_request(), Request::CallTool { .. }));

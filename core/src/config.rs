@@ -613,7 +613,7 @@ impl ConnectionConfig {
     pub fn with_transport(transport: TransportConfig) -> Self {
         Self {
             transport,
-            client_info: Implementation::new("mcp-client-rs", env!("CARGO_PKG_VERSION")),
+            client_info: Implementation::new("mcpwire", env!("CARGO_PKG_VERSION")),
             protocol: ProtocolMode::Auto,
             limits: Limits::default(),
             timeouts: Timeouts::default(),

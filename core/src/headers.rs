@@ -154,7 +154,7 @@ fn looks_like_sentinel(value: &str) -> bool {
 /// itself of the form `=?base64?…?=`; otherwise `=?base64?{standard Base64 of the UTF-8}?=`.
 ///
 /// ```
-/// use mcp_core::headers::encode_header_value;
+/// use mcpwire_core::headers::encode_header_value;
 /// assert_eq!(encode_header_value("us-west1"), "us-west1");
 /// assert_eq!(encode_header_value("Hello, 世界"), "=?base64?SGVsbG8sIOS4lueVjA==?=");
 /// ```
@@ -493,7 +493,7 @@ impl Challenge {
 /// [`MAX_CHALLENGE_PARAMS`]. Several header lines can be joined with `", "` first.
 ///
 /// ```
-/// use mcp_core::headers::parse_www_authenticate;
+/// use mcpwire_core::headers::parse_www_authenticate;
 /// let c = parse_www_authenticate(r#"Bearer resource_metadata="https://x.example/prm", scope="files:read""#);
 /// assert!(c[0].is_scheme("bearer"));
 /// assert_eq!(c[0].resource_metadata(), Some("https://x.example/prm"));

@@ -1,8 +1,8 @@
-//! `mcp-core`: the sans-IO engine of an MCP (Model Context Protocol) client.
+//! `mcpwire-core`: the sans-IO engine of an MCP (Model Context Protocol) client.
 //!
 //! This crate holds every protocol decision and no IO: no clock, no threads, no sockets, no
 //! files, no OS randomness, no async runtime. A [`Connection`] is the state machine for one
-//! server; the runtime crates (`mcp-tokio`, `mcp-smol`, `mcp-blocking`) perform the IO it asks
+//! server; the runtime crates (`mcpwire-tokio`, `mcpwire-smol`, `mcpwire-blocking`) perform the IO it asks
 //! for and feed back what happened. Because time comes in as an argument, every behaviour (era
 //! probe timeouts, request deadlines, shutdown escalation) is testable with fake time.
 //!
@@ -26,7 +26,7 @@
 //!
 //! ```
 //! use std::time::Instant;
-//! use mcp_core::{Connection, ConnectionConfig, Event, Input, Io, Request, RequestOptions, StdioCommand};
+//! use mcpwire_core::{Connection, ConnectionConfig, Event, Input, Io, Request, RequestOptions, StdioCommand};
 //!
 //! fn drive(t0: Instant) {
 //!     let mut conn = Connection::new(ConnectionConfig::stdio(StdioCommand::new("my-server")), t0);

@@ -188,7 +188,7 @@ impl ServerSpec {
 
     /// Authorizes with OAuth 2.1 on `401`/`403` (ignored for stdio servers): give it an
     /// [`OAuthSetup`](crate::oauth::OAuthSetup), or the host's `OAuthOptions`
-    /// (`mcp_host::auth::OAuthOptions`, re-exported by the runtime crates as `auth`). The client
+    /// (`mcpwire_host::auth::OAuthOptions`, re-exported by the runtime crates as `auth`). The client
     /// builder completes the setup (OS entropy, wall clock, a stored record) and needs an
     /// authorization handler for the authorization code grant.
     pub fn oauth(mut self, setup: impl Into<crate::oauth::OAuthSetup>) -> Self {

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use mcp_core::{
+use mcpwire_core::{
     deprecation, set_deprecation_notices, Connection, ConnectionConfig, Deprecation, DeprecationNotices,
     Event, Input, Io, ProtocolMode, Request, RequestOptions, StdioCommand, UsedBy, Warning,
 };
@@ -14,7 +14,7 @@ use mcp_core::{
 struct Legacy {
     conn: Connection,
     now: Instant,
-    epoch: mcp_core::Epoch,
+    epoch: mcpwire_core::Epoch,
 }
 
 impl Legacy {
@@ -65,7 +65,7 @@ fn per_process_mode_reports_each_feature_once_across_connections() {
     // The one reading of the clock: the connections take time as an input.
     #[allow(clippy::disallowed_methods)]
     let now = Instant::now();
-    assert_eq!(mcp_core::deprecation_notices(), DeprecationNotices::PerProcess, "the default");
+    assert_eq!(mcpwire_core::deprecation_notices(), DeprecationNotices::PerProcess, "the default");
 
     // The first connection of the process hears of each feature once; later ones do not.
     let mut first = Legacy::connect(now, None);

@@ -2,7 +2,7 @@
 //! This test plays the host: it reads files, which the core never does.
 #![allow(clippy::disallowed_methods)]
 
-use mcp_core::schema::elicitation::form_of;
+use mcpwire_core::schema::elicitation::form_of;
 
 #[test]
 fn the_spec_elicitation_examples_are_valid_forms() {

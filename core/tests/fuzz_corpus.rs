@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use mcp_core::fuzzing;
+use mcpwire_core::fuzzing;
 
 fn corpus(target: &str) -> Vec<Vec<u8>> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus").join(target);
@@ -31,7 +31,7 @@ fn jsonrpc_corpus() {
 
 #[test]
 fn jsonrpc_head_corpus() {
-    corpus("jsonrpc_head").iter().for_each(|d| mcp_core::jsonrpc_head::fuzz_head(d));
+    corpus("jsonrpc_head").iter().for_each(|d| mcpwire_core::jsonrpc_head::fuzz_head(d));
 }
 
 #[test]
@@ -47,12 +47,12 @@ fn sse_corpus() {
 
 #[test]
 fn headers_corpus() {
-    corpus("headers").iter().for_each(|d| mcp_core::headers::fuzz_headers(d));
+    corpus("headers").iter().for_each(|d| mcpwire_core::headers::fuzz_headers(d));
 }
 
 #[test]
 fn gzip_corpus() {
-    corpus("gzip").iter().for_each(|d| mcp_core::gzip::fuzz_bounded(d));
+    corpus("gzip").iter().for_each(|d| mcpwire_core::gzip::fuzz_bounded(d));
 }
 
 #[test]

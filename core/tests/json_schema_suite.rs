@@ -1,5 +1,5 @@
 //! The official JSON Schema test suite (`tests/data/jsonschema-test-suite`) through
-//! `mcp_core::schema`, with `remotes/` served from memory as `http://localhost:1234/...`.
+//! `mcpwire_core::schema`, with `remotes/` served from memory as `http://localhost:1234/...`.
 //!
 //! Required tests of draft-07, 2019-09 and 2020-12 must all pass. Optional tests (non-format, and
 //! `optional/format` with format assertion on) are run and their counts printed; they do not fail
@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use mcp_core::schema::{CompiledSchema, Dialect, SchemaOptions};
+use mcpwire_core::schema::{CompiledSchema, Dialect, SchemaOptions};
 use serde_json::Value;
 
 fn suite_dir() -> PathBuf {

@@ -1,3 +1,3 @@
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| mcp_core::gzip::fuzz_bounded(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| mcpwire_core::gzip::fuzz_bounded(data));

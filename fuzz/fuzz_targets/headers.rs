@@ -1,3 +1,3 @@
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| mcp_core::headers::fuzz_headers(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| mcpwire_core::headers::fuzz_headers(data));

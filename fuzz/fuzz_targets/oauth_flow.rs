@@ -1,3 +1,3 @@
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| mcp_core::fuzzing::oauth_flow(std::time::Instant::now(), data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| mcpwire_core::fuzzing::oauth_flow(std::time::Instant::now(), data));

@@ -3,9 +3,9 @@
 
 use std::future::IntoFuture;
 
-use mcp_core::calls::CallTool;
-use mcp_core::types::CallToolResult;
-use mcp_core::ClientError;
+use mcpwire_core::calls::CallTool;
+use mcpwire_core::types::CallToolResult;
+use mcpwire_core::ClientError;
 use serde_json::Value;
 
 use crate::client::Client;

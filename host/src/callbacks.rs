@@ -25,7 +25,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, TryLockError};
 
-use mcp_core::{Event, InputWaitDecision, Progress, RequestHandle};
+use mcpwire_core::{Event, InputWaitDecision, Progress, RequestHandle};
 
 use crate::dispatch::{lock, EventHook, InputWaitHook, Outcome, ProgressFn, Reply};
 
@@ -176,7 +176,7 @@ impl<R: Reply> Callbacks<R> {
 mod tests {
     use std::sync::mpsc::{sync_channel, SyncSender};
 
-    use mcp_core::Response;
+    use mcpwire_core::Response;
 
     use super::*;
 

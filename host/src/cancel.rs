@@ -8,7 +8,7 @@ use crate::dispatch::lock;
 
 /// Cancels requests from another thread or from a callback: every request sent with the token
 /// ([`RequestBuilder::cancel_token`](crate::RequestBuilder::cancel_token)), now and later, ends
-/// with [`RequestError::Cancelled`](mcp_core::RequestError::Cancelled); the server gets
+/// with [`RequestError::Cancelled`](mcpwire_core::RequestError::Cancelled); the server gets
 /// `notifications/cancelled` for requests it had received. Cheap to clone. (An async request
 /// is also cancelled by dropping it.)
 #[derive(Clone, Default)]

@@ -3,10 +3,10 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use mcp_core::calls::{Call, CallTool};
-use mcp_core::routing::{ClientList, ConnectReport, ConnectedServer, RouteError, ServerFailure};
-use mcp_core::types::Tool;
-use mcp_core::{ClientError, Request, Root, ServerTool};
+use mcpwire_core::calls::{Call, CallTool};
+use mcpwire_core::routing::{ClientList, ConnectReport, ConnectedServer, RouteError, ServerFailure};
+use mcpwire_core::types::Tool;
+use mcpwire_core::{ClientError, Request, Root, ServerTool};
 
 use crate::client_builder::ClientBuilder;
 use crate::client_routing::{gather_all, route_tool_among};
@@ -142,7 +142,7 @@ impl<F: Family> Client<F> {
         RequestBuilder::to_client(self, Ok(call))
     }
 
-    /// Any request, answered with the untyped [`Response`](mcp_core::Response) (see
+    /// Any request, answered with the untyped [`Response`](mcpwire_core::Response) (see
     /// [`Self::send`]).
     pub fn request(&self, request: Request) -> RequestBuilder<'_, F, Request> {
         self.send(request)

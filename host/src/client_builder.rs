@@ -27,7 +27,7 @@ impl<F: Family> std::fmt::Debug for ClientBuilder<F> {
 
 impl<F: Family> ClientBuilder<F> {
     /// Adds a server.
-    pub fn server(mut self, spec: mcp_core::ServerSpec) -> Self {
+    pub fn server(mut self, spec: mcpwire_core::ServerSpec) -> Self {
         self.parts.specs.push(spec);
         self
     }
@@ -36,7 +36,7 @@ impl<F: Family> ClientBuilder<F> {
     /// prompt, resource and template lists, `set_log_level`, routing by name, `close`) asks
     /// at once; default [`DEFAULT_MAX_CONCURRENT_SERVERS`],
     /// so ten servers take about as long as the slowest one. 1 asks them one after the
-    /// other. 0 is refused by `build` with [`ClientError::Config`](mcp_core::ClientError::Config).
+    /// other. 0 is refused by `build` with [`ClientError::Config`](mcpwire_core::ClientError::Config).
     pub fn max_concurrent_servers(mut self, limit: usize) -> Self {
         self.parts.max_concurrent_servers = limit;
         self
@@ -55,7 +55,7 @@ impl<F: Family> ClientBuilder<F> {
     /// Replaces a roots handler.
     pub fn roots<I>(mut self, roots: I) -> Self
     where
-        I: IntoIterator<Item = mcp_core::Root>,
+        I: IntoIterator<Item = mcpwire_core::Root>,
     {
         self.parts.handlers.fixed_roots = Some(roots.into_iter().collect());
         self.parts.handlers.roots = None;
@@ -64,12 +64,12 @@ impl<F: Family> ClientBuilder<F> {
 
     /// Installs a roots handler (declares the `roots` capability): it gets a
     /// [`RootsListRequest`](crate::RootsListRequest) and answers the roots
-    /// (`Vec<Root>`) or a [`HandlerError`](mcp_core::HandlerError). Replaces roots given
+    /// (`Vec<Root>`) or a [`HandlerError`](mcpwire_core::HandlerError). Replaces roots given
     /// with `roots`.
     pub fn roots_handler<H, O>(mut self, f: H) -> Self
     where
         H: Fn(crate::RootsListRequest) -> O + Send + Sync + 'static,
-        O: HandlerOutput<F::Style, Vec<mcp_core::Root>>,
+        O: HandlerOutput<F::Style, Vec<mcpwire_core::Root>>,
     {
         self.parts.handlers.roots = Some(typed_handler::<F::Style, _, _, _>(f));
         self.parts.handlers.fixed_roots = None;
@@ -79,13 +79,13 @@ impl<F: Family> ClientBuilder<F> {
     /// Installs a sampling handler (declares the `sampling` capability): it gets a
     /// [`SamplingRequest`](crate::SamplingRequest) (checked and decoded; the server's name
     /// in `server`) and answers a
-    /// [`CreateMessageResult`](mcp_core::types::CreateMessageResult) or a
-    /// [`HandlerError`](mcp_core::HandlerError) (sent as a constant `-32603` unless it
+    /// [`CreateMessageResult`](mcpwire_core::types::CreateMessageResult) or a
+    /// [`HandlerError`](mcpwire_core::HandlerError) (sent as a constant `-32603` unless it
     /// names a code).
     pub fn sampling_handler<H, O>(mut self, f: H) -> Self
     where
         H: Fn(crate::SamplingRequest) -> O + Send + Sync + 'static,
-        O: HandlerOutput<F::Style, mcp_core::types::CreateMessageResult>,
+        O: HandlerOutput<F::Style, mcpwire_core::types::CreateMessageResult>,
     {
         self.parts.handlers.sampling = Some(typed_handler::<F::Style, _, _, _>(f));
         self
@@ -93,12 +93,12 @@ impl<F: Family> ClientBuilder<F> {
 
     /// Installs an elicitation handler (declares form-mode `elicitation`): it gets an
     /// [`ElicitationRequest`](crate::ElicitationRequest) and answers an
-    /// [`ElicitResult`](mcp_core::types::ElicitResult) (accepted content is checked against
-    /// the requested form before it is sent) or a [`HandlerError`](mcp_core::HandlerError).
+    /// [`ElicitResult`](mcpwire_core::types::ElicitResult) (accepted content is checked against
+    /// the requested form before it is sent) or a [`HandlerError`](mcpwire_core::HandlerError).
     pub fn elicitation_handler<H, O>(mut self, f: H) -> Self
     where
         H: Fn(crate::ElicitationRequest) -> O + Send + Sync + 'static,
-        O: HandlerOutput<F::Style, mcp_core::types::ElicitResult>,
+        O: HandlerOutput<F::Style, mcpwire_core::types::ElicitResult>,
     {
         self.parts.handlers.elicitation = Some(typed_handler::<F::Style, _, _, _>(f));
         self
@@ -106,14 +106,14 @@ impl<F: Family> ClientBuilder<F> {
 
     /// Installs a URL-mode elicitation handler (declares `elicitation.url`): it gets the
     /// `elicitation/create` requests with `mode: "url"` (the form handler gets the others).
-    /// Its answer is consent, not data: an [`ElicitResult`](mcp_core::types::ElicitResult)
+    /// Its answer is consent, not data: an [`ElicitResult`](mcpwire_core::types::ElicitResult)
     /// whose `content` is dropped (`_meta` kept). A 2025-11-25 request carries
     /// `elicitation_id`, whose completion arrives as
-    /// [`Event::ElicitationComplete`](mcp_core::Event::ElicitationComplete).
+    /// [`Event::ElicitationComplete`](mcpwire_core::Event::ElicitationComplete).
     pub fn elicitation_url_handler<H, O>(mut self, f: H) -> Self
     where
         H: Fn(crate::ElicitationRequest) -> O + Send + Sync + 'static,
-        O: HandlerOutput<F::Style, mcp_core::types::ElicitResult>,
+        O: HandlerOutput<F::Style, mcpwire_core::types::ElicitResult>,
     {
         self.parts.handlers.elicitation_url = Some(typed_handler::<F::Style, _, _, _>(f));
         self
@@ -142,7 +142,7 @@ impl<F: Family> ClientBuilder<F> {
     /// the answer (what that request routes meanwhile comes after the hook returns).
     pub fn on_event<H>(mut self, hook: H) -> Self
     where
-        H: Fn(&str, &mcp_core::Event) + Send + Sync + 'static,
+        H: Fn(&str, &mcpwire_core::Event) + Send + Sync + 'static,
     {
         self.parts.hook = Some(std::sync::Arc::new(hook));
         self
@@ -151,15 +151,15 @@ impl<F: Family> ClientBuilder<F> {
     /// Calls `hook` when a request starts a paced wait before retrying a 2026-07-28
     /// state-only `input_required` (the server said "not yet": the wait grows from 50 ms to
     /// at most 2 s and never outlasts the request's timeout), with the server's name and the
-    /// wait. [`InputWaitDecision::Cancel`](mcp_core::InputWaitDecision::Cancel) fails the
-    /// request with [`RequestError::InputWaitCancelled`](mcp_core::RequestError::InputWaitCancelled),
+    /// wait. [`InputWaitDecision::Cancel`](mcpwire_core::InputWaitDecision::Cancel) fails the
+    /// request with [`RequestError::InputWaitCancelled`](mcpwire_core::RequestError::InputWaitCancelled),
     /// which `Server::resume` can go on from. The waits are also events
-    /// ([`Event::InputWait`](mcp_core::Event::InputWait)). Like the event hook (right after
+    /// ([`Event::InputWait`](mcpwire_core::Event::InputWait)). Like the event hook (right after
     /// it, for the same wait), it runs outside the server's engine lock, in order, and may
     /// call the client; a `Cancel` is applied when it returns, unless the wait is over.
     pub fn on_input_wait<H>(mut self, hook: H) -> Self
     where
-        H: Fn(&str, &mcp_core::InputWait) -> mcp_core::InputWaitDecision + Send + Sync + 'static,
+        H: Fn(&str, &mcpwire_core::InputWait) -> mcpwire_core::InputWaitDecision + Send + Sync + 'static,
     {
         self.parts.input_wait_hook = Some(std::sync::Arc::new(hook));
         self
@@ -167,7 +167,7 @@ impl<F: Family> ClientBuilder<F> {
 
     /// Computes extra `_meta` for each request when it is submitted (e.g. a trace id), from
     /// its server, method and tool, prompt or resource name. The map goes over the server's
-    /// static `_meta` ([`ServerSpec::request_meta`](mcp_core::ServerSpec::request_meta))
+    /// static `_meta` ([`ServerSpec::request_meta`](mcpwire_core::ServerSpec::request_meta))
     /// and under a request's own `RequestOptions::meta`; keys the protocol sets
     /// (`progressToken`, the 2026-07-28 envelope) are dropped. Like any `_meta`, its keys
     /// are part of the cache key of lists and reads: a value unique to every request (a
@@ -178,7 +178,9 @@ impl<F: Family> ClientBuilder<F> {
     /// provider that panics fails that request.
     pub fn request_meta_provider<H>(mut self, provider: H) -> Self
     where
-        H: Fn(&mcp_core::RequestMetaContext<'_>) -> crate::serde_json::Map<String, crate::serde_json::Value>
+        H: Fn(
+                &mcpwire_core::RequestMetaContext<'_>,
+            ) -> crate::serde_json::Map<String, crate::serde_json::Value>
             + Send
             + Sync
             + 'static,
@@ -187,16 +189,16 @@ impl<F: Family> ClientBuilder<F> {
         self
     }
     /// Installs the authorization handler OAuth servers with the authorization code grant
-    /// need ([`ServerSpec::oauth`](mcp_core::ServerSpec::oauth)): it gets an
+    /// need ([`ServerSpec::oauth`](mcpwire_core::ServerSpec::oauth)): it gets an
     /// [`AuthorizationPrompt`](crate::AuthorizationPrompt) (the URL to open and the
     /// redirect URI the browser comes back to) and answers an
-    /// [`AuthorizationCallback`](mcp_core::types::AuthorizationCallback) with the redirect
-    /// URL (or its query), or a [`HandlerError`](mcp_core::HandlerError). See
+    /// [`AuthorizationCallback`](mcpwire_core::types::AuthorizationCallback) with the redirect
+    /// URL (or its query), or a [`HandlerError`](mcpwire_core::HandlerError). See
     /// [`Self::browser_authorization`] for the ready-made one.
     pub fn authorization_handler<H, O>(mut self, f: H) -> Self
     where
         H: Fn(crate::AuthorizationPrompt) -> O + Send + Sync + 'static,
-        O: HandlerOutput<F::Style, mcp_core::types::AuthorizationCallback>,
+        O: HandlerOutput<F::Style, mcpwire_core::types::AuthorizationCallback>,
     {
         self.parts.handlers.authorization = Some(typed_handler::<F::Style, _, _, _>(f));
         self
@@ -210,7 +212,7 @@ impl<F: Family> ClientBuilder<F> {
     /// timeout). Replaces an authorization handler.
     pub fn browser_authorization(mut self, opener: crate::auth::BrowserOpener) -> Self
     where
-        crate::auth::AuthorizationWait: HandlerOutput<F::Style, mcp_core::types::AuthorizationCallback>,
+        crate::auth::AuthorizationWait: HandlerOutput<F::Style, mcpwire_core::types::AuthorizationCallback>,
     {
         let browser = crate::auth::BrowserAuthorization::new(opener);
         self.parts.handlers.authorization =
@@ -221,15 +223,15 @@ impl<F: Family> ClientBuilder<F> {
     }
 
     /// Installs the token provider servers set up with
-    /// [`ServerSpec::token_provider`](mcp_core::ServerSpec::token_provider) need: on a
+    /// [`ServerSpec::token_provider`](mcpwire_core::ServerSpec::token_provider) need: on a
     /// `401`/`403` it gets a [`TokenRequest`](crate::TokenRequest) (the server's URL,
     /// status, `WWW-Authenticate` and attempt number) and answers an
-    /// [`AccessTokenAnswer`](mcp_core::types::AccessTokenAnswer), or a
-    /// [`HandlerError`](mcp_core::HandlerError) to give up.
+    /// [`AccessTokenAnswer`](mcpwire_core::types::AccessTokenAnswer), or a
+    /// [`HandlerError`](mcpwire_core::HandlerError) to give up.
     pub fn token_provider<H, O>(mut self, f: H) -> Self
     where
         H: Fn(crate::TokenRequest) -> O + Send + Sync + 'static,
-        O: HandlerOutput<F::Style, mcp_core::types::AccessTokenAnswer>,
+        O: HandlerOutput<F::Style, mcpwire_core::types::AccessTokenAnswer>,
     {
         self.parts.handlers.access_token = Some(typed_handler::<F::Style, _, _, _>(f));
         self
@@ -237,8 +239,8 @@ impl<F: Family> ClientBuilder<F> {
 
     /// Keeps OAuth records across runs: each OAuth server starts from the store's record
     /// for its canonical URL (a record that cannot be read is reported as a
-    /// [`Warning::TokenStore`](mcp_core::Warning::TokenStore) event and ignored), and
-    /// every [`Event::AuthorizationSaved`](mcp_core::Event::AuthorizationSaved) is saved
+    /// [`Warning::TokenStore`](mcpwire_core::Warning::TokenStore) event and ignored), and
+    /// every [`Event::AuthorizationSaved`](mcpwire_core::Event::AuthorizationSaved) is saved
     /// (from the server's driver, before the event hook sees it).
     pub fn token_store(mut self, store: std::sync::Arc<dyn crate::auth::TokenStore>) -> Self {
         self.parts.token_store = Some(store);
@@ -249,7 +251,7 @@ impl<F: Family> ClientBuilder<F> {
     /// [`Client::connect`]). Fails for an empty or inconsistent server list, a
     /// `max_concurrent_servers` of 0, or an unusable [`HttpClientConfig`](crate::HttpClientConfig)
     /// (a bad certificate or proxy URL).
-    pub fn build(self) -> Result<Client<F>, mcp_core::ClientError> {
+    pub fn build(self) -> Result<Client<F>, mcpwire_core::ClientError> {
         let limit = self.parts.max_concurrent_servers;
         let servers = F::start(self.parts, self.options)?;
         Ok(Client::new(servers.into_iter().map(Server::new).collect(), limit))
@@ -269,7 +271,7 @@ impl<F: HasRuntimeOptions> ClientBuilder<F> {
 /// HTTP client settings.
 pub struct BuilderParts<H> {
     /// The servers, in order.
-    pub specs: Vec<mcp_core::ServerSpec>,
+    pub specs: Vec<mcpwire_core::ServerSpec>,
     /// The host's handlers.
     pub handlers: crate::HandlerSet<H>,
     /// The event hook.
@@ -327,7 +329,7 @@ pub struct ServerStart<R, W> {
     /// The server's name.
     pub name: std::sync::Arc<str>,
     /// Its connection, created at the build's `now`.
-    pub conn: mcp_core::Connection,
+    pub conn: mcpwire_core::Connection,
     /// Its driver's bookkeeping.
     pub dispatch: crate::Dispatch<R, W>,
     /// What its API handles read.
@@ -357,11 +359,11 @@ impl<H> BuilderParts<H> {
     pub fn prepare<R: crate::Reply, W: crate::Waiter>(
         self,
         now: std::time::Instant,
-    ) -> Result<Prepared<H, R, W>, mcp_core::ClientError> {
+    ) -> Result<Prepared<H, R, W>, mcpwire_core::ClientError> {
         if self.max_concurrent_servers == 0 {
             let refusal =
                 "max_concurrent_servers must be at least 1 (1 asks the servers one after the other)";
-            return Err(mcp_core::ClientError::Config(refusal.into()));
+            return Err(mcpwire_core::ClientError::Config(refusal.into()));
         }
         let mut specs = crate::prepare_servers(self.specs, &self.handlers)?;
         let store = self.token_store.as_deref();
@@ -377,7 +379,7 @@ impl<H> BuilderParts<H> {
                 let mut dispatch = crate::Dispatch::new(name.clone(), hook.clone(), view.clone());
                 dispatch.set_meta_provider(self.meta_provider.clone());
                 dispatch.set_input_wait_hook(self.input_wait_hook.clone());
-                ServerStart { name, conn: mcp_core::Connection::new(config, now), dispatch, view }
+                ServerStart { name, conn: mcpwire_core::Connection::new(config, now), dispatch, view }
             })
             .collect();
         Ok(Prepared {

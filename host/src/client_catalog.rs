@@ -6,12 +6,12 @@
 //! the request before sending it: `RequestError::CapabilityMissing`); a server whose request
 //! fails is reported on its own and does not hide the others' answers.
 
-use mcp_core::calls::{Complete, GetPrompt, ReadResource};
-use mcp_core::routing::{
+use mcpwire_core::calls::{Complete, GetPrompt, ReadResource};
+use mcpwire_core::routing::{
     is_capability_missing, ClientList, LogLevelReport, ServerFailure, ServerPrompt, ServerResource,
     ServerResourceTemplate,
 };
-use mcp_core::types::{CompletionReference, LoggingLevel};
+use mcpwire_core::types::{CompletionReference, LoggingLevel};
 
 use crate::client::Client;
 use crate::client_routing::gather_all;

@@ -3,12 +3,12 @@
 //! matched by a resource template). A server that cannot answer does not stop the others:
 //! when no server that answered offers the item, its failure is the answer.
 
-use mcp_core::routing::{
+use mcpwire_core::routing::{
     is_capability_missing, route_item, template_matches, ClientList, RouteError, RouteKind, Routing,
     ServerFailure, ServerResource, ServerResourceTemplate,
 };
-use mcp_core::types::{Resource, ResourceTemplate};
-use mcp_core::{ClientError, Request, ServerTool};
+use mcpwire_core::types::{Resource, ResourceTemplate};
+use mcpwire_core::{ClientError, Request, ServerTool};
 
 use crate::client::Client;
 use crate::family::Family;
@@ -54,7 +54,7 @@ pub(crate) fn route_tool_among<'a>(
             owners.push((offer.server.as_str(), [offer.tool.name.as_str()]));
         }
     }
-    match mcp_core::routing::route_tool(name, None, owners) {
+    match mcpwire_core::routing::route_tool(name, None, owners) {
         Err(RouteError::UnknownTool(_)) if !tools.failed.is_empty() => Err(tools.failed[0].error.clone()),
         routed => Ok(routed?),
     }
@@ -71,7 +71,7 @@ pub(crate) fn route_among<'a, I>(
 where
     I: IntoIterator<Item = (&'a str, bool)>,
 {
-    match mcp_core::routing::route_item(kind, name, offers) {
+    match mcpwire_core::routing::route_item(kind, name, offers) {
         Err(RouteError::NotOffered { .. }) if !failed.is_empty() => Err(failed[0].error.clone()),
         routed => Ok(routed?),
     }
@@ -156,7 +156,7 @@ async fn resources_and_templates_of<F: Family>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_core::types::Tool;
+    use mcpwire_core::types::Tool;
 
     fn offer(server: &str, tool: &str) -> ServerTool {
         let tool =

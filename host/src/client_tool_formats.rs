@@ -1,11 +1,11 @@
-//! A client's tools as LLM-provider tools: the conversions of [`mcp_core::tool_formats`] over
+//! A client's tools as LLM-provider tools: the conversions of [`mcpwire_core::tool_formats`] over
 //! every server's tools, and the way back from a model's tool call to `tools/call` on the
 //! server that offers the tool.
 
-use mcp_core::calls::CallTool;
-use mcp_core::tool_formats::{convert, Provider, ProviderToolCall, ProviderTools, ToolCallError};
-use mcp_core::types::CallToolResult;
-use mcp_core::ClientError;
+use mcpwire_core::calls::CallTool;
+use mcpwire_core::tool_formats::{convert, Provider, ProviderToolCall, ProviderTools, ToolCallError};
+use mcpwire_core::types::CallToolResult;
+use mcpwire_core::ClientError;
 use serde_json::Value;
 
 use crate::client::Client;

@@ -15,13 +15,13 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use mcp_core::{Input, Output};
+use mcpwire_core::{Input, Output};
 
 use crate::callbacks::{Callback, Callbacks};
 use crate::pending::{CloseWaiters, PendingCalls, ServerView};
 use crate::subscription::Inbox;
 use crate::trace::{RequestTrace, ServerTrace};
-use mcp_core::{
+use mcpwire_core::{
     ClientError, Connection, Event, Io, Progress, Request, RequestHandle, RequestOptions, Response,
     ServerRequest, ServerRequestHandle, SubscriptionUpdate,
 };
@@ -81,24 +81,25 @@ pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 pub type EventHook = Arc<dyn Fn(&str, &Event) + Send + Sync>;
 
 /// The host's hook for paced input waits (2026-07-28 state-only `input_required`): called with
-/// the server's name and each [`mcp_core::InputWait`] as it starts; `Cancel` fails that
-/// request with a resumable [`mcp_core::RequestError::InputWaitCancelled`]. Like the
+/// the server's name and each [`mcpwire_core::InputWait`] as it starts; `Cancel` fails that
+/// request with a resumable [`mcpwire_core::RequestError::InputWaitCancelled`]. Like the
 /// [`EventHook`] (right after it, for the same event), it runs outside the server's engine
 /// lock, in order, and may call the client; its `Cancel` is applied when it returns, unless the
 /// wait is over by then. A hook that panics lets the wait go on.
-pub type InputWaitHook = Arc<dyn Fn(&str, &mcp_core::InputWait) -> mcp_core::InputWaitDecision + Send + Sync>;
+pub type InputWaitHook =
+    Arc<dyn Fn(&str, &mcpwire_core::InputWait) -> mcpwire_core::InputWaitDecision + Send + Sync>;
 
 /// What API handles read about a server without a round trip to its driver.
 pub type SharedView = Arc<Mutex<ServerView>>;
 
 /// A per-request `_meta` provider: evaluated when a request is submitted, its map goes over the
 /// server's static `_meta` and under the request's own
-/// [`RequestOptions::meta`](mcp_core::RequestOptions::meta); keys the protocol sets are dropped
-/// ([`mcp_core::is_reserved_meta_key`]). It runs on the caller's thread before the request
+/// [`RequestOptions::meta`](mcpwire_core::RequestOptions::meta); keys the protocol sets are dropped
+/// ([`mcpwire_core::is_reserved_meta_key`]). It runs on the caller's thread before the request
 /// reaches the server's engine (no lock held), so it may call the client; a request it makes
 /// gets its own `_meta` from it too (look at `ctx.method` to avoid endless recursion).
 pub type MetaProvider = Arc<
-    dyn Fn(&mcp_core::RequestMetaContext<'_>) -> serde_json::Map<String, serde_json::Value> + Send + Sync,
+    dyn Fn(&mcpwire_core::RequestMetaContext<'_>) -> serde_json::Map<String, serde_json::Value> + Send + Sync,
 >;
 
 /// A server's `_meta` provider with the server's name: what a caller evaluates before its
@@ -113,7 +114,7 @@ impl RequestMeta {
     /// Adds the provider's `_meta` for `request` to `opts`. A provider that panics fails the
     /// request instead.
     pub(crate) fn add_to(&self, request: &Request, opts: &mut RequestOptions) -> Result<(), ClientError> {
-        let context = mcp_core::RequestMetaContext::new(&self.server, request);
+        let context = mcpwire_core::RequestMetaContext::new(&self.server, request);
         match catch_unwind(AssertUnwindSafe(|| (self.provider)(&context))) {
             Ok(provided) => {
                 opts.provide_meta(provided);

@@ -23,7 +23,7 @@
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Instant;
 
-use mcp_core::{ClientError, Connection, Input, Request, RequestHandle, RequestOptions};
+use mcpwire_core::{ClientError, Connection, Input, Request, RequestHandle, RequestOptions};
 
 use crate::callbacks::Callbacks;
 use crate::dispatch::{lock, Dispatch, Perform, ProgressFn, Reply, RequestMeta, Waiter};

@@ -1,10 +1,10 @@
 //! The user-facing names every runtime crate re-exports at its root, listed once.
 //!
-//! `mcp-tokio`, `mcp-smol`, `mcp-blocking` (and `mcp-async`, for a custom runtime) each do
+//! `mcpwire-tokio`, `mcpwire-smol`, `mcpwire-blocking` (and `mcpwire-async`, for a custom runtime) each do
 //! `pub use ...::facade::*` and add only their family's own names: `Client`, `ClientBuilder`,
 //! `Server`, `Handler`, `Handlers`, `Subscription`, the runtime and its options, `connect`.
-//! A user therefore writes `mcp_tokio::CreateMessageResult` or `mcp_blocking::RequestError`
-//! and never names `mcp-core` or this crate.
+//! A user therefore writes `mcpwire_tokio::CreateMessageResult` or `mcpwire_blocking::RequestError`
+//! and never names `mcpwire-core` or this crate.
 //!
 //! What is here: the protocol types a client meets (at the root, and every one of them in
 //! [`types`]), the request descriptors ([`calls`]), errors and events, server specs and
@@ -15,50 +15,50 @@
 
 // Modules a user reaches as modules.
 pub use crate::auth;
-pub use mcp_core::{calls, mcp_servers, oauth, schema, tool_formats, types};
+pub use mcpwire_core::{calls, mcp_servers, oauth, schema, tool_formats, types};
 
 // Errors.
-pub use mcp_core::headers::Challenge;
-pub use mcp_core::routing::{RouteError, RouteKind};
-pub use mcp_core::tool_formats::ToolCallError;
-pub use mcp_core::types::DecodeError;
-pub use mcp_core::{
+pub use mcpwire_core::headers::Challenge;
+pub use mcpwire_core::routing::{RouteError, RouteKind};
+pub use mcpwire_core::tool_formats::ToolCallError;
+pub use mcpwire_core::types::DecodeError;
+pub use mcpwire_core::{
     AnswerError, AttemptOutcome, ClientError, CommandError, IoError, RedirectError, RedirectRefusal,
     RequestError, RpcError, RpcErrorKind, TransportAttempt, UnsafeAddress, Warning,
 };
 
 // Events, notifications, listen streams, input waits.
-pub use mcp_core::{
+pub use mcpwire_core::{
     Event, InputResume, InputWait, InputWaitDecision, ListKind, LogMessage, Notification, OutstandingInput,
     Progress, QueueLimits, ServerRequest, ServerRequestKind, SubscriptionFilter, SubscriptionUpdate,
 };
 
 // Servers: how they are given, set up and described.
-pub use mcp_core::mcp_servers::{TargetConfigError, TransportKind};
-pub use mcp_core::{
+pub use mcpwire_core::mcp_servers::{TargetConfigError, TransportKind};
+pub use mcpwire_core::{
     CacheInfo, CacheKey, CacheScope, ConnectionConfig, Era, HttpConfig, Limits, ProtocolMode, Request,
     RequestMetaContext, RequestOptions, Response, SchemaValidation, ServerInfo, ServerSpec, ServerTool,
     StdioCommand, Timeouts, TransportConfig, ValidationMode,
 };
 
 // Deprecation notices.
-pub use mcp_core::{
+pub use mcpwire_core::{
     deprecation_notices, set_deprecation_notices, Deprecation, DeprecationNotices, Removal, UsedBy,
 };
 
 // What a client asks of several servers at once.
-pub use mcp_core::routing::{
+pub use mcpwire_core::routing::{
     ClientList, ConnectReport, ConnectedServer, LogLevelReport, ServerFailure, ServerPrompt, ServerResource,
     ServerResourceTemplate,
 };
 
 // Tools for an LLM provider.
-pub use mcp_core::tool_formats::{
+pub use mcpwire_core::tool_formats::{
     tool_result_message, Provider, ProviderToolCall, ProviderTools, ToolTarget,
 };
 
 // Protocol types (all of them are in `types`).
-pub use mcp_core::types::{
+pub use mcpwire_core::types::{
     AccessTokenAnswer, AccessTokenRequest, Annotations, AudioContent, AuthorizationCallback,
     AuthorizationRequest, CallToolResult, CompleteResult, CompletionReference, ContentBlock,
     CreateMessageRequest, CreateMessageResult, ElicitAction, ElicitMode, ElicitRequest, ElicitResult,

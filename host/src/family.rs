@@ -13,7 +13,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Instant;
 
-use mcp_core::{ClientError, Connection, Request, RequestOptions};
+use mcpwire_core::{ClientError, Connection, Request, RequestOptions};
 
 use crate::cancel::CancelToken;
 use crate::client_builder::BuilderParts;
@@ -41,7 +41,7 @@ pub struct StartedServer<L> {
 
 /// What differs between the async and the blocking client: how a request is issued and its
 /// outcome waited for, how several servers are asked side by side, how a server is closed and
-/// a client started. Implemented by `mcp_async::Async` and `mcp_blocking::Blocking`; users
+/// a client started. Implemented by `mcpwire_async::Async` and `mcpwire_blocking::Blocking`; users
 /// never implement it.
 pub trait Family: Sized + Send + Sync + 'static {
     /// How callers wait and handlers answer.

@@ -13,11 +13,11 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use mcp_core::types::{
+use mcpwire_core::types::{
     AccessTokenAnswer, AccessTokenRequest, AuthorizationCallback, AuthorizationRequest, CreateMessageRequest,
     CreateMessageResult, DecodeError, ElicitRequest, ElicitResult, HostRequest, Root, RootsRequest,
 };
-use mcp_core::{ClientError, ClientFeatures, HandlerError, ServerRequestKind, ServerSpec};
+use mcpwire_core::{ClientError, ClientFeatures, HandlerError, ServerRequestKind, ServerSpec};
 
 /// The host's handlers for server-to-client requests, of whatever callable type a runtime uses.
 /// Client capabilities are derived from which handlers are present, never assumed.
@@ -239,11 +239,11 @@ pub trait HandlerAnswer: Sized + Send + 'static {
 
 impl HandlerAnswer for Vec<Root> {
     fn into_result(self) -> Value {
-        mcp_core::types::roots_result(&self)
+        mcpwire_core::types::roots_result(&self)
     }
 
     fn from_result(result: Value) -> Result<Self, DecodeError> {
-        mcp_core::types::decode_roots_result(&result)
+        mcpwire_core::types::decode_roots_result(&result)
     }
 }
 
@@ -331,7 +331,7 @@ pub fn prepare_servers<H>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_core::StdioCommand;
+    use mcpwire_core::StdioCommand;
     use serde_json::json;
 
     #[test]

@@ -5,7 +5,7 @@
 use std::net::{IpAddr, SocketAddr};
 
 use base64::Engine as _;
-use mcp_core::mcp_servers::HttpUrl;
+use mcpwire_core::mcp_servers::HttpUrl;
 use percent_encoding::percent_decode_str;
 use url::Url;
 
@@ -94,13 +94,13 @@ impl HttpClientConfig {
 pub enum ProxySetting {
     /// `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` and `NO_PROXY` from the environment, read once
     /// when the client is built (the default). The async runtimes use `http://` proxies (other
-    /// schemes in the environment are ignored); mcp-blocking also `https://` and `socks*://`.
+    /// schemes in the environment are ignored); mcpwire-blocking also `https://` and `socks*://`.
     #[default]
     FromEnv,
     /// No proxy, whatever the environment says.
     None,
     /// This proxy for every server: `http://[user:password@]host:port` (`CONNECT` tunnels for
-    /// `https://` servers); mcp-blocking also takes `https://` and `socks4://`, `socks4a://`,
+    /// `https://` servers); mcpwire-blocking also takes `https://` and `socks4://`, `socks4a://`,
     /// `socks5://`, `socks5h://` proxies.
     Url(String),
 }

@@ -1,8 +1,8 @@
-//! `mcp-host`: an implementation crate of the MCP client's runtime crates, with no stability
-//! promise. Use `mcp-tokio`, `mcp-smol` or `mcp-blocking` (or `mcp-async` for a runtime of your
+//! `mcpwire-host`: an implementation crate of the MCP client's runtime crates, with no stability
+//! promise. Use `mcpwire-tokio`, `mcpwire-smol` or `mcpwire-blocking` (or `mcpwire-async` for a runtime of your
 //! own): each re-exports at its root every name a client program needs.
 //!
-//! It holds what every client needs whatever it runs on, written once, between `mcp-core`
+//! It holds what every client needs whatever it runs on, written once, between `mcpwire-core`
 //! (which decides everything about the protocol and performs no IO) and the runtime crates:
 //!
 //! - the public API, generic over a [`Family`] (the few things the async and the blocking
@@ -11,10 +11,10 @@
 //!   [`RequestBuilder`] (one request and its options: timeout, `_meta`, progress callback or
 //!   [`ProgressStream`], [`CancelToken`], target server, task mode), [`Pending`] (an operation of
 //!   several steps), [`ListenRequest`], [`BatchRequest`] — awaited when the family's
-//!   [`Style`] is [`Awaiting`] (`mcp-async`) and sent with `.send()` when it is [`Returning`]
-//!   (`mcp-blocking`). The shared code is written `async`; the blocking family's primitives
+//!   [`Style`] is [`Awaiting`] (`mcpwire-async`) and sent with `.send()` when it is [`Returning`]
+//!   (`mcpwire-blocking`). The shared code is written `async`; the blocking family's primitives
 //!   complete where they are polled, and it runs the shared code with `block_on`. The
-//!   runtime crates name these types with aliases (`mcp_tokio::Client` is
+//!   runtime crates name these types with aliases (`mcpwire_tokio::Client` is
 //!   `Client<Async<TokioRuntime>>`) and re-export the rest from one list (the [`facade`]
 //!   module), so they cannot drift apart;
 //! - the plumbing the runtime crates share, hidden from these docs: the per-server `Engine` (a
@@ -27,7 +27,7 @@
 //!   stores, the loopback redirect listener, the browser sign-in, the options a server spec
 //!   takes).
 //!
-//! It depends on `mcp-core` and the standard library (plus small helpers: `base64`, `getrandom`
+//! It depends on `mcpwire-core` and the standard library (plus small helpers: `base64`, `getrandom`
 //! for OAuth entropy, `sha2` for token file names, `futures-core` for the `Stream` trait): no
 //! async runtime, no HTTP stack.
 
@@ -119,4 +119,4 @@ pub use subscription::{Inbox, ListenControl, ResourceSubscriptions};
 pub use subscription::{Next, SubscriptionCore};
 
 #[doc(hidden)]
-pub use {mcp_core, serde_json};
+pub use {mcpwire_core, serde_json};

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use mcp_core::types::Tool;
-use mcp_core::{
+use mcpwire_core::types::Tool;
+use mcpwire_core::{
     ClientError, Connection, Event, ListKind, Notification, Request, RequestHandle, RequestOptions, Response,
     ServerInfo, SubscriptionUpdate,
 };

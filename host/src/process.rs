@@ -12,7 +12,7 @@ use std::io;
 
 use std::collections::BTreeMap;
 
-use mcp_core::{Epoch, ExchangeId, ExitInfo, HttpRequest, Io, StdioCommand};
+use mcpwire_core::{Epoch, ExchangeId, ExitInfo, HttpRequest, Io, StdioCommand};
 
 /// The `std::process::Command` for a stdio server: program, args, env, cwd, all three pipes,
 /// and (Unix) a process group of its own. Both tokio's and async-process's `Command` convert
@@ -96,7 +96,7 @@ pub fn os_random_seed() -> u64 {
 }
 
 /// Seeds a configuration's jitter from the OS unless the host chose a seed (non-zero).
-pub fn seed_config(config: &mut mcp_core::ConnectionConfig) {
+pub fn seed_config(config: &mut mcpwire_core::ConnectionConfig) {
     if config.random_seed == 0 {
         config.random_seed = os_random_seed();
     }
@@ -112,8 +112,8 @@ pub trait ProcessControl {
     fn signal(&self, force: bool);
 }
 
-/// A spawn the runtime must perform, then report with [`mcp_core::Input::Started`] or
-/// [`mcp_core::Input::SpawnFailed`].
+/// A spawn the runtime must perform, then report with [`mcpwire_core::Input::Started`] or
+/// [`mcpwire_core::Input::SpawnFailed`].
 #[derive(Debug)]
 pub struct SpawnRequest {
     /// The epoch of the new process.

@@ -9,8 +9,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::thread::JoinHandle;
 
-use mcp_core::calls::Call;
-use mcp_core::{ClientError, Progress};
+use mcpwire_core::calls::Call;
+use mcpwire_core::{ClientError, Progress};
 
 use crate::block_on::block_on;
 use crate::client::Client;

@@ -7,8 +7,8 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use mcp_core::calls::{Call, Complete};
-use mcp_core::{ClientError, Progress, Request, RequestOptions};
+use mcpwire_core::calls::{Call, Complete};
+use mcpwire_core::{ClientError, Progress, Request, RequestOptions};
 use serde_json::{Map, Value};
 
 use crate::block_on::block_on;
@@ -134,7 +134,7 @@ impl<'a, F: Family, K: Call> RequestBuilder<'a, F, K> {
         self
     }
 
-    /// Ends the request with [`RequestError::Cancelled`](mcp_core::RequestError::Cancelled)
+    /// Ends the request with [`RequestError::Cancelled`](mcpwire_core::RequestError::Cancelled)
     /// when `token` is cancelled (from another thread or a callback).
     pub fn cancel_token(mut self, token: &CancelToken) -> Self {
         self.cancel = Some(token.clone());
@@ -148,7 +148,7 @@ impl<'a, F: Family, K: Call> RequestBuilder<'a, F, K> {
             Target::Client(_, named) => *named = Some(name.to_owned()),
             Target::Server(server) if server.name() == name => {}
             Target::Server(_) => {
-                self.call = Err(mcp_core::routing::RouteError::UnknownServer(name.to_owned()).into());
+                self.call = Err(mcpwire_core::routing::RouteError::UnknownServer(name.to_owned()).into());
             }
         }
         self

@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use mcp_core::calls::{
+use mcpwire_core::calls::{
     Call, CallTool, Complete, Connect, Discover, GetPrompt, ListPrompts, ListResourceTemplates,
     ListResources, ListTools, Ping, ReadResource, SetLogLevel,
 };
-use mcp_core::types::{CompletionReference, LoggingLevel, Tool};
-use mcp_core::{CacheInfo, CacheKey, ClientError, CommandError, InputResume, Request, Root, ServerInfo};
+use mcpwire_core::types::{CompletionReference, LoggingLevel, Tool};
+use mcpwire_core::{CacheInfo, CacheKey, ClientError, CommandError, InputResume, Request, Root, ServerInfo};
 use serde::Serialize;
 
 use crate::dispatch::{lock, SharedView};
@@ -90,13 +90,13 @@ impl<F: Family> Server<F> {
         RequestBuilder::to_server(self, Ok(call))
     }
 
-    /// Any request, answered with the untyped [`Response`](mcp_core::Response).
+    /// Any request, answered with the untyped [`Response`](mcpwire_core::Response).
     pub fn request(&self, request: Request) -> RequestBuilder<'_, F, Request> {
         self.send(request)
     }
 
     /// Goes on with a multi-round-trip request (2026-07-28 `input_required`) that stopped with
-    /// a resumable error ([`RequestError::input_resume`](mcp_core::RequestError::input_resume):
+    /// a resumable error ([`RequestError::input_resume`](mcpwire_core::RequestError::input_resume):
     /// the input budget ran out, the input-wait hook stopped it, or the server asked for input
     /// this client has no handler for or sent malformed input requests; `resume` is plain
     /// data, so a client built with the missing handlers can go on): the original request goes
@@ -180,7 +180,7 @@ impl<F: Family> Server<F> {
     }
 
     /// What is cached for `key` that a request with default options may be answered from
-    /// (see [`Connection::cache_info`](mcp_core::Connection::cache_info)); `None` when nothing
+    /// (see [`Connection::cache_info`](mcpwire_core::Connection::cache_info)); `None` when nothing
     /// is. Answers at once (callbacks may call it too).
     pub fn cache_info(&self, key: CacheKey) -> Option<CacheInfo> {
         let mut key = Some(key);

@@ -5,7 +5,7 @@ use std::future::IntoFuture;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_core::{ClientError, Era, QueueLimits, Request, SubscriptionFilter};
+use mcpwire_core::{ClientError, Era, QueueLimits, Request, SubscriptionFilter};
 
 use crate::family::Family;
 use crate::pending_op::{Pending, PendingFuture};

@@ -1,11 +1,11 @@
 //! Tasks: a tool call started as a task, then looked at, waited for, cancelled, listed. (A
 //! plain `call_tool` already waits for a task's result.)
 
-use mcp_core::calls::{
+use mcpwire_core::calls::{
     Call, CallTool, CallToolAsTask, CancelTask, GetTask, ListTasks, TaskResult, TaskStart,
 };
-use mcp_core::types::{StartedTask, TaskHandle};
-use mcp_core::{ClientError, CommandError};
+use mcpwire_core::types::{StartedTask, TaskHandle};
+use mcpwire_core::{ClientError, CommandError};
 
 use crate::client::Client;
 use crate::family::Family;

@@ -7,7 +7,7 @@ use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use mcp_core::{HandlerError, ServerRequest};
+use mcpwire_core::{HandlerError, ServerRequest};
 use serde_json::Value;
 
 use crate::family::BoxFuture;
@@ -82,7 +82,7 @@ impl<T: HandlerAnswer> HandlerOutput<Returning, T> for Result<T, HandlerError> {
 /// The ready-made browser sign-in (`ClientBuilder::browser_authorization`, or
 /// [`BrowserAuthorization::start`](crate::auth::BrowserAuthorization::start) in an
 /// authorization handler) waits for the browser on the handler's thread.
-impl HandlerOutput<Returning, mcp_core::types::AuthorizationCallback> for crate::auth::AuthorizationWait {
+impl HandlerOutput<Returning, mcpwire_core::types::AuthorizationCallback> for crate::auth::AuthorizationWait {
     fn into_answer(self) -> Result<Value, HandlerError> {
         self.wait().map(HandlerAnswer::into_result)
     }

@@ -15,7 +15,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
-use mcp_core::{
+use mcpwire_core::{
     ClientError, Notification, NotificationQueue, QueueLimits, RequestError, RequestHandle,
     SubscriptionFilter, SubscriptionUpdate,
 };
@@ -123,7 +123,7 @@ impl Inbox {
             }
             SubscriptionUpdate::Notification(n) => {
                 let Some(queue) = s.queue.as_mut() else { return };
-                let (subject, cost) = mcp_core::notify_queue::charge(&n);
+                let (subject, cost) = mcpwire_core::notify_queue::charge(&n);
                 queue.push(n, &subject, cost);
             }
             _ => return,
@@ -437,7 +437,7 @@ impl std::ops::Deref for BlockingSubscription {
 
 /// The resource subscriptions of one 2026-07-28 server (shared by every clone of its handle):
 /// the listen stream of each. A handshake server's subscriptions are kept by its connection
-/// instead ([`mcp_core::Connection::resource_subscriptions`]), which renews them after a
+/// instead ([`mcpwire_core::Connection::resource_subscriptions`]), which renews them after a
 /// restart.
 #[derive(Debug, Default)]
 pub struct ResourceSubscriptions(Mutex<std::collections::BTreeMap<String, SubscriptionCore>>);
@@ -487,9 +487,9 @@ mod tests {
     #[test]
     fn unrequested_notifications_are_counted_not_queued() {
         let now = Instant::now();
-        let cfg = mcp_core::ConnectionConfig::stdio(mcp_core::StdioCommand::new("server"));
-        let mut conn = mcp_core::Connection::new(cfg, now);
-        let handle = conn.request(now, mcp_core::Request::Ping, Default::default()).expect("a handle");
+        let cfg = mcpwire_core::ConnectionConfig::stdio(mcpwire_core::StdioCommand::new("server"));
+        let mut conn = mcpwire_core::Connection::new(cfg, now);
+        let handle = conn.request(now, mcpwire_core::Request::Ping, Default::default()).expect("a handle");
         let inbox = Inbox::new(Some(QueueLimits::default()));
         let sub = SubscriptionCore::new(handle, inbox.clone(), Arc::new(NoControl), None);
         assert_eq!(sub.unrequested(), 0);
@@ -497,7 +497,7 @@ mod tests {
             inbox.update(SubscriptionUpdate::Unrequested { method: "notifications/message".into(), count });
         }
         assert_eq!((sub.unrequested(), sub.pending()), (3, 0));
-        inbox.end(Ok(mcp_core::Response::ListenEnded));
+        inbox.end(Ok(mcpwire_core::Response::ListenEnded));
         assert_eq!(sub.unrequested(), 3);
     }
 }

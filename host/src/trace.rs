@@ -8,14 +8,14 @@
 //! Without a subscriber the cost is a disabled-callsite check per request; without the feature,
 //! nothing. Targets: `mcp::request`, `mcp::server`.
 
-use mcp_core::{ClientError, Connection, Event, Request};
+use mcpwire_core::{ClientError, Connection, Event, Request};
 
 #[cfg(feature = "tracing")]
 mod on {
     use std::time::Instant;
 
     use super::*;
-    use mcp_core::{Notification, Response, SubscriptionUpdate};
+    use mcpwire_core::{Notification, Response, SubscriptionUpdate};
 
     /// The span of one server.
     #[derive(Debug)]
@@ -100,7 +100,7 @@ mod on {
 #[cfg(not(feature = "tracing"))]
 mod on {
     use super::*;
-    use mcp_core::Response;
+    use mcpwire_core::Response;
 
     /// Nothing (feature `tracing` is off).
     #[derive(Debug)]

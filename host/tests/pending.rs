@@ -1,13 +1,13 @@
-//! The shared runtime bookkeeping of `mcp_host`, driven against a real `Connection`.
+//! The shared runtime bookkeeping of `mcpwire_host`, driven against a real `Connection`.
 //! This test plays the runtime, so it reads the clock.
 #![allow(clippy::disallowed_methods)]
 
 use std::time::Instant;
 
-use mcp_core::{
+use mcpwire_core::{
     ClientError, CommandError, Connection, ConnectionConfig, Request, RequestOptions, StdioCommand,
 };
-use mcp_host::{CloseWaiters, PendingCalls};
+use mcpwire_host::{CloseWaiters, PendingCalls};
 use serde_json::json;
 
 fn conn() -> (Connection, std::time::Instant) {

@@ -1,5 +1,5 @@
 //! What a call's future polls itself while it waits for its outcome (see
-//! [`mcp_host::CallerScope`]): the HTTP exchange carrying its request, or the stdout of the
+//! [`mcpwire_host::CallerScope`]): the HTTP exchange carrying its request, or the stdout of the
 //! stdio server it wrote to.
 
 use std::sync::Arc;

@@ -8,12 +8,12 @@ use std::time::Instant;
 
 use async_channel::{Receiver, Sender};
 use futures_lite::{future, FutureExt};
-use mcp_core::{Connection, Epoch, Input, Io, ServerRequest, ServerRequestHandle};
-use mcp_host::{answer, Awaiting, Dispatch, Engine, Feed, Perform, Side, TimerStep, Waiter};
-use mcp_host::{apply_process_io, OtherIo, SpawnRequest};
+use mcpwire_core::{Connection, Epoch, Input, Io, ServerRequest, ServerRequestHandle};
+use mcpwire_host::{answer, Awaiting, Dispatch, Engine, Feed, Perform, Side, TimerStep, Waiter};
+use mcpwire_host::{apply_process_io, OtherIo, SpawnRequest};
 
 /// The handlers of an async client.
-type Handlers = mcp_host::Handlers<Awaiting>;
+type Handlers = mcpwire_host::Handlers<Awaiting>;
 
 use crate::http::{Exchanges, HttpClient, Spawner};
 use crate::process::ProcessIo;
@@ -33,7 +33,7 @@ impl Waiter for CloseTo {
 type AsyncEngine<R> = Engine<ReplyTo, CloseTo, IoSide<R>>;
 
 /// What API handles hold: the engine, whatever the runtime.
-pub(crate) type EngineRef = Arc<dyn mcp_host::EngineApi<ReplyTo, CloseTo>>;
+pub(crate) type EngineRef = Arc<dyn mcpwire_host::EngineApi<ReplyTo, CloseTo>>;
 
 /// What the engine does for the core: processes, HTTP exchanges, handler tasks.
 pub(crate) struct IoSide<R: Runtime> {
@@ -164,7 +164,7 @@ impl<R: Runtime> Perform for IoSide<R> {
             let outcome = AssertUnwindSafe(answer)
                 .catch_unwind()
                 .await
-                .unwrap_or_else(|_| Err(mcp_core::HandlerError::new("the handler panicked")));
+                .unwrap_or_else(|_| Err(mcpwire_core::HandlerError::new("the handler panicked")));
             feed.feed(Input::ServerAnswer(handle, outcome));
         }));
         None

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
-use mcp_core::{ClientError, Connection, Request, RequestOptions};
-use mcp_host::{
+use mcpwire_core::{ClientError, Connection, Request, RequestOptions};
+use mcpwire_host::{
     AsyncSubscription, Awaiting, BuilderParts, CallerScope, CancelToken, Family, FamilyHandler,
     HasRuntimeOptions, ListenOptions, Outcome, Prepared, ProgressFn, StartedServer, SubscriptionCore,
 };
@@ -21,13 +21,13 @@ use crate::http::{Connector, HttpClient};
 use crate::reply::{slot, OutcomeFuture};
 use crate::runtime::Runtime;
 
-/// The async client family on runtime `R` (`mcp_tokio::TokioRuntime`, `mcp_smol::SmolRuntime`):
+/// The async client family on runtime `R` (`mcpwire_tokio::TokioRuntime`, `mcpwire_smol::SmolRuntime`):
 /// requests are awaited, handlers return futures, background work runs on `R`.
 #[derive(Debug)]
 pub struct Async<R>(PhantomData<fn() -> R>);
 
 /// How an async client runs: on which runtime, and how it opens TCP connections
-/// ([`ClientBuilder::runtime_options`](mcp_host::ClientBuilder::runtime_options)).
+/// ([`ClientBuilder::runtime_options`](mcpwire_host::ClientBuilder::runtime_options)).
 pub struct AsyncOptions<R> {
     runtime: Option<R>,
     connector: Option<Arc<dyn Connector>>,
@@ -186,7 +186,7 @@ impl<R: Runtime> Family for Async<R> {
         request: Request,
         opts: ListenOptions,
     ) -> Result<SubscriptionCore, ClientError> {
-        mcp_host::open_listen(&link.engine, keep, request, opts)
+        mcpwire_host::open_listen(&link.engine, keep, request, opts)
     }
 
     fn subscription(core: SubscriptionCore) -> AsyncSubscription {
@@ -206,7 +206,7 @@ impl<R: Runtime> Family for Async<R> {
         Fut: Future + Send + 'a,
         Fut::Output: Send + 'a,
     {
-        mcp_host::JoinBounded::new(jobs, limit)
+        mcpwire_host::JoinBounded::new(jobs, limit)
     }
 
     /// Starts one engine (and its timer task) per server on the runtime.

@@ -1,22 +1,22 @@
-//! `mcp-async`: the async MCP client API, written once for every async runtime.
+//! `mcpwire-async`: the async MCP client API, written once for every async runtime.
 //!
-//! This is an implementation crate of `mcp-tokio` and `mcp-smol`: use one of them, or this
+//! This is an implementation crate of `mcpwire-tokio` and `mcpwire-smol`: use one of them, or this
 //! crate directly only to run the client on a runtime of your own ([`Runtime`]). It is the
-//! async [`Family`](mcp_host::Family) ([`Async`]) of the one generic client API: it runs each
+//! async [`Family`](mcpwire_host::Family) ([`Async`]) of the one generic client API: it runs each
 //! server's engine (the sans-IO connection behind one lock, fed by callers, IO tasks and a
 //! timer task), performs its IO through a small [`Runtime`] trait (spawn, sleep, clock,
 //! processes, TCP) and turns handles into futures. A call's request reaches a stdio server's
 //! stdin from the caller's own poll, and the caller reads the reply from stdout itself while it
 //! waits; over HTTP the call future itself polls the exchange that carries its request (the
 //! rest of it goes to the runtime if the call is dropped). Its root has the same names as
-//! `mcp-tokio`'s, with the client types generic over the runtime (`Client<R>`).
+//! `mcpwire-tokio`'s, with the client types generic over the runtime (`Client<R>`).
 //!
 //! ```no_run
-//! # async fn demo<R: mcp_async::Runtime>(rt: R) -> Result<(), mcp_async::ClientError> {
-//! use mcp_async::ServerSpec;
-//! let client = mcp_async::Client::<R>::builder()
+//! # async fn demo<R: mcpwire_async::Runtime>(rt: R) -> Result<(), mcpwire_async::ClientError> {
+//! use mcpwire_async::ServerSpec;
+//! let client = mcpwire_async::Client::<R>::builder()
 //!     .server(ServerSpec::from_target("everything", "npx -y @modelcontextprotocol/server-everything")?)
-//!     .runtime_options(mcp_async::AsyncOptions::new().runtime(rt))
+//!     .runtime_options(mcpwire_async::AsyncOptions::new().runtime(rt))
 //!     .build()?;
 //! for t in client.list_tools().await.into_result()? {
 //!     println!("{}: {}", t.server, t.tool.name);
@@ -43,30 +43,30 @@ mod test_streams;
 
 pub use family::{Async, AsyncOptions};
 pub use http::{socket_idle, AsyncStream, BoxedStream, Connector, IdleCheck, TcpConnection};
-pub use mcp_host::AsyncSubscription as Subscription;
+pub use mcpwire_host::AsyncSubscription as Subscription;
 pub use runtime::{BoxFuture, ChildProcess, ProcessParts, Runtime};
 
 #[doc(hidden)]
 pub use family::{AsyncAnswer, AsyncLink};
-pub use mcp_host::facade::*;
+pub use mcpwire_host::facade::*;
 
-/// The names `mcp-tokio` and `mcp-smol` re-export at their root, listed once: the names every
-/// runtime crate shares (`mcp_host::facade`, also at this crate's root) and the async family's
+/// The names `mcpwire-tokio` and `mcpwire-smol` re-export at their root, listed once: the names every
+/// runtime crate shares (`mcpwire_host::facade`, also at this crate's root) and the async family's
 /// own.
 pub mod facade {
     pub use crate::{AsyncStream, BoxFuture, BoxedStream, Connector, Handler, Subscription};
-    pub use mcp_host::facade::*;
+    pub use mcpwire_host::facade::*;
 }
 
 /// An MCP client over one or more servers, on runtime `R`.
-pub type Client<R> = mcp_host::Client<Async<R>>;
+pub type Client<R> = mcpwire_host::Client<Async<R>>;
 /// Builds a [`Client`].
-pub type ClientBuilder<R> = mcp_host::ClientBuilder<Async<R>>;
+pub type ClientBuilder<R> = mcpwire_host::ClientBuilder<Async<R>>;
 /// One server of a [`Client`].
-pub type Server<R> = mcp_host::Server<Async<R>>;
+pub type Server<R> = mcpwire_host::Server<Async<R>>;
 /// A handler of an async client: the server's name and the decoded request in, a future of the
 /// answer out.
-pub type Handler = mcp_host::Handler<mcp_host::Awaiting>;
+pub type Handler = mcpwire_host::Handler<mcpwire_host::Awaiting>;
 
 /// Connects to one server given as a target string (a command line for stdio) on the current
 /// runtime `R` and waits until its protocol era is known. The runtime crates wrap this as

@@ -9,14 +9,14 @@ use std::task::{Context, Poll, Waker};
 use async_channel::{Receiver, Sender};
 use futures_lite::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 use futures_lite::{future, FutureExt};
-use mcp_core::{Epoch, ExitInfo};
-use mcp_host::{lock, Feed, ProcessControl};
+use mcpwire_core::{Epoch, ExitInfo};
+use mcpwire_host::{lock, Feed, ProcessControl};
 
 use crate::caller_io::CallerIo;
 use crate::runtime::{ChildProcess, ProcessParts, Runtime};
 use crate::stdout::SharedStdout;
-use mcp_core::Input;
-use mcp_host::{kill_server_group, signal_server};
+use mcpwire_core::Input;
+use mcpwire_host::{kill_server_group, signal_server};
 
 /// Read buffer size for stdout and stderr.
 const READ_CHUNK: usize = 64 * 1024;
@@ -145,7 +145,7 @@ impl ProcessControl for ProcessIo {
             return;
         }
         // A caller issuing a request on this thread waits for the reply on stdout.
-        let _ = mcp_host::offer_to_caller(CallerIo::Stdout(self.stdout.clone(), None));
+        let _ = mcpwire_host::offer_to_caller(CallerIo::Stdout(self.stdout.clone(), None));
         let was_idle = st.queue.is_empty();
         st.queue.extend_from_slice(&bytes);
         if was_idle {

@@ -7,8 +7,8 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
-use mcp_core::ClientError;
-use mcp_host::{lock, Outcome, Reply};
+use mcpwire_core::ClientError;
+use mcpwire_host::{lock, Outcome, Reply};
 
 #[derive(Default)]
 struct State {

@@ -6,12 +6,12 @@ use std::pin::Pin;
 use std::time::Instant;
 
 use futures_lite::io::{AsyncRead, AsyncWrite};
-use mcp_core::{ExitInfo, StdioCommand};
+use mcpwire_core::{ExitInfo, StdioCommand};
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// What an async runtime provides to the client. Implemented by `mcp-tokio` and `mcp-smol`.
+/// What an async runtime provides to the client. Implemented by `mcpwire-tokio` and `mcpwire-smol`.
 pub trait Runtime: Clone + Send + Sync + std::fmt::Debug + 'static {
     /// The runtime a client built without [`AsyncOptions::runtime`](crate::AsyncOptions::runtime)
     /// runs on: the one `build` is called on, or why there is none.
@@ -22,7 +22,7 @@ pub trait Runtime: Clone + Send + Sync + std::fmt::Debug + 'static {
     fn sleep_until(&self, deadline: Instant) -> BoxFuture<'static, ()>;
     /// The runtime's monotonic clock.
     fn now(&self) -> Instant;
-    /// Starts a process with piped stdin, stdout and stderr (as `mcp_host::std_command` sets it
+    /// Starts a process with piped stdin, stdout and stderr (as `mcpwire_host::std_command` sets it
     /// up: on Unix the server leads its own process group).
     fn spawn_process(&self, command: &StdioCommand) -> io::Result<ProcessParts>;
     /// Opens a TCP connection to `host:port` (a name or an IP address). The HTTP client bounds
@@ -34,7 +34,7 @@ pub trait Runtime: Clone + Send + Sync + std::fmt::Debug + 'static {
     ) -> BoxFuture<'static, io::Result<crate::http::TcpConnection>>;
     /// Resolves `host` (a name) to its addresses at `port`, with the system resolver. The HTTP
     /// client resolves the host of an OAuth-related fetch itself, checks the addresses, and
-    /// connects to a checked one ([`mcp_core::Destination`]).
+    /// connects to a checked one ([`mcpwire_core::Destination`]).
     fn resolve(&self, host: &str, port: u16) -> BoxFuture<'static, io::Result<Vec<std::net::SocketAddr>>>;
 }
 

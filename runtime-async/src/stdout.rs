@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex, TryLockError};
 use std::task::{Context, Poll, Wake, Waker};
 
 use futures_lite::io::AsyncRead;
-use mcp_core::{Epoch, Input};
-use mcp_host::{lock, Feed};
+use mcpwire_core::{Epoch, Input};
+use mcpwire_host::{lock, Feed};
 
 /// Read buffer size.
 const READ_CHUNK: usize = 64 * 1024;

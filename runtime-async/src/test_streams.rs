@@ -38,7 +38,7 @@ impl Quiet {
 
 impl AsyncRead for Quiet {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, _: &mut [u8]) -> Poll<io::Result<usize>> {
-        *mcp_host::lock(&self.0) = Some(cx.waker().clone());
+        *mcpwire_host::lock(&self.0) = Some(cx.waker().clone());
         Poll::Pending
     }
 }

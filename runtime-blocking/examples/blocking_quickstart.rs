@@ -1,16 +1,16 @@
 //! Connects to an MCP server, lists its tools and calls one, without any async runtime.
 //!
 //! ```text
-//! cargo run -p mcp-blocking --example blocking_quickstart                      # the bundled test server
-//! cargo run -p mcp-blocking --example blocking_quickstart -- "python3 server.py"
+//! cargo run -p mcpwire-blocking --example blocking_quickstart                      # the bundled test server
+//! cargo run -p mcpwire-blocking --example blocking_quickstart -- "python3 server.py"
 //! ```
 
-use mcp_blocking::{Client, ClientError, ServerSpec, StdioCommand};
+use mcpwire_blocking::{Client, ClientError, ServerSpec, StdioCommand};
 use serde_json::json;
 
 fn main() -> Result<(), ClientError> {
     // Without a TARGET this program re-runs itself as the bundled test server.
-    let (program, args) = mcp_test_server::serve_if_asked();
+    let (program, args) = mcpwire_test_server::serve_if_asked();
     let spec = match std::env::args().nth(1) {
         Some(target) => ServerSpec::from_target_named(&target)?,
         None => ServerSpec::stdio("test-server", StdioCommand::new(program).args(args)),

@@ -1,4 +1,4 @@
-//! What a blocking caller does itself while it waits (see [`mcp_host::CallerScope`]): the
+//! What a blocking caller does itself while it waits (see [`mcpwire_host::CallerScope`]): the
 //! HTTP exchange carrying its request, or reading its stdio server's stdout (Unix).
 
 #[cfg(unix)]

@@ -9,17 +9,17 @@ use std::sync::{Arc, Weak};
 use std::thread;
 use std::time::Instant;
 
-use mcp_core::{
+use mcpwire_core::{
     Connection, Epoch, ExchangeId, HttpMethod, HttpRequest, Input, Io, ServerRequest, ServerRequestHandle,
 };
-use mcp_host::{apply_process_io, OtherIo, SpawnRequest};
-use mcp_host::{Dispatch, Engine, EngineApi, Feed, Perform, Side, TimerStep};
+use mcpwire_host::{apply_process_io, OtherIo, SpawnRequest};
+use mcpwire_host::{Dispatch, Engine, EngineApi, Feed, Perform, Side, TimerStep};
 
 use crate::caller_io::CallerIo;
-use mcp_host::{answer, Returning};
+use mcpwire_host::{answer, Returning};
 
 /// The handlers of a blocking client.
-type Handlers = mcp_host::Handlers<Returning>;
+type Handlers = mcpwire_host::Handlers<Returning>;
 use crate::http::{HttpClient, HttpExchange, PreparedExchange};
 use crate::process::ProcessIo;
 
@@ -106,14 +106,14 @@ impl IoSide {
     }
 
     /// Starts an HTTP exchange whose reports feed the engine: on the calling thread when a
-    /// caller issuing its request takes it ([`mcp_host::CallerScope`]: a `POST` only),
+    /// caller issuing its request takes it ([`mcpwire_host::CallerScope`]: a `POST` only),
     /// otherwise on a pooled one.
     fn start_exchange(&mut self, exchange: ExchangeId, request: HttpRequest) -> Option<Input> {
         let feed = self.feed()?;
         let report = move |r: crate::http::HttpReport| feed.feed(r.into_input(exchange));
         let (handle, prepared) = self.http.prepare(request, report);
         let offered = match prepared.method() {
-            HttpMethod::Post => match mcp_host::offer_to_caller(CallerIo::Exchange(prepared)) {
+            HttpMethod::Post => match mcpwire_host::offer_to_caller(CallerIo::Exchange(prepared)) {
                 // No caller took it: the pool runs it.
                 Some(CallerIo::Exchange(prepared)) => Some(prepared),
                 _ => None,
@@ -137,7 +137,7 @@ impl IoSide {
         let Some(feed) = self.feed() else {
             return Input::SpawnFailed(epoch, std::io::Error::other("the client is shutting down"));
         };
-        let started = mcp_host::std_command(&command)
+        let started = mcpwire_host::std_command(&command)
             .spawn()
             .and_then(|child| ProcessIo::start(&self.name, epoch, child, feed));
         match started {
@@ -207,7 +207,10 @@ impl Perform for IoSide {
             feed.feed(Input::ServerAnswer(handle, outcome));
         });
         let refused = || {
-            Input::ServerAnswer(handle, Err(mcp_core::HandlerError::new("could not start a handler thread")))
+            Input::ServerAnswer(
+                handle,
+                Err(mcpwire_core::HandlerError::new("could not start a handler thread")),
+            )
         };
         answered.is_err().then(refused)
     }

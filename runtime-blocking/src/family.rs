@@ -7,8 +7,8 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Instant;
 
-use mcp_core::{ClientError, Connection, Request, RequestError, RequestOptions};
-use mcp_host::{
+use mcpwire_core::{ClientError, Connection, Request, RequestError, RequestOptions};
+use mcpwire_host::{
     block_on, BlockingSubscription, BuilderParts, CallerScope, CancelToken, Family, FamilyHandler,
     ListenOptions, Outcome, Prepared, ProgressFn, Returning, StartedServer, SubscriptionCore,
 };
@@ -97,7 +97,7 @@ impl Family for Blocking {
         request: Request,
         opts: ListenOptions,
     ) -> Result<SubscriptionCore, ClientError> {
-        mcp_host::open_listen(&link.engine, keep, request, opts)
+        mcpwire_host::open_listen(&link.engine, keep, request, opts)
     }
 
     fn subscription(core: SubscriptionCore) -> BlockingSubscription {
@@ -119,7 +119,7 @@ impl Family for Blocking {
         Fut::Output: Send + 'a,
     {
         let jobs: Vec<_> = jobs.into_iter().map(|job| move || block_on(job)).collect();
-        std::future::ready(mcp_host::run_bounded(jobs, limit))
+        std::future::ready(mcpwire_host::run_bounded(jobs, limit))
     }
 
     /// Starts one engine (and its timer thread) per server.

@@ -1,8 +1,8 @@
-//! `mcp-blocking`: the MCP client for plain synchronous code, with no async runtime.
+//! `mcpwire-blocking`: the MCP client for plain synchronous code, with no async runtime.
 //!
-//! The protocol lives in `mcp-core`, a sans-IO engine; this crate performs its IO with
+//! The protocol lives in `mcpwire-core`, a sans-IO engine; this crate performs its IO with
 //! `std::process` and threads. It is the blocking family ([`Blocking`]) of the one generic
-//! client API: the same methods and request values as `mcp-tokio` and `mcp-smol`, sent with a
+//! client API: the same methods and request values as `mcpwire-tokio` and `mcpwire-smol`, sent with a
 //! blocking `.send()` where the async crates `.await`.
 //!
 //! # How it runs
@@ -45,8 +45,8 @@
 //! [`ClientBuilder::http_client`] (see [`HttpClientConfig`]).
 //!
 //! ```no_run
-//! # fn demo() -> Result<(), mcp_blocking::ClientError> {
-//! let client = mcp_blocking::connect("npx -y @modelcontextprotocol/server-everything")?;
+//! # fn demo() -> Result<(), mcpwire_blocking::ClientError> {
+//! let client = mcpwire_blocking::connect("npx -y @modelcontextprotocol/server-everything")?;
 //! for t in client.list_tools().send().into_result()? {
 //!     println!("{}: {}", t.server, t.tool.name);
 //! }
@@ -57,7 +57,7 @@
 //! ```
 //!
 //! With several servers or handlers, build it: `Client::builder().server(spec).build()?`. The
-//! root has the names of `mcp-tokio` and `mcp-smol` (every type a program needs, the protocol
+//! root has the names of `mcpwire-tokio` and `mcpwire-smol` (every type a program needs, the protocol
 //! types included: [`CallToolResult`], [`CreateMessageResult`], ...; all of them in [`types`]),
 //! plus [`Elapsed`] and the [`http`] module (the ureq client); the async crates have their
 //! runtime instead.
@@ -76,26 +76,26 @@ mod reply;
 mod stdout;
 
 pub use family::Blocking;
-pub use mcp_host::facade::*;
-pub use mcp_host::{BlockingSubscription as Subscription, Elapsed};
+pub use mcpwire_host::facade::*;
+pub use mcpwire_host::{BlockingSubscription as Subscription, Elapsed};
 
 #[doc(hidden)]
 pub use family::BlockingLink;
 
 /// An MCP client over one or more servers, blocking.
-pub type Client = mcp_host::Client<Blocking>;
+pub type Client = mcpwire_host::Client<Blocking>;
 /// Builds a [`Client`]. A blocking client has nothing to choose about how it runs, so unlike
 /// the async crates' builders this one has no `runtime_options`:
 ///
 /// ```compile_fail,E0599
-/// let builder = mcp_blocking::Client::builder().runtime_options(());
+/// let builder = mcpwire_blocking::Client::builder().runtime_options(());
 /// ```
-pub type ClientBuilder = mcp_host::ClientBuilder<Blocking>;
+pub type ClientBuilder = mcpwire_host::ClientBuilder<Blocking>;
 /// One server of a [`Client`].
-pub type Server = mcp_host::Server<Blocking>;
+pub type Server = mcpwire_host::Server<Blocking>;
 /// A handler of a blocking client: the server's name and the decoded request in, the answer
 /// out.
-pub type Handler = mcp_host::Handler<mcp_host::Returning>;
+pub type Handler = mcpwire_host::Handler<mcpwire_host::Returning>;
 
 /// Connects to one server given as a target string (a command line for stdio) and waits
 /// until its protocol era is known.

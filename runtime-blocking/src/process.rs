@@ -16,12 +16,12 @@ use std::process::{Child, ChildStderr, ChildStdin};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 
-use mcp_core::Epoch;
-use mcp_core::Input;
-use mcp_host::{Feed, ProcessControl};
+use mcpwire_core::Epoch;
+use mcpwire_core::Input;
+use mcpwire_host::{Feed, ProcessControl};
 
 use crate::driver::thread_name;
-use mcp_host::lock;
+use mcpwire_host::lock;
 
 /// Read buffer size for stdout and stderr.
 const READ_CHUNK: usize = 64 * 1024;
@@ -164,7 +164,7 @@ impl ProcessControl for ProcessIo {
         }
         // A caller issuing a request on this thread waits for the reply on stdout.
         #[cfg(unix)]
-        let _ = mcp_host::offer_to_caller(crate::caller_io::CallerIo::Stdout(self.stdout.clone()));
+        let _ = mcpwire_host::offer_to_caller(crate::caller_io::CallerIo::Stdout(self.stdout.clone()));
         let mut rest = &bytes[..];
         #[cfg(unix)]
         if let (true, Some(pipe)) = (st.queue.is_empty() && !st.busy, st.inline.as_ref()) {
@@ -204,8 +204,8 @@ impl ProcessControl for ProcessIo {
         }
         #[cfg(unix)]
         {
-            if force || mcp_host::signal_server(self.pid, false).is_err() {
-                let _ = mcp_host::signal_server(self.pid, true);
+            if force || mcpwire_host::signal_server(self.pid, false).is_err() {
+                let _ = mcpwire_host::signal_server(self.pid, true);
             }
         }
         #[cfg(not(unix))]
@@ -347,15 +347,15 @@ fn wait_for_exit(epoch: Epoch, mut child: Child, pid: u32, state: &ExitState, fe
         // then reap it, under the driver's lock.
         let mut exited = lock(&state.exited);
         *exited = true;
-        mcp_host::kill_server_group(pid);
+        mcpwire_host::kill_server_group(pid);
         child.wait()
     } else {
         let status = child.wait();
         *lock(&state.exited) = true;
-        mcp_host::kill_server_group(pid);
+        mcpwire_host::kill_server_group(pid);
         status
     };
-    let info = status.map(mcp_host::exit_info).unwrap_or_default();
+    let info = status.map(mcpwire_host::exit_info).unwrap_or_default();
     feed.feed(Input::Exited(epoch, info));
 }
 
@@ -390,11 +390,11 @@ fn poll_for_exit(epoch: Epoch, state: &ExitState, feed: &dyn Feed) {
                 Ok(None) => {}
                 Ok(Some(status)) => {
                     *exited = true;
-                    break mcp_host::exit_info(status);
+                    break mcpwire_host::exit_info(status);
                 }
                 Err(_) => {
                     *exited = true;
-                    break mcp_core::ExitInfo::default();
+                    break mcpwire_core::ExitInfo::default();
                 }
             }
         }

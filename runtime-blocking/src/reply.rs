@@ -5,8 +5,8 @@
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::ThreadId;
 
-use mcp_core::ClientError;
-use mcp_host::{lock, Outcome, Reply};
+use mcpwire_core::ClientError;
+use mcpwire_host::{lock, Outcome, Reply};
 
 /// Wakes a caller waiting somewhere other than on the slot's condition variable.
 pub(crate) type Nudge = Arc<dyn Fn() + Send + Sync>;

@@ -21,8 +21,8 @@ use std::process::ChildStdout;
 use std::sync::{Arc, Condvar, Mutex, PoisonError, TryLockError};
 use std::time::Duration;
 
-use mcp_core::{Epoch, Input};
-use mcp_host::{lock, Feed, Outcome};
+use mcpwire_core::{Epoch, Input};
+use mcpwire_host::{lock, Feed, Outcome};
 use rustix::event::{poll, PollFd, PollFlags};
 
 use crate::reply::Slot;
@@ -280,8 +280,8 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::mpsc;
 
-    use mcp_core::ClientError;
-    use mcp_host::Reply;
+    use mcpwire_core::ClientError;
+    use mcpwire_host::Reply;
 
     use super::*;
     use crate::reply::{slot, ReplyTo};

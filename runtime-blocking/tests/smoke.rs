@@ -4,9 +4,9 @@
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_blocking::RouteError;
-use mcp_blocking::{CancelToken, Client, ClientError, Event, RequestOptions, ServerSpec};
-use mcp_blocking::{Era, Request, RequestError};
+use mcpwire_blocking::RouteError;
+use mcpwire_blocking::{CancelToken, Client, ClientError, Event, RequestOptions, ServerSpec};
+use mcpwire_blocking::{Era, Request, RequestError};
 use serde_json::json;
 
 fn target(protocol: &str) -> String {
@@ -20,7 +20,7 @@ fn spec(name: &str, protocol: &str) -> ServerSpec {
 #[test]
 fn modern_and_legacy_connect_list_and_echo() {
     for (proto, era) in [("modern", Era::Modern), ("2025-06-18", Era::Legacy), ("2024-11-05", Era::Legacy)] {
-        let client = mcp_blocking::connect(&target(proto)).unwrap();
+        let client = mcpwire_blocking::connect(&target(proto)).unwrap();
         let server = &client.servers()[0];
         let info = server.info().expect("connected");
         assert_eq!(info.era, era, "{proto}");
@@ -38,7 +38,7 @@ fn modern_and_legacy_connect_list_and_echo() {
 
 #[test]
 fn progress_callback() {
-    let client = mcp_blocking::connect(&target("modern")).unwrap();
+    let client = mcpwire_blocking::connect(&target("modern")).unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = seen.clone();
     let r = client.servers()[0]
@@ -55,7 +55,7 @@ fn progress_callback() {
 
 #[test]
 fn request_timeout_then_server_still_usable() {
-    let client = mcp_blocking::connect(&target("2025-11-25")).unwrap();
+    let client = mcpwire_blocking::connect(&target("2025-11-25")).unwrap();
     let server = &client.servers()[0];
     let opts = RequestOptions::default().timeout(Duration::from_millis(200));
     let t0 = Instant::now();
@@ -68,7 +68,7 @@ fn request_timeout_then_server_still_usable() {
 
 #[test]
 fn cancel_token_ends_a_blocked_call() {
-    let client = mcp_blocking::connect(&target("modern")).unwrap();
+    let client = mcpwire_blocking::connect(&target("modern")).unwrap();
     let server = client.servers()[0].clone();
     let token = CancelToken::new();
     let canceller = {
@@ -93,7 +93,7 @@ fn cancel_token_ends_a_blocked_call() {
 
 #[test]
 fn crash_then_next_call_restarts() {
-    let client = mcp_blocking::connect(&target("modern")).unwrap();
+    let client = mcpwire_blocking::connect(&target("modern")).unwrap();
     let err = client.call_tool("crash", json!({"code": 3})).send().unwrap_err();
     match &err {
         ClientError::Request(e) => assert!(e.is_transport(), "{e:?}"),
@@ -110,10 +110,10 @@ fn crash_then_next_call_restarts() {
 fn legacy_elicitation_round_trip() {
     let client = Client::builder()
         .server(spec("legacy", "2025-06-18"))
-        .elicitation_handler(|req: mcp_blocking::ElicitationRequest| {
+        .elicitation_handler(|req: mcpwire_blocking::ElicitationRequest| {
             assert_eq!(&*req.server, "legacy");
             assert!(!req.message.is_empty());
-            Ok(mcp_blocking::ElicitResult::accept(json!({"name": "Ada"})))
+            Ok(mcpwire_blocking::ElicitResult::accept(json!({"name": "Ada"})))
         })
         .build()
         .unwrap();
@@ -126,8 +126,8 @@ fn legacy_elicitation_round_trip() {
 fn roots_handler_and_missing_handler() {
     let client = Client::builder()
         .server(spec("legacy", "2025-11-25"))
-        .roots_handler(|_: mcp_blocking::RootsListRequest| {
-            Ok(vec![mcp_blocking::Root::named("file:///tmp", "tmp")])
+        .roots_handler(|_: mcpwire_blocking::RootsListRequest| {
+            Ok(vec![mcpwire_blocking::Root::named("file:///tmp", "tmp")])
         })
         .build()
         .unwrap();
@@ -171,7 +171,7 @@ fn builder_validation_and_spawn_failure() {
     assert!(matches!(Client::builder().build(), Err(ClientError::Config(_))));
     let dup = Client::builder().server(spec("x", "modern")).server(spec("x", "modern")).build();
     assert!(matches!(dup, Err(ClientError::Config(_))));
-    let err = mcp_blocking::connect("/nonexistent/mcp-server-binary").unwrap_err();
+    let err = mcpwire_blocking::connect("/nonexistent/mcp-server-binary").unwrap_err();
     assert!(matches!(err, ClientError::Request(RequestError::Spawn { .. })), "{err:?}");
 }
 
@@ -201,7 +201,7 @@ fn dropping_the_last_handle_closes_the_server() {
 #[cfg(unix)]
 #[test]
 fn close_escalates_to_kill_for_a_stubborn_process() {
-    use mcp_blocking::StdioCommand;
+    use mcpwire_blocking::StdioCommand;
     let pid_file = std::env::temp_dir().join(format!("mcp-blocking-stubborn-{}", std::process::id()));
     let script = format!("echo $$ > {}; trap '' TERM; while :; do sleep 0.05; done", pid_file.display());
     let mut spec = ServerSpec::stdio("stubborn", StdioCommand::new("sh").args(["-c", &script]))
@@ -228,6 +228,6 @@ fn close_escalates_to_kill_for_a_stubborn_process() {
 fn handles_are_clone_send_sync() {
     fn check<T: Clone + Send + Sync + 'static>() {}
     check::<Client>();
-    check::<mcp_blocking::Server>();
+    check::<mcpwire_blocking::Server>();
     check::<CancelToken>();
 }

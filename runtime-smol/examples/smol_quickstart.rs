@@ -1,16 +1,16 @@
 //! Connects to an MCP server, lists its tools and calls one, under smol (any executor works).
 //!
 //! ```text
-//! cargo run -p mcp-smol --example smol_quickstart                      # the bundled test server
-//! cargo run -p mcp-smol --example smol_quickstart -- "python3 server.py"
+//! cargo run -p mcpwire-smol --example smol_quickstart                      # the bundled test server
+//! cargo run -p mcpwire-smol --example smol_quickstart -- "python3 server.py"
 //! ```
 
-use mcp_smol::{Client, ClientError, ServerSpec, StdioCommand};
+use mcpwire_smol::{Client, ClientError, ServerSpec, StdioCommand};
 use serde_json::json;
 
 fn main() -> Result<(), ClientError> {
     // Without a TARGET this program re-runs itself as the bundled test server.
-    let (program, args) = mcp_test_server::serve_if_asked();
+    let (program, args) = mcpwire_test_server::serve_if_asked();
     let spec = match std::env::args().nth(1) {
         Some(target) => ServerSpec::from_target_named(&target)?,
         None => ServerSpec::stdio("test-server", StdioCommand::new(program).args(args)),

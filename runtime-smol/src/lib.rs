@@ -1,6 +1,6 @@
-//! `mcp-smol`: the MCP client on smol's building blocks, for smol and async-std users.
+//! `mcpwire-smol`: the MCP client on smol's building blocks, for smol and async-std users.
 //!
-//! The protocol lives in `mcp-core` (sans-IO) and the async API in `mcp-async`; this crate only
+//! The protocol lives in `mcpwire-core` (sans-IO) and the async API in `mcpwire-async`; this crate only
 //! supplies processes (`async-process`), timers (`async-io`) and a spawner ([`SmolRuntime`]).
 //! It does not need a particular executor: the client's background tasks run on a small
 //! executor of their own (driven by one thread) unless you give it a spawner, so awaiting the
@@ -8,11 +8,11 @@
 //!
 //! As in every runtime crate, a client is built with [`Client::builder`] and
 //! [`ClientBuilder::build`] (here given a [`SmolRuntime`]), or with [`connect`] for one server
-//! given as a string; the re-exported names are the same as `mcp-tokio`'s.
+//! given as a string; the re-exported names are the same as `mcpwire-tokio`'s.
 //!
 //! ```no_run
-//! # fn main() -> Result<(), mcp_smol::ClientError> {
-//! use mcp_smol::{Client, ServerSpec, SmolRuntime};
+//! # fn main() -> Result<(), mcpwire_smol::ClientError> {
+//! use mcpwire_smol::{Client, ServerSpec, SmolRuntime};
 //!
 //! futures_lite::future::block_on(async {
 //!     let spec = ServerSpec::from_target("everything", "npx -y @modelcontextprotocol/server-everything")?;
@@ -20,7 +20,7 @@
 //!     println!("{} tools", client.list_tools().await.items.len());
 //!     client.close().await;
 //!
-//!     let client = mcp_smol::connect("npx -y @modelcontextprotocol/server-everything").await?;
+//!     let client = mcpwire_smol::connect("npx -y @modelcontextprotocol/server-everything").await?;
 //!     client.close().await;
 //!     Ok(())
 //! })
@@ -37,21 +37,21 @@ use std::time::Instant;
 
 mod tcp;
 
-use mcp_async::{ChildProcess, ProcessParts, Runtime};
-use mcp_core::ExitInfo;
-use mcp_host::{exit_info, std_command};
+use mcpwire_async::{ChildProcess, ProcessParts, Runtime};
+use mcpwire_core::ExitInfo;
+use mcpwire_host::{exit_info, std_command};
 
-pub use mcp_async::facade::*;
+pub use mcpwire_async::facade::*;
 
 /// An MCP client over one or more servers, on smol (or any executor: see [`SmolRuntime`]).
-pub type Client = mcp_async::Client<SmolRuntime>;
+pub type Client = mcpwire_async::Client<SmolRuntime>;
 /// Builds a [`Client`].
-pub type ClientBuilder = mcp_async::ClientBuilder<SmolRuntime>;
+pub type ClientBuilder = mcpwire_async::ClientBuilder<SmolRuntime>;
 /// One server of a [`Client`].
-pub type Server = mcp_async::Server<SmolRuntime>;
+pub type Server = mcpwire_async::Server<SmolRuntime>;
 /// How a [`Client`] runs: another spawner than this crate's background executor, a custom
 /// connector ([`ClientBuilder::runtime_options`]).
-pub type RuntimeOptions = mcp_async::AsyncOptions<SmolRuntime>;
+pub type RuntimeOptions = mcpwire_async::AsyncOptions<SmolRuntime>;
 
 type Spawner = Arc<dyn Fn(BoxFuture<'static, ()>) + Send + Sync>;
 
@@ -77,9 +77,9 @@ fn background() -> &'static Arc<async_executor::Executor<'static>> {
         let ex = Arc::new(async_executor::Executor::new());
         let runner = ex.clone();
         std::thread::Builder::new()
-            .name("mcp-smol".into())
+            .name("mcpwire-smol".into())
             .spawn(move || futures_lite::future::block_on(runner.run(futures_lite::future::pending::<()>())))
-            .expect("spawn the mcp-smol executor thread");
+            .expect("spawn the mcpwire-smol executor thread");
         ex
     })
 }
@@ -159,7 +159,11 @@ impl Runtime for SmolRuntime {
         })
     }
 
-    fn connect_tcp(&self, host: &str, port: u16) -> BoxFuture<'static, io::Result<mcp_async::TcpConnection>> {
+    fn connect_tcp(
+        &self,
+        host: &str,
+        port: u16,
+    ) -> BoxFuture<'static, io::Result<mcpwire_async::TcpConnection>> {
         let host = host.to_owned();
         Box::pin(async move {
             let stream = async_net::TcpStream::connect((host.as_str(), port)).await?;
@@ -177,5 +181,5 @@ impl Runtime for SmolRuntime {
 /// Connects to one server given as a target string (a command line for stdio) and waits
 /// until its protocol era is known.
 pub async fn connect(target: &str) -> Result<Client, ClientError> {
-    mcp_async::connect::<SmolRuntime>(target).await
+    mcpwire_async::connect::<SmolRuntime>(target).await
 }

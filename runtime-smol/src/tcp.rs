@@ -64,11 +64,11 @@ impl Tcp {
     }
 
     /// The stream for the HTTP client, with the check of its socket.
-    pub(crate) fn connection(stream: async_net::TcpStream) -> mcp_async::TcpConnection {
+    pub(crate) fn connection(stream: async_net::TcpStream) -> mcpwire_async::TcpConnection {
         let socket: Arc<Async<TcpStream>> = stream.clone().into();
-        mcp_async::TcpConnection {
+        mcpwire_async::TcpConnection {
             stream: Box::new(Self::new(stream)),
-            idle_check: Box::new(move || mcp_async::socket_idle(socket.get_ref())),
+            idle_check: Box::new(move || mcpwire_async::socket_idle(socket.get_ref())),
         }
     }
 }

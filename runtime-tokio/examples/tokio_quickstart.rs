@@ -1,18 +1,18 @@
 //! Connects to an MCP server, lists its tools and calls one, on tokio.
 //!
 //! ```text
-//! cargo run -p mcp-tokio --example tokio_quickstart                      # the bundled test server
-//! cargo run -p mcp-tokio --example tokio_quickstart -- "python3 server.py"
-//! cargo run -p mcp-tokio --example tokio_quickstart -- http://127.0.0.1:3001/mcp
+//! cargo run -p mcpwire-tokio --example tokio_quickstart                      # the bundled test server
+//! cargo run -p mcpwire-tokio --example tokio_quickstart -- "python3 server.py"
+//! cargo run -p mcpwire-tokio --example tokio_quickstart -- http://127.0.0.1:3001/mcp
 //! ```
 
-use mcp_tokio::{Client, ClientError, ServerSpec, StdioCommand};
+use mcpwire_tokio::{Client, ClientError, ServerSpec, StdioCommand};
 use serde_json::json;
 
 #[tokio::main]
 async fn main() -> Result<(), ClientError> {
     // Without a TARGET this program re-runs itself as the bundled test server.
-    let (program, args) = mcp_test_server::serve_if_asked();
+    let (program, args) = mcpwire_test_server::serve_if_asked();
     let spec = match std::env::args().nth(1) {
         Some(target) => ServerSpec::from_target_named(&target)?,
         None => ServerSpec::stdio("test-server", StdioCommand::new(program).args(args)),

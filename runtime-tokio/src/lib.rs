@@ -1,6 +1,6 @@
-//! `mcp-tokio`: the MCP client on tokio.
+//! `mcpwire-tokio`: the MCP client on tokio.
 //!
-//! The protocol lives in `mcp-core` (sans-IO) and the async API in `mcp-async`; this crate only
+//! The protocol lives in `mcpwire-core` (sans-IO) and the async API in `mcpwire-async`; this crate only
 //! supplies tokio's processes, timers and task spawning ([`TokioRuntime`]) and re-exports the
 //! API. Use it from inside a tokio runtime.
 //!
@@ -8,8 +8,8 @@
 //! its background tasks run on. [`connect`] is the shortcut for one server given as a string.
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), mcp_tokio::ClientError> {
-//! use mcp_tokio::{Client, ServerSpec, TokioRuntime};
+//! # async fn demo() -> Result<(), mcpwire_tokio::ClientError> {
+//! use mcpwire_tokio::{Client, ServerSpec, TokioRuntime};
 //!
 //! let spec = ServerSpec::from_target("everything", "npx -y @modelcontextprotocol/server-everything")?;
 //! let client = Client::builder().server(spec).build()?;
@@ -18,11 +18,11 @@
 //! client.close().await;
 //!
 //! // The same for one server, in one line:
-//! let client = mcp_tokio::connect("npx -y @modelcontextprotocol/server-everything").await?;
+//! let client = mcpwire_tokio::connect("npx -y @modelcontextprotocol/server-everything").await?;
 //! # Ok(()) }
 //! ```
 //!
-//! Every runtime crate (`mcp-tokio`, `mcp-smol`, `mcp-blocking`) has the same names at its
+//! Every runtime crate (`mcpwire-tokio`, `mcpwire-smol`, `mcpwire-blocking`) has the same names at its
 //! root, so code moves between them by changing the crate's name: [`Client`],
 //! [`ClientBuilder`], [`Server`] and [`connect`]; the request values ([`RequestBuilder`],
 //! [`Pending`], [`ListenRequest`], [`BatchRequest`], [`ProgressStream`], [`RequestUpdate`],
@@ -43,22 +43,22 @@
 use std::io;
 use std::time::Instant;
 
-use mcp_async::{ChildProcess, ProcessParts, Runtime};
-use mcp_core::ExitInfo;
-use mcp_host::{exit_info, std_command};
+use mcpwire_async::{ChildProcess, ProcessParts, Runtime};
+use mcpwire_core::ExitInfo;
+use mcpwire_host::{exit_info, std_command};
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
-pub use mcp_async::facade::*;
+pub use mcpwire_async::facade::*;
 
 /// An MCP client over one or more servers, on tokio.
-pub type Client = mcp_async::Client<TokioRuntime>;
+pub type Client = mcpwire_async::Client<TokioRuntime>;
 /// Builds a [`Client`].
-pub type ClientBuilder = mcp_async::ClientBuilder<TokioRuntime>;
+pub type ClientBuilder = mcpwire_async::ClientBuilder<TokioRuntime>;
 /// One server of a [`Client`].
-pub type Server = mcp_async::Server<TokioRuntime>;
+pub type Server = mcpwire_async::Server<TokioRuntime>;
 /// How a [`Client`] runs: a tokio runtime other than the current one, a custom connector
 /// ([`ClientBuilder::runtime_options`]).
-pub type RuntimeOptions = mcp_async::AsyncOptions<TokioRuntime>;
+pub type RuntimeOptions = mcpwire_async::AsyncOptions<TokioRuntime>;
 
 /// Tokio's processes, timers and spawner.
 #[derive(Debug, Clone)]
@@ -131,7 +131,11 @@ impl Runtime for TokioRuntime {
         })
     }
 
-    fn connect_tcp(&self, host: &str, port: u16) -> BoxFuture<'static, io::Result<mcp_async::TcpConnection>> {
+    fn connect_tcp(
+        &self,
+        host: &str,
+        port: u16,
+    ) -> BoxFuture<'static, io::Result<mcpwire_async::TcpConnection>> {
         let (host, handle) = (host.to_owned(), self.handle.clone());
         Box::pin(async move {
             // Connecting (and resolving) happens on the client's runtime, whoever polls this.
@@ -145,9 +149,9 @@ impl Runtime for TokioRuntime {
                 Ok::<_, io::Error>((tokio::net::TcpStream::from_std(std_stream)?, socket))
             });
             let (stream, socket) = opened.await.map_err(io::Error::other)??;
-            Ok(mcp_async::TcpConnection {
+            Ok(mcpwire_async::TcpConnection {
                 stream: Box::new(stream.compat()),
-                idle_check: Box::new(move || mcp_async::socket_idle(&socket)),
+                idle_check: Box::new(move || mcpwire_async::socket_idle(&socket)),
             })
         })
     }
@@ -167,5 +171,5 @@ impl Runtime for TokioRuntime {
 /// Connects to one server given as a target string (a command line for stdio) and waits
 /// until its protocol era is known.
 pub async fn connect(target: &str) -> Result<Client, ClientError> {
-    mcp_async::connect::<TokioRuntime>(target).await
+    mcpwire_async::connect::<TokioRuntime>(target).await
 }

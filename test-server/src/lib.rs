@@ -1,6 +1,6 @@
 //! `mcp-test-server`: a deterministic MCP server for the workspace's tests and for `mcp demo`.
 //!
-//! The client's integration tests (`mcp-tests`, `mcp-cli`, `mcp-blocking`), the benchmarks and
+//! The client's integration tests (`mcp-tests`, `mcpwire-cli`, `mcpwire-blocking`), the benchmarks and
 //! `mcp demo` all talk to this one server, as the `mcp-test-server` binary or, for the demo,
 //! through [`run`] inside the `mcp` binary. It depends on nothing but `serde_json`, so the shipped
 //! `mcp` binary does not depend on the test crate.
@@ -127,7 +127,7 @@
 //!
 //! ```no_run
 //! fn main() -> std::process::ExitCode {
-//!     mcp_test_server::run(std::env::args().skip(1))
+//!     mcpwire_test_server::run(std::env::args().skip(1))
 //! }
 //! ```
 //!

@@ -80,11 +80,11 @@ pub mod address_check_scenarios {
     use std::net::{IpAddr, Ipv4Addr};
     use std::time::Duration;
     use $crate::address_check_scenarios::{protected_server, NAMES_CA, NAMES_CERT, NAMES_KEY};
-    use $crate::mcp_core::address_class::AddressClass;
-    use $crate::mcp_core::oauth::OAuthError;
-    use $crate::mcp_core::{ClientError, RequestError, ServerSpec};
-    use $crate::mcp_host::auth::OAuthOptions;
-    use $crate::mcp_host::{HttpClientConfig, ProxySetting};
+    use $crate::mcpwire_core::address_class::AddressClass;
+    use $crate::mcpwire_core::oauth::OAuthError;
+    use $crate::mcpwire_core::{ClientError, RequestError, ServerSpec};
+    use $crate::mcpwire_host::auth::OAuthOptions;
+    use $crate::mcpwire_host::{HttpClientConfig, ProxySetting};
     use $crate::scripted_http::ScriptedHttpServer;
     use $crate::serde_json::json;
 

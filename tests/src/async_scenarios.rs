@@ -85,7 +85,7 @@ pub mod async_scenarios {
     }
 
     /// Callers on several threads share one stdio server (each reads the server's stdout
-    /// itself while it waits, see mcp-async): every caller gets its own answers, and a reply
+    /// itself while it waits, see mcpwire-async): every caller gets its own answers, and a reply
     /// that comes after the other callers finished (when only the reader task reads) still
     /// reaches its caller.
     pub async fn callers_on_threads() {

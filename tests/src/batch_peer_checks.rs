@@ -13,7 +13,7 @@ macro_rules! define_batch_peer_checks {
 pub mod batch_peer_checks {
     use super::rt;
     use std::time::Duration;
-    use $crate::mcp_core::ClientError;
+    use $crate::mcpwire_core::ClientError;
     use $crate::serde_json::json;
     use $crate::support;
 

@@ -16,7 +16,7 @@ macro_rules! define_cache_scenarios {
 #[allow(unused_imports)]
 pub mod cache_scenarios {
     use super::rt;
-    use $crate::mcp_core::{CacheKey, CacheScope, Era};
+    use $crate::mcpwire_core::{CacheKey, CacheScope, Era};
     use $crate::support;
 
     macro_rules! aw {

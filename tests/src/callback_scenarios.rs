@@ -15,17 +15,17 @@ use std::sync::Arc;
 /// Spawns a future on a runtime, from any thread.
 pub type Spawner = Arc<dyn Fn(Pin<Box<dyn Future<Output = ()> + Send>>) + Send + Sync>;
 
-/// Defines `pub mod callback_scenarios` for the glue `rt` of mcp-blocking.
+/// Defines `pub mod callback_scenarios` for the glue `rt` of mcpwire-blocking.
 #[macro_export]
 macro_rules! define_blocking_callback_scenarios {
     () => {
-/// Blocking callbacks that call their own server, instantiated for mcp-blocking.
+/// Blocking callbacks that call their own server, instantiated for mcpwire-blocking.
 pub mod callback_scenarios {
     use super::rt;
     use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
-    use $crate::mcp_core::{
+    use $crate::mcpwire_core::{
         Event, InputWaitDecision, ListKind, Notification, Progress, RequestMetaContext, RequestOptions,
     };
     use $crate::serde_json::{json, Map, Value};
@@ -141,7 +141,7 @@ pub mod callback_scenarios {
         let cell = ServerCell::default();
         let (to, nested) = mpsc::channel();
         let (hook_cell, to) = (cell.clone(), Mutex::new(to));
-        let hook = move |_: &str, wait: &$crate::mcp_core::InputWait| {
+        let hook = move |_: &str, wait: &$crate::mcpwire_core::InputWait| {
             if wait.round == 1 {
                 echo_to(&server_in(&hook_cell), "from the input-wait hook", &to);
             }
@@ -228,7 +228,7 @@ pub mod callback_scenarios {
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
     use $crate::futures_lite::future;
-    use $crate::mcp_core::{Event, ListKind, Notification, Progress, RequestOptions};
+    use $crate::mcpwire_core::{Event, ListKind, Notification, Progress, RequestOptions};
     use $crate::serde_json::json;
     use $crate::support;
 

@@ -17,9 +17,9 @@ macro_rules! define_catalog_peer_checks {
 pub mod catalog_peer_checks {
     use super::rt;
     use std::time::Duration;
-    use $crate::mcp_core::routing::{RouteError, RouteKind};
-    use $crate::mcp_core::types::{CompletionReference, LoggingLevel};
-    use $crate::mcp_core::{ClientError, RequestError, ServerSpec};
+    use $crate::mcpwire_core::routing::{RouteError, RouteKind};
+    use $crate::mcpwire_core::types::{CompletionReference, LoggingLevel};
+    use $crate::mcpwire_core::{ClientError, RequestError, ServerSpec};
     use $crate::serde_json::{json, Map, Value};
     use $crate::support::{self, TempDir};
 
@@ -82,7 +82,7 @@ pub mod catalog_peer_checks {
             .map(|r| r.server.as_str())
             .collect();
         assert_eq!(hello, [py]);
-        let demo = |r: &&$crate::mcp_core::routing::ServerResource| r.resource.uri.starts_with("demo://");
+        let demo = |r: &&$crate::mcpwire_core::routing::ServerResource| r.resource.uri.starts_with("demo://");
         assert!(resources.items.iter().filter(demo).all(|r| r.server == everything));
         assert!(resources.items.iter().any(|r| demo(&r)), "no demo:// resource");
         let templates = aw!(client.list_resource_templates());
@@ -136,7 +136,7 @@ pub mod catalog_peer_checks {
     /// server-everything's tools and names the dead server, and a call routed by name reaches
     /// server-everything.
     pub $($kw)? fn real_server_beside_a_dead_one() {
-        let missing = $crate::mcp_core::StdioCommand::new("/nonexistent/mcp-server-that-is-not-there");
+        let missing = $crate::mcpwire_core::StdioCommand::new("/nonexistent/mcp-server-that-is-not-there");
         let builder = rt::Client::builder()
             .server(ServerSpec::stdio("dead", missing))
             .server(peer("server-everything", &[]));

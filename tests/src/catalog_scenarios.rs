@@ -14,9 +14,9 @@ macro_rules! define_catalog_scenarios {
 #[allow(unused_imports)]
 pub mod catalog_scenarios {
     use super::rt;
-    use $crate::mcp_core::routing::{RouteError, RouteKind};
-    use $crate::mcp_core::types::{CompletionReference, LoggingLevel};
-    use $crate::mcp_core::{ClientError, RequestError};
+    use $crate::mcpwire_core::routing::{RouteError, RouteKind};
+    use $crate::mcpwire_core::types::{CompletionReference, LoggingLevel};
+    use $crate::mcpwire_core::{ClientError, RequestError};
     use $crate::serde_json::{json, Map, Value};
     use $crate::support;
 

@@ -18,8 +18,8 @@ pub mod deprecation_peer_checks {
     use super::rt;
     use std::time::{Duration, Instant};
     use $crate::http_peers::HttpPeer;
-    use $crate::mcp_core::types::LoggingLevel;
-    use $crate::mcp_core::{
+    use $crate::mcpwire_core::types::LoggingLevel;
+    use $crate::mcpwire_core::{
         Deprecation, DeprecationNotices, Event, Notification, ServerSpec, UsedBy, Warning,
     };
     use $crate::serde_json::json;
@@ -47,11 +47,11 @@ pub mod deprecation_peer_checks {
     /// the host's log level: one notice per feature, the server's log before the host's level.
     pub $($kw)? fn everything_roots_sampling_and_logging_once_each() {
         let events = Events::new();
-        let roots = rt::sync_handler(|_: $crate::mcp_host::RootsListRequest| {
-            Ok(vec![$crate::mcp_core::Root::named("file:///srv/data", "data")])
+        let roots = rt::sync_handler(|_: $crate::mcpwire_host::RootsListRequest| {
+            Ok(vec![$crate::mcpwire_core::Root::named("file:///srv/data", "data")])
         });
-        let sample = rt::sync_handler(|_: $crate::mcp_host::SamplingRequest| {
-            Ok($crate::mcp_core::types::CreateMessageResult::text("sampled", "test-model"))
+        let sample = rt::sync_handler(|_: $crate::mcpwire_host::SamplingRequest| {
+            Ok($crate::mcpwire_core::types::CreateMessageResult::text("sampled", "test-model"))
         });
         let spec = support::peer_spec("server-everything", &[])
             .request_timeout(Duration::from_secs(30))

@@ -15,10 +15,10 @@ macro_rules! define_fan_out_scenarios {
 #[allow(unused_imports)]
 pub mod fan_out_scenarios {
     use super::rt;
-    use $crate::mcp_core::routing::{ClientList, RouteError, ServerFailure};
-    use $crate::mcp_core::tool_formats::Provider;
-    use $crate::mcp_core::types::LoggingLevel;
-    use $crate::mcp_core::{ClientError, RequestError, ServerSpec, ServerTool};
+    use $crate::mcpwire_core::routing::{ClientList, RouteError, ServerFailure};
+    use $crate::mcpwire_core::tool_formats::Provider;
+    use $crate::mcpwire_core::types::LoggingLevel;
+    use $crate::mcpwire_core::{ClientError, RequestError, ServerSpec, ServerTool};
     use $crate::serde_json::{json, Value};
     use $crate::support;
 
@@ -103,14 +103,14 @@ pub mod fan_out_scenarios {
             assert!(converted.resolve("extra_0").is_some(), "{provider:?}: {:?}", converted.tools);
             assert_eq!(names(&converted.failed), ["dead"], "{provider:?}");
         }
-        let openai = aw!(client.provider_tools($crate::mcp_core::tool_formats::Provider::OpenAi));
+        let openai = aw!(client.provider_tools($crate::mcpwire_core::tool_formats::Provider::OpenAi));
         assert_eq!(names(&openai.failed), ["dead"]);
         let call = json!({"id": "call_1", "type": "function",
             "function": {"name": "extra_0", "arguments": "{\"message\":\"from openai\"}"}});
         let (_, result) = aw!(client.call_provider_tool(&openai, &call)).expect("the provider call");
         assert_eq!(result.text(), "from openai");
-        assert_eq!(names(&aw!(client.provider_tools($crate::mcp_core::tool_formats::Provider::Anthropic)).failed), ["dead"]);
-        assert_eq!(names(&aw!(client.provider_tools($crate::mcp_core::tool_formats::Provider::Google)).failed), ["dead"]);
+        assert_eq!(names(&aw!(client.provider_tools($crate::mcpwire_core::tool_formats::Provider::Anthropic)).failed), ["dead"]);
+        assert_eq!(names(&aw!(client.provider_tools($crate::mcpwire_core::tool_formats::Provider::Google)).failed), ["dead"]);
         aw!(client.close());
     }
 

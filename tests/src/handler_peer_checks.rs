@@ -18,9 +18,9 @@ pub mod handler_peer_checks {
     use std::sync::{Arc, Mutex};
     use std::time::{Duration, Instant};
     use $crate::http_peers::HttpPeer;
-    use $crate::mcp_core::types::{CreateMessageRequest, CreateMessageResult, Role};
-    use $crate::mcp_core::{HandlerError, Root, ServerSpec};
-    use $crate::mcp_host::SamplingRequest;
+    use $crate::mcpwire_core::types::{CreateMessageRequest, CreateMessageResult, Role};
+    use $crate::mcpwire_core::{HandlerError, Root, ServerSpec};
+    use $crate::mcpwire_host::SamplingRequest;
     use $crate::serde_json::json;
     use $crate::support;
 

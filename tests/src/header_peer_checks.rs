@@ -16,8 +16,8 @@ pub mod header_peer_checks {
     use std::collections::BTreeMap;
     use std::time::Duration;
     use $crate::http_peers::HttpPeer;
-    use $crate::mcp_core::types::CompletionReference;
-    use $crate::mcp_core::{Era, ProtocolMode, ServerSpec};
+    use $crate::mcpwire_core::types::CompletionReference;
+    use $crate::mcpwire_core::{Era, ProtocolMode, ServerSpec};
     use $crate::serde_json::json;
     use $crate::support;
 

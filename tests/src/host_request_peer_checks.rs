@@ -20,12 +20,12 @@ pub mod host_request_peer_checks {
     use super::rt;
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
-    use $crate::mcp_core::host_requests::Adjustment;
-    use $crate::mcp_core::{
+    use $crate::mcpwire_core::host_requests::Adjustment;
+    use $crate::mcpwire_core::{
         ClientError, Era, Event, ProtocolMode, RequestError, ServerRequestKind, ServerSpec, Warning,
     };
-    use $crate::mcp_core::types::ElicitResult;
-    use $crate::mcp_host::ElicitationRequest;
+    use $crate::mcpwire_core::types::ElicitResult;
+    use $crate::mcpwire_host::ElicitationRequest;
     use $crate::serde_json::{json, Value};
     use $crate::support::{self, Events};
 

@@ -15,8 +15,8 @@ macro_rules! define_host_request_scenarios {
 pub mod host_request_scenarios {
     use super::rt;
     use std::sync::{Arc, Mutex};
-    use $crate::mcp_core::host_requests::{Adjustment, Refusal};
-    use $crate::mcp_core::{ClientError, Event, RequestError, ServerRequestKind, Warning};
+    use $crate::mcpwire_core::host_requests::{Adjustment, Refusal};
+    use $crate::mcpwire_core::{ClientError, Event, RequestError, ServerRequestKind, Warning};
     use $crate::serde_json::{json, Value};
     use $crate::support::{self, Events};
 

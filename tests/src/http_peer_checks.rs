@@ -17,9 +17,9 @@ pub mod http_peer_checks {
     use super::rt;
     use std::time::Duration;
     use $crate::http_peers::HttpPeer;
-    use $crate::mcp_core::TransportConfig;
-    use $crate::mcp_core::mcp_servers::TransportKind;
-    use $crate::mcp_core::{Era, ProtocolMode, ServerSpec};
+    use $crate::mcpwire_core::TransportConfig;
+    use $crate::mcpwire_core::mcp_servers::TransportKind;
+    use $crate::mcpwire_core::{Era, ProtocolMode, ServerSpec};
     use $crate::serde_json::json;
     use $crate::support::ProgressLog;
 
@@ -46,7 +46,7 @@ pub mod http_peer_checks {
         s
     }
 
-    fn assert_transport(info: &$crate::mcp_core::ServerInfo, kind: TransportKind, peer: &HttpPeer) {
+    fn assert_transport(info: &$crate::mcpwire_core::ServerInfo, kind: TransportKind, peer: &HttpPeer) {
         assert_eq!(info.transport, kind, "{info:?}; peer stderr: {}", peer.stderr());
     }
 
@@ -133,8 +133,8 @@ pub mod http_peer_checks {
         for (mode, era) in [(ProtocolMode::Auto, Era::Modern), (ProtocolMode::Legacy, Era::Legacy)] {
             let builder = rt::Client::builder()
                 .server(spec("py-ask", &peer.url("/mcp"), mode))
-                .elicitation_handler(rt::sync_handler(|_: $crate::mcp_host::ElicitationRequest| {
-                    Ok($crate::mcp_core::types::ElicitResult::accept(json!({"name": "Ada"})))
+                .elicitation_handler(rt::sync_handler(|_: $crate::mcpwire_host::ElicitationRequest| {
+                    Ok($crate::mcpwire_core::types::ElicitResult::accept(json!({"name": "Ada"})))
                 }));
             let client = rt::build(builder).expect("build the client");
             let info = aw!(client.connect()).into_result().expect("connect").remove(0);
@@ -210,7 +210,7 @@ pub mod http_peer_checks {
     /// HTTP and on HTTP+SSE: a typed refusal, and nothing legacy sent (the SSE stream is not
     /// even opened).
     pub $($kw)? fn everything_refused_in_modern_mode() {
-        use $crate::mcp_core::{ClientError, RequestError};
+        use $crate::mcpwire_core::{ClientError, RequestError};
         for (args, path) in [("streamableHttp", "/mcp"), ("sse", "/sse")] {
             let peer = HttpPeer::start("server-everything", &[args], &[("PORT", "{port}")]);
             let client = rt::build(rt::Client::builder().server(spec("modern-only", &peer.url(path), ProtocolMode::Modern)))

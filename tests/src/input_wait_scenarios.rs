@@ -18,7 +18,7 @@ pub mod input_wait_scenarios {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
-    use $crate::mcp_core::{
+    use $crate::mcpwire_core::{
         ClientError, Event, InputWait, InputWaitDecision, RequestError, RequestOptions, ServerSpec,
     };
     use $crate::serde_json::json;

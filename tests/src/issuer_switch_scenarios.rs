@@ -17,11 +17,11 @@ pub mod issuer_switch_scenarios {
     use super::rt;
     use std::path::{Path, PathBuf};
     use std::sync::{Arc, Mutex};
-    use $crate::mcp_core::oauth::StoredTokens;
-    use $crate::mcp_core::types::AuthorizationCallback;
-    use $crate::mcp_core::{ClientError, HandlerError, HttpConfig, ServerSpec};
-    use $crate::mcp_host::auth::{FileTokenStore, OAuthOptions, TokenStore};
-    use $crate::mcp_host::{AuthorizationPrompt, HttpClientConfig, ProxySetting};
+    use $crate::mcpwire_core::oauth::StoredTokens;
+    use $crate::mcpwire_core::types::AuthorizationCallback;
+    use $crate::mcpwire_core::{ClientError, HandlerError, HttpConfig, ServerSpec};
+    use $crate::mcpwire_host::auth::{FileTokenStore, OAuthOptions, TokenStore};
+    use $crate::mcpwire_host::{AuthorizationPrompt, HttpClientConfig, ProxySetting};
     use $crate::serde_json::json;
     use $crate::two_issuer_server::{approve, Issuer, TwoIssuerServer};
 

@@ -46,9 +46,9 @@ mod tool_format_peer_checks;
 pub mod two_issuer_server;
 
 pub use futures_lite;
-pub use mcp_core;
-pub use mcp_host;
-pub use mcp_test_server as test_server;
+pub use mcpwire_core;
+pub use mcpwire_host;
+pub use mcpwire_test_server as test_server;
 pub use serde;
 pub use serde_json;
 
@@ -79,9 +79,9 @@ macro_rules! aw_sync {
 pub mod sync_wait {
     use std::cell::Cell;
 
-    use mcp_core::calls::Call;
-    use mcp_core::ClientError;
-    use mcp_host::{BatchRequest, Family, ListenRequest, Pending, RequestBuilder, Returning};
+    use mcpwire_core::calls::Call;
+    use mcpwire_core::ClientError;
+    use mcpwire_host::{BatchRequest, Family, ListenRequest, Pending, RequestBuilder, Returning};
 
     /// A value on its way through [`aw_sync!`].
     pub struct Wait<T>(Cell<Option<T>>);
@@ -133,7 +133,7 @@ pub mod sync_wait {
     }
 
     impl<F: Family<Style = Returning>> SendIt for &Wait<BatchRequest<'_, F>> {
-        type Output = Vec<Result<mcp_core::types::CallToolResult, ClientError>>;
+        type Output = Vec<Result<mcpwire_core::types::CallToolResult, ClientError>>;
         fn resolve(self) -> Self::Output {
             self.take().send()
         }
@@ -188,3 +188,10 @@ macro_rules! scenario_tests {
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeExamples;
+
+/// The examples of the published crates' own READMEs (crates.io shows them), compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../runtime-tokio/README.md")]
+#[doc = include_str!("../../runtime-smol/README.md")]
+#[doc = include_str!("../../runtime-blocking/README.md")]
+pub struct CrateReadmeExamples;

@@ -12,8 +12,8 @@ macro_rules! define_meta_scenarios {
 pub mod meta_scenarios {
     use super::rt;
     use std::collections::BTreeMap;
-    use $crate::mcp_core::types::CompletionReference;
-    use $crate::mcp_core::{RequestMetaContext, RequestOptions};
+    use $crate::mcpwire_core::types::CompletionReference;
+    use $crate::mcpwire_core::{RequestMetaContext, RequestOptions};
     use $crate::serde_json::{json, Map, Value};
     use $crate::support;
 

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_host::auth::BrowserOpener;
+use mcpwire_host::auth::BrowserOpener;
 use serde_json::Value;
 
 /// A response read by [`http_get`].
@@ -185,9 +185,9 @@ pub mod oauth_peer_checks {
     use std::sync::Arc;
     use std::time::Duration;
     use $crate::http_peers::HttpPeer;
-    use $crate::mcp_core::oauth::{OAuthSetup, StoredAuth};
-    use $crate::mcp_core::{Event, ServerSpec};
-    use $crate::mcp_host::auth::{MemoryTokenStore, OAuthOptions, TokenStore};
+    use $crate::mcpwire_core::oauth::{OAuthSetup, StoredAuth};
+    use $crate::mcpwire_core::{Event, ServerSpec};
+    use $crate::mcpwire_host::auth::{MemoryTokenStore, OAuthOptions, TokenStore};
     use $crate::oauth_peer_checks::{scripted_browser, GatewayProcess};
     use $crate::serde_json::json;
     use $crate::support::Events;
@@ -340,8 +340,8 @@ pub mod oauth_peer_checks {
         let client = rt::build(rt::Client::builder().server(spec(&gateway, options))).expect("build the client");
         let err = aw!(client.call_tool("echo", json!({"message": "unsent"}))).expect_err("refused");
         let mismatch = match err.request_error() {
-            Some($crate::mcp_core::RequestError::AuthorizationFailed {
-                oauth: Some($crate::mcp_core::oauth::OAuthError::IssuerMismatch { configured, discovered }),
+            Some($crate::mcpwire_core::RequestError::AuthorizationFailed {
+                oauth: Some($crate::mcpwire_core::oauth::OAuthError::IssuerMismatch { configured, discovered }),
                 ..
             }) => (configured.clone(), discovered.clone()),
             _ => panic!("not an issuer mismatch: {err:?}"),
@@ -360,11 +360,11 @@ pub mod oauth_peer_checks {
         let gateway = GatewayProcess::start(&peer.url("/mcp"), &["--static-token", "host-issued-token"]);
         let asked = Arc::new(AtomicUsize::new(0));
         let counter = Arc::clone(&asked);
-        let provider = rt::sync_handler(move |req: $crate::mcp_host::TokenRequest| {
+        let provider = rt::sync_handler(move |req: $crate::mcpwire_host::TokenRequest| {
             counter.fetch_add(1, Ordering::SeqCst);
             assert_eq!((req.status, req.attempt), (401, 1), "{req:?}");
             assert!(req.www_authenticate.as_deref().is_some_and(|w| w.contains("resource_metadata")), "{req:?}");
-            Ok($crate::mcp_core::types::AccessTokenAnswer::new("host-issued-token"))
+            Ok($crate::mcpwire_core::types::AccessTokenAnswer::new("host-issued-token"))
         });
         let spec = ServerSpec::from_target("gated", &gateway.mcp_url()).expect("a valid URL").token_provider();
         let client = rt::build(rt::Client::builder().server(spec).token_provider(provider)).expect("build");

@@ -20,7 +20,7 @@ pub mod oversize_peer_checks {
     use super::rt;
     use std::time::{Duration, Instant};
     use $crate::http_peers::HttpPeer;
-    use $crate::mcp_core::{ClientError, Limits, ProtocolMode, RequestError, ServerSpec};
+    use $crate::mcpwire_core::{ClientError, Limits, ProtocolMode, RequestError, ServerSpec};
     use $crate::serde_json::json;
     use $crate::support;
 

@@ -16,7 +16,7 @@ macro_rules! define_oversize_scenarios {
 pub mod oversize_scenarios {
     use super::rt;
     use std::time::{Duration, Instant};
-    use $crate::mcp_core::{ClientError, Limits, RequestError, ServerSpec};
+    use $crate::mcpwire_core::{ClientError, Limits, RequestError, ServerSpec};
     use $crate::scripted_http::{Reply, ScriptedHttpServer, SeenRequest};
     use $crate::serde_json::{json, Value};
     use $crate::support;
@@ -79,7 +79,7 @@ pub mod oversize_scenarios {
         match request["method"].as_str() {
             Some("server/discover") => {
                 return answer(json!({"resultType": "complete",
-                    "supportedVersions": [$crate::mcp_core::MODERN_VERSION], "capabilities": {"tools": {}},
+                    "supportedVersions": [$crate::mcpwire_core::MODERN_VERSION], "capabilities": {"tools": {}},
                     "ttlMs": 0, "cacheScope": "private"}))
             }
             Some("tools/list") => {

@@ -16,8 +16,8 @@ macro_rules! define_peer_checks {
 pub mod peer_checks {
     use super::rt;
     use std::time::Duration;
-    use $crate::mcp_core::types::{CompletionReference, ContentBlock};
-    use $crate::mcp_core::{Era, ServerInfo, ServerSpec, ServerTool, LEGACY_VERSIONS, MODERN_VERSION};
+    use $crate::mcpwire_core::types::{CompletionReference, ContentBlock};
+    use $crate::mcpwire_core::{Era, ServerInfo, ServerSpec, ServerTool, LEGACY_VERSIONS, MODERN_VERSION};
     use $crate::serde_json::{json, Map, Value};
     use $crate::support::{self, ProgressLog, TempDir};
 
@@ -60,7 +60,7 @@ pub mod peer_checks {
         (client, info, tools)
     }
 
-    fn text_of(r: &$crate::mcp_core::types::CallToolResult, what: &str) -> String {
+    fn text_of(r: &$crate::mcpwire_core::types::CallToolResult, what: &str) -> String {
         assert!(!r.is_error, "{what} failed: {:?}", r.raw());
         r.text()
     }

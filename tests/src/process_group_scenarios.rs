@@ -15,7 +15,7 @@ macro_rules! define_process_group_scenarios {
 pub mod process_group_scenarios {
     use super::rt;
     use std::path::Path;
-    use $crate::mcp_core::{ClientError, RequestError};
+    use $crate::mcpwire_core::{ClientError, RequestError};
     use $crate::serde_json::json;
     use $crate::support;
 
@@ -38,7 +38,7 @@ g=$!; echo $g >> "$0"; trap '' TERM; "$@"; wait $g"#;
 
     /// A client of the test server started through `wrapper` (`sh -c`), which gets the pid
     /// file as `$0`.
-    fn wrapped_spec(wrapper: &str, pid_file: &Path) -> $crate::mcp_core::ServerSpec {
+    fn wrapped_spec(wrapper: &str, pid_file: &Path) -> $crate::mcpwire_core::ServerSpec {
         let pid_file = pid_file.to_str().expect("a UTF-8 path");
         let args = ["-c", wrapper, pid_file, support::test_server(), "--protocol", "modern"];
         support::spec("sh", "t", &args)

@@ -17,7 +17,7 @@ pub mod push_peer_checks {
     use super::rt;
     use std::time::{Duration, Instant};
     use $crate::http_peers::HttpPeer;
-    use $crate::mcp_core::{
+    use $crate::mcpwire_core::{
         ClientError, Era, Event, ListKind, Notification, ProtocolMode, RequestError, ServerSpec,
         SubscriptionFilter,
     };

@@ -14,7 +14,7 @@ macro_rules! define_push_scenarios {
 pub mod push_scenarios {
     use super::rt;
     use std::time::{Duration, Instant};
-    use $crate::mcp_core::{
+    use $crate::mcpwire_core::{
         ClientError, Event, ListKind, Notification, QueueLimits, RequestError, SubscriptionFilter,
         SubscriptionUpdate,
     };

@@ -13,9 +13,9 @@ macro_rules! define_roots_scenarios {
 #[allow(unused_imports)]
 pub mod roots_scenarios {
     use super::rt;
-    use $crate::mcp_core::types::ElicitResult;
-    use $crate::mcp_core::{ClientError, CommandError, HandlerError, Root};
-    use $crate::mcp_host::{ElicitationRequest, RootsListRequest};
+    use $crate::mcpwire_core::types::ElicitResult;
+    use $crate::mcpwire_core::{ClientError, CommandError, HandlerError, Root};
+    use $crate::mcpwire_host::{ElicitationRequest, RootsListRequest};
     use $crate::serde_json::{json, Value};
     use $crate::support;
 

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! mod rt {
-//!     pub use mcp_tokio::{Client, ClientBuilder};
+//!     pub use mcpwire_tokio::{Client, ClientBuilder};
 //!     pub async fn connect(target: &str) -> Result<Client, ClientError>;   // or a plain fn
 //!     pub fn build(builder: ClientBuilder) -> Result<Client, ClientError>;
 //!     // A typed handler `Fn(FromServer<Req>) -> Result<T, HandlerError>` in the family's shape:
@@ -32,13 +32,13 @@ pub mod scenarios {
     use super::rt;
     use std::collections::BTreeSet;
     use std::time::{Duration, Instant};
-    use $crate::mcp_core::routing::RouteError;
-    use $crate::mcp_core::types::{
+    use $crate::mcpwire_core::routing::RouteError;
+    use $crate::mcpwire_core::types::{
         CompletionReference, CreateMessageRequest, CreateMessageResult, ElicitMode, ElicitResult, LoggingLevel, Role,
         Root,
     };
-    use $crate::mcp_host::{ElicitationRequest, SamplingRequest};
-    use $crate::mcp_core::{
+    use $crate::mcpwire_host::{ElicitationRequest, SamplingRequest};
+    use $crate::mcpwire_core::{
         ClientError, CommandError, Era, Event, Limits, ListKind, Notification, ProtocolMode, RequestError,
         RequestOptions, RpcError, ServerRequestKind, Warning, LEGACY_VERSIONS, MODERN_VERSION,
     };
@@ -684,7 +684,7 @@ pub mod scenarios {
     /// A program that does not exist and a port nobody listens on fail with the operating
     /// system's error kept: `io_error()` and the error's `source()` give its kind.
     pub $($kw)? fn os_errors_are_kept() {
-        use $crate::mcp_core::{HttpConfig, ServerSpec, StdioCommand, TransportKind};
+        use $crate::mcpwire_core::{HttpConfig, ServerSpec, StdioCommand, TransportKind};
         let missing = StdioCommand::new("mcp-test-no-such-program-4c1f");
         let client = rt::build(rt::Client::builder().server(ServerSpec::stdio("gone", missing))).unwrap();
         let e = aw!(client.call_tool("echo", msg("x"))).unwrap_err();
@@ -692,7 +692,7 @@ pub mod scenarios {
         assert_eq!(e.io_error().map(std::io::Error::kind), Some(std::io::ErrorKind::NotFound), "{e:?}");
         // `ClientError::Request` is transparent: its source is the request error's, the OS error.
         let source = std::error::Error::source(&e).expect("a source");
-        let io = source.downcast_ref::<$crate::mcp_core::IoError>().expect("the OS error is the source");
+        let io = source.downcast_ref::<$crate::mcpwire_core::IoError>().expect("the OS error is the source");
         assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
         aw!(client.close());
 

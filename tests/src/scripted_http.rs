@@ -174,7 +174,7 @@ pub fn modern_tool_server(text: &'static str) -> impl Fn(&SeenRequest) -> Reply 
         let request = req.json();
         let result = match request["method"].as_str() {
             Some("server/discover") => json!({"resultType": "complete",
-                "supportedVersions": [mcp_core::MODERN_VERSION], "capabilities": {"tools": {}},
+                "supportedVersions": [mcpwire_core::MODERN_VERSION], "capabilities": {"tools": {}},
                 "ttlMs": 0, "cacheScope": "private"}),
             _ => json!({"resultType": "complete", "content": [{"type": "text", "text": text}]}),
         };
@@ -183,14 +183,14 @@ pub fn modern_tool_server(text: &'static str) -> impl Fn(&SeenRequest) -> Reply 
 }
 
 /// A `tools/call` of `name` with a `message` argument (the requests `call_stream_server` serves).
-pub fn message_call(name: &str, message: &str) -> mcp_core::Request {
-    mcp_core::Request::CallTool { name: name.into(), arguments: json!({"message": message}) }
+pub fn message_call(name: &str, message: &str) -> mcpwire_core::Request {
+    mcpwire_core::Request::CallTool { name: name.into(), arguments: json!({"message": message}) }
 }
 
 /// The text of a tool result; panics on anything else.
-pub fn result_text(response: Result<mcp_core::Response, mcp_core::ClientError>) -> String {
+pub fn result_text(response: Result<mcpwire_core::Response, mcpwire_core::ClientError>) -> String {
     match response.expect("a response") {
-        mcp_core::Response::ToolResult(result) => result.text(),
+        mcpwire_core::Response::ToolResult(result) => result.text(),
         other => panic!("not a tool result: {other:?}"),
     }
 }
@@ -205,7 +205,7 @@ pub fn call_stream_server(req: &SeenRequest) -> Reply {
     let ping = b": ping\n\n";
     let result = match (request["method"].as_str(), request["params"]["name"].as_str()) {
         (Some("server/discover"), _) => json!({"resultType": "complete",
-            "supportedVersions": [mcp_core::MODERN_VERSION], "capabilities": {"tools": {}},
+            "supportedVersions": [mcpwire_core::MODERN_VERSION], "capabilities": {"tools": {}},
             "ttlMs": 0, "cacheScope": "private"}),
         (_, Some("hang")) => return Reply::endless(200, &sse, ping, Duration::from_millis(50)),
         (_, Some("flood")) => return Reply::endless(200, &sse, &ping.repeat(4096), Duration::ZERO),

@@ -6,14 +6,14 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use mcp_core::{Event, Progress, ServerSpec, StdioCommand};
+use mcpwire_core::{Event, Progress, ServerSpec, StdioCommand};
 use serde_json::Value;
 
 /// The path of the `mcp-test-server` binary (crate `mcp-test-server`), built first.
 ///
 /// Tests outside that crate get no `CARGO_BIN_EXE_mcp-test-server`, so the binary is found in
 /// the running test's profile directory (`<target>/<profile>/`, the parent of `deps/`) after
-/// `cargo build -p mcp-test-server` with that target directory and profile, once per process (a
+/// `cargo build -p mcpwire-test-server` with that target directory and profile, once per process (a
 /// no-op when it is fresh, so an edited server is never run stale). Panics when the build fails.
 pub fn test_server() -> &'static str {
     static PATH: OnceLock<String> = OnceLock::new();
@@ -29,7 +29,7 @@ pub fn test_server() -> &'static str {
         };
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
         let mut build = Command::new(cargo);
-        build.args(["build", "--quiet", "-p", "mcp-test-server", "--bin", "mcp-test-server"]);
+        build.args(["build", "--quiet", "-p", "mcpwire-test-server", "--bin", "mcp-test-server"]);
         build.args(["--manifest-path", concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.toml")]);
         build.arg("--target-dir").arg(target_dir);
         match profile {
@@ -42,7 +42,7 @@ pub fn test_server() -> &'static str {
             }
         }
         let status = build.status().expect("run cargo build");
-        assert!(status.success(), "cargo build -p mcp-test-server failed");
+        assert!(status.success(), "cargo build -p mcpwire-test-server failed");
         let path = dir.join(format!("mcp-test-server{}", std::env::consts::EXE_SUFFIX));
         assert!(path.is_file(), "{} is missing after the build", path.display());
         let path = path.to_str().expect("a UTF-8 path").to_owned();
@@ -263,16 +263,16 @@ pub fn wav_bytes() -> Vec<u8> {
 /// stream must end right after it.
 pub async fn collect_stream<S>(
     mut stream: S,
-) -> (Vec<mcp_core::Progress>, Result<mcp_core::types::CallToolResult, mcp_core::ClientError>)
+) -> (Vec<mcpwire_core::Progress>, Result<mcpwire_core::types::CallToolResult, mcpwire_core::ClientError>)
 where
-    S: futures_lite::Stream<Item = mcp_host::RequestUpdate<mcp_core::types::CallToolResult>> + Unpin,
+    S: futures_lite::Stream<Item = mcpwire_host::RequestUpdate<mcpwire_core::types::CallToolResult>> + Unpin,
 {
     use futures_lite::StreamExt;
     let mut progress = Vec::new();
     while let Some(update) = stream.next().await {
         match update {
-            mcp_host::RequestUpdate::Progress(p) => progress.push(p),
-            mcp_host::RequestUpdate::Done(outcome) => {
+            mcpwire_host::RequestUpdate::Progress(p) => progress.push(p),
+            mcpwire_host::RequestUpdate::Done(outcome) => {
                 assert!(stream.next().await.is_none(), "the stream goes on after its result");
                 return (progress, outcome);
             }
@@ -282,30 +282,32 @@ where
 }
 
 /// What is left of a listen stream, read as a `Stream` (the async families) to its end.
-pub async fn rest_of_stream<S>(stream: S) -> Vec<mcp_core::Notification>
+pub async fn rest_of_stream<S>(stream: S) -> Vec<mcpwire_core::Notification>
 where
-    S: futures_lite::Stream<Item = mcp_core::Notification> + Unpin,
+    S: futures_lite::Stream<Item = mcpwire_core::Notification> + Unpin,
 {
     futures_lite::StreamExt::collect(stream).await
 }
 
 /// What is left of a listen stream, read as an `Iterator` (the blocking family) to its end.
-pub fn rest_of_iter<I: Iterator<Item = mcp_core::Notification>>(stream: I) -> Vec<mcp_core::Notification> {
+pub fn rest_of_iter<I: Iterator<Item = mcpwire_core::Notification>>(
+    stream: I,
+) -> Vec<mcpwire_core::Notification> {
     stream.collect()
 }
 
 /// [`collect_stream`] for the blocking family's iterator.
 pub fn collect_iter<I>(
     mut updates: I,
-) -> (Vec<mcp_core::Progress>, Result<mcp_core::types::CallToolResult, mcp_core::ClientError>)
+) -> (Vec<mcpwire_core::Progress>, Result<mcpwire_core::types::CallToolResult, mcpwire_core::ClientError>)
 where
-    I: Iterator<Item = mcp_host::RequestUpdate<mcp_core::types::CallToolResult>>,
+    I: Iterator<Item = mcpwire_host::RequestUpdate<mcpwire_core::types::CallToolResult>>,
 {
     let mut progress = Vec::new();
     for update in updates.by_ref() {
         match update {
-            mcp_host::RequestUpdate::Progress(p) => progress.push(p),
-            mcp_host::RequestUpdate::Done(outcome) => {
+            mcpwire_host::RequestUpdate::Progress(p) => progress.push(p),
+            mcpwire_host::RequestUpdate::Done(outcome) => {
                 assert!(updates.next().is_none(), "the iterator goes on after its result");
                 return (progress, outcome);
             }
@@ -321,16 +323,18 @@ pub type Asked = Arc<Mutex<Vec<Value>>>;
 /// by `rt::sync_handler`) that records the raw params it was asked and answers `answer`, a
 /// result JSON decoded into the handler's answer type (one that does not decode fails the
 /// handler with the decode error).
-pub fn recording<Req: mcp_host::TypedRequest>(
+pub fn recording<Req: mcpwire_host::TypedRequest>(
     asked: &Asked,
     answer: Value,
-) -> impl Fn(mcp_host::FromServer<Req>) -> Result<Req::Answer, mcp_core::HandlerError> + Send + Sync + 'static
-{
+) -> impl Fn(mcpwire_host::FromServer<Req>) -> Result<Req::Answer, mcpwire_core::HandlerError>
+       + Send
+       + Sync
+       + 'static {
     let asked = asked.clone();
     move |req| {
-        asked.lock().unwrap().push(mcp_host::TypedRequest::raw(&req.request).clone());
-        <Req::Answer as mcp_host::HandlerAnswer>::from_result(answer.clone())
-            .map_err(|e| mcp_core::HandlerError::new(e.to_string()))
+        asked.lock().unwrap().push(mcpwire_host::TypedRequest::raw(&req.request).clone());
+        <Req::Answer as mcpwire_host::HandlerAnswer>::from_result(answer.clone())
+            .map_err(|e| mcpwire_core::HandlerError::new(e.to_string()))
     }
 }
 
@@ -338,14 +342,14 @@ pub fn recording<Req: mcp_host::TypedRequest>(
 /// async runtimes' `rt::sync_handler`.
 pub fn ready_handler<Req, T, F>(
     f: F,
-) -> impl Fn(mcp_host::FromServer<Req>) -> std::future::Ready<Result<T, mcp_core::HandlerError>>
+) -> impl Fn(mcpwire_host::FromServer<Req>) -> std::future::Ready<Result<T, mcpwire_core::HandlerError>>
        + Send
        + Sync
        + 'static
 where
     Req: 'static,
     T: 'static,
-    F: Fn(mcp_host::FromServer<Req>) -> Result<T, mcp_core::HandlerError> + Send + Sync + 'static,
+    F: Fn(mcpwire_host::FromServer<Req>) -> Result<T, mcpwire_core::HandlerError> + Send + Sync + 'static,
 {
     move |req| std::future::ready(f(req))
 }
@@ -354,7 +358,7 @@ where
 /// runtime's `rt::sync_handler`.
 pub fn plain_handler<Req, T, F>(f: F) -> F
 where
-    F: Fn(mcp_host::FromServer<Req>) -> Result<T, mcp_core::HandlerError> + Send + Sync + 'static,
+    F: Fn(mcpwire_host::FromServer<Req>) -> Result<T, mcpwire_core::HandlerError> + Send + Sync + 'static,
 {
     f
 }
@@ -401,8 +405,8 @@ impl Drop for Watchdog {
 
 /// A process epoch, as the core hands one out with its first spawn (an `Epoch` has no public
 /// constructor): for unit tests of the runtimes' stdout readers.
-pub fn an_epoch() -> mcp_core::Epoch {
-    use mcp_core::{Connection, ConnectionConfig, Io, Request, RequestOptions};
+pub fn an_epoch() -> mcpwire_core::Epoch {
+    use mcpwire_core::{Connection, ConnectionConfig, Io, Request, RequestOptions};
     let now = std::time::Instant::now();
     let mut conn = Connection::new(ConnectionConfig::stdio(StdioCommand::new("server")), now);
     conn.request(now, Request::Ping, RequestOptions::default()).expect("a request");

@@ -14,8 +14,8 @@ macro_rules! define_task_peer_checks {
 pub mod task_peer_checks {
     use super::rt;
     use std::time::Duration;
-    use $crate::mcp_core::types::{StartedTask, TaskStatus};
-    use $crate::mcp_core::{Era, ProtocolMode, ServerSpec};
+    use $crate::mcpwire_core::types::{StartedTask, TaskStatus};
+    use $crate::mcpwire_core::{Era, ProtocolMode, ServerSpec};
     use $crate::serde_json::json;
     use $crate::support;
 
@@ -27,8 +27,8 @@ pub mod task_peer_checks {
 
     fn new_client(spec: ServerSpec) -> rt::Client {
         let spec = spec.request_timeout(Duration::from_secs(30));
-        let name = rt::sync_handler(|_: $crate::mcp_host::ElicitationRequest| {
-            Ok($crate::mcp_core::types::ElicitResult::accept(json!({"name": "Ada"})))
+        let name = rt::sync_handler(|_: $crate::mcpwire_host::ElicitationRequest| {
+            Ok($crate::mcpwire_core::types::ElicitResult::accept(json!({"name": "Ada"})))
         });
         rt::build(rt::Client::builder().server(spec).elicitation_handler(name)).expect("build the client")
     }

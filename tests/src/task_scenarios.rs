@@ -13,7 +13,7 @@ macro_rules! define_task_scenarios {
 pub mod task_scenarios {
     use super::rt;
     use std::time::Duration;
-    use $crate::mcp_core::{ClientError, RequestError, RequestOptions};
+    use $crate::mcpwire_core::{ClientError, RequestError, RequestOptions};
     use $crate::serde_json::json;
     use $crate::support;
 
@@ -24,8 +24,8 @@ pub mod task_scenarios {
     }
 
     fn client(args: &[&str]) -> rt::Client {
-        let answer_name = rt::sync_handler(|_: $crate::mcp_host::ElicitationRequest| {
-            Ok($crate::mcp_core::types::ElicitResult::accept(json!({"name": "Ada"})))
+        let answer_name = rt::sync_handler(|_: $crate::mcpwire_host::ElicitationRequest| {
+            Ok($crate::mcpwire_core::types::ElicitResult::accept(json!({"name": "Ada"})))
         });
         let spec = support::spec(support::test_server(), "t", args);
         rt::build(rt::Client::builder().server(spec).elicitation_handler(answer_name)).expect("build the client")
@@ -77,7 +77,7 @@ pub mod task_scenarios {
     /// Handles name their server: a client routes by it, another server refuses it, a bare
     /// id is ambiguous with several servers, and a handle survives serialisation.
     pub $($kw)? fn task_handles_route_by_server() {
-        use $crate::mcp_core::types::{StartedTask, TaskHandle};
+        use $crate::mcpwire_core::types::{StartedTask, TaskHandle};
         let a = support::spec(support::test_server(), "a", &["--protocol", "modern", "--task-poll-ms", "20"]);
         let b = support::spec(support::test_server(), "b", &["--protocol", "2025-11-25"]);
         let client = rt::build(rt::Client::builder().server(a).server(b)).expect("build the client");

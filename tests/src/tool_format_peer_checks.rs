@@ -14,8 +14,8 @@ macro_rules! define_tool_format_peer_checks {
 pub mod tool_format_peer_checks {
     use super::rt;
     use std::time::Duration;
-    use $crate::mcp_core::tool_formats::{tool_result_message, Provider};
-    use $crate::mcp_core::ClientError;
+    use $crate::mcpwire_core::tool_formats::{tool_result_message, Provider};
+    use $crate::mcpwire_core::ClientError;
     use $crate::serde_json::{json, Value};
     use $crate::support;
 
@@ -34,7 +34,7 @@ pub mod tool_format_peer_checks {
         let client = rt::build(rt::Client::builder().server(everything).server(py)).expect("build the client");
         let (everything, py) = (client.servers()[0].name().to_owned(), client.servers()[1].name().to_owned());
 
-        let openai = aw!(client.provider_tools($crate::mcp_core::tool_formats::Provider::OpenAi));
+        let openai = aw!(client.provider_tools($crate::mcpwire_core::tool_formats::Provider::OpenAi));
         let names: Vec<&str> = openai.tools.iter().filter_map(|t| t["function"]["name"].as_str()).collect();
         let qualified_py = format!("{py}__echo");
         assert!(names.contains(&qualified_py.as_str()), "{names:?}");
@@ -55,7 +55,7 @@ pub mod tool_format_peer_checks {
         assert_eq!(answer["tool_call_id"], "call_1");
 
         // Anthropic: a tool_use block for server-everything's echo.
-        let anthropic = aw!(client.provider_tools($crate::mcp_core::tool_formats::Provider::Anthropic));
+        let anthropic = aw!(client.provider_tools($crate::mcpwire_core::tool_formats::Provider::Anthropic));
         let block = json!({"type": "tool_use", "id": "toolu_1", "name": format!("{everything}__echo"),
             "input": {"message": "from anthropic"}});
         let (_, result) = aw!(client.call_provider_tool(&anthropic, &block)).expect("the Anthropic call");
@@ -65,7 +65,7 @@ pub mod tool_format_peer_checks {
         }
 
         // Gemini: one tool with every declaration; `add` on py-mcp-peer.
-        let google = aw!(client.provider_tools($crate::mcp_core::tool_formats::Provider::Google));
+        let google = aw!(client.provider_tools($crate::mcpwire_core::tool_formats::Provider::Google));
         assert_eq!(google.tools.len(), 1);
         let declarations = google.tools[0]["functionDeclarations"].as_array().expect("declarations");
         assert_eq!(declarations.len(), openai.tools.len());

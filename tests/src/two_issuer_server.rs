@@ -219,7 +219,7 @@ fn mcp(world: &Mutex<World>, req: &SeenRequest, base: &str) -> Reply {
     let request = req.json();
     let result: Value = match request["method"].as_str() {
         Some("server/discover") => json!({"resultType": "complete",
-            "supportedVersions": [mcp_core::MODERN_VERSION], "capabilities": {"tools": {}},
+            "supportedVersions": [mcpwire_core::MODERN_VERSION], "capabilities": {"tools": {}},
             "ttlMs": 0, "cacheScope": "private"}),
         Some("tools/list") => json!({"resultType": "complete",
             "tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}),

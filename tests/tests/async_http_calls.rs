@@ -6,10 +6,10 @@
 
 use std::time::{Duration, Instant};
 
-use mcp_core::{ClientError, RequestError, RequestOptions, ServerSpec};
 use mcp_tests::scripted_http::{
     call_stream_server, message_call as call, result_text as text_of, ScriptedHttpServer,
 };
+use mcpwire_core::{ClientError, RequestError, RequestOptions, ServerSpec};
 
 fn spec(server: &ScriptedHttpServer) -> ServerSpec {
     ServerSpec::from_target("scripted", &server.url("/mcp")).expect("a target")
@@ -133,17 +133,17 @@ fn tokio_runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime")
 }
 
-async fn tokio_client(spec: ServerSpec) -> mcp_tokio::Client {
-    let http = mcp_tokio::HttpClientConfig::default().proxy(mcp_tokio::ProxySetting::None);
-    let builder = mcp_tokio::Client::builder().http_client(http).server(spec);
+async fn tokio_client(spec: ServerSpec) -> mcpwire_tokio::Client {
+    let http = mcpwire_tokio::HttpClientConfig::default().proxy(mcpwire_tokio::ProxySetting::None);
+    let builder = mcpwire_tokio::Client::builder().http_client(http).server(spec);
     let client = builder.build().expect("build");
     client.connect().await.into_result().expect("connect");
     client
 }
 
-async fn smol_client(spec: ServerSpec) -> mcp_smol::Client {
-    let http = mcp_smol::HttpClientConfig::default().proxy(mcp_smol::ProxySetting::None);
-    let builder = mcp_smol::Client::builder().http_client(http).server(spec);
+async fn smol_client(spec: ServerSpec) -> mcpwire_smol::Client {
+    let http = mcpwire_smol::HttpClientConfig::default().proxy(mcpwire_smol::ProxySetting::None);
+    let builder = mcpwire_smol::Client::builder().http_client(http).server(spec);
     let client = builder.build().expect("build");
     client.connect().await.into_result().expect("connect");
     client

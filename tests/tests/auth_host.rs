@@ -6,9 +6,9 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::sync::{Arc, Mutex};
 
-use mcp_core::types::{AuthorizationRequest, HostRequest};
-use mcp_core::{ClientError, Event, HttpConfig, ServerRequest, ServerRequestKind, ServerSpec, Warning};
-use mcp_host::auth::{
+use mcpwire_core::types::{AuthorizationRequest, HostRequest};
+use mcpwire_core::{ClientError, Event, HttpConfig, ServerRequest, ServerRequestKind, ServerSpec, Warning};
+use mcpwire_host::auth::{
     BrowserAuthorization, BrowserOpener, FileTokenStore, LoopbackCallback, OAuthOptions, TokenStore,
 };
 
@@ -54,25 +54,29 @@ fn authorization_request() -> (ServerRequest, String) {
 
 #[test]
 fn blocking_builder_checks_and_browser_handler() {
-    let err =
-        mcp_blocking::Client::builder().server(oauth_spec(OAuthOptions::browser(8765))).build().unwrap_err();
+    let err = mcpwire_blocking::Client::builder()
+        .server(oauth_spec(OAuthOptions::browser(8765)))
+        .build()
+        .unwrap_err();
     assert!(is_config(&err, "authorization handler"), "{err}");
-    let err = mcp_blocking::Client::builder().server(provider_spec()).build().unwrap_err();
+    let err = mcpwire_blocking::Client::builder().server(provider_spec()).build().unwrap_err();
     assert!(is_config(&err, "token provider"), "{err}");
-    mcp_blocking::Client::builder()
+    mcpwire_blocking::Client::builder()
         .server(oauth_spec(OAuthOptions::browser(8765)))
         .browser_authorization(BrowserOpener::System)
         .build()
         .expect("the browser sign-in is an authorization handler");
-    mcp_blocking::Client::builder()
+    mcpwire_blocking::Client::builder()
         .server(provider_spec())
-        .token_provider(|_req: mcp_blocking::TokenRequest| Ok(mcp_core::types::AccessTokenAnswer::new("t")))
+        .token_provider(|_req: mcpwire_blocking::TokenRequest| {
+            Ok(mcpwire_core::types::AccessTokenAnswer::new("t"))
+        })
         .build()
         .unwrap();
 
     let browser = BrowserAuthorization::new(scripted_browser());
-    let handler = mcp_host::typed_handler::<mcp_host::Returning, _, _, _>(
-        move |req: mcp_blocking::AuthorizationPrompt| browser.start(&req),
+    let handler = mcpwire_host::typed_handler::<mcpwire_host::Returning, _, _, _>(
+        move |req: mcpwire_blocking::AuthorizationPrompt| browser.start(&req),
     );
     let (request, expected) = authorization_request();
     let answer = handler("remote", request).unwrap();
@@ -83,28 +87,28 @@ fn blocking_builder_checks_and_browser_handler() {
 fn async_builder_checks_and_browser_handler() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let build = |b: mcp_tokio::ClientBuilder| b.build();
-        let err =
-            build(mcp_tokio::Client::builder().server(oauth_spec(OAuthOptions::browser(8765)))).unwrap_err();
+        let build = |b: mcpwire_tokio::ClientBuilder| b.build();
+        let err = build(mcpwire_tokio::Client::builder().server(oauth_spec(OAuthOptions::browser(8765))))
+            .unwrap_err();
         assert!(is_config(&err, "authorization handler"), "{err}");
-        let err = build(mcp_tokio::Client::builder().server(provider_spec())).unwrap_err();
+        let err = build(mcpwire_tokio::Client::builder().server(provider_spec())).unwrap_err();
         assert!(is_config(&err, "token provider"), "{err}");
         build(
-            mcp_tokio::Client::builder()
+            mcpwire_tokio::Client::builder()
                 .server(provider_spec())
-                .token_provider(|_req| async { Ok(mcp_core::types::AccessTokenAnswer::new("t")) }),
+                .token_provider(|_req| async { Ok(mcpwire_core::types::AccessTokenAnswer::new("t")) }),
         )
         .unwrap();
         build(
-            mcp_tokio::Client::builder()
+            mcpwire_tokio::Client::builder()
                 .server(oauth_spec(OAuthOptions::client_credentials("https://as.example", "id", "secret")))
-                .authorization_handler(|_req| async { Err(mcp_core::HandlerError::new("unused")) }),
+                .authorization_handler(|_req| async { Err(mcpwire_core::HandlerError::new("unused")) }),
         )
         .unwrap();
 
         let browser = BrowserAuthorization::new(scripted_browser());
-        let handler = mcp_host::typed_handler::<mcp_host::Awaiting, _, _, _>(
-            move |req: mcp_tokio::AuthorizationPrompt| browser.start(&req),
+        let handler = mcpwire_host::typed_handler::<mcpwire_host::Awaiting, _, _, _>(
+            move |req: mcpwire_tokio::AuthorizationPrompt| browser.start(&req),
         );
         let (request, expected) = authorization_request();
         let answer = handler("remote", request).await.unwrap();
@@ -112,8 +116,8 @@ fn async_builder_checks_and_browser_handler() {
     });
     smol::block_on(async {
         let browser = BrowserAuthorization::new(scripted_browser());
-        let handler = mcp_host::typed_handler::<mcp_host::Awaiting, _, _, _>(
-            move |req: mcp_smol::AuthorizationPrompt| browser.start(&req),
+        let handler = mcpwire_host::typed_handler::<mcpwire_host::Awaiting, _, _, _>(
+            move |req: mcpwire_smol::AuthorizationPrompt| browser.start(&req),
         );
         let (request, expected) = authorization_request();
         let answer = handler("remote", request).await.unwrap();
@@ -130,7 +134,7 @@ fn an_unreadable_stored_record_is_a_warning_at_build() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = seen.clone();
     let store: Arc<dyn TokenStore> = Arc::new(store);
-    mcp_blocking::Client::builder()
+    mcpwire_blocking::Client::builder()
         .server(oauth_spec(OAuthOptions::browser(8765)))
         .browser_authorization(BrowserOpener::System)
         .token_store(store)

@@ -1,4 +1,4 @@
-//! mcp-blocking's HTTP adapter (`mcp_blocking::http`) against the scripted server of
+//! mcpwire-blocking's HTTP adapter (`mcpwire_blocking::http`) against the scripted server of
 //! `mcp_tests::scripted_http`: streaming, no decompression, no redirects, exact headers,
 //! abort, connect failures, keep-alive. Then the whole blocking client over HTTP against real
 //! peers (`mcp_tests::define_http_peer_checks!`), which need `$MCP_PEERS` (see `real_peers.rs`).
@@ -6,9 +6,9 @@
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use mcp_blocking::http::{HttpClient, HttpClientConfig, HttpExchange, HttpReport, ProxySetting};
-use mcp_core::{HttpMethod, HttpRequest};
 use mcp_tests::scripted_http::{chunk, Reply, ScriptedHttpServer, Step};
+use mcpwire_blocking::http::{HttpClient, HttpClientConfig, HttpExchange, HttpReport, ProxySetting};
+use mcpwire_core::{HttpMethod, HttpRequest};
 
 /// How long a test waits for any one report.
 const PATIENCE: Duration = Duration::from_secs(10);
@@ -25,7 +25,7 @@ fn request(method: HttpMethod, url: &str, headers: &[(&str, &str)], body: &[u8])
         headers: headers.iter().map(|(n, v)| ((*n).to_owned(), (*v).to_owned())).collect(),
         body: body.to_vec(),
         connect_timeout: Duration::from_secs(5),
-        destination: mcp_core::Destination::Any,
+        destination: mcpwire_core::Destination::Any,
     }
 }
 
@@ -55,7 +55,7 @@ fn run(client: &HttpClient, req: HttpRequest) -> Vec<HttpReport> {
 }
 
 /// The head, the body bytes and the chunk count of a successful exchange.
-fn parts(reports: &[HttpReport]) -> (&mcp_core::HttpHead, Vec<u8>, usize) {
+fn parts(reports: &[HttpReport]) -> (&mcpwire_core::HttpHead, Vec<u8>, usize) {
     let [HttpReport::Head(head), middle @ .., HttpReport::End] = reports else {
         panic!("expected head, body chunks, end: {reports:?}");
     };
@@ -335,8 +335,8 @@ fn bad_configuration_is_refused() {
     assert!(HttpClient::new(&bad_pem).is_err());
     let bad_proxy = HttpClientConfig::default().proxy(ProxySetting::Url("::not a url::".into()));
     assert!(HttpClient::new(&bad_proxy).is_err());
-    let built = mcp_blocking::Client::builder()
-        .server(mcp_core::ServerSpec::from_target("s", "http://127.0.0.1:1/mcp").expect("a URL spec"))
+    let built = mcpwire_blocking::Client::builder()
+        .server(mcpwire_core::ServerSpec::from_target("s", "http://127.0.0.1:1/mcp").expect("a URL spec"))
         .http_client(bad_proxy)
         .build();
     assert!(built.is_err());
@@ -348,10 +348,10 @@ fn bad_configuration_is_refused() {
 fn blocking_client_calls_echo_over_http() {
     let args = ["streamable-http", "--port", "{port}", "--stateless", "--json"];
     let peer = mcp_tests::http_peers::HttpPeer::start("py-mcp-peer", &args, &[]);
-    let spec = mcp_core::ServerSpec::from_target("py", &peer.url("/mcp"))
+    let spec = mcpwire_core::ServerSpec::from_target("py", &peer.url("/mcp"))
         .expect("a URL spec")
         .request_timeout(Duration::from_secs(30));
-    let client = mcp_blocking::Client::builder()
+    let client = mcpwire_blocking::Client::builder()
         .server(spec)
         .http_client(HttpClientConfig::default().proxy(ProxySetting::None))
         .build()
@@ -425,8 +425,8 @@ mod https {
 /// would go through a proxy is refused rather than sent unchecked.
 #[test]
 fn public_requests_connect_only_to_checked_addresses() {
-    use mcp_core::address_class::AddressClass;
-    use mcp_core::Destination;
+    use mcpwire_core::address_class::AddressClass;
+    use mcpwire_core::Destination;
     let server = ScriptedHttpServer::start(|_| Reply::fixed(200, &[], b"ok"));
     let port = server.addr().port();
     let private: std::net::IpAddr = "10.0.0.1".parse().unwrap();

@@ -8,10 +8,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_blocking::{CancelToken, Client, HttpClientConfig, ProxySetting, ServerSpec};
-use mcp_blocking::{ClientError, RequestError, RequestOptions};
 use mcp_tests::scripted_http::ScriptedHttpServer;
 use mcp_tests::scripted_http::{call_stream_server as reply, message_call as call, result_text as text_of};
+use mcpwire_blocking::{CancelToken, Client, HttpClientConfig, ProxySetting, ServerSpec};
+use mcpwire_blocking::{ClientError, RequestError, RequestOptions};
 
 fn connect(server: &ScriptedHttpServer) -> Client {
     let spec = ServerSpec::from_target("scripted", &server.url("/mcp")).expect("a target");

@@ -5,8 +5,8 @@
 
 use std::io::Write;
 
-use mcp_core::{ClientError, RequestError, ServerSpec};
 use mcp_tests::scripted_http::{modern_tool_server, Reply, ScriptedHttpServer};
+use mcpwire_core::{ClientError, RequestError, ServerSpec};
 use serde_json::json;
 
 const MIB: u64 = 1024 * 1024;
@@ -46,7 +46,7 @@ fn a_gzip_bomb_is_refused_within_the_cap() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let outcome = runtime.block_on(async {
         let spec = ServerSpec::from_target("bomb", &fixture.url("/mcp")).unwrap();
-        let client = mcp_tokio::Client::builder().server(spec).build().unwrap();
+        let client = mcpwire_tokio::Client::builder().server(spec).build().unwrap();
         let json_body = client.call_tool("inflate", json!({})).await.map(|_| ());
         // (`tools/list`: the server declares `tools` only, and undeclared requests are not sent.)
         let event_stream = client.servers()[0].list_tools().await.map(|_| ());

@@ -4,8 +4,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use mcp_core::ServerSpec;
 use mcp_tests::scripted_http::{modern_tool_server, ScriptedHttpServer};
+use mcpwire_core::ServerSpec;
 use serde_json::json;
 
 /// A modern server (or proxy) that records each request's target and `Host`.
@@ -17,12 +17,12 @@ fn fixture(seen: Arc<Mutex<Vec<(String, String)>>>) -> ScriptedHttpServer {
     })
 }
 
-fn run(url: &str, config: mcp_tokio::HttpClientConfig) -> String {
-    run_with(url, mcp_tokio::Client::builder().http_client(config))
+fn run(url: &str, config: mcpwire_tokio::HttpClientConfig) -> String {
+    run_with(url, mcpwire_tokio::Client::builder().http_client(config))
 }
 
 /// Like [`run`], on a builder already set up.
-fn run_with(url: &str, builder: mcp_tokio::ClientBuilder) -> String {
+fn run_with(url: &str, builder: mcpwire_tokio::ClientBuilder) -> String {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     rt.block_on(async {
         let spec = ServerSpec::from_target("hooked", url).unwrap();
@@ -37,7 +37,8 @@ fn run_with(url: &str, builder: mcp_tokio::ClientBuilder) -> String {
 fn a_configured_proxy_gets_absolute_form_requests() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let proxy = fixture(seen.clone());
-    let config = mcp_tokio::HttpClientConfig::default().proxy(mcp_tokio::ProxySetting::Url(proxy.url("")));
+    let config =
+        mcpwire_tokio::HttpClientConfig::default().proxy(mcpwire_tokio::ProxySetting::Url(proxy.url("")));
     assert_eq!(run("http://mcp.example.invalid:8080/mcp", config), "ok");
     let seen = seen.lock().unwrap().clone();
     assert!(!seen.is_empty());
@@ -53,17 +54,17 @@ struct ToFixture {
     opened: Arc<AtomicUsize>,
 }
 
-impl mcp_tokio::Connector for ToFixture {
+impl mcpwire_tokio::Connector for ToFixture {
     fn connect(
         &self,
         _host: &str,
         _port: u16,
-    ) -> mcp_tokio::BoxFuture<'static, std::io::Result<mcp_tokio::BoxedStream>> {
+    ) -> mcpwire_tokio::BoxFuture<'static, std::io::Result<mcpwire_tokio::BoxedStream>> {
         self.opened.fetch_add(1, Ordering::SeqCst);
         let port = self.port;
         Box::pin(async move {
             let stream = async_net::TcpStream::connect(("127.0.0.1", port)).await?;
-            Ok(Box::new(stream) as mcp_tokio::BoxedStream)
+            Ok(Box::new(stream) as mcpwire_tokio::BoxedStream)
         })
     }
 }
@@ -75,10 +76,10 @@ fn a_custom_connector_opens_the_streams() {
     let port = server.addr().port();
     let opened = Arc::new(AtomicUsize::new(0));
     let connector = Arc::new(ToFixture { port, opened: opened.clone() });
-    let config = mcp_tokio::HttpClientConfig::default().proxy(mcp_tokio::ProxySetting::None);
-    let builder = mcp_tokio::Client::builder()
+    let config = mcpwire_tokio::HttpClientConfig::default().proxy(mcpwire_tokio::ProxySetting::None);
+    let builder = mcpwire_tokio::Client::builder()
         .http_client(config)
-        .runtime_options(mcp_tokio::RuntimeOptions::new().connector(connector));
+        .runtime_options(mcpwire_tokio::RuntimeOptions::new().connector(connector));
     assert_eq!(run_with("http://anywhere.invalid/mcp", builder), "ok");
     assert!(opened.load(Ordering::SeqCst) >= 2, "the probe and the call went through the connector");
     assert!(seen.lock().unwrap().iter().all(|(target, host)| target == "/mcp" && host == "anywhere.invalid"));
@@ -90,16 +91,16 @@ struct Recording {
     asked: Arc<Mutex<Vec<String>>>,
 }
 
-impl mcp_tokio::Connector for Recording {
+impl mcpwire_tokio::Connector for Recording {
     fn connect(
         &self,
         host: &str,
         port: u16,
-    ) -> mcp_tokio::BoxFuture<'static, std::io::Result<mcp_tokio::BoxedStream>> {
+    ) -> mcpwire_tokio::BoxFuture<'static, std::io::Result<mcpwire_tokio::BoxedStream>> {
         self.asked.lock().unwrap().push(format!("{host}:{port}"));
         Box::pin(async move {
             let stream = async_net::TcpStream::connect(("127.0.0.1", port)).await?;
-            Ok(Box::new(stream) as mcp_tokio::BoxedStream)
+            Ok(Box::new(stream) as mcpwire_tokio::BoxedStream)
         })
     }
 }
@@ -117,15 +118,15 @@ fn a_name_with_mixed_addresses_is_connected_to_only_at_the_checked_ones() {
     let issuer = format!("https://mcp.example.test:{}", auth.addr().port());
     let server = ScriptedHttpServer::start(protected_server("http", Some(&issuer)));
     let asked = Arc::new(Mutex::new(Vec::new()));
-    let config = mcp_tokio::HttpClientConfig::default()
-        .proxy(mcp_tokio::ProxySetting::None)
+    let config = mcpwire_tokio::HttpClientConfig::default()
+        .proxy(mcpwire_tokio::ProxySetting::None)
         .root_certificate(NAMES_CA)
         .resolve("mcp.example.test", [PRIVATE, LOOPBACK]);
     let spec = ServerSpec::from_target("mixed", &server.url("/mcp"))
         .unwrap()
-        .oauth(mcp_tokio::auth::OAuthOptions::client_credentials(&issuer, "svc", "s3cret"));
-    let builder = mcp_tokio::Client::builder().http_client(config).runtime_options(
-        mcp_tokio::RuntimeOptions::new().connector(Arc::new(Recording { asked: asked.clone() })),
+        .oauth(mcpwire_tokio::auth::OAuthOptions::client_credentials(&issuer, "svc", "s3cret"));
+    let builder = mcpwire_tokio::Client::builder().http_client(config).runtime_options(
+        mcpwire_tokio::RuntimeOptions::new().connector(Arc::new(Recording { asked: asked.clone() })),
     );
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     rt.block_on(async {
@@ -160,14 +161,14 @@ fn an_oauth_fetch_through_a_proxy_tunnels_to_the_checked_address() {
     });
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let call = |addresses: Vec<std::net::IpAddr>| {
-        let config = mcp_tokio::HttpClientConfig::default()
-            .proxy(mcp_tokio::ProxySetting::Url(proxy.url("")))
+        let config = mcpwire_tokio::HttpClientConfig::default()
+            .proxy(mcpwire_tokio::ProxySetting::Url(proxy.url("")))
             .resolve("meta.example.test", addresses);
         let options =
-            mcp_tokio::auth::OAuthOptions::client_credentials("https://as.example.test", "svc", "s3cret");
+            mcpwire_tokio::auth::OAuthOptions::client_credentials("https://as.example.test", "svc", "s3cret");
         let spec = ServerSpec::from_target("proxied", "http://127.0.0.1:9/mcp").unwrap().oauth(options);
         rt.block_on(async {
-            let client = mcp_tokio::Client::builder().http_client(config).server(spec).build().unwrap();
+            let client = mcpwire_tokio::Client::builder().http_client(config).server(spec).build().unwrap();
             let err = client.call_tool("t", json!({})).await.expect_err("no metadata");
             client.close().await;
             err
@@ -180,8 +181,8 @@ fn an_oauth_fetch_through_a_proxy_tunnels_to_the_checked_address() {
     assert!(
         matches!(
             err.request_error(),
-            Some(mcp_core::RequestError::AuthorizationFailed {
-                oauth: Some(mcp_core::oauth::OAuthError::UnsafeAddress { .. }),
+            Some(mcpwire_core::RequestError::AuthorizationFailed {
+                oauth: Some(mcpwire_core::oauth::OAuthError::UnsafeAddress { .. }),
                 ..
             })
         ),

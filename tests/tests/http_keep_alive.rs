@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use mcp_core::ServerSpec;
 use mcp_tests::scripted_http::{ScriptedHttpServer, SeenRequest, Step};
+use mcpwire_core::ServerSpec;
 use serde_json::json;
 
 /// A modern server answering every request on a kept-alive connection; with `hang_up`, it
@@ -15,7 +15,7 @@ fn server(hang_up: bool) -> ScriptedHttpServer {
         let request = req.json();
         let result = match request["method"].as_str() {
             Some("server/discover") => json!({"resultType": "complete",
-                "supportedVersions": [mcp_core::MODERN_VERSION], "capabilities": {"tools": {}},
+                "supportedVersions": [mcpwire_core::MODERN_VERSION], "capabilities": {"tools": {}},
                 "ttlMs": 0, "cacheScope": "private"}),
             Some("tools/list") => json!({"resultType": "complete",
                 "tools": [{"name": "t", "inputSchema": {"type": "object"}}]}),
@@ -71,9 +71,10 @@ fn check(server: &ScriptedHttpServer, hang_up: bool) {
 fn blocking() {
     for hang_up in [false, true] {
         let server = server(hang_up);
-        let config = mcp_blocking::HttpClientConfig::default().proxy(mcp_blocking::ProxySetting::None);
+        let config =
+            mcpwire_blocking::HttpClientConfig::default().proxy(mcpwire_blocking::ProxySetting::None);
         let client =
-            mcp_blocking::Client::builder().http_client(config).server(spec(&server)).build().unwrap();
+            mcpwire_blocking::Client::builder().http_client(config).server(spec(&server)).build().unwrap();
         client.connect().send().into_result().expect("connect");
         settle(&server, hang_up, 0);
         client.list_tools().send().into_result().expect("list");
@@ -92,8 +93,8 @@ fn tokio() {
     for hang_up in [false, true] {
         let server = server(hang_up);
         rt.block_on(async {
-            let config = mcp_tokio::HttpClientConfig::default().proxy(mcp_tokio::ProxySetting::None);
-            let builder = mcp_tokio::Client::builder().http_client(config).server(spec(&server));
+            let config = mcpwire_tokio::HttpClientConfig::default().proxy(mcpwire_tokio::ProxySetting::None);
+            let builder = mcpwire_tokio::Client::builder().http_client(config).server(spec(&server));
             let client = builder.build().unwrap();
             client.connect().await.into_result().expect("connect");
             settle(&server, hang_up, 0);
@@ -113,8 +114,8 @@ fn smol() {
     for hang_up in [false, true] {
         let server = server(hang_up);
         smol::block_on(async {
-            let config = mcp_smol::HttpClientConfig::default().proxy(mcp_smol::ProxySetting::None);
-            let builder = mcp_smol::Client::builder().http_client(config).server(spec(&server));
+            let config = mcpwire_smol::HttpClientConfig::default().proxy(mcpwire_smol::ProxySetting::None);
+            let builder = mcpwire_smol::Client::builder().http_client(config).server(spec(&server));
             let client = builder.build().unwrap();
             client.connect().await.into_result().expect("connect");
             settle(&server, hang_up, 0);

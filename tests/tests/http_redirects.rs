@@ -1,13 +1,13 @@
-//! Redirects end to end, over real sockets against the scripted server, on mcp-tokio and
-//! mcp-blocking: same-origin `307`/`308` are followed by the core (the runtimes never follow
+//! Redirects end to end, over real sockets against the scripted server, on mcpwire-tokio and
+//! mcpwire-blocking: same-origin `307`/`308` are followed by the core (the runtimes never follow
 //! on their own) for the handshake and for a call, with body and credentials kept, and later
 //! requests go straight to the final URL; a redirect to another origin ends the connection
 //! with the typed error, and nothing at all reaches the other origin.
 
 use std::time::Duration;
 
-use mcp_core::{ClientError, RedirectRefusal, RequestError, ServerSpec};
 use mcp_tests::scripted_http::{modern_tool_server, Reply, ScriptedHttpServer, SeenRequest};
+use mcpwire_core::{ClientError, RedirectRefusal, RequestError, ServerSpec};
 use serde_json::json;
 
 const AUTHORIZATION: &str = "Bearer secret-token";
@@ -81,8 +81,10 @@ fn redirects_on_tokio() {
         let other = other_origin();
         let server = server(other.url("/mcp"));
         let build = |url: &str| {
-            mcp_tokio::Client::builder()
-                .http_client(mcp_tokio::HttpClientConfig::default().proxy(mcp_tokio::ProxySetting::None))
+            mcpwire_tokio::Client::builder()
+                .http_client(
+                    mcpwire_tokio::HttpClientConfig::default().proxy(mcpwire_tokio::ProxySetting::None),
+                )
                 .server(spec(url))
                 .build()
                 .expect("build")
@@ -105,8 +107,10 @@ fn redirects_on_blocking() {
     let other = other_origin();
     let server = server(other.url("/mcp"));
     let build = |url: &str| {
-        mcp_blocking::Client::builder()
-            .http_client(mcp_blocking::HttpClientConfig::default().proxy(mcp_blocking::ProxySetting::None))
+        mcpwire_blocking::Client::builder()
+            .http_client(
+                mcpwire_blocking::HttpClientConfig::default().proxy(mcpwire_blocking::ProxySetting::None),
+            )
             .server(spec(url))
             .build()
             .expect("build")

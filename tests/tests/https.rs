@@ -6,8 +6,8 @@
 //! `127.0.0.1` server certificate valid until 2126, made with `openssl` from `ca.cnf` and
 //! `server.cnf` (EC P-256).
 
-use mcp_core::{ClientError, ServerSpec};
 use mcp_tests::scripted_http::{modern_tool_server, ScriptedHttpServer};
+use mcpwire_core::{ClientError, ServerSpec};
 use serde_json::json;
 
 const CA: &[u8] = include_bytes!("../fixtures/tls/ca.pem");
@@ -18,9 +18,9 @@ fn fixture() -> ScriptedHttpServer {
     ScriptedHttpServer::start_tls(CERT, KEY, modern_tool_server("over tls"))
 }
 
-async fn call(url: &str, config: mcp_tokio::HttpClientConfig) -> Result<String, ClientError> {
+async fn call(url: &str, config: mcpwire_tokio::HttpClientConfig) -> Result<String, ClientError> {
     let spec = ServerSpec::from_target("tls", url)?;
-    let client = mcp_tokio::Client::builder().server(spec).http_client(config).build()?;
+    let client = mcpwire_tokio::Client::builder().server(spec).http_client(config).build()?;
     let r = client.call_tool("hello", json!({})).await.map(|r| r.text());
     client.close().await;
     r
@@ -33,15 +33,15 @@ fn a_configured_root_is_trusted_and_required() {
     assert!(url.starts_with("https://localhost:"));
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     rt.block_on(async {
-        let trusted = mcp_tokio::HttpClientConfig::default().root_certificate(CA);
+        let trusted = mcpwire_tokio::HttpClientConfig::default().root_certificate(CA);
         assert_eq!(call(&url, trusted).await.expect("TLS with the test root"), "over tls");
-        let err = call(&url, mcp_tokio::HttpClientConfig::default()).await.expect_err("untrusted");
+        let err = call(&url, mcpwire_tokio::HttpClientConfig::default()).await.expect_err("untrusted");
         assert!(err.to_string().contains("certificate"), "{err}");
         // A root that is not a certificate is a configuration error at build time.
-        let bad = mcp_tokio::HttpClientConfig::default()
+        let bad = mcpwire_tokio::HttpClientConfig::default()
             .root_certificate(&b"-----BEGIN CERTIFICATE-----\nnope\n"[..]);
         let spec = ServerSpec::from_target("tls", &url).unwrap();
-        let built = mcp_tokio::Client::builder().server(spec).http_client(bad).build();
+        let built = mcpwire_tokio::Client::builder().server(spec).http_client(bad).build();
         assert!(matches!(built, Err(ClientError::Config(_))), "{built:?}");
     });
 }
@@ -57,10 +57,10 @@ fn tls_connections_are_kept_alive() {
         reply
     });
     let spec = ServerSpec::from_target("tls", &server.url("/mcp")).unwrap();
-    let config = mcp_tokio::HttpClientConfig::default().root_certificate(CA);
+    let config = mcpwire_tokio::HttpClientConfig::default().root_certificate(CA);
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(async {
-        let client = mcp_tokio::Client::builder().server(spec).http_client(config).build();
+        let client = mcpwire_tokio::Client::builder().server(spec).http_client(config).build();
         let client = client.unwrap();
         for _ in 0..3 {
             assert_eq!(client.call_tool("hello", json!({})).await.expect("a call").text(), "over tls");

@@ -10,11 +10,11 @@
 //! transport fallback), py-mcp-peer and fastmcp-echo-peer (modern stateless and legacy stateful,
 //! HTTP+SSE, multi-round-trip input), ts-v2-peer (both eras); each check starts its own server
 //! on a free loopback port. The redirect check (`redirected_paths`: FastMCP and the Python SDK
-//! reached through `/mcp/` and `/sse/`, which redirect) runs on mcp-tokio and mcp-blocking.
+//! reached through `/mcp/` and `/sse/`, which redirect) runs on mcpwire-tokio and mcpwire-blocking.
 //!
 //! The checks are written once (`mcp_tests::define_peer_checks!`,
-//! `mcp_tests::define_http_peer_checks!`) and run on mcp-tokio for every peer, on mcp-smol over
-//! HTTP, and on mcp-blocking over HTTP and for server-everything and py-mcp-peer over stdio.
+//! `mcp_tests::define_http_peer_checks!`) and run on mcpwire-tokio for every peer, on mcpwire-smol over
+//! HTTP, and on mcpwire-blocking over HTTP and for server-everything and py-mcp-peer over stdio.
 //! The push checks (`mcp_tests::define_push_peer_checks!`: listen streams, resource
 //! subscriptions) run on all three, as do the catalog checks
 //! (`mcp_tests::define_catalog_peer_checks!`: client-wide lists, routing, capability gating).
@@ -31,13 +31,13 @@ macro_rules! all_http_checks {
     };
 }
 
-/// On mcp-tokio, every peer.
+/// On mcpwire-tokio, every peer.
 mod on_tokio {
     mod rt {
         pub use mcp_tests::support::collect_stream;
-        pub use mcp_tokio::{Client, ToolCall};
+        pub use mcpwire_tokio::{Client, ToolCall};
 
-        pub fn build(builder: mcp_tokio::ClientBuilder) -> Result<Client, mcp_tokio::ClientError> {
+        pub fn build(builder: mcpwire_tokio::ClientBuilder) -> Result<Client, mcpwire_tokio::ClientError> {
             builder.build()
         }
 
@@ -89,13 +89,13 @@ mod on_tokio {
     mcp_tests::all_oauth_peer_checks!(run);
 }
 
-/// On mcp-smol, the HTTP checks (stdio is covered by the scenarios).
+/// On mcpwire-smol, the HTTP checks (stdio is covered by the scenarios).
 mod on_smol {
     mod rt {
-        pub use mcp_smol::{Client, ToolCall};
         pub use mcp_tests::support::collect_stream;
+        pub use mcpwire_smol::{Client, ToolCall};
 
-        pub fn build(builder: mcp_smol::ClientBuilder) -> Result<Client, mcp_smol::ClientError> {
+        pub fn build(builder: mcpwire_smol::ClientBuilder) -> Result<Client, mcpwire_smol::ClientError> {
             builder.build()
         }
 
@@ -137,12 +137,12 @@ mod on_smol {
     mcp_tests::all_oauth_peer_checks!(run);
 }
 
-/// On mcp-blocking, one legacy and one modern peer.
+/// On mcpwire-blocking, one legacy and one modern peer.
 mod on_blocking {
     mod rt {
-        pub use mcp_blocking::{Client, ClientBuilder, ClientError, ToolCall};
         pub use mcp_tests::support::collect_iter as collect_stream;
         pub use mcp_tests::support::plain_handler as sync_handler;
+        pub use mcpwire_blocking::{Client, ClientBuilder, ClientError, ToolCall};
 
         pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
             builder.build()

@@ -1,6 +1,6 @@
-//! Every runtime crate re-exports the same names (from one list, `mcp_host::facade`), and the
-//! runtime-neutral ones are the very same types: code moves between `mcp-tokio`, `mcp-smol` and
-//! `mcp-blocking` by changing one path.
+//! Every runtime crate re-exports the same names (from one list, `mcpwire_host::facade`), and the
+//! runtime-neutral ones are the very same types: code moves between `mcpwire-tokio`, `mcpwire-smol` and
+//! `mcpwire-blocking` by changing one path.
 
 use std::any::TypeId;
 
@@ -20,7 +20,7 @@ macro_rules! common_set {
             StdioCommand, Subscription, SubscriptionFilter, Tool, ValidationMode, Warning,
             DEFAULT_MAX_CONCURRENT_SERVERS,
         };
-        assert_eq!(DEFAULT_MAX_CONCURRENT_SERVERS, mcp_host::DEFAULT_MAX_CONCURRENT_SERVERS);
+        assert_eq!(DEFAULT_MAX_CONCURRENT_SERVERS, mcpwire_host::DEFAULT_MAX_CONCURRENT_SERVERS);
         let _: fn() -> ClientBuilder = Client::builder;
         vec![
             TypeId::of::<ClientError>(),
@@ -53,26 +53,26 @@ macro_rules! common_set {
 
 #[test]
 fn every_runtime_crate_exports_the_same_runtime_neutral_types() {
-    let tokio = common_set!(mcp_tokio);
-    assert_eq!(tokio, common_set!(mcp_smol));
-    assert_eq!(tokio, common_set!(mcp_blocking));
+    let tokio = common_set!(mcpwire_tokio);
+    assert_eq!(tokio, common_set!(mcpwire_smol));
+    assert_eq!(tokio, common_set!(mcpwire_blocking));
 }
 
 #[test]
 fn every_client_is_one_generic_type() {
     // One API for every runtime: the client types differ only by their family.
     assert_eq!(
-        TypeId::of::<mcp_tokio::Client>(),
-        TypeId::of::<mcp_host::Client<mcp_async::Async<mcp_tokio::TokioRuntime>>>()
+        TypeId::of::<mcpwire_tokio::Client>(),
+        TypeId::of::<mcpwire_host::Client<mcpwire_async::Async<mcpwire_tokio::TokioRuntime>>>()
     );
     assert_eq!(
-        TypeId::of::<mcp_smol::Client>(),
-        TypeId::of::<mcp_host::Client<mcp_async::Async<mcp_smol::SmolRuntime>>>()
+        TypeId::of::<mcpwire_smol::Client>(),
+        TypeId::of::<mcpwire_host::Client<mcpwire_async::Async<mcpwire_smol::SmolRuntime>>>()
     );
     assert_eq!(
-        TypeId::of::<mcp_blocking::Client>(),
-        TypeId::of::<mcp_host::Client<mcp_blocking::Blocking>>()
+        TypeId::of::<mcpwire_blocking::Client>(),
+        TypeId::of::<mcpwire_host::Client<mcpwire_blocking::Blocking>>()
     );
     // The async crates share their handlers.
-    assert_eq!(TypeId::of::<mcp_tokio::Handler>(), TypeId::of::<mcp_smol::Handler>());
+    assert_eq!(TypeId::of::<mcpwire_tokio::Handler>(), TypeId::of::<mcpwire_smol::Handler>());
 }

@@ -1,13 +1,13 @@
-//! The scenario suite (`mcp_tests::define_scenarios!`) on mcp-blocking: the same bodies as
+//! The scenario suite (`mcp_tests::define_scenarios!`) on mcpwire-blocking: the same bodies as
 //! the async runtimes, expanded as plain functions. Plus the blocking-only ways to cancel and
 //! to run calls concurrently (a `CancelToken`, threads).
 
 mod rt {
     use std::time::Duration;
 
-    pub use mcp_blocking::{connect, Client, ClientBuilder, ClientError, ListenOptions, Server};
     pub use mcp_tests::support::plain_handler as sync_handler;
     pub use mcp_tests::support::rest_of_iter as rest_of;
+    pub use mcpwire_blocking::{connect, Client, ClientBuilder, ClientError, ListenOptions, Server};
 
     pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
         builder.build()
@@ -58,9 +58,9 @@ mcp_tests::all_blocking_callback_scenario_tests!(run);
 mod blocking_only {
     use std::time::{Duration, Instant};
 
-    use mcp_blocking::CancelToken;
-    use mcp_blocking::{ClientError, Request, RequestError};
     use mcp_tests::support;
+    use mcpwire_blocking::CancelToken;
+    use mcpwire_blocking::{ClientError, Request, RequestError};
     use serde_json::json;
 
     /// `Subscription::next_timeout` gives up with `Elapsed` while the stream goes on, then
@@ -68,13 +68,13 @@ mod blocking_only {
     #[test]
     fn subscription_next_timeout_and_requests_from_the_reader() {
         let spec = support::spec(support::test_server(), "t", &["--protocol", "modern"]);
-        let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
+        let client = mcpwire_blocking::Client::builder().server(spec).build().expect("build");
         let server = client.servers()[0].clone();
         let sub = server
-            .listen(mcp_blocking::SubscriptionFilter::new().resource("test://text"))
+            .listen(mcpwire_blocking::SubscriptionFilter::new().resource("test://text"))
             .send()
             .expect("listen");
-        assert_eq!(sub.next_timeout(Duration::from_millis(50)), Err(mcp_blocking::Elapsed));
+        assert_eq!(sub.next_timeout(Duration::from_millis(50)), Err(mcpwire_blocking::Elapsed));
         let reader = std::thread::spawn(move || {
             let n = sub.next_timeout(Duration::from_secs(10)).expect("a notification");
             // The reader asks the same server something while its stream is open.
@@ -84,7 +84,7 @@ mod blocking_only {
         let r = client.call_tool("touch_resource", json!({"uri": "test://text"})).send().expect("touch");
         assert_eq!(r.text(), "sent 1");
         let (n, text) = reader.join().expect("the reader thread");
-        assert_eq!(n, Some(mcp_blocking::Notification::ResourceUpdated { uri: "test://text".into() }));
+        assert_eq!(n, Some(mcpwire_blocking::Notification::ResourceUpdated { uri: "test://text".into() }));
         assert_eq!(text, "from the reader");
         client.close().send();
     }
@@ -98,7 +98,7 @@ mod blocking_only {
             let record_str = record.to_str().expect("UTF-8 path").to_owned();
             let spec =
                 support::spec(support::test_server(), "t", &["--protocol", proto, "--record", &record_str]);
-            let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
+            let client = mcpwire_blocking::Client::builder().server(spec).build().expect("build");
             client.connect().send().into_result().expect("connect");
             let token = CancelToken::new();
             let canceller = {
@@ -146,7 +146,7 @@ mod blocking_only {
     fn close_ends_calls_in_flight() {
         for proto in ["modern", "2025-11-25"] {
             let spec = support::spec(support::test_server(), "t", &["--protocol", proto]);
-            let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
+            let client = mcpwire_blocking::Client::builder().server(spec).build().expect("build");
             client.connect().send().into_result().expect("connect");
             let started = Instant::now();
             let slow = {
@@ -169,7 +169,7 @@ mod blocking_only {
     #[test]
     fn many_callers_each_get_their_answers() {
         let spec = support::spec(support::test_server(), "t", &[]);
-        let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
+        let client = mcpwire_blocking::Client::builder().server(spec).build().expect("build");
         client.connect().send().into_result().expect("connect");
         std::thread::scope(|scope| {
             for t in 0..8 {
@@ -191,7 +191,7 @@ mod blocking_only {
     fn concurrent_calls_from_threads() {
         for proto in ["modern", "2025-11-25"] {
             let spec = support::spec(support::test_server(), "t", &["--protocol", proto]);
-            let client = mcp_blocking::Client::builder().server(spec).build().expect("build");
+            let client = mcpwire_blocking::Client::builder().server(spec).build().expect("build");
             client.connect().send().into_result().expect("connect");
             let slow = {
                 let client = client.clone();

@@ -1,7 +1,7 @@
-//! The scenario suite (`mcp_tests::define_scenarios!`) on mcp-smol, twice: under
+//! The scenario suite (`mcp_tests::define_scenarios!`) on mcpwire-smol, twice: under
 //! `smol::block_on` and under `async_std::task::block_on`.
 //!
-//! async-std is discontinued; it is a dev-dependency only to prove that mcp-smol works under
+//! async-std is discontinued; it is a dev-dependency only to prove that mcpwire-smol works under
 //! its executor (and with its spawner).
 
 /// Under `smol::block_on`; background tasks on smol's global executor.
@@ -9,14 +9,16 @@ pub mod on_smol {
     pub mod rt {
         use std::time::Duration;
 
-        pub use mcp_smol::{connect, Client, ClientBuilder, ClientError, ListenOptions, Server, SmolRuntime};
         pub use mcp_tests::support::ready_handler as sync_handler;
         pub use mcp_tests::support::rest_of_stream as rest_of;
+        pub use mcpwire_smol::{
+            connect, Client, ClientBuilder, ClientError, ListenOptions, Server, SmolRuntime,
+        };
 
         pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
             builder
                 .runtime_options(
-                    mcp_smol::RuntimeOptions::new()
+                    mcpwire_smol::RuntimeOptions::new()
                         .runtime(SmolRuntime::with_spawner(|f| smol::spawn(f).detach())),
                 )
                 .build()
@@ -77,15 +79,19 @@ pub mod on_async_std {
     pub mod rt {
         use std::time::Duration;
 
-        pub use mcp_smol::{connect, Client, ClientBuilder, ClientError, ListenOptions, Server, SmolRuntime};
         pub use mcp_tests::support::ready_handler as sync_handler;
         pub use mcp_tests::support::rest_of_stream as rest_of;
+        pub use mcpwire_smol::{
+            connect, Client, ClientBuilder, ClientError, ListenOptions, Server, SmolRuntime,
+        };
 
         pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
             builder
-                .runtime_options(mcp_smol::RuntimeOptions::new().runtime(SmolRuntime::with_spawner(|f| {
-                    async_std::task::spawn(f);
-                })))
+                .runtime_options(mcpwire_smol::RuntimeOptions::new().runtime(SmolRuntime::with_spawner(
+                    |f| {
+                        async_std::task::spawn(f);
+                    },
+                )))
                 .build()
         }
 

@@ -1,4 +1,4 @@
-//! The scenario suite (`mcp_tests::define_scenarios!`) on mcp-tokio, each test on its own
+//! The scenario suite (`mcp_tests::define_scenarios!`) on mcpwire-tokio, each test on its own
 //! multi-threaded tokio runtime.
 
 mod rt {
@@ -6,7 +6,7 @@ mod rt {
 
     pub use mcp_tests::support::ready_handler as sync_handler;
     pub use mcp_tests::support::rest_of_stream as rest_of;
-    pub use mcp_tokio::{connect, Client, ClientBuilder, ClientError, ListenOptions, Server};
+    pub use mcpwire_tokio::{connect, Client, ClientBuilder, ClientError, ListenOptions, Server};
 
     pub fn build(builder: ClientBuilder) -> Result<Client, ClientError> {
         builder.build()

@@ -26,29 +26,29 @@ macro_rules! handles {
 
 /// Never called: it only has to compile.
 #[allow(dead_code)]
-fn async_request_values(client: &mcp_tokio::Client, smol_client: &mcp_smol::Client) {
-    is_send(&mcp_tokio::Client::builder());
+fn async_request_values(client: &mcpwire_tokio::Client, smol_client: &mcpwire_smol::Client) {
+    is_send(&mcpwire_tokio::Client::builder());
     is_send(&client.call_tool("echo", ()));
     is_send(&client.call_tool("echo", ()).into_future());
     is_send(&client.list_tools().into_future());
     is_send(&client.servers()[0].read_resource("a://b").into_future());
-    is_send(&client.servers()[0].listen(mcp_tokio::SubscriptionFilter::new()).into_future());
+    is_send(&client.servers()[0].listen(mcpwire_tokio::SubscriptionFilter::new()).into_future());
     is_send(&smol_client.call_tool("echo", ()).into_future());
     is_send(&smol_client.call_tool("echo", ()).stream());
 }
 
 /// Never called: it only has to compile.
 #[allow(dead_code)]
-fn blocking_request_values(client: &mcp_blocking::Client) {
-    is_send(&mcp_blocking::Client::builder());
+fn blocking_request_values(client: &mcpwire_blocking::Client) {
+    is_send(&mcpwire_blocking::Client::builder());
     is_send(&client.call_tool("echo", ()));
     is_send(&client.list_tools());
-    is_send(&client.servers()[0].listen(mcp_blocking::SubscriptionFilter::new()));
+    is_send(&client.servers()[0].listen(mcpwire_blocking::SubscriptionFilter::new()));
 }
 
 #[test]
 fn handles_are_send_and_sync_in_every_runtime() {
-    handles!(mcp_tokio);
-    handles!(mcp_smol);
-    handles!(mcp_blocking);
+    handles!(mcpwire_tokio);
+    handles!(mcpwire_smol);
+    handles!(mcpwire_blocking);
 }

@@ -17,7 +17,7 @@ use mcp_tests::sim::{RunReport, TaskStats, Transport, World};
 /// HTTP 42, 199, 526: a transient fault during transport detection (an HTTP+SSE stream cut or
 /// ended before its `endpoint` event; a slow `server/discover` answer) moved detection on to
 /// plain HTTP for good, so requests kept failing after the server was healthy again (see
-/// `a_failed_transport_detection_is_run_again_by_the_next_request` in mcp-core's tests).
+/// `a_failed_transport_detection_is_run_again_by_the_next_request` in mcpwire-core's tests).
 ///
 /// stdio 27559 (found by the 10^6-request sweep): an input handler failed while a `tasks/get`
 /// was on its way; the poll it armed fired after that poll's answer (`input_required` with a

@@ -1,5 +1,5 @@
 //! Tool output validation and elicitation form checks against real servers (issue 4), on
-//! mcp-tokio (the checks live in the core, so one runtime proves the wiring):
+//! mcpwire-tokio (the checks live in the core, so one runtime proves the wiring):
 //!
 //! - server-everything (2025-11-25, draft-07 `outputSchema`): `get-structured-content` passes in
 //!   strict mode; its 13-field elicitation form is accepted, and an answer that breaks it never
@@ -9,9 +9,9 @@
 //!   floats overflows and returns `{"sum": null}`, which breaks its `{"sum": number}` schema:
 //!   strict mode fails the call, warn mode delivers it with a warning.
 
-use mcp_core::schema::ValidationFailure;
-use mcp_core::{ClientError, Era, Event, RequestError, ServerSpec, ValidationMode, Warning};
 use mcp_tests::support::{self, Events, TempDir};
+use mcpwire_core::schema::ValidationFailure;
+use mcpwire_core::{ClientError, Era, Event, RequestError, ServerSpec, ValidationMode, Warning};
 use serde_json::{json, Value};
 
 fn run<F: std::future::Future<Output = ()>>(check: F) {
@@ -30,10 +30,13 @@ fn peer(name: &str, args: &[&str], mode: ValidationMode) -> ServerSpec {
 }
 
 /// A client for one peer, with its events collected; tools are listed (which compiles them).
-async fn client_for(spec: ServerSpec, era: Era) -> (mcp_tokio::Client, Events) {
+async fn client_for(spec: ServerSpec, era: Era) -> (mcpwire_tokio::Client, Events) {
     let events = Events::new();
-    let client =
-        mcp_tokio::Client::builder().server(spec).on_event(events.hook()).build().expect("build the client");
+    let client = mcpwire_tokio::Client::builder()
+        .server(spec)
+        .on_event(events.hook())
+        .build()
+        .expect("build the client");
     let info = client.connect().await.into_result().expect("connect").remove(0);
     assert_eq!(info.era, era, "{info:?}");
     let tools = client.list_tools().await.into_result().expect("list_tools");
@@ -161,11 +164,11 @@ fn server_everything_elicitation_answers_are_checked_against_its_form() {
         ] {
             let events = Events::new();
             let answer = content.clone();
-            let builder = mcp_tokio::Client::builder()
+            let builder = mcpwire_tokio::Client::builder()
                 .server(peer("server-everything", &[], ValidationMode::Strict))
-                .elicitation_handler(move |_: mcp_tokio::ElicitationRequest| {
+                .elicitation_handler(move |_: mcpwire_tokio::ElicitationRequest| {
                     let answer = answer.clone();
-                    async move { Ok(mcp_tokio::ElicitResult::accept(answer)) }
+                    async move { Ok(mcpwire_tokio::ElicitResult::accept(answer)) }
                 })
                 .on_event(events.hook());
             let client = builder.build().expect("build the client");

@@ -18,7 +18,7 @@
 //! - **Not answered.** A timeout, a transport failure or a lost session says nothing about the
 //!   subscription: the URI stays in the set and is renewed again after the next handshake.
 //!
-//! The set is the one list of them: `mcp_host`'s `subscribed_resources()` reads it.
+//! The set is the one list of them: `mcpwire_host`'s `subscribed_resources()` reads it.
 
 use std::collections::BTreeSet;
 use std::time::Instant;

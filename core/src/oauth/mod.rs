@@ -56,7 +56,7 @@
 //!
 //! ```
 //! use std::time::Instant;
-//! use mcp_core::oauth::{AuthConfig, AuthFlow, AuthStep};
+//! use mcpwire_core::oauth::{AuthConfig, AuthFlow, AuthStep};
 //!
 //! // `now` comes from the host's clock at each step; the core never reads one. (The same walk
 //! // runs with a fake clock in `core/tests/oauth`.)

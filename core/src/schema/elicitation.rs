@@ -4,7 +4,7 @@
 //! [`FormSchema::check_content`] checks the user's answer before it goes back to the server.
 //!
 //! ```
-//! use mcp_core::schema::elicitation::FormSchema;
+//! use mcpwire_core::schema::elicitation::FormSchema;
 //! use serde_json::json;
 //!
 //! let form = FormSchema::parse(&json!({

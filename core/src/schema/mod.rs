@@ -23,7 +23,7 @@
 //! unusable, never a silent pass.
 //!
 //! ```
-//! use mcp_core::schema::{CompiledSchema, SchemaOptions};
+//! use mcpwire_core::schema::{CompiledSchema, SchemaOptions};
 //! use serde_json::json;
 //!
 //! let schema = json!({"type": "object", "required": ["temperature"],

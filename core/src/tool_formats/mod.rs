@@ -13,9 +13,9 @@
 //! is still too long or still collides. The mapping is deterministic for the same tool lists.
 //!
 //! ```
-//! use mcp_core::tool_formats::{convert, Provider, ProviderToolCall};
-//! use mcp_core::types::Tool;
-//! use mcp_core::ServerTool;
+//! use mcpwire_core::tool_formats::{convert, Provider, ProviderToolCall};
+//! use mcpwire_core::types::Tool;
+//! use mcpwire_core::ServerTool;
 //! use serde_json::json;
 //!
 //! let tool = Tool::from_value(json!({

@@ -149,7 +149,7 @@ impl CallToolResult {
     /// [`DecodeError`] naming what is wrong when it is absent or does not fit `T`.
     ///
     /// ```
-    /// # use mcp_core::types::CallToolResult;
+    /// # use mcpwire_core::types::CallToolResult;
     /// #[derive(serde::Deserialize)]
     /// struct Forecast { city: String, high: f64 }
     /// let result = CallToolResult::from_value(serde_json::json!({

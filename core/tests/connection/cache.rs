@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::harness::*;
 use super::http_harness::*;
-use mcp_core::{
+use mcpwire_core::{
     CacheInfo, CacheKey, CacheScope, CommandError, Event, ProtocolMode, Request, RequestError,
     RequestOptions, Response, SubscriptionFilter, TransportConfig, Warning, MODERN_VERSION,
 };
@@ -387,7 +387,7 @@ fn the_effective_meta_is_part_of_the_key() {
     assert_eq!(h.read_stdio("file:///a", with_meta(json!({"a": 1})), json!(null)), ("a".into(), false));
     assert_eq!(h.read_stdio("file:///a", opts(), json!(null)), ("none".into(), false));
     // The protocol envelope (here a log level) is not part of the key.
-    let r = h.request(Request::SetLogLevel(mcp_core::types::LoggingLevel::Debug));
+    let r = h.request(Request::SetLogLevel(mcpwire_core::types::LoggingLevel::Debug));
     h.ok(r);
     assert_eq!(h.read_stdio("file:///a", opts(), json!(null)), ("none".into(), false));
 }

@@ -5,12 +5,12 @@
 use serde_json::{json, Value};
 
 use super::harness::*;
-use mcp_core::host_requests::Refusal;
-use mcp_core::types::{
+use mcpwire_core::host_requests::Refusal;
+use mcpwire_core::types::{
     decode_roots_result, CreateMessageRequest, CreateMessageResult, ElicitMode, ElicitRequest, ElicitResult,
     HostRequest, IncludeContext, Role, RootsRequest, SamplingContent,
 };
-use mcp_core::{ClientFeatures, HandlerError, ProtocolMode, RequestError, ServerRequestKind, Warning};
+use mcpwire_core::{ClientFeatures, HandlerError, ProtocolMode, RequestError, ServerRequestKind, Warning};
 
 /// Every example of a schema type, by file name (test data read from disk).
 #[allow(clippy::disallowed_methods)]
@@ -115,7 +115,7 @@ fn the_spec_examples_of_elicitation_and_roots_decode() {
     for (name, result) in examples("ListRootsResult") {
         let roots = decode_roots_result(&result).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(roots.iter().all(|r| r.uri.starts_with("file:///") && r.name.is_some()), "{name}");
-        assert_eq!(mcp_core::types::roots_result(&roots), result, "{name}");
+        assert_eq!(mcpwire_core::types::roots_result(&roots), result, "{name}");
     }
 }
 
@@ -187,7 +187,10 @@ fn a_modern_input_request_that_does_not_decode_fails_the_call() {
         }
         other => panic!("{other:?}"),
     }
-    assert!(h.take_event(|e| matches!(e, mcp_core::Event::ServerRequest { .. })).is_none(), "host not asked");
+    assert!(
+        h.take_event(|e| matches!(e, mcpwire_core::Event::ServerRequest { .. })).is_none(),
+        "host not asked"
+    );
 }
 
 #[test]

@@ -6,8 +6,8 @@ use serde_json::{json, Value};
 
 use super::harness::*;
 use super::http_harness::*;
-use mcp_core::types::LoggingLevel;
-use mcp_core::{
+use mcpwire_core::types::LoggingLevel;
+use mcpwire_core::{
     ClientFeatures, ConnectionConfig, Deprecation, DeprecationNotices, Event, ProtocolMode, Request,
     ServerRequestKind, UsedBy, Warning,
 };
@@ -170,7 +170,7 @@ fn refused_input_round(h: &mut Harness) {
         "llm": {"method": "sampling/createMessage", "params": sampling(Some("thisServer"))},
     });
     h.reply(&sent, json!({"resultType": "input_required", "inputRequests": requests, "requestState": "s"}));
-    assert!(matches!(h.err(r), mcp_core::RequestError::InputUndeclared { .. }));
+    assert!(matches!(h.err(r), mcpwire_core::RequestError::InputUndeclared { .. }));
     assert!(h.take_event(|e| matches!(e, Event::ServerRequest { .. })).is_none(), "no handler was asked");
 }
 
@@ -218,7 +218,7 @@ fn setting_a_log_level_is_the_hosts_use_of_logging_in_both_eras() {
 }
 
 /// An HTTP+SSE session (URL ending in `/sse`) in `mode`, connected; its stream id.
-fn sse_session(cfg: ConnectionConfig) -> (Harness, mcp_core::ExchangeId) {
+fn sse_session(cfg: ConnectionConfig) -> (Harness, mcpwire_core::ExchangeId) {
     let mut h = Harness::new(cfg);
     let c = h.request(Request::Connect);
     let stream = h.expect_http("GET");

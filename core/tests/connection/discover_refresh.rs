@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::harness::*;
 use super::http_harness::*;
-use mcp_core::{Request, RequestError, Response, Warning, MODERN_VERSION};
+use mcpwire_core::{Request, RequestError, Response, Warning, MODERN_VERSION};
 
 fn discover_caps(caps: Value, ttl_ms: u64) -> Value {
     discover(&[MODERN_VERSION], caps, ttl_ms)

@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::harness::*;
-use mcp_core::{
+use mcpwire_core::{
     ClientFeatures, Era, Event, Io, ProtocolMode, Request, RequestError, Response, Warning, LEGACY_VERSIONS,
     MODERN_VERSION,
 };
@@ -65,7 +65,7 @@ fn discover_result_connects_modern_and_sends_queued_requests_with_meta() {
 }
 
 /// Reaches the `initialize` of an Auto-mode connection whose probe got this error.
-fn fallback_after_probe_error(code: i64) -> (Harness, mcp_core::RequestHandle, Value) {
+fn fallback_after_probe_error(code: i64) -> (Harness, mcpwire_core::RequestHandle, Value) {
     let mut h = Harness::auto();
     let r = h.request(Request::ListTools);
     h.start();
@@ -82,7 +82,7 @@ fn assert_initialize(init: &Value) {
     assert!(!has_modern_meta(init));
 }
 
-fn finish_legacy(mut h: Harness, r: mcp_core::RequestHandle, init: Value) {
+fn finish_legacy(mut h: Harness, r: mcpwire_core::RequestHandle, init: Value) {
     assert_eq!(h.next_timer_in(), Some(secs(30)), "initialize timeout");
     h.reply(&init, init_result("2025-11-25", json!({"tools": {}})));
     let sent = h.sent();
@@ -509,7 +509,7 @@ fn malformed_initialize_result_is_a_handshake_failure() {
 #[test]
 fn initialize_timeout_fails_without_any_cancellation() {
     let mut h = Harness::legacy_mode();
-    let short = h.request_opts(Request::ListTools, mcp_core::RequestOptions::default().timeout(secs(3)));
+    let short = h.request_opts(Request::ListTools, mcpwire_core::RequestOptions::default().timeout(secs(3)));
     let long = h.request(Request::ListTools);
     h.start();
     h.expect_sent("initialize");

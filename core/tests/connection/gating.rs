@@ -5,8 +5,8 @@
 
 use serde_json::{json, Value};
 
-use mcp_core::types::{CompletionReference, LoggingLevel};
-use mcp_core::{Request, RequestError, Response, MODERN_VERSION};
+use mcpwire_core::types::{CompletionReference, LoggingLevel};
+use mcpwire_core::{Request, RequestError, Response, MODERN_VERSION};
 
 use crate::harness::{call, discover, secs, Harness};
 

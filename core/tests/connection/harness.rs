@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use mcp_core::types::Implementation;
-use mcp_core::{
+use mcpwire_core::types::Implementation;
+use mcpwire_core::{
     CommandError, Connection, ConnectionConfig, Epoch, Event, ExitInfo, Io, ProtocolMode, Request,
     RequestError, RequestHandle, RequestOptions, Response, ServerInfo, ServerRequestHandle, StdioCommand,
     Warning, MODERN_VERSION,
@@ -143,14 +143,14 @@ pub(crate) struct Harness {
     events: VecDeque<Event>,
     issued: BTreeSet<RequestHandle>,
     answered: BTreeSet<RequestHandle>,
-    exchanges: BTreeSet<mcp_core::ExchangeId>,
+    exchanges: BTreeSet<mcpwire_core::ExchangeId>,
 }
 
 impl Harness {
     pub(crate) fn new(mut cfg: ConnectionConfig) -> Self {
         // A process-wide notice would depend on which test ran first: off unless a test asks
         // (deprecation.rs tests the modes per connection).
-        cfg.deprecation_notices.get_or_insert(mcp_core::DeprecationNotices::Off);
+        cfg.deprecation_notices.get_or_insert(mcpwire_core::DeprecationNotices::Off);
         let t0 = base_instant();
         let conn = Connection::new(cfg, t0);
         let mut h = Self {
@@ -279,13 +279,13 @@ impl Harness {
     pub(crate) fn respond(
         &mut self,
         h: ServerRequestHandle,
-        outcome: Result<Value, mcp_core::HandlerError>,
+        outcome: Result<Value, mcpwire_core::HandlerError>,
     ) -> bool {
         self.respond_checked(h, outcome).is_ok()
     }
 
     /// Feeds one runtime input (as a driver would).
-    pub(crate) fn input(&mut self, input: mcp_core::Input) {
+    pub(crate) fn input(&mut self, input: mcpwire_core::Input) {
         self.conn.handle_input(self.now, input);
         self.drain();
     }
@@ -293,8 +293,8 @@ impl Harness {
     pub(crate) fn respond_checked(
         &mut self,
         h: ServerRequestHandle,
-        outcome: Result<Value, mcp_core::HandlerError>,
-    ) -> Result<(), mcp_core::AnswerError> {
+        outcome: Result<Value, mcpwire_core::HandlerError>,
+    ) -> Result<(), mcpwire_core::AnswerError> {
         let r = self.conn.respond_to_server(self.now, h, outcome);
         self.drain();
         r
@@ -486,7 +486,9 @@ impl Harness {
 
     /// Takes the outcome of a request (it must have one pending).
     /// The next server request (legacy request or input round) the host was asked.
-    pub(crate) fn take_server_request(&mut self) -> (mcp_core::ServerRequestHandle, mcp_core::ServerRequest) {
+    pub(crate) fn take_server_request(
+        &mut self,
+    ) -> (mcpwire_core::ServerRequestHandle, mcpwire_core::ServerRequest) {
         match self.take_event(|e| matches!(e, Event::ServerRequest { .. })) {
             Some(Event::ServerRequest { handle, request }) => (handle, request),
             _ => panic!("no server request"),
@@ -550,7 +552,7 @@ impl Harness {
         assert_eq!(probe["method"], json!("server/discover"));
         self.reply(&probe, result);
         let info = self.take_connected();
-        assert_eq!(info.era, mcp_core::Era::Modern);
+        assert_eq!(info.era, mcpwire_core::Era::Modern);
         info
     }
 
@@ -567,7 +569,7 @@ impl Harness {
         let initialized = self.next_sent();
         assert_eq!(initialized, json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         let info = self.take_connected();
-        assert_eq!(info.era, mcp_core::Era::Legacy);
+        assert_eq!(info.era, mcpwire_core::Era::Legacy);
         assert_eq!(info.protocol_version, version);
         info
     }

@@ -5,8 +5,8 @@
 use serde_json::{json, Value};
 
 use super::harness::*;
-use mcp_core::host_requests::{Adjustment, Refusal, SamplingViolation};
-use mcp_core::{ClientFeatures, Event, ProtocolMode, Request, RequestError, ServerRequestKind, Warning};
+use mcpwire_core::host_requests::{Adjustment, Refusal, SamplingViolation};
+use mcpwire_core::{ClientFeatures, Event, ProtocolMode, Request, RequestError, ServerRequestKind, Warning};
 
 fn both_modes() -> ClientFeatures {
     ClientFeatures::default().sampling(true).elicitation_form(true).elicitation_url(true)
@@ -59,7 +59,7 @@ fn assert_error_sent(h: &mut Harness, id: u64, code: i64) -> String {
 }
 
 /// A modern `tools/call` answered with one input request under key `k`; returns the call.
-fn modern_input(h: &mut Harness, request: Value) -> (mcp_core::RequestHandle, Value) {
+fn modern_input(h: &mut Harness, request: Value) -> (mcpwire_core::RequestHandle, Value) {
     let r = h.request(call("book", json!({})));
     let first = h.expect_sent("tools/call");
     h.reply(
@@ -253,7 +253,7 @@ fn a_bare_form_answer_is_an_accept_and_still_checked() {
     let (handle, req) = h.take_server_request();
     assert_eq!(req.kind, ServerRequestKind::Elicitation);
     let bad = h.respond_checked(handle, Ok(json!({"name": 5})));
-    assert!(matches!(bad, Err(mcp_core::AnswerError::InvalidAnswer(_))), "{bad:?}");
+    assert!(matches!(bad, Err(mcpwire_core::AnswerError::InvalidAnswer(_))), "{bad:?}");
     assert!(h.sent().is_empty(), "the request still waits");
     assert!(h.respond(handle, Ok(json!({"name": "Ada"}))));
     assert_eq!(

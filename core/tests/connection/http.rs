@@ -4,8 +4,8 @@
 
 use serde_json::json;
 
-use mcp_core::mcp_servers::TransportKind;
-use mcp_core::{
+use mcpwire_core::mcp_servers::TransportKind;
+use mcpwire_core::{
     Era, Event, HttpMethod, Request, RequestError, RequestHandle, Response, Warning, MODERN_VERSION,
 };
 
@@ -15,7 +15,7 @@ use crate::http_harness::{gzip, http_config, legacy_http, modern_http, result_fo
 fn tool_text(r: Response) -> String {
     match r {
         Response::ToolResult(t) => match &t.content[..] {
-            [mcp_core::types::ContentBlock::Text(t)] => t.text.clone(),
+            [mcpwire_core::types::ContentBlock::Text(t)] => t.text.clone(),
             other => panic!("unexpected content {other:?}"),
         },
         other => panic!("expected a tool result, got {other:?}"),
@@ -56,7 +56,7 @@ fn modern_probe_and_request_headers() {
 #[test]
 fn modern_result_on_an_event_stream_with_progress_closes_the_stream() {
     let mut h = modern_http();
-    let t = h.request_opts(call("slow", json!({})), mcp_core::RequestOptions::default().progress(true));
+    let t = h.request_opts(call("slow", json!({})), mcpwire_core::RequestOptions::default().progress(true));
     let sent = h.expect_http("tools/call");
     let token = sent.json()["params"]["_meta"]["progressToken"].clone();
     let progress = json!({"jsonrpc": "2.0", "method": "notifications/progress",
@@ -140,7 +140,7 @@ fn jsonrpc_error_in_a_4xx_body_keeps_code_message_and_data() {
 fn http_errors_are_typed_and_4xx_is_never_retried() {
     let mut h = Harness::new({
         let mut cfg = http_config("http://srv.test/mcp", &[]);
-        if let mcp_core::TransportConfig::Http(http) = &mut cfg.transport {
+        if let mcpwire_core::TransportConfig::Http(http) = &mut cfg.transport {
             http.retries = 3;
         }
         cfg
@@ -163,7 +163,7 @@ fn http_errors_are_typed_and_4xx_is_never_retried() {
 fn transient_failures_are_retried_with_backoff_but_never_tool_calls() {
     let mut h = Harness::new({
         let mut cfg = http_config("http://srv.test/mcp", &[]);
-        if let mcp_core::TransportConfig::Http(http) = &mut cfg.transport {
+        if let mcpwire_core::TransportConfig::Http(http) = &mut cfg.transport {
             http.retries = 2;
             http.retry_delay = ms(100);
         }
@@ -252,7 +252,7 @@ fn configured_headers_go_everywhere_but_mcp_param_only_to_legacy() {
     ];
     let mk = |headers: Vec<(String, String)>| {
         let mut cfg = http_config("http://srv.test/mcp", &[]);
-        if let mcp_core::TransportConfig::Http(http) = &mut cfg.transport {
+        if let mcpwire_core::TransportConfig::Http(http) = &mut cfg.transport {
             http.headers = headers;
         }
         Harness::new(cfg)

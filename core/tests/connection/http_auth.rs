@@ -4,9 +4,9 @@
 
 use serde_json::{json, Value};
 
-use mcp_core::oauth::{AuthConfig, HttpAuth, OAuthSetup};
-use mcp_core::types::HostRequest;
-use mcp_core::{Event, HandlerError, Request, RequestError, ServerRequestKind};
+use mcpwire_core::oauth::{AuthConfig, HttpAuth, OAuthSetup};
+use mcpwire_core::types::HostRequest;
+use mcpwire_core::{Event, HandlerError, Request, RequestError, ServerRequestKind};
 
 use crate::harness::{call, discover_ok, secs, text_result, Harness};
 use crate::http_harness::{http_config, Sent};
@@ -23,7 +23,7 @@ pub(crate) fn oauth_harness(mut setup: impl FnMut(&mut OAuthSetup)) -> Harness {
     let mut cfg = http_config(SERVER, &[]);
     let mut oauth = OAuthSetup::new(AuthConfig::authorization_code(REDIRECT), vec![9; 32], 1_700_000_000);
     setup(&mut oauth);
-    if let mcp_core::TransportConfig::Http(http) = &mut cfg.transport {
+    if let mcpwire_core::TransportConfig::Http(http) = &mut cfg.transport {
         http.auth = HttpAuth::OAuth(Box::new(oauth));
     }
     Harness::new(cfg)
@@ -48,7 +48,7 @@ pub(crate) fn json_answer(h: &mut Harness, sent: &Sent, status: u16, body: &Valu
 }
 
 /// Answers the discovery and registration fetches; returns the browser step's URL and handle.
-fn discover_and_register(h: &mut Harness) -> (mcp_core::ServerRequestHandle, String) {
+fn discover_and_register(h: &mut Harness) -> (mcpwire_core::ServerRequestHandle, String) {
     let prm = h.expect_http("GET");
     assert_eq!(prm.req.url, PRM);
     assert_eq!(prm.header("Authorization"), None);
@@ -73,7 +73,13 @@ pub(crate) fn state_of(url: &str) -> String {
 }
 
 /// Answers the browser step and the token request with `token` (valid `expires_in` seconds).
-fn sign_in(h: &mut Harness, handle: mcp_core::ServerRequestHandle, url: &str, token: &str, expires_in: u64) {
+fn sign_in(
+    h: &mut Harness,
+    handle: mcpwire_core::ServerRequestHandle,
+    url: &str,
+    token: &str,
+    expires_in: u64,
+) {
     let callback = format!("{REDIRECT}?code=abc&state={}&iss=https%3A%2F%2Fauth.test", state_of(url));
     assert!(h.respond(handle, Ok(json!({"callback": callback}))));
     let token_req = h.started_http().remove(0);
@@ -190,7 +196,7 @@ fn an_authorization_server_without_pkce_fails_the_connect_with_a_typed_error() {
     json_answer(&mut h, &meta, 200, &as_metadata(false));
     match h.err(c) {
         RequestError::AuthorizationFailed {
-            oauth: Some(mcp_core::oauth::OAuthError::PkceNotSupported { .. }),
+            oauth: Some(mcpwire_core::oauth::OAuthError::PkceNotSupported { .. }),
             ..
         } => {}
         other => panic!("expected a PKCE refusal, got {other:?}"),
@@ -264,7 +270,7 @@ fn a_server_that_refuses_every_token_stops_after_a_bounded_number_of_rounds() {
 #[test]
 fn the_token_provider_is_asked_and_the_request_goes_out_again() {
     let mut cfg = http_config(SERVER, &[]);
-    if let mcp_core::TransportConfig::Http(http) = &mut cfg.transport {
+    if let mcpwire_core::TransportConfig::Http(http) = &mut cfg.transport {
         http.auth = HttpAuth::TokenProvider;
     }
     let mut h = Harness::new(cfg);
@@ -319,7 +325,7 @@ fn a_refused_legacy_initialize_is_sent_again_once_authorized() {
         assert_eq!(sent.header("Authorization"), Some("Bearer tok-1"), "every request carries the token");
     }
     let listen = after.pop().unwrap();
-    assert_eq!(listen.req.method, mcp_core::HttpMethod::Get);
+    assert_eq!(listen.req.method, mcpwire_core::HttpMethod::Get);
     h.sse_open(listen.id, ": ok\n\n");
     h.ok(c);
 }
@@ -387,7 +393,7 @@ fn an_oversize_or_silent_authorization_server_fails_the_round() {
 #[test]
 fn a_silent_token_provider_fails_the_request_after_its_deadline() {
     let mut cfg = http_config(SERVER, &[]);
-    if let mcp_core::TransportConfig::Http(http) = &mut cfg.transport {
+    if let mcpwire_core::TransportConfig::Http(http) = &mut cfg.transport {
         http.auth = HttpAuth::TokenProvider;
     }
     let mut h = Harness::new(cfg);
@@ -436,7 +442,7 @@ fn a_refused_legacy_event_stream_reopens_once_authorized() {
     h.body(init.id, msg.to_string().as_bytes());
     h.end(init.id);
     let listen = h.started_http().pop().expect("the GET stream");
-    assert_eq!(listen.req.method, mcp_core::HttpMethod::Get);
+    assert_eq!(listen.req.method, mcpwire_core::HttpMethod::Get);
     // The token was revoked: the GET stream is refused; the refresh token gets a new one.
     unauthorized(&mut h, &listen);
     let prm = h.expect_http("GET");
@@ -456,7 +462,7 @@ fn a_refused_legacy_event_stream_reopens_once_authorized() {
         &json!({"access_token": "tok-2", "token_type": "Bearer", "expires_in": 3600}),
     );
     let reopened = h.started_http().pop().expect("the GET stream again");
-    assert_eq!(reopened.req.method, mcp_core::HttpMethod::Get);
+    assert_eq!(reopened.req.method, mcpwire_core::HttpMethod::Get);
     assert_eq!(reopened.header("Authorization"), Some("Bearer tok-2"));
     h.sse_open(reopened.id, ": ok\n\n");
     h.ok(c);
@@ -468,8 +474,8 @@ fn a_refused_legacy_event_stream_reopens_once_authorized() {
 /// the address and its class, and nothing more is fetched.
 #[test]
 fn a_fetch_refused_for_its_resolved_address_fails_the_connect_with_a_typed_error() {
-    use mcp_core::address_class::AddressClass;
-    use mcp_core::{Destination, Input, UnsafeAddress};
+    use mcpwire_core::address_class::AddressClass;
+    use mcpwire_core::{Destination, Input, UnsafeAddress};
     let remote = Destination::Public { loopback: false };
     let mut h = oauth_harness(|_| {});
     let c = h.request(Request::Connect);
@@ -490,7 +496,7 @@ fn a_fetch_refused_for_its_resolved_address_fails_the_connect_with_a_typed_error
     h.input(Input::HttpRefused(meta.id, UnsafeAddress::new(&meta.req.url, metadata_service)));
     match h.err(c) {
         RequestError::AuthorizationFailed {
-            oauth: Some(mcp_core::oauth::OAuthError::UnsafeAddress { url, address, class }),
+            oauth: Some(mcpwire_core::oauth::OAuthError::UnsafeAddress { url, address, class }),
             ..
         } => {
             assert_eq!(url, "https://auth.test/.well-known/oauth-authorization-server");
@@ -509,5 +515,5 @@ fn the_private_address_opt_out_lifts_the_rule_of_every_fetch() {
     let probe = h.expect_http("server/discover");
     unauthorized(&mut h, &probe);
     let prm = h.expect_http("GET");
-    assert_eq!(prm.req.destination, mcp_core::Destination::Any);
+    assert_eq!(prm.req.destination, mcpwire_core::Destination::Any);
 }

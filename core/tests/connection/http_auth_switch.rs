@@ -6,9 +6,9 @@
 
 use serde_json::{json, Value};
 
-use mcp_core::oauth::StoredAuth;
-use mcp_core::types::HostRequest;
-use mcp_core::{Event, HandlerError, Request, RequestError, ServerRequestKind};
+use mcpwire_core::oauth::StoredAuth;
+use mcpwire_core::types::HostRequest;
+use mcpwire_core::{Event, HandlerError, Request, RequestError, ServerRequestKind};
 
 use crate::harness::{call, discover_ok, secs, text_result, Harness};
 use crate::http_auth::{

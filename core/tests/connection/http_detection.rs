@@ -4,8 +4,10 @@
 
 use serde_json::json;
 
-use mcp_core::mcp_servers::TransportKind;
-use mcp_core::{AttemptOutcome, Deprecation, HttpMethod, Request, RequestError, TransportAttempt, Warning};
+use mcpwire_core::mcp_servers::TransportKind;
+use mcpwire_core::{
+    AttemptOutcome, Deprecation, HttpMethod, Request, RequestError, TransportAttempt, Warning,
+};
 
 use crate::harness::{init_result, Harness};
 use crate::http_harness::{http_config, result_for, sse_message};
@@ -14,7 +16,7 @@ use crate::http_harness::{http_config, result_for, sse_message};
 /// `initialize`, the HTTP+SSE GET, plain HTTP's `initialize`); returns the connect error.
 fn detect(url: &str, statuses: [u16; 4]) -> (Harness, RequestError) {
     let mut cfg = http_config(url, &[]);
-    cfg.deprecation_notices = Some(mcp_core::DeprecationNotices::PerConnection);
+    cfg.deprecation_notices = Some(mcpwire_core::DeprecationNotices::PerConnection);
     let mut h = Harness::new(cfg);
     let c = h.request(Request::Connect);
     for (method, status) in ["server/discover", "initialize", "GET", "initialize"].into_iter().zip(statuses) {
@@ -114,7 +116,7 @@ fn one_transport_configured_keeps_its_plain_error() {
 #[test]
 fn http_sse_is_reported_deprecated_once_the_server_serves_it() {
     let mut cfg = http_config("http://srv.test/", &[]);
-    cfg.deprecation_notices = Some(mcp_core::DeprecationNotices::PerConnection);
+    cfg.deprecation_notices = Some(mcpwire_core::DeprecationNotices::PerConnection);
     let mut h = Harness::new(cfg);
     let c = h.request(Request::Connect);
     let stream = h.refuse_streamable(404);

@@ -4,9 +4,9 @@ use std::io::Write as _;
 
 use serde_json::{json, Value};
 
-use mcp_core::mcp_servers::TransportKind;
-use mcp_core::types::Implementation;
-use mcp_core::{
+use mcpwire_core::mcp_servers::TransportKind;
+use mcpwire_core::types::Implementation;
+use mcpwire_core::{
     ConnectionConfig, ExchangeId, HttpConfig, HttpHead, HttpMethod, HttpRequest, Io, ProtocolMode,
 };
 
@@ -201,7 +201,7 @@ impl Harness {
     /// later calls go out at once: a call of a tool the client has no definition for lists the
     /// tools first (for its `Mcp-Param-*` headers).
     pub(crate) fn know_tools(&mut self, tools: Value) {
-        let r = self.request(mcp_core::Request::ListTools);
+        let r = self.request(mcpwire_core::Request::ListTools);
         let list = self.expect_http("tools/list");
         self.reply_http(&list, json!({ "tools": tools }));
         self.ok(r);
@@ -247,7 +247,7 @@ impl Harness {
 /// A legacy harness with its GET stream open and quiet.
 pub(crate) fn legacy_http() -> (Harness, Sent) {
     let mut h = Harness::new(http_config("http://srv.test/mcp", &[]));
-    let c = h.request(mcp_core::Request::Connect);
+    let c = h.request(mcpwire_core::Request::Connect);
     let listen = h.http_connect_legacy();
     h.sse_open(listen.id, ": keep-alive\n\n");
     h.ok(c);
@@ -258,7 +258,7 @@ pub(crate) fn legacy_http() -> (Harness, Sent) {
 /// its session stream open and its warnings taken.
 pub(crate) fn sse_session(cfg: ConnectionConfig) -> (Harness, Sent) {
     let mut h = Harness::new(cfg);
-    let c = h.request(mcp_core::Request::Connect);
+    let c = h.request(mcpwire_core::Request::Connect);
     let stream = h.expect_http("GET");
     h.sse_open(stream.id, "event: endpoint\ndata: /messages\n\n");
     let init = h.expect_http("initialize");
@@ -276,7 +276,7 @@ pub(crate) fn sse_session(cfg: ConnectionConfig) -> (Harness, Sent) {
 /// A modern harness, connected, its (empty) tool list known.
 pub(crate) fn modern_http() -> Harness {
     let mut h = Harness::new(http_config("http://srv.test/mcp", &[]));
-    let c = h.request(mcp_core::Request::Connect);
+    let c = h.request(mcpwire_core::Request::Connect);
     h.http_connect_modern();
     h.ok(c);
     h.know_tools(json!([]));

@@ -4,8 +4,8 @@
 
 use serde_json::json;
 
-use mcp_core::mcp_servers::TransportKind;
-use mcp_core::{ProtocolMode, Request, Warning};
+use mcpwire_core::mcp_servers::TransportKind;
+use mcpwire_core::{ProtocolMode, Request, Warning};
 
 use crate::harness::{init_result, tool_names, tools_page, Harness};
 use crate::http_harness::{http_config, legacy_http};

@@ -5,8 +5,8 @@
 
 use serde_json::json;
 
-use mcp_core::mcp_servers::TransportKind;
-use mcp_core::{
+use mcpwire_core::mcp_servers::TransportKind;
+use mcpwire_core::{
     ClientError, ConnectionConfig, HttpMethod, RedirectError, RedirectRefusal, Request, RequestError,
     MAX_REDIRECTS,
 };
@@ -21,7 +21,7 @@ const CREDENTIALS: [(&str, &str); 3] =
 /// A configuration for `url` (Streamable HTTP) with the credentials of [`CREDENTIALS`].
 fn config_with_credentials(url: &str) -> ConnectionConfig {
     let mut cfg = http_config(url, &[TransportKind::StreamableHttp]);
-    if let mcp_core::TransportConfig::Http(http) = &mut cfg.transport {
+    if let mcpwire_core::TransportConfig::Http(http) = &mut cfg.transport {
         http.headers = CREDENTIALS.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect();
     }
     cfg

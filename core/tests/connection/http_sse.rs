@@ -4,8 +4,8 @@
 
 use serde_json::json;
 
-use mcp_core::mcp_servers::TransportKind;
-use mcp_core::{Era, Request, RequestError, Warning};
+use mcpwire_core::mcp_servers::TransportKind;
+use mcpwire_core::{Era, Request, RequestError, Warning};
 
 use crate::harness::{init_result, ms, secs, tools_page, Harness};
 use crate::http_harness::{error_for, http_config, modern_http, result_for, sse_message, sse_session};
@@ -15,13 +15,14 @@ use crate::http_harness::{error_for, http_config, modern_http, result_for, sse_m
 #[test]
 fn fallback_to_http_sse_with_a_relative_endpoint() {
     let mut cfg = http_config("http://srv.test/api", &[]);
-    cfg.deprecation_notices = Some(mcp_core::DeprecationNotices::PerConnection);
+    cfg.deprecation_notices = Some(mcpwire_core::DeprecationNotices::PerConnection);
     let mut h = Harness::new(cfg);
     let c = h.request(Request::Connect);
     let stream = h.refuse_streamable(404);
     assert_eq!(stream.req.url, "http://srv.test/api");
-    let deprecated =
-        |w: &Warning| matches!(w, Warning::Deprecated { what: mcp_core::Deprecation::HttpSseTransport, .. });
+    let deprecated = |w: &Warning| {
+        matches!(w, Warning::Deprecated { what: mcpwire_core::Deprecation::HttpSseTransport, .. })
+    };
     assert!(!h.warnings().iter().any(deprecated), "trying HTTP+SSE is not using it");
     h.sse_open(stream.id, "event: endpoint\ndata: /messages?session=abc\n\n");
     assert!(h.warnings().iter().any(deprecated), "the endpoint event shows the server serves HTTP+SSE");

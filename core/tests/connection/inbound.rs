@@ -3,8 +3,8 @@
 use serde_json::{json, Value};
 
 use super::harness::*;
-use mcp_core::types::LoggingLevel;
-use mcp_core::{
+use mcpwire_core::types::LoggingLevel;
+use mcpwire_core::{
     ClientFeatures, Event, LogMessage, Notification, ProtocolMode, Request, ServerRequestKind, Warning,
 };
 
@@ -267,7 +267,7 @@ fn a_non_json_line_is_skipped_and_the_next_one_works() {
     let [Warning::NonJsonLine { excerpt }] = &w[..] else { panic!("{w:?}") };
     assert!(excerpt.starts_with("Server listening") && !excerpt.contains('\u{1b}'), "{excerpt}");
     h.stdout(format!("{}\n", json!({"jsonrpc": "2.0", "id": id, "result": discover_ok()})).as_bytes());
-    assert_eq!(h.ok(r), mcp_core::Response::Pong);
+    assert_eq!(h.ok(r), mcpwire_core::Response::Pong);
     h.assert_quiet();
 }
 
@@ -301,7 +301,7 @@ fn an_oversize_line_is_discarded_and_the_next_one_works() {
     }
     assert_eq!(h.warnings(), vec![Warning::OversizeMessage { len, limit: 512 }]);
     h.reply(&msg, discover_ok());
-    assert_eq!(h.ok(r), mcp_core::Response::Pong);
+    assert_eq!(h.ok(r), mcpwire_core::Response::Pong);
     h.assert_quiet();
 }
 
@@ -374,7 +374,7 @@ fn a_batch_that_ends_the_session_is_not_read_further() {
     h.take_disconnected();
     // Nothing is answered to, or reported from, a process that is being shut down.
     let io = h.io();
-    assert_eq!(io, vec![mcp_core::Io::CloseStdin { epoch: h.epoch.unwrap() }]);
+    assert_eq!(io, vec![mcpwire_core::Io::CloseStdin { epoch: h.epoch.unwrap() }]);
     h.assert_quiet();
 }
 

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::harness::*;
-use mcp_core::{ClientFeatures, Event, ProtocolMode, RequestError, RequestOptions, ServerRequestKind};
+use mcpwire_core::{ClientFeatures, Event, ProtocolMode, RequestError, RequestOptions, ServerRequestKind};
 
 fn modern_with(features: ClientFeatures) -> Harness {
     let mut h = Harness::with(ProtocolMode::Auto, |c| c.features = features);
@@ -60,7 +60,7 @@ fn input_is_asked_of_the_host_and_the_request_retried_with_state() {
     );
     assert_eq!(
         retry["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
-        json!(mcp_core::MODERN_VERSION)
+        json!(mcpwire_core::MODERN_VERSION)
     );
     h.reply(&retry, json!({"resultType": "complete", "content": [{"type": "text", "text": "booked"}]}));
     assert_eq!(h.ok(r).into_tool_result().unwrap().text(), "booked");
@@ -94,7 +94,7 @@ fn no_state_means_none_is_sent_and_parallel_requests_are_untouched() {
 /// `tools/call` under a new id with the round's `requestState` and the answers.
 fn resume_sends_the_original_with_the_state(
     h: &mut Harness,
-    resume: mcp_core::InputResume,
+    resume: mcpwire_core::InputResume,
     answers: Value,
     first: &Value,
     state: &str,
@@ -202,7 +202,7 @@ fn refused_input_fails_resumably() {
         panic!("expected InputRefused, got {err:?}");
     };
     assert_eq!(method, "elicitation/create");
-    assert_eq!(reason, mcp_core::host_requests::Refusal::UnsupportedMode { mode: "url" });
+    assert_eq!(reason, mcpwire_core::host_requests::Refusal::UnsupportedMode { mode: "url" });
     let mut keys: Vec<&str> = outstanding.iter().map(|o| o.key.as_str()).collect();
     keys.sort_unstable();
     assert_eq!(keys, ["q", "u"]);
@@ -226,7 +226,7 @@ fn bad_shapes_fail_the_request() {
         assert!(matches!(h.err(r), RequestError::InvalidResponse { detail } if detail.contains(what)));
     }
     // Only tools/call, prompts/get and resources/read may ask for input.
-    let r = h.request(mcp_core::Request::ListPrompts);
+    let r = h.request(mcpwire_core::Request::ListPrompts);
     let msg = h.expect_sent("prompts/list");
     h.reply(&msg, input_required(json!({"q": elicit("?")}), None));
     assert!(h.has_response(r));

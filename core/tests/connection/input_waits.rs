@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 use super::harness::*;
-use mcp_core::{
+use mcpwire_core::{
     input_wait_delay, ClientFeatures, CommandError, Event, InputResume, InputState, InputWait, Limits,
     OutstandingInput, ProtocolMode, Request, RequestError, RequestHandle, RequestOptions,
 };

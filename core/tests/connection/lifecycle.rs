@@ -3,10 +3,10 @@
 use serde_json::json;
 
 use super::harness::*;
-use mcp_core::{CommandError, Event, ExitInfo, Io, ProtocolMode, Request, RequestError, Response};
+use mcpwire_core::{CommandError, Event, ExitInfo, Io, ProtocolMode, Request, RequestError, Response};
 
 /// A modern connection with one tool call in flight.
-fn busy() -> (Harness, mcp_core::RequestHandle) {
+fn busy() -> (Harness, mcpwire_core::RequestHandle) {
     let mut h = Harness::auto();
     h.connect_modern();
     let r = h.request(call("t", json!({})));
@@ -359,7 +359,7 @@ fn time_never_runs_backwards_and_early_timer_calls_are_harmless() {
     // An earlier `now` than before counts as the latest seen: a deadline is counted from t = 30 s.
     let earlier = h.t0;
     h.conn.handle_timeout(earlier);
-    let opts = mcp_core::RequestOptions::default().timeout(secs(10));
+    let opts = mcpwire_core::RequestOptions::default().timeout(secs(10));
     let late = h.conn.request(earlier, Request::Ping, opts).unwrap();
     h.advance(ms(0));
     h.expect_sent("server/discover");
@@ -377,8 +377,8 @@ fn time_never_runs_backwards_and_early_timer_calls_are_harmless() {
 fn the_next_deadline_is_the_earliest() {
     let mut h = Harness::auto();
     h.connect_modern();
-    h.request_opts(call("a", json!({})), mcp_core::RequestOptions::default().timeout(secs(9)));
-    h.request_opts(call("b", json!({})), mcp_core::RequestOptions::default().timeout(secs(3)));
+    h.request_opts(call("a", json!({})), mcpwire_core::RequestOptions::default().timeout(secs(9)));
+    h.request_opts(call("b", json!({})), mcpwire_core::RequestOptions::default().timeout(secs(3)));
     h.sent();
     assert_eq!(h.next_timer_in(), Some(secs(3)));
     h.advance(secs(3));

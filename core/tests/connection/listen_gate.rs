@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use mcp_core::{Request, RequestHandle};
+use mcpwire_core::{Request, RequestHandle};
 
 use crate::harness::{call, secs, text_result, Harness};
 use crate::http_harness::{http_config, sse_message, Sent};
@@ -81,7 +81,7 @@ fn a_held_request_can_be_cancelled_before_it_is_sent() {
     let (mut h, t, _listen) = call_during_handshake();
     let c = h.request(Request::ListPrompts);
     assert!(h.cancel(c));
-    assert!(matches!(h.err(c), mcp_core::RequestError::Cancelled));
+    assert!(matches!(h.err(c), mcpwire_core::RequestError::Cancelled));
     assert!(h.started_http().is_empty(), "a cancelled request is never sent");
     h.advance(secs(2));
     let sent = h.expect_http("tools/call");

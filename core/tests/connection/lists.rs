@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::harness::*;
-use mcp_core::{Event, ListKind, Notification, ProtocolMode, Request, RequestError, Response, Warning};
+use mcpwire_core::{Event, ListKind, Notification, ProtocolMode, Request, RequestError, Response, Warning};
 
 // ----- pagination ---------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-//! Fake-time tests of [`mcp_core::Connection`], through its public API only.
+//! Fake-time tests of [`mcpwire_core::Connection`], through its public API only.
 //!
 //! Every test drives the state machine through [`harness::Harness`], which owns the only clock
 //! (one base instant plus durations), drains every output after every input, and checks the

@@ -4,8 +4,8 @@
 
 use serde_json::json;
 
-use mcp_core::mcp_servers::TransportKind;
-use mcp_core::{Era, ProtocolMode, Request, RequestError};
+use mcpwire_core::mcp_servers::TransportKind;
+use mcpwire_core::{Era, ProtocolMode, Request, RequestError};
 
 use crate::harness::{assert_modern_meta, discover_ok, init_result, Harness};
 use crate::http_harness::{http_config, result_for, sse_message};

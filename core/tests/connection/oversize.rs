@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use mcp_core::mcp_servers::TransportKind;
-use mcp_core::{ExchangeId, ProtocolMode, Request, RequestError, Response, Warning};
+use mcpwire_core::mcp_servers::TransportKind;
+use mcpwire_core::{ExchangeId, ProtocolMode, Request, RequestError, Response, Warning};
 
 use crate::harness::{call, discover_ok, text_result, tools_page, Harness};
 use crate::http_harness::{http_config, modern_http, result_for, sse_message, sse_session, Sent};
@@ -163,7 +163,7 @@ fn http() -> Harness {
 }
 
 /// Two calls in flight: returns their handles and exchanges.
-fn two_calls(h: &mut Harness) -> ((mcp_core::RequestHandle, Sent), (mcp_core::RequestHandle, Sent)) {
+fn two_calls(h: &mut Harness) -> ((mcpwire_core::RequestHandle, Sent), (mcpwire_core::RequestHandle, Sent)) {
     let big = h.request(call("big", json!({})));
     let big_sent = h.expect_http("tools/call");
     let small = h.request(call("small", json!({})));
@@ -172,7 +172,7 @@ fn two_calls(h: &mut Harness) -> ((mcp_core::RequestHandle, Sent), (mcp_core::Re
 }
 
 /// The other call still works, and so does a new request.
-fn others_unaffected(h: &mut Harness, small: mcp_core::RequestHandle, small_sent: &Sent) {
+fn others_unaffected(h: &mut Harness, small: mcpwire_core::RequestHandle, small_sent: &Sent) {
     assert!(!h.has_response(small));
     h.reply_http(small_sent, text_result("small"));
     match h.ok(small) {

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use mcp_core::types::CompletionReference;
-use mcp_core::{
+use mcpwire_core::types::CompletionReference;
+use mcpwire_core::{
     CacheKey, Event, ProtocolMode, Request, RequestError, RequestMetaContext, RequestOptions, Response,
     Warning, MODERN_VERSION,
 };
@@ -328,8 +328,8 @@ fn completion(context: bool) -> Request {
     }
     let mut ctx = BTreeMap::new();
     ctx.insert("country".to_owned(), "France".to_owned());
-    mcp_core::calls::Call::into_request(
-        mcp_core::calls::Complete::new(reference, "city", "Par").with_context(ctx),
+    mcpwire_core::calls::Call::into_request(
+        mcpwire_core::calls::Complete::new(reference, "city", "Par").with_context(ctx),
     )
 }
 
@@ -383,7 +383,7 @@ fn a_completion_context_value_must_be_a_string() {
     };
     assert!(matches!(
         h.try_request(request, RequestOptions::default()),
-        Err(mcp_core::CommandError::InvalidArgument(m)) if m.contains("count")
+        Err(mcpwire_core::CommandError::InvalidArgument(m)) if m.contains("count")
     ));
     assert!(h.events().iter().all(|e| !matches!(e, Event::Response { .. })));
 }

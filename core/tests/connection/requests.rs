@@ -3,8 +3,8 @@
 use serde_json::{json, Map, Value};
 
 use super::harness::*;
-use mcp_core::types::{CompletionReference, LoggingLevel};
-use mcp_core::{
+use mcpwire_core::types::{CompletionReference, LoggingLevel};
+use mcpwire_core::{
     CommandError, Event, Progress, ProtocolMode, Request, RequestError, Response, RpcError, RpcErrorKind,
     Warning,
 };

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::harness::*;
 use super::http_harness::*;
-use mcp_core::{Event, HttpMethod, Request, RequestError, Response};
+use mcpwire_core::{Event, HttpMethod, Request, RequestError, Response};
 
 fn subscribe(uri: &str) -> Request {
     Request::SubscribeResource { uri: uri.into() }
@@ -38,7 +38,7 @@ fn subscribed(uris: &[&str]) -> Harness {
 
 /// The process dies; the next request (a tool call) restarts it and completes the handshake
 /// with `caps`. Returns the call's handle.
-fn crash_and_call(h: &mut Harness, caps: Value) -> mcp_core::RequestHandle {
+fn crash_and_call(h: &mut Harness, caps: Value) -> mcpwire_core::RequestHandle {
     h.eof();
     h.exited(exit_code(3));
     h.take_disconnected();

@@ -6,8 +6,8 @@
 use serde_json::{json, Value};
 
 use super::harness::*;
-use mcp_core::types::Root;
-use mcp_core::{ClientFeatures, CommandError, Event, ProtocolMode};
+use mcpwire_core::types::Root;
+use mcpwire_core::{ClientFeatures, CommandError, Event, ProtocolMode};
 
 fn held(roots: &[(&str, &str)]) -> Vec<Root> {
     roots.iter().map(|(uri, name)| Root::named(*uri, *name)).collect()
@@ -35,7 +35,7 @@ fn no_host_request(h: &mut Harness) {
 #[test]
 fn legacy_roots_change_with_a_notification() {
     let mut h = harness(Some(held(&[("file:///a", "a")])), true);
-    let r = h.request(mcp_core::Request::Connect);
+    let r = h.request(mcpwire_core::Request::Connect);
     h.start();
     let probe = h.expect_sent("server/discover");
     h.reply_error(&probe, -32601, "Method not found", None);
@@ -91,7 +91,7 @@ fn roots_set_before_connecting_are_the_ones_served() {
 #[test]
 fn modern_servers_get_the_new_list_when_they_ask_again() {
     let mut h = harness(Some(held(&[("file:///a", "a")])), true);
-    let r = h.request(mcp_core::Request::Connect);
+    let r = h.request(mcpwire_core::Request::Connect);
     h.start();
     let probe = h.expect_sent("server/discover");
     let caps = &probe["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"];
@@ -151,6 +151,6 @@ fn held_roots_refuse_params_that_do_not_decode() {
     h.server_says(json!({"jsonrpc": "2.0", "id": 1, "method": "roots/list", "params": [1]}));
     let sent = h.sent();
     assert_eq!((&sent[0]["id"], &sent[0]["error"]["code"]), (&json!(1), &json!(-32602)), "{sent:?}");
-    assert!(matches!(&h.warnings()[..], [mcp_core::Warning::ServerRequestRefused { .. }]));
+    assert!(matches!(&h.warnings()[..], [mcpwire_core::Warning::ServerRequestRefused { .. }]));
     no_host_request(&mut h);
 }

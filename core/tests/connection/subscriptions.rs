@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use super::harness::*;
 use super::http_harness::*;
-use mcp_core::{
+use mcpwire_core::{
     Event, Notification, Request, RequestError, RequestHandle, Response, SubscriptionFilter,
     SubscriptionUpdate, Warning,
 };
@@ -78,7 +78,7 @@ fn listen_is_acknowledged_and_carries_its_notifications() {
         h.updates(l),
         [
             SubscriptionUpdate::Notification(Notification::ResourceUpdated { uri: "file:///a".into() }),
-            SubscriptionUpdate::Notification(Notification::ListChanged(mcp_core::ListKind::Tools)),
+            SubscriptionUpdate::Notification(Notification::ListChanged(mcpwire_core::ListKind::Tools)),
         ]
     );
     // An untagged notification is an ordinary one.
@@ -288,7 +288,7 @@ fn listen_and_resource_subscriptions_follow_the_era() {
 
 // ----- HTTP -----------------------------------------------------------------------------------
 
-fn http_listening() -> (Harness, RequestHandle, mcp_core::ExchangeId, Value) {
+fn http_listening() -> (Harness, RequestHandle, mcpwire_core::ExchangeId, Value) {
     let mut h = modern_http();
     let l = h.request(listen(SubscriptionFilter::new().resource("file:///a")));
     let post = h.expect_http("subscriptions/listen");
@@ -400,7 +400,7 @@ fn notifications_a_stream_did_not_ask_for_are_dropped_counted_and_warned_about_o
         [
             SubscriptionUpdate::Notification(Notification::ResourceUpdated { uri: "file:///a".into() }),
             SubscriptionUpdate::Notification(Notification::ResourceUpdated { uri: "file:///a/part".into() }),
-            SubscriptionUpdate::Notification(Notification::ListChanged(mcp_core::ListKind::Tools)),
+            SubscriptionUpdate::Notification(Notification::ListChanged(mcpwire_core::ListKind::Tools)),
         ]
     );
     h.server_says(tagged(&id, "notifications/prompts/list_changed", json!({})));
@@ -423,7 +423,7 @@ fn notifications_a_stream_did_not_ask_for_are_dropped_counted_and_warned_about_o
     h.notify("notifications/prompts/list_changed", json!({}));
     assert!(matches!(
         h.events().as_slice(),
-        [Event::Notification(Notification::ListChanged(mcp_core::ListKind::Prompts))]
+        [Event::Notification(Notification::ListChanged(mcpwire_core::ListKind::Prompts))]
     ));
     h.assert_quiet();
 }

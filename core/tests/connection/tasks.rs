@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use super::harness::*;
-use mcp_core::{ClientFeatures, ProtocolMode, RequestError};
+use mcpwire_core::{ClientFeatures, ProtocolMode, RequestError};
 
 fn created(id: &str, poll_ms: Option<u64>, ttl_ms: Option<u64>) -> Value {
     let mut v = json!({"resultType": "task", "taskId": id, "status": "working",
@@ -34,7 +34,7 @@ fn elicit_name() -> Value {
 }
 
 /// A modern connection with a tool call that became task `t-1` polled every 100 ms.
-fn tasked() -> (Harness, mcp_core::RequestHandle) {
+fn tasked() -> (Harness, mcpwire_core::RequestHandle) {
     let mut h =
         Harness::with(ProtocolMode::Auto, |c| c.features = ClientFeatures::default().elicitation_form(true));
     h.connect_modern();
@@ -207,7 +207,7 @@ fn invalid_task_answers_are_typed_errors() {
     assert_eq!(h.err(r), RequestError::UnsupportedResultType { result_type: "task".into() });
     // Only tools/call may become a task.
     let mut h = connected(false);
-    let r = h.request(mcp_core::Request::read_resource("file:///a"));
+    let r = h.request(mcpwire_core::Request::read_resource("file:///a"));
     let sent = h.expect_sent("resources/read");
     h.reply(&sent, created("t-5", None, None));
     assert!(h.response(r).is_err());
@@ -222,7 +222,7 @@ fn legacy_tasks() -> Harness {
         Harness::with(ProtocolMode::Auto, |c| c.features = ClientFeatures::default().elicitation_form(true));
     let caps = json!({"tools": {}, "tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}});
     h.connect_legacy_with("2025-11-25", caps);
-    let l = h.request(mcp_core::Request::ListTools);
+    let l = h.request(mcpwire_core::Request::ListTools);
     let list = h.expect_sent("tools/list");
     let tools = json!({"tools": [
         {"name": "job", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
@@ -318,14 +318,14 @@ fn modern_with_tasks() -> Harness {
 
 fn connected_with_caps(caps: Value) -> Harness {
     let mut h = Harness::auto();
-    h.connect_modern_with(discover(&[mcp_core::MODERN_VERSION], caps, 0));
+    h.connect_modern_with(discover(&[mcpwire_core::MODERN_VERSION], caps, 0));
     h
 }
 
 #[test]
 fn a_call_started_as_a_task_answers_the_task_and_can_be_awaited_later() {
-    use mcp_core::types::TaskStatus;
-    use mcp_core::{Request, Response};
+    use mcpwire_core::types::TaskStatus;
+    use mcpwire_core::{Request, Response};
     let mut h = modern_with_tasks();
     let r = h.request(Request::CallToolAsTask { name: "slow".into(), arguments: json!({}) });
     let sent = h.expect_sent("tools/call");
@@ -374,7 +374,7 @@ fn a_call_started_as_a_task_answers_the_task_and_can_be_awaited_later() {
 
 #[test]
 fn task_requests_need_the_servers_declaration() {
-    use mcp_core::Request;
+    use mcpwire_core::Request;
     let missing = |capability, method| RequestError::CapabilityMissing { capability, method };
     let extension = "extensions.io.modelcontextprotocol/tasks";
     let mut h = connected(false);
@@ -408,8 +408,8 @@ fn task_requests_need_the_servers_declaration() {
 
 #[test]
 fn legacy_tasks_are_started_listed_and_cancelled() {
-    use mcp_core::types::TaskStatus;
-    use mcp_core::{Request, Response};
+    use mcpwire_core::types::TaskStatus;
+    use mcpwire_core::{Request, Response};
     let mut h = legacy_tasks();
     let r = h.request(Request::CallToolAsTask { name: "quick".into(), arguments: json!({}) });
     let sent = h.expect_sent("tools/call");
@@ -474,7 +474,7 @@ fn a_failed_input_handler_keeps_the_other_answers_and_is_asked_again() {
     let result = json!({"content": [{"type": "text", "text": "both"}]});
     h.reply(&poll, status("t-1", "completed", json!({"result": result})));
     assert_eq!(h.ok(r).into_tool_result().unwrap().text(), "both");
-    assert!(h.warnings().iter().any(|w| matches!(w, mcp_core::Warning::HandlerFailed { .. })));
+    assert!(h.warnings().iter().any(|w| matches!(w, mcpwire_core::Warning::HandlerFailed { .. })));
 }
 
 // ----- found by the simulation ---------------------------------------------------------------
@@ -482,14 +482,14 @@ fn a_failed_input_handler_keeps_the_other_answers_and_is_asked_again() {
 mod found_by_the_simulation {
     use super::super::http_harness::*;
     use super::*;
-    use mcp_core::{Request, Response};
+    use mcpwire_core::{Request, Response};
 
     fn modern_with_tasks_and_input() -> Harness {
         let mut h = Harness::with(ProtocolMode::Auto, |c| {
             c.features = ClientFeatures::default().elicitation_form(true)
         });
         h.connect_modern_with(discover(
-            &[mcp_core::MODERN_VERSION],
+            &[mcpwire_core::MODERN_VERSION],
             json!({"tools": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}),
             0,
         ));
@@ -550,7 +550,7 @@ mod found_by_the_simulation {
     fn a_call_started_as_a_task_is_not_retried() {
         let mut h = Harness::new({
             let mut cfg = http_config("http://srv.test/mcp", &[]);
-            if let mcp_core::TransportConfig::Http(http) = &mut cfg.transport {
+            if let mcpwire_core::TransportConfig::Http(http) = &mut cfg.transport {
                 http.retries = 2;
                 http.retry_delay = ms(100);
             }
@@ -561,7 +561,7 @@ mod found_by_the_simulation {
         h.reply_http(
             &probe,
             discover(
-                &[mcp_core::MODERN_VERSION],
+                &[mcpwire_core::MODERN_VERSION],
                 json!({"tools": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}),
                 0,
             ),

@@ -5,9 +5,9 @@
 use serde_json::{json, Value};
 
 use super::harness::*;
-use mcp_core::schema::elicitation::ElicitationError;
-use mcp_core::schema::{SchemaProblem, ValidationFailure};
-use mcp_core::{
+use mcpwire_core::schema::elicitation::ElicitationError;
+use mcpwire_core::schema::{SchemaProblem, ValidationFailure};
+use mcpwire_core::{
     AnswerError, ClientFeatures, Event, ProtocolMode, Request, RequestError, Response, ValidationMode,
     Warning,
 };
@@ -293,7 +293,7 @@ fn a_handler_answer_that_breaks_the_form_becomes_an_error_for_the_server() {
     let mut h = eliciting(true);
     h.server_says(form_request(9));
     let (handle, _) = h.take_server_request();
-    h.input(mcp_core::Input::ServerAnswer(handle, Ok(json!({"action": "accept", "content": {}}))));
+    h.input(mcpwire_core::Input::ServerAnswer(handle, Ok(json!({"action": "accept", "content": {}}))));
     let sent = h.sent();
     assert_eq!(sent[0]["id"], json!(9));
     assert!(sent[0].get("error").is_some(), "{sent:?}");

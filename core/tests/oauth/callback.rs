@@ -1,11 +1,14 @@
 //! RFC 9207 `iss` rules and `state` on a real flow (the `auth/iss-*` conformance cases).
 
-use mcp_core::oauth::OAuthError;
+use mcpwire_core::oauth::OAuthError;
 use serde_json::json;
 
 use crate::harness::*;
 
-fn run(iss_supported: Option<bool>, browser: Browser) -> (Fake, Result<mcp_core::oauth::Tokens, OAuthError>) {
+fn run(
+    iss_supported: Option<bool>,
+    browser: Browser,
+) -> (Fake, Result<mcpwire_core::oauth::Tokens, OAuthError>) {
     let mut fake = Fake::new();
     let extra = match iss_supported {
         Some(b) => json!({"authorization_response_iss_parameter_supported": b}),
@@ -76,7 +79,10 @@ fn state_mismatch_and_error_responses() {
 fn callback_without_pending_request() {
     let mut f = flow(code_config());
     f.on_callback(t0(), "code=x&state=y");
-    assert!(matches!(f.poll(), Some(mcp_core::oauth::AuthStep::Failed(OAuthError::NoPendingAuthorization))));
+    assert!(matches!(
+        f.poll(),
+        Some(mcpwire_core::oauth::AuthStep::Failed(OAuthError::NoPendingAuthorization))
+    ));
 }
 
 #[test]
@@ -87,7 +93,7 @@ fn pkce_verifier_matches_challenge() {
     let body = fake.body_of("https://auth.example.com/token");
     let verifier = param(&body, "code_verifier").unwrap();
     assert!((43..=128).contains(&verifier.len()));
-    assert_eq!(param(url, "code_challenge").unwrap(), mcp_core::oauth::pkce_challenge(&verifier));
+    assert_eq!(param(url, "code_challenge").unwrap(), mcpwire_core::oauth::pkce_challenge(&verifier));
     assert_eq!(param(&body, "code").as_deref(), Some("test-code"));
     assert_eq!(param(&body, "redirect_uri").as_deref(), Some(REDIRECT));
     assert_eq!(param(&body, "grant_type").as_deref(), Some("authorization_code"));

@@ -1,6 +1,6 @@
 //! Discovery order and the checks on what it finds.
 
-use mcp_core::oauth::{AuthNotice, OAuthError};
+use mcpwire_core::oauth::{AuthNotice, OAuthError};
 use serde_json::json;
 
 use crate::harness::*;
@@ -199,7 +199,7 @@ fn loopback_stack_may_use_plain_http() {
     .on("http://localhost:3001/.well-known/oauth-authorization-server", 200, as_meta(auth, json!({})))
     .on(&format!("{auth}/register"), 201, r#"{"client_id":"c"}"#)
     .on(&format!("{auth}/token"), 200, token("at", json!({})));
-    let mut f = mcp_core::oauth::AuthFlow::new(server, code_config(), &ENTROPY).unwrap();
+    let mut f = mcpwire_core::oauth::AuthFlow::new(server, code_config(), &ENTROPY).unwrap();
     let now = t0();
     f.on_challenge(now, 401, None);
     let t = fake.drive(&mut f, now).unwrap();
@@ -213,10 +213,10 @@ fn stale_answers_are_ignored() {
     let mut f = flow(code_config());
     let now = t0();
     f.on_challenge(now, 401, Some(CHALLENGE));
-    let Some(mcp_core::oauth::AuthStep::Fetch { id: old, .. }) = f.poll() else { panic!() };
+    let Some(mcpwire_core::oauth::AuthStep::Fetch { id: old, .. }) = f.poll() else { panic!() };
     // A new challenge restarts; the answer to the old fetch changes nothing.
     f.on_challenge(now, 401, Some(CHALLENGE));
     f.on_response(now, old, 200, &[], prm(MCP, &[AS], None).as_bytes());
-    assert!(matches!(f.poll(), Some(mcp_core::oauth::AuthStep::Fetch { .. })));
+    assert!(matches!(f.poll(), Some(mcpwire_core::oauth::AuthStep::Fetch { .. })));
     assert!(f.poll().is_none());
 }

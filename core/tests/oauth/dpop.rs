@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use mcp_core::oauth::{AuthFlow, AuthStep, DpopPolicy, OAuthError, TokenType};
+use mcpwire_core::oauth::{AuthFlow, AuthStep, DpopPolicy, OAuthError, TokenType};
 use serde_json::{json, Value};
 
 use crate::harness::*;

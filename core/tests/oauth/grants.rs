@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use mcp_core::oauth::{
+use mcpwire_core::oauth::{
     AuthConfig, AuthStep, IdentityProvider, OAuthError, OAuthErrorCode, PreRegisteredClient, Secret,
     TokenAuthMethod,
 };
@@ -148,7 +148,7 @@ fn a_refused_assertion_is_not_retried_until_replaced() {
 const IDP: &str = "https://idp.example.com";
 const IDP_TOKEN: &str = "https://idp.example.com/token";
 
-fn enterprise(fake: &mut Fake) -> mcp_core::oauth::AuthFlow {
+fn enterprise(fake: &mut Fake) -> mcpwire_core::oauth::AuthFlow {
     fake.on(PRM_PATH, 200, prm(MCP, &[AS], None)).on(
         AS_META,
         200,

@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
-use mcp_core::oauth::{AuthFlow, AuthNotice, AuthStep, OAuthError, Tokens};
-use mcp_core::HttpRequest;
+use mcpwire_core::oauth::{AuthFlow, AuthNotice, AuthStep, OAuthError, Tokens};
+use mcpwire_core::HttpRequest;
 
 pub const MCP: &str = "https://mcp.example.com/mcp";
 pub const AS: &str = "https://auth.example.com";
@@ -210,12 +210,12 @@ impl Fake {
 /// Fixed entropy: tests are deterministic.
 pub const ENTROPY: [u8; 32] = [42; 32];
 
-pub fn flow(config: mcp_core::oauth::AuthConfig) -> AuthFlow {
+pub fn flow(config: mcpwire_core::oauth::AuthConfig) -> AuthFlow {
     AuthFlow::new(MCP, config, &ENTROPY).unwrap()
 }
 
-pub fn code_config() -> mcp_core::oauth::AuthConfig {
-    mcp_core::oauth::AuthConfig::authorization_code(REDIRECT)
+pub fn code_config() -> mcpwire_core::oauth::AuthConfig {
+    mcpwire_core::oauth::AuthConfig::authorization_code(REDIRECT)
 }
 
 pub const CHALLENGE: &str =

@@ -3,7 +3,7 @@
 //! refused before any token request (a Client ID Metadata Document URL answers for every
 //! server).
 
-use mcp_core::oauth::{AuthConfig, AuthFlow, OAuthError, PreRegisteredClient};
+use mcpwire_core::oauth::{AuthConfig, AuthFlow, OAuthError, PreRegisteredClient};
 use serde_json::json;
 
 use crate::harness::*;

@@ -55,6 +55,6 @@ fn mutated_seeds_never_break_invariants() {
                 }
             }
         }
-        mcp_core::fuzzing::oauth_flow(t0, &data);
+        mcpwire_core::fuzzing::oauth_flow(t0, &data);
     }
 }

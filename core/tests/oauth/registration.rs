@@ -1,7 +1,7 @@
 //! Client registration priority, token endpoint authentication, and migration to another
 //! authorization server.
 
-use mcp_core::oauth::{AuthNotice, OAuthError, PreRegisteredClient, RegistrationSource, TokenAuthMethod};
+use mcpwire_core::oauth::{AuthNotice, OAuthError, PreRegisteredClient, RegistrationSource, TokenAuthMethod};
 use serde_json::json;
 
 use crate::harness::*;

@@ -1,6 +1,6 @@
 //! Scope selection, `offline_access`, and step-up with its limit.
 
-use mcp_core::oauth::OAuthError;
+use mcpwire_core::oauth::OAuthError;
 use serde_json::json;
 
 use crate::harness::*;
@@ -76,6 +76,6 @@ fn plain_403_is_not_a_step_up() {
     f.on_challenge(t0(), 403, Some("Bearer error=\"invalid_token\""));
     assert!(matches!(
         f.poll(),
-        Some(mcp_core::oauth::AuthStep::Failed(OAuthError::AuthorizationDenied { .. }))
+        Some(mcpwire_core::oauth::AuthStep::Failed(OAuthError::AuthorizationDenied { .. }))
     ));
 }

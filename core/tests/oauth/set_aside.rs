@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use mcp_core::oauth::{AuthFlow, OAuthError, StoredAuth, StoredGrant, TokenType, MAX_SET_ASIDE};
+use mcpwire_core::oauth::{AuthFlow, OAuthError, StoredAuth, StoredGrant, TokenType, MAX_SET_ASIDE};
 use serde_json::json;
 
 use crate::harness::*;

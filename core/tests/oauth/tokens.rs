@@ -3,14 +3,14 @@
 
 use std::time::{Duration, Instant};
 
-use mcp_core::oauth::{AuthConfig, AuthStep, OAuthError, OAuthErrorCode, PreRegisteredClient};
+use mcpwire_core::oauth::{AuthConfig, AuthStep, OAuthError, OAuthErrorCode, PreRegisteredClient};
 use serde_json::json;
 
 use crate::harness::*;
 
 const TOKEN: &str = "https://auth.example.com/token";
 
-fn authorized(fake: &mut Fake, now: Instant) -> mcp_core::oauth::AuthFlow {
+fn authorized(fake: &mut Fake, now: Instant) -> mcpwire_core::oauth::AuthFlow {
     let mut f = flow(code_config());
     f.on_challenge(now, 401, Some(CHALLENGE));
     fake.drive(&mut f, now).unwrap();
@@ -165,7 +165,7 @@ fn stored_state_skips_discovery_and_registration() {
     let stored = f.stored(now, 1_000_000);
     assert_eq!(stored.tokens.as_ref().unwrap().expires_at_unix, Some(1_000_100));
     let text = serde_json::to_string(&stored).unwrap();
-    let back: mcp_core::oauth::StoredAuth = serde_json::from_str(&text).unwrap();
+    let back: mcpwire_core::oauth::StoredAuth = serde_json::from_str(&text).unwrap();
     assert_eq!(back, stored);
 
     // A later run, 40 s later in wall time, with a fresh monotonic clock.
@@ -180,7 +180,8 @@ fn stored_state_skips_discovery_and_registration() {
     assert_eq!(param(&fake.body_of(TOKEN), "client_id").as_deref(), Some("dyn-client"));
 
     // A record for another server, or tampered, is refused.
-    let other = mcp_core::oauth::AuthFlow::new("https://other.example/mcp", code_config(), &ENTROPY).unwrap();
+    let other =
+        mcpwire_core::oauth::AuthFlow::new("https://other.example/mcp", code_config(), &ENTROPY).unwrap();
     assert!(matches!(other.with_stored(back.clone(), run2, 0), Err(OAuthError::InvalidStored(_))));
     let mut tampered = back;
     tampered.auth_server.as_mut().unwrap().token_endpoint = "http://auth.example.com/token".into();

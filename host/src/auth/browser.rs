@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use mcp_core::types::{AuthorizationCallback, AuthorizationRequest};
-use mcp_core::HandlerError;
+use mcpwire_core::types::{AuthorizationCallback, AuthorizationRequest};
+use mcpwire_core::HandlerError;
 
 use super::loopback::{CallbackWait, LoopbackCallback, DEFAULT_AUTHORIZATION_TIMEOUT};
 

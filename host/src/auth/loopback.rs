@@ -14,7 +14,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
-use mcp_core::mcp_servers::HttpUrl;
+use mcpwire_core::mcp_servers::HttpUrl;
 
 /// The callback path [`LoopbackCallback::bind`] listens on.
 pub const DEFAULT_CALLBACK_PATH: &str = "/callback";

@@ -1,19 +1,19 @@
 //! The host side of OAuth for HTTP servers: what the sans-IO flow in
-//! [`mcp_core::oauth`] cannot do itself.
+//! [`mcpwire_core::oauth`] cannot do itself.
 //!
 //! - [`OAuthOptions`]: what a server spec asks for
-//!   ([`ServerSpec::oauth`](mcp_core::ServerSpec::oauth)); the client builder fills in the OS
+//!   ([`ServerSpec::oauth`](mcpwire_core::ServerSpec::oauth)); the client builder fills in the OS
 //!   entropy, the wall clock and the stored record ([`prepare_auth`]);
 //! - [`TokenStore`] ([`MemoryTokenStore`], [`FileTokenStore`]): records kept across runs,
 //!   loaded when the client is built and saved on every
-//!   [`Event::AuthorizationSaved`](mcp_core::Event::AuthorizationSaved) ([`persisting_hook`]);
+//!   [`Event::AuthorizationSaved`](mcpwire_core::Event::AuthorizationSaved) ([`persisting_hook`]);
 //! - [`LoopbackCallback`]: the local listener the browser is redirected to;
 //!   [`BrowserOpener`] and [`BrowserAuthorization`]: the ready-made browser sign-in
 //!   (`ClientBuilder::browser_authorization`).
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use mcp_host::auth::{FileTokenStore, LoopbackCallback, TokenStore};
+//! use mcpwire_host::auth::{FileTokenStore, LoopbackCallback, TokenStore};
 //!
 //! # fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! let store = FileTokenStore::in_default_dir()?; // ~/.config/mcp/tokens

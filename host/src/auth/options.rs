@@ -3,13 +3,13 @@
 
 use std::time::Duration;
 
-use mcp_core::oauth::{AuthConfig, OAuthSetup, PreRegisteredClient};
+use mcpwire_core::oauth::{AuthConfig, OAuthSetup, PreRegisteredClient};
 
 use super::loopback::{DEFAULT_AUTHORIZATION_TIMEOUT, DEFAULT_CALLBACK_PATH};
 
 /// OAuth for one HTTP server: the grant, the redirect URI, the client identity and limits
 /// ([`AuthConfig`]), and how long the browser step may take. Give it to
-/// [`ServerSpec::oauth`](mcp_core::ServerSpec::oauth); the client fills in the OS entropy,
+/// [`ServerSpec::oauth`](mcpwire_core::ServerSpec::oauth); the client fills in the OS entropy,
 /// the wall clock and the stored record (`ClientBuilder::token_store`) when it is built.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OAuthOptions {
@@ -41,7 +41,7 @@ impl OAuthOptions {
     /// The client credentials grant with a client id and secret registered at the
     /// authorization server `issuer`; no browser. They are only sent there: a server whose
     /// authorization server has another issuer fails with
-    /// [`OAuthError::IssuerMismatch`](mcp_core::oauth::OAuthError::IssuerMismatch).
+    /// [`OAuthError::IssuerMismatch`](mcpwire_core::oauth::OAuthError::IssuerMismatch).
     pub fn client_credentials(issuer: &str, client_id: &str, client_secret: &str) -> Self {
         Self::new(AuthConfig::client_credentials(PreRegisteredClient::for_issuer(
             issuer,
@@ -80,9 +80,9 @@ impl OAuthOptions {
     /// (`10/8`, `172.16/12`, `192.168/16`, `fc00::/7`, ...), link-local and, for a remote MCP
     /// server, loopback addresses. By default every OAuth-related fetch (discovery, metadata,
     /// registration, token) is refused when its URL names such an address
-    /// ([`OAuthError::UnsafeUrl`](mcp_core::oauth::OAuthError::UnsafeUrl)) or its host
+    /// ([`OAuthError::UnsafeUrl`](mcpwire_core::oauth::OAuthError::UnsafeUrl)) or its host
     /// resolves only to such addresses
-    /// ([`OAuthError::UnsafeAddress`](mcp_core::oauth::OAuthError::UnsafeAddress)): a
+    /// ([`OAuthError::UnsafeAddress`](mcpwire_core::oauth::OAuthError::UnsafeAddress)): a
     /// malicious server cannot point the client's fetches into its network. Plain `http` stays
     /// refused off loopback either way.
     pub fn allow_private_addresses(mut self, yes: bool) -> Self {
@@ -138,7 +138,7 @@ fn free_loopback_port() -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_core::oauth::GrantType;
+    use mcpwire_core::oauth::GrantType;
 
     #[test]
     fn helpers_shape_the_config() {

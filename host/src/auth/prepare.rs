@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use mcp_core::oauth::{AuthFlow, GrantType, HttpAuth, OAuthSetup, MIN_ENTROPY_BYTES};
-use mcp_core::{ClientError, Event, ServerSpec, TransportConfig, Warning};
+use mcpwire_core::oauth::{AuthFlow, GrantType, HttpAuth, OAuthSetup, MIN_ENTROPY_BYTES};
+use mcpwire_core::{ClientError, Event, ServerSpec, TransportConfig, Warning};
 
 use super::TokenStore;
 use crate::{EventHook, HandlerSet};
@@ -118,8 +118,8 @@ pub fn persisting_hook(store: Option<Arc<dyn TokenStore>>, hook: Option<EventHoo
 mod tests {
     use super::*;
     use crate::auth::{FileTokenStore, MemoryTokenStore, OAuthOptions};
-    use mcp_core::oauth::{StoredAuth, STORED_VERSION};
-    use mcp_core::HttpConfig;
+    use mcpwire_core::oauth::{StoredAuth, STORED_VERSION};
+    use mcpwire_core::HttpConfig;
     use std::sync::Mutex;
 
     fn oauth_spec(name: &str, url: &str, options: OAuthOptions) -> ServerSpec {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use mcp_core::oauth::{StoredAuth, STORED_VERSION};
+use mcpwire_core::oauth::{StoredAuth, STORED_VERSION};
 use sha2::{Digest, Sha256};
 
 /// The largest record file [`FileTokenStore::load`] reads (1 MiB).
@@ -81,7 +81,7 @@ impl std::error::Error for TokenStoreError {
 
 /// Keeps OAuth records ([`StoredAuth`], secrets in clear) across runs, keyed by the canonical
 /// MCP server URL ([`StoredAuth::server`]). The client loads a server's record when it is
-/// built and saves every [`mcp_core::Event::AuthorizationSaved`]. A record holds the grant in
+/// built and saves every [`mcpwire_core::Event::AuthorizationSaved`]. A record holds the grant in
 /// use and those set aside for the server's earlier authorization servers, keyed by issuer
 /// ([`StoredAuth::set_aside`]); the client saves the record as soon as the authorization
 /// server changes, and each save replaces the whole record, so a store that keeps records
@@ -283,7 +283,7 @@ impl TokenStore for FileTokenStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_core::oauth::Secret;
+    use mcpwire_core::oauth::Secret;
 
     /// A record with tokens (built from JSON, so fields the core adds with defaults do not
     /// break it).

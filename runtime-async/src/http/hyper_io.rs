@@ -62,7 +62,7 @@ impl Wake for ReadGate {
 
     fn wake_by_ref(self: &Arc<Self>) {
         let waker = {
-            let mut state = mcp_host::lock(&self.0);
+            let mut state = mcpwire_host::lock(&self.0);
             state.blocked = false;
             state.wakes += 1;
             state.waker.take()
@@ -77,7 +77,7 @@ impl ReadGate {
     /// Stores the task's waker; `None` (do not read) while the stream has not woken since it
     /// would block, else the wake count before the read.
     fn before_read(&self, cx: &Context<'_>) -> Option<u64> {
-        let mut state = mcp_host::lock(&self.0);
+        let mut state = mcpwire_host::lock(&self.0);
         if !state.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
             state.waker = Some(cx.waker().clone());
         }
@@ -89,7 +89,7 @@ impl ReadGate {
     /// gate: a stream whose write side makes reading possible wakes the waker of the read
     /// that was pending, as the read contract asks, and that wake-up opens it.)
     fn before_write(&self, cx: &Context<'_>) {
-        let mut state = mcp_host::lock(&self.0);
+        let mut state = mcpwire_host::lock(&self.0);
         if !state.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
             state.waker = Some(cx.waker().clone());
         }
@@ -98,7 +98,7 @@ impl ReadGate {
     /// The read was pending: blocked until the stream wakes, unless it woke already (then the
     /// task is woken to read again).
     fn pending(&self, cx: &Context<'_>, wakes_before: u64) {
-        let mut state = mcp_host::lock(&self.0);
+        let mut state = mcpwire_host::lock(&self.0);
         if state.wakes == wakes_before {
             state.blocked = true;
         } else {

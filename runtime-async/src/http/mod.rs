@@ -1,9 +1,9 @@
-//! The HTTP half of the IO contract ([`mcp_core::Io::HttpStart`] / [`mcp_core::Io::HttpAbort`]),
+//! The HTTP half of the IO contract ([`mcpwire_core::Io::HttpStart`] / [`mcpwire_core::Io::HttpAbort`]),
 //! written once on hyper 1.x for every async runtime: connection pool with keep-alive, TLS
 //! (rustls with the webpki roots plus configured ones), proxies, connect timeouts, and a
 //! [`Connector`] hook to replace how byte streams are opened.
 //!
-//! An OAuth-related request ([`mcp_core::Destination::Public`]) has its host resolved here
+//! An OAuth-related request ([`mcpwire_core::Destination::Public`]) has its host resolved here
 //! ([`Runtime::resolve`](crate::Runtime::resolve), or `HttpClientConfig::resolve`), the
 //! addresses outside its rule dropped, and is refused ([`Input::HttpRefused`]) when none
 //! remain; it connects only to a checked address, through a proxy by a `CONNECT` to that
@@ -23,24 +23,24 @@ use bytes::Bytes;
 use futures_lite::FutureExt;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
-use mcp_core::mcp_servers::HttpUrl;
-use mcp_core::Input;
-use mcp_core::{Destination, ExchangeFailure, ExchangeId, HttpHead, HttpMethod, HttpRequest};
-use mcp_host::Feed;
+use mcpwire_core::mcp_servers::HttpUrl;
+use mcpwire_core::Input;
+use mcpwire_core::{Destination, ExchangeFailure, ExchangeId, HttpHead, HttpMethod, HttpRequest};
+use mcpwire_host::Feed;
 
 pub use hyper_io::{AsyncStream, BoxedStream};
 
 use crate::caller_io::CallerIo;
 use crate::runtime::{BoxFuture, Runtime};
 use hyper_io::HyperIo;
-use mcp_host::{HttpClientConfig, Proxies, Proxy};
+use mcpwire_host::{HttpClientConfig, Proxies, Proxy};
 
 /// Opens byte streams to `host:port` (a server's, or a proxy's). The default uses the runtime's
 /// TCP; install your own with [`AsyncOptions::connector`](crate::AsyncOptions::connector)
 /// (custom DNS, Unix sockets, an in-process transport for tests...). TLS and proxy tunnels are
 /// layered on top of it. A pooled connection opened by a connector is not checked on its
 /// socket before reuse (the runtime's TCP is): a close its stream has not reported yet costs
-/// the request sent on it. For an OAuth-related request ([`mcp_core::Destination::Public`])
+/// the request sent on it. For an OAuth-related request ([`mcpwire_core::Destination::Public`])
 /// and for a name given to `HttpClientConfig::resolve`, the connector is handed a checked (or
 /// configured) IP address, not the name: the client resolved the name itself.
 pub trait Connector: Send + Sync + 'static {
@@ -199,11 +199,11 @@ impl HttpClient {
 
     /// The parsed form of `url`, parsed on first use.
     fn target(&self, url: &str) -> Result<Arc<Target>, String> {
-        if let Some(target) = mcp_host::lock(&self.targets).get(url) {
+        if let Some(target) = mcpwire_host::lock(&self.targets).get(url) {
             return Ok(target.clone());
         }
         let target = Arc::new(Target::new(url, &self.proxies)?);
-        let mut targets = mcp_host::lock(&self.targets);
+        let mut targets = mcpwire_host::lock(&self.targets);
         if targets.len() >= MAX_TARGETS {
             targets.clear();
         }
@@ -212,7 +212,7 @@ impl HttpClient {
     }
 
     fn checkout(&self, key: &str) -> Option<Conn> {
-        let mut pool = mcp_host::lock(&self.pool);
+        let mut pool = mcpwire_host::lock(&self.pool);
         let idle = pool.get_mut(key)?;
         while let Some(conn) = idle.pop() {
             if conn.reusable() {
@@ -226,7 +226,7 @@ impl HttpClient {
         if self.max_idle == 0 || conn.driver.is_none() || conn.sender.is_closed() {
             return;
         }
-        let mut pool = mcp_host::lock(&self.pool);
+        let mut pool = mcpwire_host::lock(&self.pool);
         match pool.get_mut(key) {
             Some(idle) if idle.len() < self.max_idle => idle.push(conn),
             Some(_) => {}
@@ -403,7 +403,7 @@ fn build(
     };
     let mut builder = hyper::Request::builder().method(method_of(request.method)).uri(uri);
     builder = builder.header(hyper::header::HOST, target.host.clone());
-    builder = mcp_host::with_request_headers(builder, &request.headers);
+    builder = mcpwire_host::with_request_headers(builder, &request.headers);
     let proxy_auth = target.proxy.as_ref().and_then(|p| p.auth.as_deref());
     if let (true, Some(auth)) = (absolute, proxy_auth) {
         builder = builder.header(hyper::header::PROXY_AUTHORIZATION, auth);
@@ -484,7 +484,7 @@ pub(crate) struct Exchanges {
 
 impl Exchanges {
     /// Starts an exchange: a `POST` is offered to the caller issuing its request (who then
-    /// polls it in its own future, see [`mcp_host::CallerScope`]); anything else, or a `POST`
+    /// polls it in its own future, see [`mcpwire_host::CallerScope`]); anything else, or a `POST`
     /// no caller takes, runs as a task of the runtime.
     pub(crate) fn start<R: Runtime>(
         &mut self,
@@ -502,7 +502,7 @@ impl Exchanges {
             Box::pin(run_exchange(client.clone(), rt.clone(), id, request, feed, abort_rx));
         let exchange = InlineExchange { future, spawner: spawner.clone() };
         let unclaimed = if post {
-            mcp_host::offer_to_caller(CallerIo::Exchange(exchange))
+            mcpwire_host::offer_to_caller(CallerIo::Exchange(exchange))
         } else {
             Some(CallerIo::Exchange(exchange))
         };

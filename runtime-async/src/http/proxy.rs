@@ -1,10 +1,10 @@
 //! `CONNECT` tunnels through an HTTP proxy, for `https://` servers (which proxy applies is
-//! decided by [`mcp_host::Proxies`]).
+//! decided by [`mcpwire_host::Proxies`]).
 
 use futures_lite::{AsyncReadExt, AsyncWriteExt};
 
 use super::hyper_io::BoxedStream;
-use mcp_host::Proxy;
+use mcpwire_host::Proxy;
 
 /// Longest proxy answer to `CONNECT` accepted.
 const MAX_CONNECT_RESPONSE: usize = 16 * 1024;
@@ -42,7 +42,7 @@ pub(crate) async fn tunnel(
     if status.starts_with('2') {
         Ok(stream)
     } else {
-        let shown = mcp_core::text::sanitize(&status_line, 200);
+        let shown = mcpwire_core::text::sanitize(&status_line, 200);
         Err(format!("the proxy refused the tunnel: {shown}"))
     }
 }

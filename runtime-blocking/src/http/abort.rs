@@ -21,7 +21,7 @@ use ureq::unversioned::transport::{
     Buffers, ConnectionDetails, Connector, NextTimeout, ShutdownHandle, Transport,
 };
 
-use mcp_host::lock;
+use mcpwire_host::lock;
 
 /// A registered socket.
 type Socket = Weak<dyn ShutdownHandle>;

@@ -1,5 +1,5 @@
-//! The HTTP adapter: performs the core's [`Io::HttpStart`](mcp_core::Io::HttpStart) and
-//! [`Io::HttpAbort`](mcp_core::Io::HttpAbort) with [ureq] 3, one thread per exchange.
+//! The HTTP adapter: performs the core's [`Io::HttpStart`](mcpwire_core::Io::HttpStart) and
+//! [`Io::HttpAbort`](mcpwire_core::Io::HttpAbort) with [ureq] 3, one thread per exchange.
 //!
 //! A [`Client`](crate::Client) owns one [`HttpClient`] (one `ureq::Agent`, so keep-alive
 //! connections are reused between exchanges and servers), configured by the
@@ -26,7 +26,7 @@
 //!   connector chain and keeps the socket handles that ureq's TCP and SOCKS connectors
 //!   register, attached to whichever exchange's thread is using the connection.
 //!
-//! An OAuth-related request ([`mcp_core::Destination::Public`]) goes through an agent of its
+//! An OAuth-related request ([`mcpwire_core::Destination::Public`]) goes through an agent of its
 //! own, without a proxy, whose resolver hands ureq only the addresses the rule allows and
 //! refuses ([`HttpReport::Refused`]) when none remain, so ureq connects to a checked address
 //! and looks nothing up again. Such a request that would go through a proxy is refused
@@ -47,8 +47,8 @@ use std::time::Duration;
 
 use ureq::typestate::HttpCrateScope;
 
-use mcp_core::Input;
-use mcp_core::{
+use mcpwire_core::Input;
+use mcpwire_core::{
     ClientError, Destination, ExchangeFailure, ExchangeId, HttpHead, HttpMethod, HttpRequest, UnsafeAddress,
 };
 use ureq::config::AutoHeaderValue;
@@ -64,7 +64,7 @@ pub const READ_CHUNK: usize = 16 * 1024;
 
 /// The HTTP client settings, shared with the async runtimes: extra roots, proxy, idle
 /// connections per host.
-pub use mcp_host::{HttpClientConfig, ProxySetting};
+pub use mcpwire_host::{HttpClientConfig, ProxySetting};
 
 /// One client's HTTP machinery: a `ureq::Agent` (and its keep-alive pool) configured for the
 /// core's contract. Cheap to clone; every clone shares the pool.
@@ -77,7 +77,7 @@ pub struct HttpClient {
     checked: [ureq::Agent; 2],
     /// Which URLs go through a proxy (`None`: a proxy the host's parser does not read, such
     /// as `socks5://`, taken to apply to every URL).
-    proxies: Option<mcp_host::Proxies>,
+    proxies: Option<mcpwire_host::Proxies>,
 }
 
 impl HttpClient {
@@ -109,8 +109,8 @@ impl HttpClient {
             ureq::Agent::with_parts(agent_config, connector, PooledResolver::new(hosts.clone(), destination))
         };
         let proxies = match &proxy {
-            None => Some(mcp_host::Proxies::default()),
-            Some(_) => mcp_host::Proxies::resolve(&config.proxy).ok().filter(|p| !p.is_empty()),
+            None => Some(mcpwire_host::Proxies::default()),
+            Some(_) => mcpwire_host::Proxies::resolve(&config.proxy).ok().filter(|p| !p.is_empty()),
         };
         Ok(Self {
             agent: agent(proxy, Destination::Any),
@@ -126,8 +126,8 @@ impl HttpClient {
     /// would go through a proxy is refused (the proxy would resolve its host unchecked).
     fn agent_for(&self, request: &HttpRequest) -> Result<ureq::Agent, String> {
         let Destination::Public { loopback } = request.destination else { return Ok(self.agent.clone()) };
-        let url =
-            mcp_core::mcp_servers::HttpUrl::parse(&request.url).map_err(|e| format!("invalid URL: {e}"))?;
+        let url = mcpwire_core::mcp_servers::HttpUrl::parse(&request.url)
+            .map_err(|e| format!("invalid URL: {e}"))?;
         let proxied = self.proxies.as_ref().is_none_or(|p| p.for_url(&url).is_some());
         if proxied {
             return Err(UNCHECKABLE_THROUGH_PROXY.to_owned());
@@ -356,7 +356,7 @@ enum Flow {
 
 /// Why a [`Destination::Public`] request through a proxy is refused.
 const UNCHECKABLE_THROUGH_PROXY: &str = "refusing an OAuth fetch through a proxy: the proxy would \
-     resolve its host, whose address must be checked (mcp-blocking cannot tunnel to a checked address)";
+     resolve its host, whose address must be checked (mcpwire-blocking cannot tunnel to a checked address)";
 
 fn exchange<F>(
     agent: &ureq::Agent,
@@ -440,7 +440,7 @@ fn build(agent: &ureq::Agent, request: HttpRequest) -> Result<Built, String> {
     };
     let invalid = |e: http::Error| format!("invalid request: {e}");
     let builder = http::Request::builder().method(method).uri(uri_of(&request.url).map_err(invalid)?);
-    let builder = mcp_host::with_request_headers(builder, &request.headers);
+    let builder = mcpwire_host::with_request_headers(builder, &request.headers);
     let timeout = Some(request.connect_timeout).filter(|t| !t.is_zero());
     if request.body.is_empty() && request.method != HttpMethod::Post {
         let req = builder.body(()).map_err(invalid)?;

@@ -9,14 +9,14 @@
 //! It is also where the addresses of an OAuth-related fetch are checked: an agent for
 //! [`Destination::Public`] requests hands ureq only the addresses the rule allows (ureq
 //! connects to what its resolver returned, with no second lookup), and refuses with an
-//! [`UnsafeAddress`](mcp_core::UnsafeAddress) inside `ureq::Error::Io` when none is allowed.
+//! [`UnsafeAddress`](mcpwire_core::UnsafeAddress) inside `ureq::Error::Io` when none is allowed.
 
 use std::io;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::{mpsc, Arc};
 
-use mcp_core::Destination;
-use mcp_host::HttpClientConfig;
+use mcpwire_core::Destination;
+use mcpwire_host::HttpClientConfig;
 
 use ureq::config::Config;
 use ureq::http::Uri;

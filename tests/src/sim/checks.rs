@@ -105,10 +105,10 @@ impl World {
                 sim.schedule(Duration::from_millis(delay), Ev::Answer(*handle));
             }
             Event::Connected(info) => match info.era {
-                mcp_core::Era::Modern => sim.seen("connected_modern"),
-                mcp_core::Era::Legacy => sim.seen("connected_legacy"),
+                mcpwire_core::Era::Modern => sim.seen("connected_modern"),
+                mcpwire_core::Era::Legacy => sim.seen("connected_legacy"),
             },
-            Event::Warning(mcp_core::Warning::UnknownSubscription { id }) => {
+            Event::Warning(mcpwire_core::Warning::UnknownSubscription { id }) => {
                 // Ids this client used are remembered (the runs stay well within
                 // `recent_finished`): only the servers' made-up ids are unknown.
                 if !id.contains("ghost") {
@@ -192,7 +192,7 @@ impl World {
                     None
                 };
                 sim.push.notes += 1;
-                let (subject, cost) = mcp_core::notify_queue::charge(n);
+                let (subject, cost) = mcpwire_core::notify_queue::charge(n);
                 sim.push.inbox.push(n.clone(), &subject, cost);
                 sim.push.pushed += 1;
                 sim.check_queue();
@@ -327,9 +327,11 @@ impl World {
 }
 
 /// An IO action for the trace (stdin writes as text).
-fn describe_io(io: &mcp_core::Io) -> String {
+fn describe_io(io: &mcpwire_core::Io) -> String {
     match io {
-        mcp_core::Io::Write { epoch, bytes } => format!("Write {epoch} {:?}", String::from_utf8_lossy(bytes)),
+        mcpwire_core::Io::Write { epoch, bytes } => {
+            format!("Write {epoch} {:?}", String::from_utf8_lossy(bytes))
+        }
         other => format!("{other:?}"),
     }
 }

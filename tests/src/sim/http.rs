@@ -28,7 +28,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use mcp_core::{ExchangeId, HttpMethod, HttpRequest};
+use mcpwire_core::{ExchangeId, HttpMethod, HttpRequest};
 use serde_json::{json, Value};
 
 use super::listen::{self, Listens, SrvListen, Tick};
@@ -462,7 +462,7 @@ impl HttpServer {
             self.fault("err400_modern");
             let error = if method == "server/discover" {
                 json!({"code": -32022, "message": "Unsupported protocol version",
-                    "data": {"supported": [mcp_core::MODERN_VERSION], "requested": "?"}})
+                    "data": {"supported": [mcpwire_core::MODERN_VERSION], "requested": "?"}})
             } else {
                 json!({"code": -32602, "message": "Invalid params (simulated)"})
             };

@@ -23,8 +23,10 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use mcp_core::mcp_servers::TransportKind;
-use mcp_core::{Connection, ExchangeId, HttpConfig, HttpHead, HttpMethod, HttpRequest, Io, MODERN_VERSION};
+use mcpwire_core::mcp_servers::TransportKind;
+use mcpwire_core::{
+    Connection, ExchangeId, HttpConfig, HttpHead, HttpMethod, HttpRequest, Io, MODERN_VERSION,
+};
 use serde_json::Value;
 
 use super::http::{
@@ -177,7 +179,7 @@ impl HttpLink {
         http.retries = rng.below(3) as u32;
         http.retry_delay = Duration::from_millis(100 + rng.below(900));
         let retries = (http.retries, http.retry_delay);
-        let cfg = super::client_config(mcp_core::TransportConfig::Http(http), seed);
+        let cfg = super::client_config(mcpwire_core::TransportConfig::Http(http), seed);
         let link = Self {
             server: HttpServer::new(opts),
             url,

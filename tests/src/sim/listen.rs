@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use mcp_core::{Notification, SubscriptionFilter};
+use mcpwire_core::{Notification, SubscriptionFilter};
 use serde_json::{json, Value};
 
 use super::rng::Rng;
@@ -188,9 +188,9 @@ pub fn nonce_in(n: &Notification) -> Option<u64> {
 /// Whether `granted` covers notification `n` (what a server may send on the stream).
 pub fn covers(granted: &SubscriptionFilter, n: &Notification) -> bool {
     match n {
-        Notification::ListChanged(mcp_core::ListKind::Tools) => granted.tools_list_changed,
-        Notification::ListChanged(mcp_core::ListKind::Prompts) => granted.prompts_list_changed,
-        Notification::ListChanged(mcp_core::ListKind::Resources) => granted.resources_list_changed,
+        Notification::ListChanged(mcpwire_core::ListKind::Tools) => granted.tools_list_changed,
+        Notification::ListChanged(mcpwire_core::ListKind::Prompts) => granted.prompts_list_changed,
+        Notification::ListChanged(mcpwire_core::ListKind::Resources) => granted.resources_list_changed,
         Notification::ResourceUpdated { uri } => granted.resource_subscriptions.contains(uri),
         Notification::Other { method, params } if method == "notifications/tasks" => params
             .get("taskId")

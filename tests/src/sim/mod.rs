@@ -60,7 +60,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::hash::{Hash, Hasher};
 use std::time::{Duration, Instant};
 
-use mcp_core::{
+use mcpwire_core::{
     CommandError, Connection, Event, Notification, NotificationQueue, QueueLimits, Request, RequestError,
     RequestHandle, RequestOptions, Response, SubscriptionFilter, SubscriptionUpdate,
 };
@@ -83,10 +83,10 @@ const MAX_MESSAGE: usize = 64 * 1024;
 const MIN_LISTEN_LIFETIME: Duration = Duration::from_secs(1);
 
 /// The client configuration of every simulated link, on its transport.
-fn client_config(transport: mcp_core::TransportConfig, seed: u64) -> mcp_core::ConnectionConfig {
-    let mut cfg = mcp_core::ConnectionConfig::with_transport(transport);
-    cfg.protocol = mcp_core::ProtocolMode::Auto;
-    cfg.client_info = mcp_core::types::Implementation::new("sim-client", "1");
+fn client_config(transport: mcpwire_core::TransportConfig, seed: u64) -> mcpwire_core::ConnectionConfig {
+    let mut cfg = mcpwire_core::ConnectionConfig::with_transport(transport);
+    cfg.protocol = mcpwire_core::ProtocolMode::Auto;
+    cfg.client_info = mcpwire_core::types::Implementation::new("sim-client", "1");
     cfg.limits.max_message_bytes = MAX_MESSAGE;
     cfg.timeouts.request = Duration::from_secs(10);
     cfg.timeouts.discover = Duration::from_secs(2);
@@ -94,7 +94,7 @@ fn client_config(transport: mcp_core::TransportConfig, seed: u64) -> mcp_core::C
     cfg.random_seed = seed;
     cfg.features.elicitation_form = true;
     // Per connection: the determinism check runs a seed twice in one process.
-    cfg.deprecation_notices = Some(mcp_core::DeprecationNotices::PerConnection);
+    cfg.deprecation_notices = Some(mcpwire_core::DeprecationNotices::PerConnection);
     cfg
 }
 /// Outputs one drain may produce before it counts as a livelock.
@@ -166,25 +166,25 @@ pub struct RunReport {
 /// Something the world does at a point in simulated time.
 #[derive(Debug)]
 enum Ev {
-    Started(mcp_core::Epoch),
-    SpawnFailed(mcp_core::Epoch),
+    Started(mcpwire_core::Epoch),
+    SpawnFailed(mcpwire_core::Epoch),
     /// Stdout bytes; the task message whose last byte they carry, if any.
-    Stdout(mcp_core::Epoch, Vec<u8>, Option<tasks::Seen>),
-    Crash(mcp_core::Epoch),
-    Exit(mcp_core::Epoch),
+    Stdout(mcpwire_core::Epoch, Vec<u8>, Option<tasks::Seen>),
+    Crash(mcpwire_core::Epoch),
+    Exit(mcpwire_core::Epoch),
     /// A modern `server/discover` answer has reached the client (era invariant).
-    DiscoverDelivered(mcp_core::Epoch),
+    DiscoverDelivered(mcpwire_core::Epoch),
     /// A process that stopped reading its stdin reads again.
-    StdinResumed(mcp_core::Epoch),
+    StdinResumed(mcpwire_core::Epoch),
     /// A part of an HTTP response.
-    Http(mcp_core::ExchangeId, http_link::Part),
+    Http(mcpwire_core::ExchangeId, http_link::Part),
     /// A long-lived stream is cut (a fault; nothing once healed). `true`: as a failure.
-    HttpCut(mcp_core::ExchangeId, bool),
+    HttpCut(mcpwire_core::ExchangeId, bool),
     HostAction,
     /// The host cancels the `tools/call` with this nonce (its answer is on its way).
     Cancel(u64),
     /// The host answers a server request (the `ask` tool's elicitation).
-    Answer(mcp_core::ServerRequestHandle),
+    Answer(mcpwire_core::ServerRequestHandle),
     /// The server acts on one of its listens.
     ListenTick(ListenKey, Tick),
 }
@@ -193,9 +193,9 @@ enum Ev {
 #[derive(Debug)]
 enum ListenKey {
     /// The process of this epoch, the listen with this wire id (JSON text).
-    Stdio(mcp_core::Epoch, String),
+    Stdio(mcpwire_core::Epoch, String),
     /// The modern HTTP server, the listen on this exchange.
-    Http(mcp_core::ExchangeId),
+    Http(mcpwire_core::ExchangeId),
 }
 
 /// What the host knows of one of its listens.
@@ -639,20 +639,20 @@ impl World {
     /// The host answers the elicitation of the `ask` tool: usually a valid form, sometimes first
     /// an answer that breaks the form (it must be refused and the request must keep waiting),
     /// sometimes a decline or a handler failure.
-    fn answer(&mut self, h: mcp_core::ServerRequestHandle) {
+    fn answer(&mut self, h: mcpwire_core::ServerRequestHandle) {
         let now = self.sim.at();
         let roll = if self.sim.faults_on { self.sim.rng.below(100) } else { 0 };
         if (60..80).contains(&roll) {
             let bad = json!({"action": "accept", "content": {"name": 7}});
             match self.sim.conn.respond_to_server(now, h, Ok(bad)) {
-                Err(mcp_core::AnswerError::InvalidAnswer(_)) => self.sim.seen("invalid_answer_refused"),
-                Err(mcp_core::AnswerError::Gone) => return,
+                Err(mcpwire_core::AnswerError::InvalidAnswer(_)) => self.sim.seen("invalid_answer_refused"),
+                Err(mcpwire_core::AnswerError::Gone) => return,
                 other => self.sim.fail(format!("an answer that breaks the form was not refused: {other:?}")),
             }
         }
         let answer = match roll {
             80..=89 => Ok(json!({"action": "decline"})),
-            90..=99 => Err(mcp_core::HandlerError::new("the user closed the dialog")),
+            90..=99 => Err(mcpwire_core::HandlerError::new("the user closed the dialog")),
             _ => Ok(json!({"action": "accept", "content": {"name": "Ada"}})),
         };
         let failed = answer.is_err();
@@ -663,7 +663,7 @@ impl World {
                     self.sim.on_task_input_failed(h);
                 }
             }
-            Err(mcp_core::AnswerError::Gone) => {}
+            Err(mcpwire_core::AnswerError::Gone) => {}
             Err(e) => self.sim.fail(format!("a valid answer was refused: {e}")),
         }
     }

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use mcp_core::{Connection, Epoch, ExitInfo, Io, StdioCommand};
+use mcpwire_core::{Connection, Epoch, ExitInfo, Io, StdioCommand};
 use serde_json::Value;
 
 use super::listen::{self, CloseKind, Tick};
@@ -74,7 +74,7 @@ impl StdioLink {
         let stall = rng.fault(faulty, 30);
         let storm = if faulty && rng.percent(20) { 2 + rng.below(8) } else { 0 };
         let cfg =
-            super::client_config(mcp_core::TransportConfig::Stdio(StdioCommand::new("sim-server")), seed);
+            super::client_config(mcpwire_core::TransportConfig::Stdio(StdioCommand::new("sim-server")), seed);
         let subscribe = rng.percent(50);
         let tasks = TaskOptions::random(rng, faulty);
         let link = Self {

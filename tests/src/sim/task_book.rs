@@ -51,7 +51,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use mcp_core::{RequestError, RequestHandle, Response};
+use mcpwire_core::{RequestError, RequestHandle, Response};
 use serde_json::Value;
 
 use super::tasks::{Seen, SeenKind, TaskFact};
@@ -167,7 +167,7 @@ pub(super) struct TaskBook {
     /// Input requests asked: task, key, handle.
     asked: BTreeSet<(String, String, Option<RequestHandle>)>,
     /// What each input request the host was asked is for.
-    inputs: BTreeMap<mcp_core::ServerRequestHandle, (String, String, Option<RequestHandle>)>,
+    inputs: BTreeMap<mcpwire_core::ServerRequestHandle, (String, String, Option<RequestHandle>)>,
     /// Input requests whose handler failed (they may be asked again).
     failed: BTreeSet<(String, String, Option<RequestHandle>)>,
     /// Calls whose create answer handed out an old id (they must end with `RequestError::Task`).
@@ -441,7 +441,7 @@ impl Sim {
     }
 
     /// An input request (`server`) reached the host: the task and key it names.
-    pub(super) fn on_task_input(&mut self, server: mcp_core::ServerRequestHandle, task: &str, key: &str) {
+    pub(super) fn on_task_input(&mut self, server: mcpwire_core::ServerRequestHandle, task: &str, key: &str) {
         let poller = self.tasks.poller(task, &self.live);
         self.tasks.stats.inputs_asked += 1;
         let legacy = self.tasks.facts.get(task).is_some_and(|f| f.legacy);
@@ -456,7 +456,7 @@ impl Sim {
     }
 
     /// The host's handler failed on input request `server`: inside a task it may be asked again.
-    pub(super) fn on_task_input_failed(&mut self, server: mcp_core::ServerRequestHandle) {
+    pub(super) fn on_task_input_failed(&mut self, server: mcpwire_core::ServerRequestHandle) {
         if let Some(ask) = self.tasks.inputs.get(&server).cloned() {
             self.seen("task_input_handler_failed");
             self.tasks.failed.insert(ask);

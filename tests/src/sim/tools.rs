@@ -189,7 +189,7 @@ impl Peer {
                 (
                     quick,
                     Outcome::Result(json!({"resultType": "complete",
-                        "supportedVersions": [mcp_core::MODERN_VERSION],
+                        "supportedVersions": [mcpwire_core::MODERN_VERSION],
                         "capabilities": capabilities, "ttlMs": 0, "cacheScope": "private"})),
                 )
             }

@@ -1,7 +1,7 @@
 //! The legacy HTTP+SSE server (2024-11-05): GET opens the event stream whose first event is
 //! `endpoint`; POSTs to that endpoint get 202 and their responses travel on the stream.
 
-use mcp_core::{ExchangeId, HttpMethod, HttpRequest};
+use mcpwire_core::{ExchangeId, HttpMethod, HttpRequest};
 use serde_json::Value;
 
 use super::{event, sse_head, text_response, Action, HttpServer, ModelFaults, SseOut, StreamEnd, Tag};
