@@ -452,8 +452,8 @@ fn targets(
         line(format!("http cpu {me} / best rmcp-pooled"), cpu("http", &me) / pooled, 0.6);
     }
     line(
-        "stdio cpu mcpwire-tokio / rmcp (both multi-thread, block_on)".into(),
-        cpu("stdio", "mcpwire-tokio") / cpu("stdio", "rmcp"),
+        "stdio cpu mcp-tokio / rmcp (both multi-thread, block_on)".into(),
+        cpu("stdio", "mcp-tokio") / cpu("stdio", "rmcp"),
         0.5,
     );
     line(
@@ -461,7 +461,7 @@ fn targets(
         cpu("stdio", "mcp-tokio-task") / cpu("stdio", "rmcp-task"),
         0.5,
     );
-    for multi in ["mcpwire-tokio", "mcp-tokio-task"] {
+    for multi in ["mcp-tokio", "mcp-tokio-task"] {
         line(
             format!("stdio cpu {multi} (multi-thread) / mcp-tokio-ct"),
             cpu("stdio", multi) / cpu("stdio", "mcp-tokio-ct"),
@@ -484,12 +484,12 @@ fn targets(
             }
         }
         let rmcp_label = if t == "stdio" { "rmcp" } else { "rmcp-pooled" };
-        if let (Some(o), Some(r)) = (get(seq, t, "mcpwire-tokio"), get(seq, t, rmcp_label)) {
-            line(format!("{t} peak RSS mcpwire-tokio / {rmcp_label}"), o.rss_mib / r.rss_mib, 1.0);
+        if let (Some(o), Some(r)) = (get(seq, t, "mcp-tokio"), get(seq, t, rmcp_label)) {
+            line(format!("{t} peak RSS mcp-tokio / {rmcp_label}"), o.rss_mib / r.rss_mib, 1.0);
         }
-        if let (Some(o), Some(r)) = (get(connect, t, "mcpwire-tokio"), get(connect, t, rmcp_label)) {
+        if let (Some(o), Some(r)) = (get(connect, t, "mcp-tokio"), get(connect, t, rmcp_label)) {
             line(
-                format!("{t} connect+list+close mcpwire-tokio / {rmcp_label}"),
+                format!("{t} connect+list+close mcp-tokio / {rmcp_label}"),
                 o.connect_ms / r.connect_ms,
                 1.0,
             );

@@ -19,15 +19,7 @@ fn the_comparison_runs_every_client_on_every_transport() {
     for transport in ["stdio:", "http:"] {
         assert!(stdout.lines().any(|l| l.starts_with(transport)), "no {transport} table:\n{stdout}");
     }
-    let clients = [
-        "raw",
-        "rmcp",
-        "mcpwire-tokio",
-        "mcp-tokio-task",
-        "mcp-tokio-ct",
-        "mcpwire-smol",
-        "mcpwire-blocking",
-    ];
+    let clients = ["raw", "rmcp", "mcp-tokio", "mcp-tokio-task", "mcp-tokio-ct", "mcp-smol", "mcp-blocking"];
     for client in clients {
         let rows = stdout.lines().filter(|l| l.split_whitespace().next() == Some(client)).count();
         assert_eq!(rows, 2, "{client}: one sequential row per transport expected:\n{stdout}");
