@@ -840,4 +840,23 @@ mod tests {
         assert!(e.is_cancelled() && !e.is_closed());
         assert_eq!(e.request_error(), Some(&RequestError::Cancelled));
     }
+
+    #[test]
+    fn accessors_answer_from_the_variant() {
+        let status = |e: RequestError| ClientError::from(e).http_status();
+        assert_eq!(status(RequestError::Http { status: 418, detail: String::new() }), Some(418));
+        assert_eq!(status(RequestError::TransientServer { status: 503, detail: String::new() }), Some(503));
+        let unauthorized = RequestError::Unauthorized { status: 401, challenges: Vec::new(), rpc: None };
+        assert_eq!(status(unauthorized), Some(401));
+        assert_eq!(status(RequestError::Cancelled), None);
+        let timeout = ClientError::from(RequestError::Timeout { after: std::time::Duration::from_secs(1) });
+        assert!(timeout.is_timeout() && timeout.http_status().is_none() && timeout.io_error().is_none());
+        let lost = RequestError::TransportClosed {
+            detail: "reset".into(),
+            source: Some(crate::IoError::new(std::io::ErrorKind::ConnectionReset.into())),
+        };
+        assert_eq!(lost.io_error().map(std::io::Error::kind), Some(std::io::ErrorKind::ConnectionReset));
+        assert!(std::error::Error::source(&lost).is_some());
+        assert!(RequestError::TransportClosed { detail: "eof".into(), source: None }.io_error().is_none());
+    }
 }

@@ -64,3 +64,45 @@ impl From<UnsafeAddress> for ExchangeFailure {
         Self::Refused(refusal)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A library error wrapping an `io::Error` somewhere in its chain.
+    #[derive(Debug)]
+    struct Wrapper(std::io::Error);
+
+    impl std::fmt::Display for Wrapper {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("client error")
+        }
+    }
+
+    impl std::error::Error for Wrapper {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn the_kind_survives_context_and_wrapping() {
+        let refused = || std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
+        let ExchangeFailure::Transport(e) = ExchangeFailure::io("connecting to h:1 failed", refused()) else {
+            panic!()
+        };
+        assert_eq!(
+            (e.kind(), e.to_string()),
+            (std::io::ErrorKind::ConnectionRefused, "connecting to h:1 failed: refused".into())
+        );
+        let ExchangeFailure::Transport(e) =
+            ExchangeFailure::described("HTTP request failed", &Wrapper(refused()))
+        else {
+            panic!()
+        };
+        assert_eq!(e.kind(), std::io::ErrorKind::ConnectionRefused);
+        assert_eq!(e.to_string(), "HTTP request failed: client error: refused");
+        let ExchangeFailure::Transport(e) = ExchangeFailure::from("no address".to_owned()) else { panic!() };
+        assert_eq!(e.kind(), std::io::ErrorKind::Other);
+    }
+}
