@@ -83,25 +83,31 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(feature = "http")]
 pub mod address_class;
 pub mod calls;
 mod command;
 mod config;
 mod connection;
 pub mod deprecation;
+#[cfg(feature = "http")]
 mod destination;
 mod era;
 mod error;
 mod event;
+#[cfg(feature = "http")]
 mod exchange_failure;
 pub mod framing;
 #[cfg(feature = "_fuzz")]
 #[doc(hidden)]
 pub mod fuzzing;
+#[cfg(feature = "http")]
 pub mod gzip;
 mod handle;
+#[cfg(feature = "http")]
 pub mod headers;
 pub mod host_requests;
+#[cfg(feature = "http")]
 mod http_url;
 mod io;
 mod io_error;
@@ -109,13 +115,16 @@ pub mod jsonrpc;
 pub mod jsonrpc_head;
 pub mod mcp_servers;
 pub mod notify_queue;
+#[cfg(feature = "http")]
 pub mod oauth;
 mod redact;
+#[cfg(feature = "http")]
 mod redirect_error;
 mod request;
 pub mod routing;
 pub mod schema;
 mod server_spec;
+#[cfg(feature = "http")]
 pub mod sse;
 pub mod subscription;
 pub mod target;
@@ -123,13 +132,16 @@ pub mod text;
 mod timers;
 pub mod tool_formats;
 mod transport;
+#[cfg(feature = "http")]
 mod transport_attempt;
 pub mod types;
 
 pub use command::StdioCommand;
+#[cfg(feature = "http")]
+pub use config::HttpConfig;
 pub use config::{
-    ClientFeatures, ConnectionConfig, HttpConfig, Limits, ProtocolMode, SchemaValidation, Timeouts,
-    TransportConfig, ValidationMode, LEGACY_VERSIONS, MODERN_VERSION,
+    ClientFeatures, ConnectionConfig, Limits, ProtocolMode, SchemaValidation, Timeouts, TransportConfig,
+    ValidationMode, LEGACY_VERSIONS, MODERN_VERSION,
 };
 pub use connection::{
     input_wait_delay, InputResume, InputState, InputWait, InputWaitDecision, OutstandingInput,
@@ -139,19 +151,27 @@ pub use connection::{CacheInfo, CacheKey, CacheScope, Connection, Input, Output}
 pub use deprecation::{
     deprecation_notices, set_deprecation_notices, Deprecation, DeprecationNotices, Removal, UsedBy,
 };
+#[cfg(feature = "http")]
 pub use destination::{Destination, UnsafeAddress};
 pub use era::{Era, ServerInfo};
 pub use error::{AnswerError, ClientError, CommandError, RequestError, RpcError, RpcErrorKind, Warning};
 pub use event::{Event, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
+#[cfg(feature = "http")]
 pub use exchange_failure::ExchangeFailure;
-pub use handle::{Epoch, ExchangeId, RequestHandle, ServerRequestHandle};
-pub use io::{ExitInfo, HttpHead, HttpMethod, HttpRequest, Io};
+#[cfg(feature = "http")]
+pub use handle::ExchangeId;
+pub use handle::{Epoch, RequestHandle, ServerRequestHandle};
+pub use io::{ExitInfo, Io};
+#[cfg(feature = "http")]
+pub use io::{HttpHead, HttpMethod, HttpRequest};
 pub use io_error::IoError;
 pub use notify_queue::{NotificationQueue, Pushed, QueueLimits};
+#[cfg(feature = "http")]
 pub use redirect_error::{RedirectError, RedirectRefusal, MAX_REDIRECTS};
 pub use request::{is_reserved_meta_key, ListKind, Request, RequestMetaContext, RequestOptions, Response};
 pub use server_spec::{ServerSpec, ServerTool};
 pub use subscription::{SubscriptionFilter, SubscriptionUpdate};
 pub use transport::TransportKind;
+#[cfg(feature = "http")]
 pub use transport_attempt::{AttemptOutcome, TransportAttempt};
 pub use types::{HandlerError, HostRequest, Root};
