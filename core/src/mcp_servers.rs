@@ -478,6 +478,54 @@ fn strip_jsonc(src: &str) -> Result<String, TargetConfigError> {
     Ok(out)
 }
 
-#[cfg(test)]
+// Most cases name URLs: the tests need the `http` feature.
+#[cfg(all(test, feature = "http"))]
 #[path = "mcp_servers_tests.rs"]
 mod tests;
+
+#[cfg(all(test, not(feature = "http")))]
+mod no_http_tests {
+    use super::*;
+
+    #[test]
+    fn http_targets_need_the_http_feature() {
+        let refused = TargetConfigError::HttpNotCompiled { server: None };
+        assert_eq!(detect_target("https://h/mcp?token=t0ps3cret", None), Err(refused.clone()));
+        assert_eq!(detect_target("HTTP://h/sse", None), Err(refused));
+        let message = detect_target("http://h/mcp", None).unwrap_err().to_string();
+        assert!(message.contains("HTTP support is not compiled in") && message.contains("`http` feature"));
+        assert!(matches!(detect_target("stdio://npx -y pkg", None), Ok(DetectedTarget::Stdio(_))));
+        assert!(matches!(detect_target("npx -y pkg", None), Ok(DetectedTarget::Stdio(_))));
+        assert!(matches!(detect_target("ftp://h/x", None), Err(TargetConfigError::InvalidUrl { .. })));
+    }
+
+    #[test]
+    fn http_entries_need_the_http_feature() {
+        let refused = |name: &str| TargetConfigError::HttpNotCompiled { server: Some(name.into()) };
+        let url = r#"{"mcpServers": {"web": {"url": "https://h/mcp?token=t0ps3cret"}}}"#;
+        assert_eq!(parse_mcp_servers(url), Err(refused("web")));
+        let typed = r#"{"mcpServers": {"s": {"type": "sse", "command": "x"}}}"#;
+        assert_eq!(parse_mcp_servers(typed), Err(refused("s")));
+        let message = parse_mcp_servers(url).unwrap_err().to_string();
+        assert!(message.starts_with("server \"web\": HTTP support is not compiled in"), "{message}");
+        assert!(!message.contains("t0ps3cret"), "{message}");
+        let stdio = r#"{"mcpServers": {"files": {"type": "stdio", "command": "npx", "args": ["-y", "fs"]}}}"#;
+        let entries = parse_mcp_servers(stdio).unwrap();
+        assert!(matches!(&entries[0].transport, EntryTransport::Stdio(cmd) if cmd.args.len() == 2));
+        let unknown = r#"{"mcpServers": {"s": {"type": "carrier-pigeon", "command": "x"}}}"#;
+        assert!(matches!(
+            parse_mcp_servers(unknown),
+            Err(TargetConfigError::InvalidField { field: "type", .. })
+        ));
+    }
+
+    #[test]
+    fn only_stdio_is_a_transport_name() {
+        assert_eq!(TransportKind::from_name("STDIO"), Some(TransportKind::Stdio));
+        for name in ["http", "streamable-http", "streamableHttp", "sse", "plain_http"] {
+            assert_eq!(TransportKind::from_name(name), None, "{name}");
+            assert!(TransportKind::names_http(name), "{name}");
+        }
+        assert!(!TransportKind::names_http("stdio"));
+    }
+}

@@ -327,10 +327,10 @@ mod tests {
 
     #[test]
     fn stdio_settings_take_os_strings_and_paths() {
-        let spec = ServerSpec::stdio("s", StdioCommand::new("srv"))
+        let mut spec = ServerSpec::stdio("s", StdioCommand::new("srv"))
             .env(std::ffi::OsStr::new("K"), "v")
             .cwd(std::path::Path::new("/srv/data"));
-        let TransportConfig::Stdio(cmd) = &spec.config.transport else { panic!() };
+        let cmd = spec.config.transport.stdio_mut().expect("a stdio server");
         assert_eq!(cmd.env, [("K".into(), "v".into())]);
         assert_eq!(cmd.cwd.as_deref(), Some(std::path::Path::new("/srv/data")));
         assert_eq!(cmd.display(), "srv [env: K=***] [cwd: /srv/data]");
