@@ -54,7 +54,8 @@ impl TransportConfig {
     }
 }
 
-/// Bounds on everything an untrusted server can make the client hold.
+/// Bounds on everything an untrusted server can make the client hold. The HTTP body bounds
+/// exist with the `http` feature.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Limits {
@@ -209,7 +210,8 @@ impl Limits {
     }
 }
 
-/// Timeouts of one connection. All are enforced by the core through `poll_timeout`.
+/// Timeouts of one connection. All are enforced by the core through `poll_timeout`. The HTTP
+/// ones (`http_connect`, `sse_keepalive`) exist with the `http` feature.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Timeouts {

@@ -68,7 +68,7 @@
 //!   progress, legacy server-to-client requests, notifications, the stdio process lifecycle.
 //! - HTTP building blocks, pure and bounded, for the HTTP transports: [`sse`] (event-stream
 //!   decoder), [`gzip`] (capped body inflation), [`headers`] (`Mcp-Name`, `Mcp-Param-*`,
-//!   `WWW-Authenticate`), [`mcp_servers`] (transport detection from a target, `mcpServers`
+//!   `WWW-Authenticate`); [`mcp_servers`] (transport detection from a target, `mcpServers`
 //!   config files, credential redaction).
 //! - [`oauth`]: the OAuth 2.1 authorization flow as a state machine the host drives (discovery,
 //!   client registration, PKCE, callback and token checks, refresh).
@@ -79,6 +79,28 @@
 //!   descriptors, the one place a request kind is defined for every client family.
 //!
 //! Every buffer is bounded by [`Limits`]; untrusted input never panics the core.
+//!
+//! # Features
+//!
+//! Defaults: `http`, `oauth`, `schema`. A disabled feature's API is absent (compiled out, not a
+//! runtime error); only what arrives at run time needing it is refused, with a typed error.
+//!
+//! - `http`: the HTTP transports (Streamable HTTP, HTTP+SSE, plain HTTP): `HttpConfig` and
+//!   `TransportConfig::Http`, the HTTP [`TransportKind`]s, the HTTP kinds of [`Io`] and
+//!   [`Input`], `HttpUrl` and redirects, sessions, retries, [`sse`], [`gzip`], [`headers`],
+//!   the address rules of OAuth fetches (`address_class`, `Destination`), the HTTP errors and
+//!   warnings, and [`oauth::HttpAuth`] with the host's token provider. Brings `url`,
+//!   `form_urlencoded`, `percent-encoding` and `flate2`. Without it only stdio servers exist: an
+//!   `http(s)://` target or a `mcpServers` entry with a `"url"` (or an HTTP `"type"`) is refused
+//!   with [`target::TargetConfigError::HttpNotCompiled`].
+//! - `oauth` (implies `http`): the OAuth 2.1 flow of [`oauth`] (discovery, registration, PKCE,
+//!   grants, `private_key_jwt` and DPoP with P-256, token refresh, stored records),
+//!   `HttpAuth::OAuth`, and the events, host requests and errors only it produces
+//!   (`Event::AuthorizationSaved`, `ServerRequestKind::Authorization`). Brings `p256`.
+//! - `schema`: validation of structured tool output against the tool's `outputSchema` (JSON
+//!   Schema, with `jsonschema`). The elicitation form schema is always there.
+//! - `schema-formats` (implies `schema`): asserting JSON Schema `format` (with the IDNA stack
+//!   for international host names and e-mail addresses).
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

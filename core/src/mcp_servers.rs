@@ -124,7 +124,8 @@ impl fmt::Debug for DetectedTarget {
 
 /// Detects the transport of a target string (see the module docs for the rules). `forced`
 /// replaces the order of transports to try; forcing stdio on a URL, or an HTTP transport on a
-/// command line, is an error.
+/// command line, is an error. Without the `http` feature an `http(s)://` target is
+/// [`TargetConfigError::HttpNotCompiled`].
 pub fn detect_target(
     target: &str,
     forced: Option<TransportKind>,
@@ -282,7 +283,8 @@ impl fmt::Debug for EntryTransport {
 /// `{"command", "args", "env", "cwd"}` (stdio) or `{"url", "type", "headers"}` (HTTP), `"type"`
 /// being `stdio`, `http`/`streamable-http`, or `sse`. Comments and trailing commas are accepted
 /// (VS Code writes JSONC), unknown keys ignored, entries with `"disabled": true` skipped, and no
-/// `${…}` variables expanded. Entries are returned sorted by name.
+/// `${…}` variables expanded. Entries are returned sorted by name. Without the `http` feature an
+/// HTTP entry (a `"url"`, or an HTTP `"type"`) is [`TargetConfigError::HttpNotCompiled`].
 pub fn parse_mcp_servers(json: &str) -> Result<Vec<ServerEntry>, TargetConfigError> {
     let text = strip_jsonc(json)?;
     let root: Value =

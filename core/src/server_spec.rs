@@ -42,7 +42,8 @@ impl ServerSpec {
     }
 
     /// A server from a target string: an `http(s)://` URL (transport detected from its shape,
-    /// see [`detect_target`]), `stdio://` plus a command line, or a command line.
+    /// see [`detect_target`]; [`TargetConfigError::HttpNotCompiled`] without the `http`
+    /// feature), `stdio://` plus a command line, or a command line.
     pub fn from_target(name: impl Into<String>, target: &str) -> Result<Self, TargetConfigError> {
         Ok(Self::from_detected(name.into(), detect(target, None)?))
     }
@@ -101,7 +102,8 @@ impl ServerSpec {
     }
 
     /// Every server of an `mcpServers` JSON configuration (the format MCP hosts use), sorted
-    /// by name; disabled entries are skipped.
+    /// by name; disabled entries are skipped. Without the `http` feature an HTTP entry fails the
+    /// whole configuration ([`TargetConfigError::HttpNotCompiled`], as [`ClientError::Config`]).
     pub fn from_mcp_servers(json: &str) -> Result<Vec<Self>, ClientError> {
         let entries = parse_mcp_servers(json).map_err(|e| ClientError::Config(e.to_string()))?;
         entries.into_iter().map(|e| Self::from_entry(e).map_err(ClientError::from)).collect()
