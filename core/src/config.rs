@@ -6,11 +6,13 @@ use serde_json::{Map, Value};
 
 // Part of the configuration; defined with its redacted display.
 pub(crate) use crate::command::StdioCommand;
-use crate::http_url::HttpUrl;
-use crate::redact::{redact_header_value, redact_url};
-use crate::target::TargetConfigError;
-use crate::transport::TransportKind;
 use crate::types::Implementation;
+
+// How to reach an HTTP server (only with the `http` feature).
+#[cfg(feature = "http")]
+mod http;
+#[cfg(feature = "http")]
+pub use http::HttpConfig;
 
 /// The protocol revision this client speaks in the modern (stateless) era.
 pub const MODERN_VERSION: &str = "2026-07-28";
@@ -37,95 +39,23 @@ pub enum TransportConfig {
     /// A child process speaking newline-delimited JSON-RPC on stdin/stdout.
     Stdio(StdioCommand),
     /// An HTTP server (Streamable HTTP, HTTP+SSE or plain HTTP).
+    #[cfg(feature = "http")]
     Http(HttpConfig),
 }
 
-/// How to reach an HTTP server. `Debug` redacts credentials (URL tokens, auth headers).
-#[derive(Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct HttpConfig {
-    /// The server URL: the MCP endpoint (Streamable or plain HTTP), or the event-stream URL
-    /// (HTTP+SSE).
-    pub url: String,
-    /// The transports to try, in order (see [`crate::mcp_servers::detect_target`]); the first
-    /// that works is kept for the connection's lifetime.
-    pub kinds: Vec<TransportKind>,
-    /// Headers sent with every request. In a modern session, `Mcp-Param-*` headers are dropped
-    /// (that namespace belongs to the protocol).
-    pub headers: Vec<(String, String)>,
-    /// How many times a request that failed in transport or with HTTP 5xx is retried (never a
-    /// `tools/call`, never after a JSON-RPC error, a 4xx, a timeout or an oversized body).
-    /// Default 0.
-    pub retries: u32,
-    /// The first retry waits about this long; each later one twice as long (with jitter).
-    /// Default 500 ms.
-    pub retry_delay: Duration,
-    /// How a `401`/`403` challenge is answered (OAuth, a token provider, or not at all).
-    pub auth: crate::oauth::HttpAuth,
-}
-
-impl HttpConfig {
-    /// The transports to try, in order (see [`crate::mcp_servers::detect_target`]); the first that works is kept for the connection's lifetime.
-    pub fn kinds(mut self, kinds: Vec<TransportKind>) -> Self {
-        self.kinds = kinds;
-        self
-    }
-
-    /// Headers sent with every request.
-    pub fn headers(mut self, headers: Vec<(String, String)>) -> Self {
-        self.headers = headers;
-        self
-    }
-
-    /// How many times a request that failed in transport or with HTTP 5xx is retried (never a `tools/call`, never after a JSON-RPC error, a 4xx, a timeout or an oversized body).
-    pub fn retries(mut self, retries: u32) -> Self {
-        self.retries = retries;
-        self
-    }
-
-    /// The first retry waits about this long; each later one twice as long (with jitter).
-    pub fn retry_delay(mut self, retry_delay: Duration) -> Self {
-        self.retry_delay = retry_delay;
-        self
-    }
-
-    /// How a `401`/`403` challenge is answered (OAuth, a token provider, or not at all).
-    pub fn auth(mut self, auth: crate::oauth::HttpAuth) -> Self {
-        self.auth = auth;
-        self
-    }
-
-    /// A configuration for `url`, trying the transports its shape suggests (see
-    /// [`crate::mcp_servers::HttpUrl::default_kinds`]).
-    pub fn new(url: &str) -> Result<Self, TargetConfigError> {
-        let parsed = HttpUrl::parse(url)?;
-        Ok(Self {
-            kinds: parsed.default_kinds(),
-            url: parsed.as_str().to_owned(),
-            headers: Vec::new(),
-            retries: 0,
-            retry_delay: Duration::from_millis(500),
-            auth: crate::oauth::HttpAuth::None,
-        })
+impl TransportConfig {
+    /// The command of a stdio server.
+    pub(crate) fn stdio_mut(&mut self) -> Option<&mut StdioCommand> {
+        match self {
+            TransportConfig::Stdio(command) => Some(command),
+            #[cfg(feature = "http")]
+            TransportConfig::Http(_) => None,
+        }
     }
 }
 
-impl std::fmt::Debug for HttpConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let headers: Vec<(&str, &str)> =
-            self.headers.iter().map(|(n, v)| (n.as_str(), redact_header_value(n, v))).collect();
-        f.debug_struct("HttpConfig")
-            .field("url", &redact_url(&self.url))
-            .field("kinds", &self.kinds)
-            .field("headers", &headers)
-            .field("retries", &self.retries)
-            .field("retry_delay", &self.retry_delay)
-            .field("auth", &self.auth)
-            .finish()
-    }
-}
-
-/// Bounds on everything an untrusted server can make the client hold.
+/// Bounds on everything an untrusted server can make the client hold. The HTTP body bounds
+/// exist with the `http` feature.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Limits {
@@ -154,8 +84,10 @@ pub struct Limits {
     /// `max_message_bytes` as well). An event stream may run as long as the server keeps it
     /// open: for it the limit bounds the bytes between two of its lines (a decompression bomb
     /// without line ends), never its total. Default 64 MiB.
+    #[cfg(feature = "http")]
     pub max_decompressed_body_bytes: usize,
     /// Bytes of an HTTP error body read to find a JSON-RPC error in it. Default 64 KiB.
+    #[cfg(feature = "http")]
     pub max_error_body_bytes: usize,
     /// Cached results kept at once (lists, resource reads, across `_meta` and credentials);
     /// past it the oldest is dropped. `0` turns caching off. Default 256.
@@ -180,7 +112,9 @@ impl Default for Limits {
             max_list_items: 100_000,
             max_concurrent_server_requests: 16,
             recent_finished: 1024,
+            #[cfg(feature = "http")]
             max_decompressed_body_bytes: 64 * 1024 * 1024,
+            #[cfg(feature = "http")]
             max_error_body_bytes: 64 * 1024,
             max_cache_entries: 256,
             max_input_rounds: 10,
@@ -250,12 +184,14 @@ impl Limits {
     }
 
     /// Largest HTTP response body after decompression (a JSON body is bounded by `max_message_bytes` as well).
+    #[cfg(feature = "http")]
     pub fn max_decompressed_body_bytes(mut self, max_decompressed_body_bytes: usize) -> Self {
         self.max_decompressed_body_bytes = max_decompressed_body_bytes;
         self
     }
 
     /// Bytes of an HTTP error body read to find a JSON-RPC error in it.
+    #[cfg(feature = "http")]
     pub fn max_error_body_bytes(mut self, max_error_body_bytes: usize) -> Self {
         self.max_error_body_bytes = max_error_body_bytes;
         self
@@ -274,7 +210,8 @@ impl Limits {
     }
 }
 
-/// Timeouts of one connection. All are enforced by the core through `poll_timeout`.
+/// Timeouts of one connection. All are enforced by the core through `poll_timeout`. The HTTP
+/// ones (`http_connect`, `sse_keepalive`) exist with the `http` feature.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Timeouts {
@@ -294,10 +231,12 @@ pub struct Timeouts {
     /// Default 200 ms.
     pub exit_drain: Duration,
     /// How long opening an HTTP connection (TCP, proxy, TLS) may take. Default 10 s.
+    #[cfg(feature = "http")]
     pub http_connect: Duration,
     /// HTTP+SSE: after this long without a byte on the event stream the client sends a `ping`;
     /// if the stream stays silent for as long again, it is judged dead and reopened.
     /// Default 30 s.
+    #[cfg(feature = "http")]
     pub sse_keepalive: Duration,
 }
 
@@ -310,7 +249,9 @@ impl Default for Timeouts {
             shutdown_grace: Duration::from_secs(2),
             terminate_grace: Duration::from_secs(2),
             exit_drain: Duration::from_millis(200),
+            #[cfg(feature = "http")]
             http_connect: Duration::from_secs(10),
+            #[cfg(feature = "http")]
             sse_keepalive: Duration::from_secs(30),
         }
     }
@@ -354,12 +295,14 @@ impl Timeouts {
     }
 
     /// How long opening an HTTP connection (TCP, proxy, TLS) may take.
+    #[cfg(feature = "http")]
     pub fn http_connect(mut self, http_connect: Duration) -> Self {
         self.http_connect = http_connect;
         self
     }
 
     /// HTTP+SSE: after this long without a byte on the event stream the client sends a `ping`; if the stream stays silent for as long again, it is judged dead and reopened.
+    #[cfg(feature = "http")]
     pub fn sse_keepalive(mut self, sse_keepalive: Duration) -> Self {
         self.sse_keepalive = sse_keepalive;
         self
@@ -605,6 +548,7 @@ impl ConnectionConfig {
     }
 
     /// A configuration with defaults for an HTTP server.
+    #[cfg(feature = "http")]
     pub fn http(http: HttpConfig) -> Self {
         Self::with_transport(TransportConfig::Http(http))
     }

@@ -316,6 +316,7 @@ impl Reported {
     }
 }
 
+#[cfg(feature = "oauth")]
 impl crate::oauth::AuthNotice {
     /// The deprecated feature this notice reports, if any (dynamic client registration).
     pub fn deprecation(&self) -> Option<Deprecation> {

@@ -141,6 +141,7 @@ fn modes_survive_the_atomic_encoding() {
     assert_eq!(DeprecationNotices::default(), DeprecationNotices::PerProcess);
 }
 
+#[cfg(feature = "oauth")]
 #[test]
 fn only_dynamic_registration_is_a_deprecated_auth_notice() {
     use crate::oauth::AuthNotice;

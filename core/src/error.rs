@@ -214,6 +214,7 @@ pub enum RequestError {
     /// The HTTP server refused the credentials (401) or the access (403). The parsed
     /// `WWW-Authenticate` challenges say what it wants.
     #[error("HTTP {status}: {}", if *status == 401 { "authentication required" } else { "access forbidden" })]
+    #[cfg(feature = "http")]
     Unauthorized {
         /// 401 or 403.
         status: u16,
@@ -225,15 +226,18 @@ pub enum RequestError {
     /// Authorizing with the HTTP server failed: the OAuth flow (`oauth` says how), the
     /// browser step, or the host's token provider.
     #[error("authorization failed: {detail}")]
+    #[cfg(feature = "http")]
     AuthorizationFailed {
         /// What failed.
         detail: String,
         /// The OAuth flow's error, when it was the flow.
+        #[cfg(feature = "oauth")]
         oauth: Option<crate::oauth::OAuthError>,
     },
     /// The HTTP server failed (5xx), after any configured retries: a server error that may go
     /// away on its own.
     #[error("HTTP {status} from the server (transient server error): {detail}")]
+    #[cfg(feature = "http")]
     TransientServer {
         /// The status code.
         status: u16,
@@ -242,6 +246,7 @@ pub enum RequestError {
     },
     /// The HTTP server answered with an error status and no JSON-RPC error.
     #[error("HTTP {status} from the server: {detail}")]
+    #[cfg(feature = "http")]
     Http {
         /// The status code.
         status: u16,
@@ -252,11 +257,13 @@ pub enum RequestError {
     /// origin, a status other than `307`/`308`, a missing or invalid `Location`, too many in a
     /// row, a loop). Same-origin `307` and `308` redirects are followed, never reported.
     #[error(transparent)]
+    #[cfg(feature = "http")]
     Redirect(#[from] crate::RedirectError),
     /// Detecting the HTTP transport found none: every transport tried was refused. The
     /// message lists each try (transport, method, URL, outcome) and, when every one got 404,
     /// the common endpoints to try instead.
     #[error("{}", crate::transport_attempt::describe(.attempts, .suggestions))]
+    #[cfg(feature = "http")]
     NoTransport {
         /// Each transport tried, in order, with what the server answered.
         attempts: Vec<crate::TransportAttempt>,
@@ -273,6 +280,7 @@ pub enum RequestError {
     /// The legacy HTTP session expired (404) while a non-idempotent request (`tools/call`) was
     /// in flight; it is not re-sent automatically: the caller decides.
     #[error("the HTTP session expired before the result (the request was not re-sent)")]
+    #[cfg(feature = "http")]
     SessionExpired,
     /// The response exceeded a size limit and was discarded: a message over
     /// `max_message_bytes` (a stdio line, an HTTP JSON body, an SSE event; failed as soon as
@@ -349,6 +357,7 @@ pub enum RequestError {
     /// again after the tool list was refreshed and the call retried once with the headers of
     /// the refreshed definition. Nothing ran on the server.
     #[error("tool {tool:?}: the server rejected the call's headers again after the tool list was refreshed: {error}")]
+    #[cfg(feature = "http")]
     HeaderMismatch {
         /// The tool.
         tool: String,
@@ -358,6 +367,7 @@ pub enum RequestError {
     /// The tool a call names is no longer in the server's tool list: a `tools/list` refreshed
     /// after a header mismatch (`-32020`) left it out. The call was not retried.
     #[error("tool {tool:?} is no longer offered by the server")]
+    #[cfg(feature = "http")]
     UnknownTool {
         /// The tool.
         tool: String,
@@ -430,7 +440,9 @@ impl RequestError {
     /// The JSON-RPC error, when the server sent one.
     pub fn rpc(&self) -> Option<&RpcError> {
         match self {
-            RequestError::Rpc(e) | RequestError::HeaderMismatch { error: e, .. } => Some(e),
+            RequestError::Rpc(e) => Some(e),
+            #[cfg(feature = "http")]
+            RequestError::HeaderMismatch { error: e, .. } => Some(e),
             _ => None,
         }
     }
@@ -449,6 +461,7 @@ impl RequestError {
     /// The HTTP status the server answered with, for the errors that come from one (an error
     /// status, with or without a JSON-RPC error in its body; 401/403; a transient 5xx; a
     /// redirect not followed).
+    #[cfg(feature = "http")]
     pub fn http_status(&self) -> Option<u16> {
         match self {
             RequestError::Unauthorized { status, .. }
@@ -478,14 +491,15 @@ impl RequestError {
     /// True for errors the server is responsible for: a JSON-RPC error, an HTTP error status
     /// (including transient 5xx ones), a redirect not followed.
     pub fn is_server_error(&self) -> bool {
-        matches!(
-            self,
-            RequestError::Rpc(_)
-                | RequestError::TransientServer { .. }
-                | RequestError::Http { .. }
-                | RequestError::Redirect(_)
-                | RequestError::HeaderMismatch { .. }
-        )
+        match self {
+            RequestError::Rpc(_) => true,
+            #[cfg(feature = "http")]
+            RequestError::TransientServer { .. }
+            | RequestError::Http { .. }
+            | RequestError::Redirect(_)
+            | RequestError::HeaderMismatch { .. } => true,
+            _ => false,
+        }
     }
 }
 
@@ -590,6 +604,7 @@ pub enum Warning {
         detail: String,
     },
     /// An HTTP transport misbehaved but the connection carried on.
+    #[cfg(feature = "http")]
     Http {
         /// What.
         detail: String,
@@ -631,6 +646,7 @@ pub enum Warning {
     },
     /// Re-fetching a stale cached result failed transiently (HTTP 5xx, a transport failure or
     /// a broken stream, after retries): the stale copy was served instead.
+    #[cfg(feature = "http")]
     StaleCacheServed {
         /// The method whose result was served (`tools/list`, `resources/read`, ...).
         method: &'static str,
@@ -654,6 +670,7 @@ pub enum Warning {
     },
     /// The host's OAuth token store could not load or save a server's record (the server
     /// goes on without it).
+    #[cfg(feature = "oauth")]
     TokenStore {
         /// What failed.
         detail: String,
@@ -694,6 +711,7 @@ impl std::fmt::Display for Warning {
                 write!(f, "dropped {count} events the host did not poll in time")
             }
             Warning::Handshake { detail } => write!(f, "handshake: {detail}"),
+            #[cfg(feature = "http")]
             Warning::Http { detail } => write!(f, "HTTP: {detail}"),
             Warning::Deprecated { what, by } => write!(f, "deprecated: {} (used by {by})", what.notice()),
             Warning::StructuredContent { tool, failure } => {
@@ -707,6 +725,7 @@ impl std::fmt::Display for Warning {
                 "tool {tool:?}: outputSchema validation is partial ({} not asserted)",
                 keywords.join(", ")
             ),
+            #[cfg(feature = "http")]
             Warning::StaleCacheServed { method, detail } => {
                 write!(f, "served a stale cached {method} result: {detail}")
             }
@@ -714,6 +733,7 @@ impl std::fmt::Display for Warning {
                 write!(f, "refreshing the expired server/discover answer failed (kept the old one): {detail}")
             }
             Warning::HostRequestAdjusted { method, adjustment } => write!(f, "{method}: {adjustment}"),
+            #[cfg(feature = "oauth")]
             Warning::TokenStore { detail } => write!(f, "{detail}"),
         }
     }
@@ -785,6 +805,7 @@ impl ClientError {
 
     /// The HTTP status the server answered with, when the failure comes from one (see
     /// [`RequestError::http_status`]).
+    #[cfg(feature = "http")]
     pub fn http_status(&self) -> Option<u16> {
         self.request_error().and_then(RequestError::http_status)
     }
@@ -841,8 +862,9 @@ mod tests {
         assert_eq!(e.request_error(), Some(&RequestError::Cancelled));
     }
 
+    #[cfg(feature = "http")]
     #[test]
-    fn accessors_answer_from_the_variant() {
+    fn http_status_answers_from_the_variant() {
         let status = |e: RequestError| ClientError::from(e).http_status();
         assert_eq!(status(RequestError::Http { status: 418, detail: String::new() }), Some(418));
         assert_eq!(status(RequestError::TransientServer { status: 503, detail: String::new() }), Some(503));
@@ -850,7 +872,13 @@ mod tests {
         assert_eq!(status(unauthorized), Some(401));
         assert_eq!(status(RequestError::Cancelled), None);
         let timeout = ClientError::from(RequestError::Timeout { after: std::time::Duration::from_secs(1) });
-        assert!(timeout.is_timeout() && timeout.http_status().is_none() && timeout.io_error().is_none());
+        assert!(timeout.http_status().is_none());
+    }
+
+    #[test]
+    fn accessors_answer_from_the_variant() {
+        let timeout = ClientError::from(RequestError::Timeout { after: std::time::Duration::from_secs(1) });
+        assert!(timeout.is_timeout() && timeout.io_error().is_none());
         let lost = RequestError::TransportClosed {
             detail: "reset".into(),
             source: Some(crate::IoError::new(std::io::ErrorKind::ConnectionReset.into())),

@@ -91,6 +91,7 @@ pub enum Event {
     /// The OAuth state of an HTTP connection changed (tokens issued or refreshed, a client
     /// registered): a host that keeps tokens across runs saves this record and gives it back
     /// in [`crate::oauth::OAuthSetup::stored`]. It holds secrets in clear.
+    #[cfg(feature = "oauth")]
     AuthorizationSaved(Box<crate::oauth::StoredAuth>),
 }
 
@@ -118,9 +119,11 @@ pub enum ServerRequestKind {
     ElicitationUrl,
     /// Not from the server: the connection's OAuth flow needs the user to sign in through a
     /// browser ([`crate::types::AuthorizationRequest`]).
+    #[cfg(feature = "oauth")]
     Authorization,
     /// Not from the server: the connection needs an access token from the host's token
     /// provider ([`crate::types::AccessTokenRequest`]).
+    #[cfg(feature = "http")]
     AccessToken,
 }
 
@@ -131,7 +134,9 @@ impl ServerRequestKind {
             ServerRequestKind::Roots => "roots/list",
             ServerRequestKind::Sampling => "sampling/createMessage",
             ServerRequestKind::Elicitation | ServerRequestKind::ElicitationUrl => "elicitation/create",
+            #[cfg(feature = "oauth")]
             ServerRequestKind::Authorization => "oauth/authorize",
+            #[cfg(feature = "http")]
             ServerRequestKind::AccessToken => "oauth/access-token",
         }
     }

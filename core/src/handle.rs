@@ -39,6 +39,7 @@ handle!(
     "epoch#"
 );
 
+#[cfg(feature = "http")]
 handle!(
     /// Names one HTTP exchange (request and response); reports for an aborted or finished
     /// exchange are ignored.
@@ -75,6 +76,7 @@ impl Epoch {
     }
 }
 
+#[cfg(feature = "http")]
 impl ExchangeId {
     pub(crate) fn new(n: u64) -> Self {
         Self(n)

@@ -181,8 +181,12 @@ pub(crate) fn prepare(
             prepare_elicitation(&mut prepared, era, features)?
         }
         ServerRequestKind::Sampling => prepare_sampling(&mut prepared, features)?,
+        ServerRequestKind::Roots => {}
         // Not server methods: the connection asks these itself, already well formed.
-        ServerRequestKind::Roots | ServerRequestKind::Authorization | ServerRequestKind::AccessToken => {}
+        #[cfg(feature = "oauth")]
+        ServerRequestKind::Authorization => {}
+        #[cfg(feature = "http")]
+        ServerRequestKind::AccessToken => {}
     }
     Ok(prepared)
 }
@@ -373,10 +377,11 @@ pub fn shape_answer(kind: ServerRequestKind, answer: Value) -> (Value, Option<Ad
             },
             _ => cancel(&answer),
         },
-        ServerRequestKind::Sampling
-        | ServerRequestKind::Roots
-        | ServerRequestKind::Authorization
-        | ServerRequestKind::AccessToken => (answer, None),
+        ServerRequestKind::Sampling | ServerRequestKind::Roots => (answer, None),
+        #[cfg(feature = "oauth")]
+        ServerRequestKind::Authorization => (answer, None),
+        #[cfg(feature = "http")]
+        ServerRequestKind::AccessToken => (answer, None),
     }
 }
 

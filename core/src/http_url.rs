@@ -8,20 +8,8 @@ use std::fmt;
 use url::{Host, Position, Url};
 
 use crate::redact::redact_url;
-use crate::target::TargetConfigError;
+use crate::target::{ensure, unsupported_scheme, url_err, TargetConfigError};
 use crate::transport::{TransportKind, AUTO_KINDS};
-
-pub(crate) fn url_err(detail: impl Into<String>) -> TargetConfigError {
-    TargetConfigError::InvalidUrl { detail: detail.into() }
-}
-
-pub(crate) fn ensure(ok: bool, detail: &str) -> Result<(), TargetConfigError> {
-    if ok {
-        Ok(())
-    } else {
-        Err(url_err(detail))
-    }
-}
 
 /// Longest URL accepted, as written and once normalised (percent-encoding and IDNA can grow
 /// it). Far above any real server URL, OAuth endpoint or redirect target.
@@ -120,11 +108,6 @@ impl HttpUrl {
         }
     }
 
-    /// The host as the WHATWG parser classified it: a domain name, an IPv4 or an IPv6 address.
-    pub(crate) fn parsed_host(&self) -> Host<&str> {
-        self.url.host().unwrap_or(Host::Domain(""))
-    }
-
     /// The port to connect to (the scheme's default when none was written).
     pub fn port(&self) -> u16 {
         self.url.port_or_known_default().unwrap_or([80, 443][usize::from(self.is_https())])
@@ -152,18 +135,6 @@ impl HttpUrl {
     /// The path (starting with `/`, percent-encoded, dot segments removed), without the query.
     pub fn path(&self) -> &str {
         self.url.path()
-    }
-
-    /// The query without its `?`, if the URL has one.
-    pub(crate) fn query(&self) -> Option<&str> {
-        self.url.query()
-    }
-
-    /// This URL with its query replaced (`None` removes it).
-    pub(crate) fn with_raw_query(&self, query: Option<&str>) -> HttpUrl {
-        let mut url = self.url.clone();
-        url.set_query(query);
-        HttpUrl { url }
     }
 
     /// `scheme://host[:port]`, default ports elided: equal origins mean the same server.
@@ -204,6 +175,27 @@ impl HttpUrl {
     /// The URL with credential query parameters and secret-looking path segments as `***`.
     pub fn redacted(&self) -> String {
         redact_url(self.as_str())
+    }
+}
+
+/// What only the OAuth flow asks of a URL (address checks, query rewriting).
+#[cfg(feature = "oauth")]
+impl HttpUrl {
+    /// The host as the WHATWG parser classified it: a domain name, an IPv4 or an IPv6 address.
+    pub(crate) fn parsed_host(&self) -> Host<&str> {
+        self.url.host().unwrap_or(Host::Domain(""))
+    }
+
+    /// The query without its `?`, if the URL has one.
+    pub(crate) fn query(&self) -> Option<&str> {
+        self.url.query()
+    }
+
+    /// This URL with its query replaced (`None` removes it).
+    pub(crate) fn with_raw_query(&self, query: Option<&str>) -> HttpUrl {
+        let mut url = self.url.clone();
+        url.set_query(query);
+        HttpUrl { url }
     }
 }
 
@@ -250,20 +242,6 @@ impl fmt::Debug for HttpUrl {
 /// not a valid `http://` or `https://` URL.
 pub fn origin(url: &str) -> Option<String> {
     HttpUrl::parse(url.trim()).ok().map(|u| u.origin())
-}
-
-pub(crate) fn is_scheme(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-}
-
-pub(crate) fn unsupported_scheme(scheme: &str, expected: &str) -> TargetConfigError {
-    if is_scheme(scheme) && scheme.len() <= 16 {
-        url_err(format!("unsupported scheme {scheme:?} (use {expected})"))
-    } else {
-        url_err(format!("unsupported scheme (use {expected})"))
-    }
 }
 
 #[cfg(test)]

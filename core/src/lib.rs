@@ -68,7 +68,7 @@
 //!   progress, legacy server-to-client requests, notifications, the stdio process lifecycle.
 //! - HTTP building blocks, pure and bounded, for the HTTP transports: [`sse`] (event-stream
 //!   decoder), [`gzip`] (capped body inflation), [`headers`] (`Mcp-Name`, `Mcp-Param-*`,
-//!   `WWW-Authenticate`), [`mcp_servers`] (transport detection from a target, `mcpServers`
+//!   `WWW-Authenticate`); [`mcp_servers`] (transport detection from a target, `mcpServers`
 //!   config files, credential redaction).
 //! - [`oauth`]: the OAuth 2.1 authorization flow as a state machine the host drives (discovery,
 //!   client registration, PKCE, callback and token checks, refresh).
@@ -79,29 +79,57 @@
 //!   descriptors, the one place a request kind is defined for every client family.
 //!
 //! Every buffer is bounded by [`Limits`]; untrusted input never panics the core.
+//!
+//! # Features
+//!
+//! Defaults: `http`, `oauth`, `schema`. A disabled feature's API is absent (compiled out, not a
+//! runtime error); only what arrives at run time needing it is refused, with a typed error.
+//!
+//! - `http`: the HTTP transports (Streamable HTTP, HTTP+SSE, plain HTTP): `HttpConfig` and
+//!   `TransportConfig::Http`, the HTTP [`TransportKind`]s, the HTTP kinds of [`Io`] and
+//!   [`Input`], `HttpUrl` and redirects, sessions, retries, [`sse`], [`gzip`], [`headers`],
+//!   the address rules of OAuth fetches (`address_class`, `Destination`), the HTTP errors and
+//!   warnings, and [`oauth::HttpAuth`] with the host's token provider. Brings `url`,
+//!   `form_urlencoded`, `percent-encoding` and `flate2`. Without it only stdio servers exist: an
+//!   `http(s)://` target or a `mcpServers` entry with a `"url"` (or an HTTP `"type"`) is refused
+//!   with [`target::TargetConfigError::HttpNotCompiled`].
+//! - `oauth` (implies `http`): the OAuth 2.1 flow of [`oauth`] (discovery, registration, PKCE,
+//!   grants, `private_key_jwt` and DPoP with P-256, token refresh, stored records),
+//!   `HttpAuth::OAuth`, and the events, host requests and errors only it produces
+//!   (`Event::AuthorizationSaved`, `ServerRequestKind::Authorization`). Brings `p256`.
+//! - `schema`: validation of structured tool output against the tool's `outputSchema` (JSON
+//!   Schema, with `jsonschema`). The elicitation form schema is always there.
+//! - `schema-formats` (implies `schema`): asserting JSON Schema `format` (with the IDNA stack
+//!   for international host names and e-mail addresses).
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(feature = "http")]
 pub mod address_class;
 pub mod calls;
 mod command;
 mod config;
 mod connection;
 pub mod deprecation;
+#[cfg(feature = "http")]
 mod destination;
 mod era;
 mod error;
 mod event;
+#[cfg(feature = "http")]
 mod exchange_failure;
 pub mod framing;
 #[cfg(feature = "_fuzz")]
 #[doc(hidden)]
 pub mod fuzzing;
+#[cfg(feature = "http")]
 pub mod gzip;
 mod handle;
+#[cfg(feature = "http")]
 pub mod headers;
 pub mod host_requests;
+#[cfg(feature = "http")]
 mod http_url;
 mod io;
 mod io_error;
@@ -109,13 +137,16 @@ pub mod jsonrpc;
 pub mod jsonrpc_head;
 pub mod mcp_servers;
 pub mod notify_queue;
+#[cfg(feature = "http")]
 pub mod oauth;
 mod redact;
+#[cfg(feature = "http")]
 mod redirect_error;
 mod request;
 pub mod routing;
 pub mod schema;
 mod server_spec;
+#[cfg(feature = "http")]
 pub mod sse;
 pub mod subscription;
 pub mod target;
@@ -123,13 +154,16 @@ pub mod text;
 mod timers;
 pub mod tool_formats;
 mod transport;
+#[cfg(feature = "http")]
 mod transport_attempt;
 pub mod types;
 
 pub use command::StdioCommand;
+#[cfg(feature = "http")]
+pub use config::HttpConfig;
 pub use config::{
-    ClientFeatures, ConnectionConfig, HttpConfig, Limits, ProtocolMode, SchemaValidation, Timeouts,
-    TransportConfig, ValidationMode, LEGACY_VERSIONS, MODERN_VERSION,
+    ClientFeatures, ConnectionConfig, Limits, ProtocolMode, SchemaValidation, Timeouts, TransportConfig,
+    ValidationMode, LEGACY_VERSIONS, MODERN_VERSION,
 };
 pub use connection::{
     input_wait_delay, InputResume, InputState, InputWait, InputWaitDecision, OutstandingInput,
@@ -139,19 +173,27 @@ pub use connection::{CacheInfo, CacheKey, CacheScope, Connection, Input, Output}
 pub use deprecation::{
     deprecation_notices, set_deprecation_notices, Deprecation, DeprecationNotices, Removal, UsedBy,
 };
+#[cfg(feature = "http")]
 pub use destination::{Destination, UnsafeAddress};
 pub use era::{Era, ServerInfo};
 pub use error::{AnswerError, ClientError, CommandError, RequestError, RpcError, RpcErrorKind, Warning};
 pub use event::{Event, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
+#[cfg(feature = "http")]
 pub use exchange_failure::ExchangeFailure;
-pub use handle::{Epoch, ExchangeId, RequestHandle, ServerRequestHandle};
-pub use io::{ExitInfo, HttpHead, HttpMethod, HttpRequest, Io};
+#[cfg(feature = "http")]
+pub use handle::ExchangeId;
+pub use handle::{Epoch, RequestHandle, ServerRequestHandle};
+pub use io::{ExitInfo, Io};
+#[cfg(feature = "http")]
+pub use io::{HttpHead, HttpMethod, HttpRequest};
 pub use io_error::IoError;
 pub use notify_queue::{NotificationQueue, Pushed, QueueLimits};
+#[cfg(feature = "http")]
 pub use redirect_error::{RedirectError, RedirectRefusal, MAX_REDIRECTS};
 pub use request::{is_reserved_meta_key, ListKind, Request, RequestMetaContext, RequestOptions, Response};
 pub use server_spec::{ServerSpec, ServerTool};
 pub use subscription::{SubscriptionFilter, SubscriptionUpdate};
 pub use transport::TransportKind;
+#[cfg(feature = "http")]
 pub use transport_attempt::{AttemptOutcome, TransportAttempt};
 pub use types::{HandlerError, HostRequest, Root};

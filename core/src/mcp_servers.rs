@@ -20,13 +20,46 @@ use serde_json::{Map, Value};
 
 pub use crate::command::redact_command;
 use crate::command::{RedactedCommand, StdioCommand};
-use crate::http_url::{ensure, is_scheme, unsupported_scheme, url_err};
+#[cfg(feature = "http")]
 pub use crate::http_url::{origin, HttpUrl, MAX_URL_BYTES};
 pub use crate::redact::{is_sensitive_name, redact_args, redact_header_value, redact_url};
 pub use crate::target::TargetConfigError;
-use crate::target::{command_from_argv, parse_stdio_target, TargetError};
+use crate::target::{
+    command_from_argv, ensure, http_not_compiled, is_scheme, parse_stdio_target, unsupported_scheme, url_err,
+    TargetError,
+};
 pub use crate::transport::TransportKind;
-use crate::transport::AUTO_KINDS;
+
+// HTTP targets and entries (only with the `http` feature; without it they are refused with
+// `TargetConfigError::HttpNotCompiled`).
+#[cfg(feature = "http")]
+mod http;
+
+/// Without the `http` feature: HTTP targets and entries are refused, naming the feature.
+#[cfg(not(feature = "http"))]
+mod http {
+    use serde_json::{Map, Value};
+
+    use super::{http_not_compiled, DetectedTarget, EntryTransport, TargetConfigError, TransportKind};
+
+    /// An `http(s)://` target.
+    pub(super) fn detect_url(
+        _target: &str,
+        _forced: Option<TransportKind>,
+    ) -> Result<DetectedTarget, TargetConfigError> {
+        Err(http_not_compiled(None))
+    }
+
+    /// An entry with a `"url"`.
+    pub(super) fn entry(
+        name: &str,
+        _obj: &Map<String, Value>,
+        _kind: Option<TransportKind>,
+        _url: &Value,
+    ) -> Result<EntryTransport, TargetConfigError> {
+        Err(http_not_compiled(Some(name)))
+    }
+}
 
 /// What a target string names: a process to run or an HTTP endpoint. `Display` and `Debug`
 /// are redacted.
@@ -36,6 +69,7 @@ pub enum DetectedTarget {
     /// Run this command and speak stdio.
     Stdio(StdioCommand),
     /// An HTTP endpoint.
+    #[cfg(feature = "http")]
     Http {
         /// The normalised URL (see [`HttpUrl`]); it may carry a token.
         url: String,
@@ -55,6 +89,7 @@ impl DetectedTarget {
     pub fn suggested_name(&self) -> String {
         match self {
             Self::Stdio(cmd) => crate::target::suggested_name(cmd),
+            #[cfg(feature = "http")]
             Self::Http { url, .. } => {
                 HttpUrl::parse(url).map_or_else(|_| "server".into(), |u| u.host().to_owned())
             }
@@ -66,6 +101,7 @@ impl fmt::Display for DetectedTarget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Stdio(cmd) => write!(f, "stdio: {}", RedactedCommand(cmd)),
+            #[cfg(feature = "http")]
             Self::Http { url, kinds } => {
                 let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
                 write!(f, "{} (via {})", redact_url(url), names.join(", then "))
@@ -78,6 +114,7 @@ impl fmt::Debug for DetectedTarget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Stdio(cmd) => f.debug_tuple("Stdio").field(&RedactedCommand(cmd)).finish(),
+            #[cfg(feature = "http")]
             Self::Http { url, kinds } => {
                 f.debug_struct("Http").field("url", &redact_url(url)).field("kinds", kinds).finish()
             }
@@ -87,7 +124,8 @@ impl fmt::Debug for DetectedTarget {
 
 /// Detects the transport of a target string (see the module docs for the rules). `forced`
 /// replaces the order of transports to try; forcing stdio on a URL, or an HTTP transport on a
-/// command line, is an error.
+/// command line, is an error. Without the `http` feature an `http(s)://` target is
+/// [`TargetConfigError::HttpNotCompiled`].
 pub fn detect_target(
     target: &str,
     forced: Option<TransportKind>,
@@ -103,9 +141,7 @@ pub fn detect_target(
     match scheme.map(str::to_ascii_lowercase).as_deref() {
         Some("http" | "https") => {
             mismatch(true)?;
-            let url = HttpUrl::parse(target)?;
-            let kinds = forced.map_or_else(|| url.default_kinds(), |k| vec![k]);
-            Ok(DetectedTarget::Http { url: url.as_str().to_owned(), kinds })
+            http::detect_url(target, forced)
         }
         Some("stdio") => {
             mismatch(false)?;
@@ -151,6 +187,7 @@ impl ServerEntry {
     pub fn detected(&self) -> DetectedTarget {
         match &self.transport {
             EntryTransport::Stdio(cmd) => DetectedTarget::Stdio(cmd.clone()),
+            #[cfg(feature = "http")]
             EntryTransport::Http { url, .. } => {
                 DetectedTarget::Http { url: url.clone(), kinds: self.transport.kinds() }
             }
@@ -177,6 +214,7 @@ pub enum EntryTransport {
     /// A command to run.
     Stdio(StdioCommand),
     /// An HTTP endpoint.
+    #[cfg(feature = "http")]
     Http {
         /// The normalised URL (see [`HttpUrl`]); it may carry a token.
         url: String,
@@ -192,8 +230,10 @@ impl EntryTransport {
     pub fn kinds(&self) -> Vec<TransportKind> {
         match self {
             Self::Stdio(_) => vec![TransportKind::Stdio],
+            #[cfg(feature = "http")]
             Self::Http { kind: Some(k), .. } => vec![*k],
-            Self::Http { url, .. } => HttpUrl::parse(url).map_or(AUTO_KINDS.to_vec(), |u| u.default_kinds()),
+            #[cfg(feature = "http")]
+            Self::Http { url, .. } => http::url_kinds(url),
         }
     }
 }
@@ -202,6 +242,7 @@ impl fmt::Display for EntryTransport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Stdio(cmd) => write!(f, "stdio: {}", RedactedCommand(cmd)),
+            #[cfg(feature = "http")]
             Self::Http { url, kind, headers } => {
                 write!(f, "{} ({})", redact_url(url), kind.map_or("auto", TransportKind::as_str))?;
                 let shown: Vec<String> =
@@ -219,6 +260,7 @@ impl fmt::Debug for EntryTransport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Stdio(cmd) => f.debug_tuple("Stdio").field(&RedactedCommand(cmd)).finish(),
+            #[cfg(feature = "http")]
             Self::Http { url, kind, headers } => {
                 let headers: Vec<(&str, &str)> =
                     headers.iter().map(|(n, v)| (n.as_str(), redact_header_value(n, v))).collect();
@@ -241,7 +283,8 @@ impl fmt::Debug for EntryTransport {
 /// `{"command", "args", "env", "cwd"}` (stdio) or `{"url", "type", "headers"}` (HTTP), `"type"`
 /// being `stdio`, `http`/`streamable-http`, or `sse`. Comments and trailing commas are accepted
 /// (VS Code writes JSONC), unknown keys ignored, entries with `"disabled": true` skipped, and no
-/// `${…}` variables expanded. Entries are returned sorted by name.
+/// `${…}` variables expanded. Entries are returned sorted by name. Without the `http` feature an
+/// HTTP entry (a `"url"`, or an HTTP `"type"`) is [`TargetConfigError::HttpNotCompiled`].
 pub fn parse_mcp_servers(json: &str) -> Result<Vec<ServerEntry>, TargetConfigError> {
     let text = strip_jsonc(json)?;
     let root: Value =
@@ -299,6 +342,9 @@ fn parse_entry(name: &str, value: &Value) -> Result<Option<EntryTransport>, Targ
     let kind = match field(obj, "type") {
         None => None,
         Some(Value::String(s)) => Some(TransportKind::from_name(s).ok_or_else(|| {
+            if TransportKind::names_http(s) {
+                return http_not_compiled(Some(name));
+            }
             let shown: String = s.chars().take(32).collect();
             invalid(
                 name,
@@ -317,18 +363,9 @@ fn parse_entry(name: &str, value: &Value) -> Result<Option<EntryTransport>, Targ
             Ok(Some(EntryTransport::Stdio(parse_stdio_entry(name, obj, command)?)))
         }
         (Some(TransportKind::Stdio), None, _) => Err(missing("command")),
+        #[cfg(feature = "http")]
         (Some(_), _, None) => Err(missing("url")),
-        (kind, None, Some(url)) => {
-            let url = url.as_str().ok_or_else(|| invalid(name, "url", "must be a string"))?;
-            let url = HttpUrl::parse(url.trim()).map_err(|e| match e {
-                TargetConfigError::InvalidUrl { detail } => {
-                    invalid(name, "url", format!("is not usable: {detail}"))
-                }
-                other => other,
-            })?;
-            let headers = parse_headers(name, obj)?;
-            Ok(Some(EntryTransport::Http { url: url.as_str().to_owned(), kind, headers }))
-        }
+        (kind, None, Some(url)) => http::entry(name, obj, kind, url).map(Some),
     }
 }
 
@@ -374,44 +411,6 @@ fn string_map(
     let Some(map) = field(obj, key) else { return Ok(Vec::new()) };
     let map = map.as_object().ok_or_else(bad)?;
     map.iter().map(|(k, v)| Ok((k.clone(), v.as_str().ok_or_else(bad)?.to_owned()))).collect()
-}
-
-fn is_tchar(c: char) -> bool {
-    c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
-}
-
-/// Connection and framing headers a configuration must not set.
-const MANAGED_HEADERS: [&str; 8] =
-    ["host", "content-length", "transfer-encoding", "connection", "upgrade", "te", "trailer", "keep-alive"];
-
-fn parse_headers(name: &str, obj: &Map<String, Value>) -> Result<Vec<(String, String)>, TargetConfigError> {
-    let headers = string_map(name, "headers", obj)?;
-    let mut seen = BTreeSet::new();
-    for (header, value) in &headers {
-        if header.is_empty() || !header.chars().all(is_tchar) {
-            let shown = safe_prefix(header, |c| !is_tchar(c));
-            return Err(invalid(
-                name,
-                "headers",
-                format!("has an invalid name {shown:?} (must be an HTTP token)"),
-            ));
-        }
-        if value.chars().any(|c| c.is_control() && c != '\t') {
-            return Err(invalid(
-                name,
-                "headers",
-                format!("value of {header:?} contains CR, LF, NUL or a control"),
-            ));
-        }
-        let lower = header.to_ascii_lowercase();
-        if MANAGED_HEADERS.contains(&lower.as_str()) {
-            return Err(invalid(name, "headers", format!("sets {header:?}, which the HTTP client manages")));
-        }
-        if !seen.insert(lower) {
-            return Err(invalid(name, "headers", format!("repeat {header:?} (header names ignore case)")));
-        }
-    }
-    Ok(headers)
 }
 
 /// The part of an invalid name before its first offending character (what follows may be a
@@ -481,6 +480,54 @@ fn strip_jsonc(src: &str) -> Result<String, TargetConfigError> {
     Ok(out)
 }
 
-#[cfg(test)]
+// Most cases name URLs: the tests need the `http` feature.
+#[cfg(all(test, feature = "http"))]
 #[path = "mcp_servers_tests.rs"]
 mod tests;
+
+#[cfg(all(test, not(feature = "http")))]
+mod no_http_tests {
+    use super::*;
+
+    #[test]
+    fn http_targets_need_the_http_feature() {
+        let refused = TargetConfigError::HttpNotCompiled { server: None };
+        assert_eq!(detect_target("https://h/mcp?token=t0ps3cret", None), Err(refused.clone()));
+        assert_eq!(detect_target("HTTP://h/sse", None), Err(refused));
+        let message = detect_target("http://h/mcp", None).unwrap_err().to_string();
+        assert!(message.contains("HTTP support is not compiled in") && message.contains("`http` feature"));
+        assert!(matches!(detect_target("stdio://npx -y pkg", None), Ok(DetectedTarget::Stdio(_))));
+        assert!(matches!(detect_target("npx -y pkg", None), Ok(DetectedTarget::Stdio(_))));
+        assert!(matches!(detect_target("ftp://h/x", None), Err(TargetConfigError::InvalidUrl { .. })));
+    }
+
+    #[test]
+    fn http_entries_need_the_http_feature() {
+        let refused = |name: &str| TargetConfigError::HttpNotCompiled { server: Some(name.into()) };
+        let url = r#"{"mcpServers": {"web": {"url": "https://h/mcp?token=t0ps3cret"}}}"#;
+        assert_eq!(parse_mcp_servers(url), Err(refused("web")));
+        let typed = r#"{"mcpServers": {"s": {"type": "sse", "command": "x"}}}"#;
+        assert_eq!(parse_mcp_servers(typed), Err(refused("s")));
+        let message = parse_mcp_servers(url).unwrap_err().to_string();
+        assert!(message.starts_with("server \"web\": HTTP support is not compiled in"), "{message}");
+        assert!(!message.contains("t0ps3cret"), "{message}");
+        let stdio = r#"{"mcpServers": {"files": {"type": "stdio", "command": "npx", "args": ["-y", "fs"]}}}"#;
+        let entries = parse_mcp_servers(stdio).unwrap();
+        assert!(matches!(&entries[0].transport, EntryTransport::Stdio(cmd) if cmd.args.len() == 2));
+        let unknown = r#"{"mcpServers": {"s": {"type": "carrier-pigeon", "command": "x"}}}"#;
+        assert!(matches!(
+            parse_mcp_servers(unknown),
+            Err(TargetConfigError::InvalidField { field: "type", .. })
+        ));
+    }
+
+    #[test]
+    fn only_stdio_is_a_transport_name() {
+        assert_eq!(TransportKind::from_name("STDIO"), Some(TransportKind::Stdio));
+        for name in ["http", "streamable-http", "streamableHttp", "sse", "plain_http"] {
+            assert_eq!(TransportKind::from_name(name), None, "{name}");
+            assert!(TransportKind::names_http(name), "{name}");
+        }
+        assert!(!TransportKind::names_http("stdio"));
+    }
+}

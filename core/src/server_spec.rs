@@ -5,17 +5,19 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::command::StdioCommand;
-use crate::config::{ConnectionConfig, HttpConfig, Limits, ProtocolMode, TransportConfig};
+#[cfg(feature = "http")]
+use crate::config::HttpConfig;
+use crate::config::{ConnectionConfig, Limits, ProtocolMode, TransportConfig};
 use crate::error::ClientError;
 use crate::mcp_servers::{
-    detect_target, parse_mcp_servers, redact_url, DetectedTarget, EntryTransport, ServerEntry,
-    TargetConfigError, TransportKind,
+    detect_target, parse_mcp_servers, DetectedTarget, EntryTransport, ServerEntry, TargetConfigError,
+    TransportKind,
 };
+use crate::types::{Implementation, Tool};
 
 fn detect(target: &str, forced: Option<TransportKind>) -> Result<DetectedTarget, TargetConfigError> {
     detect_target(target, forced)
 }
-use crate::types::{Implementation, Tool};
 
 /// One server of a client: a name and its connection configuration, with builder methods.
 #[derive(Debug, Clone)]
@@ -34,12 +36,14 @@ impl ServerSpec {
     }
 
     /// An HTTP server.
+    #[cfg(feature = "http")]
     pub fn http(name: impl Into<String>, http: HttpConfig) -> Self {
         Self { name: name.into(), config: ConnectionConfig::http(http) }
     }
 
     /// A server from a target string: an `http(s)://` URL (transport detected from its shape,
-    /// see [`detect_target`]), `stdio://` plus a command line, or a command line.
+    /// see [`detect_target`]; [`TargetConfigError::HttpNotCompiled`] without the `http`
+    /// feature), `stdio://` plus a command line, or a command line.
     pub fn from_target(name: impl Into<String>, target: &str) -> Result<Self, TargetConfigError> {
         Ok(Self::from_detected(name.into(), detect(target, None)?))
     }
@@ -64,6 +68,7 @@ impl ServerSpec {
     pub fn from_detected(name: String, detected: DetectedTarget) -> Self {
         match detected {
             DetectedTarget::Stdio(cmd) => Self::stdio(name, cmd),
+            #[cfg(feature = "http")]
             DetectedTarget::Http { url, kinds } => {
                 let mut http = HttpConfig::new(&url).unwrap_or_else(|_| HttpConfig {
                     url: url.clone(),
@@ -82,11 +87,12 @@ impl ServerSpec {
 
     /// A server from an `mcpServers` configuration entry (stdio or HTTP, headers included).
     pub fn from_entry(entry: ServerEntry) -> Result<Self, TargetConfigError> {
-        let kinds = entry.transport.kinds();
         match entry.transport {
             EntryTransport::Stdio(command) => Ok(Self::stdio(entry.name, command)),
-            EntryTransport::Http { url, headers, .. } => {
-                let mut spec = Self::from_detected(entry.name, DetectedTarget::Http { url, kinds });
+            #[cfg(feature = "http")]
+            EntryTransport::Http { ref headers, .. } => {
+                let (detected, headers) = (entry.detected(), headers.clone());
+                let mut spec = Self::from_detected(entry.name, detected);
                 if let TransportConfig::Http(http) = &mut spec.config.transport {
                     http.headers = headers;
                 }
@@ -96,7 +102,8 @@ impl ServerSpec {
     }
 
     /// Every server of an `mcpServers` JSON configuration (the format MCP hosts use), sorted
-    /// by name; disabled entries are skipped.
+    /// by name; disabled entries are skipped. Without the `http` feature an HTTP entry fails the
+    /// whole configuration ([`TargetConfigError::HttpNotCompiled`], as [`ClientError::Config`]).
     pub fn from_mcp_servers(json: &str) -> Result<Vec<Self>, ClientError> {
         let entries = parse_mcp_servers(json).map_err(|e| ClientError::Config(e.to_string()))?;
         entries.into_iter().map(|e| Self::from_entry(e).map_err(ClientError::from)).collect()
@@ -142,6 +149,7 @@ impl ServerSpec {
     }
 
     /// How long opening an HTTP connection (TCP, proxy, TLS) may take (ignored for stdio).
+    #[cfg(feature = "http")]
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.config.timeouts.http_connect = timeout;
         self
@@ -155,7 +163,7 @@ impl ServerSpec {
 
     /// Adds an environment variable for a stdio server.
     pub fn env(mut self, key: impl AsRef<std::ffi::OsStr>, value: impl AsRef<std::ffi::OsStr>) -> Self {
-        if let TransportConfig::Stdio(cmd) = &mut self.config.transport {
+        if let Some(cmd) = self.config.transport.stdio_mut() {
             cmd.env.push((key.as_ref().to_owned(), value.as_ref().to_owned()));
         }
         self
@@ -163,13 +171,14 @@ impl ServerSpec {
 
     /// Sets the working directory of a stdio server.
     pub fn cwd(mut self, dir: impl AsRef<std::path::Path>) -> Self {
-        if let TransportConfig::Stdio(cmd) = &mut self.config.transport {
+        if let Some(cmd) = self.config.transport.stdio_mut() {
             cmd.cwd = Some(dir.as_ref().to_owned());
         }
         self
     }
 
     /// Adds a header sent with every HTTP request (ignored for stdio servers).
+    #[cfg(feature = "http")]
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         if let TransportConfig::Http(http) = &mut self.config.transport {
             http.headers.push((name.into(), value.into()));
@@ -179,6 +188,7 @@ impl ServerSpec {
 
     /// How many times an HTTP request failing in transport or with 5xx is retried (see
     /// [`HttpConfig::retries`]; ignored for stdio servers).
+    #[cfg(feature = "http")]
     pub fn retries(mut self, retries: u32) -> Self {
         if let TransportConfig::Http(http) = &mut self.config.transport {
             http.retries = retries;
@@ -191,6 +201,7 @@ impl ServerSpec {
     /// (`mcpwire_host::auth::OAuthOptions`, re-exported by the runtime crates as `auth`). The client
     /// builder completes the setup (OS entropy, wall clock, a stored record) and needs an
     /// authorization handler for the authorization code grant.
+    #[cfg(feature = "oauth")]
     pub fn oauth(mut self, setup: impl Into<crate::oauth::OAuthSetup>) -> Self {
         if let TransportConfig::Http(http) = &mut self.config.transport {
             http.auth = crate::oauth::HttpAuth::OAuth(Box::new(setup.into()));
@@ -201,6 +212,7 @@ impl ServerSpec {
     /// Answers `401`/`403` with access tokens from the host's token provider
     /// (`ClientBuilder::token_provider`) instead of running OAuth itself (ignored for stdio
     /// servers).
+    #[cfg(feature = "http")]
     pub fn token_provider(mut self) -> Self {
         if let TransportConfig::Http(http) = &mut self.config.transport {
             http.auth = crate::oauth::HttpAuth::TokenProvider;
@@ -238,9 +250,11 @@ impl ServerSpec {
     pub fn describe(&self) -> String {
         match &self.config.transport {
             TransportConfig::Stdio(cmd) => format!("{} (stdio: {})", self.name, cmd.display()),
+            #[cfg(feature = "http")]
             TransportConfig::Http(http) => {
                 let kinds: Vec<&str> = http.kinds.iter().map(|k| k.as_str()).collect();
-                format!("{} ({}: {})", self.name, kinds.join(" or "), redact_url(&http.url))
+                let url = crate::redact::redact_url(&http.url);
+                format!("{} ({}: {})", self.name, kinds.join(" or "), url)
             }
         }
     }
@@ -270,6 +284,12 @@ mod tests {
         assert_eq!(specs.len(), 1);
         assert_eq!(specs[0].name, "files");
         assert!(!format!("{:?} {}", specs[0], specs[0].describe()).contains("sk-secret"));
+        assert!(matches!(ServerSpec::from_mcp_servers("{"), Err(ClientError::Config(_))));
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn http_specs_from_an_mcp_servers_file() {
         let http = r#"{"mcpServers": {"web": {"url": "https://h/mcp?token=t0ps3cret"}}}"#;
         let specs = ServerSpec::from_mcp_servers(http).unwrap();
         let shown = format!("{:?} {}", specs[0], specs[0].describe());
@@ -277,9 +297,22 @@ mod tests {
         assert!(
             matches!(&specs[0].config.transport, TransportConfig::Http(h) if h.url.contains("t0ps3cret"))
         );
-        assert!(matches!(ServerSpec::from_mcp_servers("{"), Err(ClientError::Config(_))));
     }
 
+    #[cfg(not(feature = "http"))]
+    #[test]
+    fn http_servers_need_the_http_feature() {
+        let http = r#"{"mcpServers": {"web": {"url": "https://h/mcp?token=t0ps3cret"}}}"#;
+        let Err(ClientError::Config(message)) = ServerSpec::from_mcp_servers(http) else { panic!() };
+        assert!(message.contains("\"web\": HTTP support is not compiled in"), "{message}");
+        assert!(!message.contains("t0ps3cret"), "{message}");
+        assert_eq!(
+            ServerSpec::from_target("s", "https://h/mcp").unwrap_err(),
+            TargetConfigError::HttpNotCompiled { server: None }
+        );
+    }
+
+    #[cfg(feature = "http")]
     #[test]
     fn a_forced_transport_wins_over_detection() {
         // An `/sse` URL is detected as HTTP+SSE first; forced, it is Streamable HTTP only.
@@ -296,10 +329,10 @@ mod tests {
 
     #[test]
     fn stdio_settings_take_os_strings_and_paths() {
-        let spec = ServerSpec::stdio("s", StdioCommand::new("srv"))
+        let mut spec = ServerSpec::stdio("s", StdioCommand::new("srv"))
             .env(std::ffi::OsStr::new("K"), "v")
             .cwd(std::path::Path::new("/srv/data"));
-        let TransportConfig::Stdio(cmd) = &spec.config.transport else { panic!() };
+        let cmd = spec.config.transport.stdio_mut().expect("a stdio server");
         assert_eq!(cmd.env, [("K".into(), "v".into())]);
         assert_eq!(cmd.cwd.as_deref(), Some(std::path::Path::new("/srv/data")));
         assert_eq!(cmd.display(), "srv [env: K=***] [cwd: /srv/data]");

@@ -92,6 +92,59 @@ pub enum TargetConfigError {
     /// A command line could not be split.
     #[error(transparent)]
     Target(#[from] TargetError),
+    /// The target or entry is an HTTP server (an `http(s)://` URL, a `"url"`, or a `"type"`
+    /// naming an HTTP transport) and this build has no HTTP support: the `http` feature (on by
+    /// default) is off.
+    #[error("{}", http_not_compiled_text(.server))]
+    HttpNotCompiled {
+        /// The entry's name, for an `mcpServers` entry.
+        server: Option<String>,
+    },
+}
+
+/// The error of an HTTP target or entry in a build without the `http` feature.
+pub(crate) fn http_not_compiled(server: Option<&str>) -> TargetConfigError {
+    TargetConfigError::HttpNotCompiled { server: server.map(str::to_owned) }
+}
+
+fn http_not_compiled_text(server: &Option<String>) -> String {
+    let text = "HTTP support is not compiled in: enable the `http` feature of the mcpwire crate in use \
+                (mcpwire-tokio, mcpwire-smol, mcpwire-blocking or mcpwire-core)";
+    match server {
+        Some(server) => format!("server {server:?}: {text}"),
+        None => text.to_owned(),
+    }
+}
+
+/// A [`TargetConfigError::InvalidUrl`] with this detail.
+pub(crate) fn url_err(detail: impl Into<String>) -> TargetConfigError {
+    TargetConfigError::InvalidUrl { detail: detail.into() }
+}
+
+/// `Ok` when `ok`, else a [`TargetConfigError::InvalidUrl`] with this detail.
+pub(crate) fn ensure(ok: bool, detail: &str) -> Result<(), TargetConfigError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(url_err(detail))
+    }
+}
+
+/// Whether `s` is a URL scheme (a letter, then letters, digits, `+`, `-`, `.`).
+pub(crate) fn is_scheme(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+}
+
+/// A [`TargetConfigError::InvalidUrl`] for an unsupported scheme (named when it is a short,
+/// valid scheme), with what to use instead.
+pub(crate) fn unsupported_scheme(scheme: &str, expected: &str) -> TargetConfigError {
+    if is_scheme(scheme) && scheme.len() <= 16 {
+        url_err(format!("unsupported scheme {scheme:?} (use {expected})"))
+    } else {
+        url_err(format!("unsupported scheme (use {expected})"))
+    }
 }
 
 fn forced_mismatch(forced: TransportKind, target_is_url: bool) -> String {

@@ -16,19 +16,25 @@ pub(crate) enum Timer {
     ExitDrain(Epoch),
     /// The next step of a process shutdown escalation.
     Reap(Epoch),
-    /// A request waits to be retried (HTTP).
+    /// A request waits to be retried (HTTP), re-polled (a task) or paced (an input wait).
     Retry(RequestHandle),
     /// Reopening the legacy HTTP event stream (or resuming a broken response stream) of a session.
+    #[cfg(feature = "http")]
     HttpReconnect(Epoch),
     /// Legacy Streamable HTTP: requests stop waiting for the new session's GET stream to open.
+    #[cfg(feature = "http")]
     ListenGate(Epoch),
     /// Giving up on the `DELETE` that ends a legacy HTTP session at close.
+    #[cfg(feature = "http")]
     HttpClose,
     /// HTTP+SSE: checking the event stream for silence (and pinging).
+    #[cfg(feature = "http")]
     SseKeepAlive(Epoch),
     /// HTTP+SSE: reopening the event stream after it was lost.
+    #[cfg(feature = "http")]
     SseReopen,
     /// The current step of an authorization round (a fetch, the browser, the token provider).
+    #[cfg(feature = "http")]
     Auth,
 }
 
@@ -40,11 +46,17 @@ impl Timer {
             Timer::ExitDrain(_) => "process exit drain",
             Timer::Reap(_) => "process shutdown escalation",
             Timer::Retry(_) => "request retry backoff",
+            #[cfg(feature = "http")]
             Timer::HttpReconnect(_) => "HTTP event stream reconnection",
+            #[cfg(feature = "http")]
             Timer::ListenGate(_) => "HTTP event stream opening",
+            #[cfg(feature = "http")]
             Timer::HttpClose => "HTTP session close",
+            #[cfg(feature = "http")]
             Timer::SseKeepAlive(_) => "HTTP+SSE keep-alive",
+            #[cfg(feature = "http")]
             Timer::SseReopen => "HTTP+SSE reconnection",
+            #[cfg(feature = "http")]
             Timer::Auth => "authorization step",
         }
     }

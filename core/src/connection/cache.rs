@@ -16,13 +16,17 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::ops::Op;
 use super::{Connection, Proc, Session, Transport};
 use crate::era::{self, Era};
-use crate::error::{CommandError, RequestError, Warning};
+use crate::error::RequestError;
 use crate::event::Event;
 use crate::handle::RequestHandle;
 use crate::request::{ListKind, Request, Response};
+
+// What only HTTP has: the host's `Authorization`, stale results served after a transient
+// failure, lists cached on a GET stream's promise.
+#[cfg(feature = "http")]
+mod http;
 
 /// A cached result the host can ask about ([`Connection::cache_info`]).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -119,13 +123,6 @@ impl Slot {
             CacheKey::Discover => return None,
         };
         Slot::of_request(&request)
-    }
-
-    fn method(&self) -> &'static str {
-        match self {
-            Slot::List(method) => method,
-            Slot::Read(_) => "resources/read",
-        }
     }
 }
 
@@ -323,23 +320,6 @@ fn canonical(v: &Value, out: &mut String) {
 impl Connection {
     // ----- commands and getters -------------------------------------------------------------
 
-    /// Sets the `Authorization` header of every later HTTP request (requests, event streams,
-    /// the closing `DELETE`), replacing a configured `Authorization` header; `None` sends none.
-    /// Requests already sent keep theirs. Private cached results stay bound to the credential
-    /// they were fetched with. No effect on stdio.
-    ///
-    /// Fails with [`CommandError::InvalidArgument`] (changing nothing) for a value with control
-    /// characters.
-    pub fn set_authorization(&mut self, now: Instant, value: Option<String>) -> Result<(), CommandError> {
-        self.tick(now);
-        if let Some(v) = &value {
-            crate::headers::validate_header("Authorization", v)
-                .map_err(|e| CommandError::InvalidArgument(e.to_string()))?;
-        }
-        self.http_set_authorization(value);
-        Ok(())
-    }
-
     /// Drops every cached result (the next request of each kind goes to the server).
     pub fn clear_cache(&mut self) {
         self.cache.clear();
@@ -377,11 +357,18 @@ impl Connection {
 
     /// The credential the next request goes out with.
     fn credential(&self) -> Credential {
-        let values = self.http_authorization();
-        if values.is_empty() {
-            return Credential(None);
+        match &self.transport {
+            // Stdio has a single credential.
+            Transport::Stdio(_) => Credential(None),
+            #[cfg(feature = "http")]
+            Transport::Http(link) => {
+                let values = link.authorization_values();
+                if values.is_empty() {
+                    return Credential(None);
+                }
+                Credential(Some(Sha256::digest(values.join(", ").as_bytes()).into()))
+            }
         }
-        Credential(Some(Sha256::digest(values.join(", ").as_bytes()).into()))
     }
 
     /// The digest of the effective `_meta` of a request carrying `extra`.
@@ -450,7 +437,7 @@ impl Connection {
                 };
                 // A promise the server has no way to keep (no notification channel) would keep
                 // the list forever.
-                (promised && self.can_receive_notifications()).then_some(None)
+                (promised && self.transport.can_receive_notifications()).then_some(None)
             }
         };
         self.keep(now, handle, Slot::List(method), lifetime, scope, response);
@@ -501,43 +488,6 @@ impl Connection {
         self.cache.insert(Key { slot, meta, binding }, entry, self.cfg.limits.max_cache_entries);
     }
 
-    /// The request ended with `err`: a re-fetch that failed transiently over HTTP (5xx, a
-    /// transport failure or a broken stream, after retries) is answered from the cache, stale
-    /// or not, with a warning. Never after a refusal (401/403, a JSON-RPC error), nor for a
-    /// `refresh`.
-    pub(super) fn stale_fallback(&mut self, op: &Op, err: RequestError) -> Result<Response, RequestError> {
-        let transient = matches!(
-            err,
-            RequestError::TransientServer { .. }
-                | RequestError::TransportClosed { .. }
-                | RequestError::StreamClosed { .. }
-        );
-        if !transient || op.opts.refresh || !matches!(self.transport, Transport::Http(_)) {
-            return Err(err);
-        }
-        let (method, detail, response) = match &op.request {
-            Request::Discover => match self.server_info() {
-                Some(info) if info.era == Era::Modern => {
-                    ("server/discover", err.to_string(), Response::Connected(Box::new(info.clone())))
-                }
-                _ => return Err(err),
-            },
-            request => {
-                let Some(slot) = Slot::of_request(request) else { return Err(err) };
-                let credential = op.cache.sent_with.unwrap_or_else(|| self.credential());
-                let meta = self.meta_key(op.opts.meta.as_ref());
-                let Some((_, entry)) = self.cache.find(&slot, meta, credential) else { return Err(err) };
-                let detail = match &slot {
-                    Slot::Read(uri) => format!("{}: {err}", crate::text::sanitize(uri, 200)),
-                    Slot::List(_) => err.to_string(),
-                };
-                (slot.method(), detail, entry.response.clone())
-            }
-        };
-        self.warn(Warning::StaleCacheServed { method, detail });
-        Ok(response)
-    }
-
     // ----- invalidation ---------------------------------------------------------------------
 
     /// Drops every cached copy of a list.
@@ -548,11 +498,6 @@ impl Connection {
     /// Drops every cached read of `uri` (`None`: of every URI).
     pub(super) fn drop_cached_reads(&mut self, uri: Option<&str>) {
         self.cache.drop_slots(|s| matches!(s, Slot::Read(u) if uri.is_none_or(|uri| u == uri)));
-    }
-
-    /// Drops the cached lists that only a `list_changed` notification would invalidate.
-    pub(super) fn drop_lists_awaiting_notifications(&mut self) {
-        self.cache.entries.retain(|_, entry| entry.ttl_ms.is_some());
     }
 
     // ----- server/discover ------------------------------------------------------------------

@@ -8,13 +8,19 @@ use serde_json::Value;
 use crate::connection::Connection;
 use crate::error::AnswerError;
 use crate::event::Event;
-use crate::handle::{Epoch, ExchangeId, ServerRequestHandle};
-use crate::io::{ExitInfo, HttpHead, Io};
+#[cfg(feature = "http")]
+use crate::handle::ExchangeId;
+use crate::handle::{Epoch, ServerRequestHandle};
+#[cfg(feature = "http")]
+use crate::io::HttpHead;
+use crate::io::{ExitInfo, Io};
 
 /// Every input a runtime feeds a [`Connection`]: what its IO reports about processes and HTTP
 /// exchanges, timers, and host handlers' answers. One message type, passed to
-/// [`Connection::handle_input`] (each variant names the `handle_*` method it stands for).
+/// [`Connection::handle_input`] (each variant names the `handle_*` method it stands for). The
+/// HTTP inputs exist with the `http` feature.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Input {
     /// The process for this epoch started (`handle_process_started`).
     Started(Epoch),
@@ -34,16 +40,21 @@ pub enum Input {
     /// A host handler's answer to a server-to-client request.
     ServerAnswer(ServerRequestHandle, Result<Value, crate::types::HandlerError>),
     /// The status and headers of an HTTP exchange's response.
+    #[cfg(feature = "http")]
     HttpHead(ExchangeId, HttpHead),
     /// A chunk of an HTTP response body, raw (not decompressed).
+    #[cfg(feature = "http")]
     HttpBody(ExchangeId, Vec<u8>),
     /// The HTTP response body ended normally.
+    #[cfg(feature = "http")]
     HttpEnd(ExchangeId),
     /// The HTTP exchange failed (connect, TLS, reset, timeout...): the operating system's
     /// error, or one the runtime made to describe it (`io::Error::other`).
+    #[cfg(feature = "http")]
     HttpFailed(ExchangeId, std::io::Error),
     /// The runtime refused the HTTP exchange before connecting: its host resolved only to
     /// addresses outside the request's [`crate::Destination`].
+    #[cfg(feature = "http")]
     HttpRefused(ExchangeId, crate::UnsafeAddress),
     /// The deadline of [`Connection::poll_timeout`] passed (`handle_timeout`).
     Timeout,
@@ -76,10 +87,15 @@ impl Connection {
                     let _ = self.respond_to_server(now, handle, Err(e.to_string().into()));
                 }
             }
+            #[cfg(feature = "http")]
             Input::HttpHead(exchange, head) => self.handle_http_head(now, exchange, head),
+            #[cfg(feature = "http")]
             Input::HttpBody(exchange, bytes) => self.handle_http_body(now, exchange, &bytes),
+            #[cfg(feature = "http")]
             Input::HttpEnd(exchange) => self.handle_http_end(now, exchange),
+            #[cfg(feature = "http")]
             Input::HttpFailed(exchange, error) => self.handle_http_failed(now, exchange, error),
+            #[cfg(feature = "http")]
             Input::HttpRefused(exchange, refusal) => self.handle_http_refused(now, exchange, refusal),
             Input::Timeout => self.handle_timeout(now),
         }

@@ -64,6 +64,7 @@ impl Connection {
             WireUse::Probe => self.on_probe_response(now, outcome.map(|r| r.to_value())),
             WireUse::Initialize => self.on_initialize_response(now, outcome.map(|r| r.to_value())),
             // The answer is proof of life; its arrival already counted as stream activity.
+            #[cfg(feature = "http")]
             WireUse::KeepAlive => {}
             // Nobody waits for it.
             WireUse::Fire => {}
@@ -347,6 +348,7 @@ impl Connection {
         outcome: Result<Value, HandlerError>,
     ) -> Result<(), AnswerError> {
         let now = self.tick(now);
+        #[cfg(feature = "http")]
         if self.auth_prompt_is(handle) {
             self.auth_answer(now, handle, outcome);
             return Ok(());

@@ -13,16 +13,21 @@ use crate::handle::Epoch;
 use crate::io::Io;
 use crate::jsonrpc::RpcErrorObject;
 use crate::timers::Timer;
-use crate::transport::TransportKind;
 
 impl Connection {
-    /// Asks the runtime to start a new process.
+    /// Asks the runtime to start a new process (on HTTP: opens a session).
+    #[cfg_attr(not(feature = "http"), allow(unused_variables))]
     pub(super) fn spawn(&mut self, now: Instant) {
         let epoch = Epoch::new(self.counters.epochs.next());
-        let Transport::Stdio(link) = &mut self.transport else { return self.open_http(now, epoch) };
-        link.restart(&self.cfg.limits);
-        self.io.push_back(Io::Spawn { epoch, command: link.command.clone() });
-        self.proc = Proc::Starting { epoch };
+        match &mut self.transport {
+            Transport::Stdio(link) => {
+                link.restart(&self.cfg.limits);
+                self.io.push_back(Io::Spawn { epoch, command: link.command.clone() });
+                self.proc = Proc::Starting { epoch };
+            }
+            #[cfg(feature = "http")]
+            Transport::Http(_) => self.open_http(now, epoch),
+        }
     }
 
     /// The runtime started the process for `epoch`.
@@ -52,7 +57,8 @@ impl Connection {
         self.proc = Proc::Down;
         let detail = match &self.transport {
             Transport::Stdio(link) => format!("{}: {error}", link.command.program_lossy()),
-            _ => error.to_string(),
+            #[cfg(feature = "http")]
+            Transport::Http(_) => error.to_string(),
         };
         let err = RequestError::Spawn { detail, source: crate::IoError::new(error) };
         // The host learns the server is gone before the failed requests reach their callers.
@@ -64,11 +70,9 @@ impl Connection {
     /// reap the process if it may still be running. The next request starts a new one.
     pub(super) fn lose(&mut self, now: Instant, epoch: Epoch, what: String, still_running: bool) {
         let mut detail = what;
-        if let Transport::Stdio(link) = &self.transport {
-            if let Some(tail) = link.stderr_summary() {
-                detail.push_str("; last stderr: ");
-                detail.push_str(&tail);
-            }
+        if let Some(tail) = self.transport.stdio().and_then(|link| link.stderr_summary()) {
+            detail.push_str("; last stderr: ");
+            detail.push_str(&tail);
         }
         let err = RequestError::TransportClosed { detail, source: None };
         self.drop_process(now, epoch, still_running);
@@ -103,6 +107,7 @@ impl Connection {
         self.tool_schemas.mark_stale();
         self.log_level = None;
         match self.transport {
+            #[cfg(feature = "http")]
             Transport::Http(_) => self.http_drop_session(epoch),
             Transport::Stdio(_) if still_running => {
                 self.reaping.insert(epoch, ReapStage::Grace);
@@ -114,8 +119,11 @@ impl Connection {
 
     /// Starts shutting down the current process (for `close`).
     pub(super) fn retire_process(&mut self, now: Instant) {
-        let Transport::Stdio(link) = &self.transport else { return self.http_retire(now) };
-        let exited = link.exited.is_some();
+        let exited = match &self.transport {
+            Transport::Stdio(link) => link.exited.is_some(),
+            #[cfg(feature = "http")]
+            Transport::Http(_) => return self.http_retire(now),
+        };
         match std::mem::replace(&mut self.proc, Proc::Down) {
             Proc::Down => {}
             Proc::Starting { epoch } => {
@@ -156,7 +164,10 @@ impl Connection {
 
     /// After `close`: emits [`Event::Closed`] once nothing is left to shut down.
     pub(super) fn maybe_closed(&mut self) {
-        let idle = matches!(self.proc, Proc::Down) && self.reaping.is_empty() && !self.http_closing();
+        let idle = matches!(self.proc, Proc::Down) && self.reaping.is_empty();
+        // HTTP: the `DELETE` ending a legacy session may still be under way.
+        #[cfg(feature = "http")]
+        let idle = idle && !self.http_closing();
         if self.phase == Phase::Closing && idle {
             self.phase = Phase::Closed;
             self.emit(Event::Closed);
@@ -166,6 +177,7 @@ impl Connection {
     // ----- the era handshake ----------------------------------------------------------------
 
     pub(super) fn start_handshake(&mut self, now: Instant, epoch: Epoch) {
+        #[cfg(feature = "http")]
         if self.http_known_legacy() {
             if self.cfg.protocol == ProtocolMode::Modern {
                 let detail = "this HTTP transport only speaks the handshake revisions (initialize)".into();
@@ -265,6 +277,7 @@ impl Connection {
             Ok(v) => match era::judge_initialize(v) {
                 Ok(info) => {
                     // `notifications/initialized` already carries the negotiated version.
+                    #[cfg(feature = "http")]
                     self.http_set_legacy_version(&info.protocol_version);
                     let initialized =
                         Outgoing::Notification { method: "notifications/initialized", params: None };
@@ -286,6 +299,7 @@ impl Connection {
         if probing {
             match judge_probe(self.cfg.protocol, ProbeOutcome::Timeout) {
                 ProbeVerdict::Legacy => {
+                    #[cfg(feature = "http")]
                     self.http_abort_probe();
                     self.send_initialize(now, epoch);
                 }
@@ -308,6 +322,7 @@ impl Connection {
         let exited = matches!(&self.transport, Transport::Stdio(link) if link.exited.is_some());
         let running = matches!(self.proc, Proc::Running { .. }) && !exited;
         self.drop_process(now, epoch, running);
+        #[cfg(feature = "http")]
         self.http_restart_detection();
         // The host learns the server is gone before the failed requests reach their callers.
         self.emit(Event::Disconnected { reason: err.clone() });
@@ -317,10 +332,11 @@ impl Connection {
 
     fn ready(&mut self, now: Instant, mut info: ServerInfo) {
         self.timers.clear(Timer::Handshake);
-        info.transport = self.http_transport().unwrap_or(TransportKind::Stdio);
+        info.transport = self.transport.kind();
         if let Proc::Running { session, .. } = &mut self.proc {
             *session = Session::Ready(info.clone());
         }
+        #[cfg(feature = "http")]
         self.http_on_ready(now, info.era, &info.protocol_version);
         self.emit(Event::Connected(Box::new(info)));
         self.renew_resource_subscriptions(now);

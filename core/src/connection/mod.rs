@@ -24,7 +24,9 @@ mod deprecations;
 mod discover_refresh;
 mod drive;
 mod gating;
+#[cfg(feature = "http")]
 mod header_retry;
+#[cfg(feature = "http")]
 mod http;
 mod inbound;
 mod input_rounds;
@@ -189,6 +191,7 @@ enum Transport {
     /// A child process: its stdout and stderr framing, stderr tail, EOF and exit.
     Stdio(stdio::StdioLink),
     /// HTTP: detection, the session, exchanges, keep-alive.
+    #[cfg(feature = "http")]
     Http(Box<http::HttpLink>),
 }
 
@@ -196,6 +199,7 @@ impl Transport {
     fn new(cfg: &ConnectionConfig) -> Self {
         match &cfg.transport {
             TransportConfig::Stdio(command) => Transport::Stdio(stdio::StdioLink::new(command, &cfg.limits)),
+            #[cfg(feature = "http")]
             TransportConfig::Http(http) => {
                 Transport::Http(Box::new(http::HttpLink::new(http, cfg.random_seed)))
             }
@@ -207,7 +211,46 @@ impl Transport {
     fn is_open(&self) -> bool {
         match self {
             Transport::Stdio(link) => link.is_open(),
+            #[cfg(feature = "http")]
             Transport::Http(_) => true,
+        }
+    }
+
+    /// The stdio link, on stdio.
+    fn stdio(&self) -> Option<&stdio::StdioLink> {
+        match self {
+            Transport::Stdio(link) => Some(link),
+            #[cfg(feature = "http")]
+            Transport::Http(_) => None,
+        }
+    }
+
+    /// The stdio link, on stdio.
+    fn stdio_mut(&mut self) -> Option<&mut stdio::StdioLink> {
+        match self {
+            Transport::Stdio(link) => Some(link),
+            #[cfg(feature = "http")]
+            Transport::Http(_) => None,
+        }
+    }
+
+    /// Whether server notifications can arrive (a legacy list is cached on a `listChanged`
+    /// promise only then): always on stdio and HTTP+SSE; on legacy Streamable HTTP while the GET
+    /// stream is open or reconnecting; never on plain HTTP.
+    fn can_receive_notifications(&self) -> bool {
+        match self {
+            Transport::Stdio(_) => true,
+            #[cfg(feature = "http")]
+            Transport::Http(link) => link.can_receive_notifications(),
+        }
+    }
+
+    /// The transport in use (on HTTP: the one being tried until one works).
+    fn kind(&self) -> crate::transport::TransportKind {
+        match self {
+            Transport::Stdio(_) => crate::transport::TransportKind::Stdio,
+            #[cfg(feature = "http")]
+            Transport::Http(link) => link.kind(),
         }
     }
 }
@@ -263,7 +306,8 @@ pub(crate) enum Outgoing {
     /// An answer to a server-to-client request, already encoded.
     Response(Vec<u8>),
     /// A request already encoded (a plain `tools/call` of the legacy era, see
-    /// `ops::is_plain_call`): no params value is built for it.
+    /// `ops::is_plain_call`, on HTTP): no params value is built for it.
+    #[cfg(feature = "http")]
     Encoded { id: WireId, method: &'static str, bytes: Vec<u8> },
 }
 
@@ -275,7 +319,9 @@ impl Outgoing {
             Outgoing::Notification { method, params } => {
                 jsonrpc::encode_notification(method, params.as_ref())
             }
-            Outgoing::Response(bytes) | Outgoing::Encoded { bytes, .. } => std::mem::take(bytes),
+            Outgoing::Response(bytes) => std::mem::take(bytes),
+            #[cfg(feature = "http")]
+            Outgoing::Encoded { bytes, .. } => std::mem::take(bytes),
         }
     }
 }
@@ -287,6 +333,7 @@ enum WireUse {
     Probe,
     Initialize,
     /// A `ping` the client sent on its own (HTTP+SSE keep-alive).
+    #[cfg(feature = "http")]
     KeepAlive,
     /// A request whose answer nobody waits for (`tasks/cancel`).
     Fire,
@@ -308,6 +355,7 @@ enum ReapStage {
 impl Connection {
     /// A connection in its initial state. Nothing happens until the first request.
     pub fn new(cfg: ConnectionConfig, now: Instant) -> Self {
+        #[cfg_attr(not(feature = "http"), allow(unused_mut))]
         let mut conn = Self {
             now: Some(now),
             counters: Counters::default(),
@@ -338,6 +386,7 @@ impl Connection {
             resource_subscriptions: Default::default(),
             cfg,
         };
+        #[cfg(feature = "http")]
         conn.init_http_auth(now);
         conn
     }
@@ -480,11 +529,17 @@ impl Connection {
                 Timer::ExitDrain(epoch) => self.on_exit_drain(now, epoch),
                 Timer::Reap(epoch) => self.on_reap_timer(now, epoch),
                 Timer::Retry(h) => self.on_retry_timer(now, h),
+                #[cfg(feature = "http")]
                 Timer::HttpReconnect(epoch) => self.on_http_reconnect(epoch),
+                #[cfg(feature = "http")]
                 Timer::ListenGate(epoch) => self.on_listen_gate_timeout(now, epoch),
+                #[cfg(feature = "http")]
                 Timer::HttpClose => self.on_http_close_timeout(),
+                #[cfg(feature = "http")]
                 Timer::SseKeepAlive(epoch) => self.on_sse_keepalive(now, epoch),
+                #[cfg(feature = "http")]
                 Timer::SseReopen => self.on_sse_reopen(now),
+                #[cfg(feature = "http")]
                 Timer::Auth => self.on_auth_timeout(now),
             }
         }
@@ -534,19 +589,20 @@ impl Connection {
 
     /// Queues an event, dropping non-essential ones past the limit.
     fn emit(&mut self, ev: Event) {
-        let essential = matches!(
-            ev,
+        let essential = match ev {
             Event::Response { .. }
-                | Event::Connected(_)
-                | Event::Disconnected { .. }
-                | Event::Closed
-                | Event::ServerRequest { .. }
-                | Event::ServerRequestCancelled { .. }
-                | Event::AuthorizationSaved(_)
-                | Event::ResourceSubscriptionDropped { .. }
-                // A listen's host queue bounds (and counts) what it drops.
-                | Event::Subscription { .. }
-        );
+            | Event::Connected(_)
+            | Event::Disconnected { .. }
+            | Event::Closed
+            | Event::ServerRequest { .. }
+            | Event::ServerRequestCancelled { .. }
+            | Event::ResourceSubscriptionDropped { .. }
+            // A listen's host queue bounds (and counts) what it drops.
+            | Event::Subscription { .. } => true,
+            #[cfg(feature = "oauth")]
+            Event::AuthorizationSaved(_) => true,
+            _ => false,
+        };
         if !essential && self.events.len() >= self.cfg.limits.max_pending_events {
             self.dropped_events += 1;
             return;
@@ -565,6 +621,7 @@ impl Connection {
                 let mut out = out;
                 self.io.push_back(Io::Write { epoch, bytes: out.take_bytes() });
             }
+            #[cfg(feature = "http")]
             Transport::Http(_) => self.http_send(epoch, out),
         }
     }
@@ -603,12 +660,17 @@ impl Connection {
             }
         }
         self.drop_inputs(handle);
+        // HTTP: a re-fetch that failed transiently may be answered from the cache.
+        #[cfg(feature = "http")]
         let result = match result {
             Err(e) => self.stale_fallback(&op, e),
             ok => ok,
         };
         // An internal tools/list hands its outcome to the calls waiting for it instead.
-        let Some(result) = self.header_op_finished(&op, handle, result) else { return };
+        #[cfg(feature = "http")]
+        let Some(result) = self.header_op_finished(&op, handle, result) else {
+            return;
+        };
         // So do a `server/discover` refresh and a renewed subscription (to the connection).
         let Some(result) = self.discover_refresh_finished(handle, result) else { return };
         let Some(result) = self.subscription_op_finished(&op, result) else { return };

@@ -31,6 +31,7 @@ pub(super) struct Op {
     /// HTTP: transport retries made so far.
     pub(super) retries: u32,
     /// HTTP (modern): the one re-issue after a broken response stream was used.
+    #[cfg(feature = "http")]
     pub(super) reissued: bool,
     /// Multi-round-trip input, once the server asked for some.
     pub(super) input: Option<super::input_rounds::InputRound>,
@@ -45,6 +46,7 @@ pub(super) struct Op {
     pub(super) task: Option<super::tasks::TaskState>,
     /// `Mcp-Param-*` upkeep: a call's list-first and header-mismatch retry, or the calls an
     /// internal `tools/list` is for.
+    #[cfg(feature = "http")]
     pub(super) headers: super::header_retry::HeaderState,
     /// A request the connection issued on its own (a `server/discover` refresh, a
     /// `resources/subscribe` renewed after a restart): no handle for the host, no
@@ -70,12 +72,14 @@ impl Op {
             progress_token: None,
             pages: Pages::default(),
             retries: 0,
+            #[cfg(feature = "http")]
             reissued: false,
             input: None,
             tool: None,
             listen: None,
             task: None,
             cache: Default::default(),
+            #[cfg(feature = "http")]
             headers: Default::default(),
             internal: false,
             waited_for_discover: false,
@@ -84,7 +88,12 @@ impl Op {
 
     /// Whether the host has no handle for it (an internal request or `tools/list`).
     pub(super) fn is_internal(&self) -> bool {
-        self.internal || self.headers.is_internal()
+        // An internal `tools/list` for `Mcp-Param-*` headers (HTTP).
+        #[cfg(feature = "http")]
+        if self.headers.is_internal() {
+            return true;
+        }
+        self.internal
     }
 
     /// The deadline of a timeout starting at `now`, within the hard bound; `None` when the
@@ -154,17 +163,30 @@ impl Connection {
         handle
     }
 
+    /// A retry's wait is over (HTTP), or a task's next poll or a paced input wait is due: send
+    /// the request again.
+    pub(in crate::connection) fn on_retry_timer(&mut self, now: Instant, handle: RequestHandle) {
+        if self.ops.get(&handle).is_some_and(|op| op.sent.is_none()) && !self.queue.contains(&handle) {
+            self.queue.push_back(handle);
+            self.pump(now);
+        }
+    }
+
     /// Moves queued requests forward: starts the process if needed, sends when ready.
     pub(super) fn pump(&mut self, now: Instant) {
         if self.queue.is_empty() || self.phase != super::Phase::Open {
             return;
         }
-        let held = matches!(self.proc, Proc::Running { session: Session::Ready(_), .. })
-            && self.http_holds_requests(now);
+        // HTTP: requests wait for a new legacy session's GET stream, or for an authorization.
+        #[cfg(feature = "http")]
+        if matches!(self.proc, Proc::Running { session: Session::Ready(_), .. })
+            && self.http_holds_requests(now)
+        {
+            return;
+        }
         match &self.proc {
             Proc::Down => self.spawn(now),
             Proc::Starting { .. } => {}
-            Proc::Running { session: Session::Ready(_), .. } if held => {}
             Proc::Running { session: Session::Ready(info), epoch } if self.transport.is_open() => {
                 let (epoch, era) = (*epoch, info.era);
                 while let Some(h) = self.queue.pop_front() {
@@ -191,6 +213,7 @@ impl Connection {
             return;
         }
         self.start_task_wait(handle, era);
+        #[cfg(feature = "http")]
         if self.list_tools_first(now, era, handle) {
             return;
         }
@@ -265,12 +288,16 @@ impl Connection {
         let Request::CallTool { name, arguments } = &op.request else { return };
         let bytes = crate::jsonrpc::encode_call(&id, name, arguments.as_object());
         op.sent = Some((epoch, id.clone()));
-        if let super::Transport::Stdio(_) = self.transport {
-            self.wire.insert(id, WireUse::Op(handle));
-            self.io.push_back(crate::io::Io::Write { epoch, bytes });
-        } else {
-            self.wire.insert(id.clone(), WireUse::Op(handle));
-            self.send(epoch, Outgoing::Encoded { id, method: "tools/call", bytes });
+        match self.transport {
+            super::Transport::Stdio(_) => {
+                self.wire.insert(id, WireUse::Op(handle));
+                self.io.push_back(crate::io::Io::Write { epoch, bytes });
+            }
+            #[cfg(feature = "http")]
+            super::Transport::Http(_) => {
+                self.wire.insert(id.clone(), WireUse::Op(handle));
+                self.send(epoch, Outgoing::Encoded { id, method: "tools/call", bytes });
+            }
         }
         self.on_listen_sent(now, handle);
     }
@@ -453,7 +480,10 @@ impl Connection {
         handle: RequestHandle,
         outcome: Result<ResultJson, RpcErrorObject>,
     ) {
-        let Some(outcome) = self.on_header_mismatch(now, handle, outcome) else { return };
+        #[cfg(feature = "http")]
+        let Some(outcome) = self.on_header_mismatch(now, handle, outcome) else {
+            return;
+        };
         let result = match outcome {
             Err(e) if e.code == -32602 && self.restart_pages(now, handle) => return,
             Err(e) => {
@@ -656,6 +686,7 @@ impl Connection {
         // A task is cancelled with tasks/cancel (never notifications/cancelled); a poll in
         // flight is simply dropped.
         if self.cancel_task(handle) {
+            #[cfg(feature = "http")]
             if let Some((_, id)) = self.ops.get(&handle).and_then(|op| op.sent.clone()) {
                 self.http_abandon(&id);
             }
@@ -666,6 +697,7 @@ impl Connection {
         if self.current_epoch() != Some(epoch) || !self.wire.contains_key(&id) {
             return;
         }
+        #[cfg(feature = "http")]
         if let Some(modern) = self.http_abandon(&id) {
             // Modern: closing the stream is the cancellation. Closing: the session ends anyway.
             if modern || self.phase != super::Phase::Open {

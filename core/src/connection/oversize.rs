@@ -44,7 +44,9 @@ impl Connection {
             }
             WireUse::Probe | WireUse::Initialize => self.fail_handshake(now, err),
             // Nobody waits for these.
-            WireUse::KeepAlive | WireUse::Fire => {}
+            WireUse::Fire => {}
+            #[cfg(feature = "http")]
+            WireUse::KeepAlive => {}
         }
         true
     }

@@ -131,10 +131,9 @@ impl Connection {
         let Some(op) = self.ops.get(&handle) else { return };
         let ttl = op.pages.ttl_ms;
         let scope = if op.pages.private { CacheScope::Private } else { CacheScope::Public };
-        let mut response = self.decode_list(method, items);
-        if let Response::Tools(tools) = &mut response {
-            self.http_exclude_invalid_header_tools(tools);
-        }
+        let response = self.decode_list(method, items);
+        #[cfg(feature = "http")]
+        let response = self.http_exclude_invalid_header_tools(response);
         if method == "tools/list" {
             if let Response::Tools(tools) = &response {
                 self.known_tools = Some(tools.clone());

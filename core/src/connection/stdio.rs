@@ -91,10 +91,7 @@ impl StdioLink {
 
 impl Connection {
     fn stdio_mut(&mut self) -> Option<&mut StdioLink> {
-        match &mut self.transport {
-            Transport::Stdio(link) => Some(link),
-            Transport::Http(_) => None,
-        }
+        self.transport.stdio_mut()
     }
 
     /// Bytes from the server's stdout.
@@ -191,7 +188,7 @@ impl Connection {
 
     fn drain_stderr(&mut self) {
         loop {
-            let Transport::Stdio(link) = &mut self.transport else { return };
+            let Some(link) = self.transport.stdio_mut() else { return };
             let Some(line) = link.next_stderr_line(&self.cfg.limits) else { return };
             self.emit(Event::Stderr(line));
         }

@@ -238,6 +238,7 @@ impl Connection {
 
     /// HTTP: a listen's stream dropped or the server failed (5xx): open it again after a
     /// backoff. Returns false when `handle` is not a listen.
+    #[cfg(feature = "http")]
     pub(super) fn reopen_listen_later(
         &mut self,
         now: Instant,

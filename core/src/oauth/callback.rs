@@ -2,8 +2,8 @@
 //! redirect that answers it (`state`, RFC 9207 `iss`, `error`, `code`).
 
 use crate::http_url::HttpUrl;
+use crate::oauth::entropy::pkce_challenge;
 use crate::oauth::registration::ClientRegistration;
-use crate::oauth::secret::pkce_challenge;
 use crate::oauth::url::{clip, parse_query, with_query};
 use crate::oauth::{OAuthError, OAuthErrorCode, Secret};
 

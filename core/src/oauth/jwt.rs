@@ -13,7 +13,7 @@ use p256::pkcs8::DecodePrivateKey as _;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use crate::oauth::secret::Entropy;
+use crate::oauth::entropy::Entropy;
 use crate::oauth::{OAuthError, Secret};
 
 /// Longest PEM accepted for a private key, in bytes.

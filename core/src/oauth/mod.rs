@@ -1,6 +1,10 @@
 //! OAuth 2.1 authorization for HTTP MCP servers, sans-IO (MCP 2026-07-28
 //! `basic/authorization`, with the 2025-03-26 fallbacks).
 //!
+//! The flow needs the `oauth` feature. With `http` alone this module holds what a connection
+//! needs without it: [`HttpAuth`] (no authorization, or the host's token provider), [`Secret`]
+//! and [`MAX_TOKEN_LEN`].
+//!
 //! [`AuthFlow`] never opens a socket, reads a clock or draws randomness: it emits HTTP
 //! exchanges for the host to perform, a URL for the host to open in a browser, and consumes
 //! the answers. Time comes in as `now: Instant`; randomness comes in once, as entropy bytes the
@@ -108,35 +112,60 @@
 //! and DPoP, and discovery of the identity provider's token endpoint from its issuer (the host
 //! configures the endpoint).
 
+// The OAuth flow (only with the `oauth` feature).
+#[cfg(feature = "oauth")]
 mod callback;
+#[cfg(feature = "oauth")]
 mod config;
+#[cfg(feature = "oauth")]
+mod entropy;
+#[cfg(feature = "oauth")]
 mod error;
+#[cfg(feature = "oauth")]
 mod exchange;
+#[cfg(feature = "oauth")]
 mod flow;
+#[cfg(feature = "oauth")]
 mod flow_steps;
+#[cfg(feature = "oauth")]
 mod grants;
+#[cfg(feature = "oauth")]
 mod jwt;
+#[cfg(feature = "oauth")]
 mod metadata;
+#[cfg(feature = "oauth")]
 mod registration;
+#[cfg(feature = "oauth")]
 mod request_headers;
-mod secret;
+#[cfg(feature = "oauth")]
 mod set_aside;
+#[cfg(feature = "oauth")]
 mod setup;
+#[cfg(feature = "oauth")]
 mod store;
+#[cfg(feature = "oauth")]
 mod token;
+#[cfg(feature = "oauth")]
 pub(crate) mod url;
+// What an HTTP connection needs without the flow: how it answers a challenge, and secrets.
+mod http_auth;
+mod secret;
 
-pub use callback::{MAX_CALLBACK_BYTES, MAX_CALLBACK_PARAMS};
-pub use config::{AuthConfig, DpopPolicy, GrantType, IdentityProvider, PreRegisteredClient};
-pub use error::{OAuthError, OAuthErrorCode};
-pub use flow::{AuthFlow, AuthNotice, AuthStep, FetchId, MAX_SCOPES};
-pub use flow_steps::MAX_REGISTRATIONS;
-pub use metadata::{
-    AuthServerMetadata, ResourceMetadata, MAX_LIST_ENTRIES, MAX_METADATA_BYTES, MAX_SCOPE_LEN,
+pub use http_auth::HttpAuth;
+pub use secret::{Secret, MAX_TOKEN_LEN};
+
+#[cfg(feature = "oauth")]
+pub use self::{
+    callback::{MAX_CALLBACK_BYTES, MAX_CALLBACK_PARAMS},
+    config::{AuthConfig, DpopPolicy, GrantType, IdentityProvider, PreRegisteredClient},
+    entropy::{pkce_challenge, MIN_ENTROPY_BYTES},
+    error::{OAuthError, OAuthErrorCode},
+    flow::{AuthFlow, AuthNotice, AuthStep, FetchId, MAX_SCOPES},
+    flow_steps::MAX_REGISTRATIONS,
+    metadata::{AuthServerMetadata, ResourceMetadata, MAX_LIST_ENTRIES, MAX_METADATA_BYTES, MAX_SCOPE_LEN},
+    registration::{ClientRegistration, RegistrationSource, TokenAuthMethod, MAX_REGISTRATION_BYTES},
+    set_aside::MAX_SET_ASIDE,
+    setup::OAuthSetup,
+    store::{StoredAuth, StoredGrant, StoredTokens, STORED_VERSION},
+    token::{TokenType, Tokens, MAX_EXPIRES_IN, MAX_TOKEN_RESPONSE_BYTES},
 };
-pub use registration::{ClientRegistration, RegistrationSource, TokenAuthMethod, MAX_REGISTRATION_BYTES};
-pub use secret::{pkce_challenge, Secret, MIN_ENTROPY_BYTES};
-pub use set_aside::MAX_SET_ASIDE;
-pub use setup::{HttpAuth, OAuthSetup};
-pub use store::{StoredAuth, StoredGrant, StoredTokens, STORED_VERSION};
-pub use token::{TokenType, Tokens, MAX_EXPIRES_IN, MAX_TOKEN_LEN, MAX_TOKEN_RESPONSE_BYTES};

@@ -1,11 +1,6 @@
-//! [`Secret`]: a credential that never prints, and [`Entropy`]: the host-seeded generator the
-//! PKCE verifier and `state` values are drawn from (the core never asks the OS for randomness).
+//! [`Secret`]: a credential that never prints.
 
 use std::fmt;
-
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine as _;
-use sha2::{Digest, Sha256};
 
 /// A credential (access or refresh token, client secret, PKCE verifier, authorization code).
 /// `Debug` and `Display` print `***`; [`Secret::expose`] gives the value to the code that must
@@ -13,7 +8,7 @@ use sha2::{Digest, Sha256};
 /// encrypted file): storing it safely is the host's job.
 #[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(transparent)]
-pub struct Secret(String);
+pub struct Secret(pub(crate) String);
 
 impl Secret {
     /// Wraps a value.
@@ -39,63 +34,9 @@ impl fmt::Display for Secret {
     }
 }
 
-/// The least entropy [`crate::oauth::AuthFlow::new`] accepts, in bytes (256 bits).
-pub const MIN_ENTROPY_BYTES: usize = 32;
-
-/// A deterministic generator seeded once with host-supplied entropy: output block `n` is
-/// `SHA-256(seed ‖ n)`. As long as the seed is secret and random (the host reads it from its
-/// OS generator) every output is unpredictable; the same seed always gives the same outputs,
-/// which makes the flow reproducible in tests.
-#[derive(Clone)]
-pub(crate) struct Entropy {
-    seed: [u8; 32],
-    counter: u64,
-}
-
-impl fmt::Debug for Entropy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Entropy").field("counter", &self.counter).finish_non_exhaustive()
-    }
-}
-
-impl Entropy {
-    /// Seeds the generator from at least [`MIN_ENTROPY_BYTES`] bytes (longer input is hashed in).
-    pub(crate) fn new(bytes: &[u8]) -> Option<Self> {
-        if bytes.len() < MIN_ENTROPY_BYTES {
-            return None;
-        }
-        Some(Self { seed: Sha256::digest(bytes).into(), counter: 0 })
-    }
-
-    /// `len` fresh bytes.
-    pub(crate) fn bytes(&mut self, len: usize) -> Vec<u8> {
-        let mut out = Vec::with_capacity(len + 32);
-        while out.len() < len {
-            let mut h = Sha256::new();
-            h.update(self.seed);
-            h.update(self.counter.to_be_bytes());
-            self.counter += 1;
-            out.extend_from_slice(&h.finalize());
-        }
-        out.truncate(len);
-        out
-    }
-
-    /// A fresh base64url string (no padding) of `len` random bytes.
-    pub(crate) fn token(&mut self, len: usize) -> String {
-        URL_SAFE_NO_PAD.encode(self.bytes(len))
-    }
-}
-
-/// The PKCE `S256` challenge of a verifier: `BASE64URL(SHA-256(verifier))` (RFC 7636 §4.2).
-pub fn pkce_challenge(verifier: &str) -> String {
-    URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
-}
-
-/// A PKCE verifier: 48 random bytes, 64 base64url characters (RFC 7636 allows 43 to 128).
-pub(crate) fn pkce_verifier(entropy: &mut Entropy) -> Secret {
-    Secret(entropy.token(48))
-}
+/// Longest access or refresh token accepted, in bytes (from a token endpoint, or from the
+/// host's token provider).
+pub const MAX_TOKEN_LEN: usize = 16 * 1024;
 
 #[cfg(test)]
 mod tests {
@@ -108,33 +49,5 @@ mod tests {
         assert_eq!(s.to_string(), "***");
         assert_eq!(s.expose(), "tok-123");
         assert_eq!(serde_json::to_string(&s).unwrap(), "\"tok-123\"");
-    }
-
-    #[test]
-    fn entropy_needs_enough_bytes_and_is_deterministic() {
-        assert!(Entropy::new(&[1; 31]).is_none());
-        let mut a = Entropy::new(&[7; 32]).unwrap();
-        let mut b = Entropy::new(&[7; 32]).unwrap();
-        let x = a.bytes(40);
-        assert_eq!(x, b.bytes(40));
-        assert_ne!(a.bytes(40), x, "later outputs differ");
-        assert!(!format!("{a:?}").contains("seed"));
-    }
-
-    #[test]
-    fn verifier_length_and_charset() {
-        let mut e = Entropy::new(&[3; 32]).unwrap();
-        let v = pkce_verifier(&mut e);
-        assert!((43..=128).contains(&v.expose().len()));
-        assert!(v.expose().bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
-    }
-
-    #[test]
-    fn challenge_matches_rfc7636_example() {
-        // RFC 7636 Appendix B.
-        assert_eq!(
-            pkce_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
-            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
-        );
     }
 }

@@ -1,37 +1,9 @@
-//! [`HttpAuth`]: how an HTTP connection obtains the credentials a protected server asks for,
-//! as the host configures it ([`crate::HttpConfig::auth`]).
+//! [`OAuthSetup`]: what an OAuth connection ([`crate::oauth::HttpAuth::OAuth`]) starts from.
 
 use std::fmt;
 use std::time::Duration;
 
 use crate::oauth::{AuthConfig, StoredAuth};
-
-/// How an HTTP connection answers a `401`/`403` challenge.
-#[derive(Clone, PartialEq, Eq, Default)]
-pub enum HttpAuth {
-    /// It does not: the request fails with [`crate::RequestError::Unauthorized`].
-    #[default]
-    None,
-    /// OAuth 2.1 through an [`crate::oauth::AuthFlow`] the connection drives: discovery,
-    /// registration, the browser step (a [`crate::ServerRequestKind::Authorization`] host
-    /// request), tokens, refresh and step-up; the refused request goes out again once
-    /// authorized.
-    OAuth(Box<OAuthSetup>),
-    /// The host has its own tokens: on a challenge the connection asks for one
-    /// ([`crate::ServerRequestKind::AccessToken`]) and sends the request again with it, once
-    /// per challenge.
-    TokenProvider,
-}
-
-impl fmt::Debug for HttpAuth {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            HttpAuth::None => f.write_str("None"),
-            HttpAuth::OAuth(setup) => f.debug_tuple("OAuth").field(setup).finish(),
-            HttpAuth::TokenProvider => f.write_str("TokenProvider"),
-        }
-    }
-}
 
 /// What an OAuth connection starts from.
 #[derive(Clone, PartialEq, Eq)]

@@ -11,12 +11,10 @@ use crate::destination::Destination;
 use crate::io::{HttpMethod, HttpRequest};
 use crate::oauth::registration::{ClientRegistration, TokenAuthMethod};
 use crate::oauth::url::{clip, form_body, form_encode};
-use crate::oauth::{OAuthError, OAuthErrorCode, Secret};
+use crate::oauth::{OAuthError, OAuthErrorCode, Secret, MAX_TOKEN_LEN};
 
 /// Largest token response accepted, in bytes.
 pub const MAX_TOKEN_RESPONSE_BYTES: usize = 64 * 1024;
-/// Longest access or refresh token accepted, in bytes.
-pub const MAX_TOKEN_LEN: usize = 16 * 1024;
 /// `expires_in` values are capped at this (ten years) so the expiry instant never overflows.
 pub const MAX_EXPIRES_IN: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
 

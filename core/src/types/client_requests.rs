@@ -483,6 +483,7 @@ raw_json_impls!(RootsRequest, CreateMessageRequest, ElicitRequest);
 
 /// A server's request to the host, typed (the larger requests boxed, so events stay small).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum HostRequest {
     /// `roots/list`.
     Roots(RootsRequest),
@@ -491,8 +492,10 @@ pub enum HostRequest {
     /// `elicitation/create` (form or URL).
     Elicitation(Box<ElicitRequest>),
     /// The connection's OAuth flow asks the user to sign in through a browser.
+    #[cfg(feature = "oauth")]
     Authorization(Box<super::AuthorizationRequest>),
     /// The connection asks the host's token provider for an access token.
+    #[cfg(feature = "http")]
     AccessToken(Box<super::AccessTokenRequest>),
 }
 
@@ -507,9 +510,11 @@ impl HostRequest {
             ServerRequestKind::Elicitation | ServerRequestKind::ElicitationUrl => {
                 HostRequest::Elicitation(Box::new(ElicitRequest::from_value(params)?))
             }
+            #[cfg(feature = "oauth")]
             ServerRequestKind::Authorization => {
                 HostRequest::Authorization(Box::new(super::AuthorizationRequest::from_value(params)?))
             }
+            #[cfg(feature = "http")]
             ServerRequestKind::AccessToken => {
                 HostRequest::AccessToken(Box::new(super::AccessTokenRequest::from_value(params)?))
             }
@@ -522,7 +527,9 @@ impl HostRequest {
             HostRequest::Roots(r) => r.raw(),
             HostRequest::Sampling(r) => r.raw(),
             HostRequest::Elicitation(r) => r.raw(),
+            #[cfg(feature = "oauth")]
             HostRequest::Authorization(r) => r.raw(),
+            #[cfg(feature = "http")]
             HostRequest::AccessToken(r) => r.raw(),
         }
     }

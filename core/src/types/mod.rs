@@ -15,7 +15,10 @@ use serde::de::{DeserializeOwned, Deserializer};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+#[cfg(feature = "http")]
 mod auth_requests;
+#[cfg(feature = "oauth")]
+mod authorization;
 mod call_result;
 mod client_requests;
 mod common;
@@ -32,7 +35,10 @@ mod server;
 mod task;
 mod tool;
 
-pub use auth_requests::{AccessTokenAnswer, AccessTokenRequest, AuthorizationCallback, AuthorizationRequest};
+#[cfg(feature = "http")]
+pub use auth_requests::{AccessTokenAnswer, AccessTokenRequest};
+#[cfg(feature = "oauth")]
+pub use authorization::{AuthorizationCallback, AuthorizationRequest};
 pub use call_result::CallToolResult;
 pub use client_requests::{
     decode_roots_result, roots_result, CreateMessageRequest, CreateMessageResult, ElicitAction, ElicitMode,

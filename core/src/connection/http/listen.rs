@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use super::exchange::Role;
 use super::session::{Listen, Resume};
+use super::HttpLink;
 use crate::connection::Connection;
 use crate::handle::Epoch;
 use crate::timers::Timer;
@@ -13,6 +14,21 @@ use crate::transport::TransportKind;
 /// How long requests of a new legacy session wait for its GET stream to open (see
 /// [`super::session::ListenStream::gate`]).
 const LISTEN_GATE_WAIT: Duration = Duration::from_secs(2);
+
+impl HttpLink {
+    /// Whether the server can reach the client with unsolicited notifications (a legacy
+    /// `listChanged` promise is only worth caching on when it can): always on HTTP+SSE; on
+    /// Streamable HTTP while the GET stream is open or being reopened; never on plain HTTP.
+    pub(in crate::connection) fn can_receive_notifications(&self) -> bool {
+        match self.kind() {
+            TransportKind::Stdio | TransportKind::Sse => true,
+            TransportKind::StreamableHttp => {
+                matches!(self.session.listen(), Listen::Open(_) | Listen::Waiting)
+            }
+            TransportKind::PlainHttp => false,
+        }
+    }
+}
 
 impl Connection {
     /// A legacy Streamable HTTP session is ready: hold host requests and open the GET stream.
@@ -32,21 +48,6 @@ impl Connection {
         }
     }
 
-    /// Whether the server can reach the client with unsolicited notifications (a legacy
-    /// `listChanged` promise is only worth caching on when it can): always on stdio and
-    /// HTTP+SSE; on Streamable HTTP while the GET stream is open or being reopened; never on
-    /// plain HTTP.
-    pub(in crate::connection) fn can_receive_notifications(&self) -> bool {
-        let Some(link) = self.http() else { return true };
-        match link.kind() {
-            TransportKind::Stdio | TransportKind::Sse => true,
-            TransportKind::StreamableHttp => {
-                matches!(link.session.listen(), Listen::Open(_) | Listen::Waiting)
-            }
-            TransportKind::PlainHttp => false,
-        }
-    }
-
     /// The legacy GET stream is gone for good: no `list_changed` can arrive any more, so the
     /// lists cached on that promise are dropped.
     pub(super) fn listen_given_up(&mut self) {
@@ -56,9 +57,17 @@ impl Connection {
         self.drop_lists_awaiting_notifications();
     }
 
-    /// Whether host requests must wait for the GET stream of a new legacy session.
+    /// Whether host requests must wait: for the GET stream of a new legacy session, or for an
+    /// authorization round (under way, or a refresh started now).
+    #[cfg_attr(not(feature = "oauth"), allow(unused_variables))]
     pub(in crate::connection) fn http_holds_requests(&mut self, now: Instant) -> bool {
-        self.http().is_some_and(|l| l.session.gated()) || self.auth_refresh_due(now)
+        if self.http().is_some_and(|l| l.session.gated()) {
+            return true;
+        }
+        // OAuth: a token about to expire is refreshed first.
+        #[cfg(feature = "oauth")]
+        self.oauth_refresh_if_due(now);
+        self.http_auth_busy()
     }
 
     /// The GET stream answered (or will not): requests held for it go out now.

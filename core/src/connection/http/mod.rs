@@ -42,6 +42,7 @@ use crate::io::{HttpHead, HttpRequest, Io};
 use crate::jsonrpc::WireId;
 use crate::jsonrpc_head::Peek;
 use crate::mcp_servers::{HttpUrl, TransportKind};
+use crate::request::Response;
 use crate::timers::Timer;
 
 use detection::Detection;
@@ -357,6 +358,7 @@ impl Connection {
     /// The response head of an exchange arrived.
     pub fn handle_http_head(&mut self, now: Instant, exchange: ExchangeId, head: HttpHead) {
         let now = self.tick(now);
+        #[cfg(feature = "oauth")]
         if self.auth_owns(exchange) {
             return self.auth_fetch_head(exchange, head);
         }
@@ -393,6 +395,7 @@ impl Connection {
     /// A chunk of an exchange's response body arrived (raw, not decompressed).
     pub fn handle_http_body(&mut self, now: Instant, exchange: ExchangeId, bytes: &[u8]) {
         let now = self.tick(now);
+        #[cfg(feature = "oauth")]
         if self.auth_owns(exchange) {
             return self.auth_fetch_body(now, exchange, bytes);
         }
@@ -407,6 +410,7 @@ impl Connection {
     /// An exchange's response body ended normally.
     pub fn handle_http_end(&mut self, now: Instant, exchange: ExchangeId) {
         let now = self.tick(now);
+        #[cfg(feature = "oauth")]
         if self.auth_owns(exchange) {
             return self.auth_fetch_end(now, exchange);
         }
@@ -416,6 +420,7 @@ impl Connection {
     /// An exchange failed in transport (connect, TLS, reset, ...).
     pub fn handle_http_failed(&mut self, now: Instant, exchange: ExchangeId, error: std::io::Error) {
         let now = self.tick(now);
+        #[cfg(feature = "oauth")]
         if self.auth_owns(exchange) {
             return self.auth_fetch_failed(now, exchange, &error.to_string());
         }
@@ -430,6 +435,7 @@ impl Connection {
     /// [`Connection::handle_http_failed`] would, with the refusal as its detail.
     pub fn handle_http_refused(&mut self, now: Instant, exchange: ExchangeId, refusal: crate::UnsafeAddress) {
         let now = self.tick(now);
+        #[cfg(feature = "oauth")]
         if self.auth_owns(exchange) {
             return self.auth_fetch_refused(now, exchange, &refusal);
         }
@@ -584,9 +590,10 @@ impl Connection {
 
     /// Modern HTTP: a tool whose `x-mcp-header` annotations are invalid is left out of
     /// `tools/list` (the spec requires it), with a warning naming the tool and the reason.
-    pub(super) fn http_exclude_invalid_header_tools(&mut self, tools: &mut Vec<crate::types::Tool>) {
+    pub(super) fn http_exclude_invalid_header_tools(&mut self, mut response: Response) -> Response {
+        let Response::Tools(tools) = &mut response else { return response };
         if self.http().is_none() || self.era() != Some(Era::Modern) {
-            return;
+            return response;
         }
         let mut excluded = Vec::new();
         tools.retain(|tool| match crate::headers::param_headers(&tool.input_schema) {
@@ -599,6 +606,7 @@ impl Connection {
         for detail in excluded {
             self.warn(Warning::InvalidListItem { list: "tools", detail });
         }
+        response
     }
 
     /// The session is usable: remember the verdict, open the legacy GET stream.

@@ -136,7 +136,7 @@ impl HttpLink {
     }
 
     /// The `Authorization` values requests go out with (none, usually one).
-    fn authorization_values(&self) -> Vec<&str> {
+    pub(in crate::connection) fn authorization_values(&self) -> Vec<&str> {
         match &self.authorization {
             Some(set) => set.as_deref().into_iter().collect(),
             None => self
@@ -167,11 +167,6 @@ impl Connection {
         if let Some(link) = self.http_mut() {
             link.authorization = Some(value);
         }
-    }
-
-    /// The `Authorization` values the next request goes out with (empty: none, or stdio).
-    pub(in crate::connection) fn http_authorization(&self) -> Vec<&str> {
-        self.http().map(HttpLink::authorization_values).unwrap_or_default()
     }
 }
 

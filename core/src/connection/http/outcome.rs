@@ -531,14 +531,6 @@ impl Connection {
         self.timers.set(Timer::Retry(handle), now + delay);
     }
 
-    /// A retry's wait is over: send the request again.
-    pub(in crate::connection) fn on_retry_timer(&mut self, now: Instant, handle: RequestHandle) {
-        if self.ops.get(&handle).is_some_and(|op| op.sent.is_none()) && !self.queue.contains(&handle) {
-            self.queue.push_back(handle);
-            self.pump(now);
-        }
-    }
-
     /// Hands a JSON-RPC error from an HTTP error body to whoever waits for `id`.
     fn deliver(&mut self, now: Instant, id: WireId, outcome: Result<serde_json::Value, RpcError>) {
         let Some(epoch) = self.current_epoch() else { return };
