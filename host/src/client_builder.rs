@@ -378,16 +378,11 @@ impl<H> BuilderParts<H> {
         }
         #[cfg(not(feature = "http"))]
         refuse_http_servers(&self.specs, "mcpwire-host")?;
-        #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
-        let mut specs = crate::prepare_servers(self.specs, &self.handlers)?;
+        let specs = crate::prepare_servers(self.specs, &self.handlers)?;
         #[cfg(feature = "http")]
         check_token_providers(&specs, &self.handlers)?;
         #[cfg(feature = "oauth")]
-        let hook = {
-            let store = self.token_store.as_deref();
-            crate::auth::prepare_auth(&mut specs, &self.handlers, store, self.hook.as_ref())?;
-            crate::auth::persisting_hook(self.token_store, self.hook)
-        };
+        let (specs, hook) = prepare_oauth(specs, &self.handlers, self.token_store, self.hook)?;
         #[cfg(not(feature = "oauth"))]
         let hook = self.hook;
         let servers = specs
@@ -431,6 +426,20 @@ pub fn refuse_http_servers(
             spec.name
         ))),
     }
+}
+
+/// Completes the OAuth setups of `specs` ([`crate::auth::prepare_auth`]) and gives the event
+/// hook the servers get: with a token store, one that saves every new record first
+/// ([`crate::auth::persisting_hook`]).
+#[cfg(feature = "oauth")]
+fn prepare_oauth<H>(
+    mut specs: Vec<mcpwire_core::ServerSpec>,
+    handlers: &crate::HandlerSet<H>,
+    store: Option<std::sync::Arc<dyn crate::auth::TokenStore>>,
+    hook: Option<crate::EventHook>,
+) -> Result<(Vec<mcpwire_core::ServerSpec>, Option<crate::EventHook>), mcpwire_core::ClientError> {
+    crate::auth::prepare_auth(&mut specs, handlers, store.as_deref(), hook.as_ref())?;
+    Ok((specs, crate::auth::persisting_hook(store, hook)))
 }
 
 /// Checks that a token provider is installed when a server answers its challenges with one
