@@ -45,6 +45,7 @@ impl<F: Family> ClientBuilder<F> {
     /// Sets up the HTTP client every HTTP server of this client shares (one keep-alive
     /// pool): extra root certificates and the proxy. The default trusts the webpki roots
     /// and takes the proxy from the environment.
+    #[cfg(feature = "http")]
     pub fn http_client(mut self, config: crate::HttpClientConfig) -> Self {
         self.parts.http = config;
         self
@@ -195,6 +196,7 @@ impl<F: Family> ClientBuilder<F> {
     /// [`AuthorizationCallback`](mcpwire_core::types::AuthorizationCallback) with the redirect
     /// URL (or its query), or a [`HandlerError`](mcpwire_core::HandlerError). See
     /// [`Self::browser_authorization`] for the ready-made one.
+    #[cfg(feature = "oauth")]
     pub fn authorization_handler<H, O>(mut self, f: H) -> Self
     where
         H: Fn(crate::AuthorizationPrompt) -> O + Send + Sync + 'static,
@@ -210,6 +212,7 @@ impl<F: Family> ClientBuilder<F> {
     /// arrives (at most 5 minutes; see
     /// [`BrowserAuthorization`](crate::auth::BrowserAuthorization) for another
     /// timeout). Replaces an authorization handler.
+    #[cfg(feature = "oauth")]
     pub fn browser_authorization(mut self, opener: crate::auth::BrowserOpener) -> Self
     where
         crate::auth::AuthorizationWait: HandlerOutput<F::Style, mcpwire_core::types::AuthorizationCallback>,
@@ -228,6 +231,7 @@ impl<F: Family> ClientBuilder<F> {
     /// status, `WWW-Authenticate` and attempt number) and answers an
     /// [`AccessTokenAnswer`](mcpwire_core::types::AccessTokenAnswer), or a
     /// [`HandlerError`](mcpwire_core::HandlerError) to give up.
+    #[cfg(feature = "http")]
     pub fn token_provider<H, O>(mut self, f: H) -> Self
     where
         H: Fn(crate::TokenRequest) -> O + Send + Sync + 'static,
@@ -242,6 +246,7 @@ impl<F: Family> ClientBuilder<F> {
     /// [`Warning::TokenStore`](mcpwire_core::Warning::TokenStore) event and ignored), and
     /// every [`Event::AuthorizationSaved`](mcpwire_core::Event::AuthorizationSaved) is saved
     /// (from the server's driver, before the event hook sees it).
+    #[cfg(feature = "oauth")]
     pub fn token_store(mut self, store: std::sync::Arc<dyn crate::auth::TokenStore>) -> Self {
         self.parts.token_store = Some(store);
         self
@@ -249,8 +254,8 @@ impl<F: Family> ClientBuilder<F> {
 
     /// Starts one engine per server. Servers start lazily, on first use (or on
     /// [`Client::connect`]). Fails for an empty or inconsistent server list, a
-    /// `max_concurrent_servers` of 0, or an unusable [`HttpClientConfig`](crate::HttpClientConfig)
-    /// (a bad certificate or proxy URL).
+    /// `max_concurrent_servers` of 0, an unusable `HttpClientConfig` (a bad certificate or
+    /// proxy URL), or a server that is not stdio when the `http` feature is off.
     pub fn build(self) -> Result<Client<F>, mcpwire_core::ClientError> {
         let limit = self.parts.max_concurrent_servers;
         let servers = F::start(self.parts, self.options)?;
@@ -277,12 +282,14 @@ pub struct BuilderParts<H> {
     /// The event hook.
     pub hook: Option<crate::EventHook>,
     /// The HTTP client settings.
+    #[cfg(feature = "http")]
     pub http: crate::HttpClientConfig,
     /// The per-request `_meta` provider.
     pub meta_provider: Option<crate::MetaProvider>,
     /// The input-wait hook.
     pub input_wait_hook: Option<crate::InputWaitHook>,
     /// Where OAuth records are loaded from and saved to.
+    #[cfg(feature = "oauth")]
     pub token_store: Option<std::sync::Arc<dyn crate::auth::TokenStore>>,
     /// How many servers a client-wide request asks at once (checked by `prepare`: at least 1).
     pub max_concurrent_servers: usize,
@@ -298,9 +305,11 @@ impl<H> Default for BuilderParts<H> {
             specs: Vec::new(),
             handlers: Default::default(),
             hook: None,
+            #[cfg(feature = "http")]
             http: Default::default(),
             meta_provider: None,
             input_wait_hook: None,
+            #[cfg(feature = "oauth")]
             token_store: None,
             max_concurrent_servers: DEFAULT_MAX_CONCURRENT_SERVERS,
         }
@@ -309,16 +318,17 @@ impl<H> Default for BuilderParts<H> {
 
 impl<H> std::fmt::Debug for BuilderParts<H> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClientBuilder")
-            .field("specs", &self.specs)
+        let mut d = f.debug_struct("ClientBuilder");
+        d.field("specs", &self.specs)
             .field("handlers", &self.handlers)
-            .field("hook", &self.hook.as_ref().map(|_| "installed"))
-            .field("http", &self.http)
-            .field("meta_provider", &self.meta_provider.as_ref().map(|_| "installed"))
-            .field("input_wait_hook", &self.input_wait_hook.as_ref().map(|_| "installed"))
-            .field("token_store", &self.token_store.as_ref().map(|_| "installed"))
-            .field("max_concurrent_servers", &self.max_concurrent_servers)
-            .finish()
+            .field("hook", &self.hook.as_ref().map(|_| "installed"));
+        #[cfg(feature = "http")]
+        d.field("http", &self.http);
+        d.field("meta_provider", &self.meta_provider.as_ref().map(|_| "installed"))
+            .field("input_wait_hook", &self.input_wait_hook.as_ref().map(|_| "installed"));
+        #[cfg(feature = "oauth")]
+        d.field("token_store", &self.token_store.as_ref().map(|_| "installed"));
+        d.field("max_concurrent_servers", &self.max_concurrent_servers).finish()
     }
 }
 
@@ -345,17 +355,18 @@ pub struct Prepared<H, R, W> {
     /// The host's handlers.
     pub handlers: std::sync::Arc<crate::HandlerSet<H>>,
     /// The HTTP client settings.
+    #[cfg(feature = "http")]
     pub http: crate::HttpClientConfig,
     /// How many servers a client-wide request asks at once (at least 1).
     pub max_concurrent_servers: usize,
 }
 
 impl<H> BuilderParts<H> {
-    /// Checks the server list (one at least, unique names) and the fan-out limit (at least
-    /// 1), gives every server the features of
-    /// the installed handlers and a jitter seed, completes OAuth setups (entropy, wall clock,
-    /// stored record: [`crate::auth::prepare_auth`]), and sets up each one's connection at
-    /// `now`.
+    /// Checks the server list (one at least, unique names, stdio only without the `http`
+    /// feature, the handlers a server's auth needs) and the fan-out limit (at least 1), gives
+    /// every server the features of the installed handlers and a jitter seed, completes OAuth
+    /// setups (entropy, wall clock, stored record: `auth::prepare_auth`), and sets up each
+    /// one's connection at `now`.
     pub fn prepare<R: crate::Reply, W: crate::Waiter>(
         self,
         now: std::time::Instant,
@@ -365,10 +376,15 @@ impl<H> BuilderParts<H> {
                 "max_concurrent_servers must be at least 1 (1 asks the servers one after the other)";
             return Err(mcpwire_core::ClientError::Config(refusal.into()));
         }
-        let mut specs = crate::prepare_servers(self.specs, &self.handlers)?;
-        let store = self.token_store.as_deref();
-        crate::auth::prepare_auth(&mut specs, &self.handlers, store, self.hook.as_ref())?;
-        let hook = crate::auth::persisting_hook(self.token_store, self.hook);
+        #[cfg(not(feature = "http"))]
+        refuse_http_servers(&self.specs, "mcpwire-host")?;
+        let specs = crate::prepare_servers(self.specs, &self.handlers)?;
+        #[cfg(feature = "http")]
+        check_token_providers(&specs, &self.handlers)?;
+        #[cfg(feature = "oauth")]
+        let (specs, hook) = prepare_oauth(specs, &self.handlers, self.token_store, self.hook)?;
+        #[cfg(not(feature = "oauth"))]
+        let hook = self.hook;
         let servers = specs
             .into_iter()
             .map(|spec| {
@@ -385,8 +401,105 @@ impl<H> BuilderParts<H> {
         Ok(Prepared {
             servers,
             handlers: std::sync::Arc::new(self.handlers),
+            #[cfg(feature = "http")]
             http: self.http,
             max_concurrent_servers: self.max_concurrent_servers,
         })
+    }
+}
+
+/// Refuses the first server in `specs` that is not a stdio server, naming the feature: what a
+/// crate built without its `http` feature does when a client is built (`crate_name` is the
+/// crate whose `http` feature would serve it).
+pub fn refuse_http_servers(
+    specs: &[mcpwire_core::ServerSpec],
+    crate_name: &str,
+) -> Result<(), mcpwire_core::ClientError> {
+    let not_stdio = |s: &&mcpwire_core::ServerSpec| {
+        !matches!(s.config.transport, mcpwire_core::TransportConfig::Stdio(_))
+    };
+    match specs.iter().find(not_stdio) {
+        None => Ok(()),
+        Some(spec) => Err(mcpwire_core::ClientError::Config(format!(
+            "server {:?} is not a stdio server, and HTTP support is not compiled in: enable the \
+             `http` feature of {crate_name}",
+            spec.name
+        ))),
+    }
+}
+
+/// Completes the OAuth setups of `specs` ([`crate::auth::prepare_auth`]) and gives the event
+/// hook the servers get: with a token store, one that saves every new record first
+/// ([`crate::auth::persisting_hook`]).
+#[cfg(feature = "oauth")]
+fn prepare_oauth<H>(
+    mut specs: Vec<mcpwire_core::ServerSpec>,
+    handlers: &crate::HandlerSet<H>,
+    store: Option<std::sync::Arc<dyn crate::auth::TokenStore>>,
+    hook: Option<crate::EventHook>,
+) -> Result<(Vec<mcpwire_core::ServerSpec>, Option<crate::EventHook>), mcpwire_core::ClientError> {
+    crate::auth::prepare_auth(&mut specs, handlers, store.as_deref(), hook.as_ref())?;
+    Ok((specs, crate::auth::persisting_hook(store, hook)))
+}
+
+/// Checks that a token provider is installed when a server answers its challenges with one
+/// ([`HttpAuth::TokenProvider`](mcpwire_core::oauth::HttpAuth::TokenProvider)).
+#[cfg(feature = "http")]
+fn check_token_providers<H>(
+    specs: &[mcpwire_core::ServerSpec],
+    handlers: &crate::HandlerSet<H>,
+) -> Result<(), mcpwire_core::ClientError> {
+    use mcpwire_core::{oauth::HttpAuth, TransportConfig};
+    if handlers.access_token.is_some() {
+        return Ok(());
+    }
+    let provided = |s: &&mcpwire_core::ServerSpec| matches!(&s.config.transport, TransportConfig::Http(h) if matches!(h.auth, HttpAuth::TokenProvider));
+    match specs.iter().find(provided) {
+        None => Ok(()),
+        Some(spec) => Err(mcpwire_core::ClientError::Config(format!(
+            "server {:?} uses a token provider, but none is installed (ClientBuilder::token_provider)",
+            spec.name
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcpwire_core::{ServerSpec, StdioCommand};
+
+    #[test]
+    fn stdio_servers_pass_without_http() {
+        let specs = [ServerSpec::stdio("a", StdioCommand::new("x"))];
+        assert_eq!(refuse_http_servers(&specs, "mcpwire-host"), Ok(()));
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn other_servers_are_refused_naming_the_feature() {
+        let specs = [
+            ServerSpec::stdio("a", StdioCommand::new("x")),
+            ServerSpec::http("web", mcpwire_core::HttpConfig::new("https://web.example/mcp").unwrap()),
+        ];
+        let err = refuse_http_servers(&specs, "mcpwire-tokio").unwrap_err();
+        assert!(
+            matches!(&err, mcpwire_core::ClientError::Config(m) if m.contains("\"web\"") && m.contains("`http` feature of mcpwire-tokio")),
+            "{err}"
+        );
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn token_providers_need_a_provider() {
+        let spec = ServerSpec::http("t", mcpwire_core::HttpConfig::new("https://t.example/mcp").unwrap())
+            .token_provider();
+        let none: crate::HandlerSet<u8> = crate::HandlerSet::default();
+        let err = check_token_providers(std::slice::from_ref(&spec), &none).unwrap_err();
+        assert!(
+            matches!(&err, mcpwire_core::ClientError::Config(m) if m.contains("token provider")),
+            "{err}"
+        );
+        let with: crate::HandlerSet<u8> = crate::HandlerSet { access_token: Some(1), ..Default::default() };
+        check_token_providers(&[spec], &with).unwrap();
     }
 }

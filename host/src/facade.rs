@@ -10,22 +10,29 @@
 //! [`types`]), the request descriptors ([`calls`]), errors and events, server specs and
 //! their settings, the multi-server answers, the LLM-provider conversions, deprecation
 //! notices, OAuth ([`auth`] for the host side, [`oauth`] for the flow's configuration and
-//! errors), the standalone schema validator ([`schema`]), and the family-neutral request
-//! values, handler requests and hooks of this crate.
+//! errors; feature `oauth`), the standalone schema validator ([`schema`]), and the
+//! family-neutral request values, handler requests and hooks of this crate. What exists only
+//! for HTTP servers (HTTP settings, redirects, transport attempts, token providers) is here
+//! with the `http` feature.
 
 // Modules a user reaches as modules.
+#[cfg(feature = "oauth")]
 pub use crate::auth;
-pub use mcpwire_core::{calls, mcp_servers, oauth, schema, tool_formats, types};
+#[cfg(feature = "oauth")]
+pub use mcpwire_core::oauth;
+pub use mcpwire_core::{calls, mcp_servers, schema, tool_formats, types};
 
 // Errors.
+#[cfg(feature = "http")]
 pub use mcpwire_core::headers::Challenge;
 pub use mcpwire_core::routing::{RouteError, RouteKind};
 pub use mcpwire_core::tool_formats::ToolCallError;
 pub use mcpwire_core::types::DecodeError;
 pub use mcpwire_core::{
-    AnswerError, AttemptOutcome, ClientError, CommandError, IoError, RedirectError, RedirectRefusal,
-    RequestError, RpcError, RpcErrorKind, TransportAttempt, UnsafeAddress, Warning,
+    AnswerError, ClientError, CommandError, IoError, RequestError, RpcError, RpcErrorKind, Warning,
 };
+#[cfg(feature = "http")]
+pub use mcpwire_core::{AttemptOutcome, RedirectError, RedirectRefusal, TransportAttempt, UnsafeAddress};
 
 // Events, notifications, listen streams, input waits.
 pub use mcpwire_core::{
@@ -35,8 +42,10 @@ pub use mcpwire_core::{
 
 // Servers: how they are given, set up and described.
 pub use mcpwire_core::mcp_servers::{TargetConfigError, TransportKind};
+#[cfg(feature = "http")]
+pub use mcpwire_core::HttpConfig;
 pub use mcpwire_core::{
-    CacheInfo, CacheKey, CacheScope, ConnectionConfig, Era, HttpConfig, Limits, ProtocolMode, Request,
+    CacheInfo, CacheKey, CacheScope, ConnectionConfig, Era, Limits, ProtocolMode, Request,
     RequestMetaContext, RequestOptions, Response, SchemaValidation, ServerInfo, ServerSpec, ServerTool,
     StdioCommand, Timeouts, TransportConfig, ValidationMode,
 };
@@ -58,21 +67,28 @@ pub use mcpwire_core::tool_formats::{
 };
 
 // Protocol types (all of them are in `types`).
+#[cfg(feature = "http")]
+pub use mcpwire_core::types::{AccessTokenAnswer, AccessTokenRequest};
 pub use mcpwire_core::types::{
-    AccessTokenAnswer, AccessTokenRequest, Annotations, AudioContent, AuthorizationCallback,
-    AuthorizationRequest, CallToolResult, CompleteResult, CompletionReference, ContentBlock,
+    Annotations, AudioContent, CallToolResult, CompleteResult, CompletionReference, ContentBlock,
     CreateMessageRequest, CreateMessageResult, ElicitAction, ElicitMode, ElicitRequest, ElicitResult,
     EmbeddedResource, GetPromptResult, HandlerError, Icon, ImageContent, Implementation, LoggingLevel,
     ModelPreferences, Prompt, PromptArgument, PromptMessage, ReadResourceResult, Resource, ResourceContents,
     ResourceLink, ResourceTemplate, Role, Root, RootsRequest, SamplingContent, SamplingMessage,
     ServerCapabilities, StartedTask, Task, TaskHandle, TaskStatus, TextContent, Tool, ToolAnnotations,
 };
+#[cfg(feature = "oauth")]
+pub use mcpwire_core::types::{AuthorizationCallback, AuthorizationRequest};
 
 // The family-neutral part of the client API: request values, handler requests, hooks, HTTP
 // client settings.
+#[cfg(feature = "oauth")]
+pub use crate::AuthorizationPrompt;
 pub use crate::{
-    Arguments, AuthorizationPrompt, BatchRequest, CancelToken, ElicitationRequest, EventHook, FromServer,
-    HandlerOutput, HttpClientConfig, InputWaitHook, ListenOptions, ListenRequest, MetaProvider, Pending,
-    ProgressFn, ProgressStream, ProxySetting, RequestBuilder, RequestUpdate, RootsListRequest,
-    SamplingRequest, TokenRequest, ToolCall, DEFAULT_BATCH_CONCURRENCY, DEFAULT_MAX_CONCURRENT_SERVERS,
+    Arguments, BatchRequest, CancelToken, ElicitationRequest, EventHook, FromServer, HandlerOutput,
+    InputWaitHook, ListenOptions, ListenRequest, MetaProvider, Pending, ProgressFn, ProgressStream,
+    RequestBuilder, RequestUpdate, RootsListRequest, SamplingRequest, ToolCall, DEFAULT_BATCH_CONCURRENCY,
+    DEFAULT_MAX_CONCURRENT_SERVERS,
 };
+#[cfg(feature = "http")]
+pub use crate::{HttpClientConfig, ProxySetting, TokenRequest};

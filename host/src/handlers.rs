@@ -13,9 +13,13 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+#[cfg(feature = "http")]
+use mcpwire_core::types::{AccessTokenAnswer, AccessTokenRequest};
+#[cfg(feature = "oauth")]
+use mcpwire_core::types::{AuthorizationCallback, AuthorizationRequest};
 use mcpwire_core::types::{
-    AccessTokenAnswer, AccessTokenRequest, AuthorizationCallback, AuthorizationRequest, CreateMessageRequest,
-    CreateMessageResult, DecodeError, ElicitRequest, ElicitResult, HostRequest, Root, RootsRequest,
+    CreateMessageRequest, CreateMessageResult, DecodeError, ElicitRequest, ElicitResult, HostRequest, Root,
+    RootsRequest,
 };
 use mcpwire_core::{ClientError, ClientFeatures, HandlerError, ServerRequestKind, ServerSpec};
 
@@ -40,8 +44,10 @@ pub struct HandlerSet<H> {
     /// The sampling handler honours `includeContext` (declares `sampling.context`).
     pub sampling_context: bool,
     /// Opens the browser for an OAuth sign-in and gives back where it was redirected.
+    #[cfg(feature = "oauth")]
     pub authorization: Option<H>,
     /// Gives access tokens for servers authorized by the host itself (token provider).
+    #[cfg(feature = "http")]
     pub access_token: Option<H>,
 }
 
@@ -55,7 +61,9 @@ impl<H> Default for HandlerSet<H> {
             fixed_roots: None,
             sampling_tools: false,
             sampling_context: false,
+            #[cfg(feature = "oauth")]
             authorization: None,
+            #[cfg(feature = "http")]
             access_token: None,
         }
     }
@@ -63,17 +71,19 @@ impl<H> Default for HandlerSet<H> {
 
 impl<H> std::fmt::Debug for HandlerSet<H> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HandlerSet")
-            .field("roots", &self.roots.is_some())
+        let mut d = f.debug_struct("HandlerSet");
+        d.field("roots", &self.roots.is_some())
             .field("sampling", &self.sampling.is_some())
             .field("elicitation", &self.elicitation.is_some())
             .field("elicitation_url", &self.elicitation_url.is_some())
             .field("fixed_roots", &self.fixed_roots.as_ref().map(Vec::len))
             .field("sampling_tools", &self.sampling_tools)
-            .field("sampling_context", &self.sampling_context)
-            .field("authorization", &self.authorization.is_some())
-            .field("access_token", &self.access_token.is_some())
-            .finish()
+            .field("sampling_context", &self.sampling_context);
+        #[cfg(feature = "oauth")]
+        d.field("authorization", &self.authorization.is_some());
+        #[cfg(feature = "http")]
+        d.field("access_token", &self.access_token.is_some());
+        d.finish()
     }
 }
 
@@ -97,8 +107,14 @@ impl<H> HandlerSet<H> {
             ServerRequestKind::Sampling => self.sampling.as_ref(),
             ServerRequestKind::Elicitation => self.elicitation.as_ref(),
             ServerRequestKind::ElicitationUrl => self.elicitation_url.as_ref(),
+            #[cfg(feature = "oauth")]
             ServerRequestKind::Authorization => self.authorization.as_ref(),
+            #[cfg(feature = "http")]
             ServerRequestKind::AccessToken => self.access_token.as_ref(),
+            // Kinds of a feature this crate is built without (the core's variants exist only
+            // with its own features): never asked for, since such servers are refused.
+            #[allow(unreachable_patterns)]
+            _ => None,
         }
     }
 }
@@ -136,9 +152,11 @@ pub type RootsListRequest = FromServer<RootsRequest>;
 
 /// What an authorization handler gets: the browser sign-in an OAuth flow needs, and the
 /// server it is for.
+#[cfg(feature = "oauth")]
 pub type AuthorizationPrompt = FromServer<AuthorizationRequest>;
 
 /// What a token provider gets: a server's challenge to answer with an access token.
+#[cfg(feature = "http")]
 pub type TokenRequest = FromServer<AccessTokenRequest>;
 
 /// A typed request a handler takes, and the answer it gives.
@@ -198,6 +216,7 @@ impl TypedRequest for ElicitRequest {
     }
 }
 
+#[cfg(feature = "oauth")]
 impl TypedRequest for AuthorizationRequest {
     type Answer = AuthorizationCallback;
 
@@ -213,6 +232,7 @@ impl TypedRequest for AuthorizationRequest {
     }
 }
 
+#[cfg(feature = "http")]
 impl TypedRequest for AccessTokenRequest {
     type Answer = AccessTokenAnswer;
 
@@ -267,6 +287,7 @@ impl HandlerAnswer for ElicitResult {
     }
 }
 
+#[cfg(feature = "oauth")]
 impl HandlerAnswer for AuthorizationCallback {
     fn into_result(self) -> Value {
         self.into_value()
@@ -277,6 +298,7 @@ impl HandlerAnswer for AuthorizationCallback {
     }
 }
 
+#[cfg(feature = "http")]
 impl HandlerAnswer for AccessTokenAnswer {
     fn into_result(self) -> Value {
         self.into_value()

@@ -23,17 +23,30 @@
 //!   drain that routes the core's events), routing for clients with several servers, the
 //!   host's handlers, listen-stream inboxes, the HTTP exchange a caller runs itself, proxy
 //!   selection, and the process helpers (a stdio server leads its own process group on Unix);
-//! - [`HttpClientConfig`] and [`ProxySetting`], and [`auth`]: the host side of OAuth (token
-//!   stores, the loopback redirect listener, the browser sign-in, the options a server spec
-//!   takes).
+//! - [`HttpClientConfig`] and [`ProxySetting`] (feature `http`), and [`auth`] (feature `oauth`):
+//!   the host side of OAuth (token stores, the loopback redirect listener, the browser sign-in,
+//!   the options a server spec takes).
 //!
 //! It depends on `mcpwire-core` and the standard library (plus small helpers: `base64`, `getrandom`
-//! for OAuth entropy, `sha2` for token file names, `futures-core` for the `Stream` trait): no
-//! async runtime, no HTTP stack.
+//! for OAuth entropy, `sha2` for token file names, `futures-core` for the `Stream` trait; `http`,
+//! `url` and `percent-encoding` for request headers and proxy URLs): no async runtime, no HTTP
+//! stack.
+//!
+//! # Features
+//!
+//! - `http` (default): HTTP servers — [`HttpClientConfig`], proxies, token providers, the
+//!   request headers both HTTP clients share. Without it a server that is not stdio is refused
+//!   when the client is built.
+//! - `oauth` (default, implies `http`): the OAuth 2.1 flow — [`auth`], the authorization
+//!   handler, the browser sign-in, token stores.
+//! - `schema` (default): structured tool output validated against output schemas.
+//! - `schema-formats` (implies `schema`): JSON Schema `format` assertions (ICU/IDNA stack).
+//! - `tracing` (default): spans and events through `tracing`.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(feature = "oauth")]
 pub mod auth;
 mod batch;
 mod block_on;
@@ -51,6 +64,7 @@ mod engine;
 pub mod facade;
 mod family;
 mod handlers;
+#[cfg(feature = "http")]
 mod http_config;
 mod pending;
 mod pending_op;
@@ -70,9 +84,12 @@ pub use client::Client;
 pub use client_builder::{ClientBuilder, DEFAULT_MAX_CONCURRENT_SERVERS};
 pub use dispatch::{EventHook, InputWaitHook, MetaProvider, ProgressFn};
 pub use family::{BoxFuture, Family, HasRuntimeOptions};
-pub use handlers::{
-    AuthorizationPrompt, ElicitationRequest, FromServer, RootsListRequest, SamplingRequest, TokenRequest,
-};
+#[cfg(feature = "oauth")]
+pub use handlers::AuthorizationPrompt;
+#[cfg(feature = "http")]
+pub use handlers::TokenRequest;
+pub use handlers::{ElicitationRequest, FromServer, RootsListRequest, SamplingRequest};
+#[cfg(feature = "http")]
 pub use http_config::{HttpClientConfig, ProxySetting};
 pub use pending_op::{Pending, PendingFuture};
 pub use progress_stream::{ProgressStream, RequestUpdate};
@@ -92,7 +109,7 @@ pub use caller_scope::{offer_to_caller, CallerScope};
 #[doc(hidden)]
 pub use cancel::CancelCall;
 #[doc(hidden)]
-pub use client_builder::{BuilderParts, Prepared, ServerStart};
+pub use client_builder::{refuse_http_servers, BuilderParts, Prepared, ServerStart};
 #[doc(hidden)]
 pub use dispatch::{lock, Dispatch, Outcome, Outcomes, Perform, Reply, SharedView, Step, Waiter};
 #[doc(hidden)]
@@ -101,6 +118,7 @@ pub use engine::{open_listen, Engine, EngineApi, Feed, ReleaseOnDrop, Side, Time
 pub use family::{FamilyHandler, StartedServer};
 #[doc(hidden)]
 pub use handlers::{call_typed, prepare_servers, HandlerAnswer, HandlerSet, TypedRequest, NO_HANDLER};
+#[cfg(feature = "http")]
 #[doc(hidden)]
 pub use http_config::{with_request_headers, Proxies, Proxy};
 #[doc(hidden)]

@@ -12,7 +12,9 @@ use std::io;
 
 use std::collections::BTreeMap;
 
-use mcpwire_core::{Epoch, ExchangeId, ExitInfo, HttpRequest, Io, StdioCommand};
+use mcpwire_core::{Epoch, ExitInfo, Io, StdioCommand};
+#[cfg(feature = "http")]
+use mcpwire_core::{ExchangeId, HttpRequest};
 
 /// The `std::process::Command` for a stdio server: program, args, env, cwd, all three pipes,
 /// and (Unix) a process group of its own. Both tokio's and async-process's `Command` convert
@@ -123,11 +125,15 @@ pub struct SpawnRequest {
 }
 
 /// IO that [`apply_process_io`] hands back to the runtime: what is not a process action.
+/// Non-exhaustive: the HTTP variants exist only with the `http` feature, which a runtime
+/// crate built without its own `http` may find turned on by another crate of the build.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum OtherIo {
     /// Start a process.
     Spawn(SpawnRequest),
     /// Start an HTTP exchange.
+    #[cfg(feature = "http")]
     HttpStart {
         /// The exchange.
         exchange: ExchangeId,
@@ -135,6 +141,7 @@ pub enum OtherIo {
         request: HttpRequest,
     },
     /// Abort an HTTP exchange.
+    #[cfg(feature = "http")]
     HttpAbort(ExchangeId),
 }
 
@@ -143,11 +150,17 @@ pub enum OtherIo {
 pub fn apply_process_io<P: ProcessControl>(procs: &mut BTreeMap<Epoch, P>, io: Io) -> Option<OtherIo> {
     match io {
         Io::Spawn { epoch, command } => return Some(OtherIo::Spawn(SpawnRequest { epoch, command })),
+        #[cfg(feature = "http")]
         Io::HttpStart { exchange, request } => return Some(OtherIo::HttpStart { exchange, request }),
+        #[cfg(feature = "http")]
         Io::HttpAbort { exchange } => return Some(OtherIo::HttpAbort(exchange)),
         Io::Write { epoch, bytes } => procs.get(&epoch).map(|p| p.write(bytes)),
         Io::CloseStdin { epoch } => procs.get_mut(&epoch).map(P::close_stdin),
         Io::Terminate { epoch, force } => procs.get(&epoch).map(|p| p.signal(force)),
+        // HTTP IO of a core built with `http` while this crate is not: never asked for, since
+        // `BuilderParts::prepare` refuses servers that are not stdio without the feature.
+        #[allow(unreachable_patterns)]
+        _ => None,
     };
     None
 }

@@ -82,6 +82,7 @@ impl<T: HandlerAnswer> HandlerOutput<Returning, T> for Result<T, HandlerError> {
 /// The ready-made browser sign-in (`ClientBuilder::browser_authorization`, or
 /// [`BrowserAuthorization::start`](crate::auth::BrowserAuthorization::start) in an
 /// authorization handler) waits for the browser on the handler's thread.
+#[cfg(feature = "oauth")]
 impl HandlerOutput<Returning, mcpwire_core::types::AuthorizationCallback> for crate::auth::AuthorizationWait {
     fn into_answer(self) -> Result<Value, HandlerError> {
         self.wait().map(HandlerAnswer::into_result)

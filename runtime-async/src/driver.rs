@@ -15,6 +15,7 @@ use mcpwire_host::{apply_process_io, OtherIo, SpawnRequest};
 /// The handlers of an async client.
 type Handlers = mcpwire_host::Handlers<Awaiting>;
 
+#[cfg(feature = "http")]
 use crate::http::{Exchanges, HttpClient, Spawner};
 use crate::process::ProcessIo;
 use crate::reply::ReplyTo;
@@ -43,11 +44,22 @@ pub(crate) struct IoSide<R: Runtime> {
     /// Wakes the timer task (one token is enough).
     timer: Sender<()>,
     procs: BTreeMap<Epoch, ProcessIo>,
+    #[cfg(feature = "http")]
     http: Arc<HttpClient>,
+    #[cfg(feature = "http")]
     exchanges: Exchanges,
     /// Spawns on `rt`, for exchanges no caller runs.
+    #[cfg(feature = "http")]
     spawner: Spawner,
     handlers: Arc<Handlers>,
+}
+
+/// What every server of a client shares: the handlers and the HTTP client.
+#[derive(Clone)]
+pub(crate) struct Shared {
+    pub(crate) handlers: Arc<Handlers>,
+    #[cfg(feature = "http")]
+    pub(crate) http: Arc<HttpClient>,
 }
 
 /// Starts one server's engine and its timer task on `rt`.
@@ -55,8 +67,7 @@ pub(crate) fn start<R: Runtime>(
     rt: R,
     conn: Connection,
     dispatch: Dispatch<ReplyTo, CloseTo>,
-    handlers: Arc<Handlers>,
-    http: Arc<HttpClient>,
+    shared: Shared,
 ) -> EngineRef {
     let (timer, wake) = async_channel::bounded(1);
     let engine = Arc::new_cyclic(|weak: &Weak<AsyncEngine<R>>| {
@@ -66,13 +77,16 @@ pub(crate) fn start<R: Runtime>(
             feed,
             timer,
             procs: BTreeMap::new(),
-            http,
+            #[cfg(feature = "http")]
+            http: shared.http,
+            #[cfg(feature = "http")]
             exchanges: Exchanges::default(),
+            #[cfg(feature = "http")]
             spawner: {
                 let rt = rt.clone();
                 Arc::new(move |future| rt.spawn(future))
             },
-            handlers,
+            handlers: shared.handlers,
         };
         Engine::new(conn, dispatch, side)
     });
@@ -112,6 +126,7 @@ impl<R: Runtime> Side for IoSide<R> {
         if let Input::Exited(epoch, _) = input {
             self.procs.remove(epoch);
         }
+        #[cfg(feature = "http")]
         self.exchanges.ended(input);
     }
 
@@ -128,15 +143,20 @@ impl<R: Runtime> Perform for IoSide<R> {
     fn perform(&mut self, io: Io) -> Option<Input> {
         let (epoch, command) = match apply_process_io(&mut self.procs, io)? {
             OtherIo::Spawn(SpawnRequest { epoch, command }) => (epoch, command),
+            #[cfg(feature = "http")]
             OtherIo::HttpStart { exchange, request } => {
                 let feed = self.feed()?;
                 self.exchanges.start(&self.http, &self.rt, &self.spawner, exchange, request, feed);
                 return None;
             }
+            #[cfg(feature = "http")]
             OtherIo::HttpAbort(exchange) => {
                 self.exchanges.abort(exchange);
                 return None;
             }
+            // HTTP IO of a host built with `http` while this crate is not: never asked for
+            // (`build` refuses servers that are not stdio without the feature).
+            _ => return None,
         };
         let Some(feed) = self.feed() else {
             return Some(Input::SpawnFailed(epoch, std::io::Error::other("the client is shutting down")));

@@ -17,6 +17,7 @@ use mcpwire_host::{
 
 use crate::caller_io::CallerIo;
 use crate::driver::{self, CloseTo, EngineRef};
+#[cfg(feature = "http")]
 use crate::http::{Connector, HttpClient};
 use crate::reply::{slot, OutcomeFuture};
 use crate::runtime::Runtime;
@@ -30,21 +31,27 @@ pub struct Async<R>(PhantomData<fn() -> R>);
 /// ([`ClientBuilder::runtime_options`](mcpwire_host::ClientBuilder::runtime_options)).
 pub struct AsyncOptions<R> {
     runtime: Option<R>,
+    #[cfg(feature = "http")]
     connector: Option<Arc<dyn Connector>>,
 }
 
 impl<R> Default for AsyncOptions<R> {
     fn default() -> Self {
-        Self { runtime: None, connector: None }
+        Self {
+            runtime: None,
+            #[cfg(feature = "http")]
+            connector: None,
+        }
     }
 }
 
 impl<R: std::fmt::Debug> std::fmt::Debug for AsyncOptions<R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AsyncOptions")
-            .field("runtime", &self.runtime)
-            .field("connector", &self.connector.as_ref().map(|_| "installed"))
-            .finish()
+        let mut d = f.debug_struct("AsyncOptions");
+        d.field("runtime", &self.runtime);
+        #[cfg(feature = "http")]
+        d.field("connector", &self.connector.as_ref().map(|_| "installed"));
+        d.finish()
     }
 }
 
@@ -62,6 +69,7 @@ impl<R> AsyncOptions<R> {
 
     /// Replaces how TCP streams to HTTP servers (and proxies) are opened: custom DNS, Unix
     /// sockets, an in-process transport for tests... TLS and proxy tunnels are layered on top.
+    #[cfg(feature = "http")]
     pub fn connector(mut self, connector: Arc<dyn Connector>) -> Self {
         self.connector = Some(connector);
         self
@@ -144,7 +152,7 @@ impl Drop for AsyncAnswer<'_> {
     }
 }
 
-/// Async clients take [`AsyncOptions`]: the runtime, the TCP connector.
+/// Async clients take [`AsyncOptions`]: the runtime, the TCP connector (feature `http`).
 impl<R: Runtime> HasRuntimeOptions for Async<R> {}
 
 impl<R: Runtime> Family for Async<R> {
@@ -218,13 +226,19 @@ impl<R: Runtime> Family for Async<R> {
             Some(rt) => rt,
             None => R::current().map_err(ClientError::Config)?,
         };
-        let Prepared { servers, handlers, http, .. } = parts.prepare(rt.now())?;
-        let http = Arc::new(HttpClient::new(&http, options.connector).map_err(ClientError::Config)?);
-        Ok(servers
+        #[cfg(not(feature = "http"))]
+        mcpwire_host::refuse_http_servers(&parts.specs, "mcpwire-tokio or mcpwire-smol (mcpwire-async)")?;
+        let prepared: Prepared<_, _, _> = parts.prepare(rt.now())?;
+        let shared = driver::Shared {
+            handlers: prepared.handlers,
+            #[cfg(feature = "http")]
+            http: Arc::new(HttpClient::new(&prepared.http, options.connector).map_err(ClientError::Config)?),
+        };
+        Ok(prepared
+            .servers
             .into_iter()
             .map(|start| {
-                let engine =
-                    driver::start(rt.clone(), start.conn, start.dispatch, handlers.clone(), http.clone());
+                let engine = driver::start(rt.clone(), start.conn, start.dispatch, shared.clone());
                 StartedServer { name: start.name, view: start.view, link: AsyncLink { engine } }
             })
             .collect())

@@ -11,6 +11,16 @@
 //! rest of it goes to the runtime if the call is dropped). Its root has the same names as
 //! `mcpwire-tokio`'s, with the client types generic over the runtime (`Client<R>`).
 //!
+//! # Features
+//!
+//! - `http` (default): Streamable HTTP, HTTP+SSE and plain HTTP on hyper and rustls (ring,
+//!   webpki roots): [`Connector`], [`TcpConnection`], [`Runtime::connect_tcp`] and
+//!   [`Runtime::resolve`]. Without it a server that is not stdio is refused by `build`.
+//! - `oauth` (default, implies `http`): the OAuth 2.1 flow (browser sign-in, token stores).
+//! - `schema` (default): structured tool output validated against output schemas.
+//! - `schema-formats` (implies `schema`): JSON Schema `format` assertions (ICU/IDNA stack).
+//! - `tracing` (default): spans and events through `tracing`.
+//!
 //! ```no_run
 //! # async fn demo<R: mcpwire_async::Runtime>(rt: R) -> Result<(), mcpwire_async::ClientError> {
 //! use mcpwire_async::ServerSpec;
@@ -33,6 +43,7 @@
 mod caller_io;
 mod driver;
 mod family;
+#[cfg(feature = "http")]
 mod http;
 mod process;
 mod reply;
@@ -42,6 +53,7 @@ mod stdout;
 mod test_streams;
 
 pub use family::{Async, AsyncOptions};
+#[cfg(feature = "http")]
 pub use http::{socket_idle, AsyncStream, BoxedStream, Connector, IdleCheck, TcpConnection};
 pub use mcpwire_host::AsyncSubscription as Subscription;
 pub use runtime::{BoxFuture, ChildProcess, ProcessParts, Runtime};
@@ -54,7 +66,9 @@ pub use mcpwire_host::facade::*;
 /// runtime crate shares (`mcpwire_host::facade`, also at this crate's root) and the async family's
 /// own.
 pub mod facade {
-    pub use crate::{AsyncStream, BoxFuture, BoxedStream, Connector, Handler, Subscription};
+    #[cfg(feature = "http")]
+    pub use crate::{AsyncStream, BoxedStream, Connector};
+    pub use crate::{BoxFuture, Handler, Subscription};
     pub use mcpwire_host::facade::*;
 }
 

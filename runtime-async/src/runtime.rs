@@ -26,16 +26,40 @@ pub trait Runtime: Clone + Send + Sync + std::fmt::Debug + 'static {
     /// up: on Unix the server leads its own process group).
     fn spawn_process(&self, command: &StdioCommand) -> io::Result<ProcessParts>;
     /// Opens a TCP connection to `host:port` (a name or an IP address). The HTTP client bounds
-    /// the time it may take and layers TLS and proxies on top.
+    /// the time it may take and layers TLS and proxies on top (feature `http`).
+    ///
+    /// The default fails with [`io::ErrorKind::Unsupported`]: it is what a runtime crate built
+    /// without its own `http` feature leaves in place when another crate of the build turns
+    /// this crate's `http` on. A runtime that serves HTTP implements it.
+    #[cfg(feature = "http")]
     fn connect_tcp(
         &self,
         host: &str,
         port: u16,
-    ) -> BoxFuture<'static, io::Result<crate::http::TcpConnection>>;
+    ) -> BoxFuture<'static, io::Result<crate::http::TcpConnection>> {
+        let _ = (host, port);
+        Box::pin(std::future::ready(Err(no_http())))
+    }
     /// Resolves `host` (a name) to its addresses at `port`, with the system resolver. The HTTP
     /// client resolves the host of an OAuth-related fetch itself, checks the addresses, and
-    /// connects to a checked one ([`mcpwire_core::Destination`]).
-    fn resolve(&self, host: &str, port: u16) -> BoxFuture<'static, io::Result<Vec<std::net::SocketAddr>>>;
+    /// connects to a checked one (`mcpwire_core::Destination`; feature `http`).
+    ///
+    /// The default fails with [`io::ErrorKind::Unsupported`], like [`Runtime::connect_tcp`]'s.
+    #[cfg(feature = "http")]
+    fn resolve(&self, host: &str, port: u16) -> BoxFuture<'static, io::Result<Vec<std::net::SocketAddr>>> {
+        let _ = (host, port);
+        Box::pin(std::future::ready(Err(no_http())))
+    }
+}
+
+/// The error of the default [`Runtime::connect_tcp`] and [`Runtime::resolve`].
+#[cfg(feature = "http")]
+fn no_http() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::Unsupported,
+        "this runtime opens no TCP connections: enable the `http` feature of its crate \
+         (mcpwire-tokio, mcpwire-smol)",
+    )
 }
 
 /// A started process, as handed to the client.

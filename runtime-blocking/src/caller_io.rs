@@ -4,6 +4,7 @@
 #[cfg(unix)]
 use std::sync::Arc;
 
+#[cfg(feature = "http")]
 use crate::http::PreparedExchange;
 #[cfg(unix)]
 use crate::stdout::SharedStdout;
@@ -11,6 +12,7 @@ use crate::stdout::SharedStdout;
 /// The IO a caller took while issuing its request.
 pub(crate) enum CallerIo {
     /// Performed on the caller's thread.
+    #[cfg(feature = "http")]
     Exchange(PreparedExchange),
     /// Read by the caller while it waits for its reply.
     #[cfg(unix)]
@@ -20,6 +22,7 @@ pub(crate) enum CallerIo {
 impl CallerIo {
     /// Offered but not taken: an exchange goes to the worker pool.
     pub(crate) fn unclaimed(self) {
+        #[cfg(feature = "http")]
         if let Self::Exchange(exchange) = self {
             exchange.run_unclaimed();
         }

@@ -9,17 +9,19 @@ use std::sync::{Arc, Weak};
 use std::thread;
 use std::time::Instant;
 
-use mcpwire_core::{
-    Connection, Epoch, ExchangeId, HttpMethod, HttpRequest, Input, Io, ServerRequest, ServerRequestHandle,
-};
+use mcpwire_core::{Connection, Epoch, Input, Io, ServerRequest, ServerRequestHandle};
+#[cfg(feature = "http")]
+use mcpwire_core::{ExchangeId, HttpMethod, HttpRequest};
 use mcpwire_host::{apply_process_io, OtherIo, SpawnRequest};
 use mcpwire_host::{Dispatch, Engine, EngineApi, Feed, Perform, Side, TimerStep};
 
+#[cfg(feature = "http")]
 use crate::caller_io::CallerIo;
 use mcpwire_host::{answer, Returning};
 
 /// The handlers of a blocking client.
 type Handlers = mcpwire_host::Handlers<Returning>;
+#[cfg(feature = "http")]
 use crate::http::{HttpClient, HttpExchange, PreparedExchange};
 use crate::process::ProcessIo;
 
@@ -47,18 +49,27 @@ pub(crate) struct IoSide {
     timer: SyncSender<()>,
     procs: BTreeMap<Epoch, ProcessIo>,
     /// The client's HTTP machinery (shared by every server of the client).
+    #[cfg(feature = "http")]
     http: HttpClient,
     /// Exchanges that have not reported their end (dropping one aborts it).
+    #[cfg(feature = "http")]
     exchanges: BTreeMap<ExchangeId, HttpExchange>,
     handlers: Arc<Handlers>,
+}
+
+/// What every server of a client shares: the handlers and the HTTP client.
+#[derive(Clone)]
+pub(crate) struct Shared {
+    pub(crate) handlers: Arc<Handlers>,
+    #[cfg(feature = "http")]
+    pub(crate) http: HttpClient,
 }
 
 /// Starts one server's engine and its timer thread.
 pub(crate) fn start(
     conn: Connection,
     dispatch: Dispatch<ReplyTo, CloseTo>,
-    handlers: Arc<Handlers>,
-    http: HttpClient,
+    shared: Shared,
 ) -> io::Result<EngineRef> {
     let name = dispatch.name().clone();
     let (timer, wake) = mpsc::sync_channel(1);
@@ -69,9 +80,11 @@ pub(crate) fn start(
             feed,
             timer,
             procs: BTreeMap::new(),
-            http,
+            #[cfg(feature = "http")]
+            http: shared.http,
+            #[cfg(feature = "http")]
             exchanges: BTreeMap::new(),
-            handlers,
+            handlers: shared.handlers,
         };
         Engine::new(conn, dispatch, side)
     });
@@ -108,6 +121,7 @@ impl IoSide {
     /// Starts an HTTP exchange whose reports feed the engine: on the calling thread when a
     /// caller issuing its request takes it ([`mcpwire_host::CallerScope`]: a `POST` only),
     /// otherwise on a pooled one.
+    #[cfg(feature = "http")]
     fn start_exchange(&mut self, exchange: ExchangeId, request: HttpRequest) -> Option<Input> {
         let feed = self.feed()?;
         let report = move |r: crate::http::HttpReport| feed.feed(r.into_input(exchange));
@@ -156,6 +170,7 @@ impl Side for IoSide {
             Input::Exited(epoch, _) => {
                 self.procs.remove(epoch);
             }
+            #[cfg(feature = "http")]
             Input::HttpEnd(exchange) | Input::HttpFailed(exchange, _) | Input::HttpRefused(exchange, _) => {
                 self.exchanges.remove(exchange);
             }
@@ -183,12 +198,17 @@ impl Perform for IoSide {
     fn perform(&mut self, io: Io) -> Option<Input> {
         match apply_process_io(&mut self.procs, io)? {
             OtherIo::Spawn(spawn) => Some(self.spawn(spawn)),
+            #[cfg(feature = "http")]
             OtherIo::HttpStart { exchange, request } => self.start_exchange(exchange, request),
             // Dropping the handle aborts the exchange (a no-op if it already ended).
+            #[cfg(feature = "http")]
             OtherIo::HttpAbort(exchange) => {
                 self.exchanges.remove(&exchange);
                 None
             }
+            // HTTP IO of a host built with `http` while this crate is not: never asked for
+            // (`build` refuses servers that are not stdio without the feature).
+            _ => None,
         }
     }
 

@@ -15,7 +15,6 @@ use mcpwire_host::{
 
 use crate::caller_io::CallerIo;
 use crate::driver::{self, EngineRef};
-use crate::http::HttpClient;
 use crate::reply::slot;
 
 /// The blocking client family: requests are sent with a blocking `.send()`, handlers return
@@ -73,6 +72,7 @@ impl Family for Blocking {
             token.watch(Box::new(move || engine.cancel(call)))
         });
         let outcome = match scope.take() {
+            #[cfg(feature = "http")]
             Some(CallerIo::Exchange(exchange)) => {
                 exchange.run_here();
                 slot.wait()
@@ -127,11 +127,17 @@ impl Family for Blocking {
         parts: BuilderParts<FamilyHandler<Self>>,
         _options: (),
     ) -> Result<Vec<StartedServer<BlockingLink>>, ClientError> {
-        let Prepared { servers: starts, handlers, http, .. } = parts.prepare(Instant::now())?;
-        let http = HttpClient::new(&http)?;
-        let mut servers = Vec::with_capacity(starts.len());
-        for start in starts {
-            let engine = driver::start(start.conn, start.dispatch, handlers.clone(), http.clone())
+        #[cfg(not(feature = "http"))]
+        mcpwire_host::refuse_http_servers(&parts.specs, "mcpwire-blocking")?;
+        let prepared: Prepared<_, _, _> = parts.prepare(Instant::now())?;
+        let shared = driver::Shared {
+            handlers: prepared.handlers,
+            #[cfg(feature = "http")]
+            http: crate::http::HttpClient::new(&prepared.http)?,
+        };
+        let mut servers = Vec::with_capacity(prepared.servers.len());
+        for start in prepared.servers {
+            let engine = driver::start(start.conn, start.dispatch, shared.clone())
                 .map_err(|e| ClientError::Config(format!("could not start a timer thread: {e}")))?;
             servers.push(StartedServer { name: start.name, view: start.view, link: BlockingLink { engine } });
         }

@@ -32,8 +32,8 @@
 //! thread or the timer delivered the event), so they may make blocking calls on the client,
 //! even on the same server.
 //!
-//! HTTP servers (Streamable HTTP, HTTP+SSE, plain HTTP: the core decides which) are reached
-//! through one [`http::HttpClient`] per client, a `ureq` agent whose keep-alive pool every
+//! HTTP servers (Streamable HTTP, HTTP+SSE, plain HTTP: the core decides which; feature
+//! `http`) are reached through one [`http::HttpClient`] per client, a `ureq` agent whose keep-alive pool every
 //! server of the client shares. The exchange that carries a caller's request runs on the
 //! caller's own thread; every other exchange (event streams, answers to server requests) runs
 //! on a pooled thread (idle workers are reused and exit after 10 s without work). Either
@@ -61,6 +61,16 @@
 //! types included: [`CallToolResult`], [`CreateMessageResult`], ...; all of them in [`types`]),
 //! plus [`Elapsed`] and the [`http`] module (the ureq client); the async crates have their
 //! runtime instead.
+//!
+//! # Features
+//!
+//! - `http` (default): Streamable HTTP, HTTP+SSE and plain HTTP (ureq, rustls with ring, the
+//!   webpki roots): the [`http`] module. Without it a server that is not stdio is refused by
+//!   `build`.
+//! - `oauth` (default, implies `http`): the OAuth 2.1 flow ([`auth`], [`oauth`]).
+//! - `schema` (default): structured tool output validated against output schemas.
+//! - `schema-formats` (implies `schema`): JSON Schema `format` assertions (ICU/IDNA stack).
+//! - `tracing` (default): spans and events through `tracing`.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -68,6 +78,7 @@
 mod caller_io;
 mod driver;
 mod family;
+#[cfg(feature = "http")]
 pub mod http;
 mod pool;
 mod process;

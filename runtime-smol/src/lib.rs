@@ -26,6 +26,15 @@
 //! })
 //! # }
 //! ```
+//!
+//! # Features
+//!
+//! - `http` (default): Streamable HTTP, HTTP+SSE and plain HTTP (hyper, rustls with ring, the
+//!   webpki roots; `async-net`). Without it a server that is not stdio is refused by `build`.
+//! - `oauth` (default, implies `http`): the OAuth 2.1 flow ([`auth`], [`oauth`]).
+//! - `schema` (default): structured tool output validated against output schemas.
+//! - `schema-formats` (implies `schema`): JSON Schema `format` assertions (ICU/IDNA stack).
+//! - `tracing` (default): spans and events through `tracing`.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -35,6 +44,7 @@ use std::process::Stdio;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
+#[cfg(feature = "http")]
 mod tcp;
 
 use mcpwire_async::{ChildProcess, ProcessParts, Runtime};
@@ -159,6 +169,7 @@ impl Runtime for SmolRuntime {
         })
     }
 
+    #[cfg(feature = "http")]
     fn connect_tcp(
         &self,
         host: &str,
@@ -172,6 +183,7 @@ impl Runtime for SmolRuntime {
         })
     }
 
+    #[cfg(feature = "http")]
     fn resolve(&self, host: &str, port: u16) -> BoxFuture<'static, io::Result<Vec<std::net::SocketAddr>>> {
         let host = host.to_owned();
         Box::pin(async move { async_net::resolve((host.as_str(), port)).await })

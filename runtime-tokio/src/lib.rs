@@ -36,6 +36,15 @@
 //! ([`auth`], [`oauth`]) and the schema validator ([`schema`]). The async crates add the
 //! runtime ([`TokioRuntime`], [`RuntimeOptions`]) and the stream types of a custom
 //! [`Connector`].
+//!
+//! # Features
+//!
+//! - `http` (default): Streamable HTTP, HTTP+SSE and plain HTTP (hyper, rustls with ring, the
+//!   webpki roots; tokio's `net`). Without it a server that is not stdio is refused by `build`.
+//! - `oauth` (default, implies `http`): the OAuth 2.1 flow ([`auth`], [`oauth`]).
+//! - `schema` (default): structured tool output validated against output schemas.
+//! - `schema-formats` (implies `schema`): JSON Schema `format` assertions (ICU/IDNA stack).
+//! - `tracing` (default): spans and events through `tracing`.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -131,6 +140,7 @@ impl Runtime for TokioRuntime {
         })
     }
 
+    #[cfg(feature = "http")]
     fn connect_tcp(
         &self,
         host: &str,
@@ -156,6 +166,7 @@ impl Runtime for TokioRuntime {
         })
     }
 
+    #[cfg(feature = "http")]
     fn resolve(&self, host: &str, port: u16) -> BoxFuture<'static, io::Result<Vec<std::net::SocketAddr>>> {
         let (host, handle) = (host.to_owned(), self.handle.clone());
         Box::pin(async move {

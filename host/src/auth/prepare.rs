@@ -1,5 +1,5 @@
-//! What the client builder does for OAuth servers: checks that the handlers a server's
-//! [`HttpAuth`] needs are installed, fills in each [`OAuthSetup`]'s OS entropy, wall clock
+//! What the client builder does for OAuth servers: checks that the authorization handler a
+//! browser sign-in needs is installed, fills in each [`OAuthSetup`]'s OS entropy, wall clock
 //! and stored record, and saves every [`Event::AuthorizationSaved`] into the token store.
 
 use std::sync::Arc;
@@ -11,10 +11,11 @@ use mcpwire_core::{ClientError, Event, ServerSpec, TransportConfig, Warning};
 use super::TokenStore;
 use crate::{EventHook, HandlerSet};
 
-/// Checks and completes the auth settings of every HTTP server in `specs`:
+/// Checks and completes the OAuth settings of every HTTP server in `specs` (the client
+/// builder checks [`HttpAuth::TokenProvider`] servers itself: they need only `http`):
 ///
-/// - [`HttpAuth::TokenProvider`] needs a token provider, and [`HttpAuth::OAuth`] with the
-///   authorization code grant an authorization handler (else [`ClientError::Config`]);
+/// - [`HttpAuth::OAuth`] with the authorization code grant needs an authorization handler
+///   (else [`ClientError::Config`]);
 /// - an OAuth setup with no entropy gets [`MIN_ENTROPY_BYTES`] from the OS generator, one
 ///   with `unix_now == 0` the system clock, and one with no stored record the store's record
 ///   for the server's canonical URL;
@@ -31,29 +32,17 @@ pub fn prepare_auth<H>(
 ) -> Result<(), ClientError> {
     for spec in specs {
         let TransportConfig::Http(http) = &mut spec.config.transport else { continue };
+        let HttpAuth::OAuth(setup) = &mut http.auth else { continue };
         let name = &spec.name;
-        match &mut http.auth {
-            HttpAuth::None => {}
-            HttpAuth::TokenProvider => {
-                if handlers.access_token.is_none() {
-                    return Err(ClientError::Config(format!(
-                        "server {name:?} uses a token provider, but none is installed \
-                         (ClientBuilder::token_provider)"
-                    )));
-                }
-            }
-            HttpAuth::OAuth(setup) => {
-                let browser = setup.config.grant == GrantType::AuthorizationCode;
-                if browser && handlers.authorization.is_none() {
-                    return Err(ClientError::Config(format!(
-                        "server {name:?} uses OAuth with a browser sign-in, but no authorization \
-                         handler is installed (ClientBuilder::browser_authorization or \
-                         authorization_handler)"
-                    )));
-                }
-                complete_setup(name, &http.url, setup, store, hook)?;
-            }
+        let browser = setup.config.grant == GrantType::AuthorizationCode;
+        if browser && handlers.authorization.is_none() {
+            return Err(ClientError::Config(format!(
+                "server {name:?} uses OAuth with a browser sign-in, but no authorization \
+                 handler is installed (ClientBuilder::browser_authorization or \
+                 authorization_handler)"
+            )));
         }
+        complete_setup(name, &http.url, setup, store, hook)?;
     }
     Ok(())
 }
@@ -152,10 +141,7 @@ mod tests {
         assert!(matches!(&err, ClientError::Config(m) if m.contains("authorization handler")), "{err}");
         let mut specs =
             [ServerSpec::http("t", HttpConfig::new("https://t.example/mcp").unwrap()).token_provider()];
-        let err = prepare_auth(&mut specs, &none, None, None).unwrap_err();
-        assert!(matches!(&err, ClientError::Config(m) if m.contains("token provider")), "{err}");
-        let with: HandlerSet<u8> = HandlerSet { access_token: Some(1), ..Default::default() };
-        prepare_auth(&mut specs, &with, None, None).unwrap();
+        prepare_auth(&mut specs, &none, None, None).expect("token providers are the builder's business");
         let mut specs = [oauth_spec(
             "c",
             "https://c.example/mcp",
