@@ -79,6 +79,12 @@
 //!   descriptors, the one place a request kind is defined for every client family.
 //!
 //! Every buffer is bounded by [`Limits`]; untrusted input never panics the core.
+//!
+//! # Features
+//!
+//! - `schema` (default): tool results' `structuredContent` validated against the tool's
+//!   `outputSchema` ([`schema`], `SchemaValidation`); without it, it is not validated.
+//! - `schema-formats`: JSON Schema `format` asserted on request (brings the IDNA tables).
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -128,9 +134,11 @@ pub mod types;
 
 pub use command::StdioCommand;
 pub use config::{
-    ClientFeatures, ConnectionConfig, HttpConfig, Limits, ProtocolMode, SchemaValidation, Timeouts,
-    TransportConfig, ValidationMode, LEGACY_VERSIONS, MODERN_VERSION,
+    ClientFeatures, ConnectionConfig, HttpConfig, Limits, ProtocolMode, Timeouts, TransportConfig,
+    LEGACY_VERSIONS, MODERN_VERSION,
 };
+#[cfg(feature = "schema")]
+pub use config::{SchemaValidation, ValidationMode};
 pub use connection::{
     input_wait_delay, InputResume, InputState, InputWait, InputWaitDecision, OutstandingInput,
     FIRST_INPUT_WAIT, MAX_INPUT_WAIT,
