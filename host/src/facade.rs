@@ -10,8 +10,9 @@
 //! [`types`]), the request descriptors ([`calls`]), errors and events, server specs and
 //! their settings, the multi-server answers, the LLM-provider conversions, deprecation
 //! notices, OAuth ([`auth`] for the host side, [`oauth`] for the flow's configuration and
-//! errors), the standalone schema validator ([`schema`]), and the family-neutral request
-//! values, handler requests and hooks of this crate.
+//! errors), [`schema`] (elicitation forms, and the standalone JSON Schema validator with the
+//! `schema` feature), and the family-neutral request values, handler requests and hooks of this
+//! crate.
 
 // Modules a user reaches as modules.
 pub use crate::auth;
@@ -37,9 +38,12 @@ pub use mcpwire_core::{
 pub use mcpwire_core::mcp_servers::{TargetConfigError, TransportKind};
 pub use mcpwire_core::{
     CacheInfo, CacheKey, CacheScope, ConnectionConfig, Era, HttpConfig, Limits, ProtocolMode, Request,
-    RequestMetaContext, RequestOptions, Response, SchemaValidation, ServerInfo, ServerSpec, ServerTool,
-    StdioCommand, Timeouts, TransportConfig, ValidationMode,
+    RequestMetaContext, RequestOptions, Response, ServerInfo, ServerSpec, ServerTool, StdioCommand, Timeouts,
+    TransportConfig,
 };
+// Structured output validation settings (feature `schema`).
+#[cfg(feature = "schema")]
+pub use mcpwire_core::{SchemaValidation, ValidationMode};
 
 // Deprecation notices.
 pub use mcpwire_core::{

@@ -15,7 +15,7 @@ pub(super) enum ToolSchemas {}
 
 /// The schemas of the last complete `tools/list`: always empty.
 #[derive(Debug, Default)]
-pub(super) struct ToolSchemaCache;
+pub(super) struct ToolSchemaCache {}
 
 impl ToolSchemaCache {
     /// The definitions may have changed: nothing is kept to go stale.
