@@ -422,7 +422,9 @@ impl ClientFeatures {
     }
 }
 
-/// What to do when a tool's `structuredContent` does not match its `outputSchema`.
+/// What to do when a tool's `structuredContent` does not match its `outputSchema` (feature
+/// `schema`).
+#[cfg(feature = "schema")]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ValidationMode {
@@ -436,13 +438,15 @@ pub enum ValidationMode {
     Off,
 }
 
-/// How tool schemas are used.
+/// How tool schemas are used (feature `schema`).
+#[cfg(feature = "schema")]
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct SchemaValidation {
     /// What a violating `structuredContent` does (default [`ValidationMode::Warn`]).
     pub structured_content: ValidationMode,
-    /// Assert `format` in output schemas (an annotation by default).
+    /// Assert `format` in output schemas (an annotation by default; feature `schema-formats`).
+    #[cfg(feature = "schema-formats")]
     pub assert_format: bool,
     /// Bounds on schemas and validations.
     pub limits: crate::schema::SchemaLimits,
@@ -466,7 +470,8 @@ pub struct ConnectionConfig {
     pub features: ClientFeatures,
     /// Static `_meta` merged into every request (request-specific `_meta` wins).
     pub request_meta: Map<String, Value>,
-    /// Tool schema checks (`outputSchema` validation, `inputSchema` dialects).
+    /// Tool schema checks (`outputSchema` validation, `inputSchema` dialects; feature `schema`).
+    #[cfg(feature = "schema")]
     pub validation: SchemaValidation,
     /// Seed of the jitter applied to retry and reconnection delays. The core has no source of
     /// randomness of its own; runtimes seed it from the OS, simulations from their seed.
@@ -518,7 +523,8 @@ impl ConnectionConfig {
         self
     }
 
-    /// Tool schema checks (`outputSchema` validation, `inputSchema` dialects).
+    /// Tool schema checks (`outputSchema` validation, `inputSchema` dialects; feature `schema`).
+    #[cfg(feature = "schema")]
     pub fn validation(mut self, validation: SchemaValidation) -> Self {
         self.validation = validation;
         self
@@ -563,6 +569,7 @@ impl ConnectionConfig {
             timeouts: Timeouts::default(),
             features: ClientFeatures::default(),
             request_meta: Map::new(),
+            #[cfg(feature = "schema")]
             validation: SchemaValidation::default(),
             random_seed: 0,
             deprecation_notices: None,

@@ -298,7 +298,8 @@ pub enum RequestError {
     },
     /// A tool's schema cannot be used: an `inputSchema` dialect this client does not implement
     /// (the call was not sent), or an `outputSchema` that cannot check the result (unsupported
-    /// dialect in every validating mode; any other problem in strict mode).
+    /// dialect in every validating mode; any other problem in strict mode). Feature `schema`.
+    #[cfg(feature = "schema")]
     #[error("tool {tool:?}: {which} unusable: {problem}")]
     ToolSchema {
         /// The tool.
@@ -346,6 +347,8 @@ pub enum RequestError {
         detail: String,
     },
     /// Strict mode: the tool's `structuredContent` breaks its `outputSchema` (or is missing).
+    /// Feature `schema`.
+    #[cfg(feature = "schema")]
     #[error("tool {tool:?} returned structured content that breaks its outputSchema: {failure}")]
     StructuredContent {
         /// The tool.
@@ -619,7 +622,8 @@ pub enum Warning {
         by: crate::UsedBy,
     },
     /// A tool's `structuredContent` breaks its `outputSchema` (or is missing); the result was
-    /// delivered anyway (warn mode).
+    /// delivered anyway (warn mode). Feature `schema`.
+    #[cfg(feature = "schema")]
     StructuredContent {
         /// The tool.
         tool: String,
@@ -627,7 +631,8 @@ pub enum Warning {
         failure: crate::schema::ValidationFailure,
     },
     /// A tool's schema cannot be used, so its results are not validated (reported once per
-    /// tool definition).
+    /// tool definition). Feature `schema`.
+    #[cfg(feature = "schema")]
     ToolSchema {
         /// The tool.
         tool: String,
@@ -637,7 +642,8 @@ pub enum Warning {
         problem: crate::schema::SchemaProblem,
     },
     /// A tool's `outputSchema` uses keywords that are not asserted, so validation of its
-    /// results is partial (reported once per tool definition).
+    /// results is partial (reported once per tool definition). Feature `schema`.
+    #[cfg(feature = "schema")]
     PartialValidation {
         /// The tool.
         tool: String,
@@ -714,12 +720,15 @@ impl std::fmt::Display for Warning {
             #[cfg(feature = "http")]
             Warning::Http { detail } => write!(f, "HTTP: {detail}"),
             Warning::Deprecated { what, by } => write!(f, "deprecated: {} (used by {by})", what.notice()),
+            #[cfg(feature = "schema")]
             Warning::StructuredContent { tool, failure } => {
                 write!(f, "tool {tool:?} returned structured content that breaks its outputSchema: {failure}")
             }
+            #[cfg(feature = "schema")]
             Warning::ToolSchema { tool, which, problem } => {
                 write!(f, "tool {tool:?}: {which} unusable, not validated: {problem}")
             }
+            #[cfg(feature = "schema")]
             Warning::PartialValidation { tool, keywords } => write!(
                 f,
                 "tool {tool:?}: outputSchema validation is partial ({} not asserted)",

@@ -162,9 +162,11 @@ pub use command::StdioCommand;
 #[cfg(feature = "http")]
 pub use config::HttpConfig;
 pub use config::{
-    ClientFeatures, ConnectionConfig, Limits, ProtocolMode, SchemaValidation, Timeouts, TransportConfig,
-    ValidationMode, LEGACY_VERSIONS, MODERN_VERSION,
+    ClientFeatures, ConnectionConfig, Limits, ProtocolMode, Timeouts, TransportConfig, LEGACY_VERSIONS,
+    MODERN_VERSION,
 };
+#[cfg(feature = "schema")]
+pub use config::{SchemaValidation, ValidationMode};
 pub use connection::{
     input_wait_delay, InputResume, InputState, InputWait, InputWaitDecision, OutstandingInput,
     FIRST_INPUT_WAIT, MAX_INPUT_WAIT,

@@ -116,7 +116,8 @@ impl ServerSpec {
     }
 
     /// What a `structuredContent` that breaks its tool's `outputSchema` does (default
-    /// [`crate::ValidationMode::Warn`]).
+    /// [`crate::ValidationMode::Warn`]; feature `schema`).
+    #[cfg(feature = "schema")]
     pub fn validate_structured_content(mut self, mode: crate::ValidationMode) -> Self {
         self.config.validation.structured_content = mode;
         self
@@ -130,7 +131,9 @@ impl ServerSpec {
         self
     }
 
-    /// Assert `format` when validating `structuredContent` (off by default: an annotation).
+    /// Assert `format` when validating `structuredContent` (off by default: an annotation;
+    /// feature `schema-formats`).
+    #[cfg(feature = "schema-formats")]
     pub fn assert_format(mut self, yes: bool) -> Self {
         self.config.validation.assert_format = yes;
         self

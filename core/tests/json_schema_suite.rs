@@ -4,7 +4,10 @@
 //! Required tests of draft-07, 2019-09 and 2020-12 must all pass. Optional tests (non-format, and
 //! `optional/format` with format assertion on) are run and their counts printed; they do not fail
 //! the test, except that a panic anywhere does.
-//! This test plays the host: it reads files, which the core never does.
+//! This test plays the host: it reads files, which the core never does. It needs the
+//! `schema-formats` feature (the format tests assert `format`), which the crate's own
+//! dev-dependency enables, so every `cargo test` runs it.
+#![cfg(feature = "schema-formats")]
 #![allow(clippy::disallowed_methods)]
 
 use std::collections::BTreeMap;

@@ -10,10 +10,10 @@
 //! [`types`]), the request descriptors ([`calls`]), errors and events, server specs and
 //! their settings, the multi-server answers, the LLM-provider conversions, deprecation
 //! notices, OAuth ([`auth`] for the host side, [`oauth`] for the flow's configuration and
-//! errors; feature `oauth`), the standalone schema validator ([`schema`]), and the
-//! family-neutral request values, handler requests and hooks of this crate. What exists only
-//! for HTTP servers (HTTP settings, redirects, transport attempts, token providers) is here
-//! with the `http` feature.
+//! errors; feature `oauth`), [`schema`] (elicitation forms, and the standalone JSON Schema
+//! validator with the `schema` feature), and the family-neutral request values, handler
+//! requests and hooks of this crate. What exists only for HTTP servers (HTTP settings,
+//! redirects, transport attempts, token providers) is here with the `http` feature.
 
 // Modules a user reaches as modules.
 #[cfg(feature = "oauth")]
@@ -46,9 +46,12 @@ pub use mcpwire_core::mcp_servers::{TargetConfigError, TransportKind};
 pub use mcpwire_core::HttpConfig;
 pub use mcpwire_core::{
     CacheInfo, CacheKey, CacheScope, ConnectionConfig, Era, Limits, ProtocolMode, Request,
-    RequestMetaContext, RequestOptions, Response, SchemaValidation, ServerInfo, ServerSpec, ServerTool,
-    StdioCommand, Timeouts, TransportConfig, ValidationMode,
+    RequestMetaContext, RequestOptions, Response, ServerInfo, ServerSpec, ServerTool, StdioCommand, Timeouts,
+    TransportConfig,
 };
+// Structured output validation settings (feature `schema`).
+#[cfg(feature = "schema")]
+pub use mcpwire_core::{SchemaValidation, ValidationMode};
 
 // Deprecation notices.
 pub use mcpwire_core::{

@@ -33,7 +33,8 @@
 //! [`ElicitationRequest`] and [`ElicitResult`], [`HandlerError`], ...); the protocol types
 //! ([`Tool`], [`CallToolResult`], [`Prompt`], [`Resource`], ..., and all of them in [`types`]);
 //! the request descriptors in [`calls`], the LLM-provider conversions ([`Provider`]), OAuth
-//! ([`auth`], [`oauth`]) and the schema validator ([`schema`]). The async crates add the
+//! ([`auth`], [`oauth`]) and [`schema`] (elicitation forms; the JSON Schema validator with the
+//! `schema` feature). The async crates add the
 //! runtime ([`TokioRuntime`], [`RuntimeOptions`]) and the stream types of a custom
 //! [`Connector`].
 //!

@@ -6,7 +6,8 @@
 //! - [`stdio`]: the stdio transport (stdout/stderr framing, EOF and exit);
 //! - [`http`]: the HTTP transports;
 //! - [`ops`], [`inbound`], [`input_rounds`], [`validation`]: host requests, messages from the server,
-//!   multi-round-trip input, tool output validation;
+//!   multi-round-trip input, tool output validation (feature `schema`; without it `validation`
+//!   is `no_validation.rs`, whose types hold nothing);
 //! - [`input_waits`]: paced state-only input waits, the input budget, resumption;
 //! - [`subscriptions`]: listen streams and resource subscriptions;
 //! - [`cache`]: cached results (lists, reads, `server/discover`) and who may be served them;
@@ -41,6 +42,11 @@ mod roots;
 mod stdio;
 mod subscriptions;
 mod tasks;
+#[cfg(feature = "schema")]
+mod validation;
+// Without `schema`, the same names hold nothing: no call carries schemas, no result is checked.
+#[cfg(not(feature = "schema"))]
+#[path = "no_validation.rs"]
 mod validation;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};

@@ -60,7 +60,12 @@ impl ToolSchemaCache {
 }
 
 fn options(cfg: &crate::config::SchemaValidation) -> SchemaOptions {
-    SchemaOptions { assert_format: cfg.assert_format, limits: cfg.limits.clone(), ..SchemaOptions::default() }
+    SchemaOptions {
+        #[cfg(feature = "schema-formats")]
+        assert_format: cfg.assert_format,
+        limits: cfg.limits.clone(),
+        ..SchemaOptions::default()
+    }
 }
 
 impl Connection {

@@ -13,6 +13,7 @@ mod cache;
 mod client_requests;
 mod deprecations;
 mod discover_refresh;
+mod elicitation_answers;
 mod era;
 mod gating;
 mod host_requests;
@@ -37,4 +38,5 @@ mod resubscribe;
 mod roots;
 mod subscriptions;
 mod tasks;
+#[cfg(feature = "schema")]
 mod validation;

@@ -138,6 +138,7 @@ fn a_tool_gone_from_the_refreshed_list_is_not_retried() {
     h.assert_all_answered();
 }
 
+#[cfg(feature = "schema")]
 #[test]
 fn a_refreshed_definition_in_an_unreadable_dialect_stops_the_retry() {
     let mut h = modern_knowing(json!([region_tool("Region")]), 0);

@@ -179,15 +179,29 @@ fn annotations_are_not_asserted_but_listed() {
     let compiled = compile(schema.clone()).unwrap();
     assert_eq!(compiled.unasserted_keywords(), ["format", "contentMediaType", "contentEncoding"]);
     assert!(compiled.validate(&json!({"mail": "nope", "blob": "%%%"})).is_ok());
+    // Draft-07 treats content keywords as annotations too, and `format` (which the engine
+    // asserts by default in draft-07) as well.
+    let d7 = compile(json!({"$schema": "http://json-schema.org/draft-07/schema#",
+                            "contentMediaType": "application/json", "format": "email"}))
+    .unwrap();
+    assert!(d7.validate(&json!("{not json")).is_ok());
+}
+
+#[cfg(feature = "schema-formats")]
+#[test]
+fn format_is_asserted_on_request() {
+    let schema = json!({"type": "object", "properties": {
+        "mail": {"type": "string", "format": "email"},
+        "blob": {"type": "string", "contentEncoding": "base64", "contentMediaType": "application/json"}}});
     let asserting = CompiledSchema::compile(&schema, &SchemaOptions::asserting_format()).unwrap();
     assert_eq!(asserting.unasserted_keywords(), ["contentMediaType", "contentEncoding"]);
     assert!(asserting.validate(&json!({"mail": "nope"})).is_err());
     assert!(asserting.validate(&json!({"mail": "ada@example.com", "blob": "%%%"})).is_ok());
-    // Draft-07 treats content keywords as annotations too.
-    let d7 = compile(json!({"$schema": "http://json-schema.org/draft-07/schema#",
-                            "contentMediaType": "application/json"}))
-    .unwrap();
-    assert!(d7.validate(&json!("{not json")).is_ok());
+    // `idn-email` is known (not ignored as an unknown format): `schema-formats` brings IDNA.
+    let idn =
+        CompiledSchema::compile(&json!({"format": "idn-email"}), &SchemaOptions::asserting_format()).unwrap();
+    assert!(idn.validate(&json!("실례@실례.테스트")).is_ok());
+    assert!(idn.validate(&json!("2962")).is_err());
 }
 
 #[test]
@@ -221,75 +235,6 @@ fn reference_loops_terminate() {
         if let Ok(compiled) = compile(schema) {
             let _ = compiled.validate(&json!({"deep": [1, 2, 3]}));
         }
-    }
-}
-
-mod elicitation_forms {
-    use serde_json::json;
-
-    use crate::schema::elicitation::{form_of, ElicitationError, FormSchema};
-
-    #[test]
-    fn form_shapes_are_checked() {
-        let ok = json!({"type": "object", "properties": {
-            "name": {"type": "string", "minLength": 1},
-            "age": {"type": "integer", "minimum": 0},
-            "color": {"type": "string", "enum": ["red", "green"]},
-            "hero": {"type": "string", "oneOf": [{"const": "h1", "title": "Superman"}]},
-            "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}, "maxItems": 1},
-            "fish": {"type": "array", "items": {"anyOf": [{"const": "f1", "title": "Tuna"}]}},
-            "legacy": {"type": "string", "enum": ["p1"], "enumNames": ["Cats"]},
-            "agree": {"type": "boolean"}}, "required": ["name"]});
-        FormSchema::parse(&ok).unwrap();
-        for bad in [
-            json!({"type": "object", "properties": {"nested": {"type": "object", "properties": {}}}}),
-            json!({"type": "object", "properties": {"when": {"type": "string", "format": "uuid"}}}),
-            json!({"type": "object", "properties": {"list": {"type": "array", "items": {"type": "number"}}}}),
-            json!({"type": "object", "properties": {"x": {"type": "string"}}, "required": ["y"]}),
-            json!({"type": "array"}),
-            json!({"type": "object", "properties": {"x": {}}}),
-        ] {
-            assert!(matches!(FormSchema::parse(&bad), Err(ElicitationError::InvalidSchema { .. })), "{bad}");
-        }
-    }
-
-    #[test]
-    fn answers_are_checked_against_the_form() {
-        let form = FormSchema::parse(&json!({"type": "object", "properties": {
-            "email": {"type": "string", "format": "email"},
-            "born": {"type": "string", "format": "date"},
-            "n": {"type": "integer", "minimum": 1, "maximum": 10},
-            "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}, "maxItems": 1}},
-            "required": ["email"]}))
-        .unwrap();
-        assert!(form
-            .check_content(&json!({"email": "ada@example.com", "born": "1815-12-10", "n": 3}))
-            .is_ok());
-        for bad in [
-            json!({}),
-            json!({"email": "nope"}),
-            json!({"email": "ada@example.com", "born": "10/12/1815"}),
-            json!({"email": "ada@example.com", "n": 11}),
-            json!({"email": "ada@example.com", "tags": ["a", "b"]}),
-            json!({"email": "ada@example.com", "tags": ["c"]}),
-            json!({"email": "ada@example.com", "extra": 1}),
-        ] {
-            assert!(matches!(form.check_content(&bad), Err(ElicitationError::InvalidAnswer { .. })), "{bad}");
-        }
-        assert!(form.check_result(&json!({"action": "decline"})).is_ok());
-        assert!(form.check_result(&json!({"action": "accept", "content": {"email": 1}})).is_err());
-        assert!(form.check_result(&json!({"action": "maybe"})).is_err());
-        assert!(form_of(&json!({"mode": "url", "url": "https://example.com", "message": "go"}))
-            .unwrap()
-            .is_none());
-        assert!(matches!(
-            form_of(&json!({"mode": "telepathy"})),
-            Err(ElicitationError::InvalidSchema { .. })
-        ));
-        assert!(matches!(
-            form_of(&json!({"message": "no schema"})),
-            Err(ElicitationError::InvalidSchema { .. })
-        ));
     }
 }
 
