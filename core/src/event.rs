@@ -108,6 +108,7 @@ pub struct Progress {
 
 /// The kind of a server-to-client request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ServerRequestKind {
     /// `roots/list`.
     Roots,

@@ -9,6 +9,7 @@ use crate::oauth::OAuthSetup;
 
 /// How an HTTP connection answers a `401`/`403` challenge.
 #[derive(Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum HttpAuth {
     /// It does not: the request fails with [`crate::RequestError::Unauthorized`].
     #[default]

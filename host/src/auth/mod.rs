@@ -16,7 +16,7 @@
 //! use mcpwire_host::auth::{FileTokenStore, LoopbackCallback, TokenStore};
 //!
 //! # fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! let store = FileTokenStore::in_default_dir()?; // ~/.config/mcp/tokens
+//! let store = FileTokenStore::in_default_dir()?; // e.g. ~/.config/mcp/tokens on Linux
 //! let record = store.load("https://mcp.example.com/mcp")?;
 //! println!("signed in before: {}", record.is_some());
 //!

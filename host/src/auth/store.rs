@@ -45,8 +45,7 @@ pub enum TokenStoreError {
         /// The file.
         path: PathBuf,
     },
-    /// No directory to keep records in could be found (neither `XDG_CONFIG_HOME` nor a home
-    /// directory is set).
+    /// No directory to keep records in could be found (the user has no home directory).
     NoDirectory,
 }
 
@@ -64,7 +63,7 @@ impl fmt::Display for TokenStoreError {
                 write!(f, "token store {}: the record belongs to another server", path.display())
             }
             Self::NoDirectory => {
-                f.write_str("token store: neither XDG_CONFIG_HOME nor a home directory is set")
+                f.write_str("token store: no configuration directory (no home directory) to keep records in")
             }
         }
     }
@@ -158,11 +157,12 @@ impl FileTokenStore {
         Self::default_dir().map(Self::new).ok_or(TokenStoreError::NoDirectory)
     }
 
-    /// `$XDG_CONFIG_HOME/mcp/tokens` when `XDG_CONFIG_HOME` is an absolute path, else
-    /// `~/.config/mcp/tokens` (`%APPDATA%\mcp\tokens` on Windows without `HOME`); `None` when
-    /// none of these variables is set.
+    /// `mcp/tokens` in the operating system's per-user configuration directory (the `dirs`
+    /// crate's `config_dir`): `$XDG_CONFIG_HOME` (when absolute) or `~/.config` on Linux and the
+    /// BSDs, `~/Library/Application Support` on macOS, `%APPDATA%` (the roaming profile) on
+    /// Windows. `None` when there is no home directory.
     pub fn default_dir() -> Option<PathBuf> {
-        default_dir_with(|name| std::env::var_os(name))
+        dirs::config_dir().map(|config| config.join("mcp").join("tokens"))
     }
 
     /// The directory.
@@ -226,16 +226,6 @@ impl FileTokenStore {
         }
         Ok(Some(bytes))
     }
-}
-
-/// [`FileTokenStore::default_dir`] with the environment read through `env`.
-fn default_dir_with(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
-    let var = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    let config = var("XDG_CONFIG_HOME")
-        .filter(|p| p.is_absolute())
-        .or_else(|| var("HOME").map(|home| home.join(".config")))
-        .or_else(|| var("APPDATA"))?;
-    Some(config.join("mcp").join("tokens"))
 }
 
 /// Decodes a record file's bytes: the version first (so a newer format is reported as such),
@@ -438,17 +428,13 @@ mod tests {
     }
 
     #[test]
-    fn default_dir_follows_xdg() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |name: &str| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.into())
-        };
-        let xdg = default_dir_with(env(&[("XDG_CONFIG_HOME", "/cfg"), ("HOME", "/home/u")]));
-        assert_eq!(xdg, Some(PathBuf::from("/cfg/mcp/tokens")));
-        let relative = default_dir_with(env(&[("XDG_CONFIG_HOME", "cfg"), ("HOME", "/home/u")]));
-        assert_eq!(relative, Some(PathBuf::from("/home/u/.config/mcp/tokens")), "relative XDG ignored");
-        let empty = default_dir_with(env(&[("XDG_CONFIG_HOME", ""), ("HOME", "/home/u")]));
-        assert_eq!(empty, Some(PathBuf::from("/home/u/.config/mcp/tokens")));
-        assert_eq!(default_dir_with(env(&[])), None);
-        assert!(default_dir_with(env(&[("APPDATA", "/appdata")])).is_some_and(|d| d.ends_with("mcp/tokens")));
+    fn default_dir_is_the_os_config_dir() {
+        let dir = FileTokenStore::default_dir().expect("the test user has a home directory");
+        assert!(dir.is_absolute() && dir.ends_with("mcp/tokens"), "{}", dir.display());
+        #[cfg(target_os = "linux")]
+        match std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from).filter(|p| p.is_absolute()) {
+            Some(xdg) => assert_eq!(dir, xdg.join("mcp/tokens")),
+            None => assert!(dir.ends_with(".config/mcp/tokens"), "{}", dir.display()),
+        }
     }
 }
