@@ -4,13 +4,13 @@
 # every feature but `default` and the `_`-prefixed internal ones), then the defaults. Stops at
 # the first failure. Meant for CI (2 cores); it shares the default target directory.
 #
-# Each combination is checked twice:
-#   1. `--lib`: the library alone, with exactly the features asked for;
-#   2. `--all-targets`: tests, examples and benches too. Dev-dependencies take part in feature
-#      resolution there (resolver 2), so this build is NOT the combination alone: mcpwire-core's
-#      dev-dependency on itself (`_fuzz`, with defaults) turns http, oauth and schema on, and the
-#      dev-dependency of mcpwire-async and mcpwire-blocking on the tests crate turns the
-#      defaults of mcpwire-core and mcpwire-host on. Only the `--lib` pass proves the gating.
+# Each combination is checked with `--lib`: the library alone, with exactly the features asked
+# for. No default features and the defaults are also checked with `--all-targets` (tests,
+# examples, benches). Single features are not: dev-dependencies take part in feature resolution
+# (resolver 2), so an all-targets build is not the combination alone anyway (mcpwire-core's
+# dev-dependency on itself turns every feature on; that of mcpwire-async and mcpwire-blocking on
+# the tests crate turns on the defaults of mcpwire-core and mcpwire-host). Only `--lib` proves
+# the gating.
 #
 # Usage: scripts/check-features.sh [CRATE...]        (default: every crate below)
 # Environment: EXTRA_FEATURES=a/b,c/d appends features to every combination (e.g. to hold a
@@ -58,12 +58,13 @@ for f in sorted(names, key=lambda f: (order.index(f) if f in order else len(orde
 ' "$1" <<<"$metadata"
 }
 
-# Runs clippy on crate $1 with the feature arguments that follow, library then all targets.
+# Runs clippy on crate $1 for the targets in $2 ("--lib" or "--lib --all-targets") with the
+# feature arguments that follow.
 check() {
-    local crate=$1
-    shift
+    local crate=$1 targets_list=$2
+    shift 2
     count=$((count + 1))
-    for targets in --lib --all-targets; do
+    for targets in $targets_list; do
         current="cargo clippy -p $crate $targets $* -- -D warnings"
         local t0
         t0=$(date +%s)
@@ -89,11 +90,11 @@ with_features() {
 for crate in "${CRATES[@]}"; do
     features=$(features_of "$crate")
     # shellcheck disable=SC2046 # word splitting of "--features LIST" is intended
-    check "$crate" --no-default-features $(with_features)
+    check "$crate" "--lib --all-targets" --no-default-features $(with_features)
     for feature in $features; do
         # shellcheck disable=SC2046
-        check "$crate" --no-default-features $(with_features "$feature")
+        check "$crate" --lib --no-default-features $(with_features "$feature")
     done
     # shellcheck disable=SC2046
-    check "$crate" $(with_features)
+    check "$crate" "--lib --all-targets" $(with_features)
 done

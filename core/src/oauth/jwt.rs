@@ -71,8 +71,7 @@ impl EsKey {
     /// The public key as a JWK (RFC 7518 §6.2), members in lexicographic order.
     pub(crate) fn public_jwk(&self) -> Value {
         let point = self.0.verifying_key().to_encoded_point(false);
-        let coord =
-            |c: Option<&p256::FieldBytes>| URL_SAFE_NO_PAD.encode(c.map(|b| b.as_slice()).unwrap_or(&[]));
+        let coord = |c: Option<&p256::FieldBytes>| URL_SAFE_NO_PAD.encode(c.map(|b| &b[..]).unwrap_or(&[]));
         json!({"crv": "P-256", "kty": "EC", "x": coord(point.x()), "y": coord(point.y())})
     }
 
