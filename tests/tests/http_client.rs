@@ -1,6 +1,8 @@
 //! The async HTTP client's hooks: a configured proxy gets absolute-form requests, and a custom
 //! `Connector` decides where streams go.
 
+#![cfg(feature = "http")]
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -105,13 +107,16 @@ impl mcpwire_tokio::Connector for Recording {
     }
 }
 
+#[cfg(feature = "oauth")]
 const PRIVATE: std::net::IpAddr = std::net::IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, 1));
+#[cfg(feature = "oauth")]
 const LOOPBACK: std::net::IpAddr = std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
 
 /// A loopback MCP server whose authorization server's name resolves to a private and a
 /// loopback address: the OAuth fetches connect only to the checked (loopback) one, never to
 /// the private one listed first, and the flow completes.
 #[test]
+#[cfg(feature = "oauth")]
 fn a_name_with_mixed_addresses_is_connected_to_only_at_the_checked_ones() {
     use mcp_tests::address_check_scenarios::{protected_server, NAMES_CA, NAMES_CERT, NAMES_KEY};
     let auth = ScriptedHttpServer::start_tls(NAMES_CERT, NAMES_KEY, protected_server("https", None));
@@ -148,6 +153,7 @@ fn a_name_with_mixed_addresses_is_connected_to_only_at_the_checked_ones() {
 /// not to the name (which the proxy would resolve unchecked); a name with no allowed address
 /// is refused before the proxy is asked anything.
 #[test]
+#[cfg(feature = "oauth")]
 fn an_oauth_fetch_through_a_proxy_tunnels_to_the_checked_address() {
     let tunnels = Arc::new(Mutex::new(Vec::new()));
     let seen = tunnels.clone();
