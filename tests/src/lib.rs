@@ -8,6 +8,13 @@
 //! ([`aw_sync!`]), against a glue module `rt` that each test file writes for its runtime (see
 //! `tests/tests/runtime_tokio.rs`). [`scenario_tests!`] then generates one `#[test]` per
 //! scenario. The real-peer checks use the same trick ([`define_peer_checks!`]).
+//!
+//! Features: `http`, `oauth`, `schema` and `tracing` (all default) turn on the same features of
+//! the client crates and the tests that need them: the HTTP fixtures ([`scripted_http`],
+//! [`http_peers`]) and the HTTP, OAuth and validation tests exist only with theirs. With
+//! `--no-default-features` everything else builds and runs against a stdio-only client: the
+//! stdio scenarios on every runtime (which `scripts/test` runs that way too), the stdio
+//! simulation and the stdio peer checks.
 
 #[cfg(feature = "oauth")]
 pub mod address_check_scenarios;

@@ -13,10 +13,11 @@ macro_rules! common_set {
             calls, connect, schema, set_deprecation_notices, tool_formats, tool_result_message, types,
             BatchRequest, CallToolResult, CancelToken, Client, ClientBuilder, ClientError, ClientList,
             CreateMessageResult, DeprecationNotices, ElicitResult, ElicitationRequest, Event, EventHook,
-            FromServer, Handler, HandlerError, HandlerOutput, ListenRequest, Notification, Pending, ProgressFn,
-            ProgressStream, ProtocolMode, Provider, RequestBuilder, RequestError, RequestOptions, RequestUpdate,
-            Root, RootsListRequest, SamplingRequest, Server, ServerInfo, ServerRequest, ServerSpec, StartedTask,
-            StdioCommand, Subscription, SubscriptionFilter, Tool, Warning, DEFAULT_MAX_CONCURRENT_SERVERS,
+            FromServer, Handler, HandlerError, HandlerOutput, ListenRequest, Notification, Pending,
+            ProgressFn, ProgressStream, ProtocolMode, Provider, RequestBuilder, RequestError, RequestOptions,
+            RequestUpdate, Root, RootsListRequest, SamplingRequest, Server, ServerInfo, ServerRequest,
+            ServerSpec, StartedTask, StdioCommand, Subscription, SubscriptionFilter, Tool, Warning,
+            DEFAULT_MAX_CONCURRENT_SERVERS,
         };
         assert_eq!(DEFAULT_MAX_CONCURRENT_SERVERS, mcpwire_host::DEFAULT_MAX_CONCURRENT_SERVERS);
         let _: fn() -> ClientBuilder = Client::builder;

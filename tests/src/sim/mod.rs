@@ -135,7 +135,7 @@ impl Transport {
             Ok(t) if t.eq_ignore_ascii_case("http") => Transport::Http,
             #[cfg(not(feature = "http"))]
             Ok(t) if t.eq_ignore_ascii_case("http") => {
-                panic!("MCP_SIM_TRANSPORT=http: the simulation is built without the `http` feature of mcp-tests")
+                panic!("MCP_SIM_TRANSPORT=http needs the `http` feature of mcp-tests")
             }
             _ => Transport::Stdio,
         }
@@ -498,11 +498,7 @@ impl World {
                 }
                 self.drain();
             }
-            let quiet = self
-                .sim
-                .queue
-                .values()
-                .all(Ev::quiet);
+            let quiet = self.sim.queue.values().all(Ev::quiet);
             if self.sim.live.is_empty() && self.sim.closed_at.is_none() {
                 match rounds {
                     0 if quiet => self.healed_requests(&[Request::Ping, Request::ListTools]),
