@@ -17,6 +17,7 @@ macro_rules! define_deprecation_peer_checks {
 pub mod deprecation_peer_checks {
     use super::rt;
     use std::time::{Duration, Instant};
+    #[cfg(feature = "http")]
     use $crate::http_peers::HttpPeer;
     use $crate::mcpwire_core::types::LoggingLevel;
     use $crate::mcpwire_core::{
@@ -94,6 +95,7 @@ pub mod deprecation_peer_checks {
 
     /// server-everything's HTTP+SSE transport: one notice per connection across calls, none
     /// with notices off; the calls work either way.
+    #[cfg(feature = "http")]
     pub $($kw)? fn everything_sse_transport_once() {
         let peer = HttpPeer::start("server-everything", &["sse"], &[("PORT", "{port}")]);
         for (mode, expected) in [
@@ -122,7 +124,8 @@ pub mod deprecation_peer_checks {
 #[macro_export]
 macro_rules! all_deprecation_peer_checks {
     ($run:path) => {
-        $crate::scenario_tests!(deprecation_peer_checks, $run;
-            everything_roots_sampling_and_logging_once_each, everything_sse_transport_once);
+        $crate::scenario_tests!(deprecation_peer_checks, $run; everything_roots_sampling_and_logging_once_each);
+        #[cfg(feature = "http")]
+        $crate::scenario_tests!(deprecation_peer_checks, $run; everything_sse_transport_once);
     };
 }

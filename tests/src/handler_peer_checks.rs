@@ -17,6 +17,7 @@ pub mod handler_peer_checks {
     use super::rt;
     use std::sync::{Arc, Mutex};
     use std::time::{Duration, Instant};
+    #[cfg(feature = "http")]
     use $crate::http_peers::HttpPeer;
     use $crate::mcpwire_core::types::{CreateMessageRequest, CreateMessageResult, Role};
     use $crate::mcpwire_core::{HandlerError, Root, ServerSpec};
@@ -64,6 +65,7 @@ pub mod handler_peer_checks {
         aw!(roots_change(spec));
     }
 
+    #[cfg(feature = "http")]
     pub $($kw)? fn everything_roots_change_http() {
         let peer = HttpPeer::start("server-everything", &["streamableHttp"], &[("PORT", "{port}")]);
         let spec = ServerSpec::from_target("everything-http", &peer.url("/mcp"))
@@ -118,7 +120,8 @@ pub mod handler_peer_checks {
 #[macro_export]
 macro_rules! all_handler_peer_checks {
     ($run:path) => {
-        $crate::scenario_tests!(handler_peer_checks, $run;
-            everything_roots_change_stdio, everything_roots_change_http, everything_typed_sampling);
+        $crate::scenario_tests!(handler_peer_checks, $run; everything_roots_change_stdio, everything_typed_sampling);
+        #[cfg(feature = "http")]
+        $crate::scenario_tests!(handler_peer_checks, $run; everything_roots_change_http);
     };
 }

@@ -15,6 +15,7 @@ pub mod header_peer_checks {
     use super::rt;
     use std::collections::BTreeMap;
     use std::time::Duration;
+    #[cfg(feature = "http")]
     use $crate::http_peers::HttpPeer;
     use $crate::mcpwire_core::types::CompletionReference;
     use $crate::mcpwire_core::{Era, ProtocolMode, ServerSpec};
@@ -27,6 +28,7 @@ pub mod header_peer_checks {
         };
     }
 
+    #[cfg(feature = "http")]
     fn http_spec(name: &str, url: &str) -> ServerSpec {
         ServerSpec::from_target(name, url).expect("a valid URL").request_timeout(Duration::from_secs(30))
     }
@@ -34,6 +36,7 @@ pub mod header_peer_checks {
     /// The first call of a tool the client has not listed yet carries its `Mcp-Param-*` header
     /// (the client lists the tools first); a value that is not plain ASCII goes out
     /// Base64-encoded and the server, which decodes and checks it, accepts the call.
+    #[cfg(feature = "http")]
     pub $($kw)? fn py_first_call_carries_its_param_header() {
         let peer = HttpPeer::start("py-mcp-peer", &["streamable-http", "--port", "{port}", "--stateless", "--json"], &[]);
         let client = rt::build(rt::Client::builder().server(http_spec("py-hdr", &peer.url("/mcp"))))
@@ -85,7 +88,8 @@ pub mod header_peer_checks {
 #[macro_export]
 macro_rules! all_header_peer_checks {
     ($run:path) => {
-        $crate::scenario_tests!(header_peer_checks, $run;
-            py_first_call_carries_its_param_header, py_completion_with_context);
+        $crate::scenario_tests!(header_peer_checks, $run; py_completion_with_context);
+        #[cfg(feature = "http")]
+        $crate::scenario_tests!(header_peer_checks, $run; py_first_call_carries_its_param_header);
     };
 }

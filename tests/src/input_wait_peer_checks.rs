@@ -18,6 +18,7 @@ pub mod input_wait_peer_checks {
     use super::rt;
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
+    #[cfg(feature = "http")]
     use $crate::http_peers::HttpPeer;
     use $crate::mcpwire_core::{ClientError, Era, InputWait, InputWaitDecision, ProtocolMode, RequestError, ServerSpec};
     use $crate::serde_json::json;
@@ -84,6 +85,7 @@ pub mod input_wait_peer_checks {
     }
 
     /// py-mcp-peer over stateless Streamable HTTP with JSON responses.
+    #[cfg(feature = "http")]
     pub $($kw)? fn py_not_ready_twice_http() {
         let args = ["streamable-http", "--port", "{port}", "--stateless", "--json"];
         let peer = HttpPeer::start("py-mcp-peer", &args, &[]);
@@ -99,6 +101,8 @@ pub mod input_wait_peer_checks {
 #[macro_export]
 macro_rules! all_input_wait_peer_checks {
     ($run:path) => {
-        $crate::scenario_tests!(input_wait_peer_checks, $run; py_not_ready_twice_stdio, py_not_ready_twice_http);
+        $crate::scenario_tests!(input_wait_peer_checks, $run; py_not_ready_twice_stdio);
+        #[cfg(feature = "http")]
+        $crate::scenario_tests!(input_wait_peer_checks, $run; py_not_ready_twice_http);
     };
 }

@@ -8,7 +8,15 @@
 //! ([`aw_sync!`]), against a glue module `rt` that each test file writes for its runtime (see
 //! `tests/tests/runtime_tokio.rs`). [`scenario_tests!`] then generates one `#[test]` per
 //! scenario. The real-peer checks use the same trick ([`define_peer_checks!`]).
+//!
+//! Features: `http`, `oauth`, `schema` and `tracing` (all default) turn on the same features of
+//! the client crates and the tests that need them: the HTTP fixtures ([`scripted_http`],
+//! [`http_peers`]) and the HTTP, OAuth and validation tests exist only with theirs. With
+//! `--no-default-features` everything else builds and runs against a stdio-only client: the
+//! stdio scenarios on every runtime (which `scripts/test` runs that way too), the stdio
+//! simulation and the stdio peer checks.
 
+#[cfg(feature = "oauth")]
 pub mod address_check_scenarios;
 mod async_scenarios;
 mod batch_peer_checks;
@@ -22,12 +30,16 @@ mod handler_peer_checks;
 mod header_peer_checks;
 mod host_request_peer_checks;
 mod host_request_scenarios;
+#[cfg(feature = "http")]
 mod http_peer_checks;
+#[cfg(feature = "http")]
 pub mod http_peers;
 mod input_wait_peer_checks;
 mod input_wait_scenarios;
+#[cfg(feature = "oauth")]
 mod issuer_switch_scenarios;
 mod meta_scenarios;
+#[cfg(feature = "oauth")]
 pub mod oauth_peer_checks;
 mod oversize_peer_checks;
 mod oversize_scenarios;
@@ -37,12 +49,14 @@ mod push_peer_checks;
 mod push_scenarios;
 mod roots_scenarios;
 mod scenarios;
+#[cfg(feature = "http")]
 pub mod scripted_http;
 pub mod sim;
 pub mod support;
 mod task_peer_checks;
 mod task_scenarios;
 mod tool_format_peer_checks;
+#[cfg(feature = "oauth")]
 pub mod two_issuer_server;
 
 pub use futures_lite;
@@ -166,6 +180,8 @@ macro_rules! all_scenario_tests {
             prompts_and_resources, timeout_then_recovers, stderr_flood_holds_up_nothing, progress, crash_restarts, notifications, notification_while_idle, noise,
             legacy_elicitation, legacy_handler_failure, legacy_roots_and_sampling, legacy_without_handlers,
             multi_server, close_stops_everything, os_errors_are_kept);
+        #[cfg(feature = "http")]
+        $crate::scenario_tests!(scenarios, $run; http_os_errors_are_kept);
     };
 }
 

@@ -19,6 +19,7 @@ macro_rules! define_oversize_peer_checks {
 pub mod oversize_peer_checks {
     use super::rt;
     use std::time::{Duration, Instant};
+    #[cfg(feature = "http")]
     use $crate::http_peers::HttpPeer;
     use $crate::mcpwire_core::{ClientError, Limits, ProtocolMode, RequestError, ServerSpec};
     use $crate::serde_json::json;
@@ -56,6 +57,7 @@ pub mod oversize_peer_checks {
         aw!(client.close());
     }
 
+    #[cfg(feature = "http")]
     fn http_spec(name: &str, peer: &HttpPeer) -> ServerSpec {
         ServerSpec::from_target(name, &peer.url("/mcp")).expect("a valid URL")
     }
@@ -71,6 +73,7 @@ pub mod oversize_peer_checks {
     }
 
     /// py-mcp-peer over Streamable HTTP with a legacy session, which answers as SSE events.
+    #[cfg(feature = "http")]
     pub $($kw)? fn py_big_http_sse() {
         let peer = HttpPeer::start("py-mcp-peer", &["streamable-http", "--port", "{port}"], &[]);
         let spec = http_spec("py-sse", &peer).protocol(ProtocolMode::Legacy);
@@ -78,6 +81,7 @@ pub mod oversize_peer_checks {
     }
 
     /// py-mcp-peer over stateless Streamable HTTP, answers as JSON bodies.
+    #[cfg(feature = "http")]
     pub $($kw)? fn py_big_http_json() {
         let args = ["streamable-http", "--port", "{port}", "--stateless", "--json"];
         let peer = HttpPeer::start("py-mcp-peer", &args, &[]);
@@ -85,12 +89,14 @@ pub mod oversize_peer_checks {
     }
 
     /// ts-v2-peer over Streamable HTTP, answering as a JSON body (streamed, no length).
+    #[cfg(feature = "http")]
     pub $($kw)? fn ts_v2_big_http() {
         let peer = HttpPeer::start("ts-v2-peer", &["http", "--port", "{port}"], &[]);
         aw!(big_fails_fast("ts-v2-peer http", http_spec("ts-http", &peer)));
     }
 
     /// ts-v2-peer over Streamable HTTP, answering as an SSE event (the id comes last).
+    #[cfg(feature = "http")]
     pub $($kw)? fn ts_v2_big_http_sse() {
         let peer = HttpPeer::start("ts-v2-peer", &["http", "--port", "{port}", "--response", "sse"], &[]);
         aw!(big_fails_fast("ts-v2-peer http sse", http_spec("ts-sse", &peer)));
@@ -103,7 +109,9 @@ pub mod oversize_peer_checks {
 #[macro_export]
 macro_rules! all_oversize_peer_checks {
     ($run:path) => {
+        $crate::scenario_tests!(oversize_peer_checks, $run; py_big_stdio, ts_v2_big_stdio);
+        #[cfg(feature = "http")]
         $crate::scenario_tests!(oversize_peer_checks, $run;
-            py_big_stdio, ts_v2_big_stdio, py_big_http_sse, py_big_http_json, ts_v2_big_http, ts_v2_big_http_sse);
+            py_big_http_sse, py_big_http_json, ts_v2_big_http, ts_v2_big_http_sse);
     };
 }

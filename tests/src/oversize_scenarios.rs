@@ -17,6 +17,7 @@ pub mod oversize_scenarios {
     use super::rt;
     use std::time::{Duration, Instant};
     use $crate::mcpwire_core::{ClientError, Limits, RequestError, ServerSpec};
+    #[cfg(feature = "http")]
     use $crate::scripted_http::{Reply, ScriptedHttpServer, SeenRequest};
     use $crate::serde_json::{json, Value};
     use $crate::support;
@@ -72,6 +73,7 @@ pub mod oversize_scenarios {
     }
 
     /// A modern HTTP server whose `big {mode}` answers 4 MiB in the given way; `echo` echoes.
+    #[cfg(feature = "http")]
     fn big_server(req: &SeenRequest) -> Reply {
         let request = req.json();
         let id = request["id"].clone();
@@ -116,6 +118,7 @@ pub mod oversize_scenarios {
         }
     }
 
+    #[cfg(feature = "http")]
     pub $($kw)? fn oversize_http_fails_fast() {
         let server = ScriptedHttpServer::start(big_server);
         let spec = ServerSpec::from_target("h", &server.url("/mcp"))
@@ -141,6 +144,8 @@ pub mod oversize_scenarios {
 #[macro_export]
 macro_rules! all_oversize_scenario_tests {
     ($run:path) => {
-        $crate::scenario_tests!(oversize_scenarios, $run; oversize_stdio_fails_fast, oversize_http_fails_fast);
+        $crate::scenario_tests!(oversize_scenarios, $run; oversize_stdio_fails_fast);
+        #[cfg(feature = "http")]
+        $crate::scenario_tests!(oversize_scenarios, $run; oversize_http_fails_fast);
     };
 }

@@ -16,6 +16,7 @@ macro_rules! define_push_peer_checks {
 pub mod push_peer_checks {
     use super::rt;
     use std::time::{Duration, Instant};
+    #[cfg(feature = "http")]
     use $crate::http_peers::HttpPeer;
     use $crate::mcpwire_core::{
         ClientError, Era, Event, ListKind, Notification, ProtocolMode, RequestError, ServerSpec,
@@ -34,6 +35,7 @@ pub mod push_peer_checks {
         support::peer_spec(name, args).request_timeout(Duration::from_secs(30))
     }
 
+    #[cfg(feature = "http")]
     fn http(peer: &HttpPeer) -> ServerSpec {
         ServerSpec::from_target("peer", &peer.url("/mcp")).expect("a URL").request_timeout(Duration::from_secs(30))
     }
@@ -92,6 +94,7 @@ pub mod push_peer_checks {
     }
 
     /// ts-v2-peer over Streamable HTTP.
+    #[cfg(feature = "http")]
     pub $($kw)? fn ts_listen_http() {
         let peer = HttpPeer::start("ts-v2-peer", &["http", "--port", "{port}"], &[]);
         aw!(listen_and_touch(http(&peer), true));
@@ -103,6 +106,7 @@ pub mod push_peer_checks {
     }
 
     /// py-mcp-peer over stateful and stateless Streamable HTTP.
+    #[cfg(feature = "http")]
     pub $($kw)? fn py_listen_http() {
         let peer = HttpPeer::start("py-mcp-peer", &["streamable-http", "--port", "{port}"], &[]);
         aw!(listen_and_touch(http(&peer), false));
@@ -111,20 +115,28 @@ pub mod push_peer_checks {
         aw!(listen_and_touch(http(&peer), false));
     }
 
-    /// A modern server without `subscriptions/listen` refuses it with a typed JSON-RPC error,
-    /// over stdio and over HTTP (a 404 carrying the error).
-    pub $($kw)? fn fastmcp_refuses_listen() {
-        let peer = HttpPeer::start("fastmcp-echo-peer", &["--port", "{port}"], &[]);
-        for spec in [stdio("fastmcp-echo-peer", &["--transport", "stdio"]), http(&peer)] {
-            let events = Events::new();
-            let client = new_client(spec, &events);
-            let server = &client.servers()[0];
-            match aw!(server.listen(SubscriptionFilter::new().tools_list_changed())) {
-                Err(ClientError::Request(RequestError::Rpc(e))) => assert_eq!(e.code, -32601),
-                other => panic!("expected -32601, got {other:?}"),
-            }
-            aw!(client.close());
+    /// A modern server without `subscriptions/listen` refuses it with a typed JSON-RPC error.
+    $($kw)? fn refuses_listen(spec: ServerSpec) {
+        let events = Events::new();
+        let client = new_client(spec, &events);
+        let server = &client.servers()[0];
+        match aw!(server.listen(SubscriptionFilter::new().tools_list_changed())) {
+            Err(ClientError::Request(RequestError::Rpc(e))) => assert_eq!(e.code, -32601),
+            other => panic!("expected -32601, got {other:?}"),
         }
+        aw!(client.close());
+    }
+
+    /// FastMCP over stdio refuses a listen.
+    pub $($kw)? fn fastmcp_refuses_listen() {
+        aw!(refuses_listen(stdio("fastmcp-echo-peer", &["--transport", "stdio"])));
+    }
+
+    /// FastMCP over HTTP refuses a listen (a 404 carrying the error).
+    #[cfg(feature = "http")]
+    pub $($kw)? fn fastmcp_refuses_listen_http() {
+        let peer = HttpPeer::start("fastmcp-echo-peer", &["--port", "{port}"], &[]);
+        aw!(refuses_listen(http(&peer)));
     }
 
     /// Legacy `resources/subscribe`: server-everything sends updates for subscribed URIs once
@@ -183,7 +195,9 @@ pub mod push_peer_checks {
 macro_rules! all_push_peer_checks {
     ($run:path) => {
         $crate::scenario_tests!(push_peer_checks, $run;
-            ts_listen_stdio, ts_listen_http, py_listen_stdio, py_listen_http, fastmcp_refuses_listen,
-            legacy_subscriptions, legacy_subscription_survives_a_restart);
+            ts_listen_stdio, py_listen_stdio, fastmcp_refuses_listen, legacy_subscriptions,
+            legacy_subscription_survives_a_restart);
+        #[cfg(feature = "http")]
+        $crate::scenario_tests!(push_peer_checks, $run; ts_listen_http, py_listen_http, fastmcp_refuses_listen_http);
     };
 }

@@ -681,10 +681,10 @@ pub mod scenarios {
         }
     }
 
-    /// A program that does not exist and a port nobody listens on fail with the operating
-    /// system's error kept: `io_error()` and the error's `source()` give its kind.
+    /// A program that does not exist fails with the operating system's error kept:
+    /// `io_error()` and the error's `source()` give its kind.
     pub $($kw)? fn os_errors_are_kept() {
-        use $crate::mcpwire_core::{HttpConfig, ServerSpec, StdioCommand, TransportKind};
+        use $crate::mcpwire_core::{ServerSpec, StdioCommand};
         let missing = StdioCommand::new("mcp-test-no-such-program-4c1f");
         let client = rt::build(rt::Client::builder().server(ServerSpec::stdio("gone", missing))).unwrap();
         let e = aw!(client.call_tool("echo", msg("x"))).unwrap_err();
@@ -695,7 +695,13 @@ pub mod scenarios {
         let io = source.downcast_ref::<$crate::mcpwire_core::IoError>().expect("the OS error is the source");
         assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
         aw!(client.close());
+    }
 
+    /// A port nobody listens on fails with the operating system's error kept, as a transport
+    /// error without an HTTP status.
+    #[cfg(feature = "http")]
+    pub $($kw)? fn http_os_errors_are_kept() {
+        use $crate::mcpwire_core::{HttpConfig, ServerSpec, TransportKind};
         let url = format!("http://127.0.0.1:{}/mcp", $crate::http_peers::free_port());
         let http = HttpConfig::new(&url).unwrap().kinds(vec![TransportKind::StreamableHttp]);
         let client = rt::build(rt::Client::builder().server(ServerSpec::http("nobody", http))).unwrap();

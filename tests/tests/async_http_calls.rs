@@ -4,6 +4,8 @@
 //! after the response does not hold the caller, and concurrent calls each get their own
 //! answer. On tokio (multi-thread) and smol.
 
+#![cfg(feature = "http")]
+
 use std::time::{Duration, Instant};
 
 use mcp_tests::scripted_http::{

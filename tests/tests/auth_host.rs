@@ -2,6 +2,8 @@
 //! is scripted): builder checks, the token store warning at build time, and the ready-made
 //! browser sign-in run as each family's authorization handler.
 
+#![cfg(feature = "oauth")]
+
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::sync::{Arc, Mutex};

@@ -3,6 +3,8 @@
 //! abort, connect failures, keep-alive. Then the whole blocking client over HTTP against real
 //! peers (`mcp_tests::define_http_peer_checks!`), which need `$MCP_PEERS` (see `real_peers.rs`).
 
+#![cfg(feature = "http")]
+
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 

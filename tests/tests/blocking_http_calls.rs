@@ -4,6 +4,8 @@
 //! open after the response does not hold the caller, and calls from many threads at once
 //! each get their own answer.
 
+#![cfg(feature = "http")]
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

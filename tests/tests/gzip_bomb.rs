@@ -3,6 +3,8 @@
 //!
 //! Alone in its test binary so the process's peak memory is this test's.
 
+#![cfg(feature = "http")]
+
 use std::io::Write;
 
 use mcp_tests::scripted_http::{modern_tool_server, Reply, ScriptedHttpServer};

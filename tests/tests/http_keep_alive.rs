@@ -2,6 +2,8 @@
 //! connection the server closed while idle (without announcing it) is noticed before the
 //! next request goes out, which then opens a new one and succeeds.
 
+#![cfg(feature = "http")]
+
 use std::time::Duration;
 
 use mcp_tests::scripted_http::{ScriptedHttpServer, SeenRequest, Step};

@@ -4,6 +4,8 @@
 //! requests go straight to the final URL; a redirect to another origin ends the connection
 //! with the typed error, and nothing at all reaches the other origin.
 
+#![cfg(feature = "http")]
+
 use std::time::Duration;
 
 use mcp_tests::scripted_http::{modern_tool_server, Reply, ScriptedHttpServer, SeenRequest};

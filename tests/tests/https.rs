@@ -6,6 +6,8 @@
 //! `127.0.0.1` server certificate valid until 2126, made with `openssl` from `ca.cnf` and
 //! `server.cnf` (EC P-256).
 
+#![cfg(feature = "http")]
+
 use mcp_tests::scripted_http::{modern_tool_server, ScriptedHttpServer};
 use mcpwire_core::{ClientError, ServerSpec};
 use serde_json::json;

@@ -22,8 +22,10 @@
 //! oauth-gateway` in front of server-everything and py-mcp-peer and run the whole sign-in,
 //! reuse, refresh and client-credentials round trips on all three.
 
+#[cfg(feature = "http")]
 macro_rules! all_http_checks {
     ($run:path) => {
+        #[cfg(feature = "http")]
         mcp_tests::scenario_tests!(http_peer_checks, $run;
             everything_streamable, everything_sse, everything_fallback_to_sse, py_streamable_modern,
             py_stateless_json_modern, py_ask_name_both_eras, py_streamable_legacy_session, py_sse, fastmcp_streamable_and_sse,
@@ -58,10 +60,13 @@ mod on_tokio {
     }
 
     mcp_tests::define_peer_checks!(async, aw_async);
+    #[cfg(feature = "http")]
     mcp_tests::define_http_peer_checks!(async, aw_async);
     mcp_tests::scenario_tests!(peer_checks, run;
         server_everything, server_filesystem, py_mcp_peer, fastmcp_echo_peer, ts_v2_peer);
+    #[cfg(feature = "http")]
     all_http_checks!(run);
+    #[cfg(feature = "http")]
     mcp_tests::scenario_tests!(http_peer_checks, run; redirected_paths);
     mcp_tests::define_push_peer_checks!(async, aw_async);
     mcp_tests::all_push_peer_checks!(run);
@@ -85,7 +90,9 @@ mod on_tokio {
     mcp_tests::all_deprecation_peer_checks!(run);
     mcp_tests::define_oversize_peer_checks!(async, aw_async);
     mcp_tests::all_oversize_peer_checks!(run);
+    #[cfg(feature = "oauth")]
     mcp_tests::define_oauth_peer_checks!(async, aw_async);
+    #[cfg(feature = "oauth")]
     mcp_tests::all_oauth_peer_checks!(run);
 }
 
@@ -111,7 +118,9 @@ mod on_smol {
     }
 
     mcp_tests::define_peer_checks!(async, aw_async);
+    #[cfg(feature = "http")]
     mcp_tests::define_http_peer_checks!(async, aw_async);
+    #[cfg(feature = "http")]
     all_http_checks!(run);
     mcp_tests::define_push_peer_checks!(async, aw_async);
     mcp_tests::all_push_peer_checks!(run);
@@ -133,7 +142,9 @@ mod on_smol {
     mcp_tests::all_catalog_peer_checks!(run);
     mcp_tests::define_oversize_peer_checks!(async, aw_async);
     mcp_tests::all_oversize_peer_checks!(run);
+    #[cfg(feature = "oauth")]
     mcp_tests::define_oauth_peer_checks!(async, aw_async);
+    #[cfg(feature = "oauth")]
     mcp_tests::all_oauth_peer_checks!(run);
 }
 
@@ -158,9 +169,12 @@ mod on_blocking {
     }
 
     mcp_tests::define_peer_checks!(, aw_sync);
+    #[cfg(feature = "http")]
     mcp_tests::define_http_peer_checks!(, aw_sync);
     mcp_tests::scenario_tests!(peer_checks, run; server_everything, py_mcp_peer);
+    #[cfg(feature = "http")]
     all_http_checks!(run);
+    #[cfg(feature = "http")]
     mcp_tests::scenario_tests!(http_peer_checks, run; redirected_paths);
     mcp_tests::define_push_peer_checks!(, aw_sync);
     mcp_tests::all_push_peer_checks!(run);
@@ -184,7 +198,9 @@ mod on_blocking {
     mcp_tests::all_deprecation_peer_checks!(run);
     mcp_tests::define_oversize_peer_checks!(, aw_sync);
     mcp_tests::all_oversize_peer_checks!(run);
+    #[cfg(feature = "oauth")]
     mcp_tests::define_oauth_peer_checks!(, aw_sync);
+    #[cfg(feature = "oauth")]
     mcp_tests::all_oauth_peer_checks!(run);
 }
 

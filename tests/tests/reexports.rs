@@ -5,49 +5,65 @@
 use std::any::TypeId;
 
 /// Imports the common set from `$krate` (a missing name fails the build) and returns the
-/// `TypeId`s of its runtime-neutral types.
+/// `TypeId`s of its runtime-neutral types; the names of a feature are in the set when it is on.
 macro_rules! common_set {
     ($krate:ident) => {{
         #[allow(unused_imports)]
         use $krate::{
-            auth, calls, connect, oauth, schema, set_deprecation_notices, tool_formats, tool_result_message,
-            types, AccessTokenAnswer, BatchRequest, CallToolResult, CancelToken, Client, ClientBuilder,
-            ClientError, ClientList, CreateMessageResult, DeprecationNotices, ElicitResult,
-            ElicitationRequest, Event, EventHook, FromServer, Handler, HandlerError, HandlerOutput,
-            HttpClientConfig, ListenRequest, Notification, Pending, ProgressFn, ProgressStream, ProtocolMode,
-            Provider, ProxySetting, RequestBuilder, RequestError, RequestOptions, RequestUpdate, Root,
-            RootsListRequest, SamplingRequest, Server, ServerInfo, ServerRequest, ServerSpec, StartedTask,
-            StdioCommand, Subscription, SubscriptionFilter, Tool, ValidationMode, Warning,
+            calls, connect, schema, set_deprecation_notices, tool_formats, tool_result_message, types,
+            BatchRequest, CallToolResult, CancelToken, Client, ClientBuilder, ClientError, ClientList,
+            CreateMessageResult, DeprecationNotices, ElicitResult, ElicitationRequest, Event, EventHook,
+            FromServer, Handler, HandlerError, HandlerOutput, ListenRequest, Notification, Pending,
+            ProgressFn, ProgressStream, ProtocolMode, Provider, RequestBuilder, RequestError, RequestOptions,
+            RequestUpdate, Root, RootsListRequest, SamplingRequest, Server, ServerInfo, ServerRequest,
+            ServerSpec, StartedTask, StdioCommand, Subscription, SubscriptionFilter, Tool, Warning,
             DEFAULT_MAX_CONCURRENT_SERVERS,
         };
         assert_eq!(DEFAULT_MAX_CONCURRENT_SERVERS, mcpwire_host::DEFAULT_MAX_CONCURRENT_SERVERS);
         let _: fn() -> ClientBuilder = Client::builder;
-        vec![
+        #[allow(unused_mut)]
+        let mut ids = vec![
             TypeId::of::<ClientError>(),
             TypeId::of::<Event>(),
             TypeId::of::<EventHook>(),
-            TypeId::of::<HttpClientConfig>(),
             TypeId::of::<ProgressFn>(),
             TypeId::of::<ProtocolMode>(),
-            TypeId::of::<ProxySetting>(),
             TypeId::of::<RequestOptions>(),
             TypeId::of::<ServerInfo>(),
             TypeId::of::<ServerRequest>(),
             TypeId::of::<ServerSpec>(),
-            TypeId::of::<ValidationMode>(),
             TypeId::of::<CallToolResult>(),
             TypeId::of::<CreateMessageResult>(),
             TypeId::of::<RequestError>(),
             TypeId::of::<types::Tool>(),
             TypeId::of::<Tool>(),
             TypeId::of::<calls::ReadResource>(),
-            TypeId::of::<auth::OAuthOptions>(),
             TypeId::of::<HandlerError>(),
             TypeId::of::<Root>(),
             TypeId::of::<SamplingRequest>(),
             TypeId::of::<ElicitationRequest>(),
             TypeId::of::<RootsListRequest>(),
-        ]
+        ];
+        #[cfg(feature = "http")]
+        {
+            use $krate::{AccessTokenAnswer, HttpClientConfig, ProxySetting};
+            ids.extend([
+                TypeId::of::<HttpClientConfig>(),
+                TypeId::of::<ProxySetting>(),
+                TypeId::of::<AccessTokenAnswer>(),
+            ]);
+        }
+        #[cfg(feature = "oauth")]
+        {
+            use $krate::{auth, oauth};
+            ids.extend([TypeId::of::<auth::OAuthOptions>(), TypeId::of::<oauth::OAuthError>()]);
+        }
+        #[cfg(feature = "schema")]
+        {
+            use $krate::ValidationMode;
+            ids.push(TypeId::of::<ValidationMode>());
+        }
+        ids
     }};
 }
 

@@ -44,13 +44,17 @@ mcp_tests::define_fan_out_scenarios!(, aw_sync);
 mcp_tests::all_fan_out_scenario_tests!(run);
 mcp_tests::define_oversize_scenarios!(, aw_sync);
 mcp_tests::all_oversize_scenario_tests!(run);
+#[cfg(feature = "oauth")]
 mcp_tests::define_issuer_switch_scenarios!(, aw_sync);
+#[cfg(feature = "oauth")]
 mcp_tests::all_issuer_switch_scenario_tests!(run);
 #[cfg(unix)]
 mcp_tests::define_process_group_scenarios!(, aw_sync);
 #[cfg(unix)]
 mcp_tests::all_process_group_scenario_tests!(run);
+#[cfg(feature = "oauth")]
 mcp_tests::define_address_check_scenarios!(, aw_sync);
+#[cfg(feature = "oauth")]
 mcp_tests::all_address_check_scenario_tests!(run);
 mcp_tests::define_blocking_callback_scenarios!();
 mcp_tests::all_blocking_callback_scenario_tests!(run);

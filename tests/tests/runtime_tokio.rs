@@ -60,11 +60,15 @@ mcp_tests::define_fan_out_scenarios!(async, aw_async);
 mcp_tests::all_fan_out_scenario_tests!(run);
 mcp_tests::define_oversize_scenarios!(async, aw_async);
 mcp_tests::all_oversize_scenario_tests!(run);
+#[cfg(feature = "oauth")]
 mcp_tests::define_issuer_switch_scenarios!(async, aw_async);
+#[cfg(feature = "oauth")]
 mcp_tests::all_issuer_switch_scenario_tests!(run);
 #[cfg(unix)]
 mcp_tests::define_process_group_scenarios!(async, aw_async);
 #[cfg(unix)]
 mcp_tests::all_process_group_scenario_tests!(run);
+#[cfg(feature = "oauth")]
 mcp_tests::define_address_check_scenarios!(async, aw_async);
+#[cfg(feature = "oauth")]
 mcp_tests::all_address_check_scenario_tests!(run);

@@ -6,18 +6,14 @@
 //! trace). Seeds are numbered separately per transport. Longer sweeps (both, `MCP_SIM_SEEDS`
 //! each, from `MCP_SIM_FIRST_SEED`, on `MCP_SIM_JOBS` threads): `MCP_SIM_SEEDS=100000
 //! MCP_SIM_JOBS=2 cargo test --release -p mcp-tests --test simulation sweep -- --nocapture`.
+//! Without the `http` feature of mcp-tests, only the stdio half is built.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use mcp_tests::sim::{RunReport, TaskStats, Transport, World};
 
-/// Seeds that once failed; replayed on every run.
-///
-/// HTTP 42, 199, 526: a transient fault during transport detection (an HTTP+SSE stream cut or
-/// ended before its `endpoint` event; a slow `server/discover` answer) moved detection on to
-/// plain HTTP for good, so requests kept failing after the server was healthy again (see
-/// `a_failed_transport_detection_is_run_again_by_the_next_request` in mcpwire-core's tests).
+/// stdio seeds that once failed; replayed on every run.
 ///
 /// stdio 27559 (found by the 10^6-request sweep): an input handler failed while a `tasks/get`
 /// was on its way; the poll it armed fired after that poll's answer (`input_required` with a
@@ -29,13 +25,16 @@ use mcp_tests::sim::{RunReport, TaskStats, Transport, World};
 /// discover timeout fired in between and it fell back to `initialize`, as the spec says for a
 /// server that did not answer. The harness had counted the partial line as an answer; only a
 /// whole response to the probe counts now.
-const REGRESSION_SEEDS: &[(u64, Transport)] = &[
-    (42, Transport::Http),
-    (199, Transport::Http),
-    (526, Transport::Http),
-    (27559, Transport::Stdio),
-    (90903, Transport::Stdio),
-];
+const STDIO_REGRESSION_SEEDS: &[u64] = &[27559, 90903];
+
+/// HTTP seeds that once failed; replayed on every run.
+///
+/// HTTP 42, 199, 526: a transient fault during transport detection (an HTTP+SSE stream cut or
+/// ended before its `endpoint` event; a slow `server/discover` answer) moved detection on to
+/// plain HTTP for good, so requests kept failing after the server was healthy again (see
+/// `a_failed_transport_detection_is_run_again_by_the_next_request` in mcpwire-core's tests).
+#[cfg(feature = "http")]
+const HTTP_REGRESSION_SEEDS: &[u64] = &[42, 199, 526];
 
 #[allow(clippy::disallowed_methods)] // the one real clock reading: the simulation's base instant
 fn base() -> std::time::Instant {
@@ -109,6 +108,7 @@ fn sweep(transport: Transport, default_count: u64) -> (u64, Vec<RunReport>) {
             let crashes: u64 = reports.iter().map(|r| r.crashes).sum();
             format!("{spawns} processes started, {crashes} crashes")
         }
+        #[cfg(feature = "http")]
         Transport::Http => {
             let exchanges: u64 = reports.iter().map(|r| r.exchanges).sum();
             format!("{exchanges} exchanges")
@@ -251,6 +251,7 @@ fn assert_push_paths(reports: &[RunReport], faults: &[&str], paths: &[&str]) {
 }
 
 #[test]
+#[cfg(feature = "http")]
 fn http_seed_sweep() {
     let (count, reports) = sweep(Transport::Http, 800);
     let mut kinds: BTreeMap<&str, u64> = BTreeMap::new();
@@ -297,23 +298,41 @@ fn http_seed_sweep() {
     }
 }
 
+/// A sample of seeds over `transport`, each run twice: the same reports, trace hashes included.
+fn assert_deterministic(transport: Transport) {
+    let base = base();
+    for seed in (0..30).map(|i| i * 7919) {
+        let a = World::with_transport(seed, transport, base).run();
+        let b = World::with_transport(seed, transport, base).run();
+        assert_eq!(a, b, "seed {seed} ({transport:?}) ran differently twice");
+    }
+}
+
 #[test]
 fn runs_are_deterministic() {
-    let base = base();
-    for transport in [Transport::Stdio, Transport::Http] {
-        for seed in (0..30).map(|i| i * 7919) {
-            let a = World::with_transport(seed, transport, base).run();
-            let b = World::with_transport(seed, transport, base).run();
-            assert_eq!(a, b, "seed {seed} ({transport:?}) ran differently twice");
-        }
-    }
+    assert_deterministic(Transport::Stdio);
+}
+
+#[test]
+#[cfg(feature = "http")]
+fn http_runs_are_deterministic() {
+    assert_deterministic(Transport::Http);
 }
 
 #[test]
 fn regression_seeds() {
     let base = base();
-    for &(seed, transport) in REGRESSION_SEEDS {
-        World::with_transport(seed, transport, base).run();
+    for &seed in STDIO_REGRESSION_SEEDS {
+        World::with_transport(seed, Transport::Stdio, base).run();
+    }
+}
+
+#[test]
+#[cfg(feature = "http")]
+fn http_regression_seeds() {
+    let base = base();
+    for &seed in HTTP_REGRESSION_SEEDS {
+        World::with_transport(seed, Transport::Http, base).run();
     }
 }
 

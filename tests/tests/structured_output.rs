@@ -9,6 +9,8 @@
 //!   floats overflows and returns `{"sum": null}`, which breaks its `{"sum": number}` schema:
 //!   strict mode fails the call, warn mode delivers it with a warning.
 
+#![cfg(feature = "schema")]
+
 use mcp_tests::support::{self, Events, TempDir};
 use mcpwire_core::schema::ValidationFailure;
 use mcpwire_core::{ClientError, Era, Event, RequestError, ServerSpec, ValidationMode, Warning};

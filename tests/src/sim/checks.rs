@@ -13,10 +13,7 @@ impl World {
                 any = true;
                 outputs += 1;
                 self.sim.note(format!("{:?} {}", self.sim.now, describe_io(&io)));
-                match &mut self.link {
-                    Link::Stdio(l) => l.perform(&mut self.sim, io),
-                    Link::Http(l) => l.perform(&mut self.sim, io),
-                }
+                on_link!(&mut self.link, l => l.perform(&mut self.sim, io))
             }
             while let Some(ev) = self.sim.conn.poll_event() {
                 any = true;
@@ -79,9 +76,11 @@ impl World {
                     Ok(_) => sim.seen("ok"),
                     Err(RequestError::Rpc(_)) => sim.seen("rpc_error"),
                     Err(RequestError::StreamClosed { .. }) => sim.seen("stream_closed"),
+                    #[cfg(feature = "http")]
                     Err(RequestError::SessionExpired) => sim.seen("session_expired"),
                     Err(RequestError::Timeout { .. }) => sim.seen("timeout"),
                     Err(RequestError::ResponseTooLarge { .. }) => sim.seen("too_large"),
+                    #[cfg(feature = "http")]
                     Err(RequestError::TransientServer { .. }) => sim.seen("transient_5xx"),
                     _ => {}
                 }

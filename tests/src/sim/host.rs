@@ -58,32 +58,20 @@ impl World {
             40..=64 => {
                 let big = self.sim.rng.percent(15);
                 let n = if self.sim.rng.percent(25) { 40 } else { 4 };
-                match &mut self.link {
-                    Link::Stdio(l) => l.listen_burst(&mut self.sim, n, big),
-                    Link::Http(l) => l.listen_burst(&mut self.sim, n, big),
-                }
+                on_link!(&mut self.link, l => l.listen_burst(&mut self.sim, n, big))
             }
             65..=72 => {
                 let kind =
                     [CloseKind::Graceful, CloseKind::Bad, CloseKind::Cancel][self.sim.rng.below(3) as usize];
-                match &mut self.link {
-                    Link::Stdio(l) => l.listen_close(&mut self.sim, kind),
-                    Link::Http(l) => l.listen_close(&mut self.sim, kind),
-                }
+                on_link!(&mut self.link, l => l.listen_close(&mut self.sim, kind))
             }
             73..=82 => {
                 if !open.is_empty() {
-                    match &mut self.link {
-                        Link::Stdio(l) => l.listen_fault(&mut self.sim),
-                        Link::Http(l) => l.listen_fault(&mut self.sim),
-                    }
+                    on_link!(&mut self.link, l => l.listen_fault(&mut self.sim))
                 }
             }
             83..=93 => self.subscribe_op(),
-            _ => match &mut self.link {
-                Link::Stdio(l) => l.listen_strays(&mut self.sim),
-                Link::Http(l) => l.listen_strays(&mut self.sim),
-            },
+            _ => on_link!(&mut self.link, l => l.listen_strays(&mut self.sim)),
         }
     }
 
@@ -174,14 +162,8 @@ impl World {
                     self.cancel(h);
                 }
             }
-            86..=93 => match &mut self.link {
-                Link::Stdio(l) => l.task_notes(&mut self.sim),
-                Link::Http(l) => l.task_notes(&mut self.sim),
-            },
-            _ => match &mut self.link {
-                Link::Stdio(l) => l.task_fault(&mut self.sim),
-                Link::Http(l) => l.task_fault(&mut self.sim),
-            },
+            86..=93 => on_link!(&mut self.link, l => l.task_notes(&mut self.sim)),
+            _ => on_link!(&mut self.link, l => l.task_fault(&mut self.sim)),
         }
     }
 

@@ -43,10 +43,24 @@
 //! simulation replay_one_seed -- --nocapture`, with the last lines of its trace (`MCP_SIM_TRACE=1`
 //! prints the whole trace).
 
+/// `on_link!(link, l => expr)`: `expr` on the link, whichever transport it is (the HTTP link
+/// exists with the `http` feature only).
+macro_rules! on_link {
+    ($link:expr, $l:ident => $e:expr) => {
+        match $link {
+            Link::Stdio($l) => $e,
+            #[cfg(feature = "http")]
+            Link::Http($l) => $e,
+        }
+    };
+}
+
 mod bookkeeping;
 mod checks;
 mod host;
+#[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "http")]
 mod http_link;
 pub mod listen;
 mod rng;
@@ -108,14 +122,21 @@ pub enum Transport {
     /// A server process on stdin/stdout.
     Stdio,
     /// An HTTP server (modern, legacy Streamable HTTP, or HTTP+SSE per seed).
+    #[cfg(feature = "http")]
     Http,
 }
 
 impl Transport {
-    /// From `MCP_SIM_TRANSPORT` (`stdio`, the default, or `http`).
+    /// From `MCP_SIM_TRANSPORT` (`stdio`, the default, or `http`; `http` needs the `http`
+    /// feature).
     pub fn from_env() -> Self {
         match std::env::var("MCP_SIM_TRANSPORT") {
+            #[cfg(feature = "http")]
             Ok(t) if t.eq_ignore_ascii_case("http") => Transport::Http,
+            #[cfg(not(feature = "http"))]
+            Ok(t) if t.eq_ignore_ascii_case("http") => {
+                panic!("MCP_SIM_TRANSPORT=http needs the `http` feature of mcp-tests")
+            }
             _ => Transport::Stdio,
         }
     }
@@ -123,6 +144,7 @@ impl Transport {
     fn name(self) -> &'static str {
         match self {
             Transport::Stdio => "stdio",
+            #[cfg(feature = "http")]
             Transport::Http => "http",
         }
     }
@@ -177,8 +199,10 @@ enum Ev {
     /// A process that stopped reading its stdin reads again.
     StdinResumed(mcpwire_core::Epoch),
     /// A part of an HTTP response.
+    #[cfg(feature = "http")]
     Http(mcpwire_core::ExchangeId, http_link::Part),
     /// A long-lived stream is cut (a fault; nothing once healed). `true`: as a failure.
+    #[cfg(feature = "http")]
     HttpCut(mcpwire_core::ExchangeId, bool),
     HostAction,
     /// The host cancels the `tools/call` with this nonce (its answer is on its way).
@@ -189,12 +213,26 @@ enum Ev {
     ListenTick(ListenKey, Tick),
 }
 
+impl Ev {
+    /// Whether the event may still be queued when nothing is in flight any more: host
+    /// actions, cancels of calls that ended, and (HTTP) cuts of long-lived streams.
+    fn quiet(&self) -> bool {
+        match self {
+            Ev::HostAction | Ev::Cancel(_) => true,
+            #[cfg(feature = "http")]
+            Ev::HttpCut(..) => true,
+            _ => false,
+        }
+    }
+}
+
 /// Which listen a server tick is for.
 #[derive(Debug)]
 enum ListenKey {
     /// The process of this epoch, the listen with this wire id (JSON text).
     Stdio(mcpwire_core::Epoch, String),
     /// The modern HTTP server, the listen on this exchange.
+    #[cfg(feature = "http")]
     Http(mcpwire_core::ExchangeId),
 }
 
@@ -282,6 +320,7 @@ struct Sim {
 #[derive(Debug)]
 enum Link {
     Stdio(Box<stdio::StdioLink>),
+    #[cfg(feature = "http")]
     Http(Box<http_link::HttpLink>),
 }
 
@@ -313,6 +352,7 @@ impl World {
                 let options = format!("{link:?}");
                 (Link::Stdio(Box::new(link)), conn, options)
             }
+            #[cfg(feature = "http")]
             Transport::Http => {
                 let (link, conn) = http_link::HttpLink::new(seed, &mut rng, faulty, base);
                 let options = link.options();
@@ -320,14 +360,8 @@ impl World {
             }
         };
         let close_mid = (seed % 8 == 5).then(|| Duration::from_secs(5 + rng.below(110)));
-        let (modern, subscribe_cap) = match &link {
-            Link::Stdio(l) => l.era(),
-            Link::Http(l) => l.era(),
-        };
-        let tasks_declared = match &link {
-            Link::Stdio(l) => l.tasks_declared(),
-            Link::Http(l) => l.tasks_declared(),
-        };
+        let (modern, subscribe_cap) = on_link!(&link, l => l.era());
+        let tasks_declared = on_link!(&link, l => l.tasks_declared());
         let limits = QueueLimits::default()
             .max_items(1 + rng.below(12) as usize)
             .max_bytes(24 + rng.below(600) as usize);
@@ -396,8 +430,10 @@ impl World {
         self.liveness();
         let (spawns, crashes, exchanges) = match &self.link {
             Link::Stdio(l) => (l.spawns, l.crashes, 0),
+            #[cfg(feature = "http")]
             Link::Http(l) => (0, 0, l.exchanges),
         };
+        #[cfg(feature = "http")]
         if let Link::Http(l) = &self.link {
             let (faults, seen) = l.server_stats();
             for (k, v) in faults {
@@ -431,10 +467,7 @@ impl World {
     /// timer, request or exchange behind.
     fn liveness(&mut self) {
         self.sim.faults_on = false;
-        match &mut self.link {
-            Link::Stdio(l) => l.heal(),
-            Link::Http(l) => l.heal(),
-        }
+        on_link!(&mut self.link, l => l.heal());
         let deadline = self.sim.now.max(SAFETY_PHASE) + LIVENESS_BOUND;
         // The listens still open must each end or be acknowledged (re-opened after a drop or a
         // restart, if need be) once the faults are healed; a listen never ends on its own, so
@@ -465,11 +498,7 @@ impl World {
                 }
                 self.drain();
             }
-            let quiet = self
-                .sim
-                .queue
-                .values()
-                .all(|e| matches!(e, Ev::HttpCut(..) | Ev::HostAction | Ev::Cancel(_)));
+            let quiet = self.sim.queue.values().all(Ev::quiet);
             if self.sim.live.is_empty() && self.sim.closed_at.is_none() {
                 match rounds {
                     0 if quiet => self.healed_requests(&[Request::Ping, Request::ListTools]),
@@ -516,6 +545,7 @@ impl World {
         if self.sim.conn.in_flight() != 0 {
             self.sim.fail("requests are still in flight after Closed");
         }
+        #[cfg(feature = "http")]
         if let Link::Http(l) = &self.link {
             if let Some(x) = l.open_exchanges().first() {
                 self.sim.fail(format!("exchange {x} is still open after Closed"));
@@ -628,10 +658,7 @@ impl World {
                     self.cancel(h);
                 }
             }
-            ev => match &mut self.link {
-                Link::Stdio(l) => l.on_event(&mut self.sim, ev),
-                Link::Http(l) => l.on_event(&mut self.sim, ev),
-            },
+            ev => on_link!(&mut self.link, l => l.on_event(&mut self.sim, ev)),
         }
         self.drain();
     }

@@ -279,6 +279,7 @@ impl StdioLink {
                     sim.schedule(delay, Ev::Crash(epoch));
                 }
             }
+            #[cfg(feature = "http")]
             other => sim.fail(format!("unexpected IO on stdio: {other:?}")),
         }
     }
