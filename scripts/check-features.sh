@@ -5,12 +5,11 @@
 # the first failure. Meant for CI (2 cores); it shares the default target directory.
 #
 # Each combination is checked with `--lib`: the library alone, with exactly the features asked
-# for. No default features and the defaults are also checked with `--all-targets` (tests,
-# examples, benches). Single features are not: dev-dependencies take part in feature resolution
-# (resolver 2), so an all-targets build is not the combination alone anyway (mcpwire-core's
-# dev-dependency on itself turns every feature on; that of mcpwire-async and mcpwire-blocking on
-# the tests crate turns on the defaults of mcpwire-core and mcpwire-host). Only `--lib` proves
-# the gating.
+# for. Tests, examples and benches are left to the workspace clippy run (defaults) and to the
+# stdio-only test run of scripts/test: with dev-dependencies in the build (resolver 2) an
+# all-targets check is not the combination alone anyway (mcpwire-core's dev-dependency on itself
+# turns every feature on; that of mcpwire-async and mcpwire-blocking on the tests crate turns on
+# the defaults of mcpwire-core and mcpwire-host).
 #
 # Usage: scripts/check-features.sh [CRATE...]        (default: every crate below)
 # Environment: EXTRA_FEATURES=a/b,c/d appends features to every combination (e.g. to hold a
@@ -90,11 +89,11 @@ with_features() {
 for crate in "${CRATES[@]}"; do
     features=$(features_of "$crate")
     # shellcheck disable=SC2046 # word splitting of "--features LIST" is intended
-    check "$crate" "--lib --all-targets" --no-default-features $(with_features)
+    check "$crate" --lib --no-default-features $(with_features)
     for feature in $features; do
         # shellcheck disable=SC2046
         check "$crate" --lib --no-default-features $(with_features "$feature")
     done
     # shellcheck disable=SC2046
-    check "$crate" "--lib --all-targets" $(with_features)
+    check "$crate" --lib $(with_features)
 done
