@@ -1,7 +1,8 @@
 //! The four string formats a form field may declare, checked by hand: `date` and `date-time`
 //! (RFC 3339), `email` (an RFC 5321 mailbox, ASCII) and `uri` (an absolute RFC 3986 URI).
 
-use std::net::{Ipv4Addr, Ipv6Addr};
+// Address literals only (`core::net`: value types and their parsers, no sockets).
+use core::net::{Ipv4Addr, Ipv6Addr};
 
 /// RFC 3339 `full-date`: `YYYY-MM-DD`, a day that exists.
 pub(super) fn is_date(text: &str) -> bool {
