@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Dependency policy, the part of `cargo deny` that works offline (CI has no advisory database):
-in the normal dependency tree of the published crates, every crate comes from crates.io, has a
-license expression made only of allowed licenses, and none is banned (OpenSSL, native-tls,
-aws-lc: TLS is rustls with ring). Prints the crates present in more than one version, for
+in the normal dependency tree of the published crates at their default features, every crate
+comes from crates.io, has a license expression made only of allowed licenses, and none is banned
+(OpenSSL, native-tls; aws-lc only through the opt-in `aws-lc-rs` feature: the default TLS is
+rustls with ring, so aws-lc must never reach a default build). Prints the crates present in more than one version, for
 information. Advisories are not checked here: run `cargo deny check advisories` (or
 `cargo audit`) on a machine with network access before a release."""
 import json

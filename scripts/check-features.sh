@@ -42,16 +42,27 @@ trap report EXIT
 
 metadata=$(cargo metadata --no-deps --format-version 1)
 
-# The features of crate $1, one per line: the usual ones in their usual order, then any other.
+# The features of crate $1 worth checking alone, one per line: the usual ones in their usual
+# order, then any other that the crate's own code tests with `feature = "NAME"`. A feature the
+# code never tests (one that only forwards to the crates below, like `ring` in mcpwire-tokio)
+# compiles this crate exactly as the features it implies do, and is checked where it is used.
 features_of() {
     python3 -c '
-import json, sys
+import json, os, re, sys
 name = sys.argv[1]
 packages = [p for p in json.load(sys.stdin)["packages"] if p["name"] == name]
 if not packages:
     sys.exit(f"check-features: no package {name} in this workspace")
-names = [f for f in packages[0]["features"] if f != "default" and not f.startswith("_")]
+package = packages[0]
+source = ""
+for root, _, files in os.walk(os.path.join(os.path.dirname(package["manifest_path"]), "src")):
+    for f in files:
+        if f.endswith(".rs"):
+            with open(os.path.join(root, f), encoding="utf-8") as rs:
+                source += rs.read()
 order = ["http", "oauth", "schema", "schema-formats", "tracing"]
+tested = set(re.findall(r"feature\s*=\s*\"([^\"]+)\"", source))
+names = [f for f in package["features"] if f != "default" and not f.startswith("_") and (f in order or f in tested)]
 for f in sorted(names, key=lambda f: (order.index(f) if f in order else len(order), f)):
     print(f)
 ' "$1" <<<"$metadata"

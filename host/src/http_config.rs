@@ -1,23 +1,32 @@
-//! The HTTP client settings every runtime takes ([`HttpClientConfig`]), and proxy selection:
-//! from the environment (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`, upper or lower
-//! case) or configured.
+//! The HTTP client settings every runtime takes ([`HttpClientConfig`]), and the request
+//! headers both HTTP clients build on.
 
 use std::net::{IpAddr, SocketAddr};
 
-use base64::Engine as _;
-use mcpwire_core::mcp_servers::HttpUrl;
-use percent_encoding::percent_decode_str;
-use url::Url;
+use crate::ProxySetting;
 
 /// How the HTTP client of a client is set up (`ClientBuilder::http_client` in every family):
-/// extra trusted roots, the proxy, keep-alive. The async runtimes also take a custom
+/// the trusted roots, the proxy, keep-alive. The async runtimes also take a custom
 /// connector (`ClientBuilder::connector` there).
+///
+/// TLS is rustls. Trusted: the Mozilla roots bundled with the client (webpki-roots), the
+/// operating system's roots when the `native-roots` feature is compiled in, and the
+/// certificates given to [`HttpClientConfig::root_certificate`]; each of the first two can be
+/// turned off.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct HttpClientConfig {
     /// Extra trusted root certificates, each PEM (one or more certificates) or DER, added to the
-    /// webpki roots.
+    /// other roots.
     pub extra_root_certificates: Vec<Vec<u8>>,
+    /// Whether the Mozilla roots bundled with the client (webpki-roots) are trusted (default
+    /// true).
+    pub webpki_roots: bool,
+    /// Whether the operating system's trusted roots are (default true; feature `native-roots`).
+    /// They are read when the first `https://` connection is made (the blocking runtime: when
+    /// the client is built).
+    #[cfg(feature = "native-roots")]
+    pub native_roots: bool,
     /// Which proxy to use (default: from the environment).
     pub proxy: ProxySetting,
     /// Idle keep-alive connections kept per server (default 4; 0 disables reuse).
@@ -30,6 +39,9 @@ impl Default for HttpClientConfig {
     fn default() -> Self {
         Self {
             extra_root_certificates: Vec::new(),
+            webpki_roots: true,
+            #[cfg(feature = "native-roots")]
+            native_roots: true,
             proxy: ProxySetting::default(),
             max_idle_per_host: 4,
             resolve_overrides: Vec::new(),
@@ -47,6 +59,21 @@ impl HttpClientConfig {
     /// Adds a trusted root certificate (PEM or DER).
     pub fn root_certificate(mut self, certificate: impl Into<Vec<u8>>) -> Self {
         self.extra_root_certificates.push(certificate.into());
+        self
+    }
+
+    /// Trusts the Mozilla roots bundled with the client, or not (default: trusted). With them
+    /// off, only the operating system's roots and the configured ones are.
+    pub fn webpki_roots(mut self, trusted: bool) -> Self {
+        self.webpki_roots = trusted;
+        self
+    }
+
+    /// Trusts the operating system's roots, or not (default: trusted when the `native-roots`
+    /// feature is compiled in).
+    #[cfg(feature = "native-roots")]
+    pub fn native_roots(mut self, trusted: bool) -> Self {
+        self.native_roots = trusted;
         self
     }
 
@@ -86,132 +113,6 @@ impl HttpClientConfig {
         let (_, ips) = self.resolve_overrides.iter().find(|(n, _)| *n == name)?;
         Some(ips.iter().map(|ip| SocketAddr::new(*ip, port)).collect())
     }
-}
-
-/// Which proxy the HTTP client uses.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum ProxySetting {
-    /// `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` and `NO_PROXY` from the environment, read once
-    /// when the client is built (the default). The async runtimes use `http://` proxies (other
-    /// schemes in the environment are ignored); mcpwire-blocking also `https://` and `socks*://`.
-    #[default]
-    FromEnv,
-    /// No proxy, whatever the environment says.
-    None,
-    /// This proxy for every server: `http://[user:password@]host:port` (`CONNECT` tunnels for
-    /// `https://` servers); mcpwire-blocking also takes `https://` and `socks4://`, `socks4a://`,
-    /// `socks5://`, `socks5h://` proxies.
-    Url(String),
-}
-
-/// A proxy server.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Proxy {
-    /// Its host.
-    pub host: String,
-    /// Its port.
-    pub port: u16,
-    /// `Basic ...` credentials for `Proxy-Authorization`.
-    pub auth: Option<String>,
-}
-
-impl std::fmt::Debug for Proxy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Proxy").field("host", &self.host).field("port", &self.port).finish_non_exhaustive()
-    }
-}
-
-/// The proxies to use, resolved once per client.
-#[derive(Debug, Clone, Default)]
-pub struct Proxies {
-    http: Option<Proxy>,
-    https: Option<Proxy>,
-    no_proxy: Vec<String>,
-    all: bool,
-}
-
-fn env(names: &[&str]) -> Option<String> {
-    names.iter().find_map(|n| std::env::var(n).ok()).filter(|v| !v.trim().is_empty())
-}
-
-impl Proxies {
-    /// Resolves a setting (reading the environment for [`ProxySetting::FromEnv`]).
-    pub fn resolve(setting: &ProxySetting) -> Result<Self, String> {
-        match setting {
-            ProxySetting::None => Ok(Self::default()),
-            ProxySetting::Url(url) => {
-                let proxy =
-                    parse_proxy(url).ok_or_else(|| "the proxy must be an http://host:port URL".to_owned())?;
-                Ok(Self { http: Some(proxy.clone()), https: Some(proxy), no_proxy: Vec::new(), all: false })
-            }
-            ProxySetting::FromEnv => {
-                let all = env(&["ALL_PROXY", "all_proxy"]);
-                let http = env(&["HTTP_PROXY", "http_proxy"]).or_else(|| all.clone());
-                let https = env(&["HTTPS_PROXY", "https_proxy"]).or(all);
-                let no_proxy = env(&["NO_PROXY", "no_proxy"]).unwrap_or_default();
-                Ok(Self::from_parts(http.as_deref(), https.as_deref(), &no_proxy))
-            }
-        }
-    }
-
-    fn from_parts(http: Option<&str>, https: Option<&str>, no_proxy: &str) -> Self {
-        let entries: Vec<String> = no_proxy
-            .split(',')
-            .map(|e| e.trim().trim_start_matches('.').to_ascii_lowercase())
-            .filter(|e| !e.is_empty())
-            .collect();
-        Self {
-            http: http.and_then(parse_proxy),
-            https: https.and_then(parse_proxy),
-            all: entries.iter().any(|e| e == "*"),
-            no_proxy: entries,
-        }
-    }
-
-    /// Whether no proxy is set (a proxy URL this parser does not read counts as none).
-    pub fn is_empty(&self) -> bool {
-        self.http.is_none() && self.https.is_none()
-    }
-
-    /// The proxy for a server, if any.
-    pub fn for_url(&self, url: &HttpUrl) -> Option<&Proxy> {
-        let proxy = if url.is_https() { self.https.as_ref() } else { self.http.as_ref() }?;
-        let host = url.host().to_ascii_lowercase();
-        let excluded = self.all
-            || self.no_proxy.iter().any(|entry| {
-                let entry = match entry.rsplit_once(':') {
-                    Some((h, p)) if p.bytes().all(|b| b.is_ascii_digit()) && !h.contains(':') => h,
-                    _ => entry.as_str(),
-                };
-                let entry = entry.trim_start_matches('[').trim_end_matches(']');
-                host == entry || host.strip_suffix(entry).is_some_and(|rest| rest.ends_with('.'))
-            });
-        (!excluded).then_some(proxy)
-    }
-}
-
-/// Parses `http://[user:password@]host[:port]` (the scheme may be left out) with the WHATWG
-/// parser; percent-encoded credentials become a `Proxy-Authorization` value.
-fn parse_proxy(text: &str) -> Option<Proxy> {
-    let text = text.trim();
-    let url =
-        if text.contains("://") { Url::parse(text) } else { Url::parse(&format!("http://{text}")) }.ok()?;
-    if url.scheme() != "http" {
-        return None;
-    }
-    let decode = |s: &str| percent_decode_str(s).decode_utf8_lossy().into_owned();
-    let auth = (!url.username().is_empty() || url.password().is_some()).then(|| {
-        let mut credentials = decode(url.username());
-        if let Some(password) = url.password() {
-            credentials.push(':');
-            credentials.push_str(&decode(password));
-        }
-        format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(credentials.as_bytes()))
-    });
-    let server =
-        HttpUrl::parse(&format!("http://{}:{}/", url.host_str()?, url.port_or_known_default()?)).ok()?;
-    Some(Proxy { host: server.host().to_owned(), port: server.port(), auth })
 }
 
 /// `builder` with the core's request `headers`: the names and values every request carries
@@ -256,10 +157,6 @@ fn known_value(value: &str) -> Option<http::HeaderValue> {
 mod tests {
     use super::*;
 
-    fn url(s: &str) -> HttpUrl {
-        HttpUrl::parse(s).unwrap()
-    }
-
     #[test]
     fn resolve_overrides_answer_names_and_literals_answer_themselves() {
         let private: IpAddr = "10.0.0.1".parse().unwrap();
@@ -274,38 +171,6 @@ mod tests {
         let v6 = SocketAddr::new("::1".parse().unwrap(), 8080);
         assert_eq!(config.known_addresses("[::1]", 8080), Some(vec![v6]));
         assert_eq!(config.overridden("127.0.0.1", 80), None, "literals are not overrides");
-    }
-
-    #[test]
-    fn proxies_and_exclusions() {
-        let p = Proxies::from_parts(
-            Some("http://proxy:3128"),
-            Some("http://u%40x:p%3Aw@sproxy:8080"),
-            "localhost, .internal.test,10.0.0.1:80",
-        );
-        assert_eq!(
-            p.for_url(&url("http://api.example/mcp")).map(|p| (p.host.as_str(), p.port)),
-            Some(("proxy", 3128))
-        );
-        let s = p.for_url(&url("https://api.example/mcp")).unwrap();
-        assert_eq!((s.host.as_str(), s.port), ("sproxy", 8080));
-        assert_eq!(s.auth.as_deref(), Some("Basic dUB4OnA6dw=="), "user u@x, password p:w");
-        assert!(p.for_url(&url("http://localhost:9/")).is_none());
-        assert!(p.for_url(&url("http://a.internal.test/")).is_none());
-        assert!(p.for_url(&url("http://internal.test/")).is_none());
-        assert!(p.for_url(&url("http://notinternal.test/")).is_some());
-        assert!(p.for_url(&url("http://10.0.0.1/")).is_none());
-        let all = Proxies::from_parts(Some("proxy:1"), None, "*");
-        assert!(all.for_url(&url("http://x/")).is_none());
-        let numeric = Proxies::from_parts(Some("http://0x7f.1:3128/"), Some("u@[::1]"), "");
-        assert_eq!(
-            numeric.for_url(&url("http://x/")).map(|p| (p.host.as_str(), p.port)),
-            Some(("127.0.0.1", 3128))
-        );
-        let v6 = numeric.for_url(&url("https://x/")).unwrap();
-        assert_eq!((v6.host.as_str(), v6.port, v6.auth.as_deref()), ("::1", 80, Some("Basic dQ==")));
-        let socks = Proxies::from_parts(Some("socks5://s:1080"), None, "");
-        assert!(socks.for_url(&url("http://x/")).is_none(), "unsupported schemes are ignored");
     }
 
     #[test]

@@ -22,21 +22,26 @@
 //!   tasks and a timer), `Dispatch` (the requests in flight and where their outcomes go, the
 //!   drain that routes the core's events), routing for clients with several servers, the
 //!   host's handlers, listen-stream inboxes, the HTTP exchange a caller runs itself, proxy
-//!   selection, and the process helpers (a stdio server leads its own process group on Unix);
+//!   selection, the trusted roots both HTTP clients load, and the process helpers (a stdio server leads its own process group on Unix);
 //! - [`HttpClientConfig`] and [`ProxySetting`] (feature `http`), and [`auth`] (feature `oauth`):
 //!   the host side of OAuth (token stores, the loopback redirect listener, the browser sign-in,
 //!   the options a server spec takes).
 //!
 //! It depends on `mcpwire-core` and the standard library (plus small helpers: `base64`, `getrandom`
 //! for OAuth entropy, `sha2` for token file names, `futures-core` for the `Stream` trait; `http`,
-//! `url` and `percent-encoding` for request headers and proxy URLs): no async runtime, no HTTP
-//! stack.
+//! `url` and `percent-encoding` for request headers and proxy URLs, `rustls` for the TLS
+//! provider and certificates, `rustls-native-certs` for the OS roots): no async runtime, no HTTP stack.
 //!
 //! # Features
 //!
 //! - `http` (default): HTTP servers — [`HttpClientConfig`], proxies, token providers, the
 //!   request headers both HTTP clients share. Without it a server that is not stdio is refused
 //!   when the client is built.
+//! - `ring` (default, implies `http`) and `aws-lc-rs` (implies `http`): the rustls crypto
+//!   provider; aws-lc-rs wins when both are on; with neither, the process default installed
+//!   with `rustls::crypto::CryptoProvider::install_default` is used.
+//! - `native-roots` (implies `http`): trust the operating system's root certificates too
+//!   ([`HttpClientConfig::native_roots`]).
 //! - `oauth` (default, implies `http`): the OAuth 2.1 flow — [`auth`], the authorization
 //!   handler, the browser sign-in, token stores.
 //! - `schema` (default): structured tool output validated against output schemas.
@@ -70,12 +75,16 @@ mod pending;
 mod pending_op;
 mod process;
 mod progress_stream;
+#[cfg(feature = "http")]
+mod proxy;
 mod request_builder;
 mod server;
 mod server_push;
 mod server_tasks;
 mod style;
 mod subscription;
+#[cfg(feature = "http")]
+mod tls;
 mod trace;
 
 pub use batch::{BatchRequest, ToolCall, DEFAULT_BATCH_CONCURRENCY};
@@ -90,9 +99,11 @@ pub use handlers::AuthorizationPrompt;
 pub use handlers::TokenRequest;
 pub use handlers::{ElicitationRequest, FromServer, RootsListRequest, SamplingRequest};
 #[cfg(feature = "http")]
-pub use http_config::{HttpClientConfig, ProxySetting};
+pub use http_config::HttpClientConfig;
 pub use pending_op::{Pending, PendingFuture};
 pub use progress_stream::{ProgressStream, RequestUpdate};
+#[cfg(feature = "http")]
+pub use proxy::ProxySetting;
 pub use request_builder::{RequestBuilder, RequestFuture};
 pub use server::{Arguments, Server};
 pub use server_push::ListenRequest;
@@ -120,7 +131,7 @@ pub use family::{FamilyHandler, StartedServer};
 pub use handlers::{call_typed, prepare_servers, HandlerAnswer, HandlerSet, TypedRequest, NO_HANDLER};
 #[cfg(feature = "http")]
 #[doc(hidden)]
-pub use http_config::{with_request_headers, Proxies, Proxy};
+pub use http_config::with_request_headers;
 #[doc(hidden)]
 pub use pending::{CloseWaiters, PendingCalls, ServerView};
 #[doc(hidden)]
@@ -128,10 +139,16 @@ pub use process::{
     apply_process_io, exit_info, kill_server_group, os_random_seed, seed_config, signal_server, std_command,
     OtherIo, ProcessControl, SpawnRequest,
 };
+#[cfg(feature = "http")]
+#[doc(hidden)]
+pub use proxy::{Proxies, Proxy, ProxyKind};
 #[doc(hidden)]
 pub use style::{answer, typed_handler, Handlers};
 #[doc(hidden)]
 pub use subscription::{Inbox, ListenControl, ResourceSubscriptions};
+#[cfg(feature = "http")]
+#[doc(hidden)]
+pub use tls::{extra_trusted_roots, tls_provider, ExtraRoots};
 // What a listen stream's handles deref to (its state and counters) and the future of its next
 // update: users call these, so they are documented.
 pub use subscription::{Next, SubscriptionCore};

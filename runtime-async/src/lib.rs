@@ -13,9 +13,14 @@
 //!
 //! # Features
 //!
-//! - `http` (default): Streamable HTTP, HTTP+SSE and plain HTTP on hyper and rustls (ring,
-//!   webpki roots): [`Connector`], [`TcpConnection`], [`Runtime::connect_tcp`] and
+//! - `http` (default): Streamable HTTP, HTTP+SSE and plain HTTP on hyper and rustls (webpki
+//!   roots; proxies `http://`, `https://`, SOCKS4/4a/5/5h): [`Connector`], [`TcpConnection`], [`Runtime::connect_tcp`] and
 //!   [`Runtime::resolve`]. Without it a server that is not stdio is refused by `build`.
+//! - `ring` (default, implies `http`) / `aws-lc-rs` (implies `http`): rustls's crypto provider;
+//!   aws-lc-rs wins when both are on; with neither, rustls's process default
+//!   (`CryptoProvider::install_default`) is used.
+//! - `native-roots` (implies `http`): trust the operating system's root certificates too
+//!   (`HttpClientConfig::native_roots`).
 //! - `oauth` (default, implies `http`): the OAuth 2.1 flow (browser sign-in, token stores).
 //! - `schema` (default): structured tool output validated against output schemas.
 //! - `schema-formats` (implies `schema`): JSON Schema `format` assertions (ICU/IDNA stack).

@@ -40,8 +40,9 @@
 //! reports the response head and every body chunk (16 KiB reads) to the engine as it
 //! arrives; an aborted exchange has its socket shut down at once, which also wakes a caller
 //! blocked on it. The library never decompresses, never follows
-//! redirects and adds no headers of its own: the core owns all of that. TLS is rustls (ring)
-//! with the webpki roots; extra roots and the proxy are set with
+//! redirects and adds no headers of its own: the core owns all of that. TLS is rustls (ring, or
+//! aws-lc-rs) with the webpki roots (and the OS roots with `native-roots`); extra roots and the
+//! proxy are set with
 //! [`ClientBuilder::http_client`] (see [`HttpClientConfig`]).
 //!
 //! ```no_run
@@ -64,9 +65,14 @@
 //!
 //! # Features
 //!
-//! - `http` (default): Streamable HTTP, HTTP+SSE and plain HTTP (ureq, rustls with ring, the
-//!   webpki roots): the [`http`] module. Without it a server that is not stdio is refused by
+//! - `http` (default): Streamable HTTP, HTTP+SSE and plain HTTP (ureq, rustls, the webpki
+//!   roots): the [`http`] module. Without it a server that is not stdio is refused by
 //!   `build`.
+//! - `ring` (default, implies `http`) / `aws-lc-rs` (implies `http`): rustls's crypto provider;
+//!   aws-lc-rs wins when both are on; with neither, rustls's process default
+//!   (`CryptoProvider::install_default`) is used.
+//! - `native-roots` (implies `http`): trust the operating system's root certificates too
+//!   (`HttpClientConfig::native_roots`).
 //! - `oauth` (default, implies `http`): the OAuth 2.1 flow ([`auth`], [`oauth`]).
 //! - `schema` (default): structured tool output validated against output schemas.
 //! - `schema-formats` (implies `schema`): JSON Schema `format` assertions (ICU/IDNA stack).

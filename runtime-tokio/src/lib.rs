@@ -40,8 +40,13 @@
 //!
 //! # Features
 //!
-//! - `http` (default): Streamable HTTP, HTTP+SSE and plain HTTP (hyper, rustls with ring, the
-//!   webpki roots; tokio's `net`). Without it a server that is not stdio is refused by `build`.
+//! - `http` (default): Streamable HTTP, HTTP+SSE and plain HTTP (hyper, rustls, the webpki
+//!   roots; tokio's `net`). Without it a server that is not stdio is refused by `build`.
+//! - `ring` (default, implies `http`) / `aws-lc-rs` (implies `http`): rustls's crypto provider;
+//!   aws-lc-rs wins when both are on; with neither, rustls's process default
+//!   (`CryptoProvider::install_default`) is used.
+//! - `native-roots` (implies `http`): trust the operating system's root certificates too
+//!   (`HttpClientConfig::native_roots`).
 //! - `oauth` (default, implies `http`): the OAuth 2.1 flow ([`auth`], [`oauth`]).
 //! - `schema` (default): structured tool output validated against output schemas.
 //! - `schema-formats` (implies `schema`): JSON Schema `format` assertions (ICU/IDNA stack).

@@ -56,6 +56,8 @@ pub mod support;
 mod task_peer_checks;
 mod task_scenarios;
 mod tool_format_peer_checks;
+#[cfg(feature = "http")]
+pub mod tunnel_proxy;
 #[cfg(feature = "oauth")]
 pub mod two_issuer_server;
 

@@ -278,19 +278,7 @@ impl ScriptedHttpServer {
         key_pem: &[u8],
         handler: impl Fn(&SeenRequest) -> Reply + Send + Sync + 'static,
     ) -> Self {
-        use rustls::pki_types::pem::PemObject;
-        use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-        let certs: Vec<CertificateDer<'static>> =
-            CertificateDer::pem_slice_iter(cert_pem).collect::<Result<_, _>>().expect("certificate PEM");
-        let key = PrivateKeyDer::from_pem_slice(key_pem).expect("key PEM");
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let config = rustls::ServerConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .expect("TLS versions")
-            .with_no_client_auth()
-            .with_single_cert(certs, key)
-            .expect("server certificate");
-        Self::spawn(Box::new(handler), Some(Arc::new(config)))
+        Self::spawn(Box::new(handler), Some(tls_server_config(cert_pem, key_pem)))
     }
 
     fn spawn(handler: Box<Handler>, tls: Option<Arc<rustls::ServerConfig>>) -> Self {
@@ -371,6 +359,25 @@ impl Drop for ScriptedHttpServer {
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A rustls server configuration (ring provider) for this certificate chain and PKCS#8 key
+/// (PEM).
+pub fn tls_server_config(cert_pem: &[u8], key_pem: &[u8]) -> Arc<rustls::ServerConfig> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let certs: Vec<CertificateDer<'static>> =
+        CertificateDer::pem_slice_iter(cert_pem).collect::<Result<_, _>>().expect("certificate PEM");
+    let key = PrivateKeyDer::from_pem_slice(key_pem).expect("key PEM");
+    #[allow(deprecated)] // ring on purpose: the fixture's provider, whatever the client's is.
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("TLS versions")
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .expect("server certificate");
+    Arc::new(config)
 }
 
 fn accept_loop(listener: &TcpListener, state: &Arc<State>) {

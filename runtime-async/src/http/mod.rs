@@ -1,16 +1,18 @@
 //! The HTTP half of the IO contract ([`mcpwire_core::Io::HttpStart`] / [`mcpwire_core::Io::HttpAbort`]),
 //! written once on hyper 1.x for every async runtime: connection pool with keep-alive, TLS
-//! (rustls with the webpki roots plus configured ones), proxies, connect timeouts, and a
-//! [`Connector`] hook to replace how byte streams are opened.
+//! (rustls with the provider and roots mcpwire-host chooses), proxies (`http://`, `https://`,
+//! SOCKS4/4a/5/5h), connect timeouts, and a [`Connector`] hook to replace how byte streams are
+//! opened.
 //!
 //! An OAuth-related request ([`mcpwire_core::Destination::Public`]) has its host resolved here
 //! ([`Runtime::resolve`](crate::Runtime::resolve), or `HttpClientConfig::resolve`), the
 //! addresses outside its rule dropped, and is refused ([`Input::HttpRefused`]) when none
-//! remain; it connects only to a checked address, through a proxy by a `CONNECT` to that
-//! address, and its connections are pooled apart from MCP traffic.
+//! remain; it connects only to a checked address, through a proxy by a tunnel (`CONNECT` or
+//! SOCKS) to that address, and its connections are pooled apart from MCP traffic.
 
 mod hyper_io;
 mod proxy;
+mod socks;
 mod tls;
 
 use std::collections::{BTreeMap, HashMap};
@@ -33,7 +35,7 @@ pub use hyper_io::{AsyncStream, BoxedStream};
 use crate::caller_io::CallerIo;
 use crate::runtime::{BoxFuture, Runtime};
 use hyper_io::HyperIo;
-use mcpwire_host::{HttpClientConfig, Proxies, Proxy};
+use mcpwire_host::{HttpClientConfig, Proxies, Proxy, ProxyKind};
 
 /// Opens byte streams to `host:port` (a server's, or a proxy's). The default uses the runtime's
 /// TCP; install your own with [`AsyncOptions::connector`](crate::AsyncOptions::connector)
@@ -144,9 +146,11 @@ const YIELD_EVERY: usize = 64 * 1024;
 struct Target {
     url: HttpUrl,
     proxy: Option<Proxy>,
+    /// The `Proxy-Authorization` value for an HTTP proxy with credentials.
+    proxy_auth: Option<String>,
     /// The pool key: the origin, and the proxy if any.
     key: String,
-    /// The request target (origin-form, or absolute-form through a plain-HTTP proxy).
+    /// The request target (origin-form, or absolute-form through an HTTP proxy).
     uri: hyper::Uri,
     /// The `Host` header.
     host: hyper::header::HeaderValue,
@@ -157,16 +161,19 @@ impl Target {
     fn new(raw: &str, proxies: &Proxies) -> Result<Self, String> {
         let url = HttpUrl::parse(raw).map_err(|e| format!("invalid URL: {e}"))?;
         let proxy = proxies.for_url(&url).cloned();
-        let absolute = proxy.is_some() && !url.is_https();
+        // `http://` servers through an HTTP proxy get absolute-form requests; SOCKS proxies
+        // and `https://` servers get a tunnel.
+        let absolute = proxy.as_ref().is_some_and(|p| p.kind.is_http()) && !url.is_https();
         let key = match &proxy {
-            Some(p) => format!("{} via {}:{}", url.origin(), p.host, p.port),
+            Some(p) => format!("{} via {}://{}:{}", url.origin(), p.kind.scheme(), p.host, p.port),
             None => url.origin(),
         };
+        let proxy_auth = proxy.as_ref().and_then(Proxy::basic_authorization);
         let target = if absolute { url.as_str().to_owned() } else { url.request_target() };
         let uri = hyper::Uri::try_from(target).map_err(|e| format!("the request cannot be sent: {e}"))?;
         let host = hyper::header::HeaderValue::try_from(url.authority())
             .map_err(|e| format!("the request cannot be sent: {e}"))?;
-        Ok(Self { url, proxy, key, uri, host, absolute })
+        Ok(Self { url, proxy, proxy_auth, key, uri, host, absolute })
     }
 }
 
@@ -183,7 +190,7 @@ impl HttpClient {
         connector: Option<Arc<dyn Connector>>,
     ) -> Result<Self, String> {
         Ok(Self {
-            tls: tls::LazyConfig::new(&config.extra_root_certificates)?,
+            tls: tls::LazyConfig::new(config)?,
             proxies: Proxies::resolve(&config.proxy)?,
             hosts: {
                 let mut hosts = HttpClientConfig::default();
@@ -238,9 +245,9 @@ impl HttpClient {
 
     /// A new connection to the server (through its proxy, if any), handshaken. For a
     /// [`Destination::Public`] request the server's name is resolved here, the addresses
-    /// checked, and only a checked one connected to; through a proxy, a `CONNECT` tunnel to
-    /// the first checked address, for `http://` URLs too (the proxy never resolves the name),
-    /// with the TLS name and `Host` still the URL's.
+    /// checked, and only a checked one connected to; through a proxy, a tunnel (`CONNECT`, or
+    /// SOCKS) to the first checked address, for `http://` URLs too (the proxy never resolves
+    /// the name), with the TLS name and `Host` still the URL's.
     async fn connect<R: Runtime>(
         &self,
         rt: &R,
@@ -257,18 +264,8 @@ impl HttpClient {
                 (None, Some(addrs)) => self.open_any(rt, addrs).await?,
                 (None, None) => self.open_host(rt, url.host(), url.port()).await?,
             };
-            // Plain `http` to any address goes in absolute form (the proxy resolves the name);
-            // everything else through a tunnel, to the checked (or configured) address if any.
-            let checked_first = checked.as_ref().and_then(|a| a.first());
-            let tunnel_to = match (proxy, checked_first) {
-                (Some(p), Some(addr)) if url.is_https() || destination != Destination::Any => {
-                    Some((p, addr.to_string()))
-                }
-                (Some(p), _) if url.is_https() => Some((p, url.authority_with_port())),
-                _ => None,
-            };
-            if let Some((p, target)) = tunnel_to {
-                stream = proxy::tunnel(stream, p, &target).await?;
+            if let Some(p) = proxy {
+                stream = self.through_proxy(rt, stream, p, url, checked.as_deref(), destination).await?;
             }
             if url.is_https() {
                 stream = tls::wrap(self.tls.get()?, stream, url.host()).await?;
@@ -285,6 +282,54 @@ impl HttpClient {
             .await
             .map_err(|e| ExchangeFailure::described("HTTP handshake failed", &e))?;
         Ok(Conn { sender, driver: Some(driver), idle_check })
+    }
+
+    /// `stream`, opened to `proxy`, made a stream to the server of `url`: TLS to an `https://`
+    /// proxy first, then a tunnel to the checked (or configured) address if any, else to the
+    /// name (resolved here first for SOCKS4 and SOCKS5 without `h`). Plain `http` to any address
+    /// through an HTTP proxy needs no tunnel: it goes in absolute form (the proxy resolves the
+    /// name).
+    async fn through_proxy<R: Runtime>(
+        &self,
+        rt: &R,
+        mut stream: BoxedStream,
+        proxy: &Proxy,
+        url: &HttpUrl,
+        checked: Option<&[SocketAddr]>,
+        destination: Destination,
+    ) -> Result<BoxedStream, ExchangeFailure> {
+        if proxy.kind == ProxyKind::Https {
+            stream = tls::wrap(self.tls.get()?, stream, &proxy.host).await?;
+        }
+        let checked_first = checked.and_then(|a| a.first());
+        if proxy.kind.is_http() {
+            let target = match checked_first {
+                Some(addr) if url.is_https() || destination != Destination::Any => addr.to_string(),
+                _ if url.is_https() => url.authority_with_port(),
+                _ => return Ok(stream),
+            };
+            return Ok(proxy::tunnel(stream, proxy, &target).await?);
+        }
+        let target = match checked_first {
+            Some(addr) => socks::Destination::Address(*addr),
+            None if proxy.kind.resolves_names() => socks::Destination::Name(url.host(), url.port()),
+            None => {
+                let (host, port) = (url.host(), url.port());
+                let resolved = match self.hosts.known_addresses(host, port) {
+                    Some(known) => known,
+                    None => rt
+                        .resolve(host, port)
+                        .await
+                        .map_err(|e| ExchangeFailure::io(&format!("resolving {host} failed"), e))?,
+                };
+                let usable = resolved.iter().find(|a| a.is_ipv4() || proxy.kind != ProxyKind::Socks4);
+                let addr = usable.ok_or_else(|| {
+                    ExchangeFailure::from(format!("{host} has no IPv4 address, which a SOCKS4 proxy needs"))
+                })?;
+                socks::Destination::Address(*addr)
+            }
+        };
+        Ok(socks::connect(stream, proxy, target).await?)
     }
 
     /// The addresses to connect to for `url`, checked against `destination`: `None` for a
@@ -404,8 +449,7 @@ fn build(
     let mut builder = hyper::Request::builder().method(method_of(request.method)).uri(uri);
     builder = builder.header(hyper::header::HOST, target.host.clone());
     builder = mcpwire_host::with_request_headers(builder, &request.headers);
-    let proxy_auth = target.proxy.as_ref().and_then(|p| p.auth.as_deref());
-    if let (true, Some(auth)) = (absolute, proxy_auth) {
+    if let (true, Some(auth)) = (absolute, target.proxy_auth.as_deref()) {
         builder = builder.header(hyper::header::PROXY_AUTHORIZATION, auth);
     }
     builder.body(Full::new(body.clone())).map_err(|e| format!("the request cannot be sent: {e}"))

@@ -1,5 +1,6 @@
-//! `CONNECT` tunnels through an HTTP proxy, for `https://` servers (which proxy applies is
-//! decided by [`mcpwire_host::Proxies`]).
+//! `CONNECT` tunnels through an HTTP proxy (over TCP, or TLS for an `https://` proxy), for
+//! `https://` servers and checked addresses (which proxy applies is decided by
+//! [`mcpwire_host::Proxies`]).
 
 use futures_lite::{AsyncReadExt, AsyncWriteExt};
 
@@ -17,7 +18,7 @@ pub(crate) async fn tunnel(
     target: &str,
 ) -> Result<BoxedStream, String> {
     let mut request = format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n");
-    if let Some(auth) = &proxy.auth {
+    if let Some(auth) = proxy.basic_authorization() {
         request.push_str(&format!("Proxy-Authorization: {auth}\r\n"));
     }
     request.push_str("\r\n");

@@ -1,59 +1,61 @@
-//! TLS for `https://` servers: rustls (ring provider) trusting the webpki roots plus
-//! configured certificates.
+//! TLS for `https://` servers and proxies: rustls with the crypto provider and trusted roots
+//! mcpwire-host chooses (features `ring` / `aws-lc-rs` / `native-roots`, and
+//! `HttpClientConfig`'s root settings).
 
 use std::sync::{Arc, OnceLock};
 
-use futures_rustls::rustls::pki_types::pem::PemObject;
-use futures_rustls::rustls::pki_types::{CertificateDer, ServerName};
+use futures_rustls::rustls::pki_types::ServerName;
 use futures_rustls::rustls::{ClientConfig, RootCertStore};
+use mcpwire_host::HttpClientConfig;
 
 use super::hyper_io::BoxedStream;
 
 /// The TLS configuration, built on the first `https://` connection (a client that never makes
-/// one never holds the root store). Configured certificates are checked when it is created.
+/// one never holds the root store nor reads the operating system's). Configured certificates
+/// are checked when it is created.
 pub(crate) struct LazyConfig {
-    extra: Vec<Vec<u8>>,
+    settings: HttpClientConfig,
     config: OnceLock<Result<Arc<ClientConfig>, String>>,
 }
 
 impl LazyConfig {
-    pub(crate) fn new(extra: &[Vec<u8>]) -> Result<Self, String> {
-        let lazy = Self { extra: extra.to_vec(), config: OnceLock::new() };
-        if !extra.is_empty() {
-            // Bad certificates are the builder's error, not a later connection's.
+    pub(crate) fn new(settings: &HttpClientConfig) -> Result<Self, String> {
+        let mut kept = HttpClientConfig::default();
+        kept.extra_root_certificates = settings.extra_root_certificates.clone();
+        kept.webpki_roots = settings.webpki_roots;
+        #[cfg(feature = "native-roots")]
+        {
+            kept.native_roots = settings.native_roots;
+        }
+        let lazy = Self { settings: kept, config: OnceLock::new() };
+        if !settings.extra_root_certificates.is_empty() || !settings.webpki_roots {
+            // Bad certificates, or nothing to trust, are the builder's error, not a later
+            // connection's.
             lazy.get()?;
         }
         Ok(lazy)
     }
 
     pub(crate) fn get(&self) -> Result<&Arc<ClientConfig>, String> {
-        self.config.get_or_init(|| client_config(&self.extra)).as_ref().map_err(Clone::clone)
+        self.config.get_or_init(|| client_config(&self.settings)).as_ref().map_err(Clone::clone)
     }
 }
 
-/// The TLS configuration: webpki roots plus `extra` (each PEM with one or more certificates,
-/// or one DER certificate), HTTP/1.1 by ALPN.
-fn client_config(extra: &[Vec<u8>]) -> Result<Arc<ClientConfig>, String> {
+/// The TLS configuration: the webpki roots (unless turned off), the operating system's and the
+/// configured ones; HTTP/1.1 by ALPN.
+fn client_config(settings: &HttpClientConfig) -> Result<Arc<ClientConfig>, String> {
     let mut roots = RootCertStore::empty();
-    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-    for (i, cert) in extra.iter().enumerate() {
-        let is_pem = cert.windows(11).any(|w| w == b"-----BEGIN ");
-        let ders: Vec<CertificateDer<'static>> = if is_pem {
-            CertificateDer::pem_slice_iter(cert)
-                .collect::<Result<_, _>>()
-                .map_err(|e| format!("root certificate {i} is not valid PEM: {e}"))?
-        } else {
-            vec![CertificateDer::from(cert.clone())]
-        };
-        if ders.is_empty() {
-            return Err(format!("root certificate {i} holds no certificate"));
-        }
-        for der in ders {
-            roots.add(der).map_err(|e| format!("root certificate {i} is not usable: {e}"))?;
-        }
+    if settings.webpki_roots {
+        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
     }
-    let provider = Arc::new(futures_rustls::rustls::crypto::ring::default_provider());
-    let mut config = ClientConfig::builder_with_provider(provider)
+    let extra = mcpwire_host::extra_trusted_roots(settings)?;
+    roots.add_parsable_certificates(extra.native);
+    // Checked usable by `extra_trusted_roots`.
+    roots.add_parsable_certificates(extra.configured);
+    if roots.is_empty() {
+        return Err("no trusted root certificates: none of the operating system's could be used".into());
+    }
+    let mut config = ClientConfig::builder_with_provider(mcpwire_host::tls_provider()?)
         .with_safe_default_protocol_versions()
         .map_err(|e| format!("TLS setup failed: {e}"))?
         .with_root_certificates(roots)

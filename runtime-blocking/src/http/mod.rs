@@ -33,16 +33,17 @@
 //! ([`HttpReport::Failed`]): ureq's tunnels name the host, which the proxy would resolve
 //! unchecked.
 //!
-//! TLS is rustls with the *ring* provider, trusting the Mozilla (webpki) roots plus
-//! [`HttpClientConfig::extra_root_certificates`]. Proxies come from the environment by default
-//! (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`; `http://`, `https://` and `socks*://`
-//! proxies), see [`ProxySetting`].
+//! TLS is rustls with the crypto provider mcpwire-host picks (*ring* by default, aws-lc-rs with
+//! the `aws-lc-rs` feature), trusting the Mozilla (webpki) roots, the operating system's (feature
+//! `native-roots`) and [`HttpClientConfig::extra_root_certificates`]. Proxies come from the
+//! environment by default (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`; `http://`,
+//! `https://` and `socks*://` proxies), see [`ProxySetting`].
 
 mod abort;
 mod resolve;
 
 use std::io::{self, Read};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use ureq::typestate::HttpCrateScope;
@@ -66,23 +67,37 @@ pub const READ_CHUNK: usize = 16 * 1024;
 /// connections per host.
 pub use mcpwire_host::{HttpClientConfig, ProxySetting};
 
-/// One client's HTTP machinery: a `ureq::Agent` (and its keep-alive pool) configured for the
-/// core's contract. Cheap to clone; every clone shares the pool.
+/// One client's HTTP machinery: `ureq::Agent`s (and their keep-alive pools) configured for the
+/// core's contract, made on the first exchange. Cheap to clone; every clone shares them.
 #[derive(Debug, Clone)]
 pub struct HttpClient {
-    /// For requests to any address ([`Destination::Any`]).
-    agent: ureq::Agent,
-    /// For [`Destination::Public`] requests, without and with loopback: no proxy, and a
-    /// resolver that checks the addresses it hands ureq (their connections are pooled apart).
-    checked: [ureq::Agent; 2],
-    /// Which URLs go through a proxy (`None`: a proxy the host's parser does not read, such
-    /// as `socks5://`, taken to apply to every URL).
+    agents: Arc<OnceLock<Result<Agents, String>>>,
+    config: Arc<HttpClientConfig>,
+    /// The configured (or environment) proxy, as ureq reads it.
+    proxy: Option<ureq::Proxy>,
+    /// Which URLs go through a proxy (`None`: a proxy the host's parser does not read, taken
+    /// to apply to every URL).
     proxies: Option<mcpwire_host::Proxies>,
 }
 
+/// The agents of a client.
+#[derive(Debug)]
+struct Agents {
+    /// For requests to any address ([`Destination::Any`]).
+    any: ureq::Agent,
+    /// For [`Destination::Public`] requests, without and with loopback: no proxy, and a
+    /// resolver that checks the addresses it hands ureq (their connections are pooled apart).
+    checked: [ureq::Agent; 2],
+    /// Why TLS cannot be used (no crypto provider), if it cannot.
+    no_tls: Option<String>,
+}
+
 impl HttpClient {
-    /// Builds the client: TLS roots, proxy (the environment is read here, once). Fails with
-    /// [`ClientError::Config`] for an unusable certificate or proxy URL.
+    /// Builds the client: the proxy (the environment is read here, once) and the configured
+    /// root certificates are checked. Fails with [`ClientError::Config`] for an unusable
+    /// certificate or proxy URL, or when nothing would be trusted. The agents, with the
+    /// trusted roots (the operating system's are read then, under `native-roots`), are made on
+    /// the first exchange: a client that makes none pays for none.
     pub fn new(config: &HttpClientConfig) -> Result<Self, ClientError> {
         let proxy = match &config.proxy {
             ProxySetting::None => None,
@@ -91,48 +106,38 @@ impl HttpClient {
             }
             _ => ureq::Proxy::try_from_env(),
         };
-        let tls = TlsConfig::builder().root_certs(root_certs(&config.extra_root_certificates)?).build();
-        let hosts = Arc::new(config.clone());
-        let agent = |proxy: Option<ureq::Proxy>, destination: Destination| {
-            let agent_config = ureq::Agent::config_builder()
-                .http_status_as_error(false)
-                .max_redirects(0)
-                .max_redirects_will_error(false)
-                .user_agent(AutoHeaderValue::None)
-                .accept(AutoHeaderValue::None)
-                .accept_encoding(AutoHeaderValue::None)
-                .proxy(proxy)
-                .max_idle_connections_per_host(config.max_idle_per_host)
-                .tls_config(tls.clone())
-                .build();
-            let connector = AbortableConnector(DefaultConnector::new());
-            ureq::Agent::with_parts(agent_config, connector, PooledResolver::new(hosts.clone(), destination))
-        };
         let proxies = match &proxy {
             None => Some(mcpwire_host::Proxies::default()),
             Some(_) => mcpwire_host::Proxies::resolve(&config.proxy).ok().filter(|p| !p.is_empty()),
         };
-        Ok(Self {
-            agent: agent(proxy, Destination::Any),
-            checked: [
-                agent(None, Destination::Public { loopback: false }),
-                agent(None, Destination::Public { loopback: true }),
-            ],
-            proxies,
-        })
+        let agents = OnceLock::new();
+        if !config.extra_root_certificates.is_empty() || !config.webpki_roots {
+            // Bad certificates, or nothing to trust, are the builder's error.
+            let made = Agents::new(config, proxy.clone()).map_err(ClientError::Config)?;
+            let _ = agents.set(Ok(made));
+        }
+        Ok(Self { agents: Arc::new(agents), config: Arc::new(config.clone()), proxy, proxies })
     }
 
     /// The agent for `request`: by its destination. A [`Destination::Public`] request that
     /// would go through a proxy is refused (the proxy would resolve its host unchecked).
     fn agent_for(&self, request: &HttpRequest) -> Result<ureq::Agent, String> {
-        let Destination::Public { loopback } = request.destination else { return Ok(self.agent.clone()) };
+        let agents = self.agents.get_or_init(|| Agents::new(&self.config, self.proxy.clone()));
+        let agents = agents.as_ref().map_err(Clone::clone)?;
         let url = mcpwire_core::mcp_servers::HttpUrl::parse(&request.url)
             .map_err(|e| format!("invalid URL: {e}"))?;
+        if let Some(why) = &agents.no_tls {
+            let proxy = self.proxies.as_ref().and_then(|p| p.for_url(&url));
+            if url.is_https() || proxy.is_some_and(|p| p.kind == mcpwire_host::ProxyKind::Https) {
+                return Err(why.clone());
+            }
+        }
+        let Destination::Public { loopback } = request.destination else { return Ok(agents.any.clone()) };
         let proxied = self.proxies.as_ref().is_none_or(|p| p.for_url(&url).is_some());
         if proxied {
             return Err(UNCHECKABLE_THROUGH_PROXY.to_owned());
         }
-        Ok(self.checked[usize::from(loopback)].clone())
+        Ok(agents.checked[usize::from(loopback)].clone())
     }
 
     /// Starts one exchange on a pooled thread (an idle one when there is one, a new one
@@ -267,33 +272,62 @@ impl HttpReport {
     }
 }
 
-/// The roots to trust: the webpki roots alone, or with the extra certificates.
-fn root_certs(extra: &[Vec<u8>]) -> Result<RootCerts, ClientError> {
-    if extra.is_empty() {
-        return Ok(RootCerts::WebPki);
+impl Agents {
+    /// The agents for `config`, going through `proxy` for [`Destination::Any`]. Fails when the
+    /// trusted roots cannot be made. Without a TLS crypto provider (see
+    /// `mcpwire_host::tls_provider`) the agents are made for plain `http` only: ureq would
+    /// panic on a TLS connection, so [`HttpClient::prepare`] refuses those that need one.
+    fn new(config: &HttpClientConfig, proxy: Option<ureq::Proxy>) -> Result<Self, String> {
+        let (tls, no_tls) = tls_config(config)?;
+        let resolve = Arc::new(config.clone());
+        let agent = |proxy: Option<ureq::Proxy>, destination: Destination| {
+            let agent_config = ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .max_redirects(0)
+                .max_redirects_will_error(false)
+                .user_agent(AutoHeaderValue::None)
+                .accept(AutoHeaderValue::None)
+                .accept_encoding(AutoHeaderValue::None)
+                .proxy(proxy)
+                .max_idle_connections_per_host(config.max_idle_per_host)
+                .tls_config(tls.clone())
+                .build();
+            let connector = AbortableConnector(DefaultConnector::new());
+            ureq::Agent::with_parts(
+                agent_config,
+                connector,
+                PooledResolver::new(resolve.clone(), destination),
+            )
+        };
+        Ok(Self {
+            any: agent(proxy, Destination::Any),
+            checked: [
+                agent(None, Destination::Public { loopback: false }),
+                agent(None, Destination::Public { loopback: true }),
+            ],
+            no_tls,
+        })
     }
-    let mut roots: Vec<Certificate<'static>> = webpki_root_certs::TLS_SERVER_ROOT_CERTS
-        .iter()
-        .map(|c| Certificate::from_der(c).to_owned())
-        .collect();
-    for (i, cert) in extra.iter().enumerate() {
-        let bad = |why: String| ClientError::Config(format!("root certificate {i}: {why}"));
-        if cert.windows(11).any(|w| w == b"-----BEGIN ") {
-            let before = roots.len();
-            for item in ureq::tls::parse_pem(cert) {
-                match item.map_err(|e| bad(format!("not valid PEM: {e}")))? {
-                    ureq::tls::PemItem::Certificate(c) => roots.push(c),
-                    _ => continue,
-                }
-            }
-            if roots.len() == before {
-                return Err(bad("no certificate in the PEM".into()));
-            }
-        } else {
-            roots.push(Certificate::from_der(cert).to_owned());
-        }
+}
+
+/// The TLS settings: the webpki roots (unless turned off), the operating system's and the
+/// configured ones, and the crypto provider mcpwire-host picks; with no provider, why TLS
+/// cannot be used.
+fn tls_config(config: &HttpClientConfig) -> Result<(TlsConfig, Option<String>), String> {
+    let extra = mcpwire_host::extra_trusted_roots(config)?;
+    let mut roots: Vec<Certificate<'static>> = Vec::new();
+    if config.webpki_roots {
+        roots.extend(
+            webpki_root_certs::TLS_SERVER_ROOT_CERTS.iter().map(|c| Certificate::from_der(c).to_owned()),
+        );
     }
-    Ok(RootCerts::from(roots))
+    roots.extend(extra.native.iter().chain(&extra.configured).map(|c| Certificate::from_der(c).to_owned()));
+    let builder = TlsConfig::builder().root_certs(RootCerts::from(roots));
+    Ok(match mcpwire_host::tls_provider() {
+        Ok(provider) => (builder.unversioned_rustls_crypto_provider(provider).build(), None),
+        // Never used for TLS: `HttpClient::agent_for` refuses such exchanges first.
+        Err(why) => (builder.build(), Some(why)),
+    })
 }
 
 /// Forwards reports until the exchange is aborted or the receiver is gone.
