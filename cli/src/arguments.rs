@@ -328,9 +328,10 @@ mod tests {
     fn wrong_unknown_and_missing_arguments_are_named() {
         for (ws, message) in [
             (&["s=x", "n=abc"][..], "argument \"n\": expected number, got \"abc\""),
-            (&["s=x", "i=1.5"], "argument \"i\" of tool \"t\": expected integer, got a number"),
+            (&["s=x", "i=1.5"], "argument \"i\": expected integer, got \"1.5\""),
+            (&["s=x", "i:=1.5"], "argument \"i\" of tool \"t\": expected integer, got a number"),
             (&["s=x", "b=yes"], "argument \"b\": expected boolean, got \"yes\""),
-            (&["s=x", "nope=1"], "unknown argument \"nope\": tool \"t\" takes s, n, i, b, a, o, z, sn, any"),
+            (&["s=x", "nope=1"], "unknown argument \"nope\": tool \"t\" takes a, any, b, i, n, o, s, sn, z"),
             (&["n=1"], "missing required argument \"s\" of tool \"t\""),
             (&["novalue"], "expected key=value, key:=JSON or one JSON object, got \"novalue\""),
             (&["=1"], "an argument name is missing in \"=1\""),

@@ -117,8 +117,8 @@ pub enum Action {
 pub struct CliError {
     message: String,
     code: u8,
-    /// The server's JSON-RPC error code and data, when the failure was one.
-    rpc: Option<(i64, Option<Value>)>,
+    /// The server's JSON-RPC error (code, message, data), when the failure was one.
+    rpc: Option<(i64, String, Option<Value>)>,
 }
 
 impl CliError {
@@ -144,13 +144,15 @@ impl CliError {
     }
 
     /// `{"error": {"code": ..., "message": ..., "data": ...}}`, what `--json` prints: the
-    /// server's JSON-RPC code and data, `null` when the failure was not a JSON-RPC error.
+    /// server's JSON-RPC error as it sent it, or code and data `null` and this error's message
+    /// when the failure was not a JSON-RPC error.
     pub fn to_json(&self) -> Value {
-        let (code, data) = match &self.rpc {
-            Some((code, data)) => (Value::from(*code), data.clone().unwrap_or(Value::Null)),
-            None => (Value::Null, Value::Null),
-        };
-        serde_json::json!({"error": {"code": code, "message": self.message, "data": data}})
+        match &self.rpc {
+            Some((code, message, data)) => {
+                json!({"error": {"code": code, "message": message, "data": data.clone().unwrap_or(Value::Null)}})
+            }
+            None => json!({"error": {"code": null, "message": self.message, "data": null}}),
+        }
     }
 }
 
@@ -164,7 +166,7 @@ impl From<ClientError> for CliError {
     fn from(e: ClientError) -> Self {
         let mut error = Self::with_code(&e, exit::code_of(&e));
         if let ClientError::Request(RequestError::Rpc(rpc)) = &e {
-            error.rpc = Some((rpc.code, rpc.data.clone()));
+            error.rpc = Some((rpc.code, rpc.message.clone(), rpc.data.clone()));
         }
         error
     }
@@ -503,6 +505,29 @@ pub async fn run(settings: &Settings, target: Option<&str>, action: Action) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_errors_carry_the_rpc_error() {
+        let usage = CliError::usage("bad\nthing");
+        assert_eq!(usage.to_json(), json!({"error": {"code": null, "message": "bad | thing", "data": null}}));
+        let rpc =
+            mcpwire_tokio::RpcError { code: -32050, message: "custom".into(), data: Some(json!({"k": 1})) };
+        let err = CliError::from(ClientError::Request(RequestError::Rpc(rpc)));
+        assert_eq!(err.to_json(), json!({"error": {"code": -32050, "message": "custom", "data": {"k": 1}}}));
+        assert_eq!(err.code(), exit::FAILED);
+    }
+
+    #[test]
+    fn leading_assignments_become_environment_variables() {
+        let cmd = leading_env(StdioCommand::new("A=1").args(["B_2=x=y", "node", "s.js"])).unwrap();
+        assert_eq!(cmd.program_lossy(), "node");
+        assert_eq!(cmd.args_lossy(), ["s.js"]);
+        assert_eq!(cmd.env, [("A".into(), "1".into()), ("B_2".into(), "x=y".into())]);
+        let plain = leading_env(StdioCommand::new("node").arg("X=1")).unwrap();
+        assert_eq!((plain.args_lossy(), plain.env.len()), (vec!["X=1".to_owned()], 0));
+        assert!(!is_assignment("1A=x") && !is_assignment("=x") && !is_assignment("a-b=x"));
+        assert_eq!(leading_env(StdioCommand::new("A=1")).unwrap_err().code(), exit::USAGE);
+    }
 
     #[test]
     fn errors_are_one_line() {

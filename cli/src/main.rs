@@ -254,7 +254,7 @@ mcp call TARGET typed tags:='[\"a\"]' --args base.json\n  mcp call TARGET echo '
         /// The tool's name.
         tool: Option<String>,
         /// The arguments: key=value, key:=JSON, or one JSON object (default none).
-        #[arg(value_name = "ARGS", allow_hyphen_values = true)]
+        #[arg(value_name = "ARGS")]
         arguments: Vec<String>,
         /// A file with the arguments as a JSON object (`-`: stdin); key=value pairs override it.
         #[arg(long = "args", value_name = "FILE")]
@@ -394,7 +394,7 @@ enum PromptsCommand {
         /// The prompt's name.
         name: Option<String>,
         /// Its arguments: key=value, or one JSON object of strings.
-        #[arg(value_name = "ARGS", allow_hyphen_values = true)]
+        #[arg(value_name = "ARGS")]
         arguments: Vec<String>,
         /// A file with the arguments as a JSON object (`-`: stdin).
         #[arg(long = "args", value_name = "FILE")]
@@ -784,7 +784,33 @@ mod tests {
         assert_eq!(cli.timeout, Some(Duration::from_secs(2)));
         let Command::Call { target, arguments, as_task, .. } = cli.command else { panic!("not call") };
         assert!(!as_task);
-        assert_eq!((target.target.as_deref(), arguments), (Some("srv --flag"), None));
+        assert_eq!((target.target.as_deref(), arguments), (Some("srv --flag"), vec![]));
+        // key=value words and flags mix; -e, --cwd and --log-level are global.
+        let cli = Cli::try_parse_from([
+            "mcp",
+            "call",
+            "srv",
+            "add",
+            "a=1",
+            "--json",
+            "b:=2",
+            "-e",
+            "K=v=w",
+            "--cwd",
+            "/tmp",
+            "--log-level",
+            "info",
+        ])
+        .unwrap();
+        assert_eq!(cli.env, [("K".to_owned(), "v=w".to_owned())]);
+        assert_eq!(
+            (cli.cwd.as_deref(), cli.log_level),
+            (Some(std::path::Path::new("/tmp")), Some(LoggingLevel::Info))
+        );
+        let Command::Call { arguments, .. } = cli.command else { panic!("not call") };
+        assert_eq!(arguments, ["a=1", "b:=2"]);
+        assert!(Cli::try_parse_from(["mcp", "tools", "x", "--log-level", "loud"]).is_err());
+        assert!(Cli::try_parse_from(["mcp", "tools", "x", "-e", "=v"]).is_err());
         let cli = Cli::try_parse_from(["mcp", "--protocol", "legacy", "info", "x"]).unwrap();
         assert_eq!(cli.protocol, Protocol::Legacy);
         assert!(Cli::try_parse_from(["mcp", "--protocol", "old", "info", "x"]).is_err());
@@ -817,9 +843,21 @@ mod tests {
     }
 
     #[test]
-    fn prompt_arguments_are_strings() {
-        assert!(string_map(r#"{"a": "x"}"#, "JSON_ARGS").is_ok());
-        let err = string_map(r#"{"a": 1}"#, "JSON_ARGS").unwrap_err();
+    fn server_argv_after_double_dash() {
+        let os = |ws: &[&str]| ws.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        let (args, argv) =
+            split_server_argv(os(&["mcp", "tools", "--json", "--", "npx", "-y", "pkg", "--", "x"]));
+        assert_eq!(
+            (args, argv),
+            (os(&["mcp", "tools", "--json"]), Some(os(&["npx", "-y", "pkg", "--", "x"])))
+        );
+        assert_eq!(split_server_argv(os(&["mcp", "tools", "t"])), (os(&["mcp", "tools", "t"]), None));
+    }
+
+    #[test]
+    fn context_values_are_strings() {
+        assert!(string_map(r#"{"a": "x"}"#, "--context").is_ok());
+        let err = string_map(r#"{"a": 1}"#, "--context").unwrap_err();
         assert_eq!(err.code(), exit::USAGE);
         assert!(err.to_string().contains("\"a\""), "{err}");
     }

@@ -7,6 +7,9 @@ use mcpwire_tokio::ServerSpec;
 
 use crate::commands::CliError;
 
+/// TARGET, a name (the tool's or prompt's) and the words after it.
+pub type WithTail = (Option<String>, Option<String>, Vec<String>);
+
 /// `--config`, `--server` and the argv after `--`.
 #[derive(Debug, Clone, Default)]
 pub struct Selection {
@@ -59,7 +62,7 @@ impl Selection {
         target: Option<String>,
         name: Option<String>,
         mut words: Vec<String>,
-    ) -> Result<(Option<String>, Option<String>, Vec<String>), CliError> {
+    ) -> Result<WithTail, CliError> {
         if self.instead_of_target().is_none() {
             return Ok((target, name, words));
         }
