@@ -3,12 +3,15 @@
 //! ```text
 //! mcp info  "npx -y @modelcontextprotocol/server-everything"
 //! mcp tools "npx -y @modelcontextprotocol/server-everything" --json
-//! mcp call  "npx -y @modelcontextprotocol/server-everything" echo '{"message":"hi"}'
+//! mcp call  "npx -y @modelcontextprotocol/server-everything" echo message=hi
+//! mcp call  get-sum a=2 b=3 -e DEBUG=1 -- npx -y @modelcontextprotocol/server-everything
+//! mcp request http://127.0.0.1:8080/mcp tools/list
 //! mcp listen http://127.0.0.1:8080/mcp --resource file:///notes.txt --json
 //! mcp demo
 //! ```
 //!
-//! Errors are one `error: ...` line on stderr; the exit codes are listed in [`exit`].
+//! Errors are one `error: ...` line on stderr (with `--json`, also `{"error": ...}` on stdout);
+//! the exit codes are listed in [`exit`].
 
 #![forbid(unsafe_code)]
 
