@@ -64,3 +64,31 @@ fn listen_names_what_the_server_lacks() {
         stderr(&out)
     );
 }
+
+/// server-filesystem declares tools only: its prompts, resources and templates are empty
+/// lists with a note; listening for prompt changes has nothing to listen to.
+#[test]
+fn server_filesystem_offers_tools_only() {
+    let dir = mcp_tests::support::TempDir::new("cli-fs-caps");
+    let fs = format!("{} {}", mcp_tests::support::peer_command("server-filesystem"), dir.path_str());
+    for (args, note, key) in [
+        (&["prompts"][..], "prompts", "prompts"),
+        (&["resources"], "resources", "resources"),
+        (&["resources", "templates"], "resource templates", "resourceTemplates"),
+    ] {
+        let mut with_json = args.to_vec();
+        with_json.extend([fs.as_str(), "--json"]);
+        let out = mcp(&with_json);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out).trim_end(), format!("the server does not offer {note}"));
+        assert_eq!(serde_json::from_slice::<Value>(&out.stdout).expect("JSON"), json!({key: []}));
+    }
+    let out = mcp(&["listen", &fs, "--list", "prompts"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("nothing to listen to")
+            && stderr(&out).ends_with("it declared: tools(listChanged)\n"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -92,6 +92,13 @@ fn tools_show_mcp_apps_and_call_prints_structured_content_once() {
     let out = mcp(&["call", &target("--cli-tools"), "typed", "text=hi", "count=2"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "structuredContent:\n{\n  \"count\": 2,\n  \"text\": \"hi\"\n}\n");
+
+    // server-everything sends its weather as a JSON text block and as structured content.
+    let everything = mcp_tests::support::peer_command("server-everything");
+    let out = mcp(&["call", &everything, "get-structured-content", "location=Chicago"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("structuredContent:\n{") && text.matches("humidity").count() == 1, "{text}");
 }
 
 #[test]
