@@ -517,7 +517,8 @@ fn string_map(text: &str, what: &str) -> Result<serde_json::Map<String, serde_js
 
 async fn dispatch(settings: &Settings, command: Command) -> Result<ExitCode, CliError> {
     let sel = &settings.selection;
-    // TARGET and the command's own positionals, shifted when --server stands for TARGET.
+    // TARGET and the command's own positionals, shifted when --server or a server argv after
+    // `--` stands for TARGET.
     let (target, action) = match command {
         Command::Demo => return demo::run(settings).await,
         Command::Login(target) => {
