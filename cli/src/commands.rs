@@ -5,13 +5,16 @@ use std::future::Future;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcpwire_tokio::mcp_servers::{detect_target, DetectedTarget, TransportKind};
-use mcpwire_tokio::types::{CompletionReference, ResourceTemplate, Tool};
+use mcpwire_tokio::mcp_servers::{detect_argv, detect_target, DetectedTarget, TransportKind};
+use mcpwire_tokio::types::{CompletionReference, LoggingLevel, Tool};
+use mcpwire_tokio::StdioCommand;
 use mcpwire_tokio::{
-    Client, ClientError, Event, Notification, ProtocolMode, RequestError, RpcErrorKind, Server, ServerSpec,
-    SubscriptionUpdate, ValidationMode, Warning,
+    Client, ClientError, Event, Notification, ProtocolMode, Request, RequestError, RpcErrorKind, Server,
+    ServerSpec, SubscriptionUpdate, TransportConfig, ValidationMode, Warning,
 };
-use serde_json::Value;
+use serde_json::{json, Value};
+
+use crate::arguments::ArgInput;
 
 use crate::exit;
 use crate::output::{self, emit, note};
@@ -40,6 +43,12 @@ pub struct Settings {
     pub selection: Selection,
     /// `--auth` and the OAuth flags.
     pub auth: crate::auth::AuthSettings,
+    /// `-e KEY=VALUE`: environment variables for a stdio server.
+    pub env: Vec<(String, String)>,
+    /// `--cwd DIR`: a stdio server's working directory.
+    pub cwd: Option<std::path::PathBuf>,
+    /// `--log-level LEVEL`: set after connecting; the server's log messages go to stderr.
+    pub log_level: Option<LoggingLevel>,
 }
 
 /// What to do with a server.
@@ -49,12 +58,12 @@ pub enum Action {
     Info,
     /// List the tools.
     Tools,
-    /// Call a tool with these (already validated) arguments.
+    /// Call a tool with these arguments (typed and checked by its schema before the call).
     Call {
         /// The tool's name.
         tool: String,
-        /// A JSON object.
-        arguments: Value,
+        /// The arguments as given.
+        arguments: ArgInput,
         /// Start it as a task and wait for the task's result.
         as_task: bool,
     },
@@ -73,8 +82,8 @@ pub enum Action {
     GetPrompt {
         /// The prompt's name.
         name: String,
-        /// Its arguments (strings).
-        arguments: serde_json::Map<String, Value>,
+        /// Its arguments as given (checked against the prompt's declared arguments).
+        arguments: ArgInput,
     },
     /// List the resource templates.
     Templates,
@@ -89,6 +98,17 @@ pub enum Action {
         /// Arguments already chosen (2025-06-18 servers and later).
         context: BTreeMap<String, String>,
     },
+    /// Any request; prints the raw result.
+    Request {
+        /// The JSON-RPC method.
+        method: String,
+        /// Its params (an object, or `null` for none).
+        params: Value,
+    },
+    /// `ping` (`server/discover` on 2026-07-28 servers).
+    Ping,
+    /// `logging/setLevel`.
+    LogLevel(LoggingLevel),
 }
 
 /// A failure, shown as one `error: ...` line, with the exit code it ends the command with
@@ -97,6 +117,8 @@ pub enum Action {
 pub struct CliError {
     message: String,
     code: u8,
+    /// The server's JSON-RPC error (code, message, data), when the failure was one.
+    rpc: Option<(i64, String, Option<Value>)>,
 }
 
 impl CliError {
@@ -113,12 +135,24 @@ impl CliError {
     fn with_code(message: impl std::fmt::Display, code: u8) -> Self {
         let message = message.to_string();
         let lines: Vec<&str> = message.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-        Self { message: lines.join(" | "), code }
+        Self { message: lines.join(" | "), code, rpc: None }
     }
 
     /// The exit code.
     pub fn code(&self) -> u8 {
         self.code
+    }
+
+    /// `{"error": {"code": ..., "message": ..., "data": ...}}`, what `--json` prints: the
+    /// server's JSON-RPC error as it sent it, or code and data `null` and this error's message
+    /// when the failure was not a JSON-RPC error.
+    pub fn to_json(&self) -> Value {
+        match &self.rpc {
+            Some((code, message, data)) => {
+                json!({"error": {"code": code, "message": message, "data": data.clone().unwrap_or(Value::Null)}})
+            }
+            None => json!({"error": {"code": null, "message": self.message, "data": null}}),
+        }
     }
 }
 
@@ -130,36 +164,17 @@ impl std::fmt::Display for CliError {
 
 impl From<ClientError> for CliError {
     fn from(e: ClientError) -> Self {
-        Self::with_code(&e, exit::code_of(&e))
+        let mut error = Self::with_code(&e, exit::code_of(&e));
+        if let ClientError::Request(RequestError::Rpc(rpc)) = &e {
+            error.rpc = Some((rpc.code, rpc.message.clone(), rpc.data.clone()));
+        }
+        error
     }
 }
 
 impl From<mcpwire_tokio::mcp_servers::TargetConfigError> for CliError {
     fn from(e: mcpwire_tokio::mcp_servers::TargetConfigError) -> Self {
         Self::usage(format!("invalid TARGET: {e}"))
-    }
-}
-
-/// Parses the `JSON_ARGS` of `mcp call`: it must be a JSON object.
-pub fn parse_arguments(text: &str) -> Result<Value, CliError> {
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        CliError::usage(format!(
-            "JSON_ARGS is not valid JSON ({e}); expected an object like '{{\"key\": \"value\"}}'"
-        ))
-    })?;
-    match value {
-        Value::Object(_) => Ok(value),
-        other => {
-            let kind = match other {
-                Value::Null => "null",
-                Value::Bool(_) => "a boolean",
-                Value::Number(_) => "a number",
-                Value::String(_) => "a string",
-                Value::Array(_) => "an array",
-                Value::Object(_) => "an object",
-            };
-            Err(CliError::usage(format!("JSON_ARGS must be a JSON object, got {kind}")))
-        }
     }
 }
 
@@ -206,6 +221,8 @@ fn build_client(settings: &Settings, spec: ServerSpec, extra: Option<ExtraHook>)
         spec = spec.request_timeout(timeout);
     }
     let report: fn(&str, &Event) = if settings.verbose { report_event } else { report_quiet_warning };
+    // `--log-level` without `--verbose`: the log messages at that level and above too.
+    let logs = settings.log_level.filter(|_| !settings.verbose);
     let (spec, store) = settings.auth.apply(spec)?;
     let mut builder = Client::builder().browser_authorization(crate::auth::browser());
     if let Some(store) = store {
@@ -213,6 +230,11 @@ fn build_client(settings: &Settings, spec: ServerSpec, extra: Option<ExtraHook>)
     }
     let builder = builder.server(spec).on_event(move |server, event| {
         report(server, event);
+        if let (Some(level), Event::Notification(Notification::Log(m))) = (logs, event) {
+            if m.level >= level {
+                report_event(server, event);
+            }
+        }
         if let Some(extra) = &extra {
             extra(server, event);
         }
@@ -242,11 +264,49 @@ where
 {
     let client = build_client(settings, spec, extra)?;
     let outcome = match client.servers().first() {
-        Some(server) => body(server.clone()).await,
+        Some(server) => match apply_log_level(settings, server).await {
+            Ok(()) => body(server.clone()).await,
+            Err(e) => Err(e),
+        },
         None => Err(CliError::new("no server configured")),
     };
     client.close().await;
     outcome
+}
+
+/// `--log-level`: sets the server's level before the command; a server without logging gets a
+/// note, not a failure.
+async fn apply_log_level(settings: &Settings, server: &Server) -> Result<(), CliError> {
+    let Some(level) = settings.log_level else { return Ok(()) };
+    match server.set_log_level(level).await {
+        Err(e) if not_offered(&e) => {
+            note(&format!("the server does not offer logging: --log-level {level} ignored"));
+            Ok(())
+        }
+        other => Ok(other?),
+    }
+}
+
+/// Whether the server lacks what a request needs: an undeclared capability, or a -32601
+/// ("method not found") answer.
+pub fn not_offered(e: &ClientError) -> bool {
+    match e {
+        ClientError::Request(RequestError::CapabilityMissing { .. }) => true,
+        ClientError::Request(RequestError::Rpc(rpc)) => rpc.kind() == RpcErrorKind::MethodNotFound,
+        _ => false,
+    }
+}
+
+/// A list the server may not offer: its items, or none with a note on stderr when the server
+/// lacks the capability or the method (`what`: "prompts", "resources", "resource templates").
+fn offered<T>(listed: Result<Vec<T>, ClientError>, what: &str) -> Result<Vec<T>, CliError> {
+    match listed {
+        Err(e) if not_offered(&e) => {
+            note(&format!("the server does not offer {what}"));
+            Ok(Vec::new())
+        }
+        other => Ok(other?),
+    }
 }
 
 /// Prints the JSON or the text form, as the settings ask.
@@ -258,18 +318,24 @@ fn show(settings: &Settings, json: impl FnOnce() -> Value, text: impl FnOnce() -
     }
 }
 
-/// Resource templates, treating "method not found" as none (servers from before templates).
-async fn resource_templates(server: &Server) -> Result<Vec<ResourceTemplate>, CliError> {
-    match server.list_resource_templates().await {
-        Err(ClientError::Request(RequestError::Rpc(e))) if e.kind() == RpcErrorKind::MethodNotFound => {
-            Ok(Vec::new())
-        }
-        other => Ok(other?),
-    }
+/// The `inputSchema` of `tool` as the server lists it (`None`: not listed).
+async fn input_schema(server: &Server, tool: &str) -> Result<Option<Value>, CliError> {
+    let tools = server.list_tools().await?;
+    Ok(tools.into_iter().find(|t| t.name == tool).map(|t| t.input_schema))
 }
 
-/// Performs `action` on `server` and prints the outcome.
-async fn perform(settings: &Settings, server: Server, action: Action) -> Result<ExitCode, CliError> {
+/// The arguments a prompt declares, `(name, required)` (`None`: the prompt is not listed, or
+/// the prompts cannot be listed; the server then judges the arguments).
+async fn declared_prompt_arguments(server: &Server, prompt: &str) -> Option<Vec<(String, bool)>> {
+    let prompts = server.list_prompts().await.ok()?;
+    let p = prompts.into_iter().find(|p| p.name == prompt)?;
+    Some(p.arguments.into_iter().map(|a| (a.name, a.required)).collect())
+}
+
+/// Performs `action` on `server` and prints the outcome. The interactive shell runs its
+/// commands through this too, on a client it keeps connected.
+pub async fn perform(settings: &Settings, server: Server, action: Action) -> Result<ExitCode, CliError> {
+    let checks = settings.validation != ValidationMode::Off;
     match action {
         Action::Info => {
             let info = server.connect().await?;
@@ -277,14 +343,19 @@ async fn perform(settings: &Settings, server: Server, action: Action) -> Result<
         }
         Action::Tools => {
             let tools = server.list_tools().await?;
-            show(settings, || output::json_array(tools.iter().map(Tool::raw)), || output::tools_text(&tools));
+            show(
+                settings,
+                || json!({"tools": output::json_array(tools.iter().map(Tool::raw))}),
+                || output::tools_text(&tools),
+            );
         }
         Action::Tasks(action) => crate::tasks::run(settings, server, action).await?,
         Action::Call { tool, arguments, as_task } => {
-            if settings.validation != ValidationMode::Off {
-                // The tool's schemas come from its definition.
-                server.list_tools().await?;
-            }
+            // Typing key=value pairs and the checks need the tool's schema (the library's own
+            // checks of structured content too).
+            let schema =
+                if checks || arguments.has_pairs() { input_schema(&server, &tool).await? } else { None };
+            let arguments = arguments.for_tool(&tool, schema.as_ref(), checks)?;
             let result = if as_task {
                 crate::tasks::call_as_task(&server, &tool, arguments).await?
             } else {
@@ -297,30 +368,37 @@ async fn perform(settings: &Settings, server: Server, action: Action) -> Result<
             }
         }
         Action::Prompts => {
-            let prompts = server.list_prompts().await?;
-            let json = || output::json_array(prompts.iter().map(|p| p.raw()));
+            let prompts = offered(server.list_prompts().await, "prompts")?;
+            let json = || json!({"prompts": output::json_array(prompts.iter().map(|p| p.raw()))});
             show(settings, json, || output::prompts_text(&prompts));
         }
         Action::Resources => {
-            let resources = server.list_resources().await?;
-            let templates = resource_templates(&server).await?;
-            show(
-                settings,
-                || output::resources_json(&resources, &templates),
-                || output::resources_text(&resources, &templates),
-            );
+            let resources = offered(server.list_resources().await, "resources")?;
+            if settings.json {
+                emit(&output::pretty(
+                    &json!({"resources": output::json_array(resources.iter().map(|r| r.raw()))}),
+                ));
+            } else {
+                let templates = match server.list_resource_templates().await {
+                    Err(e) if not_offered(&e) => Vec::new(),
+                    other => other?,
+                };
+                emit(&output::resources_text(&resources, &templates));
+            }
         }
         Action::Read { uri } => {
             let result = server.read_resource(&uri).await?;
             show(settings, || result.raw().clone(), || output::read_result_text(&result));
         }
         Action::GetPrompt { name, arguments } => {
+            let declared = if checks { declared_prompt_arguments(&server, &name).await } else { None };
+            let arguments = arguments.for_prompt(&name, declared.as_deref())?;
             let result = server.get_prompt(&name, arguments).await?;
             show(settings, || result.raw().clone(), || output::prompt_result_text(&result));
         }
         Action::Templates => {
-            let templates = server.list_resource_templates().await?;
-            let json = || output::json_array(templates.iter().map(|t| t.raw()));
+            let templates = offered(server.list_resource_templates().await, "resource templates")?;
+            let json = || json!({"resourceTemplates": output::json_array(templates.iter().map(|t| t.raw()))});
             show(settings, json, || output::resources_text(&[], &templates));
         }
         Action::Complete { reference, argument, value, context } => {
@@ -331,6 +409,21 @@ async fn perform(settings: &Settings, server: Server, action: Action) -> Result<
             };
             show(settings, || result.raw().clone(), || output::completion_text(&result));
         }
+        Action::Request { method, params } => {
+            let response = server.request(Request::Custom { method, params }).await?;
+            emit(&output::pretty(&response.into_raw()?));
+        }
+        Action::Ping => {
+            server.connect().await?;
+            let start = std::time::Instant::now();
+            server.ping().await?;
+            let ms = start.elapsed().as_secs_f64() * 1000.0;
+            show(settings, || json!({}), || format!("ok ({ms:.1} ms)"));
+        }
+        Action::LogLevel(level) => {
+            server.set_log_level(level).await?;
+            show(settings, || json!({}), || format!("log level set to {level}"));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -339,22 +432,68 @@ async fn perform(settings: &Settings, server: Server, action: Action) -> Result<
 pub fn spec_for(settings: &Settings, target: Option<&str>) -> Result<ServerSpec, CliError> {
     let spec = match settings.selection.spec(target)? {
         Selected::Spec(spec) => *spec,
-        Selected::Target(target) => {
-            let detected = detect_target(&target, settings.transport)?;
-            let is_http = matches!(detected, DetectedTarget::Http { .. });
-            if !is_http && (!settings.headers.is_empty() || settings.retries > 0) {
-                return Err(CliError::usage(
-                    "--header and --retries apply to HTTP servers; TARGET is a command line",
-                ));
+        Selected::Target(target) => from_detected(settings, detect_target(&target, settings.transport)?)?,
+        Selected::Argv(argv) => {
+            if settings.transport.is_some_and(|t| t != TransportKind::Stdio) {
+                return Err(CliError::usage("a server command after -- is a stdio server; drop --transport"));
             }
-            ServerSpec::from_detected(detected.suggested_name(), detected)
+            from_detected(settings, detect_argv(&argv)?)?
         }
     };
+    let is_stdio = matches!(spec.config.transport, TransportConfig::Stdio(_));
+    if !is_stdio && (!settings.env.is_empty() || settings.cwd.is_some()) {
+        return Err(CliError::usage("-e and --cwd apply to stdio servers; this server is an HTTP one"));
+    }
     let mut spec = spec.retries(settings.retries);
+    for (key, value) in &settings.env {
+        spec = spec.env(key, value);
+    }
+    if let Some(dir) = &settings.cwd {
+        spec = spec.cwd(dir);
+    }
     for (name, value) in &settings.headers {
         spec = spec.header(name, value);
     }
     Ok(spec)
+}
+
+/// A spec for a detected target: leading `NAME=VALUE` words of a command become environment
+/// variables; the HTTP-only flags are refused for a command.
+fn from_detected(settings: &Settings, detected: DetectedTarget) -> Result<ServerSpec, CliError> {
+    let detected = match detected {
+        DetectedTarget::Stdio(cmd) => {
+            if !settings.headers.is_empty() || settings.retries > 0 {
+                return Err(CliError::usage(
+                    "--header and --retries apply to HTTP servers; TARGET is a command line",
+                ));
+            }
+            DetectedTarget::Stdio(leading_env(cmd)?)
+        }
+        other => other,
+    };
+    Ok(ServerSpec::from_detected(detected.suggested_name(), detected))
+}
+
+/// Whether `word` is `NAME=VALUE` with a shell variable name.
+fn is_assignment(word: &str) -> bool {
+    let Some((name, _)) = word.split_once('=') else { return false };
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+}
+
+/// `VAR=value cmd args`: the leading assignments become environment variables, as in a shell.
+fn leading_env(mut cmd: StdioCommand) -> Result<StdioCommand, CliError> {
+    while is_assignment(&cmd.program_lossy()) {
+        let word = cmd.program_lossy().into_owned();
+        let (name, value) = word.split_once('=').expect("an assignment");
+        cmd.env.push((name.into(), value.into()));
+        if cmd.args.is_empty() {
+            return Err(CliError::usage(format!("TARGET sets {name} but names no command to run")));
+        }
+        cmd.program = cmd.args.remove(0);
+    }
+    Ok(cmd)
 }
 
 /// Runs one action against the server `target` names.
@@ -366,19 +505,28 @@ pub async fn run(settings: &Settings, target: Option<&str>, action: Action) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
-    fn arguments_must_be_a_json_object() {
-        assert_eq!(parse_arguments("{}").unwrap(), json!({}));
-        assert_eq!(parse_arguments(r#" {"message": "hi"} "#).unwrap(), json!({"message": "hi"}));
-        let err = parse_arguments("[1]").unwrap_err();
-        assert_eq!(err.to_string(), "JSON_ARGS must be a JSON object, got an array");
-        let err = parse_arguments("{message: hi}").unwrap_err();
-        assert!(err.to_string().starts_with("JSON_ARGS is not valid JSON ("), "{err}");
-        assert!(!err.to_string().contains('\n'));
-        assert!(parse_arguments("").is_err());
-        assert!(parse_arguments("null").unwrap_err().to_string().ends_with("got null"));
+    fn json_errors_carry_the_rpc_error() {
+        let usage = CliError::usage("bad\nthing");
+        assert_eq!(usage.to_json(), json!({"error": {"code": null, "message": "bad | thing", "data": null}}));
+        let rpc =
+            mcpwire_tokio::RpcError { code: -32050, message: "custom".into(), data: Some(json!({"k": 1})) };
+        let err = CliError::from(ClientError::Request(RequestError::Rpc(rpc)));
+        assert_eq!(err.to_json(), json!({"error": {"code": -32050, "message": "custom", "data": {"k": 1}}}));
+        assert_eq!(err.code(), exit::FAILED);
+    }
+
+    #[test]
+    fn leading_assignments_become_environment_variables() {
+        let cmd = leading_env(StdioCommand::new("A=1").args(["B_2=x=y", "node", "s.js"])).unwrap();
+        assert_eq!(cmd.program_lossy(), "node");
+        assert_eq!(cmd.args_lossy(), ["s.js"]);
+        assert_eq!(cmd.env, [("A".into(), "1".into()), ("B_2".into(), "x=y".into())]);
+        let plain = leading_env(StdioCommand::new("node").arg("X=1")).unwrap();
+        assert_eq!((plain.args_lossy(), plain.env.len()), (vec!["X=1".to_owned()], 0));
+        assert!(!is_assignment("1A=x") && !is_assignment("=x") && !is_assignment("a-b=x"));
+        assert_eq!(leading_env(StdioCommand::new("A=1")).unwrap_err().code(), exit::USAGE);
     }
 
     #[test]

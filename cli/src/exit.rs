@@ -4,7 +4,7 @@
 //! | --- | --- |
 //! | 0 | success |
 //! | 1 | the request failed (an error from the server, an invalid answer), or the tool reported `isError` |
-//! | 2 | usage: unknown flag or command, bad TARGET, JSON_ARGS or config file |
+//! | 2 | usage: unknown flag or command, bad TARGET, tool or prompt arguments (checked against the schema before sending) or config file |
 //! | 3 | the server could not be started or reached (spawn, connect, handshake, connection lost) |
 //! | 4 | a request timed out |
 //! | 5 | the server refused the credentials (HTTP 401 or 403) |

@@ -6,13 +6,13 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use mcpwire_core::text::sanitize;
-use mcpwire_tokio::{Era, Event, ListKind, Notification};
+use mcpwire_tokio::{ClientError, Era, Event, ListKind, Notification, ServerInfo};
 use mcpwire_tokio::{Server, SubscriptionFilter};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
 use crate::commands::{CliError, Settings};
-use crate::output::{emit, note, one_line};
+use crate::output::{capability_list, emit, note, one_line};
 
 /// What `mcp listen` asks for and when it stops.
 #[derive(Debug, Clone, Default)]
@@ -114,6 +114,35 @@ pub fn forward_notifications(
     }
 }
 
+/// A listen request the server does not offer, as an error naming the method and what the
+/// server declared instead of a bare -32601 (other errors pass through).
+fn explain(e: ClientError, method: &str, info: &ServerInfo) -> CliError {
+    if !crate::commands::not_offered(&e) {
+        return e.into();
+    }
+    CliError::new(format!("{method}: the server does not offer it ({e}); it declared: {}", declared(info)))
+}
+
+/// The server's capabilities as a list, or `no capabilities`.
+fn declared(info: &ServerInfo) -> String {
+    let caps = capability_list(&info.capabilities);
+    if caps.is_empty() {
+        "no capabilities".into()
+    } else {
+        caps.join(", ")
+    }
+}
+
+/// Handshake servers: whether the server says it sends a change of any list asked for.
+fn announces_list_changes(info: &ServerInfo, lists: &[ListKind]) -> bool {
+    let caps = &info.capabilities;
+    lists.iter().any(|kind| match kind {
+        ListKind::Tools => caps.tools().is_some_and(|t| t.list_changed),
+        ListKind::Prompts => caps.prompts().is_some_and(|p| p.list_changed),
+        ListKind::Resources => caps.resources().is_some_and(|r| r.list_changed),
+    })
+}
+
 /// Listens on `server` and prints what arrives until `args` says to stop or the stream ends.
 pub async fn run(
     settings: &Settings,
@@ -132,7 +161,8 @@ pub async fn run(
     let mut seen = 0u64;
     let done = |seen: u64| args.count.is_some_and(|c| seen >= c);
     if info.era == Era::Modern {
-        let sub = server.listen(args.filter()).await?;
+        let sub =
+            server.listen(args.filter()).await.map_err(|e| explain(e, "subscriptions/listen", &info))?;
         let granted = sub.acknowledged().unwrap_or_default();
         note(&format!(
             "listening ({}): granted {}; not granted {}",
@@ -162,8 +192,18 @@ pub async fn run(
         }
         return Ok(ExitCode::SUCCESS);
     }
+    let lists =
+        args.lists.clone().unwrap_or_else(|| vec![ListKind::Tools, ListKind::Prompts, ListKind::Resources]);
+    if args.resources.is_empty() && !announces_list_changes(&info, &lists) {
+        return Err(CliError::new(format!(
+            "nothing to listen to: the server ({}) sends no list_changed notifications for the lists asked \
+             for, and no --resource URI was given; it declared: {}",
+            info.protocol_version,
+            declared(&info)
+        )));
+    }
     for uri in &args.resources {
-        server.subscribe_resource(uri).await?;
+        server.subscribe_resource(uri).await.map_err(|e| explain(e, "resources/subscribe", &info))?;
     }
     note(&format!(
         "listening ({}): resources/subscribe {}; list changes as the server sends them",

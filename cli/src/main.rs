@@ -3,15 +3,19 @@
 //! ```text
 //! mcp info  "npx -y @modelcontextprotocol/server-everything"
 //! mcp tools "npx -y @modelcontextprotocol/server-everything" --json
-//! mcp call  "npx -y @modelcontextprotocol/server-everything" echo '{"message":"hi"}'
+//! mcp call  "npx -y @modelcontextprotocol/server-everything" echo message=hi
+//! mcp call  get-sum a=2 b=3 -e DEBUG=1 -- npx -y @modelcontextprotocol/server-everything
+//! mcp request http://127.0.0.1:8080/mcp tools/list
 //! mcp listen http://127.0.0.1:8080/mcp --resource file:///notes.txt --json
 //! mcp demo
 //! ```
 //!
-//! Errors are one `error: ...` line on stderr; the exit codes are listed in [`exit`].
+//! Errors are one `error: ...` line on stderr (with `--json`, also `{"error": ...}` on stdout);
+//! the exit codes are listed in [`exit`].
 
 #![forbid(unsafe_code)]
 
+mod arguments;
 mod auth;
 mod commands;
 mod conformance;
@@ -32,17 +36,24 @@ use mcpwire_tokio::mcp_servers::TransportKind;
 use mcpwire_tokio::ProtocolMode;
 
 use commands::{Action, CliError, Settings};
-use mcpwire_tokio::types::CompletionReference;
+use mcpwire_tokio::types::{CompletionReference, LoggingLevel};
 
 const TARGET_HELP: &str = "TARGET is the command line of a stdio server, quoted as one argument, e.g. \
-\"npx -y @modelcontextprotocol/server-everything\" (a stdio:// prefix is accepted), or the http:// or \
+\"npx -y @modelcontextprotocol/server-everything\" (a stdio:// prefix is accepted; leading NAME=VALUE \
+words are environment variables, as in a shell: \"API_KEY=x node server.js\"), or everything after \
+`--` as the server's argv, unquoted (`mcp tools -- npx -y pkg`, then leave TARGET out), or the http:// or \
 https:// URL of an HTTP server: a path ending in /mcp is Streamable HTTP, one ending in /sse the legacy \
 HTTP+SSE transport, and any other URL tries Streamable HTTP, then HTTP+SSE, then plain HTTP. \
 With --config FILE (an mcpServers JSON file), TARGET is the name of one of its servers; or leave \
 TARGET out and name it with --server NAME.
 
 Exit codes: 0 success; 1 the request failed or the tool reported an error; 2 usage; 3 the server \
-could not be started or reached; 4 timeout; 5 HTTP 401/403.";
+could not be started or reached; 4 timeout; 5 HTTP 401/403.
+
+Errors are one `error: ...` line on stderr; with --json, a failure after the command line was \
+parsed also prints {\"error\": {\"code\": ..., \"message\": ..., \"data\": ...}} on stdout (code and \
+data: the server's JSON-RPC error, null when the failure was not a JSON-RPC error), with the \
+same exit code.";
 
 /// A command-line client for MCP (Model Context Protocol) servers.
 #[derive(Debug, Parser)]
@@ -50,9 +61,21 @@ could not be started or reached; 4 timeout; 5 HTTP 401/403.";
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Print machine-readable JSON instead of text.
+    /// Print machine-readable JSON instead of text: each command's protocol result object as
+    /// the server sent it (`{"tools": [...]}`, the CallToolResult, ...); errors as `{"error": ...}`.
     #[arg(long, global = true)]
     json: bool,
+    /// An environment variable for a stdio server, KEY=VALUE (repeatable).
+    #[arg(long = "env", short = 'e', global = true, value_name = "KEY=VALUE", value_parser = parse_env)]
+    env: Vec<(String, String)>,
+    /// The working directory of a stdio server.
+    #[arg(long, global = true, value_name = "DIR")]
+    cwd: Option<std::path::PathBuf>,
+    /// Ask the server for log messages at this level and above (logging/setLevel after
+    /// connecting) and print them on stderr: debug, info, notice, warning, error, critical,
+    /// alert, emergency.
+    #[arg(long, global = true, value_name = "LEVEL", value_parser = parse_level)]
+    log_level: Option<LoggingLevel>,
     /// The protocol era to speak: probe then fall back (auto), 2026-07-28 only (modern), or the
     /// initialize handshake only (legacy).
     #[arg(long, global = true, value_enum, default_value_t = Protocol::Auto)]
@@ -155,6 +178,22 @@ impl Transport {
     }
 }
 
+/// `-e`: `KEY=VALUE`, a non-empty key without `=`.
+fn parse_env(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.to_owned(), value.to_owned())),
+        _ => Err("expected KEY=VALUE".into()),
+    }
+}
+
+/// A logging level by its wire name.
+fn parse_level(text: &str) -> Result<LoggingLevel, String> {
+    text.parse().map_err(|_| {
+        let names: Vec<&str> = LoggingLevel::ALL.iter().map(|l| l.as_str()).collect();
+        format!("expected one of {}", names.join(", "))
+    })
+}
+
 /// `--header`: `Name: value`, a valid header name and a value without control characters.
 fn parse_header(text: &str) -> Result<(String, String), String> {
     let (name, value) = text.split_once(':').ok_or("expected \"Name: value\"")?;
@@ -190,32 +229,57 @@ struct Target {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Show the era, protocol version, server identity, capabilities and instructions.
+    #[command(after_help = "Example: mcp info \"npx -y @modelcontextprotocol/server-everything\" --json")]
     Info(Target),
-    /// List the tools: name, title, description and behaviour hints.
+    /// List the tools: name, title, description, behaviour hints, MCP Apps UI resource and
+    /// app-only visibility.
+    #[command(
+        after_help = "Example: mcp tools -e API_KEY=secret -- npx -y @modelcontextprotocol/server-everything"
+    )]
     Tools(Target),
     /// Call a tool and print its result (exit code 1 if the tool reports an error).
+    ///
+    /// Arguments are key=value pairs typed by the tool's inputSchema (a string-typed property
+    /// takes the text as is; numbers, booleans, null, arrays and objects are parsed as JSON; a
+    /// property without a type gets JSON when the text parses as JSON, else the text), key:=JSON
+    /// to force JSON, or one JSON object. `--args FILE` (`-` for stdin) reads a JSON object
+    /// that the pairs are applied over. Before the call is sent the arguments are checked
+    /// against the schema (exit code 2, naming the argument): unknown names (when the schema
+    /// lists properties and additionalProperties is absent or false), missing required ones,
+    /// wrong top-level types. `--validate off` skips the checks.
+    #[command(
+        after_help = "Examples:\n  mcp call TARGET add a=2 b=3\n  mcp call TARGET echo message=hi\n  \
+mcp call TARGET typed tags:='[\"a\"]' --args base.json\n  mcp call TARGET echo '{\"message\": \"hi\"}'"
+    )]
     Call {
         #[command(flatten)]
         target: Target,
         /// The tool's name.
         tool: Option<String>,
-        /// The arguments, a JSON object (default {}).
-        #[arg(value_name = "JSON_ARGS", allow_hyphen_values = true)]
-        arguments: Option<String>,
+        /// The arguments: key=value, key:=JSON, or one JSON object (default none).
+        #[arg(value_name = "ARGS")]
+        arguments: Vec<String>,
+        /// A file with the arguments as a JSON object (`-`: stdin); key=value pairs override it.
+        #[arg(long = "args", value_name = "FILE")]
+        args_file: Option<String>,
         /// Start the call as a task and wait for its result, showing its status on stderr.
         #[arg(long)]
         as_task: bool,
     },
     /// A server's tasks (HTTP servers: a stdio server's tasks end with this process).
+    #[command(after_help = "Example: mcp tasks list http://127.0.0.1:3001/mcp")]
     Tasks {
         #[command(subcommand)]
         command: TasksCommand,
     },
     /// List the prompts and their arguments (* marks required ones); `prompts get` gets one.
+    #[command(after_help = "Example: mcp prompts TARGET --json")]
     Prompts(PromptsArgs),
     /// List the resources and resource templates; `resources templates` lists the templates.
+    #[command(after_help = "Example: mcp resources TARGET --json")]
     Resources(ResourcesArgs),
     /// Complete an argument of a prompt or resource template (completion/complete).
+    #[command(after_help = "Example: mcp complete TARGET name A --prompt greet")]
     Complete {
         #[command(flatten)]
         target: Target,
@@ -235,19 +299,51 @@ enum Command {
         context: Option<String>,
     },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    #[command(after_help = "Example: mcp completions bash > /etc/bash_completion.d/mcp")]
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
     },
     /// Read a resource: text is printed, binary contents are summarised.
+    #[command(after_help = "Example: mcp read TARGET file:///notes.md")]
     Read {
         #[command(flatten)]
         target: Target,
         /// The resource's URI.
         uri: Option<String>,
     },
+    /// Send any request and print its raw result as JSON (e.g. a method this client has no
+    /// command for).
+    #[command(after_help = "Example: mcp request TARGET tools/list '{}'")]
+    Request {
+        #[command(flatten)]
+        target: Target,
+        /// The JSON-RPC method.
+        method: Option<String>,
+        /// Its params, a JSON object (default none).
+        #[arg(value_name = "PARAMS_JSON", allow_hyphen_values = true)]
+        params: Option<String>,
+    },
+    /// Check the server answers (ping; server/discover on 2026-07-28 servers).
+    #[command(after_help = "Example: mcp ping http://127.0.0.1:3001/mcp")]
+    Ping(Target),
+    /// Set the server's log level (logging/setLevel). To see the messages, use the global
+    /// --log-level LEVEL with another command.
+    #[command(
+        after_help = "Example: mcp log-level TARGET debug  (or: mcp call TARGET notify --log-level debug)"
+    )]
+    LogLevel {
+        #[command(flatten)]
+        target: Target,
+        /// debug, info, notice, warning, error, critical, alert or emergency.
+        #[arg(value_name = "LEVEL")]
+        level: Option<String>,
+    },
     /// Print notifications as they arrive: a subscriptions/listen stream on 2026-07-28
     /// servers (list changes, and the resources given), resources/subscribe on older ones.
+    #[command(
+        after_help = "Example: mcp listen http://127.0.0.1:3001/mcp --resource file:///notes.md --json"
+    )]
     Listen {
         #[command(flatten)]
         target: Target,
@@ -265,11 +361,14 @@ enum Command {
         duration: Option<Duration>,
     },
     /// A short tour against the bundled test server (no network; text output only).
+    #[command(after_help = "Example: mcp demo")]
     Demo,
     /// Sign in to an HTTP server with OAuth (a browser opens) and save its tokens for later
     /// commands.
+    #[command(after_help = "Example: mcp login https://mcp.example.com/mcp")]
     Login(Target),
     /// Forget the saved OAuth tokens of an HTTP server.
+    #[command(after_help = "Example: mcp logout https://mcp.example.com/mcp")]
     Logout(Target),
 }
 
@@ -287,14 +386,22 @@ struct PromptsArgs {
 #[derive(Debug, Subcommand)]
 enum PromptsCommand {
     /// Get a prompt: its messages, with the arguments filled in.
+    ///
+    /// Arguments are key=value pairs (prompt arguments are strings), or one JSON object of
+    /// strings; `--args FILE` (`-` for stdin) reads a JSON object. Unknown names and missing
+    /// required arguments (as the prompt declares them) are refused before it is sent.
+    #[command(after_help = "Example: mcp prompts get TARGET greet name=Ada")]
     Get {
         #[command(flatten)]
         target: Target,
         /// The prompt's name.
         name: Option<String>,
-        /// Its arguments, a JSON object of strings (default {}).
-        #[arg(value_name = "JSON_ARGS", allow_hyphen_values = true)]
-        arguments: Option<String>,
+        /// Its arguments: key=value, or one JSON object of strings.
+        #[arg(value_name = "ARGS")]
+        arguments: Vec<String>,
+        /// A file with the arguments as a JSON object (`-`: stdin).
+        #[arg(long = "args", value_name = "FILE")]
+        args_file: Option<String>,
     },
 }
 
@@ -312,6 +419,7 @@ struct ResourcesArgs {
 #[derive(Debug, Subcommand)]
 enum ResourcesCommand {
     /// List the resource templates.
+    #[command(after_help = "Example: mcp resources templates TARGET --json")]
     Templates(Target),
 }
 
@@ -319,8 +427,10 @@ enum ResourcesCommand {
 #[derive(Debug, Subcommand)]
 enum TasksCommand {
     /// List the tasks (2025-11-25 servers declaring tasks.list).
+    #[command(after_help = "Example: mcp tasks list http://127.0.0.1:3001/mcp")]
     List(Target),
     /// Show a task's state.
+    #[command(after_help = "Example: mcp tasks get http://127.0.0.1:3001/mcp TASK_ID")]
     Get {
         #[command(flatten)]
         target: Target,
@@ -328,6 +438,7 @@ enum TasksCommand {
         task_id: Option<String>,
     },
     /// Wait for a task's result and print it.
+    #[command(after_help = "Example: mcp tasks result http://127.0.0.1:3001/mcp TASK_ID")]
     Result {
         #[command(flatten)]
         target: Target,
@@ -335,6 +446,7 @@ enum TasksCommand {
         task_id: Option<String>,
     },
     /// Ask the server to cancel a task.
+    #[command(after_help = "Example: mcp tasks cancel http://127.0.0.1:3001/mcp TASK_ID")]
     Cancel {
         #[command(flatten)]
         target: Target,
@@ -375,9 +487,28 @@ fn required(value: Option<String>, name: &str) -> Result<String, CliError> {
     value.ok_or_else(|| CliError::usage(format!("{name} is required")))
 }
 
-/// A JSON object of strings (prompt arguments, completion context).
+/// The contents of `--args FILE` (`-`: stdin).
+fn read_args_file(path: Option<&str>) -> Result<Option<String>, CliError> {
+    use std::io::Read;
+    let Some(path) = path else { return Ok(None) };
+    let mut text = String::new();
+    let read = if path == "-" {
+        std::io::stdin().read_to_string(&mut text).map(drop)
+    } else {
+        std::fs::File::open(path).and_then(|mut f| f.read_to_string(&mut text)).map(drop)
+    };
+    read.map_err(|e| CliError::usage(format!("cannot read --args {path}: {e}")))?;
+    Ok(Some(text))
+}
+
+/// The arguments of `call` or `prompts get`: the words and `--args`.
+fn arg_input(words: &[String], args_file: Option<&str>) -> Result<arguments::ArgInput, CliError> {
+    arguments::ArgInput::parse(words, read_args_file(args_file)?.as_deref())
+}
+
+/// A JSON object of strings (the completion context).
 fn string_map(text: &str, what: &str) -> Result<serde_json::Map<String, serde_json::Value>, CliError> {
-    let serde_json::Value::Object(map) = commands::parse_arguments(text)? else { unreachable!("an object") };
+    let map = arguments::json_object(text, what)?;
     if let Some((key, _)) = map.iter().find(|(_, v)| !v.is_string()) {
         return Err(CliError::usage(format!("{what}: the value of {key:?} must be a string")));
     }
@@ -386,7 +517,8 @@ fn string_map(text: &str, what: &str) -> Result<serde_json::Map<String, serde_js
 
 async fn dispatch(settings: &Settings, command: Command) -> Result<ExitCode, CliError> {
     let sel = &settings.selection;
-    // TARGET and the command's own positionals, shifted when --server stands for TARGET.
+    // TARGET and the command's own positionals, shifted when --server or a server argv after
+    // `--` stands for TARGET.
     let (target, action) = match command {
         Command::Demo => return demo::run(settings).await,
         Command::Login(target) => {
@@ -416,11 +548,26 @@ async fn dispatch(settings: &Settings, command: Command) -> Result<ExitCode, Cli
         }
         Command::Info(target) => (sel.positionals(target.target, vec![])?.0, Action::Info),
         Command::Tools(target) => (sel.positionals(target.target, vec![])?.0, Action::Tools),
-        Command::Call { target, tool, arguments, as_task } => {
-            let (target, rest) = sel.positionals(target.target, vec![tool, arguments])?;
-            let [tool, arguments]: [Option<String>; 2] = rest.try_into().expect("two positionals");
-            let arguments = commands::parse_arguments(arguments.as_deref().unwrap_or("{}"))?;
+        Command::Call { target, tool, arguments, args_file, as_task } => {
+            let (target, tool, words) = sel.positionals_with_tail(target.target, tool, arguments)?;
+            let arguments = arg_input(&words, args_file.as_deref())?;
             (target, Action::Call { tool: required(tool, "TOOL")?, arguments, as_task })
+        }
+        Command::Request { target, method, params } => {
+            let (target, rest) = sel.positionals(target.target, vec![method, params])?;
+            let [method, params]: [Option<String>; 2] = rest.try_into().expect("two positionals");
+            let params = match params {
+                Some(text) => serde_json::Value::Object(arguments::json_object(&text, "PARAMS_JSON")?),
+                None => serde_json::Value::Null,
+            };
+            (target, Action::Request { method: required(method, "METHOD")?, params })
+        }
+        Command::Ping(target) => (sel.positionals(target.target, vec![])?.0, Action::Ping),
+        Command::LogLevel { target, level } => {
+            let (target, rest) = sel.positionals(target.target, vec![level])?;
+            let level = required(rest.into_iter().next().flatten(), "LEVEL")?;
+            let level = parse_level(&level).map_err(|e| CliError::usage(format!("LEVEL {level:?}: {e}")))?;
+            (target, Action::LogLevel(level))
         }
         Command::Tasks { command } => {
             let (target, task_id, make): (Target, Option<String>, fn(String) -> tasks::TaskAction) =
@@ -446,12 +593,11 @@ async fn dispatch(settings: &Settings, command: Command) -> Result<ExitCode, Cli
             (sel.positionals(target.target, vec![])?.0, Action::Prompts)
         }
         Command::Prompts(PromptsArgs {
-            command: Some(PromptsCommand::Get { target, name, arguments }),
+            command: Some(PromptsCommand::Get { target, name, arguments, args_file }),
             ..
         }) => {
-            let (target, rest) = sel.positionals(target.target, vec![name, arguments])?;
-            let [name, arguments]: [Option<String>; 2] = rest.try_into().expect("two positionals");
-            let arguments = string_map(arguments.as_deref().unwrap_or("{}"), "JSON_ARGS")?;
+            let (target, name, words) = sel.positionals_with_tail(target.target, name, arguments)?;
+            let arguments = arg_input(&words, args_file.as_deref())?;
             (target, Action::GetPrompt { name: required(name, "NAME")?, arguments })
         }
         Command::Resources(ResourcesArgs { command: None, target }) => {
@@ -520,7 +666,18 @@ fn main() -> ExitCode {
             .unwrap_or_default();
         output::note(&format!("error: internal error: {}", CliError::new(what)));
     }));
-    let cli = Cli::parse();
+    let (args, server_argv) = split_server_argv(std::env::args_os().collect());
+    let cli = Cli::parse_from(args);
+    let server_argv = match server_argv
+        .map(|argv| argv.into_iter().map(|a| a.into_string()).collect::<Result<Vec<String>, _>>())
+    {
+        Some(Err(bad)) => {
+            output::note(&format!("error: the server command after -- is not UTF-8: {bad:?}"));
+            return ExitCode::from(exit::USAGE);
+        }
+        Some(Ok(argv)) => Some(argv),
+        None => None,
+    };
     if let Some(filter) = &cli.log {
         if let Err(e) = install_tracing(filter) {
             output::note(&format!("error: --log {filter:?}: {e}"));
@@ -536,7 +693,10 @@ fn main() -> ExitCode {
         transport: cli.transport.forced(),
         retries: cli.retries,
         validation: cli.validate.into(),
-        selection: selection::Selection { config: cli.config, server: cli.server },
+        selection: selection::Selection { config: cli.config, server: cli.server, argv: server_argv },
+        env: cli.env,
+        cwd: cli.cwd,
+        log_level: cli.log_level,
         auth: auth::AuthSettings {
             mode: cli.auth,
             token_dir: cli.token_dir,
@@ -569,10 +729,27 @@ fn main() -> ExitCode {
     match outcome {
         Some(Ok(code)) => code,
         Some(Err(e)) => {
+            if settings.json {
+                output::emit(&output::pretty(&e.to_json()));
+            }
             output::note(&format!("error: {e}"));
             ExitCode::from(e.code())
         }
         None => ExitCode::from(exit::INTERRUPTED),
+    }
+}
+
+/// Splits the command line at the first `--`: what follows is a stdio server's argv.
+fn split_server_argv(
+    mut args: Vec<std::ffi::OsString>,
+) -> (Vec<std::ffi::OsString>, Option<Vec<std::ffi::OsString>>) {
+    match args.iter().position(|a| a == "--") {
+        Some(i) => {
+            let argv = args.split_off(i + 1);
+            args.pop();
+            (args, Some(argv))
+        }
+        None => (args, None),
     }
 }
 
@@ -611,7 +788,33 @@ mod tests {
         assert_eq!(cli.timeout, Some(Duration::from_secs(2)));
         let Command::Call { target, arguments, as_task, .. } = cli.command else { panic!("not call") };
         assert!(!as_task);
-        assert_eq!((target.target.as_deref(), arguments), (Some("srv --flag"), None));
+        assert_eq!((target.target.as_deref(), arguments), (Some("srv --flag"), vec![]));
+        // key=value words and flags mix; -e, --cwd and --log-level are global.
+        let cli = Cli::try_parse_from([
+            "mcp",
+            "call",
+            "srv",
+            "add",
+            "a=1",
+            "--json",
+            "b:=2",
+            "-e",
+            "K=v=w",
+            "--cwd",
+            "/tmp",
+            "--log-level",
+            "info",
+        ])
+        .unwrap();
+        assert_eq!(cli.env, [("K".to_owned(), "v=w".to_owned())]);
+        assert_eq!(
+            (cli.cwd.as_deref(), cli.log_level),
+            (Some(std::path::Path::new("/tmp")), Some(LoggingLevel::Info))
+        );
+        let Command::Call { arguments, .. } = cli.command else { panic!("not call") };
+        assert_eq!(arguments, ["a=1", "b:=2"]);
+        assert!(Cli::try_parse_from(["mcp", "tools", "x", "--log-level", "loud"]).is_err());
+        assert!(Cli::try_parse_from(["mcp", "tools", "x", "-e", "=v"]).is_err());
         let cli = Cli::try_parse_from(["mcp", "--protocol", "legacy", "info", "x"]).unwrap();
         assert_eq!(cli.protocol, Protocol::Legacy);
         assert!(Cli::try_parse_from(["mcp", "--protocol", "old", "info", "x"]).is_err());
@@ -644,9 +847,21 @@ mod tests {
     }
 
     #[test]
-    fn prompt_arguments_are_strings() {
-        assert!(string_map(r#"{"a": "x"}"#, "JSON_ARGS").is_ok());
-        let err = string_map(r#"{"a": 1}"#, "JSON_ARGS").unwrap_err();
+    fn server_argv_after_double_dash() {
+        let os = |ws: &[&str]| ws.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        let (args, argv) =
+            split_server_argv(os(&["mcp", "tools", "--json", "--", "npx", "-y", "pkg", "--", "x"]));
+        assert_eq!(
+            (args, argv),
+            (os(&["mcp", "tools", "--json"]), Some(os(&["npx", "-y", "pkg", "--", "x"])))
+        );
+        assert_eq!(split_server_argv(os(&["mcp", "tools", "t"])), (os(&["mcp", "tools", "t"]), None));
+    }
+
+    #[test]
+    fn context_values_are_strings() {
+        assert!(string_map(r#"{"a": "x"}"#, "--context").is_ok());
+        let err = string_map(r#"{"a": 1}"#, "--context").unwrap_err();
         assert_eq!(err.code(), exit::USAGE);
         assert!(err.to_string().contains("\"a\""), "{err}");
     }

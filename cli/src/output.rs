@@ -242,10 +242,34 @@ fn rows(items: Vec<(String, String)>, empty: &str) -> String {
     items.into_iter().map(line).collect::<Vec<_>>().join("\n")
 }
 
-/// `mcp tools` as text: one line per tool.
+/// A tool's MCP Apps UI resource: `_meta.ui.resourceUri`, or the older flat
+/// `_meta["ui/resourceUri"]` key.
+pub fn tool_ui_resource(tool: &Tool) -> Option<&str> {
+    let meta = tool.meta.as_ref()?;
+    meta.get("ui")
+        .and_then(|ui| ui.get("resourceUri"))
+        .or_else(|| meta.get("ui/resourceUri"))
+        .and_then(Value::as_str)
+}
+
+/// Whether an MCP Apps tool is for its app only (`_meta.ui.visibility` is `["app"]`): the
+/// host does not show it to the model.
+pub fn tool_is_app_only(tool: &Tool) -> bool {
+    let visibility = tool.meta.as_ref().and_then(|m| m.get("ui")).and_then(|ui| ui.get("visibility"));
+    visibility.and_then(Value::as_array).is_some_and(|v| v.len() == 1 && v[0] == "app")
+}
+
+/// `mcp tools` as text: one line per tool, with its hints, its MCP Apps UI resource and
+/// app-only visibility.
 pub fn tools_text(tools: &[Tool]) -> String {
     let items = tools.iter().map(|t| {
-        let hints: Vec<String> = tool_hints(&t.annotations).into_iter().map(String::from).collect();
+        let mut hints: Vec<String> = tool_hints(&t.annotations).into_iter().map(String::from).collect();
+        if let Some(uri) = tool_ui_resource(t) {
+            hints.push(format!("ui: {}", one_line(uri, FIELD_CHARS)));
+        }
+        if tool_is_app_only(t) {
+            hints.push("app-only".into());
+        }
         (one_line(&t.name, FIELD_CHARS), summary(t.title.as_deref(), t.description.as_deref(), &hints))
     });
     rows(items.collect(), "(no tools)")
@@ -298,14 +322,6 @@ pub fn resources_text(resources: &[Resource], templates: &[ResourceTemplate]) ->
     format!("{}\n{}", section("resources", resources), section("templates", templates))
 }
 
-/// `mcp resources --json`.
-pub fn resources_json(resources: &[Resource], templates: &[ResourceTemplate]) -> Value {
-    json!({
-        "resources": json_array(resources.iter().map(Resource::raw)),
-        "resourceTemplates": json_array(templates.iter().map(ResourceTemplate::raw)),
-    })
-}
-
 /// `N bytes` for decoded base64, or why it could not be decoded.
 fn byte_count(decoded: Result<Vec<u8>, DecodeError>) -> String {
     match decoded {
@@ -347,9 +363,18 @@ pub fn content_block_text(block: &ContentBlock) -> String {
     }
 }
 
-/// `mcp call` as text: the content blocks, then `structuredContent` when present.
+/// `mcp call` as text: the content blocks, then `structuredContent` when present. A text block
+/// that is the same JSON as `structuredContent` (servers send both for older clients) is left
+/// out, so the data is printed once.
 pub fn call_result_text(result: &CallToolResult) -> String {
-    let mut parts: Vec<String> = result.content.iter().map(content_block_text).collect();
+    let duplicate = |block: &&ContentBlock| match (block, &result.structured_content) {
+        (ContentBlock::Text(t), Some(structured)) => {
+            serde_json::from_str::<Value>(&t.text).is_ok_and(|v| &v == structured)
+        }
+        _ => false,
+    };
+    let mut parts: Vec<String> =
+        result.content.iter().filter(|b| !duplicate(b)).map(content_block_text).collect();
     if let Some(structured) = &result.structured_content {
         parts.push(format!("structuredContent:\n{}", pretty(structured)));
     }

@@ -141,6 +141,24 @@ fn tools_text_aligns_and_truncates() {
 }
 
 #[test]
+fn tools_text_shows_mcp_apps_ui_and_app_only() {
+    let tools = [
+        tool(json!({"name": "chart", "inputSchema": {}, "annotations": {"readOnlyHint": true},
+                    "_meta": {"ui": {"resourceUri": "ui://charts/view.html"}}})),
+        tool(json!({"name": "refresh", "inputSchema": {},
+                    "_meta": {"ui": {"resourceUri": "ui://charts/view.html", "visibility": ["app"]}}})),
+        tool(json!({"name": "old", "inputSchema": {}, "_meta": {"ui/resourceUri": "ui://old/app.html"}})),
+        tool(json!({"name": "both", "inputSchema": {}, "_meta": {"ui": {"visibility": ["model", "app"]}}})),
+    ];
+    let text = tools_text(&tools);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "chart    [read-only; ui: ui://charts/view.html]");
+    assert_eq!(lines[1], "refresh  [ui: ui://charts/view.html; app-only]");
+    assert_eq!(lines[2], "old      [ui: ui://old/app.html]");
+    assert_eq!(lines[3], "both");
+}
+
+#[test]
 fn prompts_and_resources_text() {
     let prompts = [Prompt::from_value(json!({
         "name": "greet", "description": "Says hi",
@@ -162,9 +180,6 @@ fn prompts_and_resources_text() {
         "resources (1):\n  test://a  a  [text/plain; 3 bytes]\ntemplates (1):\n  test://{id}  Item"
     );
     assert_eq!(resources_text(&[], &[]), "resources (0):\n  (none)\ntemplates (0):\n  (none)");
-    let v = resources_json(&resources, &templates);
-    assert_eq!(v["resources"][0]["uri"], "test://a");
-    assert_eq!(v["resourceTemplates"][0]["uriTemplate"], "test://{id}");
 }
 
 #[test]
@@ -206,6 +221,20 @@ fn call_results() {
         "hi\nstructuredContent:\n{\n  \"message\": \"hi\"\n}"
     );
     assert_eq!(result(json!({"content": []})), "(no content)");
+    // A text block carrying the structured content's JSON is not printed twice.
+    assert_eq!(
+        result(
+            json!({"content": [{"type": "text", "text": "{\"sum\": 5}"}, {"type": "text", "text": "note"}],
+                      "structuredContent": {"sum": 5}})
+        ),
+        "note\nstructuredContent:\n{\n  \"sum\": 5\n}"
+    );
+    assert_eq!(
+        result(
+            json!({"content": [{"type": "text", "text": "{\"sum\": 6}"}], "structuredContent": {"sum": 5}})
+        ),
+        "{\"sum\": 6}\nstructuredContent:\n{\n  \"sum\": 5\n}"
+    );
     assert_eq!(result(json!({"content": [{"type": "text", "text": "bad"}], "isError": true})), "bad");
 }
 

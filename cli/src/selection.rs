@@ -1,5 +1,5 @@
-//! Which server a command talks to: a TARGET (command line or URL), or an entry of an
-//! `mcpServers` file (`--config FILE`, named by `--server NAME` or by TARGET).
+//! Which server a command talks to: a TARGET (command line or URL), a server argv after `--`,
+//! or an entry of an `mcpServers` file (`--config FILE`, named by `--server NAME` or by TARGET).
 
 use std::path::{Path, PathBuf};
 
@@ -7,33 +7,45 @@ use mcpwire_tokio::ServerSpec;
 
 use crate::commands::CliError;
 
-/// `--config` and `--server`.
+/// TARGET, a name (the tool's or prompt's) and the words after it.
+pub type WithTail = (Option<String>, Option<String>, Vec<String>);
+
+/// `--config`, `--server` and the argv after `--`.
 #[derive(Debug, Clone, Default)]
 pub struct Selection {
     /// An `mcpServers` (or VS Code `servers`) JSON file.
     pub config: Option<PathBuf>,
     /// The entry of `config` to use.
     pub server: Option<String>,
+    /// A stdio server's argv, given after `--`.
+    pub argv: Option<Vec<String>>,
 }
 
 impl Selection {
+    /// What stands for TARGET when it is left out.
+    fn instead_of_target(&self) -> Option<&'static str> {
+        match (&self.server, &self.argv) {
+            (Some(_), _) => Some("--server NAME"),
+            (None, Some(_)) => Some("a server command after --"),
+            (None, None) => None,
+        }
+    }
+
     /// The command's positional arguments as the user meant them. Clap fills TARGET first; with
-    /// `--server` there is no TARGET, so every positional moves one place down (TARGET's value
-    /// is the command's first argument, and so on).
+    /// `--server` (or a server argv after `--`) there is no TARGET, so every positional moves
+    /// one place down (TARGET's value is the command's first argument, and so on).
     pub fn positionals(
         &self,
         target: Option<String>,
         mut rest: Vec<Option<String>>,
     ) -> Result<(Option<String>, Vec<Option<String>>), CliError> {
-        if self.server.is_none() {
-            return Ok((target, rest));
-        }
+        let Some(instead) = self.instead_of_target() else { return Ok((target, rest)) };
         if let Some(last) = rest.last() {
             if last.is_some() {
-                return Err(CliError::usage("too many arguments: with --server NAME, leave TARGET out"));
+                return Err(CliError::usage(format!("too many arguments: with {instead}, leave TARGET out")));
             }
         } else if target.is_some() {
-            return Err(CliError::usage("TARGET and --server NAME both given: use one"));
+            return Err(CliError::usage(format!("TARGET and {instead} both given: use one")));
         }
         if !rest.is_empty() {
             rest.pop();
@@ -42,9 +54,35 @@ impl Selection {
         Ok((None, rest))
     }
 
-    /// The server to talk to: TARGET, or the entry of the config file named by `--server` or
-    /// TARGET.
+    /// [`Self::positionals`] for a command whose positionals are TARGET, one name and any
+    /// number of words: without TARGET, the name moves into TARGET's place and the first word
+    /// into the name's.
+    pub fn positionals_with_tail(
+        &self,
+        target: Option<String>,
+        name: Option<String>,
+        mut words: Vec<String>,
+    ) -> Result<WithTail, CliError> {
+        if self.instead_of_target().is_none() {
+            return Ok((target, name, words));
+        }
+        if let Some(name) = name {
+            words.insert(0, name);
+        }
+        Ok((None, target, words))
+    }
+
+    /// The server to talk to: TARGET, the argv after `--`, or the entry of the config file
+    /// named by `--server` or TARGET.
     pub fn spec(&self, target: Option<&str>) -> Result<Selected, CliError> {
+        if let Some(argv) = &self.argv {
+            if self.config.is_some() || self.server.is_some() {
+                return Err(CliError::usage(
+                    "a server command after -- and --config/--server both given: use one",
+                ));
+            }
+            return Ok(Selected::Argv(argv.clone()));
+        }
         match (&self.config, &self.server, target) {
             (None, Some(_), _) => Err(CliError::usage("--server NAME needs --config FILE")),
             (None, None, Some(target)) => Ok(Selected::Target(target.to_owned())),
@@ -62,6 +100,8 @@ impl Selection {
 pub enum Selected {
     /// A command line or URL.
     Target(String),
+    /// A stdio server's argv.
+    Argv(Vec<String>),
     /// An entry of a config file.
     Spec(Box<ServerSpec>),
 }
@@ -97,7 +137,7 @@ mod tests {
     use crate::exit;
 
     fn with_server() -> Selection {
-        Selection { config: Some("f.json".into()), server: Some("s".into()) }
+        Selection { config: Some("f.json".into()), server: Some("s".into()), argv: None }
     }
 
     #[test]
@@ -115,6 +155,20 @@ mod tests {
         assert_eq!(with_server().positionals(None, vec![]).unwrap(), (None, vec![]));
         assert!(with_server().positionals(s("x"), vec![]).is_err(), "TARGET and --server");
         assert!(with_server().positionals(s("a"), vec![s("b"), s("c")]).is_err(), "one too many");
+        // `mcp call echo a=1 b=2 -- server`: clap put echo in TARGET and a=1 in TOOL.
+        let argv = Selection { argv: Some(vec!["server".into()]), ..Selection::default() };
+        let words = |ws: &[&str]| ws.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            argv.positionals_with_tail(s("echo"), s("a=1"), words(&["b=2"])).unwrap(),
+            (None, s("echo"), words(&["a=1", "b=2"]))
+        );
+        assert_eq!(
+            plain.positionals_with_tail(s("t"), s("echo"), words(&["a=1"])).unwrap(),
+            (s("t"), s("echo"), words(&["a=1"]))
+        );
+        let err = argv.positionals(s("x"), vec![]).unwrap_err();
+        assert_eq!(err.to_string(), "TARGET and a server command after -- both given: use one");
+        assert!(matches!(argv.spec(None).unwrap(), Selected::Argv(a) if a == ["server"]));
     }
 
     #[test]
@@ -127,8 +181,11 @@ mod tests {
             r#"{"mcpServers": {"one": {"command": "srv-one"}, "two": {"url": "http://127.0.0.1:9/mcp"}}}"#,
         )
         .unwrap();
-        let sel =
-            |server: Option<&str>| Selection { config: Some(file.clone()), server: server.map(Into::into) };
+        let sel = |server: Option<&str>| Selection {
+            config: Some(file.clone()),
+            server: server.map(Into::into),
+            argv: None,
+        };
         let Selected::Spec(spec) = sel(Some("two")).spec(None).unwrap() else { panic!("a spec") };
         assert_eq!(spec.name, "two");
         let Selected::Spec(spec) = sel(None).spec(Some("one")).unwrap() else { panic!("a spec") };
@@ -137,9 +194,9 @@ mod tests {
         assert!(err.to_string().contains("one, two"), "{err}");
         assert_eq!(err.code(), exit::USAGE);
         assert!(sel(Some("three")).spec(None).unwrap_err().to_string().contains("no server \"three\""));
-        let missing = Selection { config: Some(dir.join("nope.json")), server: None };
+        let missing = Selection { config: Some(dir.join("nope.json")), ..Selection::default() };
         assert!(missing.spec(Some("one")).unwrap_err().to_string().starts_with("cannot read --config"));
-        let no_config = Selection { config: None, server: Some("x".into()) };
+        let no_config = Selection { server: Some("x".into()), ..Selection::default() };
         assert!(no_config.spec(None).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -72,8 +72,33 @@ fn tools_lists_names_and_hints() {
     assert!(text.lines().any(|l| l.starts_with("fail ")), "{text}");
 
     let raw = json(&mcp(&["tools", &target("--protocol modern"), "--json"]));
-    let names: Vec<&str> = raw.as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    let names: Vec<&str> =
+        raw["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
     assert!(names.contains(&"echo") && names.contains(&"progress"), "{names:?}");
+}
+
+/// MCP Apps: `mcp tools` shows a tool's UI resource and app-only visibility; `mcp call`
+/// prints structured content once when a text block carries the same JSON.
+#[test]
+fn tools_show_mcp_apps_and_call_prints_structured_content_once() {
+    let out = mcp(&["tools", &target("--cli-tools")]);
+    let text = stdout(&out);
+    let line =
+        |name: &str| text.lines().find(|l| l.starts_with(&format!("{name} "))).unwrap_or_default().to_owned();
+    assert!(line("app_view").ends_with("[ui: ui://test/view.html]"), "{text}");
+    assert!(line("app_refresh").ends_with("[ui: ui://test/view.html; app-only]"), "{text}");
+    assert!(!line("typed").contains("ui:"), "{text}");
+
+    let out = mcp(&["call", &target("--cli-tools"), "typed", "text=hi", "count=2"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "structuredContent:\n{\n  \"count\": 2,\n  \"text\": \"hi\"\n}\n");
+
+    // server-everything sends its weather as a JSON text block and as structured content.
+    let everything = mcp_tests::support::peer_command("server-everything");
+    let out = mcp(&["call", &everything, "get-structured-content", "location=Chicago"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("structuredContent:\n{") && text.matches("humidity").count() == 1, "{text}");
 }
 
 #[test]
@@ -92,10 +117,10 @@ fn call_prints_text_and_fails_on_is_error() {
 
 #[test]
 fn bad_arguments_are_one_line_errors() {
-    for args in ["{not json", "[1, 2]", "\"text\""] {
+    for (args, says) in [("{not json", "JSON_ARGS"), ("[1, 2]", "key=value"), ("\"text\"", "key=value")] {
         let out = mcp(&["call", &target(""), "echo", args]);
         assert_one_error_line_with(&out, 2);
-        assert!(stderr(&out).contains("JSON_ARGS"), "{}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{}", stderr(&out));
     }
     assert_one_error_line_with(&mcp(&["info", "mcp-no-such-program-anywhere"]), 3);
     assert_one_error_line_with(&mcp(&["call", &target(""), "crash"]), 3);
@@ -313,7 +338,7 @@ fn prompt_get_templates_and_complete() {
     let out = mcp(&["resources", "templates", &target("")]);
     assert!(stdout(&out).contains("test://item/{id}"), "{}", stdout(&out));
     let raw = json(&mcp(&["resources", "templates", &target(""), "--json"]));
-    assert_eq!(raw[0]["uriTemplate"], "test://item/{id}");
+    assert_eq!(raw["resourceTemplates"][0]["uriTemplate"], "test://item/{id}");
 
     let out = mcp(&["complete", &target(""), "name", "A", "--prompt", "greet"]);
     assert!(stdout(&out).contains("Ada, Alan"), "{}", stdout(&out));

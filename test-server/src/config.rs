@@ -57,6 +57,8 @@ pub struct Config {
     pub client_roots: bool,
     /// Also serve the tool `big`, in both eras (see `big`).
     pub big_tool: bool,
+    /// Also serve the tools `typed`, `app_view` and `app_refresh`, in both eras (see `cli_tools`).
+    pub cli_tools: bool,
     /// `--exit-after N`: the `N`-th `tools/call` ends the process (status 3), unanswered.
     pub exit_after: Option<u64>,
     /// `--answer-delay-ms N`: every answer to a request is sent `N` ms late.
@@ -73,6 +75,8 @@ pub struct Config {
     pub no_logging: bool,
     /// `--no-prompts`: `prompts` is not declared and `prompts/*` are not served.
     pub no_prompts: bool,
+    /// `--no-resources`: `resources` is not declared and `resources/*` are not served.
+    pub no_resources: bool,
     /// `--no-completions`: `completions` is not declared and `completion/complete` is not served.
     pub no_completions: bool,
 }
@@ -103,6 +107,7 @@ impl Default for Config {
             input_waits: false,
             client_roots: false,
             big_tool: false,
+            cli_tools: false,
             exit_after: None,
             answer_delay_ms: 0,
             list_barrier: None,
@@ -110,6 +115,7 @@ impl Default for Config {
             list_barrier_timeout_ms: 20_000,
             no_logging: false,
             no_prompts: false,
+            no_resources: false,
             no_completions: false,
         }
     }
@@ -120,8 +126,8 @@ pub const USAGE: &str =
 [--silent-discover] [--answer-version V] [--page-size N] [--extra-tools N] [--loop-cursor] \
 [--record FILE] [--stderr-banner] [--stderr-flood] [--exit-on-start CODE] [--listen-ack-delay-ms N] [--listen-no-ack] \
 [--listen-deny-all] [--no-subscribe] [--no-subscribe-if-exists FILE] [--discover-ttl-ms N] [--task-poll-ms N] [--no-tasks] [--trip-prompt] [--host-asks] [--input-waits] [--client-roots] \
-[--big-tool] [--exit-after N] [--answer-delay-ms N] [--list-barrier DIR] [--list-barrier-count N] \
-[--list-barrier-timeout-ms N] [--no-logging] [--no-prompts] [--no-completions]";
+[--big-tool] [--cli-tools] [--exit-after N] [--answer-delay-ms N] [--list-barrier DIR] [--list-barrier-count N] \
+[--list-barrier-timeout-ms N] [--no-logging] [--no-prompts] [--no-resources] [--no-completions]";
 
 /// Outcome of parsing: run with a config, or print help and exit.
 #[derive(Debug)]
@@ -205,6 +211,7 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Parsed, String> 
             "--input-waits" => cfg.input_waits = true,
             "--client-roots" => cfg.client_roots = true,
             "--big-tool" => cfg.big_tool = true,
+            "--cli-tools" => cfg.cli_tools = true,
             "--exit-after" => match parse_number(&flag, &value)? {
                 0 => return Err("--exit-after expects a count of at least 1".to_string()),
                 n => cfg.exit_after = Some(n),
@@ -219,6 +226,7 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Parsed, String> 
             "--stderr-flood" => cfg.stderr_flood = true,
             "--no-logging" => cfg.no_logging = true,
             "--no-prompts" => cfg.no_prompts = true,
+            "--no-resources" => cfg.no_resources = true,
             "--no-completions" => cfg.no_completions = true,
             "-h" | "--help" => return Ok(Parsed::Help),
             other => return Err(format!("unknown argument {other:?}")),
@@ -320,8 +328,8 @@ mod tests {
     fn capability_switches() {
         let cfg = run(&[]);
         assert!(!cfg.no_logging && !cfg.no_prompts && !cfg.no_completions);
-        let cfg = run(&["--no-logging", "--no-prompts", "--no-completions"]);
-        assert!(cfg.no_logging && cfg.no_prompts && cfg.no_completions);
+        let cfg = run(&["--no-logging", "--no-prompts", "--no-completions", "--no-resources", "--cli-tools"]);
+        assert!(cfg.no_logging && cfg.no_prompts && cfg.no_completions && cfg.no_resources && cfg.cli_tools);
         assert!(parse(["--no-logging=1".to_string()]).is_err());
     }
 }

@@ -105,7 +105,7 @@ fn initialize(server: &Server, req: &Request) -> Reply {
     Ok(result)
 }
 
-// ---- capability switches (--no-logging, --no-prompts, --no-completions) -----
+// ---- capability switches (--no-logging, --no-prompts, --no-resources, --no-completions) ----
 
 /// The capabilities the switches turn off, with the method prefix each one covers.
 fn switched_off_capabilities(server: &Server) -> impl Iterator<Item = (&'static str, &'static str)> {
@@ -113,6 +113,7 @@ fn switched_off_capabilities(server: &Server) -> impl Iterator<Item = (&'static 
     [
         (cfg.no_logging, "logging", "logging/"),
         (cfg.no_prompts, "prompts", "prompts/"),
+        (cfg.no_resources, "resources", "resources/"),
         (cfg.no_completions, "completions", "completion/"),
     ]
     .into_iter()

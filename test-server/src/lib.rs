@@ -100,6 +100,10 @@
 //!   eras (see the `client_roots` module).
 //! * `--big-tool`: also serve `big {bytes?=1048576}`, which answers with a text result of
 //!   `bytes` bytes, in both eras (see the `big` module).
+//! * `--cli-tools`: also serve `typed` (one argument of each JSON type, answered back as
+//!   structured content and the same JSON as text), `app_view` (an MCP Apps UI resource) and
+//!   `app_refresh` (app-only), in both eras, for the `mcp` command line (see the `cli_tools`
+//!   module).
 //! * `--exit-after N`: on receiving its `N`-th `tools/call` request (after
 //!   `--record` wrote it), the process exits with status 3 without answering
 //!   it: a server that crashes every `N` calls (the restart soak of
@@ -134,6 +138,7 @@
 //! A client then runs it as `mcp-test-server --protocol 2025-06-18 --page-size 2`, for example.
 
 mod big;
+mod cli_tools;
 mod client_roots;
 mod config;
 mod handlers;

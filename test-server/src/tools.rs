@@ -161,6 +161,9 @@ pub fn definitions(server: &Server, era: Era) -> Vec<Value> {
     if server.cfg.big_tool {
         tools.extend(crate::big::definitions());
     }
+    if server.cfg.cli_tools {
+        tools.extend(crate::cli_tools::definitions());
+    }
     tools
 }
 
@@ -218,6 +221,9 @@ pub fn call(server: &Arc<Server>, req: &Request) -> Option<Reply> {
             crate::input_waits::call(req, other, &args)
         }
         other if server.cfg.big_tool && crate::big::NAMES.contains(&other) => crate::big::call(&args),
+        other if server.cfg.cli_tools && crate::cli_tools::NAMES.contains(&other) => {
+            crate::cli_tools::call(other, &args)
+        }
         other if is_extra(server, other) => echo(req, &args),
         other => {
             Err(RpcError::invalid_params(format!("Unknown tool: {other}")).with_data(json!({"name": other})))
