@@ -40,6 +40,8 @@ pub struct Settings {
     pub selection: Selection,
     /// `--auth` and the OAuth flags.
     pub auth: crate::auth::AuthSettings,
+    /// `--trace FILE`: the wire trace's file.
+    pub trace: Option<crate::trace_file::TraceFile>,
 }
 
 /// What to do with a server.
@@ -210,6 +212,9 @@ fn build_client(settings: &Settings, spec: ServerSpec, extra: Option<ExtraHook>)
     let mut builder = Client::builder().browser_authorization(crate::auth::browser());
     if let Some(store) = store {
         builder = builder.token_store(store);
+    }
+    if let Some(trace) = settings.trace.clone() {
+        builder = builder.wire_trace(move |server, at, record| trace.write(server, at, record));
     }
     let builder = builder.server(spec).on_event(move |server, event| {
         report(server, event);
