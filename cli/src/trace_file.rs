@@ -47,20 +47,23 @@ impl TraceFile {
 
     /// Writes one record as one line. A failed write is dropped: the command goes on.
     pub fn write(&self, server: &str, at: SystemTime, record: &WireRecord) {
-        let mut line = line(server, at, record).to_string();
+        let mut line = line(server, at, record);
         line.push('\n');
         let mut file = self.0.lock().unwrap_or_else(|p| p.into_inner());
         let _ = file.write_all(line.as_bytes()).and_then(|()| file.flush());
     }
 }
 
-/// One record as its JSON line (see the module docs).
-pub fn line(server: &str, at: SystemTime, record: &WireRecord) -> Value {
-    let mut out = Map::new();
-    out.insert("ts".into(), rfc3339_millis(at).into());
-    out.insert("server".into(), server.into());
-    out.insert("dir".into(), record.direction().into());
-    out.insert("kind".into(), record.kind().into());
+/// One record as its JSON line, without the newline (see the module docs): `ts`, `server`,
+/// `dir` and `kind` first, then the kind's fields.
+pub fn line(server: &str, at: SystemTime, record: &WireRecord) -> String {
+    let mut out = format!(
+        "{{\"ts\":{},\"server\":{},\"dir\":{},\"kind\":{}",
+        Value::from(rfc3339_millis(at)),
+        Value::from(server),
+        Value::from(record.direction()),
+        Value::from(record.kind())
+    );
     let fields = match record {
         WireRecord::Sent { message, .. } | WireRecord::Received { message, .. } => {
             match serde_json::from_str::<Value>(message) {
@@ -85,9 +88,12 @@ pub fn line(server: &str, at: SystemTime, record: &WireRecord) -> Value {
         other => json!({"detail": format!("{other:?}")}),
     };
     if let Value::Object(fields) = fields {
-        out.extend(fields);
+        for (name, value) in fields {
+            out.push_str(&format!(",{}:{value}", Value::from(name)));
+        }
     }
-    Value::Object(out)
+    out.push('}');
+    out
 }
 
 /// Headers as an object (a repeated header's values joined with `, `).
@@ -156,8 +162,9 @@ mod tests {
         let record =
             WireRecord::Sent { epoch: first_epoch(), message: r#"{"jsonrpc":"2.0","method":"x"}"#.into() };
         let line = line("s", UNIX_EPOCH, &record);
+        assert!(line.starts_with(r#"{"ts":"1970-01-01T00:00:00.000Z","server":"s","dir":"send""#), "{line}");
         assert_eq!(
-            line,
+            serde_json::from_str::<Value>(&line).unwrap(),
             json!({"ts": "1970-01-01T00:00:00.000Z", "server": "s", "dir": "send", "kind": "message",
                    "message": {"jsonrpc": "2.0", "method": "x"}})
         );
@@ -166,7 +173,7 @@ mod tests {
     }
 
     fn line_of(record: &WireRecord) -> Value {
-        line("s", UNIX_EPOCH, record)
+        serde_json::from_str(&line("s", UNIX_EPOCH, record)).expect("a JSON line")
     }
 
     /// An epoch, as the library hands them out (records are only made by a connection).
