@@ -49,6 +49,8 @@ pub struct Settings {
     pub cwd: Option<std::path::PathBuf>,
     /// `--log-level LEVEL`: set after connecting; the server's log messages go to stderr.
     pub log_level: Option<LoggingLevel>,
+    /// `--trace FILE`: the wire trace's file.
+    pub trace: Option<crate::trace_file::TraceFile>,
 }
 
 /// What to do with a server.
@@ -227,6 +229,9 @@ fn build_client(settings: &Settings, spec: ServerSpec, extra: Option<ExtraHook>)
     let mut builder = Client::builder().browser_authorization(crate::auth::browser());
     if let Some(store) = store {
         builder = builder.token_store(store);
+    }
+    if let Some(trace) = settings.trace.clone() {
+        builder = builder.wire_trace(move |server, at, record| trace.write(server, at, record));
     }
     let builder = builder.server(spec).on_event(move |server, event| {
         report(server, event);

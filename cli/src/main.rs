@@ -27,6 +27,7 @@ mod output;
 mod progress;
 mod selection;
 mod tasks;
+mod trace_file;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -133,6 +134,13 @@ struct Cli {
     /// The loopback port the browser comes back to after signing in.
     #[arg(long, global = true, value_name = "PORT", default_value_t = 33418)]
     callback_port: u16,
+    /// Write every message sent and received, HTTP requests and status lines, and process
+    /// starts and exits to FILE as JSON lines (created 0600, credentials redacted), e.g.
+    /// {"ts":"2025-01-31T12:34:56.789Z","server":"my-server","dir":"send","kind":"message","message":{...}}.
+    /// `dir` is send, recv or event; `kind` is message, process_start, process_exit,
+    /// spawn_failed, http_request, http_response or http_failed.
+    #[arg(long, global = true, value_name = "FILE")]
+    trace: Option<std::path::PathBuf>,
     /// For development on private networks: let OAuth discovery, metadata, registration and
     /// token requests go to private, link-local and loopback addresses (refused by default,
     /// whether written in a URL or resolved from a name).
@@ -684,8 +692,17 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     }
+    let trace = match cli.trace.as_deref().map(trace_file::TraceFile::create).transpose() {
+        Ok(trace) => trace,
+        Err(e) => {
+            let path = cli.trace.as_deref().unwrap_or(std::path::Path::new("")).display();
+            output::note(&format!("error: --trace {path}: {e}"));
+            return ExitCode::from(exit::USAGE);
+        }
+    };
     let settings = Settings {
         json: cli.json,
+        trace,
         protocol: cli.protocol.into(),
         timeout: cli.timeout,
         verbose: cli.verbose,

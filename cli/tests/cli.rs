@@ -101,6 +101,41 @@ fn tools_show_mcp_apps_and_call_prints_structured_content_once() {
     assert!(text.starts_with("structuredContent:\n{") && text.matches("humidity").count() == 1, "{text}");
 }
 
+/// `--trace FILE` writes one JSON object per line: the process start, the messages both ways
+/// (the call and its answer among them) and the exit; the file is its owner's only.
+#[test]
+fn trace_writes_the_call_and_its_answer_as_json_lines() {
+    let dir = mcp_tests::support::TempDir::new("trace");
+    let file = dir.path().join("wire.jsonl");
+    let out =
+        mcp(&["--trace", file.to_str().unwrap(), "call", &target(""), "echo", r#"{"message":"traced"}"#]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&file).expect("the trace");
+    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    for line in &lines {
+        assert!(line["ts"].as_str().is_some_and(|t| t.ends_with('Z') && t.len() == 24), "{line}");
+        assert!(line["server"].is_string() && line["dir"].is_string() && line["kind"].is_string(), "{line}");
+    }
+    assert_eq!(lines[0]["kind"], "process_start", "{lines:#?}");
+    assert_eq!(lines.last().unwrap()["kind"], "process_exit", "{lines:#?}");
+    let call = lines
+        .iter()
+        .find(|l| l["dir"] == "send" && l["message"]["method"] == "tools/call")
+        .expect("the call");
+    assert_eq!(call["message"]["params"]["arguments"]["message"], "traced");
+    let answer = lines
+        .iter()
+        .find(|l| l["dir"] == "recv" && l["message"]["id"] == call["message"]["id"])
+        .expect("its answer");
+    assert!(answer["message"]["result"].to_string().contains("traced"), "{answer}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+}
+
 #[test]
 fn call_prints_text_and_fails_on_is_error() {
     let out = mcp(&["call", &target(""), "echo", r#"{"message":"hi"}"#]);

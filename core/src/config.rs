@@ -484,6 +484,9 @@ pub struct ConnectionConfig {
     /// answers, if any). [`crate::Connection::set_roots`] changes them while connected. The
     /// host also sets [`ClientFeatures::roots`] and [`ClientFeatures::roots_list_changed`].
     pub roots: Option<Vec<crate::types::Root>>,
+    /// Records what goes over the wire for [`crate::Connection::poll_wire`] (default off: then
+    /// nothing is copied or encoded for it). See [`crate::WireRecord`].
+    pub wire_trace: bool,
 }
 
 impl ConnectionConfig {
@@ -548,6 +551,12 @@ impl ConnectionConfig {
         self
     }
 
+    /// Records what goes over the wire for [`crate::Connection::poll_wire`] (default off).
+    pub fn wire_trace(mut self, on: bool) -> Self {
+        self.wire_trace = on;
+        self
+    }
+
     /// A configuration with defaults for a stdio server.
     pub fn stdio(command: StdioCommand) -> Self {
         Self::with_transport(TransportConfig::Stdio(command))
@@ -574,6 +583,7 @@ impl ConnectionConfig {
             random_seed: 0,
             deprecation_notices: None,
             roots: None,
+            wire_trace: false,
         }
     }
 }

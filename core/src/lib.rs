@@ -157,6 +157,7 @@ mod transport;
 #[cfg(feature = "http")]
 mod transport_attempt;
 pub mod types;
+mod wire;
 
 pub use command::StdioCommand;
 #[cfg(feature = "http")]
@@ -199,3 +200,4 @@ pub use transport::TransportKind;
 #[cfg(feature = "http")]
 pub use transport_attempt::{AttemptOutcome, TransportAttempt};
 pub use types::{HandlerError, HostRequest, Root};
+pub use wire::WireRecord;

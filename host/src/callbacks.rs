@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex, TryLockError};
 
 use mcpwire_core::{Event, InputWaitDecision, Progress, RequestHandle};
 
-use crate::dispatch::{lock, EventHook, InputWaitHook, Outcome, ProgressFn, Reply};
+use crate::dispatch::{lock, EventHook, InputWaitHook, Outcome, ProgressFn, Reply, WireTrace};
 
 /// One thing to hand to the host, in the order it was routed.
 pub(crate) enum Callback<R> {
@@ -37,6 +37,8 @@ pub(crate) enum Callback<R> {
     Progress(ProgressFn, Progress),
     /// The outcome of a call whose progress callbacks were still queued when it ended.
     Outcome(R, Outcome),
+    /// A wire record for the wire trace, with the wall-clock time it was taken.
+    Wire(std::time::SystemTime, mcpwire_core::WireRecord),
     /// Runs once the callbacks before it have (releases a `close` caller).
     Then(Box<dyn FnOnce() + Send>),
 }
@@ -66,6 +68,7 @@ pub(crate) struct Callbacks<R> {
     server: Arc<str>,
     hook: Option<EventHook>,
     input_wait_hook: Option<InputWaitHook>,
+    wire_trace: Option<WireTrace>,
     queue: Mutex<VecDeque<Callback<R>>>,
     /// Held by the thread running the queue.
     running: Mutex<()>,
@@ -84,10 +87,17 @@ impl<R: Reply> Callbacks<R> {
             server,
             hook,
             input_wait_hook,
+            wire_trace: None,
             queue: Mutex::new(VecDeque::new()),
             running: Mutex::new(()),
             handed_off: AtomicBool::new(false),
         }
+    }
+
+    /// The same queue, also calling the wire trace callback.
+    pub(crate) fn with_wire_trace(mut self, wire_trace: Option<WireTrace>) -> Self {
+        self.wire_trace = wire_trace;
+        self
     }
 
     /// Moves `routed` to the end of the queue (under the engine's lock, which orders them).
@@ -165,6 +175,11 @@ impl<R: Reply> Callbacks<R> {
             }
             Callback::Progress(f, progress) => {
                 let _ = catch_unwind(AssertUnwindSafe(|| f(progress)));
+            }
+            Callback::Wire(at, record) => {
+                if let Some(trace) = &self.wire_trace {
+                    let _ = catch_unwind(AssertUnwindSafe(|| trace(&self.server, at, &record)));
+                }
             }
             Callback::Outcome(reply, outcome) => reply.deliver(outcome),
             Callback::Then(f) => f(),

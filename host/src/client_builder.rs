@@ -149,6 +149,21 @@ impl<F: Family> ClientBuilder<F> {
         self
     }
 
+    /// Calls `trace` with every [`WireRecord`](mcpwire_core::WireRecord) of every server: each
+    /// JSON-RPC message sent and received (as its JSON text), process starts and exits, HTTP
+    /// requests, status lines and failures, credentials redacted (see the record's docs). It
+    /// gets the server's name and the wall-clock time the record was taken. Off unless
+    /// installed: without it nothing is copied for a trace. Like the event hook, it runs
+    /// outside the server's engine lock, in order, never beside another callback of the same
+    /// server; a callback that panics is skipped.
+    pub fn wire_trace<H>(mut self, trace: H) -> Self
+    where
+        H: Fn(&str, std::time::SystemTime, &mcpwire_core::WireRecord) + Send + Sync + 'static,
+    {
+        self.parts.wire_trace = Some(std::sync::Arc::new(trace));
+        self
+    }
+
     /// Calls `hook` when a request starts a paced wait before retrying a 2026-07-28
     /// state-only `input_required` (the server said "not yet": the wait grows from 50 ms to
     /// at most 2 s and never outlasts the request's timeout), with the server's name and the
@@ -288,6 +303,8 @@ pub struct BuilderParts<H> {
     pub meta_provider: Option<crate::MetaProvider>,
     /// The input-wait hook.
     pub input_wait_hook: Option<crate::InputWaitHook>,
+    /// The wire trace callback.
+    pub wire_trace: Option<crate::WireTrace>,
     /// Where OAuth records are loaded from and saved to.
     #[cfg(feature = "oauth")]
     pub token_store: Option<std::sync::Arc<dyn crate::auth::TokenStore>>,
@@ -309,6 +326,7 @@ impl<H> Default for BuilderParts<H> {
             http: Default::default(),
             meta_provider: None,
             input_wait_hook: None,
+            wire_trace: None,
             #[cfg(feature = "oauth")]
             token_store: None,
             max_concurrent_servers: DEFAULT_MAX_CONCURRENT_SERVERS,
@@ -325,7 +343,8 @@ impl<H> std::fmt::Debug for BuilderParts<H> {
         #[cfg(feature = "http")]
         d.field("http", &self.http);
         d.field("meta_provider", &self.meta_provider.as_ref().map(|_| "installed"))
-            .field("input_wait_hook", &self.input_wait_hook.as_ref().map(|_| "installed"));
+            .field("input_wait_hook", &self.input_wait_hook.as_ref().map(|_| "installed"))
+            .field("wire_trace", &self.wire_trace.as_ref().map(|_| "installed"));
         #[cfg(feature = "oauth")]
         d.field("token_store", &self.token_store.as_ref().map(|_| "installed"));
         d.field("max_concurrent_servers", &self.max_concurrent_servers).finish()
@@ -390,11 +409,14 @@ impl<H> BuilderParts<H> {
             .map(|spec| {
                 let mut config = spec.config;
                 crate::seed_config(&mut config);
+                // Records only when someone reads them: the host drains them for its callback.
+                config.wire_trace = self.wire_trace.is_some();
                 let name: std::sync::Arc<str> = spec.name.into();
                 let view = crate::SharedView::default();
                 let mut dispatch = crate::Dispatch::new(name.clone(), hook.clone(), view.clone());
                 dispatch.set_meta_provider(self.meta_provider.clone());
                 dispatch.set_input_wait_hook(self.input_wait_hook.clone());
+                dispatch.set_wire_trace(self.wire_trace.clone());
                 ServerStart { name, conn: mcpwire_core::Connection::new(config, now), dispatch, view }
             })
             .collect();

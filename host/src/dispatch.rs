@@ -80,6 +80,12 @@ pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 /// routes meanwhile is delivered after the hook returns). A hook that panics is skipped.
 pub type EventHook = Arc<dyn Fn(&str, &Event) + Send + Sync>;
 
+/// The wire trace callback ([`ClientBuilder::wire_trace`](crate::ClientBuilder::wire_trace)):
+/// called with the server's name, the wall-clock time the record was taken from the server's
+/// connection, and the record. Like the [`EventHook`], it runs outside the server's engine lock,
+/// in order, never beside another callback of the same server; one that panics is skipped.
+pub type WireTrace = Arc<dyn Fn(&str, std::time::SystemTime, &mcpwire_core::WireRecord) + Send + Sync>;
+
 /// The host's hook for paced input waits (2026-07-28 state-only `input_required`): called with
 /// the server's name and each [`mcpwire_core::InputWait`] as it starts; `Cancel` fails that
 /// request with a resumable [`mcpwire_core::RequestError::InputWaitCancelled`]. Like the
@@ -202,6 +208,8 @@ pub struct Dispatch<R, W> {
     meta_provider: Option<MetaProvider>,
     /// The host's input-wait hook.
     input_wait_hook: Option<InputWaitHook>,
+    /// The wire trace callback (the connection records only when one is installed).
+    wire_trace: Option<WireTrace>,
     /// The server's `tracing` span.
     trace: ServerTrace,
 }
@@ -230,7 +238,15 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
             listens: std::collections::BTreeMap::new(),
             meta_provider: None,
             input_wait_hook: None,
+            wire_trace: None,
         }
+    }
+
+    /// Installs the wire trace callback (see [`WireTrace`]); the server's connection must be
+    /// set up with [`ConnectionConfig::wire_trace`](mcpwire_core::ConnectionConfig::wire_trace)
+    /// for it to see anything.
+    pub fn set_wire_trace(&mut self, trace: Option<WireTrace>) {
+        self.wire_trace = trace;
     }
 
     /// Installs the host's input-wait hook (see [`InputWaitHook`]).
@@ -253,6 +269,7 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
     /// The queue the host's callbacks of this server run from (the engine keeps it).
     pub(crate) fn callbacks(&self) -> Callbacks<R> {
         Callbacks::new(self.name.clone(), self.hook.clone(), self.input_wait_hook.clone())
+            .with_wire_trace(self.wire_trace.clone())
     }
 
     /// Moves what was routed for the host's callbacks to `queue`; `true` if there was any.
@@ -334,6 +351,7 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
     /// The next thing the driver must do, routing events on the way; `None` once the core has
     /// nothing more. The outcomes routed meanwhile wait in [`Dispatch::take_outcomes`].
     pub fn next(&mut self, conn: &mut Connection) -> Option<Step> {
+        self.take_wire(conn);
         while let Some(out) = conn.poll_output() {
             match out {
                 Output::Io(io) => return Some(Step::Io(io)),
@@ -345,6 +363,18 @@ impl<R: Reply, W: Waiter> Dispatch<R, W> {
             }
         }
         None
+    }
+
+    /// Moves the connection's wire records to the callback queue, stamped with the wall clock.
+    fn take_wire(&mut self, conn: &mut Connection) {
+        if self.wire_trace.is_none() {
+            return;
+        }
+        let mut at = None;
+        while let Some(record) = conn.poll_wire() {
+            let at = *at.get_or_insert_with(std::time::SystemTime::now);
+            self.routed.push_back(Callback::Wire(at, record));
+        }
     }
 
     /// The outcomes routed since the last call, with where each goes: deliver them once the

@@ -40,6 +40,11 @@ pub use mcpwire_core::{
     Progress, QueueLimits, ServerRequest, ServerRequestKind, SubscriptionFilter, SubscriptionUpdate,
 };
 
+// The wire trace (`ClientBuilder::wire_trace`).
+pub use mcpwire_core::{Epoch, ExitInfo, WireRecord};
+#[cfg(feature = "http")]
+pub use mcpwire_core::{ExchangeId, HttpMethod};
+
 // Servers: how they are given, set up and described.
 pub use mcpwire_core::mcp_servers::{TargetConfigError, TransportKind};
 #[cfg(feature = "http")]
@@ -90,8 +95,8 @@ pub use crate::AuthorizationPrompt;
 pub use crate::{
     Arguments, BatchRequest, CancelToken, ElicitationRequest, EventHook, FromServer, HandlerOutput,
     InputWaitHook, ListenOptions, ListenRequest, MetaProvider, Pending, ProgressFn, ProgressStream,
-    RequestBuilder, RequestUpdate, RootsListRequest, SamplingRequest, ToolCall, DEFAULT_BATCH_CONCURRENCY,
-    DEFAULT_MAX_CONCURRENT_SERVERS,
+    RequestBuilder, RequestUpdate, RootsListRequest, SamplingRequest, ToolCall, WireTrace,
+    DEFAULT_BATCH_CONCURRENCY, DEFAULT_MAX_CONCURRENT_SERVERS,
 };
 #[cfg(feature = "http")]
 pub use crate::{HttpClientConfig, ProxySetting, TokenRequest};

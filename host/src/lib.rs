@@ -91,7 +91,7 @@ pub use batch::{BatchRequest, ToolCall, DEFAULT_BATCH_CONCURRENCY};
 pub use cancel::CancelToken;
 pub use client::Client;
 pub use client_builder::{ClientBuilder, DEFAULT_MAX_CONCURRENT_SERVERS};
-pub use dispatch::{EventHook, InputWaitHook, MetaProvider, ProgressFn};
+pub use dispatch::{EventHook, InputWaitHook, MetaProvider, ProgressFn, WireTrace};
 pub use family::{BoxFuture, Family, HasRuntimeOptions};
 #[cfg(feature = "oauth")]
 pub use handlers::AuthorizationPrompt;

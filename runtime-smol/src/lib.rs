@@ -53,7 +53,7 @@ use std::time::Instant;
 mod tcp;
 
 use mcpwire_async::{ChildProcess, ProcessParts, Runtime};
-use mcpwire_core::ExitInfo;
+
 use mcpwire_host::{exit_info, std_command};
 
 pub use mcpwire_async::facade::*;

@@ -59,7 +59,7 @@ use std::io;
 use std::time::Instant;
 
 use mcpwire_async::{ChildProcess, ProcessParts, Runtime};
-use mcpwire_core::ExitInfo;
+
 use mcpwire_host::{exit_info, std_command};
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 

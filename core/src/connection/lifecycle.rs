@@ -22,7 +22,16 @@ impl Connection {
         match &mut self.transport {
             Transport::Stdio(link) => {
                 link.restart(&self.cfg.limits);
-                self.io.push_back(Io::Spawn { epoch, command: link.command.clone() });
+                let command = link.command.clone();
+                if self.tracing_wire() {
+                    let record = crate::WireRecord::ProcessStart {
+                        epoch,
+                        program: command.program_lossy().into_owned(),
+                        args: crate::redact::redact_args(&command.args_lossy()),
+                    };
+                    self.trace_wire(record);
+                }
+                self.io.push_back(Io::Spawn { epoch, command });
                 self.proc = Proc::Starting { epoch };
             }
             #[cfg(feature = "http")]
@@ -47,6 +56,9 @@ impl Connection {
     /// The runtime could not start the process for `epoch`.
     pub fn handle_spawn_failed(&mut self, now: Instant, epoch: Epoch, error: std::io::Error) {
         self.tick(now);
+        if self.tracing_wire() {
+            self.trace_wire(crate::WireRecord::SpawnFailed { epoch, error: error.to_string() });
+        }
         if self.reaping.remove(&epoch).is_some() {
             self.maybe_closed();
             return;

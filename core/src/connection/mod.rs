@@ -187,6 +187,8 @@ pub struct Connection {
     /// The resources subscribed with `resources/subscribe` (handshake revisions), renewed on
     /// every new process or session.
     resource_subscriptions: resource_subscriptions::ResourceSubscriptions,
+    /// The wire trace not yet drained (only with [`ConnectionConfig::wire_trace`]).
+    wire_log: VecDeque<crate::WireRecord>,
 }
 
 /// The transport of a connection, with the state only it has.
@@ -390,6 +392,7 @@ impl Connection {
             deprecations: Default::default(),
             discover_refresh: Default::default(),
             resource_subscriptions: Default::default(),
+            wire_log: VecDeque::new(),
             cfg,
         };
         #[cfg(feature = "http")]
@@ -513,6 +516,15 @@ impl Connection {
         None
     }
 
+    /// The next record of the wire trace, in the order things happened; always `None` unless
+    /// [`ConnectionConfig::wire_trace`] is on. Drain it with the rest: past
+    /// [`Limits::max_pending_events`](crate::Limits::max_pending_events) records, the oldest
+    /// are dropped.
+    #[must_use]
+    pub fn poll_wire(&mut self) -> Option<crate::WireRecord> {
+        self.wire_log.pop_front()
+    }
+
     /// When to call [`Connection::handle_timeout`] next (`None`: no timer is armed).
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
@@ -616,6 +628,33 @@ impl Connection {
         self.events.push_back(ev);
     }
 
+    /// Whether the wire trace is on: check it before building a record.
+    fn tracing_wire(&self) -> bool {
+        self.cfg.wire_trace
+    }
+
+    /// Adds a record to the wire trace (built only when [`Connection::tracing_wire`]).
+    fn trace_wire(&mut self, record: crate::WireRecord) {
+        if self.wire_log.len() >= self.cfg.limits.max_pending_events.max(1) {
+            self.wire_log.pop_front();
+        }
+        self.wire_log.push_back(record);
+    }
+
+    /// Traces a message going out, if the trace is on.
+    fn trace_sent(&mut self, epoch: Epoch, bytes: &[u8]) {
+        if self.tracing_wire() {
+            self.trace_wire(crate::WireRecord::Sent { epoch, message: crate::wire::message_text(bytes) });
+        }
+    }
+
+    /// Traces a message coming in, if the trace is on.
+    fn trace_received(&mut self, epoch: Epoch, bytes: &[u8]) {
+        if self.tracing_wire() {
+            self.trace_wire(crate::WireRecord::Received { epoch, message: crate::wire::message_text(bytes) });
+        }
+    }
+
     fn warn(&mut self, w: Warning) {
         self.emit(Event::Warning(w));
     }
@@ -625,7 +664,9 @@ impl Connection {
         match self.transport {
             Transport::Stdio(_) => {
                 let mut out = out;
-                self.io.push_back(Io::Write { epoch, bytes: out.take_bytes() });
+                let bytes = out.take_bytes();
+                self.trace_sent(epoch, &bytes);
+                self.io.push_back(Io::Write { epoch, bytes });
             }
             #[cfg(feature = "http")]
             Transport::Http(_) => self.http_send(epoch, out),

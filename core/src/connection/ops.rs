@@ -291,6 +291,7 @@ impl Connection {
         match self.transport {
             super::Transport::Stdio(_) => {
                 self.wire.insert(id, WireUse::Op(handle));
+                self.trace_sent(epoch, &bytes);
                 self.io.push_back(crate::io::Io::Write { epoch, bytes });
             }
             #[cfg(feature = "http")]

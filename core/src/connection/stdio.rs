@@ -160,6 +160,9 @@ impl Connection {
     /// The process for `epoch` exited.
     pub fn handle_process_exited(&mut self, now: Instant, epoch: Epoch, status: ExitInfo) {
         let now = self.tick(now);
+        if self.tracing_wire() {
+            self.trace_wire(crate::WireRecord::ProcessExit { epoch, status });
+        }
         if self.reaping.remove(&epoch).is_some() {
             self.timers.clear(Timer::Reap(epoch));
             self.maybe_closed();
@@ -226,6 +229,7 @@ impl Connection {
 
     /// One line of the current process's stdout: a message or a batch of them.
     fn on_stdout_line(&mut self, now: Instant, epoch: Epoch, line: Vec<u8>) {
+        self.trace_received(epoch, &line);
         // The common answer first: a plain tool call's, decoded in one pass.
         let Err(line) = self.on_call_answer_line(line) else { return };
         for msg in jsonrpc::decode(&line) {

@@ -19,8 +19,14 @@ fn challenge() -> String {
     format!(r#"Bearer resource_metadata="{PRM}""#)
 }
 
-pub(crate) fn oauth_harness(mut setup: impl FnMut(&mut OAuthSetup)) -> Harness {
+pub(crate) fn oauth_harness(setup: impl FnMut(&mut OAuthSetup)) -> Harness {
+    oauth_harness_traced(setup, false)
+}
+
+/// [`oauth_harness`], with the wire trace on or off.
+pub(crate) fn oauth_harness_traced(mut setup: impl FnMut(&mut OAuthSetup), wire_trace: bool) -> Harness {
     let mut cfg = http_config(SERVER, &[]);
+    cfg.wire_trace = wire_trace;
     let mut oauth = OAuthSetup::new(AuthConfig::authorization_code(REDIRECT), vec![9; 32], 1_700_000_000);
     setup(&mut oauth);
     if let mcpwire_core::TransportConfig::Http(http) = &mut cfg.transport {
@@ -99,7 +105,12 @@ fn unauthorized(h: &mut Harness, sent: &Sent) {
 
 /// Connects through a first authorization; returns the harness with a `tok-1` token.
 pub(crate) fn authorized(expires_in: u64) -> Harness {
-    let mut h = oauth_harness(|_| {});
+    authorized_traced(expires_in, false)
+}
+
+/// [`authorized`], with the wire trace on or off.
+pub(crate) fn authorized_traced(expires_in: u64, wire_trace: bool) -> Harness {
+    let mut h = oauth_harness_traced(|_| {}, wire_trace);
     let c = h.request(Request::Connect);
     let probe = h.expect_http("server/discover");
     unauthorized(&mut h, &probe);

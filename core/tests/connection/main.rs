@@ -40,3 +40,4 @@ mod subscriptions;
 mod tasks;
 #[cfg(feature = "schema")]
 mod validation;
+mod wire_trace;

@@ -60,6 +60,8 @@ pub(crate) enum Feed<'a> {
 /// Something the body carried.
 #[derive(Debug)]
 pub(crate) enum Item {
+    /// A message's text, for the wire trace (before the messages it holds).
+    Traced(String),
     /// A JSON-RPC message.
     Message(Message),
     /// An HTTP+SSE `endpoint` event's data.
@@ -150,6 +152,8 @@ pub(crate) struct Exchange {
     max_message: usize,
     max_decompressed: usize,
     max_error_body: usize,
+    /// Messages are also handed out as text, for the wire trace.
+    pub(crate) trace: bool,
 }
 
 impl Exchange {
@@ -174,6 +178,7 @@ impl Exchange {
             max_message: limits.max_message_bytes,
             max_decompressed: limits.max_decompressed_body_bytes,
             max_error_body: limits.max_error_body_bytes,
+            trace: false,
         }
     }
 
@@ -397,6 +402,9 @@ impl Exchange {
 
     fn decode_into(&mut self, bytes: &[u8], out: &mut Output) {
         let request_id = self.role.request_id().cloned();
+        if self.trace {
+            out.items.push(Item::Traced(crate::wire::message_text(bytes)));
+        }
         for msg in jsonrpc::decode(bytes) {
             match msg {
                 Ok(mut m) => {

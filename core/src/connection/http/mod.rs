@@ -287,8 +287,12 @@ impl Connection {
     /// Sends one message as a POST.
     pub(super) fn http_send(&mut self, epoch: Epoch, mut out: Outgoing) {
         let modern = self.message_is_modern(&out);
-        let Some(link) = self.http() else { return };
+        if self.http().is_none() {
+            return;
+        }
         let body = out.take_bytes();
+        self.trace_sent(epoch, &body);
+        let Some(link) = self.http() else { return };
         let request =
             link.post_request(&out, body, modern, self.cfg.timeouts.http_connect, self.known_tools());
         let id = match out {
@@ -314,10 +318,38 @@ impl Connection {
         // Kept without the credentials: a redirect gets them afresh for its URL.
         let kept = KeptRequest::new(&request);
         self.auth_decorate(&mut request);
+        let trace = self.tracing_wire();
         let Transport::Http(link) = &mut self.transport else { return None };
         let exchange = link.exchanges.start(epoch, role, kept, &self.cfg.limits);
+        if trace {
+            if let Some(x) = link.exchanges.get_mut(exchange) {
+                x.trace = true;
+            }
+            self.trace_http_request(exchange, &request, true);
+        }
         self.io.push_back(Io::HttpStart { exchange, request });
         Some(exchange)
+    }
+
+    /// Traces an HTTP request, if the trace is on: with its headers (redacted) when `headers`,
+    /// else (an OAuth fetch) by method and URL only.
+    pub(super) fn trace_http_request(&mut self, exchange: ExchangeId, request: &HttpRequest, headers: bool) {
+        if !self.tracing_wire() {
+            return;
+        }
+        let configured = match &self.cfg.transport {
+            crate::config::TransportConfig::Http(http) => http.headers.as_slice(),
+            _ => &[],
+        };
+        let headers =
+            if headers { crate::wire::request_headers(&request.headers, configured) } else { Vec::new() };
+        let record = crate::WireRecord::HttpRequest {
+            exchange,
+            method: request.method,
+            url: crate::redact::redact_url(&request.url),
+            headers,
+        };
+        self.trace_wire(record);
     }
 
     /// Opens an event stream (GET) for `role`, resuming after `last_event_id` if given.
@@ -358,6 +390,10 @@ impl Connection {
     /// The response head of an exchange arrived.
     pub fn handle_http_head(&mut self, now: Instant, exchange: ExchangeId, head: HttpHead) {
         let now = self.tick(now);
+        if self.tracing_wire() {
+            let headers = crate::wire::response_headers(&head.headers);
+            self.trace_wire(crate::WireRecord::HttpResponse { exchange, status: head.status, headers });
+        }
         #[cfg(feature = "oauth")]
         if self.auth_owns(exchange) {
             return self.auth_fetch_head(exchange, head);
@@ -420,6 +456,9 @@ impl Connection {
     /// An exchange failed in transport (connect, TLS, reset, ...).
     pub fn handle_http_failed(&mut self, now: Instant, exchange: ExchangeId, error: std::io::Error) {
         let now = self.tick(now);
+        if self.tracing_wire() {
+            self.trace_wire(crate::WireRecord::HttpFailed { exchange, error: error.to_string() });
+        }
         #[cfg(feature = "oauth")]
         if self.auth_owns(exchange) {
             return self.auth_fetch_failed(now, exchange, &error.to_string());
@@ -457,6 +496,9 @@ impl Connection {
                 break;
             }
             match item {
+                exchange::Item::Traced(text) => {
+                    self.trace_wire(crate::WireRecord::Received { epoch, message: text });
+                }
                 exchange::Item::Message(msg) => self.on_message(now, epoch, msg),
                 exchange::Item::Endpoint(data) if role == Role::SseStream => {
                     self.on_endpoint(now, epoch, &data)

@@ -277,6 +277,7 @@ impl Connection {
                         round.fetches.insert(exchange, fetch);
                     }
                     self.timers.set(Timer::Auth, now + FETCH_TIMEOUT);
+                    self.trace_http_request(exchange, &request, false);
                     self.io.push_back(Io::HttpStart { exchange, request });
                 }
                 AuthStep::Authorize { url } => {
