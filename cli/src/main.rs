@@ -118,7 +118,9 @@ struct Cli {
     #[arg(long, global = true, value_name = "NAME")]
     server: Option<String>,
     /// With --config: `tools`, `prompts`, `resources` and `call` work across every server of
-    /// the file (what they do when no server is named and the file has several).
+    /// the file (what they do when no server is named and the file has several). Items are
+    /// tagged with their server; exit code 1 when a server failed and another answered, 3 when
+    /// none could be reached.
     #[arg(long, global = true, conflicts_with = "server")]
     all: bool,
     /// Print the client's tracing spans and events on stderr, filtered like RUST_LOG (e.g.
