@@ -137,6 +137,13 @@ fn resources_and_exit_codes() {
     assert!(text.lines().any(|l| l.split_whitespace().take(2).eq(["a", "test://item/{id}"])), "{text}");
     assert!(stderr(&out).contains("server \"b\" does not offer resources"), "{}", stderr(&out));
 
+    // --log-level goes to every server declaring logging; the others get a note.
+    let quiet =
+        config(&dir, "quiet.json", json!({"a": test_entry(&[]), "quiet": test_entry(&["--no-logging"])}));
+    let out = mcp(&["tools", "--config", quiet.to_str().unwrap(), "--log-level", "debug"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("server \"quiet\" does not offer logging"), "{}", stderr(&out));
+
     // No server could be reached: exit 3, the failures in JSON.
     let dead = config(
         &dir,
@@ -199,6 +206,27 @@ fn call_routes_to_the_server_offering_the_tool() {
         "{}",
         stderr(&out)
     );
+}
+
+/// A server that does not answer in time is reported beside the others' answers; when it is
+/// the only one, its failure's exit code (4, timeout) is the command's.
+#[test]
+fn a_server_that_times_out_is_reported() {
+    let dir = TempDir::new("mcp-cli-many-timeout");
+    let slow = || test_entry(&["--answer-delay-ms", "3000"]);
+    let file = config(&dir, "slow.json", json!({"fast": test_entry(&[]), "slow": slow()}));
+    let out = mcp(&["tools", "--config", file.to_str().unwrap(), "--timeout", "0.5", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let listed = json_of(&out);
+    assert!(tagged(&listed, "tools", "name").contains(&pair("fast", "echo")), "{listed}");
+    assert_eq!(listed["failed"][0]["server"], "slow", "{listed}");
+    let message = listed["failed"][0]["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("timed out"), "{listed}");
+
+    let only = config(&dir, "only-slow.json", json!({"slow": slow()}));
+    let out = mcp(&["prompts", "--all", "--config", only.to_str().unwrap(), "--timeout", "0.5"]);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(stderr(&out).contains("error: server \"slow\": request timed out"), "{}", stderr(&out));
 }
 
 /// The servers are asked at once: each test server answers `tools/list` only once both
