@@ -140,6 +140,12 @@ impl CliError {
         Self { message: lines.join(" | "), code, rpc: None }
     }
 
+    /// The same failure (code, JSON-RPC error), its message after `what: `.
+    pub fn context(mut self, what: impl std::fmt::Display) -> Self {
+        self.message = format!("{what}: {}", self.message);
+        self
+    }
+
     /// The exit code.
     pub fn code(&self) -> u8 {
         self.code
@@ -216,24 +222,35 @@ fn report_quiet_warning(server: &str, event: &Event) {
 /// Another event hook, called after the one the settings install.
 pub type ExtraHook = Box<dyn Fn(&str, &Event) + Send + Sync>;
 
-/// Builds a client for one server with the global settings applied.
-fn build_client(settings: &Settings, spec: ServerSpec, extra: Option<ExtraHook>) -> Result<Client, CliError> {
-    let mut spec = spec.protocol(settings.protocol).validate_structured_content(settings.validation);
-    if let Some(timeout) = settings.timeout {
-        spec = spec.request_timeout(timeout);
-    }
+/// Builds a client for these servers with the global settings applied (protocol, timeout,
+/// validation, OAuth, the event reports on stderr).
+pub fn build_client(
+    settings: &Settings,
+    specs: Vec<ServerSpec>,
+    extra: Option<ExtraHook>,
+) -> Result<Client, CliError> {
     let report: fn(&str, &Event) = if settings.verbose { report_event } else { report_quiet_warning };
     // `--log-level` without `--verbose`: the log messages at that level and above too.
     let logs = settings.log_level.filter(|_| !settings.verbose);
-    let (spec, store) = settings.auth.apply(spec)?;
     let mut builder = Client::builder().browser_authorization(crate::auth::browser());
-    if let Some(store) = store {
+    let mut token_store = None;
+    for spec in specs {
+        let mut spec = spec.protocol(settings.protocol).validate_structured_content(settings.validation);
+        if let Some(timeout) = settings.timeout {
+            spec = spec.request_timeout(timeout);
+        }
+        let (spec, store) = settings.auth.apply(spec)?;
+        // One token directory for the run: every server's store is the same one.
+        token_store = token_store.or(store);
+        builder = builder.server(spec);
+    }
+    if let Some(store) = token_store {
         builder = builder.token_store(store);
     }
     if let Some(trace) = settings.trace.clone() {
         builder = builder.wire_trace(move |server, at, record| trace.write(server, at, record));
     }
-    let builder = builder.server(spec).on_event(move |server, event| {
+    let builder = builder.on_event(move |server, event| {
         report(server, event);
         if let (Some(level), Event::Notification(Notification::Log(m))) = (logs, event) {
             if m.level >= level {
@@ -267,7 +284,7 @@ where
     F: FnOnce(Server) -> Fut,
     Fut: Future<Output = Result<T, CliError>>,
 {
-    let client = build_client(settings, spec, extra)?;
+    let client = build_client(settings, vec![spec], extra)?;
     let outcome = match client.servers().first() {
         Some(server) => match apply_log_level(settings, server).await {
             Ok(()) => body(server.clone()).await,
@@ -281,7 +298,7 @@ where
 
 /// `--log-level`: sets the server's level before the command; a server without logging gets a
 /// note, not a failure.
-async fn apply_log_level(settings: &Settings, server: &Server) -> Result<(), CliError> {
+pub async fn apply_log_level(settings: &Settings, server: &Server) -> Result<(), CliError> {
     let Some(level) = settings.log_level else { return Ok(()) };
     match server.set_log_level(level).await {
         Err(e) if not_offered(&e) => {

@@ -9,6 +9,11 @@
 //! | 4 | a request timed out |
 //! | 5 | the server refused the credentials (HTTP 401 or 403) |
 //! | 130 | interrupted (Ctrl-C): the servers were shut down first |
+//!
+//! Across the servers of a config file (`tools`, `prompts`, `resources` with no server named):
+//! 0 when every server answered, 1 when some failed and another answered (the answers still
+//! printed), else the first failure's code (3 when no server could be reached). `call` across
+//! them ends as with one server, 2 when several servers offer the tool.
 
 use mcpwire_tokio::{ClientError, RequestError};
 

@@ -23,6 +23,7 @@ mod conformance_auth;
 mod demo;
 mod exit;
 mod listen;
+mod many_servers;
 mod output;
 mod progress;
 mod selection;
@@ -47,6 +48,16 @@ https:// URL of an HTTP server: a path ending in /mcp is Streamable HTTP, one en
 HTTP+SSE transport, and any other URL tries Streamable HTTP, then HTTP+SSE, then plain HTTP. \
 With --config FILE (an mcpServers JSON file), TARGET is the name of one of its servers; or leave \
 TARGET out and name it with --server NAME.
+
+Many servers: with --config FILE and no server named (neither TARGET nor --server) when the \
+file has several servers, or with --all, `tools`, `prompts`, `resources` and `resources \
+templates` list the items of every server of the file, each tagged with its server (a column \
+in text; \"server\": NAME in each --json item), and `call TOOL` goes to the server offering TOOL \
+(a tool several servers offer is a usage error naming them: pick one with --server NAME). The \
+servers start at once. A server that cannot be started or fails is reported on stderr (in \
+\"failed\" with --json) beside the others' answers; the exit code is then 1 when at least one \
+server answered, else that failure's code (3 when no server could be reached). Other commands \
+need one server named.
 
 Exit codes: 0 success; 1 the request failed or the tool reported an error; 2 usage; 3 the server \
 could not be started or reached; 4 timeout; 5 HTTP 401/403.
@@ -107,6 +118,12 @@ struct Cli {
     /// The server of --config to use (then leave TARGET out).
     #[arg(long, global = true, value_name = "NAME")]
     server: Option<String>,
+    /// With --config: `tools`, `prompts`, `resources` and `call` work across every server of
+    /// the file (what they do when no server is named and the file has several). Items are
+    /// tagged with their server; exit code 1 when a server failed and another answered, 3 when
+    /// none could be reached.
+    #[arg(long, global = true, conflicts_with = "server")]
+    all: bool,
     /// Print the client's tracing spans and events on stderr, filtered like RUST_LOG (e.g.
     /// `mcp=debug`: every request with its method, era, transport, outcome and duration).
     #[arg(long, global = true, value_name = "FILTER", env = "MCP_LOG")]
@@ -242,7 +259,8 @@ enum Command {
     /// List the tools: name, title, description, behaviour hints, MCP Apps UI resource and
     /// app-only visibility.
     #[command(
-        after_help = "Example: mcp tools -e API_KEY=secret -- npx -y @modelcontextprotocol/server-everything"
+        after_help = "Examples:\n  mcp tools -e API_KEY=secret -- npx -y @modelcontextprotocol/server-everything\n  \
+mcp tools --config servers.json   (every server of the file, each tool tagged with its server)"
     )]
     Tools(Target),
     /// Call a tool and print its result (exit code 1 if the tool reports an error).
@@ -255,9 +273,14 @@ enum Command {
     /// against the schema (exit code 2, naming the argument): unknown names (when the schema
     /// lists properties and additionalProperties is absent or false), missing required ones,
     /// wrong top-level types. `--validate off` skips the checks.
+    ///
+    /// With --config FILE and no server named (or --all), TOOL goes to the server of the file
+    /// that offers it (then TARGET is left out; a TARGET naming a server of the file picks that
+    /// one, as --server does).
     #[command(
         after_help = "Examples:\n  mcp call TARGET add a=2 b=3\n  mcp call TARGET echo message=hi\n  \
-mcp call TARGET typed tags:='[\"a\"]' --args base.json\n  mcp call TARGET echo '{\"message\": \"hi\"}'"
+mcp call TARGET typed tags:='[\"a\"]' --args base.json\n  mcp call TARGET echo '{\"message\": \"hi\"}'\n  \
+mcp call --config servers.json get-sum a=2 b=3   (to the server of the file offering get-sum)"
     )]
     Call {
         #[command(flatten)]
@@ -281,10 +304,14 @@ mcp call TARGET typed tags:='[\"a\"]' --args base.json\n  mcp call TARGET echo '
         command: TasksCommand,
     },
     /// List the prompts and their arguments (* marks required ones); `prompts get` gets one.
-    #[command(after_help = "Example: mcp prompts TARGET --json")]
+    #[command(
+        after_help = "Examples:\n  mcp prompts TARGET --json\n  mcp prompts --config servers.json   (every server of the file)"
+    )]
     Prompts(PromptsArgs),
     /// List the resources and resource templates; `resources templates` lists the templates.
-    #[command(after_help = "Example: mcp resources TARGET --json")]
+    #[command(
+        after_help = "Examples:\n  mcp resources TARGET --json\n  mcp resources --all --config servers.json   (every server of the file)"
+    )]
     Resources(ResourcesArgs),
     /// Complete an argument of a prompt or resource template (completion/complete).
     #[command(after_help = "Example: mcp complete TARGET name A --prompt greet")]
@@ -427,7 +454,9 @@ struct ResourcesArgs {
 #[derive(Debug, Subcommand)]
 enum ResourcesCommand {
     /// List the resource templates.
-    #[command(after_help = "Example: mcp resources templates TARGET --json")]
+    #[command(
+        after_help = "Examples:\n  mcp resources templates TARGET --json\n  mcp resources templates --config servers.json"
+    )]
     Templates(Target),
 }
 
@@ -525,6 +554,13 @@ fn string_map(text: &str, what: &str) -> Result<serde_json::Map<String, serde_js
 
 async fn dispatch(settings: &Settings, command: Command) -> Result<ExitCode, CliError> {
     let sel = &settings.selection;
+    let across_servers = matches!(
+        command,
+        Command::Tools(_) | Command::Prompts(PromptsArgs { command: None, .. }) | Command::Resources(_)
+    ) || matches!(command, Command::Call { .. });
+    if sel.all && !across_servers {
+        return Err(CliError::usage("--all works with tools, prompts, resources and call: name one server"));
+    }
     // TARGET and the command's own positionals, shifted when --server or a server argv after
     // `--` stands for TARGET.
     let (target, action) = match command {
@@ -558,6 +594,13 @@ async fn dispatch(settings: &Settings, command: Command) -> Result<ExitCode, Cli
         Command::Tools(target) => (sel.positionals(target.target, vec![])?.0, Action::Tools),
         Command::Call { target, tool, arguments, args_file, as_task } => {
             let (target, tool, words) = sel.positionals_with_tail(target.target, tool, arguments)?;
+            if let Some(specs) = many_servers::for_call(settings, target.as_deref())? {
+                // No TARGET: what clap took for it is the tool, and so on down.
+                let (tool, words) = many_servers::shift(target, tool, words);
+                let arguments = arg_input(&words, args_file.as_deref())?;
+                let tool = required(tool, "TOOL")?;
+                return many_servers::call(settings, specs, tool, arguments, as_task).await;
+            }
             let arguments = arg_input(&words, args_file.as_deref())?;
             (target, Action::Call { tool: required(tool, "TOOL")?, arguments, as_task })
         }
@@ -636,6 +679,9 @@ async fn dispatch(settings: &Settings, command: Command) -> Result<ExitCode, Cli
             (target, Action::Read { uri: required(rest.into_iter().next().flatten(), "URI")? })
         }
     };
+    if let Some(specs) = many_servers::for_list(settings, target.as_deref(), &action)? {
+        return many_servers::list(settings, specs, action).await;
+    }
     commands::run(settings, target.as_deref(), action).await
 }
 
@@ -710,7 +756,12 @@ fn main() -> ExitCode {
         transport: cli.transport.forced(),
         retries: cli.retries,
         validation: cli.validate.into(),
-        selection: selection::Selection { config: cli.config, server: cli.server, argv: server_argv },
+        selection: selection::Selection {
+            config: cli.config,
+            server: cli.server,
+            argv: server_argv,
+            all: cli.all,
+        },
         env: cli.env,
         cwd: cli.cwd,
         log_level: cli.log_level,

@@ -227,7 +227,7 @@ fn summary(title: Option<&str>, description: Option<&str>, extras: &[String]) ->
 }
 
 /// Rows of `key  summary`, keys padded to one width, or `empty` when there are none.
-fn rows(items: Vec<(String, String)>, empty: &str) -> String {
+pub fn rows(items: Vec<(String, String)>, empty: &str) -> String {
     if items.is_empty() {
         return empty.to_owned();
     }
@@ -259,34 +259,39 @@ pub fn tool_is_app_only(tool: &Tool) -> bool {
     visibility.and_then(Value::as_array).is_some_and(|v| v.len() == 1 && v[0] == "app")
 }
 
+/// One tool's row: its name, and its summary with hints, MCP Apps UI resource and app-only
+/// visibility.
+pub fn tool_row(t: &Tool) -> (String, String) {
+    let mut hints: Vec<String> = tool_hints(&t.annotations).into_iter().map(String::from).collect();
+    if let Some(uri) = tool_ui_resource(t) {
+        hints.push(format!("ui: {}", one_line(uri, FIELD_CHARS)));
+    }
+    if tool_is_app_only(t) {
+        hints.push("app-only".into());
+    }
+    (one_line(&t.name, FIELD_CHARS), summary(t.title.as_deref(), t.description.as_deref(), &hints))
+}
+
 /// `mcp tools` as text: one line per tool, with its hints, its MCP Apps UI resource and
 /// app-only visibility.
 pub fn tools_text(tools: &[Tool]) -> String {
-    let items = tools.iter().map(|t| {
-        let mut hints: Vec<String> = tool_hints(&t.annotations).into_iter().map(String::from).collect();
-        if let Some(uri) = tool_ui_resource(t) {
-            hints.push(format!("ui: {}", one_line(uri, FIELD_CHARS)));
-        }
-        if tool_is_app_only(t) {
-            hints.push("app-only".into());
-        }
-        (one_line(&t.name, FIELD_CHARS), summary(t.title.as_deref(), t.description.as_deref(), &hints))
-    });
-    rows(items.collect(), "(no tools)")
+    rows(tools.iter().map(tool_row).collect(), "(no tools)")
+}
+
+/// One prompt's row: its name, and its summary with its arguments (`*` marks required ones).
+pub fn prompt_row(p: &Prompt) -> (String, String) {
+    let args: Vec<String> = p
+        .arguments
+        .iter()
+        .map(|a| format!("{}{}", one_line(&a.name, FIELD_CHARS), if a.required { "*" } else { "" }))
+        .collect();
+    let extras = if args.is_empty() { Vec::new() } else { vec![format!("args: {}", args.join(", "))] };
+    (one_line(&p.name, FIELD_CHARS), summary(p.title.as_deref(), p.description.as_deref(), &extras))
 }
 
 /// `mcp prompts` as text: one line per prompt, with its arguments (`*` marks required ones).
 pub fn prompts_text(prompts: &[Prompt]) -> String {
-    let items = prompts.iter().map(|p| {
-        let args: Vec<String> = p
-            .arguments
-            .iter()
-            .map(|a| format!("{}{}", one_line(&a.name, FIELD_CHARS), if a.required { "*" } else { "" }))
-            .collect();
-        let extras = if args.is_empty() { Vec::new() } else { vec![format!("args: {}", args.join(", "))] };
-        (one_line(&p.name, FIELD_CHARS), summary(p.title.as_deref(), p.description.as_deref(), &extras))
-    });
-    rows(items.collect(), "(no prompts)")
+    rows(prompts.iter().map(prompt_row).collect(), "(no prompts)")
 }
 
 /// The MIME type (and size) of a resource, as summary extras.
@@ -296,30 +301,33 @@ fn resource_extras(mime_type: Option<&str>, size: Option<u64>) -> Vec<String> {
     extras
 }
 
-/// `mcp resources` as text: the resources, then the templates.
-pub fn resources_text(resources: &[Resource], templates: &[ResourceTemplate]) -> String {
-    let resources: Vec<_> = resources
-        .iter()
-        .map(|r| {
-            let extras = resource_extras(r.mime_type.as_deref(), r.size);
-            (
-                one_line(&r.uri, FIELD_CHARS),
-                summary(Some(r.display_name()), r.description.as_deref(), &extras),
-            )
-        })
-        .collect();
-    let templates: Vec<_> = templates
-        .iter()
-        .map(|t| {
-            let extras = resource_extras(t.mime_type.as_deref(), None);
-            let summary = summary(Some(t.display_name()), t.description.as_deref(), &extras);
-            (one_line(&t.uri_template, FIELD_CHARS), summary)
-        })
-        .collect();
+/// One resource's row: its URI, and its name, description, MIME type and size.
+pub fn resource_row(r: &Resource) -> (String, String) {
+    let extras = resource_extras(r.mime_type.as_deref(), r.size);
+    (one_line(&r.uri, FIELD_CHARS), summary(Some(r.display_name()), r.description.as_deref(), &extras))
+}
+
+/// One resource template's row: its URI template, and its name, description and MIME type.
+pub fn template_row(t: &ResourceTemplate) -> (String, String) {
+    let extras = resource_extras(t.mime_type.as_deref(), None);
+    let summary = summary(Some(t.display_name()), t.description.as_deref(), &extras);
+    (one_line(&t.uri_template, FIELD_CHARS), summary)
+}
+
+/// The resources and templates sections of `mcp resources`, from their rows.
+pub fn resource_sections(resources: Vec<(String, String)>, templates: Vec<(String, String)>) -> String {
     let section = |name: &str, items: Vec<(String, String)>| {
         format!("{name} ({}):\n{}", items.len(), indent(&rows(items, "(none)"), 2))
     };
     format!("{}\n{}", section("resources", resources), section("templates", templates))
+}
+
+/// `mcp resources` as text: the resources, then the templates.
+pub fn resources_text(resources: &[Resource], templates: &[ResourceTemplate]) -> String {
+    resource_sections(
+        resources.iter().map(resource_row).collect(),
+        templates.iter().map(template_row).collect(),
+    )
 }
 
 /// `N bytes` for decoded base64, or why it could not be decoded.

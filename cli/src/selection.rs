@@ -19,6 +19,8 @@ pub struct Selection {
     pub server: Option<String>,
     /// A stdio server's argv, given after `--`.
     pub argv: Option<Vec<String>>,
+    /// `--all`: every server of `config` (tools, prompts, resources and call).
+    pub all: bool,
 }
 
 impl Selection {
@@ -106,12 +108,17 @@ pub enum Selected {
     Spec(Box<ServerSpec>),
 }
 
-/// The entry `name` of the config file (the only entry when no name is given).
-fn entry(file: &Path, name: Option<&str>) -> Result<ServerSpec, CliError> {
+/// Every entry of the config file, in its order.
+pub fn entries(file: &Path) -> Result<Vec<ServerSpec>, CliError> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| CliError::usage(format!("cannot read --config {}: {e}", file.display())))?;
-    let specs = ServerSpec::from_mcp_servers(&text)
-        .map_err(|e| CliError::usage(format!("--config {}: {e}", file.display())))?;
+    ServerSpec::from_mcp_servers(&text)
+        .map_err(|e| CliError::usage(format!("--config {}: {e}", file.display())))
+}
+
+/// The entry `name` of the config file (the only entry when no name is given).
+fn entry(file: &Path, name: Option<&str>) -> Result<ServerSpec, CliError> {
+    let specs = entries(file)?;
     let names = || specs.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ");
     match name {
         Some(name) => match specs.iter().position(|s| s.name == name) {
@@ -124,7 +131,8 @@ fn entry(file: &Path, name: Option<&str>) -> Result<ServerSpec, CliError> {
         },
         None if specs.len() == 1 => Ok(specs.into_iter().next().expect("one entry")),
         None => Err(CliError::usage(format!(
-            "{} has several servers ({}): name one with --server NAME",
+            "{} has several servers ({}): name one with --server NAME (tools, prompts, resources and \
+             call work across all of them)",
             file.display(),
             names()
         ))),
@@ -137,7 +145,7 @@ mod tests {
     use crate::exit;
 
     fn with_server() -> Selection {
-        Selection { config: Some("f.json".into()), server: Some("s".into()), argv: None }
+        Selection { config: Some("f.json".into()), server: Some("s".into()), ..Selection::default() }
     }
 
     #[test]
@@ -184,7 +192,7 @@ mod tests {
         let sel = |server: Option<&str>| Selection {
             config: Some(file.clone()),
             server: server.map(Into::into),
-            argv: None,
+            ..Selection::default()
         };
         let Selected::Spec(spec) = sel(Some("two")).spec(None).unwrap() else { panic!("a spec") };
         assert_eq!(spec.name, "two");
