@@ -27,6 +27,7 @@ mod many_servers;
 mod output;
 mod progress;
 mod selection;
+mod shell;
 mod tasks;
 mod trace_file;
 
@@ -395,6 +396,15 @@ mcp call --config servers.json get-sum a=2 b=3   (to the server of the file offe
         #[arg(long = "for", value_name = "SECONDS", value_parser = parse_timeout)]
         duration: Option<Duration>,
     },
+    /// An interactive shell on one server: connect once, then type commands (tools, call,
+    /// prompts, resources, read, listen, ...) with history and Tab completion of commands,
+    /// tool, prompt and resource names and argument names.
+    ///
+    /// History is saved in ~/.config/mcp/shell_history (MCP_SHELL_HISTORY: another file, empty
+    /// for none). Notifications are printed as they arrive. Ctrl-C clears the line or cancels
+    /// the running command; Ctrl-D or `exit` leaves.
+    #[command(after_help = "Example: mcp shell \"npx -y @modelcontextprotocol/server-everything\"")]
+    Shell(Target),
     /// A short tour against the bundled test server (no network; text output only).
     #[command(after_help = "Example: mcp demo")]
     Demo,
@@ -565,6 +575,7 @@ async fn dispatch(settings: &Settings, command: Command) -> Result<ExitCode, Cli
     // `--` stands for TARGET.
     let (target, action) = match command {
         Command::Demo => return demo::run(settings).await,
+        Command::Shell(target) => return shell::run(settings, target.target).await,
         Command::Login(target) => {
             let (target, _) = sel.positionals(target.target, vec![])?;
             return auth::login(settings, target.as_deref()).await;
@@ -787,10 +798,14 @@ fn main() -> ExitCode {
     // group of its own, so the terminal's SIGINT no longer reaches it (or what its wrapper
     // started) directly: without this, a wrapper's child that ignores stdin EOF would be left.
     let outcome = runtime.block_on(async {
-        tokio::select! {
-            biased;
-            () = interrupted() => None,
-            outcome = dispatch(&settings, cli.command) => Some(outcome),
+        match cli.command {
+            // The shell handles Ctrl-C itself: it cancels the running command, not the shell.
+            Command::Shell(target) => Some(shell::run(&settings, target.target).await),
+            command => tokio::select! {
+                biased;
+                () = interrupted() => None,
+                outcome = dispatch(&settings, command) => Some(outcome),
+            },
         }
     });
     drop(runtime);
