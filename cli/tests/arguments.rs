@@ -5,24 +5,10 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-use serde_json::{json, Value};
+use serde_json::json;
 
-fn target(flags: &str) -> String {
-    format!("{} {flags}", mcp_tests::support::test_server())
-}
-
-fn mcp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcp")).args(args).output().expect("run mcp")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn json(out: &Output) -> Value {
-    assert!(out.status.success(), "mcp failed: {}", stderr(out));
-    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
-}
+mod common;
+use common::{json, mcp, stderr, target};
 
 /// A usage error (exit code 2) whose one line says `says`.
 fn assert_usage(out: &Output, says: &str) {

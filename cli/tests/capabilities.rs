@@ -1,25 +1,10 @@
 //! What a server does not offer: listing prompts, resources or templates lists nothing (exit
 //! 0, a note on stderr); `mcp listen` names the method and what the server declared.
 
-use std::process::{Command, Output};
-
 use serde_json::{json, Value};
 
-fn target(flags: &str) -> String {
-    format!("{} {flags}", mcp_tests::support::test_server())
-}
-
-fn mcp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcp")).args(args).output().expect("run mcp")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+mod common;
+use common::{mcp, stderr, stdout, target};
 
 #[test]
 fn missing_lists_are_empty_with_a_note() {

@@ -4,27 +4,8 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-/// A TARGET running the test server with these flags.
-fn target(flags: &str) -> String {
-    format!("{} {flags}", mcp_tests::support::test_server())
-}
-
-fn mcp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcp")).args(args).output().expect("run mcp")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn json(out: &Output) -> Value {
-    assert!(out.status.success(), "mcp failed: {}", stderr(out));
-    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
-}
+mod common;
+use common::{json, mcp, stderr, stdout, target};
 
 /// Exit code 1 and exactly one `error:` line on stderr.
 fn assert_one_error_line(out: &Output) {

@@ -4,27 +4,12 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 use mcp_tests::support::{peer_command, test_server, TempDir};
 use serde_json::{json, Value};
 
-fn mcp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcp")).args(args).output().expect("run mcp")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn json_of(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("JSON on stdout ({e}): {}\nstderr: {}", stdout(out), stderr(out)))
-}
+mod common;
+use common::{json_of, mcp, stderr, stdout};
 
 /// A stdio entry running the bundled test server with `args`.
 fn test_entry(args: &[&str]) -> Value {

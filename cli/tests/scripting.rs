@@ -1,26 +1,10 @@
 //! Scripting: `mcp request`, `mcp ping`, `mcp log-level` and `--log-level`; `--json` prints
 //! the protocol's own result objects and `{"error": ...}` on failures.
 
-use std::process::{Command, Output};
-
 use serde_json::{json, Value};
 
-fn target(flags: &str) -> String {
-    format!("{} {flags}", mcp_tests::support::test_server())
-}
-
-fn mcp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcp")).args(args).output().expect("run mcp")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn json(out: &Output) -> Value {
-    assert!(out.status.success(), "mcp failed: {}", stderr(out));
-    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
-}
+mod common;
+use common::{json, mcp, stderr, target};
 
 #[test]
 fn request_ping_and_log_level() {

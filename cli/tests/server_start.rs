@@ -1,19 +1,8 @@
 //! Starting stdio servers: `-e KEY=VALUE`, `--cwd DIR`, `VAR=value cmd` in a quoted TARGET,
 //! and the server's argv after `--`.
 
-use std::process::{Command, Output};
-
-fn mcp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcp")).args(args).output().expect("run mcp")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+mod common;
+use common::{mcp, stderr, stdout};
 
 /// A wrapper script that records its working directory and `$GREETING` in `$REPORT`, then
 /// runs the bundled server.
