@@ -31,6 +31,9 @@ pub struct Settings {
     pub timeout: Option<Duration>,
     /// Report the server's stderr, logs and warnings on stderr.
     pub verbose: bool,
+    /// Whether the client's reports (the warnings always shown, and with `verbose` the rest) go
+    /// to stderr; the shell turns it off and prints them above its prompt instead.
+    pub events_on_stderr: bool,
     /// Headers for every HTTP request.
     pub headers: Vec<(String, String)>,
     /// A forced transport (`None`: detect it from the target).
@@ -229,7 +232,11 @@ pub fn build_client(
     specs: Vec<ServerSpec>,
     extra: Option<ExtraHook>,
 ) -> Result<Client, CliError> {
-    let report: fn(&str, &Event) = if settings.verbose { report_event } else { report_quiet_warning };
+    let report: fn(&str, &Event) = match (settings.events_on_stderr, settings.verbose) {
+        (false, _) => |_, _| {},
+        (true, true) => report_event,
+        (true, false) => report_quiet_warning,
+    };
     // `--log-level` without `--verbose`: the log messages at that level and above too.
     let logs = settings.log_level.filter(|_| !settings.verbose);
     let mut builder = Client::builder().browser_authorization(crate::auth::browser());

@@ -763,6 +763,7 @@ fn main() -> ExitCode {
         protocol: cli.protocol.into(),
         timeout: cli.timeout,
         verbose: cli.verbose,
+        events_on_stderr: true,
         headers: cli.headers,
         transport: cli.transport.forced(),
         retries: cli.retries,

@@ -117,6 +117,29 @@ fn trace_writes_the_call_and_its_answer_as_json_lines() {
     }
 }
 
+/// `--trace` against a real peer (server-everything over stdio): the handshake and the call go
+/// out, their answers come back, in the order they happened.
+#[test]
+fn trace_of_a_real_peer() {
+    let dir = mcp_tests::support::TempDir::new("trace-everything");
+    let file = dir.path().join("wire.jsonl");
+    let everything = mcp_tests::support::peer_command("server-everything");
+    let out = mcp(&["--trace", file.to_str().unwrap(), "call", &everything, "echo", "message=traced"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&file).expect("the trace");
+    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    let position = |dir: &str, method: &str| {
+        lines.iter().position(|l| l["dir"] == dir && l["message"]["method"] == method)
+    };
+    let initialize = position("send", "initialize").expect("the handshake");
+    let call = position("send", "tools/call").expect("the call");
+    assert!(initialize < call, "{lines:#?}");
+    let id = &lines[call]["message"]["id"];
+    let answer =
+        lines.iter().position(|l| l["dir"] == "recv" && l["message"]["id"] == *id).expect("its answer");
+    assert!(call < answer && lines[answer]["message"]["result"].to_string().contains("traced"), "{lines:#?}");
+}
+
 #[test]
 fn call_prints_text_and_fails_on_is_error() {
     let out = mcp(&["call", &target(""), "echo", r#"{"message":"hi"}"#]);

@@ -58,7 +58,7 @@ pub async fn run(settings: &Settings, target: Option<String>) -> Result<ExitCode
     let hook = hook(events, listening.clone(), settings.verbose);
     // The shell prints the server's logs and events itself (above the prompt); the client
     // must not write them to stderr in the middle of a line being typed.
-    let client_settings = Settings { verbose: false, log_level: None, ..settings.clone() };
+    let client_settings = Settings { events_on_stderr: false, log_level: None, ..settings.clone() };
     commands::with_server_hooked(&client_settings, spec, Some(Box::new(hook)), |server| async move {
         // Ctrl-C while connecting ends the shell, as it ends any other command.
         let info = tokio::select! {
@@ -120,10 +120,10 @@ fn hook(
             }
             Event::Notification(n) => Heard::Notification(n.clone()),
             Event::Stderr(line) if verbose => Heard::Text(format!("stderr: {line}")),
-            // The three kinds the client reports even without --verbose are printed by it.
+            // The kinds a command reports even without --verbose, and with it every warning.
             Event::Warning(w)
                 if verbose
-                    && !matches!(
+                    || matches!(
                         w,
                         Warning::StructuredContent { .. }
                             | Warning::ToolSchema { .. }
