@@ -41,7 +41,7 @@
 //!   provider; aws-lc-rs wins when both are on; with neither, the process default installed
 //!   with `rustls::crypto::CryptoProvider::install_default` is used.
 //! - `native-roots` (implies `http`): trust the operating system's root certificates too
-//!   ([`HttpClientConfig::native_roots`]).
+//!   (`HttpClientConfig::native_roots`).
 //! - `oauth` (default, implies `http`): the OAuth 2.1 flow — [`auth`], the authorization
 //!   handler, the browser sign-in, token stores.
 //! - `schema` (default): structured tool output validated against output schemas.

@@ -35,7 +35,7 @@ pub fn tls_provider() -> Result<Arc<CryptoProvider>, String> {
 /// The certificates a client trusts besides the webpki roots, as DER.
 #[derive(Debug, Default)]
 pub struct ExtraRoots {
-    /// The operating system's (feature `native-roots`, when [`HttpClientConfig::native_roots`]
+    /// The operating system's (feature `native-roots`, when `HttpClientConfig::native_roots`
     /// is on). A client adds those it can parse and skips the others.
     pub native: Vec<CertificateDer<'static>>,
     /// [`HttpClientConfig::extra_root_certificates`], parsed: one that is not usable is an error.
