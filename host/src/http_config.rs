@@ -23,8 +23,9 @@ pub struct HttpClientConfig {
     /// true).
     pub webpki_roots: bool,
     /// Whether the operating system's trusted roots are (default true; feature `native-roots`).
-    /// They are read when the first `https://` connection is made (the blocking runtime: when
-    /// the client is built).
+    /// They are read when the first `https://` connection is made (mcpwire-blocking: at its
+    /// first HTTP exchange), or at `build()` when roots are configured or the webpki roots are
+    /// off.
     #[cfg(feature = "native-roots")]
     pub native_roots: bool,
     /// Which proxy to use (default: from the environment).
