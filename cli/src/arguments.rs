@@ -16,6 +16,7 @@
 //! is always allowed, it travels as the request's `_meta`); a missing `required` one; a value
 //! whose JSON type is not the property's top-level `type`. Nothing deeper is validated here.
 
+use mcpwire_core::types::json_kind;
 use serde_json::{Map, Value};
 
 use crate::commands::CliError;
@@ -104,7 +105,7 @@ impl ArgInput {
         if let Some((key, value)) = args.iter().find(|(_, v)| !v.is_string()) {
             return Err(CliError::usage(format!(
                 "argument {key:?} of prompt {prompt:?} must be a string, got {}",
-                kind_of(value)
+                json_kind(value)
             )));
         }
         if let Some(declared) = declared {
@@ -144,7 +145,7 @@ pub fn json_object(text: &str, what: &str) -> Result<Map<String, Value>, CliErro
     })?;
     match value {
         Value::Object(map) => Ok(map),
-        other => Err(CliError::usage(format!("{what} must be a JSON object, got {}", kind_of(&other)))),
+        other => Err(CliError::usage(format!("{what} must be a JSON object, got {}", json_kind(&other)))),
     }
 }
 
@@ -213,18 +214,6 @@ fn typed(key: &str, text: &str, types: &[String]) -> Result<Value, CliError> {
     Err(CliError::usage(format!("argument {key:?}: expected {}, got {text:?}", types.join(" or "))))
 }
 
-/// `a string`, `a number`, ...
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// Unknown names, missing required ones and top-level types (see the module docs).
 fn check_tool(tool: &str, schema: &Value, args: &Map<String, Value>) -> Result<(), CliError> {
     let properties = schema.get("properties").and_then(Value::as_object);
@@ -245,7 +234,7 @@ fn check_tool(tool: &str, schema: &Value, args: &Map<String, Value>) -> Result<(
                 return Err(CliError::usage(format!(
                     "argument {key:?} of tool {tool:?}: expected {}, got {}",
                     types.join(" or "),
-                    kind_of(value)
+                    json_kind(value)
                 )));
             }
         }

@@ -128,8 +128,9 @@ macro_rules! raw_json_impls {
 }
 pub(crate) use raw_json_impls;
 
-/// A short name for the JSON type of `value`, for error messages.
-pub(crate) fn json_kind(value: &Value) -> &'static str {
+/// A short name for the JSON type of `value`, for error messages: `null`, `a boolean`,
+/// `a number`, `a string`, `an array` or `an object`.
+pub fn json_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -14,6 +14,17 @@ fn records(h: &mut Harness) -> Vec<WireRecord> {
     std::iter::from_fn(|| h.conn.poll_wire()).collect()
 }
 
+/// The handshake, one `tools/call` answered, then the close and the process's exit.
+fn one_call_then_exit(h: &mut Harness) {
+    h.connect_modern();
+    let t = h.request(call("echo", json!({"text": "hi"})));
+    let sent = h.expect_sent("tools/call");
+    h.reply(&sent, text_result("hi"));
+    h.ok(t);
+    h.close();
+    h.exited(exit_code(0));
+}
+
 fn message(text: &str) -> Value {
     serde_json::from_str(text).expect("a record holds a whole JSON message")
 }
@@ -21,26 +32,14 @@ fn message(text: &str) -> Value {
 #[test]
 fn the_trace_is_off_by_default() {
     let mut h = Harness::auto();
-    h.connect_modern();
-    let t = h.request(call("echo", json!({"text": "hi"})));
-    let sent = h.expect_sent("tools/call");
-    h.reply(&sent, text_result("hi"));
-    h.ok(t);
-    h.close();
-    h.exited(exit_code(0));
+    one_call_then_exit(&mut h);
     assert_eq!(h.conn.poll_wire(), None);
 }
 
 #[test]
 fn stdio_records_come_in_order() {
     let mut h = Harness::with(ProtocolMode::Auto, |cfg| cfg.wire_trace = true);
-    h.connect_modern();
-    let t = h.request(call("echo", json!({"text": "hi"})));
-    let sent = h.expect_sent("tools/call");
-    h.reply(&sent, text_result("hi"));
-    h.ok(t);
-    h.close();
-    h.exited(exit_code(0));
+    one_call_then_exit(&mut h);
     let records = records(&mut h);
     let summary: Vec<String> = records
         .iter()
@@ -67,6 +66,19 @@ fn stdio_records_come_in_order() {
     assert_eq!((records[0].direction(), records[0].kind()), ("event", "process_start"));
     assert_eq!((records[1].direction(), records[1].kind()), ("send", "message"));
     assert_eq!((records[2].direction(), records[2].kind()), ("recv", "message"));
+}
+
+/// A host that never drains the trace keeps at most `max_pending_events` records: the oldest
+/// go first, the newest stay.
+#[test]
+fn an_undrained_trace_keeps_only_the_newest_records() {
+    let mut h = Harness::with(ProtocolMode::Auto, |cfg| {
+        cfg.wire_trace = true;
+        cfg.limits.max_pending_events = 3;
+    });
+    one_call_then_exit(&mut h);
+    let kept: Vec<&str> = records(&mut h).iter().map(WireRecord::kind).collect();
+    assert_eq!(kept, ["message", "message", "process_exit"], "the call, its answer, the exit");
 }
 
 #[test]
