@@ -19,7 +19,8 @@ use serde_json::{Map, Value};
 
 use crate::era::ServerInfo;
 use crate::error::ClientError;
-use crate::request::{Request, Response};
+use crate::request::Request;
+use crate::response::Response;
 use crate::types::{
     CallToolResult, CompleteResult, CompletionReference, GetPromptResult, LoggingLevel, Prompt,
     ReadResourceResult, Resource, ResourceTemplate, Tool,

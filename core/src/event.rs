@@ -7,8 +7,9 @@ use crate::handle::{RequestHandle, ServerRequestHandle};
 // `ListKind` belongs to requests; events name it as the host sees it (`crate::event::ListKind`).
 use crate::era::ServerInfo;
 pub(crate) use crate::request::ListKind;
-use crate::request::Response;
-use crate::types::LoggingLevel;
+use crate::response::Response;
+use crate::subscription::SubscriptionFilter;
+use crate::types::{LoggingLevel, ServerRequestKind};
 
 /// Something the host should know. Every [`RequestHandle`] gets exactly one
 /// [`Event::Response`], and nothing after it.
@@ -60,7 +61,7 @@ pub enum Event {
         /// The listen request.
         handle: RequestHandle,
         /// What happened.
-        update: crate::subscription::SubscriptionUpdate,
+        update: SubscriptionUpdate,
     },
     /// A resource subscription made with [`crate::Request::SubscribeResource`] (handshake
     /// revisions) ended without the host asking: renewing it on a new process or session was
@@ -104,43 +105,6 @@ pub struct Progress {
     pub total: Option<f64>,
     /// A human-readable message (sanitised).
     pub message: Option<String>,
-}
-
-/// The kind of a server-to-client request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ServerRequestKind {
-    /// `roots/list`.
-    Roots,
-    /// `sampling/createMessage`.
-    Sampling,
-    /// `elicitation/create` (form mode).
-    Elicitation,
-    /// `elicitation/create` in URL mode (answered by the URL handler).
-    ElicitationUrl,
-    /// Not from the server: the connection's OAuth flow needs the user to sign in through a
-    /// browser ([`crate::types::AuthorizationRequest`]).
-    #[cfg(feature = "oauth")]
-    Authorization,
-    /// Not from the server: the connection needs an access token from the host's token
-    /// provider ([`crate::types::AccessTokenRequest`]).
-    #[cfg(feature = "http")]
-    AccessToken,
-}
-
-impl ServerRequestKind {
-    /// The JSON-RPC method.
-    pub fn method(self) -> &'static str {
-        match self {
-            ServerRequestKind::Roots => "roots/list",
-            ServerRequestKind::Sampling => "sampling/createMessage",
-            ServerRequestKind::Elicitation | ServerRequestKind::ElicitationUrl => "elicitation/create",
-            #[cfg(feature = "oauth")]
-            ServerRequestKind::Authorization => "oauth/authorize",
-            #[cfg(feature = "http")]
-            ServerRequestKind::AccessToken => "oauth/access-token",
-        }
-    }
 }
 
 /// A server-to-client request for the host to answer: already checked and decoded (a request
@@ -194,4 +158,35 @@ pub struct LogMessage {
     pub text: String,
     /// The raw `data` value.
     pub data: Value,
+}
+
+/// Something that happened on a listen stream, in the order it happened. Every update for a
+/// handle comes before its one [`crate::Event::Response`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum SubscriptionUpdate {
+    /// The server acknowledged the listen (the first time, or again after a re-open).
+    Acknowledged {
+        /// What the server agreed to honour, as it said.
+        granted: SubscriptionFilter,
+        /// What was asked for and is not in `granted`.
+        unsupported: SubscriptionFilter,
+    },
+    /// A notification delivered on the stream (caches it invalidates are already dropped).
+    Notification(Notification),
+    /// The server sent a notification on the stream that the listen did not ask for (see
+    /// [`SubscriptionFilter::asks_for`]); it was dropped, caches untouched. The first on a
+    /// stream is also reported as [`crate::Warning::UnrequestedNotification`].
+    Unrequested {
+        /// The dropped notification's method, sanitised.
+        method: String,
+        /// How many the stream has dropped so far, this one included.
+        count: u64,
+    },
+    /// The stream dropped (HTTP) or its process exited (stdio); the listen is being sent
+    /// again and waits for a new acknowledgment.
+    Reconnecting {
+        /// Why the stream dropped.
+        reason: RequestError,
+    },
 }

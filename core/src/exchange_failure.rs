@@ -1,9 +1,8 @@
 //! [`ExchangeFailure`]: why an HTTP exchange ended without a response, as every runtime
-//! reports it, and the input the core takes for it.
+//! reports it. The input the core takes for it is `ExchangeFailure::into_input` (next to
+//! [`crate::Input`]).
 
-use crate::connection::Input;
 use crate::destination::UnsafeAddress;
-use crate::handle::ExchangeId;
 
 /// Why an HTTP exchange ended without a response.
 #[derive(Debug)]
@@ -36,14 +35,6 @@ impl ExchangeFailure {
             source = s.source();
         }
         Self::Transport(std::io::Error::new(kind.unwrap_or(std::io::ErrorKind::Other), text))
-    }
-
-    /// The input that reports this failure of `exchange` to the core.
-    pub fn into_input(self, exchange: ExchangeId) -> Input {
-        match self {
-            Self::Transport(detail) => Input::HttpFailed(exchange, detail),
-            Self::Refused(refusal) => Input::HttpRefused(exchange, refusal),
-        }
     }
 }
 

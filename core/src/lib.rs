@@ -108,6 +108,7 @@
 #[cfg(feature = "http")]
 pub mod address_class;
 pub mod calls;
+pub mod catalog;
 mod command;
 mod config;
 mod connection;
@@ -131,6 +132,7 @@ pub mod headers;
 pub mod host_requests;
 #[cfg(feature = "http")]
 mod http_url;
+mod input_round;
 mod io;
 mod io_error;
 pub mod jsonrpc;
@@ -143,6 +145,7 @@ mod redact;
 #[cfg(feature = "http")]
 mod redirect_error;
 mod request;
+mod response;
 pub mod routing;
 pub mod schema;
 mod server_spec;
@@ -168,10 +171,6 @@ pub use config::{
 };
 #[cfg(feature = "schema")]
 pub use config::{SchemaValidation, ValidationMode};
-pub use connection::{
-    input_wait_delay, InputResume, InputState, InputWait, InputWaitDecision, OutstandingInput,
-    FIRST_INPUT_WAIT, MAX_INPUT_WAIT,
-};
 pub use connection::{CacheInfo, CacheKey, CacheScope, Connection, Input, Output};
 pub use deprecation::{
     deprecation_notices, set_deprecation_notices, Deprecation, DeprecationNotices, Removal, UsedBy,
@@ -180,12 +179,16 @@ pub use deprecation::{
 pub use destination::{Destination, UnsafeAddress};
 pub use era::{Era, ServerInfo};
 pub use error::{AnswerError, ClientError, CommandError, RequestError, RpcError, RpcErrorKind, Warning};
-pub use event::{Event, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
+pub use event::{Event, LogMessage, Notification, Progress, ServerRequest, SubscriptionUpdate};
 #[cfg(feature = "http")]
 pub use exchange_failure::ExchangeFailure;
 #[cfg(feature = "http")]
 pub use handle::ExchangeId;
 pub use handle::{Epoch, RequestHandle, ServerRequestHandle};
+pub use input_round::{
+    input_wait_delay, InputResume, InputWait, InputWaitDecision, OutstandingInput, FIRST_INPUT_WAIT,
+    MAX_INPUT_WAIT,
+};
 pub use io::{ExitInfo, Io};
 #[cfg(feature = "http")]
 pub use io::{HttpHead, HttpMethod, HttpRequest};
@@ -193,11 +196,12 @@ pub use io_error::IoError;
 pub use notify_queue::{NotificationQueue, Pushed, QueueLimits};
 #[cfg(feature = "http")]
 pub use redirect_error::{RedirectError, RedirectRefusal, MAX_REDIRECTS};
-pub use request::{is_reserved_meta_key, ListKind, Request, RequestMetaContext, RequestOptions, Response};
+pub use request::{is_reserved_meta_key, InputState, ListKind, Request, RequestMetaContext, RequestOptions};
+pub use response::Response;
 pub use server_spec::{ServerSpec, ServerTool};
-pub use subscription::{SubscriptionFilter, SubscriptionUpdate};
+pub use subscription::SubscriptionFilter;
 pub use transport::TransportKind;
 #[cfg(feature = "http")]
 pub use transport_attempt::{AttemptOutcome, TransportAttempt};
-pub use types::{HandlerError, HostRequest, Root};
+pub use types::{HandlerError, HostRequest, Root, ServerRequestKind};
 pub use wire::WireRecord;

@@ -1,14 +1,11 @@
-//! Host requests (what the host can ask a server) and their typed responses.
+//! Host requests: what the host can ask a server ([`Request`]) and how ([`RequestOptions`]).
+//! Their typed answers are [`crate::Response`]s.
 
 use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::era::ServerInfo;
-use crate::types::{
-    CallToolResult, CompleteResult, CompletionReference, GetPromptResult, LoggingLevel, Prompt,
-    ReadResourceResult, Resource, ResourceTemplate, Tool,
-};
+use crate::types::{CompletionReference, LoggingLevel};
 
 /// Which list a `list_changed` notification is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -173,120 +170,17 @@ pub struct RequestOptions {
     /// Resumes a multi-round-trip exchange (`tools/call`, `prompts/get`, `resources/read`
     /// only): the first attempt carries this `requestState` and `inputResponses`, with a fresh
     /// input budget; never answered from the cache. See [`crate::InputResume`].
-    pub input_state: Option<crate::InputState>,
+    pub input_state: Option<InputState>,
 }
 
-/// A successful, typed response.
-///
-/// The rarely seen large values (server info, tasks) are boxed, so the response a call carries
-/// through the layers stays small.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum Response {
-    /// For [`Request::Connect`] and [`Request::Discover`].
-    Connected(Box<ServerInfo>),
-    /// All tools, across pages.
-    Tools(Vec<Tool>),
-    /// All prompts.
-    Prompts(Vec<Prompt>),
-    /// All resources.
-    Resources(Vec<Resource>),
-    /// All resource templates.
-    ResourceTemplates(Vec<ResourceTemplate>),
-    /// A tool result (check `is_error`: a tool failure is a result, not an error).
-    ToolResult(CallToolResult),
-    /// A prompt.
-    Prompt(GetPromptResult),
-    /// Resource contents.
-    Resource(ReadResourceResult),
-    /// Completion values.
-    Completion(CompleteResult),
-    /// The server answered a ping.
-    Pong,
-    /// An empty acknowledgement (e.g. `logging/setLevel`).
-    Empty,
-    /// The server ended a [`Request::Listen`] gracefully.
-    ListenEnded,
-    /// A call started as a task ([`Request::CallToolAsTask`]).
-    TaskStarted(Box<crate::types::Task>),
-    /// A task's state ([`Request::GetTask`]).
-    Task(Box<crate::types::Task>),
-    /// Every task ([`Request::ListTasks`]).
-    Tasks(Vec<crate::types::Task>),
-    /// The result of a [`Request::Custom`], as received.
-    Raw(Value),
-}
-
-macro_rules! into_variant {
-    ($(#[$doc:meta])* $fn:ident, $variant:ident, $ty:ty, $expected:literal) => {
-        $(#[$doc])*
-        pub fn $fn(self) -> Result<$ty, crate::error::ClientError> {
-            match self {
-                Response::$variant(v) => Ok(v),
-                _ => Err(crate::error::ClientError::UnexpectedResponse { expected: $expected }),
-            }
-        }
-    };
-    (boxed $(#[$doc:meta])* $fn:ident, $variant:ident, $ty:ty, $expected:literal) => {
-        $(#[$doc])*
-        pub fn $fn(self) -> Result<$ty, crate::error::ClientError> {
-            match self {
-                Response::$variant(v) => Ok(*v),
-                _ => Err(crate::error::ClientError::UnexpectedResponse { expected: $expected }),
-            }
-        }
-    };
-}
-
-impl Response {
-    into_variant!(boxed
-        /// The server info of a `Connect`.
-        into_connected, Connected, ServerInfo, "server info"
-    );
-    into_variant!(
-        /// The tools of a `ListTools`.
-        into_tools, Tools, Vec<Tool>, "tools"
-    );
-    into_variant!(
-        /// The prompts of a `ListPrompts`.
-        into_prompts, Prompts, Vec<Prompt>, "prompts"
-    );
-    into_variant!(
-        /// The resources of a `ListResources`.
-        into_resources, Resources, Vec<Resource>, "resources"
-    );
-    into_variant!(
-        /// The templates of a `ListResourceTemplates`.
-        into_resource_templates, ResourceTemplates, Vec<ResourceTemplate>, "resource templates"
-    );
-    into_variant!(
-        /// The result of a `CallTool`.
-        into_tool_result, ToolResult, CallToolResult, "a tool result"
-    );
-    into_variant!(
-        /// The prompt of a `GetPrompt`.
-        into_prompt, Prompt, GetPromptResult, "a prompt"
-    );
-    into_variant!(
-        /// The contents of a `ReadResource`.
-        into_resource, Resource, ReadResourceResult, "resource contents"
-    );
-    into_variant!(
-        /// The values of a `Complete`.
-        into_completion, Completion, CompleteResult, "completion values"
-    );
-    into_variant!(boxed
-        /// The task of a `GetTask`.
-        into_task, Task, crate::types::Task, "a task"
-    );
-    into_variant!(
-        /// The tasks of a `ListTasks`.
-        into_tasks, Tasks, Vec<crate::types::Task>, "tasks"
-    );
-    into_variant!(
-        /// The raw result of a `Custom` request.
-        into_raw, Raw, Value, "a raw result"
-    );
+/// The input a request's first attempt carries when it resumes a multi-round-trip exchange:
+/// the server's `requestState` (echoed verbatim) and `inputResponses`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct InputState {
+    /// The last `requestState` the server gave, if any.
+    pub request_state: Option<String>,
+    /// Answers by the server's `inputRequests` keys (empty: an empty `inputResponses`).
+    pub responses: Map<String, Value>,
 }
 
 impl Request {
@@ -453,7 +347,7 @@ impl RequestOptions {
     }
 
     /// Resumes a multi-round-trip exchange (`tools/call`, `prompts/get`, `resources/read` only): the first attempt carries this `requestState` and `inputResponses`, with a fresh input budget; never answered from the cache.
-    pub fn input_state(mut self, input_state: crate::InputState) -> Self {
+    pub fn input_state(mut self, input_state: InputState) -> Self {
         self.input_state = Some(input_state);
         self
     }

@@ -1,5 +1,5 @@
 //! Push from 2026-07-28 servers: what a `subscriptions/listen` stream asks for
-//! ([`SubscriptionFilter`]) and what happens on it ([`SubscriptionUpdate`]).
+//! ([`SubscriptionFilter`]); what happens on it is a [`crate::SubscriptionUpdate`] event.
 //!
 //! A listen is a long-lived request ([`crate::Request::Listen`]): the server acknowledges it
 //! with the part of the filter it agreed to honour, then sends the notifications it asked
@@ -8,9 +8,6 @@
 //! server closed it gracefully, an error otherwise (closed by the host: `Cancelled`).
 
 use serde_json::{Map, Value};
-
-use crate::error::RequestError;
-use crate::event::Notification;
 
 /// The `_meta` key naming the subscription a notification belongs to.
 pub const SUBSCRIPTION_ID_META: &str = "io.modelcontextprotocol/subscriptionId";
@@ -174,37 +171,6 @@ impl SubscriptionFilter {
 fn covers_uri(subscribed: &str, uri: &str) -> bool {
     let Some(rest) = uri.strip_prefix(subscribed) else { return false };
     rest.is_empty() || subscribed.ends_with('/') || rest.starts_with(['/', '?', '#'])
-}
-
-/// Something that happened on a listen stream, in the order it happened. Every update for a
-/// handle comes before its one [`crate::Event::Response`].
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum SubscriptionUpdate {
-    /// The server acknowledged the listen (the first time, or again after a re-open).
-    Acknowledged {
-        /// What the server agreed to honour, as it said.
-        granted: SubscriptionFilter,
-        /// What was asked for and is not in `granted`.
-        unsupported: SubscriptionFilter,
-    },
-    /// A notification delivered on the stream (caches it invalidates are already dropped).
-    Notification(Notification),
-    /// The server sent a notification on the stream that the listen did not ask for (see
-    /// [`SubscriptionFilter::asks_for`]); it was dropped, caches untouched. The first on a
-    /// stream is also reported as [`crate::Warning::UnrequestedNotification`].
-    Unrequested {
-        /// The dropped notification's method, sanitised.
-        method: String,
-        /// How many the stream has dropped so far, this one included.
-        count: u64,
-    },
-    /// The stream dropped (HTTP) or its process exited (stdio); the listen is being sent
-    /// again and waits for a new acknowledgment.
-    Reconnecting {
-        /// Why the stream dropped.
-        reason: RequestError,
-    },
 }
 
 #[cfg(test)]

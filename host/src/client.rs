@@ -4,7 +4,8 @@ use std::future::Future;
 use std::sync::Arc;
 
 use mcpwire_core::calls::{Call, CallTool};
-use mcpwire_core::routing::{ClientList, ConnectReport, ConnectedServer, RouteError, ServerFailure};
+use mcpwire_core::catalog::{ClientList, ConnectReport, ConnectedServer, ServerFailure};
+use mcpwire_core::routing::RouteError;
 use mcpwire_core::types::Tool;
 use mcpwire_core::{ClientError, Request, Root, ServerTool};
 

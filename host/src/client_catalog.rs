@@ -7,7 +7,7 @@
 //! fails is reported on its own and does not hide the others' answers.
 
 use mcpwire_core::calls::{Complete, GetPrompt, ReadResource};
-use mcpwire_core::routing::{
+use mcpwire_core::catalog::{
     is_capability_missing, ClientList, LogLevelReport, ServerFailure, ServerPrompt, ServerResource,
     ServerResourceTemplate,
 };

@@ -3,10 +3,10 @@
 //! matched by a resource template). A server that cannot answer does not stop the others:
 //! when no server that answered offers the item, its failure is the answer.
 
-use mcpwire_core::routing::{
-    is_capability_missing, route_item, template_matches, ClientList, RouteError, RouteKind, Routing,
-    ServerFailure, ServerResource, ServerResourceTemplate,
+use mcpwire_core::catalog::{
+    is_capability_missing, ClientList, ServerFailure, ServerResource, ServerResourceTemplate,
 };
+use mcpwire_core::routing::{route_item, template_matches, RouteError, RouteKind, Routing};
 use mcpwire_core::types::{Resource, ResourceTemplate};
 use mcpwire_core::{ClientError, Request, ServerTool};
 

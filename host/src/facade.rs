@@ -64,7 +64,7 @@ pub use mcpwire_core::{
 };
 
 // What a client asks of several servers at once.
-pub use mcpwire_core::routing::{
+pub use mcpwire_core::catalog::{
     ClientList, ConnectReport, ConnectedServer, LogLevelReport, ServerFailure, ServerPrompt, ServerResource,
     ServerResourceTemplate,
 };

@@ -82,7 +82,7 @@ pub mod catalog_peer_checks {
             .map(|r| r.server.as_str())
             .collect();
         assert_eq!(hello, [py]);
-        let demo = |r: &&$crate::mcpwire_core::routing::ServerResource| r.resource.uri.starts_with("demo://");
+        let demo = |r: &&$crate::mcpwire_core::catalog::ServerResource| r.resource.uri.starts_with("demo://");
         assert!(resources.items.iter().filter(demo).all(|r| r.server == everything));
         assert!(resources.items.iter().any(|r| demo(&r)), "no demo:// resource");
         let templates = aw!(client.list_resource_templates());

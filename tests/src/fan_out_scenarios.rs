@@ -15,7 +15,8 @@ macro_rules! define_fan_out_scenarios {
 #[allow(unused_imports)]
 pub mod fan_out_scenarios {
     use super::rt;
-    use $crate::mcpwire_core::routing::{ClientList, RouteError, ServerFailure};
+    use $crate::mcpwire_core::catalog::{ClientList, ServerFailure};
+    use $crate::mcpwire_core::routing::RouteError;
     use $crate::mcpwire_core::tool_formats::Provider;
     use $crate::mcpwire_core::types::LoggingLevel;
     use $crate::mcpwire_core::{ClientError, RequestError, ServerSpec, ServerTool};

@@ -16,12 +16,14 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+use super::handshake;
 use super::{Connection, Proc, Session, Transport};
-use crate::era::{self, Era};
+use crate::era::Era;
 use crate::error::RequestError;
 use crate::event::Event;
 use crate::handle::RequestHandle;
-use crate::request::{ListKind, Request, Response};
+use crate::request::{ListKind, Request};
+use crate::response::Response;
 
 // What only HTTP has: the host's `Authorization`, stale results served after a transient
 // failure, lists cached on a GET stream's promise.
@@ -550,7 +552,7 @@ impl Connection {
             let detail = "server/discover answered after the session ended".into();
             return self.finish(handle, Err(RequestError::InvalidResponse { detail }));
         };
-        let (info, ttl_ms, scope) = match era::judge_rediscover(current, value) {
+        let (info, ttl_ms, scope) = match handshake::judge_rediscover(current, value) {
             Ok(judged) => judged,
             Err(e) => return self.finish(handle, Err(e)),
         };

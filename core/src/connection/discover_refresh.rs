@@ -34,7 +34,8 @@ use super::Connection;
 use crate::era::Era;
 use crate::error::{RequestError, Warning};
 use crate::handle::RequestHandle;
-use crate::request::{Request, RequestOptions, Response};
+use crate::request::{Request, RequestOptions};
+use crate::response::Response;
 
 /// The refresh in flight and the requests waiting for it.
 #[derive(Debug, Default)]

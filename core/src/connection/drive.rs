@@ -69,6 +69,17 @@ pub enum Output {
     Event(Event),
 }
 
+#[cfg(feature = "http")]
+impl crate::ExchangeFailure {
+    /// The input that reports this failure of `exchange` to the core.
+    pub fn into_input(self, exchange: ExchangeId) -> Input {
+        match self {
+            Self::Transport(detail) => Input::HttpFailed(exchange, detail),
+            Self::Refused(refusal) => Input::HttpRefused(exchange, refusal),
+        }
+    }
+}
+
 impl Connection {
     /// Feeds one [`Input`] to the matching `handle_*` method.
     pub fn handle_input(&mut self, now: Instant, input: Input) {

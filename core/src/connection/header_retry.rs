@@ -29,7 +29,8 @@ use crate::era::Era;
 use crate::error::{RequestError, RpcError, Warning};
 use crate::handle::RequestHandle;
 use crate::jsonrpc::RpcErrorObject;
-use crate::request::{Request, RequestOptions, Response};
+use crate::request::{Request, RequestOptions};
+use crate::response::Response;
 
 /// The JSON-RPC code of a header mismatch (`HeaderMismatch`).
 const HEADER_MISMATCH: i64 = -32020;

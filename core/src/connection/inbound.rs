@@ -7,13 +7,14 @@ use serde_json::{json, Value};
 use super::{Connection, Outgoing, Proc, Session, WireUse};
 use crate::era::Era;
 use crate::error::{AnswerError, Warning};
-use crate::event::{Event, LogMessage, Notification, Progress, ServerRequest, ServerRequestKind};
+use crate::event::{Event, LogMessage, Notification, Progress, ServerRequest};
 use crate::handle::{Epoch, RequestHandle, ServerRequestHandle};
 use crate::host_requests::{self, Prepared};
 use crate::jsonrpc::{self, Message, ResultJson, RpcErrorObject, WireId};
 use crate::request::ListKind;
 use crate::schema::elicitation::FormSchema;
 use crate::text::sanitize;
+use crate::types::ServerRequestKind;
 use crate::types::{HandlerError, HostRequest, LoggingLevel};
 
 /// The constant error a server gets when a host handler fails (the detail stays local).

@@ -15,14 +15,16 @@ use std::time::Instant;
 
 use serde_json::{Map, Value};
 
-use super::input_waits::{InputResume, InputState, OutstandingInput};
 use super::Connection;
 use crate::error::{AnswerError, RequestError, Warning};
-use crate::event::{Event, ServerRequest, ServerRequestKind};
+use crate::event::{Event, ServerRequest};
 use crate::handle::{RequestHandle, ServerRequestHandle};
+use crate::input_round::{InputResume, OutstandingInput};
+use crate::request::InputState;
 use crate::request::Request;
 use crate::schema::elicitation::FormSchema;
 use crate::types::HandlerError;
+use crate::types::ServerRequestKind;
 
 /// The input state of one request between rounds.
 #[derive(Debug, Default)]

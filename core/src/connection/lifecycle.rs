@@ -4,9 +4,10 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+use super::handshake::{self, judge_probe, ProbeOutcome, ProbeVerdict};
 use super::{Connection, Outgoing, Phase, Proc, ReapStage, Session, Transport, WireUse};
 use crate::config::ProtocolMode;
-use crate::era::{self, judge_probe, ProbeOutcome, ProbeVerdict, ServerInfo};
+use crate::era::ServerInfo;
 use crate::error::{RequestError, RpcError};
 use crate::event::Event;
 use crate::handle::Epoch;
@@ -211,7 +212,7 @@ impl Connection {
     /// Sends the `server/discover` probe and arms its timeout.
     fn send_probe(&mut self, now: Instant, epoch: Epoch) {
         let id = self.next_wire_id();
-        let meta = era::modern_meta(&self.cfg.client_info, &self.cfg.features);
+        let meta = handshake::modern_meta(&self.cfg.client_info, &self.cfg.features);
         let params = serde_json::json!({ "_meta": Value::Object(meta) });
         self.wire.insert(id.clone(), WireUse::Probe);
         let probe = Outgoing::Request { id, method: "server/discover".into(), params: Some(params) };
@@ -221,7 +222,7 @@ impl Connection {
 
     pub(super) fn send_initialize(&mut self, now: Instant, epoch: Epoch) {
         let id = self.next_wire_id();
-        let params = era::initialize_params(&self.cfg.client_info, &self.cfg.features);
+        let params = handshake::initialize_params(&self.cfg.client_info, &self.cfg.features);
         self.wire.insert(id.clone(), WireUse::Initialize);
         self.send(epoch, Outgoing::Request { id, method: "initialize".into(), params: Some(params) });
         if let Proc::Running { session, .. } = &mut self.proc {
@@ -239,7 +240,7 @@ impl Connection {
 
     pub(super) fn on_probe_response(&mut self, now: Instant, outcome: Result<Value, RpcErrorObject>) {
         let Some((epoch, probing)) = self.running_epoch() else { return };
-        let hints = outcome.as_ref().ok().map(era::discover_hints);
+        let hints = outcome.as_ref().ok().map(handshake::discover_hints);
         let outcome = match outcome {
             Ok(v) => ProbeOutcome::Result(v),
             Err(e) => ProbeOutcome::Error(RpcError { code: e.code, message: e.message, data: e.data }),
@@ -286,7 +287,7 @@ impl Connection {
     pub(super) fn on_initialize_response(&mut self, now: Instant, outcome: Result<Value, RpcErrorObject>) {
         let Some((epoch, _)) = self.running_epoch() else { return };
         match outcome {
-            Ok(v) => match era::judge_initialize(v) {
+            Ok(v) => match handshake::judge_initialize(v) {
                 Ok(info) => {
                     // `notifications/initialized` already carries the negotiated version.
                     #[cfg(feature = "http")]

@@ -25,6 +25,7 @@ mod deprecations;
 mod discover_refresh;
 mod drive;
 mod gating;
+mod handshake;
 #[cfg(feature = "http")]
 mod header_retry;
 #[cfg(feature = "http")]
@@ -54,10 +55,6 @@ use std::time::{Duration, Instant};
 
 pub use cache::{CacheInfo, CacheKey, CacheScope};
 pub use drive::{Input, Output};
-pub use input_waits::{
-    input_wait_delay, InputResume, InputState, InputWait, InputWaitDecision, OutstandingInput,
-    FIRST_INPUT_WAIT, MAX_INPUT_WAIT,
-};
 
 use crate::config::{ConnectionConfig, TransportConfig};
 use crate::era::{Era, ServerInfo};
@@ -66,7 +63,8 @@ use crate::event::Event;
 use crate::handle::{Counter, Epoch, RequestHandle, ServerRequestHandle};
 use crate::io::Io;
 use crate::jsonrpc::{self, WireId};
-use crate::request::{Request, RequestOptions, Response};
+use crate::request::{Request, RequestOptions};
+use crate::response::Response;
 use crate::timers::{Timer, Timers};
 use crate::types::{LoggingLevel, Tool};
 

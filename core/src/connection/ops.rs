@@ -6,14 +6,16 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
+use super::handshake::modern_meta;
 use super::pages::Pages;
 use super::{Connection, Outgoing, Proc, Session, WireUse};
-use crate::era::{modern_meta, Era};
+use crate::era::Era;
 use crate::error::{CommandError, RequestError, RpcError, Warning};
 use crate::event::Progress;
 use crate::handle::{Epoch, RequestHandle};
 use crate::jsonrpc::{ResultJson, RpcErrorObject, WireId};
-use crate::request::{Request, RequestOptions, Response};
+use crate::request::{Request, RequestOptions};
+use crate::response::Response;
 use crate::timers::Timer;
 use crate::types::{CallToolResult, CompleteResult, GetPromptResult, ReadResourceResult};
 

@@ -10,7 +10,7 @@ use super::cache::CacheScope;
 use super::Connection;
 use crate::error::{RequestError, Warning};
 use crate::handle::RequestHandle;
-use crate::request::Response;
+use crate::response::Response;
 use crate::types::{ListPage, Prompt, Resource, ResourceTemplate, Tool};
 
 /// The pages of a paginated list received so far.

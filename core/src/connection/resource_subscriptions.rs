@@ -27,7 +27,8 @@ use super::ops::Op;
 use super::Connection;
 use crate::error::RequestError;
 use crate::event::Event;
-use crate::request::{Request, RequestOptions, Response};
+use crate::request::{Request, RequestOptions};
+use crate::response::Response;
 
 /// The resources the server confirmed a `resources/subscribe` for, in URI order.
 #[derive(Debug, Default)]

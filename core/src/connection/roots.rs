@@ -13,10 +13,11 @@ use super::{Connection, Outgoing, Phase, Proc, Session};
 use crate::era::Era;
 use crate::error::CommandError;
 use crate::error::Warning;
-use crate::event::{Event, ServerRequest, ServerRequestKind};
+use crate::event::{Event, ServerRequest};
 use crate::handle::{Epoch, ServerRequestHandle};
 use crate::jsonrpc::{self, WireId};
 use crate::text::sanitize;
+use crate::types::ServerRequestKind;
 use crate::types::{roots_result, Root, RootsRequest};
 
 impl Connection {

@@ -16,10 +16,12 @@ use super::Connection;
 use crate::era::Era;
 use crate::error::{RequestError, Warning};
 use crate::event::Event;
+use crate::event::SubscriptionUpdate;
 use crate::handle::RequestHandle;
 use crate::jsonrpc::WireId;
-use crate::request::{Request, Response};
-use crate::subscription::{SubscriptionFilter, SubscriptionUpdate, SUBSCRIPTION_ID_META};
+use crate::request::Request;
+use crate::response::Response;
+use crate::subscription::{SubscriptionFilter, SUBSCRIPTION_ID_META};
 use crate::timers::Timer;
 
 /// A process that dies sooner than this after receiving its listens does not get them sent to

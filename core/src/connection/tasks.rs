@@ -107,7 +107,7 @@ impl Connection {
         }
         if as_task {
             let started = crate::types::Task::from_value(value)
-                .map(|t| crate::request::Response::TaskStarted(Box::new(t)))
+                .map(|t| crate::response::Response::TaskStarted(Box::new(t)))
                 .map_err(|e| invalid(e.to_string()));
             self.finish(handle, started);
             return;
@@ -370,7 +370,7 @@ impl Connection {
             if info.era == crate::era::Era::Modern && !legacy_task {
                 params.insert(
                     "_meta".into(),
-                    Value::Object(crate::era::modern_meta(&self.cfg.client_info, &self.cfg.features)),
+                    Value::Object(super::handshake::modern_meta(&self.cfg.client_info, &self.cfg.features)),
                 );
             }
         }

@@ -43,7 +43,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::routing::ServerFailure;
+use crate::catalog::ServerFailure;
+pub use crate::error::ToolCallError;
 use crate::server_spec::ServerTool;
 use crate::types::CallToolResult;
 
@@ -118,26 +119,6 @@ pub fn convert(provider: Provider, tools: &[ServerTool]) -> ProviderTools {
         _ => definitions,
     };
     ProviderTools { provider, tools, failed: Vec::new(), names: targets }
-}
-
-/// A provider's tool call that could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ToolCallError {
-    /// The value does not have the provider's tool-call shape.
-    #[error("not a {provider} tool call: {detail}")]
-    Shape {
-        /// The provider whose shape was expected.
-        provider: &'static str,
-        /// What is wrong.
-        detail: String,
-    },
-    /// The arguments are not a JSON object (or a string holding one, for OpenAI).
-    #[error("the tool call's arguments are not a JSON object: {0}")]
-    Arguments(String),
-    /// The name is not one of the converted tools.
-    #[error("the model called {0:?}, which is not one of the converted tools")]
-    UnknownName(String),
 }
 
 /// A tool call a model made, in a provider-neutral form.

@@ -42,7 +42,7 @@ pub use authorization::{AuthorizationCallback, AuthorizationRequest};
 pub use call_result::CallToolResult;
 pub use client_requests::{
     decode_roots_result, roots_result, CreateMessageRequest, CreateMessageResult, ElicitAction, ElicitMode,
-    ElicitRequest, ElicitResult, HandlerError, HostRequest, Root, RootsRequest,
+    ElicitRequest, ElicitResult, HandlerError, HostRequest, Root, RootsRequest, ServerRequestKind,
 };
 pub use common::{Annotations, Icon, Implementation, Role};
 pub use completion::{CompleteParams, CompleteResult, CompletionReference};

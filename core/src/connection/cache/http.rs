@@ -9,7 +9,8 @@ use crate::connection::ops::Op;
 use crate::connection::{Connection, Transport};
 use crate::era::Era;
 use crate::error::{CommandError, RequestError, Warning};
-use crate::request::{Request, Response};
+use crate::request::Request;
+use crate::response::Response;
 
 impl Slot {
     fn method(&self) -> &'static str {

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use super::super::{Connection, Proc, Session};
 use super::exchange::Role;
 use crate::error::{RequestError, Warning};
-use crate::event::{Event, ServerRequest, ServerRequestKind};
+use crate::event::{Event, ServerRequest};
 #[cfg(feature = "oauth")]
 use crate::handle::ExchangeId;
 use crate::handle::{Epoch, RequestHandle, ServerRequestHandle};
@@ -34,6 +34,7 @@ use crate::headers::parse_www_authenticate;
 use crate::io::{HttpHead, HttpRequest};
 use crate::oauth::{HttpAuth, Secret};
 use crate::timers::Timer;
+use crate::types::ServerRequestKind;
 use crate::types::{AccessTokenAnswer, AccessTokenRequest, HandlerError, HostRequest};
 
 /// Authorization rounds that may succeed in a row while the server keeps refusing.

@@ -42,7 +42,7 @@ use crate::io::{HttpHead, HttpRequest, Io};
 use crate::jsonrpc::WireId;
 use crate::jsonrpc_head::Peek;
 use crate::mcp_servers::{HttpUrl, TransportKind};
-use crate::request::Response;
+use crate::response::Response;
 use crate::timers::Timer;
 
 use detection::Detection;

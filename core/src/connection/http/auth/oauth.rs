@@ -8,11 +8,12 @@ use std::time::{Duration, Instant};
 use super::{AuthState, Mode, Round};
 use crate::connection::Connection;
 use crate::error::{RequestError, Warning};
-use crate::event::{Event, ServerRequest, ServerRequestKind};
+use crate::event::{Event, ServerRequest};
 use crate::handle::ExchangeId;
 use crate::io::{HttpHead, HttpRequest, Io};
 use crate::oauth::{AuthFlow, AuthNotice, AuthStep, FetchId, OAuthError, OAuthSetup};
 use crate::timers::Timer;
+use crate::types::ServerRequestKind;
 use crate::types::{AuthorizationCallback, AuthorizationRequest, HostRequest};
 
 /// Largest answer to one authorization fetch (metadata, registration, token), in bytes.

@@ -693,5 +693,4 @@ pub fn fuzz_headers(data: &[u8]) {
 }
 
 #[cfg(test)]
-#[path = "headers_tests.rs"]
 mod tests;

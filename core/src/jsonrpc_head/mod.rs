@@ -393,5 +393,4 @@ pub fn fuzz_head(data: &[u8]) {
 }
 
 #[cfg(test)]
-#[path = "jsonrpc_head_tests.rs"]
 mod tests;

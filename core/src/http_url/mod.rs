@@ -245,5 +245,4 @@ pub fn origin(url: &str) -> Option<String> {
 }
 
 #[cfg(test)]
-#[path = "http_url_tests.rs"]
 mod tests;

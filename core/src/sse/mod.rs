@@ -580,5 +580,4 @@ pub fn fuzz_chunking(data: &[u8]) {
 }
 
 #[cfg(test)]
-#[path = "sse_tests.rs"]
 mod tests;

@@ -482,7 +482,6 @@ fn strip_jsonc(src: &str) -> Result<String, TargetConfigError> {
 
 // Most cases name URLs: the tests need the `http` feature.
 #[cfg(all(test, feature = "http"))]
-#[path = "mcp_servers_tests.rs"]
 mod tests;
 
 #[cfg(all(test, not(feature = "http")))]

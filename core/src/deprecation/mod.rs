@@ -330,5 +330,4 @@ impl crate::oauth::AuthNotice {
 }
 
 #[cfg(test)]
-#[path = "deprecation_tests.rs"]
 mod tests;

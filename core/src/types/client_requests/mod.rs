@@ -18,7 +18,43 @@ use super::{
     decode_wire, expect_object, json_kind, raw_json_impls, DecodeError, Meta, Role, SamplingContent,
     SamplingMessage, Tool,
 };
-use crate::event::ServerRequestKind;
+
+/// The kind of a server-to-client request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerRequestKind {
+    /// `roots/list`.
+    Roots,
+    /// `sampling/createMessage`.
+    Sampling,
+    /// `elicitation/create` (form mode).
+    Elicitation,
+    /// `elicitation/create` in URL mode (answered by the URL handler).
+    ElicitationUrl,
+    /// Not from the server: the connection's OAuth flow needs the user to sign in through a
+    /// browser ([`crate::types::AuthorizationRequest`]).
+    #[cfg(feature = "oauth")]
+    Authorization,
+    /// Not from the server: the connection needs an access token from the host's token
+    /// provider ([`crate::types::AccessTokenRequest`]).
+    #[cfg(feature = "http")]
+    AccessToken,
+}
+
+impl ServerRequestKind {
+    /// The JSON-RPC method.
+    pub fn method(self) -> &'static str {
+        match self {
+            ServerRequestKind::Roots => "roots/list",
+            ServerRequestKind::Sampling => "sampling/createMessage",
+            ServerRequestKind::Elicitation | ServerRequestKind::ElicitationUrl => "elicitation/create",
+            #[cfg(feature = "oauth")]
+            ServerRequestKind::Authorization => "oauth/authorize",
+            #[cfg(feature = "http")]
+            ServerRequestKind::AccessToken => "oauth/access-token",
+        }
+    }
+}
 
 /// A root: a directory or file the server may work within.
 #[derive(Debug, Clone, PartialEq)]
@@ -583,5 +619,4 @@ impl From<&str> for HandlerError {
 }
 
 #[cfg(test)]
-#[path = "client_requests_tests.rs"]
 mod tests;

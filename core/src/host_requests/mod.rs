@@ -22,9 +22,9 @@ use serde_json::{json, Map, Value};
 
 use crate::config::ClientFeatures;
 use crate::era::Era;
-use crate::event::ServerRequestKind;
 use crate::schema::elicitation::{form_of, ElicitationError, FormSchema};
 use crate::text::sanitize;
+use crate::types::ServerRequestKind;
 
 /// The longest `elicitationId` the client accepts (bytes).
 pub const MAX_ELICITATION_ID_BYTES: usize = 256;
@@ -426,5 +426,4 @@ impl UrlElicitations {
 }
 
 #[cfg(test)]
-#[path = "host_requests_tests.rs"]
 mod tests;

@@ -313,7 +313,6 @@ impl<T> fmt::Debug for NotificationQueue<T> {
 }
 
 #[cfg(test)]
-#[path = "notify_queue_tests.rs"]
 mod tests;
 
 /// The subject (what a notification is about: its method, and the URI or task id it names) and

@@ -224,13 +224,9 @@ struct World {
     log: Option<Vec<String>>,
 }
 
-#[path = "client_ops_auth.rs"]
 mod auth;
-#[path = "client_ops_listen.rs"]
 mod listen;
-#[path = "client_ops_tasks.rs"]
 mod tasks;
-#[path = "client_ops_transport.rs"]
 mod transport;
 
 fn stdio_config() -> ConnectionConfig {
