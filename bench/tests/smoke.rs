@@ -19,7 +19,15 @@ fn the_comparison_runs_every_client_on_every_transport() {
     for transport in ["stdio:", "http:"] {
         assert!(stdout.lines().any(|l| l.starts_with(transport)), "no {transport} table:\n{stdout}");
     }
-    let clients = ["raw", "rmcp", "mcpwire-tokio", "mcpwire-tokio-task", "mcpwire-tokio-ct", "mcpwire-smol", "mcpwire-blocking"];
+    let clients = [
+        "raw",
+        "rmcp",
+        "mcpwire-tokio",
+        "mcpwire-tokio-task",
+        "mcpwire-tokio-ct",
+        "mcpwire-smol",
+        "mcpwire-blocking",
+    ];
     for client in clients {
         let rows = stdout.lines().filter(|l| l.split_whitespace().next() == Some(client)).count();
         assert_eq!(rows, 2, "{client}: one sequential row per transport expected:\n{stdout}");
