@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes every cargo-fuzz target for RUNS executions each (default 10^7), fastest first, and prints
 # one summary row per target. Long (hours on two cores); CI does not run it. Needs cargo-fuzz.
+# Its rows belong in the fuzzing table of docs/reliability.md: update that page after a run.
 #
 #   scripts/fuzz-all.sh                       # every target, 10^7 executions each
 #   scripts/fuzz-all.sh 1000000 sse gzip      # chosen targets, 10^6 executions each

@@ -4,6 +4,7 @@
 # Each transport prints one summary line: seeds, wall time, simulated hours, host requests
 # issued, steps, processes/crashes or HTTP exchanges, tasks, faults injected and paths taken.
 # CI does not run it (CI runs the short sweeps of `cargo test -p mcp-tests --test simulation`).
+# Its summary lines belong in docs/reliability.md (Volume): update that page after a sweep.
 #
 #   scripts/sim-sweep.sh                    # 20 000 seeds per transport: over 1.3 M requests each
 #   scripts/sim-sweep.sh 100000 2 20000     # SEEDS JOBS FIRST

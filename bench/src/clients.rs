@@ -269,7 +269,7 @@ fn print_result(runtime: &str, plan: &Plan, mut f: Figures) {
     f.latencies.sort_by(f64::total_cmp);
     let us = |d: Duration| d.as_secs_f64() * 1e6;
     let line = json!({
-        "client": format!("mcp-{runtime}"),
+        "client": format!("mcpwire-{runtime}"),
         "rt": runtime,
         "transport": plan.transport,
         "n": plan.calls,

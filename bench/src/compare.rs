@@ -101,7 +101,7 @@ impl Programs {
             out.push(cfg("rmcp-ct", rmcp, vec![("RT", "current".into())]));
             for rt in RUNTIMES {
                 let argv = with(vec![ours(rt), rt.into(), "stdio".into(), n.clone()], &server);
-                out.push(cfg(&format!("mcp-{rt}"), argv, vec![]));
+                out.push(cfg(&format!("mcpwire-{rt}"), argv, vec![]));
             }
         } else {
             out.push(cfg("raw", vec![self.kit("raw-http-client"), n.clone(), port.to_string()], vec![]));
@@ -112,7 +112,7 @@ impl Programs {
             out.push(cfg("rmcp-pooled-ct", pooled, vec![("RT", "current".into())]));
             for rt in RUNTIMES {
                 let argv = vec![ours(rt), rt.into(), "http".into(), n.clone(), url.into()];
-                out.push(cfg(&format!("mcp-{rt}"), argv, vec![]));
+                out.push(cfg(&format!("mcpwire-{rt}"), argv, vec![]));
             }
         }
         out
@@ -374,7 +374,7 @@ fn report(records: &[Record], opts: &Options) {
             if transport == "stdio" { ("rmcp-ct", "raw-json") } else { ("rmcp-pooled-ct", "raw") };
         println!("\n{transport}: client CPU and wall per call; ratios to {base} and to the {floor} floor");
         println!(
-            "{:<16} {:>18} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10}",
+            "{:<18} {:>18} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10}",
             "client",
             "cpu µs (min-max)",
             "wall µs",
@@ -390,7 +390,7 @@ fn report(records: &[Record], opts: &Options) {
             let c = get(&connect, t, label).map_or(f64::NAN, |c| c.connect_ms);
             let allocs = if s.allocs.is_finite() { format!("{:.1}", s.allocs) } else { "-".into() };
             println!(
-                "{label:<16} {:>18} {:>9.1} {:>9.2} {:>9.2} {:>9.2} {allocs:>9} {:>10.1} {c:>10.2}",
+                "{label:<18} {:>18} {:>9.1} {:>9.2} {:>9.2} {:>9.2} {allocs:>9} {:>10.1} {c:>10.2}",
                 format!("{:.1} ({:.1}-{:.1})", s.cpu, s.cpu_min, s.cpu_max),
                 s.wall,
                 s.cpu / b.cpu,
@@ -403,12 +403,12 @@ fn report(records: &[Record], opts: &Options) {
     if opts.callers > 1 {
         println!("\n{} callers x {} calls: throughput and call latency", opts.callers, opts.caller_calls);
         println!(
-            "{:<8} {:<16} {:>12} {:>9} {:>9} {:>9} {:>10}",
+            "{:<8} {:<18} {:>12} {:>9} {:>9} {:>9} {:>10}",
             "", "client", "calls/s", "p50 µs", "p99 µs", "cpu µs", "rss MiB"
         );
         for ((t, label), s) in &con {
             println!(
-                "{t:<8} {label:<16} {:>12.0} {:>9.1} {:>9.1} {:>9.1} {:>10.1}",
+                "{t:<8} {label:<18} {:>12.0} {:>9.1} {:>9.1} {:>9.1} {:>10.1}",
                 s.throughput, s.p50, s.p99, s.cpu, s.rss_mib
             );
         }
@@ -416,7 +416,7 @@ fn report(records: &[Record], opts: &Options) {
     println!("\nwhole process, N = 0 (spawn or first exchange, handshake, list, close)");
     for ((t, label), s) in &connect {
         println!(
-            "{t:<8} {label:<16} {:>8.2} ms in-process, {:>8.2} ms whole process",
+            "{t:<8} {label:<18} {:>8.2} ms in-process, {:>8.2} ms whole process",
             s.connect_ms, s.process_ms
         );
     }
@@ -438,13 +438,13 @@ fn targets(
         } else {
             "misses"
         };
-        println!("  {what:<58} {ratio:>6.2} (<= {goal:<4}) {verdict}");
+        println!("  {what:<64} {ratio:>6.2} (<= {goal:<4}) {verdict}");
     };
     let cpu = |t: &'static str, l: &str| get(seq, t, l).map_or(f64::NAN, |s| s.cpu);
     let wall = |t: &'static str, l: &str| get(seq, t, l).map_or(f64::NAN, |s| s.wall);
     let best_rmcp_wall = wall("stdio", "rmcp").min(wall("stdio", "rmcp-ct"));
     for rt in RUNTIMES {
-        let me = format!("mcp-{rt}");
+        let me = format!("mcpwire-{rt}");
         line(format!("stdio cpu {me} / rmcp-ct"), cpu("stdio", &me) / cpu("stdio", "rmcp-ct"), 0.5);
         line(format!("stdio cpu {me} / raw-json"), cpu("stdio", &me) / cpu("stdio", "raw-json"), 3.0);
         line(format!("stdio wall {me} / best rmcp"), wall("stdio", &me) / best_rmcp_wall, 0.8);
@@ -452,19 +452,19 @@ fn targets(
         line(format!("http cpu {me} / best rmcp-pooled"), cpu("http", &me) / pooled, 0.6);
     }
     line(
-        "stdio cpu mcp-tokio / rmcp (both multi-thread, block_on)".into(),
-        cpu("stdio", "mcp-tokio") / cpu("stdio", "rmcp"),
+        "stdio cpu mcpwire-tokio / rmcp (both multi-thread, block_on)".into(),
+        cpu("stdio", "mcpwire-tokio") / cpu("stdio", "rmcp"),
         0.5,
     );
     line(
-        "stdio cpu mcp-tokio-task / rmcp-task (both in a task)".into(),
-        cpu("stdio", "mcp-tokio-task") / cpu("stdio", "rmcp-task"),
+        "stdio cpu mcpwire-tokio-task / rmcp-task (both in a task)".into(),
+        cpu("stdio", "mcpwire-tokio-task") / cpu("stdio", "rmcp-task"),
         0.5,
     );
-    for multi in ["mcp-tokio", "mcp-tokio-task"] {
+    for multi in ["mcpwire-tokio", "mcpwire-tokio-task"] {
         line(
-            format!("stdio cpu {multi} (multi-thread) / mcp-tokio-ct"),
-            cpu("stdio", multi) / cpu("stdio", "mcp-tokio-ct"),
+            format!("stdio cpu {multi} (multi-thread) / mcpwire-tokio-ct"),
+            cpu("stdio", multi) / cpu("stdio", "mcpwire-tokio-ct"),
             1.2,
         );
         if let Some(s) = get(seq, "stdio", multi) {
@@ -478,18 +478,18 @@ fn targets(
             .map(|s| s.throughput)
             .fold(f64::NAN, f64::max);
         for rt in RUNTIMES {
-            let me = format!("mcp-{rt}");
+            let me = format!("mcpwire-{rt}");
             if let Some(ours) = get(con, t, &me) {
                 line(format!("{t} concurrent throughput best rmcp / {me}"), rmcp / ours.throughput, 1.0);
             }
         }
         let rmcp_label = if t == "stdio" { "rmcp" } else { "rmcp-pooled" };
-        if let (Some(o), Some(r)) = (get(seq, t, "mcp-tokio"), get(seq, t, rmcp_label)) {
-            line(format!("{t} peak RSS mcp-tokio / {rmcp_label}"), o.rss_mib / r.rss_mib, 1.0);
+        if let (Some(o), Some(r)) = (get(seq, t, "mcpwire-tokio"), get(seq, t, rmcp_label)) {
+            line(format!("{t} peak RSS mcpwire-tokio / {rmcp_label}"), o.rss_mib / r.rss_mib, 1.0);
         }
-        if let (Some(o), Some(r)) = (get(connect, t, "mcp-tokio"), get(connect, t, rmcp_label)) {
+        if let (Some(o), Some(r)) = (get(connect, t, "mcpwire-tokio"), get(connect, t, rmcp_label)) {
             line(
-                format!("{t} connect+list+close mcp-tokio / {rmcp_label}"),
+                format!("{t} connect+list+close mcpwire-tokio / {rmcp_label}"),
                 o.connect_ms / r.connect_ms,
                 1.0,
             );

@@ -1,6 +1,7 @@
 //! `mcp-bench`: benchmarks (not tests) of this client against the comparison kit in
 //! `bench/kit/` (cheap MCP servers, raw floors, the official Rust SDK rmcp). `bench/run` builds
-//! everything in release and runs `compare`; the figures are ratios from one run.
+//! everything in release and runs `compare`; the figures are ratios from one run. They belong in
+//! `docs/benchmarks.md` (compare, schema, fanout) and `docs/reliability.md` (soak): update the page after a run.
 //!
 //! ```text
 //! bench/run [compare options]                      # build, then the side-by-side tables

@@ -1,5 +1,6 @@
 //! `mcp-bench soak`: load and soak runs of the client on every runtime, bounded and on
-//! loopback only, each checking outcomes (never timing) and reporting figures.
+//! loopback only, each checking outcomes (never timing) and reporting figures (the table of
+//! `docs/reliability.md`: update it after a full run).
 //!
 //! * load: C concurrent callers x M calls on one stdio and one HTTP server; every call is
 //!   answered exactly once with its own caller's payload, no error; throughput, p50/p99.

@@ -19,11 +19,19 @@ fn the_comparison_runs_every_client_on_every_transport() {
     for transport in ["stdio:", "http:"] {
         assert!(stdout.lines().any(|l| l.starts_with(transport)), "no {transport} table:\n{stdout}");
     }
-    let clients = ["raw", "rmcp", "mcp-tokio", "mcp-tokio-task", "mcp-tokio-ct", "mcp-smol", "mcp-blocking"];
+    let clients = [
+        "raw",
+        "rmcp",
+        "mcpwire-tokio",
+        "mcpwire-tokio-task",
+        "mcpwire-tokio-ct",
+        "mcpwire-smol",
+        "mcpwire-blocking",
+    ];
     for client in clients {
         let rows = stdout.lines().filter(|l| l.split_whitespace().next() == Some(client)).count();
         assert_eq!(rows, 2, "{client}: one sequential row per transport expected:\n{stdout}");
-        if client.starts_with("mcp-") {
+        if client.starts_with("mcpwire-") {
             let figures = stdout
                 .lines()
                 .filter(|l| l.contains("ms whole process") && l.split_whitespace().nth(1) == Some(client))

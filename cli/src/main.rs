@@ -12,6 +12,10 @@
 //!
 //! Errors are one `error: ...` line on stderr (with `--json`, also `{"error": ...}` on stdout);
 //! the exit codes are listed in [`exit`].
+//!
+//! For anyone who inspects, calls or debugs MCP servers from a shell or a script; programs use the
+//! library (`mcpwire-tokio`, `mcpwire-smol`, `mcpwire-blocking`). Every command, option and exit
+//! code: `docs/cli.md` in the repository, whose `README.md` is the project's front page.
 
 #![forbid(unsafe_code)]
 

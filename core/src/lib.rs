@@ -10,6 +10,12 @@
 //! revisions 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05 (`initialize` handshake),
 //! detecting per server which one it speaks ([`ProtocolMode::Auto`]).
 //!
+//! Use it directly to drive the engine from your own event loop, or for the protocol types alone;
+//! to talk to servers, a runtime crate (`mcpwire-tokio`, `mcpwire-smol`, `mcpwire-blocking`) does
+//! the IO. Start at the repository's `README.md` (what the client does, how to add it, a first call, how it compares
+//! with rmcp) and its guide in `docs/` (one page per task: connecting, many servers, per-call options,
+//! handlers, listen streams, tasks, OAuth, limits and untrusted servers, errors, the CLI).
+//!
 //! # The run loop
 //!
 //! A runtime owns one [`Connection`] per server. It feeds every input as an [`Input`]

@@ -1,6 +1,9 @@
 //! `mcpwire-host`: an implementation crate of the MCP client's runtime crates, with no stability
 //! promise. Use `mcpwire-tokio`, `mcpwire-smol` or `mcpwire-blocking` (or `mcpwire-async` for a runtime of your
 //! own): each re-exports at its root every name a client program needs.
+//! Start at the repository's `README.md` (what the client does, how to add it, a first call, how it compares
+//! with rmcp) and its guide in `docs/` (one page per task: connecting, many servers, per-call options,
+//! handlers, listen streams, tasks, OAuth, limits and untrusted servers, errors, the CLI).
 //!
 //! It holds what every client needs whatever it runs on, written once, between `mcpwire-core`
 //! (which decides everything about the protocol and performs no IO) and the runtime crates:

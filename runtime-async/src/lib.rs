@@ -11,6 +11,10 @@
 //! rest of it goes to the runtime if the call is dropped). Its root has the same names as
 //! `mcpwire-tokio`'s, with the client types generic over the runtime (`Client<R>`).
 //!
+//! Start at the repository's `README.md` (what the client does, how to add it, a first call, how it compares
+//! with rmcp) and its guide in `docs/` (one page per task: connecting, many servers, per-call options,
+//! handlers, listen streams, tasks, OAuth, limits and untrusted servers, errors, the CLI).
+//!
 //! # Features
 //!
 //! - `http` (default): Streamable HTTP, HTTP+SSE and plain HTTP on hyper and rustls (webpki

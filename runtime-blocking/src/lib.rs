@@ -5,6 +5,13 @@
 //! client API: the same methods and request values as `mcpwire-tokio` and `mcpwire-smol`, sent with a
 //! blocking `.send()` where the async crates `.await`.
 //!
+//! Use it from synchronous programs with no async runtime (command-line tools, scripts, plain
+//! threads): no tokio, hyper or async runtime is in its dependency tree. Start at
+//! the repository's `README.md` (what the client does, how to add it, a first call, how it compares
+//! with rmcp) and its guide in `docs/` (one page per task: connecting, many servers, per-call options,
+//! handlers, listen streams, tasks, OAuth, limits and untrusted servers, errors, the CLI); the guide's examples use `mcpwire-tokio`: here each request is sent with `.send()`
+//! where they `.await`.
+//!
 //! # How it runs
 //!
 //! Each server is an engine: its sans-IO connection behind one lock, fed directly by

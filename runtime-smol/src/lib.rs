@@ -6,6 +6,12 @@
 //! executor of their own (driven by one thread) unless you give it a spawner, so awaiting the
 //! client works the same under `smol::block_on`, `async_std::task::block_on` or any other.
 //!
+//! Use it from programs on smol, async-std or any executor other than tokio (on tokio use
+//! `mcpwire-tokio`; without an async runtime, `mcpwire-blocking`). Start at
+//! the repository's `README.md` (what the client does, how to add it, a first call, how it compares
+//! with rmcp) and its guide in `docs/` (one page per task: connecting, many servers, per-call options,
+//! handlers, listen streams, tasks, OAuth, limits and untrusted servers, errors, the CLI); the guide's examples use `mcpwire-tokio` and run here once the crate's name is changed.
+//!
 //! As in every runtime crate, a client is built with [`Client::builder`] and
 //! [`ClientBuilder::build`] (here given a [`SmolRuntime`]), or with [`connect`] for one server
 //! given as a string; the re-exported names are the same as `mcpwire-tokio`'s.

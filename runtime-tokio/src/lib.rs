@@ -4,6 +4,12 @@
 //! supplies tokio's processes, timers and task spawning ([`TokioRuntime`]) and re-exports the
 //! API. Use it from inside a tokio runtime.
 //!
+//! It is the crate most programs pick: any program on tokio that talks to MCP servers. On smol or
+//! async-std use `mcpwire-smol`, without an async runtime `mcpwire-blocking` (same API). Start at
+//! the repository's `README.md` (what the client does, how to add it, a first call, how it compares
+//! with rmcp) and its guide in `docs/` (one page per task: connecting, many servers, per-call options,
+//! handlers, listen streams, tasks, OAuth, limits and untrusted servers, errors, the CLI).
+//!
 //! A client is built one way: [`Client::builder`], then [`ClientBuilder::build`] with the runtime
 //! its background tasks run on. [`connect`] is the shortcut for one server given as a string.
 //!

@@ -5,6 +5,9 @@
 //! through [`run`] inside the `mcp` binary. It depends on nothing but `serde_json`, so the shipped
 //! `mcp` binary does not depend on the test crate.
 //!
+//! It is this project's test fixture, not a server framework; it is also handy for trying a client
+//! offline. The client itself starts at the repository's `README.md`.
+//!
 //! It speaks newline-delimited JSON-RPC 2.0 on stdin/stdout (one compact
 //! message per line), never uses randomness or the wall clock in its
 //! output (except the `createdAt`/`lastUpdatedAt` timestamps of tasks), and

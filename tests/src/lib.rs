@@ -207,6 +207,54 @@ macro_rules! scenario_tests {
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeExamples;
 
+/// The guide's examples (`docs/*.md`, one item per page), compiled as doctests like the README's.
+/// Every page is included, those without Rust examples too, so an example added later is compiled.
+#[cfg(doctest)]
+pub mod guide {
+    /// `docs/connecting.md`.
+    #[doc = include_str!("../../docs/connecting.md")]
+    pub struct GuideConnecting;
+    /// `docs/servers.md`.
+    #[doc = include_str!("../../docs/servers.md")]
+    pub struct GuideServers;
+    /// `docs/requests.md`.
+    #[doc = include_str!("../../docs/requests.md")]
+    pub struct GuideRequests;
+    /// `docs/handlers.md`.
+    #[doc = include_str!("../../docs/handlers.md")]
+    pub struct GuideHandlers;
+    /// `docs/listen.md`.
+    #[doc = include_str!("../../docs/listen.md")]
+    pub struct GuideListen;
+    /// `docs/tasks.md`.
+    #[doc = include_str!("../../docs/tasks.md")]
+    pub struct GuideTasks;
+    /// `docs/oauth.md`.
+    #[doc = include_str!("../../docs/oauth.md")]
+    pub struct GuideOauth;
+    /// `docs/security.md`.
+    #[doc = include_str!("../../docs/security.md")]
+    pub struct GuideSecurity;
+    /// `docs/errors.md`.
+    #[doc = include_str!("../../docs/errors.md")]
+    pub struct GuideErrors;
+    /// `docs/README.md`.
+    #[doc = include_str!("../../docs/README.md")]
+    pub struct GuideIndex;
+    /// `docs/cli.md`.
+    #[doc = include_str!("../../docs/cli.md")]
+    pub struct GuideCli;
+    /// `docs/benchmarks.md`.
+    #[doc = include_str!("../../docs/benchmarks.md")]
+    pub struct GuideBenchmarks;
+    /// `docs/reliability.md`.
+    #[doc = include_str!("../../docs/reliability.md")]
+    pub struct GuideReliability;
+    /// `docs/development.md`.
+    #[doc = include_str!("../../docs/development.md")]
+    pub struct GuideDevelopment;
+}
+
 /// The examples of the published crates' own READMEs (crates.io shows them), compiled as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../../runtime-tokio/README.md")]
