@@ -7,7 +7,7 @@ use crate::ProxySetting;
 
 /// How the HTTP client of a client is set up (`ClientBuilder::http_client` in every family):
 /// the trusted roots, the proxy, keep-alive. The async runtimes also take a custom
-/// connector (`ClientBuilder::connector` there).
+/// connector (`RuntimeOptions::connector` there, given to `ClientBuilder::runtime_options`).
 ///
 /// TLS is rustls. Trusted: the Mozilla roots bundled with the client (webpki-roots), the
 /// operating system's roots when the `native-roots` feature is compiled in, and the
