@@ -331,7 +331,7 @@ impl Connection {
     /// current credential, may be answered from; `None` when nothing is (for
     /// [`CacheKey::Discover`]: on legacy servers, or before a 2026-07-28 server answered).
     pub fn cache_info(&self, now: Instant, key: CacheKey) -> Option<CacheInfo> {
-        let now = self.now.map_or(now, |last| now.max(last));
+        let now = now.max(self.now);
         let credential = self.credential();
         let meta = self.meta_key(None);
         let Some(slot) = Slot::of_key(key) else {

@@ -103,13 +103,11 @@ impl Connection {
             return None;
         }
         if let Err(e) = result {
-            if let Some(now) = self.now {
-                self.postpone_discover_refresh(now);
-            }
+            self.postpone_discover_refresh(self.now);
             self.warn(Warning::DiscoverRefreshFailed { detail: e.to_string() });
         }
-        if let (false, Some(now)) = (waiting.is_empty(), self.now) {
-            self.pump(now);
+        if !waiting.is_empty() {
+            self.pump(self.now);
         }
         None
     }

@@ -184,8 +184,8 @@ impl Connection {
         for &call in resumed.iter().rev() {
             self.queue.push_front(call);
         }
-        if let (false, Some(now)) = (resumed.is_empty(), self.now) {
-            self.pump(now);
+        if !resumed.is_empty() {
+            self.pump(self.now);
         }
         None
     }

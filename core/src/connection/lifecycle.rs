@@ -50,7 +50,7 @@ impl Connection {
         if !matches!(self.proc, Proc::Starting { epoch: e } if e == epoch) {
             return;
         }
-        self.proc = Proc::Running { epoch, session: Session::Probing };
+        self.proc = Proc::Running { epoch, session: Session::Probing { retried: false } };
         self.start_handshake(now, epoch);
     }
 
@@ -203,7 +203,10 @@ impl Connection {
         match self.cfg.protocol {
             ProtocolMode::Legacy => self.send_initialize(now, epoch),
             ProtocolMode::Auto | ProtocolMode::Modern => {
-                self.probe_retried = false;
+                // A handshake started again (after an authorization, say) may retry its probe once more.
+                if let Proc::Running { session: Session::Probing { retried }, .. } = &mut self.proc {
+                    *retried = false;
+                }
                 self.send_probe(now, epoch);
             }
         }
@@ -231,9 +234,19 @@ impl Connection {
         self.timers.set(Timer::Handshake, now + self.cfg.timeouts.initialize);
     }
 
+    /// Marks the probe as sent a second time; false when it already was.
+    fn mark_probe_retried(&mut self) -> bool {
+        match &mut self.proc {
+            Proc::Running { session: Session::Probing { retried }, .. } => !std::mem::replace(retried, true),
+            _ => false,
+        }
+    }
+
     fn running_epoch(&self) -> Option<(Epoch, bool)> {
         match &self.proc {
-            Proc::Running { epoch, session, .. } => Some((*epoch, matches!(session, Session::Probing))),
+            Proc::Running { epoch, session, .. } => {
+                Some((*epoch, matches!(session, Session::Probing { .. })))
+            }
             _ => None,
         }
     }
@@ -272,9 +285,7 @@ impl Connection {
                 self.ready(now, info)
             }
             ProbeVerdict::Legacy => self.send_initialize(now, epoch),
-            ProbeVerdict::Retry if !std::mem::replace(&mut self.probe_retried, true) => {
-                self.send_probe(now, epoch)
-            }
+            ProbeVerdict::Retry if self.mark_probe_retried() => self.send_probe(now, epoch),
             ProbeVerdict::Retry => {
                 let client = vec![crate::config::MODERN_VERSION.to_owned()];
                 let err = RequestError::NoCommonVersion { server: client.clone(), client };

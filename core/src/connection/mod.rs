@@ -144,7 +144,8 @@ use crate::types::{LoggingLevel, Tool};
 #[derive(Debug)]
 pub struct Connection {
     cfg: ConnectionConfig,
-    now: Option<Instant>,
+    /// The latest time passed in (time only moves forward, see `tick`).
+    now: Instant,
     counters: Counters,
     phase: Phase,
     proc: Proc,
@@ -170,8 +171,6 @@ pub struct Connection {
     dropped_events: usize,
     /// The transport's own state: the process's pipes, or the HTTP link.
     transport: Transport,
-    /// The probe of the current handshake was sent a second time (after `-32022`).
-    probe_retried: bool,
     /// Host requests of multi-round-trip input rounds (2026-07-28 `input_required`).
     inputs: BTreeMap<ServerRequestHandle, input_rounds::PendingInput>,
     /// Ids of the tasks created on this connection (the newest, bounded), in order and as a set.
@@ -294,8 +293,9 @@ enum Proc {
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 enum Session {
-    /// `server/discover` sent.
-    Probing,
+    /// `server/discover` sent; `retried`: sent a second time already (after `-32022` naming a
+    /// version the client speaks: one retry per handshake).
+    Probing { retried: bool },
     /// Legacy `initialize` sent (the probe may still answer late).
     Initializing,
     /// Usable.
@@ -363,7 +363,7 @@ impl Connection {
     pub fn new(cfg: ConnectionConfig, now: Instant) -> Self {
         #[cfg_attr(not(feature = "http"), allow(unused_mut))]
         let mut conn = Self {
-            now: Some(now),
+            now,
             counters: Counters::default(),
             phase: Phase::Open,
             proc: Proc::Down,
@@ -383,7 +383,6 @@ impl Connection {
             events: VecDeque::new(),
             dropped_events: 0,
             transport: Transport::new(&cfg),
-            probe_retried: false,
             inputs: BTreeMap::new(),
             task_ids: (VecDeque::new(), BTreeSet::new()),
             url_elicitations: Default::default(),
@@ -405,12 +404,8 @@ impl Connection {
 
     /// Time only moves forward: an earlier `now` is treated as the latest seen.
     fn tick(&mut self, now: Instant) -> Instant {
-        let now = match self.now {
-            Some(last) if last > now => last,
-            _ => now,
-        };
-        self.now = Some(now);
-        now
+        self.now = self.now.max(now);
+        self.now
     }
 
     // ----- commands -------------------------------------------------------------------------

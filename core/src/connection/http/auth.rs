@@ -394,7 +394,7 @@ impl Connection {
 
     /// Whether session `epoch` is still in its handshake.
     fn handshaking(&self, epoch: Epoch) -> bool {
-        matches!(self.proc, Proc::Running { epoch: e, session: Session::Probing | Session::Initializing } if e == epoch)
+        matches!(self.proc, Proc::Running { epoch: e, session: Session::Probing { .. } | Session::Initializing } if e == epoch)
     }
 
     /// At close: the round stops (its fetches aborted, its host request withdrawn); what it

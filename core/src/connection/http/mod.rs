@@ -249,7 +249,7 @@ impl Connection {
         let Some(link) = self.http_mut() else { return };
         if link.url.is_none() {
             let detail = "the server URL is not a valid http:// or https:// URL".to_owned();
-            self.proc = Proc::Running { epoch, session: Session::Probing };
+            self.proc = Proc::Running { epoch, session: Session::Probing { retried: false } };
             self.fail_handshake(now, RequestError::Handshake { detail });
             return;
         }
@@ -257,7 +257,7 @@ impl Connection {
         let kind = link.kind();
         if kind == TransportKind::Sse && protocol == ProtocolMode::Modern {
             // HTTP+SSE is 2024-11-05 only: refuse before anything goes out.
-            self.proc = Proc::Running { epoch, session: Session::Probing };
+            self.proc = Proc::Running { epoch, session: Session::Probing { retried: false } };
             let detail = "the HTTP+SSE transport only speaks 2024-11-05 (initialize)".to_owned();
             self.fail_handshake(now, RequestError::ModernRequired { detail });
             return;
@@ -268,7 +268,7 @@ impl Connection {
             self.timers.set(Timer::Handshake, now + self.cfg.timeouts.initialize);
             return;
         }
-        self.proc = Proc::Running { epoch, session: Session::Probing };
+        self.proc = Proc::Running { epoch, session: Session::Probing { retried: false } };
         self.start_handshake(now, epoch);
     }
 
@@ -595,7 +595,7 @@ impl Connection {
                 link.session = SessionState::open(url);
                 // Only now is the server known to serve HTTP+SSE (trying it is not using it).
                 self.note_deprecated(crate::Deprecation::HttpSseTransport, crate::UsedBy::Server);
-                self.proc = Proc::Running { epoch, session: Session::Probing };
+                self.proc = Proc::Running { epoch, session: Session::Probing { retried: false } };
                 self.start_handshake(now, epoch);
             }
             None => {
@@ -603,7 +603,7 @@ impl Connection {
                     "the HTTP+SSE endpoint event named {:?}, which is not on the server's origin; refused",
                     crate::text::sanitize(data, 200)
                 );
-                self.proc = Proc::Running { epoch, session: Session::Probing };
+                self.proc = Proc::Running { epoch, session: Session::Probing { retried: false } };
                 self.fail_handshake(now, RequestError::Handshake { detail });
             }
         }

@@ -95,13 +95,9 @@ impl OAuthMode {
     }
 
     /// The headers a request to the MCP server carries while a token is held.
-    pub(super) fn request_headers(
-        &mut self,
-        now: Option<Instant>,
-        request: &HttpRequest,
-    ) -> Vec<(String, String)> {
-        match (self, now) {
-            (OAuthMode::Flow { flow, .. }, Some(now)) if flow.tokens().is_some() => {
+    pub(super) fn request_headers(&mut self, now: Instant, request: &HttpRequest) -> Vec<(String, String)> {
+        match self {
+            OAuthMode::Flow { flow, .. } if flow.tokens().is_some() => {
                 flow.request_headers(now, request.method.as_str(), &request.url)
             }
             _ => Vec::new(),
