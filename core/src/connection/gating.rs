@@ -4,7 +4,7 @@
 //! The rules are one table, [`rules`]: for each request kind and era, the method it sends and
 //! the capabilities it needs, checked in order against what `initialize` or `server/discover`
 //! declared. The check runs where a request is about to go out on a ready session
-//! ([`Connection::capability_gate`], called from the send path in `ops.rs`), so a request issued
+//! ([`Connection::capability_gate`], called from the send path in `requests/send.rs`), so a request issued
 //! before the handshake is checked once the capabilities are known, and a refused request ends
 //! with [`RequestError::CapabilityMissing`] without anything being sent.
 //!

@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use crate::jsonrpc::ResultJson;
 
-use super::ops::Op;
+use super::requests::Op;
 use super::{Connection, Transport};
 use crate::era::Era;
 use crate::error::{RequestError, RpcError, Warning};

@@ -34,10 +34,10 @@ mod inbound;
 mod input_rounds;
 mod input_waits;
 mod lifecycle;
-mod ops;
 mod oversize;
 mod pages;
 mod recent;
+mod requests;
 mod resource_subscriptions;
 mod roots;
 mod stdio;
@@ -152,7 +152,7 @@ pub struct Connection {
     reaping: BTreeMap<Epoch, ReapStage>,
     /// Boxed: an `Op` is large (~800 bytes), and a B-tree moves its values within a node on
     /// every insert and remove.
-    ops: BTreeMap<RequestHandle, Box<ops::Op>>,
+    ops: BTreeMap<RequestHandle, Box<requests::Op>>,
     queue: VecDeque<RequestHandle>,
     wire: BTreeMap<WireId, WireUse>,
     /// The wire ids of the requests finished last: a response to one of them is late rather
@@ -312,7 +312,7 @@ pub(crate) enum Outgoing {
     /// An answer to a server-to-client request, already encoded.
     Response(Vec<u8>),
     /// A request already encoded (a plain `tools/call` of the legacy era, see
-    /// `ops::is_plain_call`, on HTTP): no params value is built for it.
+    /// `requests/send.rs`, `is_plain_call`, on HTTP): no params value is built for it.
     #[cfg(feature = "http")]
     Encoded { id: WireId, method: &'static str, bytes: Vec<u8> },
 }
@@ -425,7 +425,7 @@ impl Connection {
         if self.ops.len() >= self.cfg.limits.max_in_flight {
             return Err(CommandError::TooManyInFlight { limit: self.cfg.limits.max_in_flight });
         }
-        ops::validate(&request)?;
+        requests::validate(&request)?;
         self.note_host_request(&request);
         self.note_unsubscribe(&request);
         input_waits::check_resume(&request, &opts)?;
@@ -438,7 +438,7 @@ impl Connection {
             }
         }
         let timeout = opts.timeout.unwrap_or(self.cfg.timeouts.request);
-        let mut op = ops::Op::new(request, opts, now, timeout);
+        let mut op = requests::Op::new(request, opts, now, timeout);
         op.input = op.opts.input_state.take().map(input_rounds::InputRound::resumed);
         match &op.request {
             Request::CallTool { name, .. } | Request::CallToolAsTask { name, .. } => {
@@ -692,7 +692,7 @@ impl Connection {
         self.timers.clear(Timer::Retry(handle));
         self.queue.retain(|h| *h != handle);
         if let Some(token) = &op.progress_token {
-            self.progress.remove(&ops::progress_key(token));
+            self.progress.remove(&requests::progress_key(token));
         }
         if let Some((_, id)) = op.sent.take() {
             if self.wire.remove(&id).is_some() {

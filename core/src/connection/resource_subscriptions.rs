@@ -23,7 +23,7 @@
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-use super::ops::Op;
+use super::requests::Op;
 use super::Connection;
 use crate::error::RequestError;
 use crate::event::Event;

@@ -3,7 +3,7 @@
 //! re-opening after a dropped stream or a restarted process, and the era and capability
 //! rules that refuse a request before it is sent.
 //!
-//! A listen is an [`Op`](super::ops::Op) like any request, so cancel, close, limits and the one
+//! A listen is an [`Op`](super::requests::Op) like any request, so cancel, close, limits and the one
 //! final response come for free. What differs: its timer bounds each acknowledgment rather
 //! than the request; it survives the loss of its stream or process (it is sent again); and
 //! its response is the end of the stream.

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use super::Slot;
-use crate::connection::ops::Op;
+use crate::connection::requests::Op;
 use crate::connection::{Connection, Transport};
 use crate::era::Era;
 use crate::error::{CommandError, RequestError, Warning};

@@ -1,0 +1,356 @@
+//! Sending requests: the queue moved forward when the connection can send, each request built
+//! for the server's era (method, params, `_meta`), a plain `tools/call` encoded straight to bytes.
+
+use std::borrow::Cow;
+use std::time::Instant;
+
+use serde_json::{json, Map, Value};
+
+use crate::connection::handshake::modern_meta;
+use crate::connection::{Connection, Outgoing, Proc, Session, WireUse};
+use crate::era::Era;
+use crate::handle::{Epoch, RequestHandle};
+use crate::request::{Request, RequestOptions};
+use crate::response::Response;
+use crate::timers::Timer;
+
+use super::{progress_key, Op};
+
+impl Connection {
+    /// Queues a request the connection issues on its own ([`Op::internal`]) at the front of the
+    /// queue, under the connection's request timeout; its outcome goes to the feature that
+    /// issued it (from [`Connection::finish`]), never to the host.
+    pub(in crate::connection) fn queue_internal(
+        &mut self,
+        now: Instant,
+        request: Request,
+        opts: RequestOptions,
+    ) -> RequestHandle {
+        let op = Op { internal: true, ..Op::new(request, opts, now, self.cfg.timeouts.request) };
+        let handle = RequestHandle::new(self.counters.handles.next());
+        if let Some(at) = op.deadline(now) {
+            self.timers.set(Timer::Request(handle), at);
+        }
+        self.ops.insert(handle, Box::new(op));
+        self.queue.push_front(handle);
+        handle
+    }
+
+    /// A retry's wait is over (HTTP), or a task's next poll or a paced input wait is due: send
+    /// the request again.
+    pub(in crate::connection) fn on_retry_timer(&mut self, now: Instant, handle: RequestHandle) {
+        if self.ops.get(&handle).is_some_and(|op| op.sent.is_none()) && !self.queue.contains(&handle) {
+            self.queue.push_back(handle);
+            self.pump(now);
+        }
+    }
+
+    /// Moves queued requests forward: starts the process if needed, sends when ready.
+    pub(in crate::connection) fn pump(&mut self, now: Instant) {
+        if self.queue.is_empty() || self.phase != crate::connection::Phase::Open {
+            return;
+        }
+        // HTTP: requests wait for a new legacy session's GET stream, or for an authorization.
+        #[cfg(feature = "http")]
+        if matches!(self.proc, Proc::Running { session: Session::Ready(_), .. })
+            && self.http_holds_requests(now)
+        {
+            return;
+        }
+        match &self.proc {
+            Proc::Down => self.spawn(now),
+            Proc::Starting { .. } => {}
+            Proc::Running { session: Session::Ready(info), epoch } if self.transport.is_open() => {
+                let (epoch, era) = (*epoch, info.era);
+                while let Some(h) = self.queue.pop_front() {
+                    self.send_op(now, epoch, era, h);
+                }
+            }
+            Proc::Running { .. } => {}
+        }
+    }
+
+    /// Sends (or answers locally) one request on a ready connection.
+    fn send_op(&mut self, now: Instant, epoch: Epoch, era: Era, handle: RequestHandle) {
+        let Some(op) = self.ops.get(&handle) else { return };
+        if let Some(refusal) = self.refusal(&op.request, era) {
+            self.finish(handle, Err(refusal));
+            return;
+        }
+        if self.wait_for_discover_refresh(now, era, handle) {
+            return;
+        }
+        let Some(op) = self.ops.get(&handle) else { return };
+        if let Some(refusal) = self.capability_gate(&op.request) {
+            self.finish(handle, Err(refusal));
+            return;
+        }
+        self.start_task_wait(handle, era);
+        #[cfg(feature = "http")]
+        if self.list_tools_first(now, era, handle) {
+            return;
+        }
+        let Some(op) = self.ops.get(&handle) else { return };
+        let fresh_info = match (&op.request, era) {
+            (Request::Connect | Request::Discover, Era::Legacy) | (Request::Connect, Era::Modern) => true,
+            (Request::Discover, Era::Modern) => self.discover_fresh(now, &op.opts),
+            _ => false,
+        };
+        if fresh_info {
+            if let Some(info) = self.server_info().cloned() {
+                self.finish(handle, Ok(Response::Connected(Box::new(info))));
+            }
+            return;
+        }
+        match (&op.request, era) {
+            (Request::SetLogLevel(level), Era::Modern) => {
+                self.log_level = Some(*level);
+                self.finish(handle, Ok(Response::Empty));
+                return;
+            }
+            (Request::CallTool { .. }, _) => {
+                if let Some(refusal) = op.tool.as_ref().and_then(|s| s.refusal()) {
+                    self.finish(handle, Err(refusal));
+                    return;
+                }
+            }
+            _ => {}
+        }
+        if self.is_plain_call(handle, era) {
+            self.send_plain_call(now, epoch, handle);
+            return;
+        }
+        let (method, params) = self.build(handle, era);
+        self.note_sent(handle);
+        let id = self.next_wire_id();
+        self.wire.insert(id.clone(), WireUse::Op(handle));
+        if let Some(op) = self.ops.get_mut(&handle) {
+            op.sent = Some((epoch, id.clone()));
+        }
+        self.send(epoch, Outgoing::Request { id, method, params });
+        self.on_listen_sent(now, handle);
+    }
+
+    /// Whether a request is a `tools/call` whose params are exactly its name and arguments
+    /// (legacy era; no `_meta` from anywhere, no progress token, no task, no input round):
+    /// [`Connection::build`] would give `{"arguments", "name"}` and nothing else, so the message
+    /// is written straight from the request (`jsonrpc::encode_call`).
+    fn is_plain_call(&self, handle: RequestHandle, era: Era) -> bool {
+        let Some(op) = self.ops.get(&handle) else { return false };
+        let Request::CallTool { name, arguments } = &op.request else { return false };
+        let plain_args = match arguments {
+            Value::Object(args) => !args.contains_key("_meta"),
+            Value::Null => true,
+            _ => false,
+        };
+        plain_args
+            && era == Era::Legacy
+            && op.task.is_none()
+            && op.input.is_none()
+            && !op.opts.progress
+            && op.opts.meta.as_ref().is_none_or(Map::is_empty)
+            && self.cfg.request_meta.is_empty()
+            && !self.legacy_task_required(name)
+    }
+
+    /// Sends a plain `tools/call` (see [`Connection::is_plain_call`]).
+    fn send_plain_call(&mut self, now: Instant, epoch: Epoch, handle: RequestHandle) {
+        self.note_sent(handle);
+        let id = self.next_wire_id();
+        let Some(op) = self.ops.get_mut(&handle) else { return };
+        let Request::CallTool { name, arguments } = &op.request else { return };
+        let bytes = crate::jsonrpc::encode_call(&id, name, arguments.as_object());
+        op.sent = Some((epoch, id.clone()));
+        match self.transport {
+            crate::connection::Transport::Stdio(_) => {
+                self.wire.insert(id, WireUse::Op(handle));
+                self.trace_sent(epoch, &bytes);
+                self.io.push_back(crate::io::Io::Write { epoch, bytes });
+            }
+            #[cfg(feature = "http")]
+            crate::connection::Transport::Http(_) => {
+                self.wire.insert(id.clone(), WireUse::Op(handle));
+                self.send(epoch, Outgoing::Encoded { id, method: "tools/call", bytes });
+            }
+        }
+        self.on_listen_sent(now, handle);
+    }
+
+    /// The method and params of a request for the given era.
+    fn build(&mut self, handle: RequestHandle, era: Era) -> (Cow<'static, str>, Option<Value>) {
+        if let Some((method, mut params, modern)) = self.task_request(handle) {
+            if modern {
+                let mut meta = modern_meta(&self.cfg.client_info, &self.cfg.features);
+                if let Some(level) = self.log_level {
+                    meta.insert(
+                        "io.modelcontextprotocol/logLevel".into(),
+                        Value::String(level.as_str().into()),
+                    );
+                }
+                params.insert("_meta".into(), Value::Object(meta));
+            }
+            return (Cow::Borrowed(method), Some(Value::Object(params)));
+        }
+        let op = self.ops.get(&handle).expect("op exists");
+        let mut hoisted: Option<Map<String, Value>> = None;
+        let (method, params): (&'static str, Map<String, Value>) = match &op.request {
+            Request::Connect => unreachable!("answered locally"),
+            r @ (Request::ListTools
+            | Request::ListPrompts
+            | Request::ListResources
+            | Request::ListResourceTemplates) => {
+                let (_, method, _) = r.list_kind().expect("list request");
+                let mut p = Map::new();
+                if let Some(c) = &op.pages.cursor {
+                    p.insert("cursor".into(), Value::String(c.clone()));
+                }
+                (method, p)
+            }
+            Request::GetTask { task_id } => ("tasks/get", one("taskId", Value::String(task_id.clone()))),
+            Request::CancelTask { task_id } => {
+                ("tasks/cancel", one("taskId", Value::String(task_id.clone())))
+            }
+            Request::TaskResult { .. } => unreachable!("a task result is polled as a task"),
+            Request::ListTasks => {
+                let mut p = Map::new();
+                if let Some(c) = &op.pages.cursor {
+                    p.insert("cursor".into(), Value::String(c.clone()));
+                }
+                ("tasks/list", p)
+            }
+            r @ (Request::CallTool { name, arguments } | Request::CallToolAsTask { name, arguments }) => {
+                let as_task = matches!(r, Request::CallToolAsTask { .. });
+                let mut args = match arguments {
+                    Value::Object(m) => m.clone(),
+                    _ => Map::new(),
+                };
+                if let Some(meta) = args.remove("_meta") {
+                    hoisted = meta.as_object().cloned();
+                }
+                let mut p = Map::new();
+                p.insert("name".into(), Value::String(name.clone()));
+                p.insert("arguments".into(), Value::Object(args));
+                if era == Era::Legacy && (as_task || self.legacy_task_required(name)) {
+                    // A call waiting for its task asks it to live as long as the call may wait;
+                    // one started on purpose takes the server's default.
+                    let mut task = Map::new();
+                    if !as_task {
+                        let ms = u64::try_from(op.timeout.as_millis()).unwrap_or(u64::MAX);
+                        task.insert("ttl".into(), Value::from(ms));
+                    }
+                    p.insert("task".into(), Value::Object(task));
+                }
+                ("tools/call", p)
+            }
+            Request::GetPrompt { name, arguments } => {
+                let mut p = Map::new();
+                p.insert("name".into(), Value::String(name.clone()));
+                if !arguments.is_empty() {
+                    p.insert("arguments".into(), Value::Object(arguments.clone()));
+                }
+                ("prompts/get", p)
+            }
+            Request::ReadResource { uri } => ("resources/read", one("uri", Value::String(uri.clone()))),
+            Request::SubscribeResource { uri } => {
+                ("resources/subscribe", one("uri", Value::String(uri.clone())))
+            }
+            Request::UnsubscribeResource { uri } => {
+                ("resources/unsubscribe", one("uri", Value::String(uri.clone())))
+            }
+            Request::Listen { filter, .. } => {
+                ("subscriptions/listen", one("notifications", filter.to_value()))
+            }
+            Request::Complete { reference, argument, value, context } => {
+                let mut p = Map::new();
+                p.insert("ref".into(), reference.to_value());
+                p.insert("argument".into(), json!({"name": argument, "value": value}));
+                // `context` exists since 2025-06-18; older revisions do not get it.
+                let has_context =
+                    self.server_info().is_some_and(|i| i.protocol_version.as_str() >= "2025-06-18");
+                if let Some(ctx) = context.as_ref().filter(|_| has_context) {
+                    p.insert("context".into(), json!({"arguments": ctx}));
+                }
+                ("completion/complete", p)
+            }
+            Request::Ping => match era {
+                Era::Modern => ("server/discover", Map::new()),
+                Era::Legacy => ("ping", Map::new()),
+            },
+            // Legacy servers are answered locally.
+            Request::Discover => ("server/discover", Map::new()),
+            Request::SetLogLevel(level) => {
+                ("logging/setLevel", one("level", Value::String(level.as_str().into())))
+            }
+            Request::Custom { method, params } => {
+                let p = params.as_object().cloned().unwrap_or_default();
+                return self.finish_build(handle, era, Cow::Owned(method.clone()), p, None);
+            }
+        };
+        self.finish_build(handle, era, Cow::Borrowed(method), params, hoisted)
+    }
+
+    /// Merges `_meta` into the params and registers the progress token.
+    fn finish_build(
+        &mut self,
+        handle: RequestHandle,
+        era: Era,
+        method: Cow<'static, str>,
+        mut params: Map<String, Value>,
+        hoisted: Option<Map<String, Value>>,
+    ) -> (Cow<'static, str>, Option<Value>) {
+        let op = self.ops.get(&handle).expect("op exists");
+        let (op_meta, want_progress, existing_token) =
+            (op.opts.meta.clone(), op.opts.progress, op.progress_token.clone());
+        if let Some((responses, state)) = op.input.as_ref().and_then(|r| r.retry.as_ref()) {
+            params.insert("inputResponses".into(), Value::Object(responses.clone()));
+            if let Some(state) = state {
+                params.insert("requestState".into(), Value::String(state.clone()));
+            }
+        }
+        // _meta: static, hoisted from arguments, per request, progress token, then the protocol
+        // envelope (which the host cannot override).
+        let mut meta = self.cfg.request_meta.clone();
+        if let Some(Value::Object(existing)) = params.remove("_meta") {
+            meta.extend(existing);
+        }
+        if let Some(h) = hoisted {
+            meta.extend(h);
+        }
+        if let Some(m) = op_meta {
+            meta.extend(m);
+        }
+        let mut token_to_register = None;
+        if want_progress {
+            let token = match existing_token {
+                Some(t) => t,
+                None => format!("mcp-progress-{}", self.counters.progress.next()),
+            };
+            meta.insert("progressToken".into(), Value::String(token.clone()));
+            token_to_register = Some(token);
+        }
+        if era == Era::Modern {
+            meta.extend(modern_meta(&self.cfg.client_info, &self.cfg.features));
+            if let Some(level) = self.log_level {
+                meta.insert("io.modelcontextprotocol/logLevel".into(), Value::String(level.as_str().into()));
+            }
+        }
+        if !meta.is_empty() {
+            params.insert("_meta".into(), Value::Object(meta));
+        }
+        if let Some(token) = token_to_register {
+            self.progress.insert(progress_key(&token), handle);
+            if let Some(op) = self.ops.get_mut(&handle) {
+                op.progress_token = Some(token);
+            }
+        }
+        let params = if params.is_empty() && era == Era::Legacy { None } else { Some(Value::Object(params)) };
+        (method, params)
+    }
+}
+
+/// A one-member object.
+fn one(key: &str, v: Value) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert(key.into(), v);
+    m
+}
