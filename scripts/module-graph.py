@@ -38,7 +38,7 @@ LAYERS = [
     # The OAuth 2.1 flow: a machine of its own, which knows nothing of MCP.
     ["oauth"],
     # Typed protocol data, schemas and configuration.
-    ["types", "schema", "deprecation", "subscription", "config", "era", "host_requests",
+    ["types", "schema", "deprecation", "subscription", "config", "era", "server_requests",
      "routing", "mcp_servers"],
     # What the host asks for (requests and their options).
     ["request", "input_round"],

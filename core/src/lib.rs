@@ -135,7 +135,6 @@ pub mod gzip;
 mod handle;
 #[cfg(feature = "http")]
 pub mod headers;
-pub mod host_requests;
 #[cfg(feature = "http")]
 mod http_url;
 mod input_round;
@@ -154,6 +153,7 @@ mod request;
 mod response;
 pub mod routing;
 pub mod schema;
+pub mod server_requests;
 mod server_spec;
 #[cfg(feature = "http")]
 pub mod sse;

@@ -28,8 +28,6 @@ mod deprecation_peer_checks;
 mod fan_out_scenarios;
 mod handler_peer_checks;
 mod header_peer_checks;
-mod host_request_peer_checks;
-mod host_request_scenarios;
 #[cfg(feature = "http")]
 mod http_peer_checks;
 #[cfg(feature = "http")]
@@ -51,6 +49,8 @@ mod roots_scenarios;
 mod scenarios;
 #[cfg(feature = "http")]
 pub mod scripted_http;
+mod server_request_peer_checks;
+mod server_request_scenarios;
 pub mod sim;
 pub mod support;
 mod task_peer_checks;

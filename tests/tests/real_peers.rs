@@ -74,8 +74,8 @@ mod on_tokio {
     mcp_tests::all_task_peer_checks!(run);
     mcp_tests::define_input_wait_peer_checks!(async, aw_async);
     mcp_tests::all_input_wait_peer_checks!(run);
-    mcp_tests::define_host_request_peer_checks!(async, aw_async);
-    mcp_tests::all_host_request_peer_checks!(run);
+    mcp_tests::define_server_request_peer_checks!(async, aw_async);
+    mcp_tests::all_server_request_peer_checks!(run);
     mcp_tests::define_handler_peer_checks!(async, aw_async);
     mcp_tests::all_handler_peer_checks!(run);
     mcp_tests::define_header_peer_checks!(async, aw_async);
@@ -128,8 +128,8 @@ mod on_smol {
     mcp_tests::all_task_peer_checks!(run);
     mcp_tests::define_input_wait_peer_checks!(async, aw_async);
     mcp_tests::all_input_wait_peer_checks!(run);
-    mcp_tests::define_host_request_peer_checks!(async, aw_async);
-    mcp_tests::all_host_request_peer_checks!(run);
+    mcp_tests::define_server_request_peer_checks!(async, aw_async);
+    mcp_tests::all_server_request_peer_checks!(run);
     mcp_tests::define_handler_peer_checks!(async, aw_async);
     mcp_tests::all_handler_peer_checks!(run);
     mcp_tests::define_header_peer_checks!(async, aw_async);
@@ -182,8 +182,8 @@ mod on_blocking {
     mcp_tests::all_task_peer_checks!(run);
     mcp_tests::define_input_wait_peer_checks!(, aw_sync);
     mcp_tests::all_input_wait_peer_checks!(run);
-    mcp_tests::define_host_request_peer_checks!(, aw_sync);
-    mcp_tests::all_host_request_peer_checks!(run);
+    mcp_tests::define_server_request_peer_checks!(, aw_sync);
+    mcp_tests::all_server_request_peer_checks!(run);
     mcp_tests::define_handler_peer_checks!(, aw_sync);
     mcp_tests::all_handler_peer_checks!(run);
     mcp_tests::define_header_peer_checks!(, aw_sync);

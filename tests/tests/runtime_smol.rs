@@ -50,7 +50,7 @@ pub mod on_smol {
     mcp_tests::all_meta_scenario_tests!(run);
     mcp_tests::define_task_scenarios!(async, aw_async);
     mcp_tests::all_task_scenario_tests!(run);
-    mcp_tests::define_host_request_scenarios!(async, aw_async);
+    mcp_tests::define_server_request_scenarios!(async, aw_async);
     mcp_tests::all_host_request_scenario_tests!(run);
     mcp_tests::define_roots_scenarios!(async, aw_async);
     mcp_tests::all_roots_scenario_tests!(run);
@@ -127,7 +127,7 @@ pub mod on_async_std {
     mcp_tests::all_meta_scenario_tests!(run);
     mcp_tests::define_task_scenarios!(async, aw_async);
     mcp_tests::all_task_scenario_tests!(run);
-    mcp_tests::define_host_request_scenarios!(async, aw_async);
+    mcp_tests::define_server_request_scenarios!(async, aw_async);
     mcp_tests::all_host_request_scenario_tests!(run);
     mcp_tests::define_roots_scenarios!(async, aw_async);
     mcp_tests::all_roots_scenario_tests!(run);

@@ -46,7 +46,7 @@ mcp_tests::define_meta_scenarios!(async, aw_async);
 mcp_tests::all_meta_scenario_tests!(run);
 mcp_tests::define_task_scenarios!(async, aw_async);
 mcp_tests::all_task_scenario_tests!(run);
-mcp_tests::define_host_request_scenarios!(async, aw_async);
+mcp_tests::define_server_request_scenarios!(async, aw_async);
 mcp_tests::all_host_request_scenario_tests!(run);
 mcp_tests::define_roots_scenarios!(async, aw_async);
 mcp_tests::all_roots_scenario_tests!(run);

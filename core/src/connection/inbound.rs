@@ -9,10 +9,10 @@ use crate::era::Era;
 use crate::error::{AnswerError, Warning};
 use crate::event::{Event, LogMessage, Notification, Progress, ServerRequest};
 use crate::handle::{Epoch, RequestHandle, ServerRequestHandle};
-use crate::host_requests::{self, Prepared};
 use crate::jsonrpc::{self, Message, ResultJson, RpcErrorObject, WireId};
 use crate::request::ListKind;
 use crate::schema::elicitation::FormSchema;
+use crate::server_requests::{self, Prepared};
 use crate::text::sanitize;
 use crate::types::ServerRequestKind;
 use crate::types::{HandlerError, HostRequest, LoggingLevel};
@@ -272,16 +272,16 @@ impl Connection {
     }
 
     /// Checks and shapes a server's request to the host (either era; see
-    /// [`crate::host_requests`]), then decodes it ([`HostRequest::decode`]): adjustments are
+    /// [`crate::server_requests`]), then decodes it ([`HostRequest::decode`]): adjustments are
     /// reported as warnings, a refusal (an undecodable request too) as
     /// [`Warning::ServerRequestRefused`] and returned for the caller to send or fail with.
     pub(super) fn prepare_host_request(
         &mut self,
         kind: ServerRequestKind,
         params: Value,
-    ) -> Result<(Prepared, HostRequest), host_requests::Refusal> {
+    ) -> Result<(Prepared, HostRequest), server_requests::Refusal> {
         let era = self.session_era().unwrap_or(Era::Modern);
-        let decoded = host_requests::prepare(kind, params, era, &self.cfg.features).and_then(|mut p| {
+        let decoded = server_requests::prepare(kind, params, era, &self.cfg.features).and_then(|mut p| {
             let request = HostRequest::decode(p.kind, std::mem::take(&mut p.params))?;
             Ok((p, request))
         });
@@ -315,7 +315,7 @@ impl Connection {
         }
     }
 
-    /// Shapes a handler's elicitation answer (see [`host_requests::shape_answer`]), reporting
+    /// Shapes a handler's elicitation answer (see [`server_requests::shape_answer`]), reporting
     /// what changed.
     fn shape_host_answer(
         &mut self,
@@ -327,7 +327,7 @@ impl Connection {
             (None, Some(p)) => p.kind,
             (None, None) => return outcome,
         };
-        let (answer, adjustment) = host_requests::shape_answer(kind, outcome?);
+        let (answer, adjustment) = server_requests::shape_answer(kind, outcome?);
         if let Some(adjustment) = adjustment {
             self.warn(Warning::HostRequestAdjusted { method: kind.method(), adjustment });
         }

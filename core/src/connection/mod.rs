@@ -176,7 +176,7 @@ pub struct Connection {
     /// Ids of the tasks created on this connection (the newest, bounded), in order and as a set.
     task_ids: (VecDeque<String>, BTreeSet<String>),
     /// 2025-11-25 URL elicitations whose completion notification is passed on.
-    url_elicitations: crate::host_requests::UrlElicitations,
+    url_elicitations: crate::server_requests::UrlElicitations,
     /// The deprecated features this connection has reported.
     deprecations: crate::deprecation::Reported,
     /// The `server/discover` refresh in flight (2026-07-28) and the requests waiting for it.

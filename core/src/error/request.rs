@@ -91,7 +91,7 @@ pub enum RequestError {
         /// The input request's method.
         method: String,
         /// Why.
-        reason: crate::host_requests::Refusal,
+        reason: crate::server_requests::Refusal,
         /// The round's input requests (empty for a task's call).
         outstanding: Vec<crate::OutstandingInput>,
         /// The original request and the round's `requestState` (`None` for a task's call).

@@ -148,12 +148,12 @@ pub enum Warning {
         detail: String,
     },
     /// The client changed a server's request to the host before a handler saw it, or a
-    /// handler's answer before the server did (see [`crate::host_requests`]).
+    /// handler's answer before the server did (see [`crate::server_requests`]).
     HostRequestAdjusted {
         /// The request's method.
         method: &'static str,
         /// What changed.
-        adjustment: crate::host_requests::Adjustment,
+        adjustment: crate::server_requests::Adjustment,
     },
     /// The host's OAuth token store could not load or save a server's record (the server
     /// goes on without it).

@@ -20,7 +20,6 @@ mod auth_requests;
 #[cfg(feature = "oauth")]
 mod authorization;
 mod call_result;
-mod client_requests;
 mod common;
 mod completion;
 mod content;
@@ -32,6 +31,7 @@ mod raw_json;
 mod resource;
 mod sampling;
 mod server;
+mod server_requests;
 mod task;
 mod tool;
 
@@ -40,10 +40,6 @@ pub use auth_requests::{AccessTokenAnswer, AccessTokenRequest};
 #[cfg(feature = "oauth")]
 pub use authorization::{AuthorizationCallback, AuthorizationRequest};
 pub use call_result::CallToolResult;
-pub use client_requests::{
-    decode_roots_result, roots_result, CreateMessageRequest, CreateMessageResult, ElicitAction, ElicitMode,
-    ElicitRequest, ElicitResult, HandlerError, HostRequest, Root, RootsRequest, ServerRequestKind,
-};
 pub use common::{Annotations, Icon, Implementation, Role};
 pub use completion::{CompleteParams, CompleteResult, CompletionReference};
 pub use content::{AudioContent, ContentBlock, EmbeddedResource, ImageContent, TextContent};
@@ -55,6 +51,10 @@ pub(crate) use raw_json::{RawField, RawJson};
 pub use resource::{Resource, ResourceLink, ResourceTemplate};
 pub use sampling::{IncludeContext, ModelPreferences, SamplingContent, SamplingMessage, ToolResult, ToolUse};
 pub use server::{DiscoverResult, InitializeResult, ListCapability, ResourcesCapability, ServerCapabilities};
+pub use server_requests::{
+    decode_roots_result, roots_result, CreateMessageRequest, CreateMessageResult, ElicitAction, ElicitMode,
+    ElicitRequest, ElicitResult, HandlerError, HostRequest, Root, RootsRequest, ServerRequestKind,
+};
 pub use task::{StartedTask, Task, TaskHandle, TaskStatus};
 pub use tool::{Tool, ToolAnnotations};
 

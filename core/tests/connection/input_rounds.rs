@@ -202,7 +202,7 @@ fn refused_input_fails_resumably() {
         panic!("expected InputRefused, got {err:?}");
     };
     assert_eq!(method, "elicitation/create");
-    assert_eq!(reason, mcpwire_core::host_requests::Refusal::UnsupportedMode { mode: "url" });
+    assert_eq!(reason, mcpwire_core::server_requests::Refusal::UnsupportedMode { mode: "url" });
     let mut keys: Vec<&str> = outstanding.iter().map(|o| o.key.as_str()).collect();
     keys.sort_unstable();
     assert_eq!(keys, ["q", "u"]);

@@ -10,13 +10,11 @@ mod harness;
 mod http_harness;
 
 mod cache;
-mod client_requests;
 mod deprecations;
 mod discover_refresh;
 mod elicitation_answers;
 mod era;
 mod gating;
-mod host_requests;
 mod http;
 mod http_auth;
 mod http_auth_switch;
@@ -36,8 +34,10 @@ mod param_headers;
 mod requests;
 mod resubscribe;
 mod roots;
+mod server_requests;
 mod subscriptions;
 mod tasks;
+mod typed_server_requests;
 #[cfg(feature = "schema")]
 mod validation;
 mod wire_trace;

@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use super::harness::*;
-use mcpwire_core::host_requests::Refusal;
+use mcpwire_core::server_requests::Refusal;
 use mcpwire_core::types::{
     decode_roots_result, CreateMessageRequest, CreateMessageResult, ElicitMode, ElicitRequest, ElicitResult,
     HostRequest, IncludeContext, Role, RootsRequest, SamplingContent,

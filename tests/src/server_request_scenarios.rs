@@ -4,18 +4,18 @@
 //! `sampling_tools` opt-in, histories refused before the handler). The glue module `rt` is the
 //! one described in `scenarios.rs`.
 
-/// Defines `pub mod host_request_scenarios` for the glue `rt`:
-/// `define_host_request_scenarios!(async, aw_async)` or `define_host_request_scenarios!(,
+/// Defines `pub mod server_request_scenarios` for the glue `rt`:
+/// `define_server_request_scenarios!(async, aw_async)` or `define_server_request_scenarios!(,
 /// aw_sync)`.
 #[macro_export]
-macro_rules! define_host_request_scenarios {
+macro_rules! define_server_request_scenarios {
     ($($kw:ident)? , $aw:ident) => {
 /// The host-request scenarios, instantiated for this runtime.
 #[allow(unused_imports)]
-pub mod host_request_scenarios {
+pub mod server_request_scenarios {
     use super::rt;
     use std::sync::{Arc, Mutex};
-    use $crate::mcpwire_core::host_requests::{Adjustment, Refusal};
+    use $crate::mcpwire_core::server_requests::{Adjustment, Refusal};
     use $crate::mcpwire_core::{ClientError, Event, RequestError, ServerRequestKind, Warning};
     use $crate::serde_json::{json, Value};
     use $crate::support::{self, Events};
@@ -196,7 +196,7 @@ pub mod host_request_scenarios {
 #[macro_export]
 macro_rules! all_host_request_scenario_tests {
     ($run:path) => {
-        $crate::scenario_tests!(host_request_scenarios, $run;
+        $crate::scenario_tests!(server_request_scenarios, $run;
             url_elicitation_both_eras, url_elicitation_without_its_handler, sampling_with_tools_opt_in,
             undeclared_input_is_resumable);
     };

@@ -8,19 +8,19 @@
 //! only when the client declares `sampling.tools`. The glue module `rt` needs `Client`, `build` and
 //! `sync_handler`; `tests/tests/real_peers.rs` runs them on every runtime.
 
-/// Defines `pub mod host_request_peer_checks` for the glue `rt`:
-/// `define_host_request_peer_checks!(async, aw_async)` or `define_host_request_peer_checks!(,
+/// Defines `pub mod server_request_peer_checks` for the glue `rt`:
+/// `define_server_request_peer_checks!(async, aw_async)` or `define_server_request_peer_checks!(,
 /// aw_sync)`.
 #[macro_export]
-macro_rules! define_host_request_peer_checks {
+macro_rules! define_server_request_peer_checks {
     ($($kw:ident)? , $aw:ident) => {
 /// The host-request checks against real peers, instantiated for this runtime.
 #[allow(unused_imports)]
-pub mod host_request_peer_checks {
+pub mod server_request_peer_checks {
     use super::rt;
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
-    use $crate::mcpwire_core::host_requests::Adjustment;
+    use $crate::mcpwire_core::server_requests::Adjustment;
     use $crate::mcpwire_core::{
         ClientError, Era, Event, ProtocolMode, RequestError, ServerRequestKind, ServerSpec, Warning,
     };
@@ -157,7 +157,7 @@ pub mod host_request_peer_checks {
                 Event::Warning(Warning::HostRequestAdjusted { adjustment: Adjustment::ElicitationIdRemoved, .. }));
             if era == Era::Modern {
                 // The SDK leaves the 2025-11-25 field out itself on 2026-07-28 (our test server
-                // sends it, `host_request_scenarios` checks that the client drops it).
+                // sends it, `server_request_scenarios` checks that the client drops it).
                 assert!(asked[0].get("elicitationId").is_none(), "{:?}", asked[0]);
             } else {
                 assert_eq!(asked[0]["elicitationId"], json!("py-url-1"));
@@ -211,11 +211,11 @@ pub mod host_request_peer_checks {
     };
 }
 
-/// Generates one `#[test]` per host-request peer check: `all_host_request_peer_checks!(run)`.
+/// Generates one `#[test]` per host-request peer check: `all_server_request_peer_checks!(run)`.
 #[macro_export]
-macro_rules! all_host_request_peer_checks {
+macro_rules! all_server_request_peer_checks {
     ($run:path) => {
-        $crate::scenario_tests!(host_request_peer_checks, $run;
+        $crate::scenario_tests!(server_request_peer_checks, $run;
             everything_url_elicitation, everything_form_leniency_and_sampling, py_url_elicitation_both_eras,
             py_sampling_with_tools_both_eras);
     };

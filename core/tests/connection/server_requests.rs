@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use super::harness::*;
-use mcpwire_core::host_requests::{Adjustment, Refusal, SamplingViolation};
+use mcpwire_core::server_requests::{Adjustment, Refusal, SamplingViolation};
 use mcpwire_core::{ClientFeatures, Event, ProtocolMode, Request, RequestError, ServerRequestKind, Warning};
 
 fn both_modes() -> ClientFeatures {
