@@ -16,9 +16,9 @@ use mcpwire_host::{
 };
 
 use crate::caller_io::CallerIo;
-use crate::driver::{self, CloseTo, EngineRef};
 #[cfg(feature = "http")]
 use crate::http::{Connector, HttpClient};
+use crate::io_side::{self, CloseTo, EngineRef};
 use crate::reply::{slot, OutcomeFuture};
 use crate::runtime::Runtime;
 
@@ -229,7 +229,7 @@ impl<R: Runtime> Family for Async<R> {
         #[cfg(not(feature = "http"))]
         mcpwire_host::refuse_http_servers(&parts.specs, "mcpwire-tokio or mcpwire-smol (mcpwire-async)")?;
         let prepared: Prepared<_, _, _> = parts.prepare(rt.now())?;
-        let shared = driver::Shared {
+        let shared = io_side::Shared {
             handlers: prepared.handlers,
             #[cfg(feature = "http")]
             http: Arc::new(HttpClient::new(&prepared.http, options.connector).map_err(ClientError::Config)?),
@@ -238,7 +238,7 @@ impl<R: Runtime> Family for Async<R> {
             .servers
             .into_iter()
             .map(|start| {
-                let engine = driver::start(rt.clone(), start.conn, start.dispatch, shared.clone());
+                let engine = io_side::start(rt.clone(), start.conn, start.dispatch, shared.clone());
                 StartedServer { name: start.name, view: start.view, link: AsyncLink { engine } }
             })
             .collect())

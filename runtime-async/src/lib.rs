@@ -50,10 +50,10 @@
 #![deny(missing_docs)]
 
 mod caller_io;
-mod driver;
 mod family;
 #[cfg(feature = "http")]
 mod http;
+mod io_side;
 mod process;
 mod reply;
 mod runtime;

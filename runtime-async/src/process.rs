@@ -70,7 +70,7 @@ impl StdinState {
     }
 }
 
-/// The driver's side of one running process.
+/// The IO side's part of one running process.
 pub(crate) struct ProcessIo {
     stdin: Arc<Mutex<StdinState>>,
     /// Offered to the caller whose request is written (it reads the reply itself).

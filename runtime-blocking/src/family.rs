@@ -14,7 +14,7 @@ use mcpwire_host::{
 };
 
 use crate::caller_io::CallerIo;
-use crate::driver::{self, EngineRef};
+use crate::io_side::{self, EngineRef};
 use crate::reply::slot;
 
 /// The blocking client family: requests are sent with a blocking `.send()`, handlers return
@@ -130,14 +130,14 @@ impl Family for Blocking {
         #[cfg(not(feature = "http"))]
         mcpwire_host::refuse_http_servers(&parts.specs, "mcpwire-blocking")?;
         let prepared: Prepared<_, _, _> = parts.prepare(Instant::now())?;
-        let shared = driver::Shared {
+        let shared = io_side::Shared {
             handlers: prepared.handlers,
             #[cfg(feature = "http")]
             http: crate::http::HttpClient::new(&prepared.http)?,
         };
         let mut servers = Vec::with_capacity(prepared.servers.len());
         for start in prepared.servers {
-            let engine = driver::start(start.conn, start.dispatch, shared.clone())
+            let engine = io_side::start(start.conn, start.dispatch, shared.clone())
                 .map_err(|e| ClientError::Config(format!("could not start a timer thread: {e}")))?;
             servers.push(StartedServer { name: start.name, view: start.view, link: BlockingLink { engine } });
         }

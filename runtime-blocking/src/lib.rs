@@ -89,10 +89,10 @@
 #![deny(missing_docs)]
 
 mod caller_io;
-mod driver;
 mod family;
 #[cfg(feature = "http")]
 pub mod http;
+mod io_side;
 mod pool;
 mod process;
 mod reply;

@@ -20,7 +20,7 @@ use mcpwire_core::Epoch;
 use mcpwire_core::Input;
 use mcpwire_host::{Feed, ProcessControl};
 
-use crate::driver::thread_name;
+use crate::io_side::thread_name;
 use mcpwire_host::lock;
 
 /// Read buffer size for stdout and stderr.

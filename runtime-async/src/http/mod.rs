@@ -122,7 +122,7 @@ async fn driving<F: std::future::Future>(driver: &mut Option<Driver>, work: F) -
     .await
 }
 
-/// One client's HTTP machinery, shared by its servers' drivers.
+/// One client's HTTP machinery, shared by its servers' IO sides.
 pub(crate) struct HttpClient {
     tls: tls::LazyConfig,
     proxies: Proxies,
