@@ -2,10 +2,10 @@
 //! non-blocking pipe on Unix; a writer thread finishes what the pipe did not take at once),
 //! stdout/stderr reader threads and an exit waiter, all feeding the server's engine directly.
 //!
-//! The waiter thread owns the [`Child`] (it blocks in `wait`), so the driver signals the
+//! The waiter thread owns the [`Child`] (it blocks in `wait`), so the IO side signals the
 //! process by pid. A pid is only safe to signal until the process is reaped, so the waiter
 //! first waits *without reaping* (`waitid(WNOWAIT)`, where the platform has it), then marks
-//! the process exited under the same lock the driver signals under, and only then reaps it.
+//! the process exited under the same lock the IO side signals under, and only then reaps it.
 //! Where `waitid` is missing the mark follows the reap (a tiny window remains); on non-Unix
 //! platforms the waiter polls instead and kills through the `Child` itself.
 
@@ -26,7 +26,7 @@ use mcpwire_host::lock;
 /// Read buffer size for stdout and stderr.
 const READ_CHUNK: usize = 64 * 1024;
 
-/// State shared by the driver (which signals) and the waiter (which reaps).
+/// State shared by the IO side (which signals) and the waiter (which reaps).
 #[derive(Debug)]
 struct ExitState {
     /// True once the process may have been reaped: from then on its pid is never signalled.
@@ -85,7 +85,7 @@ impl Stdin {
     }
 }
 
-/// The driver's side of one running process.
+/// The IO side's part of one running process.
 #[derive(Debug)]
 pub(crate) struct ProcessIo {
     stdin: Arc<Stdin>,
@@ -344,7 +344,7 @@ fn read_stderr(epoch: Epoch, mut stderr: ChildStderr, feed: &dyn Feed) {
 fn wait_for_exit(epoch: Epoch, mut child: Child, pid: u32, state: &ExitState, feed: &dyn Feed) {
     let status = if wait_unreaped(pid) {
         // A zombie keeps its pid (and group id): mark it exited, kill the rest of its group,
-        // then reap it, under the driver's lock.
+        // then reap it, under the IO side's lock.
         let mut exited = lock(&state.exited);
         *exited = true;
         mcpwire_host::kill_server_group(pid);
@@ -380,7 +380,7 @@ fn wait_unreaped(_pid: u32) -> bool {
     false
 }
 
-/// Polls the process for its exit (non-Unix: the driver kills through the same `Child`).
+/// Polls the process for its exit (non-Unix: the IO side kills through the same `Child`).
 #[cfg(not(unix))]
 fn poll_for_exit(epoch: Epoch, state: &ExitState, feed: &dyn Feed) {
     let info = loop {

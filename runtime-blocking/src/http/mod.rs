@@ -4,7 +4,7 @@
 //! A [`Client`](crate::Client) owns one [`HttpClient`] (one `ureq::Agent`, so keep-alive
 //! connections are reused between exchanges and servers), configured by the
 //! [`HttpClientConfig`] given to [`ClientBuilder::http_client`](crate::ClientBuilder::http_client).
-//! Each server's driver thread starts exchanges with [`HttpClient::start`] and keeps the
+//! Each server's IO side starts exchanges with [`HttpClient::start`] and keeps the
 //! returned [`HttpExchange`] until the exchange ends or the core aborts it.
 //!
 //! What the adapter does, as the core's [`HttpRequest`] contract requires:
@@ -17,7 +17,7 @@
 //! - It never follows redirects: a 3xx is reported like any other status, and no status is an
 //!   error.
 //! - It reports body bytes as they arrive, in reads of at most 16 KiB, so endless event streams
-//!   work; each report waits for room in the driver's bounded channel (back-pressure).
+//!   work; each report waits for room in the IO side's bounded channel (back-pressure).
 //! - The only timeout is the request's `connect_timeout` (name resolution, TCP, proxy and TLS);
 //!   the core runs every other timer itself.
 //! - [`HttpExchange::abort`] shuts the exchange's socket down at once (`shutdown(Both)`, which
