@@ -85,7 +85,8 @@ impl std::error::Error for TokenStoreError {
 /// ([`StoredAuth::set_aside`]); the client saves the record as soon as the authorization
 /// server changes, and each save replaces the whole record, so a store that keeps records
 /// whole never holds a retired token as the server's own. Implementations are called
-/// from the server's engine (under its lock): keep them quick (a keychain or a small file).
+/// where the server's events are delivered (one at a time per server, outside the engine lock):
+/// keep them quick (a keychain or a small file).
 pub trait TokenStore: Send + Sync {
     /// The record for `server` (a canonical server URL), if one is kept.
     fn load(&self, server: &str) -> Result<Option<StoredAuth>, TokenStoreError>;
