@@ -194,7 +194,7 @@ fn demo_tours_both_eras() {
 /// `mcp info <url> --json` against real peers over HTTP reports the transport and era chosen.
 #[test]
 fn info_over_http_reports_transport_and_era() {
-    use mcp_tests::http_peers::HttpPeer;
+    use mcp_tests::support::http_peers::HttpPeer;
     /// Peer, its arguments, its environment, the URL path, the transport and era expected.
     type Case<'a> = (&'a str, &'a [&'a str], &'a [(&'a str, &'a str)], &'a str, &'a str, &'a str);
     let cases: [Case<'_>; 4] = [
@@ -239,7 +239,7 @@ fn info_over_http_reports_transport_and_era() {
 /// no HTTP+SSE deprecation notice (the server never served HTTP+SSE); exit code 3.
 #[test]
 fn info_at_the_wrong_path_lists_the_tries_and_suggests_mcp() {
-    use mcp_tests::http_peers::HttpPeer;
+    use mcp_tests::support::http_peers::HttpPeer;
     let server = HttpPeer::start("fastmcp-echo-peer", &["--port", "{port}"], &[]);
     let root = server.url("/");
     let out = mcp(&["info", &root]);
@@ -293,7 +293,7 @@ fn listen_prints_pushed_notifications() {
     use std::process::Stdio;
     use std::time::{Duration, Instant};
 
-    use mcp_tests::http_peers::HttpPeer;
+    use mcp_tests::support::http_peers::HttpPeer;
     let ts = HttpPeer::start("ts-v2-peer", &["http", "--port", "{port}"], &[]);
     let py = HttpPeer::start("py-mcp-peer", &["streamable-http", "--port", "{port}"], &[]);
     for (peer, protocol, era) in [(&ts, "auto", "2026-07-28"), (&py, "legacy", "2025-11-25")] {
@@ -334,7 +334,7 @@ fn listen_prints_pushed_notifications() {
 /// errors for what a server does not have.
 #[test]
 fn tasks_from_the_command_line() {
-    use mcp_tests::http_peers::HttpPeer;
+    use mcp_tests::support::http_peers::HttpPeer;
     let everything = mcp_tests::support::peer_command("server-everything");
     let args = r#"{"topic": "sans-IO"}"#;
     let out = mcp(&["call", &everything, "simulate-research-query", args, "--as-task"]);
@@ -529,8 +529,8 @@ fn a_logging_server_gets_one_deprecation_line() {
 /// gets the 401 (exit 5); `mcp logout` forgets them.
 #[test]
 fn login_then_commands_reuse_the_saved_tokens() {
-    use mcp_tests::http_peers::HttpPeer;
-    use mcp_tests::oauth_peer_checks::GatewayProcess;
+    use mcp_tests::peer_checks::oauth::GatewayProcess;
+    use mcp_tests::support::http_peers::HttpPeer;
 
     let peer = HttpPeer::start("py-mcp-peer", &["streamable-http", "--port", "{port}"], &[]);
     let gateway = GatewayProcess::start(&peer.url("/mcp"), &[]);
@@ -583,8 +583,8 @@ fn login_then_commands_reuse_the_saved_tokens() {
 /// token request) and the error names both issuers.
 #[test]
 fn client_id_is_bound_to_its_issuer() {
-    use mcp_tests::http_peers::HttpPeer;
-    use mcp_tests::oauth_peer_checks::GatewayProcess;
+    use mcp_tests::peer_checks::oauth::GatewayProcess;
+    use mcp_tests::support::http_peers::HttpPeer;
 
     let out = mcp(&["tools", &target(""), "--client-id", "svc", "--client-secret", "s"]);
     assert_one_error_line_with(&out, 2);

@@ -3,6 +3,10 @@
 //! The deterministic MCP server the scenarios run against is its own crate, `mcp-test-server`
 //! (re-exported as [`test_server`]); [`support::test_server`] locates and builds its binary.
 //!
+//! The modules by kind: [`scenarios`] (against the bundled test server, every runtime),
+//! [`peer_checks`] (against real third-party servers), [`sim`] (the deterministic simulation)
+//! and [`support`] (helpers and fixtures: scripted HTTP servers, proxies, real peers over HTTP).
+//!
 //! The scenarios run unchanged on every runtime: [`define_scenarios!`] expands the same bodies
 //! either as `async fn` (each `aw!` becomes `.await`, through [`aw_async!`]) or as plain `fn`
 //! ([`aw_sync!`]), against a glue module `rt` that each test file writes for its runtime (see
@@ -10,56 +14,16 @@
 //! scenario. The real-peer checks use the same trick ([`define_peer_checks!`]).
 //!
 //! Features: `http`, `oauth`, `schema` and `tracing` (all default) turn on the same features of
-//! the client crates and the tests that need them: the HTTP fixtures ([`scripted_http`],
-//! [`http_peers`]) and the HTTP, OAuth and validation tests exist only with theirs. With
+//! the client crates and the tests that need them: the HTTP fixtures ([`support::scripted_http`],
+//! [`support::http_peers`]) and the HTTP, OAuth and validation tests exist only with theirs. With
 //! `--no-default-features` everything else builds and runs against a stdio-only client: the
 //! stdio scenarios on every runtime (which `scripts/test` runs that way too), the stdio
 //! simulation and the stdio peer checks.
 
-#[cfg(feature = "oauth")]
-pub mod address_check_scenarios;
-mod async_scenarios;
-mod batch_peer_checks;
-mod cache_scenarios;
-pub mod callback_scenarios;
-mod catalog_peer_checks;
-mod catalog_scenarios;
-mod deprecation_peer_checks;
-mod fan_out_scenarios;
-mod handler_peer_checks;
-mod header_peer_checks;
-#[cfg(feature = "http")]
-mod http_peer_checks;
-#[cfg(feature = "http")]
-pub mod http_peers;
-mod input_wait_peer_checks;
-mod input_wait_scenarios;
-#[cfg(feature = "oauth")]
-mod issuer_switch_scenarios;
-mod meta_scenarios;
-#[cfg(feature = "oauth")]
-pub mod oauth_peer_checks;
-mod oversize_peer_checks;
-mod oversize_scenarios;
-mod peer_checks;
-mod process_group_scenarios;
-mod push_peer_checks;
-mod push_scenarios;
-mod roots_scenarios;
-mod scenarios;
-#[cfg(feature = "http")]
-pub mod scripted_http;
-mod server_request_peer_checks;
-mod server_request_scenarios;
+pub mod peer_checks;
+pub mod scenarios;
 pub mod sim;
 pub mod support;
-mod task_peer_checks;
-mod task_scenarios;
-mod tool_format_peer_checks;
-#[cfg(feature = "http")]
-pub mod tunnel_proxy;
-#[cfg(feature = "oauth")]
-pub mod two_issuer_server;
 
 pub use futures_lite;
 pub use mcpwire_core;

@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use mcp_tests::scripted_http::{
+use mcp_tests::support::scripted_http::{
     call_stream_server, message_call as call, result_text as text_of, ScriptedHttpServer,
 };
 use mcpwire_core::{ClientError, RequestError, RequestOptions, ServerSpec};

@@ -1,5 +1,5 @@
 //! mcpwire-blocking's HTTP adapter (`mcpwire_blocking::http`) against the scripted server of
-//! `mcp_tests::scripted_http`: streaming, no decompression, no redirects, exact headers,
+//! `mcp_tests::support::scripted_http`: streaming, no decompression, no redirects, exact headers,
 //! abort, connect failures, keep-alive. Then the whole blocking client over HTTP against real
 //! peers (`mcp_tests::define_http_peer_checks!`), which need `$MCP_PEERS` (see `real_peers.rs`).
 
@@ -8,7 +8,7 @@
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use mcp_tests::scripted_http::{chunk, Reply, ScriptedHttpServer, Step};
+use mcp_tests::support::scripted_http::{chunk, Reply, ScriptedHttpServer, Step};
 use mcpwire_blocking::http::{HttpClient, HttpClientConfig, HttpExchange, HttpReport, ProxySetting};
 use mcpwire_core::{HttpMethod, HttpRequest};
 
@@ -262,7 +262,7 @@ fn an_aborted_connection_is_not_reused() {
 
 #[test]
 fn connection_refused_fails_the_exchange() {
-    let port = mcp_tests::http_peers::free_port();
+    let port = mcp_tests::support::http_peers::free_port();
     let reports = run(&client(), get(&format!("http://127.0.0.1:{port}/mcp")));
     let [HttpReport::Failed(error)] = &reports[..] else { panic!("{reports:?}") };
     // The operating system's verdict is kept, not only described.
@@ -349,7 +349,7 @@ fn bad_configuration_is_refused() {
 #[test]
 fn blocking_client_calls_echo_over_http() {
     let args = ["streamable-http", "--port", "{port}", "--stateless", "--json"];
-    let peer = mcp_tests::http_peers::HttpPeer::start("py-mcp-peer", &args, &[]);
+    let peer = mcp_tests::support::http_peers::HttpPeer::start("py-mcp-peer", &args, &[]);
     let spec = mcpwire_core::ServerSpec::from_target("py", &peer.url("/mcp"))
         .expect("a URL spec")
         .request_timeout(Duration::from_secs(30));

@@ -10,8 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_tests::scripted_http::ScriptedHttpServer;
-use mcp_tests::scripted_http::{call_stream_server as reply, message_call as call, result_text as text_of};
+use mcp_tests::support::scripted_http::ScriptedHttpServer;
+use mcp_tests::support::scripted_http::{
+    call_stream_server as reply, message_call as call, result_text as text_of,
+};
 use mcpwire_blocking::{CancelToken, Client, HttpClientConfig, ProxySetting, ServerSpec};
 use mcpwire_blocking::{ClientError, RequestError, RequestOptions};
 

@@ -7,7 +7,7 @@
 
 use std::io::Write;
 
-use mcp_tests::scripted_http::{modern_tool_server, Reply, ScriptedHttpServer};
+use mcp_tests::support::scripted_http::{modern_tool_server, Reply, ScriptedHttpServer};
 use mcpwire_core::{ClientError, RequestError, ServerSpec};
 use serde_json::json;
 

@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use mcp_tests::scripted_http::{modern_tool_server, ScriptedHttpServer};
+use mcp_tests::support::scripted_http::{modern_tool_server, ScriptedHttpServer};
 use mcpwire_core::ServerSpec;
 use serde_json::json;
 
@@ -120,7 +120,7 @@ mod oauth_fetches {
     /// the private one listed first, and the flow completes.
     #[test]
     fn a_name_with_mixed_addresses_is_connected_to_only_at_the_checked_ones() {
-        use mcp_tests::address_check_scenarios::{protected_server, NAMES_CA, NAMES_CERT, NAMES_KEY};
+        use mcp_tests::scenarios::address_check::{protected_server, NAMES_CA, NAMES_CERT, NAMES_KEY};
         let auth = ScriptedHttpServer::start_tls(NAMES_CERT, NAMES_KEY, protected_server("https", None));
         let issuer = format!("https://mcp.example.test:{}", auth.addr().port());
         let server = ScriptedHttpServer::start(protected_server("http", Some(&issuer)));
@@ -161,10 +161,10 @@ mod oauth_fetches {
         let proxy = ScriptedHttpServer::start(move |req| {
             if req.method == "CONNECT" {
                 seen.lock().unwrap().push(req.target.clone());
-                return mcp_tests::scripted_http::Reply::fixed(403, &[], b"").then_close();
+                return mcp_tests::support::scripted_http::Reply::fixed(403, &[], b"").then_close();
             }
             let hint = r#"Bearer resource_metadata="https://meta.example.test/.well-known/oauth-protected-resource/mcp""#;
-            mcp_tests::scripted_http::Reply::fixed(401, &[("www-authenticate", hint)], b"")
+            mcp_tests::support::scripted_http::Reply::fixed(401, &[("www-authenticate", hint)], b"")
         });
         let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
         let call = |addresses: Vec<std::net::IpAddr>| {

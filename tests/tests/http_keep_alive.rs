@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use mcp_tests::scripted_http::{ScriptedHttpServer, SeenRequest, Step};
+use mcp_tests::support::scripted_http::{ScriptedHttpServer, SeenRequest, Step};
 use mcpwire_core::ServerSpec;
 use serde_json::json;
 
@@ -28,7 +28,8 @@ fn server(hang_up: bool) -> ScriptedHttpServer {
             "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
             body.len()
         );
-        let mut reply = mcp_tests::scripted_http::Reply::raw(vec![Step::Send(response.into_bytes())]);
+        let mut reply =
+            mcp_tests::support::scripted_http::Reply::raw(vec![Step::Send(response.into_bytes())]);
         reply.close = hang_up;
         reply
     })

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use mcp_tests::scripted_http::{modern_tool_server, Reply, ScriptedHttpServer, SeenRequest};
+use mcp_tests::support::scripted_http::{modern_tool_server, Reply, ScriptedHttpServer, SeenRequest};
 use mcpwire_core::{ClientError, RedirectRefusal, RequestError, ServerSpec};
 use serde_json::json;
 

@@ -8,7 +8,7 @@
 
 #![cfg(feature = "http")]
 
-use mcp_tests::scripted_http::{modern_tool_server, ScriptedHttpServer};
+use mcp_tests::support::scripted_http::{modern_tool_server, ScriptedHttpServer};
 use mcpwire_core::{ClientError, ServerSpec};
 use serde_json::json;
 

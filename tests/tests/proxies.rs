@@ -1,13 +1,13 @@
 //! Proxies on every runtime, against a real tunnelling proxy on loopback
-//! ([`mcp_tests::tunnel_proxy`]): SOCKS5 with a user name and password, SOCKS5h (the proxy
+//! ([`mcp_tests::support::tunnel_proxy`]): SOCKS5 with a user name and password, SOCKS5h (the proxy
 //! resolves the name) and SOCKS5 (the client does), SOCKS4 and SOCKS4a, and an `https://` proxy
 //! (TLS to the proxy, then TLS to the server inside the tunnel). Each test checks the tool
 //! call's answer and the destination the proxy was asked for.
 
 #![cfg(feature = "http")]
 
-use mcp_tests::scripted_http::{modern_tool_server, ScriptedHttpServer};
-use mcp_tests::tunnel_proxy::{ProxyProtocol, TunnelProxy};
+use mcp_tests::support::scripted_http::{modern_tool_server, ScriptedHttpServer};
+use mcp_tests::support::tunnel_proxy::{ProxyProtocol, TunnelProxy};
 use mcpwire_core::{ClientError, ServerSpec};
 use serde_json::json;
 

@@ -31,7 +31,7 @@ mcp_tests::all_meta_scenario_tests!(run);
 mcp_tests::define_task_scenarios!(, aw_sync);
 mcp_tests::all_task_scenario_tests!(run);
 mcp_tests::define_server_request_scenarios!(, aw_sync);
-mcp_tests::all_host_request_scenario_tests!(run);
+mcp_tests::all_server_request_scenario_tests!(run);
 mcp_tests::define_roots_scenarios!(, aw_sync);
 mcp_tests::all_roots_scenario_tests!(run);
 mcp_tests::define_input_wait_scenarios!(, aw_sync);

@@ -29,7 +29,7 @@ pub mod on_smol {
         }
 
         /// Spawns on smol's global executor.
-        pub fn spawner() -> mcp_tests::callback_scenarios::Spawner {
+        pub fn spawner() -> mcp_tests::scenarios::callback::Spawner {
             std::sync::Arc::new(|f| smol::spawn(f).detach())
         }
     }
@@ -51,7 +51,7 @@ pub mod on_smol {
     mcp_tests::define_task_scenarios!(async, aw_async);
     mcp_tests::all_task_scenario_tests!(run);
     mcp_tests::define_server_request_scenarios!(async, aw_async);
-    mcp_tests::all_host_request_scenario_tests!(run);
+    mcp_tests::all_server_request_scenario_tests!(run);
     mcp_tests::define_roots_scenarios!(async, aw_async);
     mcp_tests::all_roots_scenario_tests!(run);
     mcp_tests::define_input_wait_scenarios!(async, aw_async);
@@ -104,7 +104,7 @@ pub mod on_async_std {
         }
 
         /// Spawns on async-std's executor.
-        pub fn spawner() -> mcp_tests::callback_scenarios::Spawner {
+        pub fn spawner() -> mcp_tests::scenarios::callback::Spawner {
             std::sync::Arc::new(|f| {
                 async_std::task::spawn(f);
             })
@@ -128,7 +128,7 @@ pub mod on_async_std {
     mcp_tests::define_task_scenarios!(async, aw_async);
     mcp_tests::all_task_scenario_tests!(run);
     mcp_tests::define_server_request_scenarios!(async, aw_async);
-    mcp_tests::all_host_request_scenario_tests!(run);
+    mcp_tests::all_server_request_scenario_tests!(run);
     mcp_tests::define_roots_scenarios!(async, aw_async);
     mcp_tests::all_roots_scenario_tests!(run);
     mcp_tests::define_input_wait_scenarios!(async, aw_async);

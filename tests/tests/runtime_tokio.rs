@@ -17,7 +17,7 @@ mod rt {
     }
 
     /// Spawns on the runtime this is called on, from any thread.
-    pub fn spawner() -> mcp_tests::callback_scenarios::Spawner {
+    pub fn spawner() -> mcp_tests::scenarios::callback::Spawner {
         let handle = tokio::runtime::Handle::current();
         std::sync::Arc::new(move |f| {
             handle.spawn(f);
@@ -47,7 +47,7 @@ mcp_tests::all_meta_scenario_tests!(run);
 mcp_tests::define_task_scenarios!(async, aw_async);
 mcp_tests::all_task_scenario_tests!(run);
 mcp_tests::define_server_request_scenarios!(async, aw_async);
-mcp_tests::all_host_request_scenario_tests!(run);
+mcp_tests::all_server_request_scenario_tests!(run);
 mcp_tests::define_roots_scenarios!(async, aw_async);
 mcp_tests::all_roots_scenario_tests!(run);
 mcp_tests::define_input_wait_scenarios!(async, aw_async);

@@ -71,7 +71,7 @@ fn stdio_trace_has_the_process_the_handshake_and_the_call() {
 #[cfg(feature = "http")]
 #[test]
 fn http_trace_has_status_lines_and_never_the_token() {
-    use mcp_tests::scripted_http::{call_stream_server, ScriptedHttpServer};
+    use mcp_tests::support::scripted_http::{call_stream_server, ScriptedHttpServer};
 
     let server = ScriptedHttpServer::start(call_stream_server);
     runtime().block_on(async {

@@ -702,7 +702,7 @@ pub mod scenarios {
     #[cfg(feature = "http")]
     pub $($kw)? fn http_os_errors_are_kept() {
         use $crate::mcpwire_core::{HttpConfig, ServerSpec, TransportKind};
-        let url = format!("http://127.0.0.1:{}/mcp", $crate::http_peers::free_port());
+        let url = format!("http://127.0.0.1:{}/mcp", $crate::support::http_peers::free_port());
         let http = HttpConfig::new(&url).unwrap().kinds(vec![TransportKind::StreamableHttp]);
         let client = rt::build(rt::Client::builder().server(ServerSpec::http("nobody", http))).unwrap();
         let e = aw!(client.call_tool("echo", msg("x"))).unwrap_err();

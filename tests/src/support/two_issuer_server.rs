@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 
-use crate::scripted_http::{Reply, ScriptedHttpServer, SeenRequest};
+use crate::support::scripted_http::{Reply, ScriptedHttpServer, SeenRequest};
 
 /// The two authorization servers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

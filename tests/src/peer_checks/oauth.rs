@@ -184,11 +184,11 @@ pub mod oauth_peer_checks {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
     use std::time::Duration;
-    use $crate::http_peers::HttpPeer;
+    use $crate::support::http_peers::HttpPeer;
     use $crate::mcpwire_core::oauth::{OAuthSetup, StoredAuth};
     use $crate::mcpwire_core::{Event, ServerSpec};
     use $crate::mcpwire_host::auth::{MemoryTokenStore, OAuthOptions, TokenStore};
-    use $crate::oauth_peer_checks::{scripted_browser, GatewayProcess};
+    use $crate::peer_checks::oauth::{scripted_browser, GatewayProcess};
     use $crate::serde_json::json;
     use $crate::support::Events;
 

@@ -1,6 +1,15 @@
 //! Shared helpers for the integration tests: the test server's binary, server specs, event
 //! collection, temporary files, process lookup, and locating the real peers.
 
+#[cfg(feature = "http")]
+pub mod http_peers;
+#[cfg(feature = "http")]
+pub mod scripted_http;
+#[cfg(feature = "http")]
+pub mod tunnel_proxy;
+#[cfg(feature = "oauth")]
+pub mod two_issuer_server;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};

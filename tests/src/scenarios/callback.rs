@@ -265,7 +265,7 @@ pub mod callback_scenarios {
     /// From a callback: echoes `message` on the server in `cell`. The request is sent here, on
     /// the callback's thread (the call's first poll); a task of the runtime's waits for the
     /// answer and sends it on.
-    fn echo_from_callback(cell: &ServerCell, message: &str, to: &Arc<Nested>, spawn: &$crate::callback_scenarios::Spawner) {
+    fn echo_from_callback(cell: &ServerCell, message: &str, to: &Arc<Nested>, spawn: &$crate::scenarios::callback::Spawner) {
         let server = cell.lock().unwrap().clone().expect("the server is set before any call");
         let message = message.to_owned();
         let mut call = Box::pin(async move { server.call_tool("echo", json!({"message": message})).await });

@@ -18,7 +18,7 @@ pub mod deprecation_peer_checks {
     use super::rt;
     use std::time::{Duration, Instant};
     #[cfg(feature = "http")]
-    use $crate::http_peers::HttpPeer;
+    use $crate::support::http_peers::HttpPeer;
     use $crate::mcpwire_core::types::LoggingLevel;
     use $crate::mcpwire_core::{
         Deprecation, DeprecationNotices, Event, Notification, ServerSpec, UsedBy, Warning,

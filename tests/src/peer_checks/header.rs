@@ -16,7 +16,7 @@ pub mod header_peer_checks {
     use std::collections::BTreeMap;
     use std::time::Duration;
     #[cfg(feature = "http")]
-    use $crate::http_peers::HttpPeer;
+    use $crate::support::http_peers::HttpPeer;
     use $crate::mcpwire_core::types::CompletionReference;
     use $crate::mcpwire_core::{Era, ProtocolMode, ServerSpec};
     use $crate::serde_json::json;

@@ -13,14 +13,14 @@
 
 use serde_json::{json, Value};
 
-use crate::scripted_http::{modern_tool_server, Reply, SeenRequest};
+use crate::support::scripted_http::{modern_tool_server, Reply, SeenRequest};
 
 /// The test CA that signed the `mcp.example.test` certificate.
-pub const NAMES_CA: &[u8] = include_bytes!("../fixtures/tls/names/ca.pem");
+pub const NAMES_CA: &[u8] = include_bytes!("../../fixtures/tls/names/ca.pem");
 /// The `mcp.example.test` certificate.
-pub const NAMES_CERT: &[u8] = include_bytes!("../fixtures/tls/names/server.pem");
+pub const NAMES_CERT: &[u8] = include_bytes!("../../fixtures/tls/names/server.pem");
 /// Its key.
-pub const NAMES_KEY: &[u8] = include_bytes!("../fixtures/tls/names/server.key");
+pub const NAMES_KEY: &[u8] = include_bytes!("../../fixtures/tls/names/server.key");
 /// The access token the scripted authorization server issues.
 pub const TOKEN: &str = "address-check-token";
 
@@ -79,13 +79,13 @@ pub mod address_check_scenarios {
     use super::rt;
     use std::net::{IpAddr, Ipv4Addr};
     use std::time::Duration;
-    use $crate::address_check_scenarios::{protected_server, NAMES_CA, NAMES_CERT, NAMES_KEY};
+    use $crate::scenarios::address_check::{protected_server, NAMES_CA, NAMES_CERT, NAMES_KEY};
     use $crate::mcpwire_core::address_class::AddressClass;
     use $crate::mcpwire_core::oauth::OAuthError;
     use $crate::mcpwire_core::{ClientError, RequestError, ServerSpec};
     use $crate::mcpwire_host::auth::OAuthOptions;
     use $crate::mcpwire_host::{HttpClientConfig, ProxySetting};
-    use $crate::scripted_http::ScriptedHttpServer;
+    use $crate::support::scripted_http::ScriptedHttpServer;
     use $crate::serde_json::json;
 
     macro_rules! aw {

@@ -18,7 +18,7 @@ pub mod oversize_scenarios {
     use std::time::{Duration, Instant};
     use $crate::mcpwire_core::{ClientError, Limits, RequestError, ServerSpec};
     #[cfg(feature = "http")]
-    use $crate::scripted_http::{Reply, ScriptedHttpServer, SeenRequest};
+    use $crate::support::scripted_http::{Reply, ScriptedHttpServer, SeenRequest};
     use $crate::serde_json::{json, Value};
     use $crate::support;
 

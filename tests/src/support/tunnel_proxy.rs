@@ -90,7 +90,7 @@ fn serve(tcp: TcpStream, protocol: &ProxyProtocol, seen: &Mutex<Vec<String>>) ->
     let client_tcp = tcp.try_clone()?;
     let mut client: Box<dyn Stream> = match protocol {
         ProxyProtocol::Connect { tls: Some((cert, key)) } => {
-            let config = crate::scripted_http::tls_server_config(cert, key);
+            let config = crate::support::scripted_http::tls_server_config(cert, key);
             let conn = rustls::ServerConnection::new(config).map_err(io::Error::other)?;
             Box::new(rustls::StreamOwned::new(conn, tcp))
         }

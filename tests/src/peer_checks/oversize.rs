@@ -20,7 +20,7 @@ pub mod oversize_peer_checks {
     use super::rt;
     use std::time::{Duration, Instant};
     #[cfg(feature = "http")]
-    use $crate::http_peers::HttpPeer;
+    use $crate::support::http_peers::HttpPeer;
     use $crate::mcpwire_core::{ClientError, Limits, ProtocolMode, RequestError, ServerSpec};
     use $crate::serde_json::json;
     use $crate::support;

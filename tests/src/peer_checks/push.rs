@@ -17,7 +17,7 @@ pub mod push_peer_checks {
     use super::rt;
     use std::time::{Duration, Instant};
     #[cfg(feature = "http")]
-    use $crate::http_peers::HttpPeer;
+    use $crate::support::http_peers::HttpPeer;
     use $crate::mcpwire_core::{
         ClientError, Era, Event, ListKind, Notification, ProtocolMode, RequestError, ServerSpec,
         SubscriptionFilter,

@@ -23,7 +23,7 @@ pub mod issuer_switch_scenarios {
     use $crate::mcpwire_host::auth::{FileTokenStore, OAuthOptions, TokenStore};
     use $crate::mcpwire_host::{AuthorizationPrompt, HttpClientConfig, ProxySetting};
     use $crate::serde_json::json;
-    use $crate::two_issuer_server::{approve, Issuer, TwoIssuerServer};
+    use $crate::support::two_issuer_server::{approve, Issuer, TwoIssuerServer};
 
     macro_rules! aw {
         ($e:expr) => {

@@ -18,7 +18,7 @@ pub mod handler_peer_checks {
     use std::sync::{Arc, Mutex};
     use std::time::{Duration, Instant};
     #[cfg(feature = "http")]
-    use $crate::http_peers::HttpPeer;
+    use $crate::support::http_peers::HttpPeer;
     use $crate::mcpwire_core::types::{CreateMessageRequest, CreateMessageResult, Role};
     use $crate::mcpwire_core::{HandlerError, Root, ServerSpec};
     use $crate::mcpwire_host::SamplingRequest;

@@ -192,9 +192,9 @@ pub mod server_request_scenarios {
     };
 }
 
-/// Generates one `#[test]` per host-request scenario: `all_host_request_scenario_tests!(run)`.
+/// Generates one `#[test]` per host-request scenario: `all_server_request_scenario_tests!(run)`.
 #[macro_export]
-macro_rules! all_host_request_scenario_tests {
+macro_rules! all_server_request_scenario_tests {
     ($run:path) => {
         $crate::scenario_tests!(server_request_scenarios, $run;
             url_elicitation_both_eras, url_elicitation_without_its_handler, sampling_with_tools_opt_in,

@@ -16,7 +16,7 @@ pub mod http_peer_checks {
     use super::peer_checks::{echo_and_add, prompt_text, read_text, start};
     use super::rt;
     use std::time::Duration;
-    use $crate::http_peers::HttpPeer;
+    use $crate::support::http_peers::HttpPeer;
     use $crate::mcpwire_core::TransportConfig;
     use $crate::mcpwire_core::mcp_servers::TransportKind;
     use $crate::mcpwire_core::{Era, ProtocolMode, ServerSpec};

@@ -19,7 +19,7 @@ pub mod input_wait_peer_checks {
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
     #[cfg(feature = "http")]
-    use $crate::http_peers::HttpPeer;
+    use $crate::support::http_peers::HttpPeer;
     use $crate::mcpwire_core::{ClientError, Era, InputWait, InputWaitDecision, ProtocolMode, RequestError, ServerSpec};
     use $crate::serde_json::json;
     use $crate::support;
