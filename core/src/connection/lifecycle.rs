@@ -23,7 +23,7 @@ impl Connection {
         match &mut self.transport {
             Transport::Stdio(link) => {
                 link.restart(&self.cfg.limits);
-                let command = link.command.clone();
+                let command = link.command().clone();
                 if self.tracing_wire() {
                     let record = crate::WireRecord::ProcessStart {
                         epoch,
@@ -69,7 +69,7 @@ impl Connection {
         }
         self.proc = Proc::Down;
         let detail = match &self.transport {
-            Transport::Stdio(link) => format!("{}: {error}", link.command.program_lossy()),
+            Transport::Stdio(link) => format!("{}: {error}", link.command().program_lossy()),
             #[cfg(feature = "http")]
             Transport::Http(_) => error.to_string(),
         };
@@ -133,7 +133,7 @@ impl Connection {
     /// Starts shutting down the current process (for `close`).
     pub(super) fn retire_process(&mut self, now: Instant) {
         let exited = match &self.transport {
-            Transport::Stdio(link) => link.exited.is_some(),
+            Transport::Stdio(link) => link.has_exited(),
             #[cfg(feature = "http")]
             Transport::Http(_) => return self.http_retire(now),
         };
@@ -343,7 +343,7 @@ impl Connection {
     /// The server cannot be spoken to: fail what waits for it and stop the process.
     pub(super) fn fail_handshake(&mut self, now: Instant, err: RequestError) {
         let Some(epoch) = self.current_epoch() else { return };
-        let exited = matches!(&self.transport, Transport::Stdio(link) if link.exited.is_some());
+        let exited = matches!(&self.transport, Transport::Stdio(link) if link.has_exited());
         let running = matches!(self.proc, Proc::Running { .. }) && !exited;
         self.drop_process(now, epoch, running);
         #[cfg(feature = "http")]

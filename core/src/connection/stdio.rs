@@ -20,7 +20,7 @@ use crate::timers::Timer;
 #[derive(Debug)]
 pub(super) struct StdioLink {
     /// What to run.
-    pub(super) command: StdioCommand,
+    command: StdioCommand,
     stdout: LineFramer,
     stderr: LineFramer,
     /// The last stderr lines, to explain a crash.
@@ -28,9 +28,19 @@ pub(super) struct StdioLink {
     /// The current process's stdout reached end of file.
     stdout_eof: bool,
     /// The current process exited (its last output may still be in the pipe).
-    pub(super) exited: Option<ExitInfo>,
+    exited: Option<ExitInfo>,
     /// The oversize stdout line being discarded already failed the request it answers.
     oversize_answered: bool,
+}
+
+/// What the end of one of the process's two signs of life (stdout, the process itself) means.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum StreamEnd {
+    /// Both have ended: the process is gone, for this reason.
+    Lost(String),
+    /// The other has not ended yet: keep reading briefly (its last output may still be in the
+    /// pipe, or its exit report on its way).
+    Drain,
 }
 
 impl StdioLink {
@@ -57,6 +67,51 @@ impl StdioLink {
     /// Whether the process can still be written to and read from.
     pub(super) fn is_open(&self) -> bool {
         !self.stdout_eof && self.exited.is_none()
+    }
+
+    /// What to run.
+    pub(super) fn command(&self) -> &StdioCommand {
+        &self.command
+    }
+
+    /// Whether the current process exited.
+    pub(super) fn has_exited(&self) -> bool {
+        self.exited.is_some()
+    }
+
+    /// Whether stdout is still read.
+    fn is_reading(&self) -> bool {
+        !self.stdout_eof
+    }
+
+    /// The process exited; `None` when that was known already.
+    fn note_exit(&mut self, status: ExitInfo) -> Option<StreamEnd> {
+        if self.exited.is_some() {
+            return None;
+        }
+        self.exited = Some(status);
+        Some(match self.stdout_eof {
+            true => StreamEnd::Lost(format!("the server process exited ({status})")),
+            false => StreamEnd::Drain,
+        })
+    }
+
+    /// Stdout reached end of file.
+    fn note_stdout_eof(&mut self) -> StreamEnd {
+        self.stdout_eof = true;
+        match self.exited {
+            Some(status) => StreamEnd::Lost(format!("the server process exited ({status})")),
+            None => StreamEnd::Drain,
+        }
+    }
+
+    /// The drain after one end is over: why the process is gone, and whether it is because
+    /// only stdout closed (the process still runs).
+    fn drain_over(&self) -> (String, bool) {
+        match self.exited {
+            Some(status) => (format!("the server process exited ({status})"), false),
+            None => ("the server closed its stdout".into(), true),
+        }
     }
 
     /// The last stderr lines, joined, if there are any.
@@ -92,6 +147,15 @@ impl StdioLink {
 impl Connection {
     fn stdio_mut(&mut self) -> Option<&mut StdioLink> {
         self.transport.stdio_mut()
+    }
+
+    /// Acts on the end of one of the process's signs of life.
+    fn on_stream_end(&mut self, now: Instant, epoch: Epoch, end: StreamEnd) {
+        match end {
+            // Losing the process clears its drain timer too.
+            StreamEnd::Lost(detail) => self.lose(now, epoch, detail, false),
+            StreamEnd::Drain => self.timers.set(Timer::ExitDrain(epoch), now + self.cfg.timeouts.exit_drain),
+        }
     }
 
     /// Bytes from the server's stdout.
@@ -171,22 +235,14 @@ impl Connection {
         if !matches!(self.proc, Proc::Running { epoch: e, .. } if e == epoch) {
             return;
         }
-        let Some(link) = self.stdio_mut() else { return };
-        if link.exited.is_some() {
-            return;
-        }
-        link.exited = Some(status);
-        if link.stdout_eof {
-            self.lose(now, epoch, format!("the server process exited ({status})"), false);
-        } else {
-            // Keep reading briefly: the process's last messages may still be in the pipe.
-            self.timers.set(Timer::ExitDrain(epoch), now + self.cfg.timeouts.exit_drain);
+        if let Some(end) = self.stdio_mut().and_then(|link| link.note_exit(status)) {
+            self.on_stream_end(now, epoch, end);
         }
     }
 
     fn is_current_reader(&self, epoch: Epoch) -> bool {
         let running = matches!(self.proc, Proc::Running { epoch: e, .. } if e == epoch);
-        running && matches!(&self.transport, Transport::Stdio(link) if !link.stdout_eof)
+        running && matches!(&self.transport, Transport::Stdio(link) if link.is_reading())
     }
 
     fn drain_stderr(&mut self) {
@@ -255,14 +311,8 @@ impl Connection {
         if !matches!(self.proc, Proc::Running { .. }) {
             return;
         }
-        let Some(link) = self.stdio_mut() else { return };
-        link.stdout_eof = true;
-        match link.exited {
-            Some(status) => {
-                self.timers.clear(Timer::ExitDrain(epoch));
-                self.lose(now, epoch, format!("the server process exited ({status})"), false);
-            }
-            None => self.timers.set(Timer::ExitDrain(epoch), now + self.cfg.timeouts.exit_drain),
+        if let Some(end) = self.stdio_mut().map(StdioLink::note_stdout_eof) {
+            self.on_stream_end(now, epoch, end);
         }
     }
 
@@ -270,10 +320,7 @@ impl Connection {
         if !matches!(self.proc, Proc::Running { epoch: e, .. } if e == epoch) {
             return;
         }
-        let Some(link) = self.stdio_mut() else { return };
-        match link.exited {
-            Some(status) => self.lose(now, epoch, format!("the server process exited ({status})"), false),
-            None => self.lose(now, epoch, "the server closed its stdout".into(), true),
-        }
+        let Some((detail, stdout_closed)) = self.stdio_mut().map(|link| link.drain_over()) else { return };
+        self.lose(now, epoch, detail, stdout_closed);
     }
 }
