@@ -50,7 +50,7 @@ mod validation;
 #[path = "no_validation.rs"]
 mod validation;
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
 pub use cache::{CacheInfo, CacheKey, CacheScope};
@@ -174,7 +174,7 @@ pub struct Connection {
     /// Host requests of multi-round-trip input rounds (2026-07-28 `input_required`).
     inputs: BTreeMap<ServerRequestHandle, input_rounds::PendingInput>,
     /// Ids of the tasks created on this connection (the newest, bounded), in order and as a set.
-    task_ids: (VecDeque<String>, BTreeSet<String>),
+    task_ids: tasks::SeenTaskIds,
     /// 2025-11-25 URL elicitations whose completion notification is passed on.
     url_elicitations: crate::server_requests::UrlElicitations,
     /// The deprecated features this connection has reported.
@@ -384,7 +384,7 @@ impl Connection {
             dropped_events: 0,
             transport: Transport::new(&cfg),
             inputs: BTreeMap::new(),
-            task_ids: (VecDeque::new(), BTreeSet::new()),
+            task_ids: tasks::SeenTaskIds::default(),
             url_elicitations: Default::default(),
             deprecations: Default::default(),
             discover_refresh: Default::default(),

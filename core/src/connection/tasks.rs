@@ -18,7 +18,7 @@
 //! Polls go out under the call's own handle with new wire ids, like multi-round-trip retries;
 //! [`Connection::build`](super::Connection) asks [`Connection::task_request`] what to send.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
@@ -100,7 +100,7 @@ impl Connection {
                 return;
             }
         };
-        if !self.remember_task_id(&id) {
+        if !self.task_ids.remember(&id) {
             let detail = "the server reused the id of an earlier task for a new one".to_owned();
             self.finish(handle, Err(RequestError::Task { task_id: id, detail }));
             return;
@@ -405,23 +405,31 @@ impl Connection {
 /// Task ids remembered to catch a server reusing one for a new task.
 const REMEMBERED_TASK_IDS: usize = 4096;
 
-impl Connection {
+/// The ids of the tasks created on a connection: the newest [`REMEMBERED_TASK_IDS`], in order
+/// and as a set (a server that reuses one is refused).
+#[derive(Debug, Default)]
+pub(super) struct SeenTaskIds {
+    order: VecDeque<String>,
+    set: BTreeSet<String>,
+}
+
+impl SeenTaskIds {
     /// Records a newly created task's id; false when it was seen before.
-    fn remember_task_id(&mut self, id: &str) -> bool {
-        let seen = &mut self.task_ids;
-        if seen.1.contains(id) {
+    fn remember(&mut self, id: &str) -> bool {
+        if !self.set.insert(id.to_owned()) {
             return false;
         }
-        seen.1.insert(id.to_owned());
-        seen.0.push_back(id.to_owned());
-        while seen.0.len() > REMEMBERED_TASK_IDS {
-            if let Some(old) = seen.0.pop_front() {
-                seen.1.remove(&old);
+        self.order.push_back(id.to_owned());
+        while self.order.len() > REMEMBERED_TASK_IDS {
+            if let Some(old) = self.order.pop_front() {
+                self.set.remove(&old);
             }
         }
         true
     }
+}
 
+impl Connection {
     /// `Request::TaskResult` going out for the first time: it is polled as a task.
     pub(super) fn start_task_wait(&mut self, handle: RequestHandle, era: crate::era::Era) {
         let Some(op) = self.ops.get_mut(&handle) else { return };
