@@ -14,6 +14,7 @@ Usage:
                                      # unit above it, or a file cycle grows past MAX_CYCLE
   scripts/module-graph.py --dot      # the file-level graph for Graphviz
   scripts/module-graph.py --why A B  # the paths behind each edge from modules A* to B*
+  scripts/module-graph.py --impls    # the largest inherent impl blocks, and each type's total
 
 Written by hand (not cargo-modules) because that tool needs a nightly rustc-matched build and
 minutes per run; this reads the sources in a second and CI needs nothing installed.
@@ -314,7 +315,40 @@ def unit_graph(edges, listed):
     return units
 
 
+def impl_report():
+    """Inherent `impl Type {` blocks (test code left out): lines and methods per block, and
+    per type the methods, lines and files over all its blocks."""
+    blocks, per_type = [], {}
+    for dirpath, _, names in os.walk(ROOT):
+        for name in names:
+            if not name.endswith(".rs") or name.endswith("_tests.rs") or name == "tests.rs":
+                continue
+            path = os.path.join(dirpath, name)
+            text = strip_tests(open(path, encoding="utf-8").read())
+            for m in re.finditer(r"\nimpl(?:<[^>]*>)?\s+(" + IDENT + r")(?:<[^>]*>)?\s*\{", text):
+                start = m.end() - 1
+                body = text[start : matching(text, start)]
+                methods = len(re.findall(r"\n    (?:pub(?:\([^)]*\))? )?(?:const )?fn ", body))
+                lines = body.count("\n")
+                rel = os.path.relpath(path, ROOT)
+                blocks.append((lines, methods, m.group(1), rel))
+                t = per_type.setdefault(m.group(1), [0, 0, set()])
+                t[0] += methods
+                t[1] += lines
+                t[2].add(rel)
+    blocks.sort(reverse=True)
+    print("largest inherent impl blocks (lines, methods, type, file):")
+    for b in blocks[:5]:
+        print(f"  {b[0]:5} lines {b[1]:3} methods  {b[2]}  {b[3]}")
+    print("types with the most methods (methods, lines, files):")
+    for name, (methods, lines, files) in sorted(per_type.items(), key=lambda kv: -kv[1][0])[:5]:
+        print(f"  {name}: {methods} methods, {lines} lines, {len(files)} files")
+
+
 def main():
+    if "--impls" in sys.argv:
+        impl_report()
+        return 0
     files, edges = read_graph()
     if "--dot" in sys.argv:
         print("digraph core {")
