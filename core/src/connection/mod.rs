@@ -43,11 +43,7 @@ mod roots;
 mod stdio;
 mod subscriptions;
 mod tasks;
-#[cfg(feature = "schema")]
-mod validation;
 // Without `schema`, the same names hold nothing: no call carries schemas, no result is checked.
-#[cfg(not(feature = "schema"))]
-#[path = "no_validation.rs"]
 mod validation;
 
 use std::collections::{BTreeMap, VecDeque};

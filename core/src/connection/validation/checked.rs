@@ -16,8 +16,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::Connection;
 use crate::config::ValidationMode;
+use crate::connection::Connection;
 use crate::era::Era;
 use crate::error::{RequestError, Warning};
 use crate::schema::{CompiledSchema, Dialect, SchemaOptions, SchemaProblem, ValidationFailure, Violation};
@@ -25,7 +25,7 @@ use crate::types::{CallToolResult, Tool};
 
 /// The compiled schemas of one tool definition.
 #[derive(Debug)]
-pub(super) struct ToolSchemas {
+pub(in crate::connection) struct ToolSchemas {
     name: String,
     /// The definition's schemas as received, to recognise an unchanged definition.
     input_source: Value,
@@ -37,7 +37,7 @@ pub(super) struct ToolSchemas {
 
 /// The schemas of the last complete `tools/list`.
 #[derive(Debug, Default)]
-pub(super) struct ToolSchemaCache {
+pub(in crate::connection) struct ToolSchemaCache {
     by_name: BTreeMap<String, Arc<ToolSchemas>>,
     /// False after a `list_changed` or a restart: the definitions may be stale, so new calls are
     /// not checked until the next list (their compiled forms are kept for reuse).
@@ -46,12 +46,12 @@ pub(super) struct ToolSchemaCache {
 
 impl ToolSchemaCache {
     /// The definitions may have changed.
-    pub(super) fn mark_stale(&mut self) {
+    pub(in crate::connection) fn mark_stale(&mut self) {
         self.current = false;
     }
 
     /// The schemas a call of `tool` issued now goes out under.
-    pub(super) fn for_call(&self, tool: &str) -> Option<Arc<ToolSchemas>> {
+    pub(in crate::connection) fn for_call(&self, tool: &str) -> Option<Arc<ToolSchemas>> {
         if !self.current {
             return None;
         }
@@ -70,7 +70,7 @@ fn options(cfg: &crate::config::SchemaValidation) -> SchemaOptions {
 
 impl Connection {
     /// A complete `tools/list` arrived: compile what changed, report problems once.
-    pub(super) fn compile_tool_schemas(&mut self, tools: &[Tool]) {
+    pub(in crate::connection) fn compile_tool_schemas(&mut self, tools: &[Tool]) {
         if self.cfg.validation.structured_content == ValidationMode::Off {
             return;
         }
@@ -100,7 +100,7 @@ impl Connection {
 
     /// Checks a `tools/call` result against the schemas the call went out under. `Ok` delivers
     /// it (after any warning); `Err` fails the call.
-    pub(super) fn check_tool_result(
+    pub(in crate::connection) fn check_tool_result(
         &mut self,
         schemas: &ToolSchemas,
         result: &CallToolResult,
@@ -172,7 +172,7 @@ fn compile(tool: &Tool, options: &SchemaOptions) -> ToolSchemas {
 
 impl ToolSchemas {
     /// Why a call must not be sent, if it must not.
-    pub(super) fn refusal(&self) -> Option<RequestError> {
+    pub(in crate::connection) fn refusal(&self) -> Option<RequestError> {
         self.input_problem.as_ref().map(|problem| RequestError::ToolSchema {
             tool: self.name.clone(),
             which: "inputSchema",
