@@ -365,9 +365,10 @@ impl AuthFlow {
             None => 0,
         }
     }
+}
 
-    // --- the parts, for the sibling files that act on them ---
-
+/// The parts, for the sibling files: each acts on the part that owns the data.
+impl AuthFlow {
     pub(crate) fn config(&self) -> &AuthConfig {
         &self.config
     }
@@ -441,9 +442,10 @@ impl AuthFlow {
     pub(crate) fn reject_assertion(&mut self) {
         self.assertion_rejected = true;
     }
+}
 
-    // --- internals shared with the sibling files ---
-
+/// Internals shared with the sibling files.
+impl AuthFlow {
     /// The tokens to present to `url`: only to the MCP server's own origin, and only tokens
     /// obtained for the resource in use (RFC 8707 audience) from the authorization server in
     /// use.
@@ -501,7 +503,7 @@ impl AuthFlow {
         self.steps.push_back(AuthStep::Fetch { id, request });
     }
 
-    pub(crate) fn get(&self, url: &str) -> HttpRequest {
+    fn get(&self, url: &str) -> HttpRequest {
         HttpRequest {
             method: crate::io::HttpMethod::Get,
             url: url.to_owned(),

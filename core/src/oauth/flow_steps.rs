@@ -87,7 +87,9 @@ impl AuthFlow {
     /// The runtime refused fetch `id`: its host resolved only to addresses outside the flow's
     /// [`Destination`]. The flow fails with [`OAuthError::UnsafeAddress`] (no other candidate
     /// is tried: they share the host or were named by the same server).
-    pub fn on_fetch_refused(&mut self, _now: Instant, id: FetchId, refusal: &crate::UnsafeAddress) {
+    pub fn on_fetch_refused(&mut self, now: Instant, id: FetchId, refusal: &crate::UnsafeAddress) {
+        // Like every answer it comes with the time, though failing needs none.
+        let _ = now;
         if self.phase_mut().take_fetch(id).is_none() {
             return;
         }
