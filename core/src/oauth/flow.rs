@@ -18,24 +18,15 @@ use crate::oauth::credentials::Credentials;
 use crate::oauth::discovered::Discovered;
 use crate::oauth::dpop::DpopState;
 use crate::oauth::entropy::{Entropy, MIN_ENTROPY_BYTES};
+use crate::oauth::error::OAuthError;
 use crate::oauth::jwt::EsKey;
 use crate::oauth::metadata::AuthServerMetadata;
-use crate::oauth::phase::{InFlight, Phase, Purpose};
+use crate::oauth::phase::{FetchId, InFlight, Phase, Purpose};
 use crate::oauth::registration::ClientRegistration;
 use crate::oauth::round::{Round, ScopeHistory};
+use crate::oauth::secret::Secret;
 use crate::oauth::token::{TokenType, Tokens};
 use crate::oauth::url::{canonical_resource, check_endpoint, is_loopback, prm_candidates};
-use crate::oauth::{OAuthError, Secret};
-
-/// Names one HTTP exchange the flow asked for; pass it back to [`AuthFlow::on_response`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FetchId(pub(crate) u64);
-
-impl fmt::Display for FetchId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "oauth-fetch-{}", self.0)
-    }
-}
 
 /// Something the host should know but need not act on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -221,7 +212,7 @@ impl AuthFlow {
                 let description =
                     bearer.and_then(|c| c.error_description()).map(|d| d.chars().take(300).collect());
                 self.fail(OAuthError::AuthorizationDenied {
-                    error: crate::oauth::OAuthErrorCode::parse(error),
+                    error: crate::oauth::error::OAuthErrorCode::parse(error),
                     description,
                 });
                 return;

@@ -8,13 +8,14 @@ use crate::io::{HttpMethod, HttpRequest};
 use crate::oauth::callback::{authorization_url, PendingAuthorization};
 use crate::oauth::config::GrantType;
 use crate::oauth::entropy::pkce_verifier;
-use crate::oauth::flow::{AuthFlow, AuthNotice, AuthStep, FetchId};
+use crate::oauth::error::OAuthError;
+use crate::oauth::flow::{AuthFlow, AuthNotice, AuthStep};
 use crate::oauth::metadata::{parse_auth_server_metadata, parse_resource_metadata, AuthServerMetadata};
-use crate::oauth::phase::{InFlight, Phase, Purpose};
+use crate::oauth::phase::{FetchId, InFlight, Phase, Purpose};
 use crate::oauth::registration::{choose, parse_registration_response, registration_request, Choice};
 use crate::oauth::registration::{ClientRegistration, RegistrationSource};
+use crate::oauth::secret::Secret;
 use crate::oauth::url::{as_metadata_candidates, check_endpoint, clip};
-use crate::oauth::{OAuthError, Secret};
 use crate::redact::redact_url;
 
 impl AuthFlow {
@@ -191,7 +192,7 @@ impl AuthFlow {
 
     /// The resumed tokens, if they can go out as they are: not about to expire, and holding
     /// every scope the round asks for.
-    fn resumable_as_is(&self, now: Instant) -> Option<crate::oauth::Tokens> {
+    fn resumable_as_is(&self, now: Instant) -> Option<crate::oauth::token::Tokens> {
         let tokens = self.credentials().tokens()?;
         let fresh = !tokens.expires_within(now, self.config().refresh_margin);
         (fresh && self.resumed_covers_round()).then(|| tokens.clone())
@@ -275,7 +276,7 @@ impl AuthFlow {
         self.emit(AuthStep::Authorize { url });
     }
 
-    pub(crate) fn finish_tokens(&mut self, result: Result<crate::oauth::Tokens, OAuthError>) {
+    pub(crate) fn finish_tokens(&mut self, result: Result<crate::oauth::token::Tokens, OAuthError>) {
         match result {
             Ok(tokens) => {
                 self.credentials_mut().use_tokens(tokens.clone());

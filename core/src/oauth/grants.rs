@@ -6,7 +6,9 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
+use crate::oauth::config::DpopPolicy;
 use crate::oauth::config::GrantType;
+use crate::oauth::error::{OAuthError, OAuthErrorCode};
 use crate::oauth::exchange::{exchange_request, parse_exchange_response};
 use crate::oauth::flow::AuthFlow;
 use crate::oauth::jwt::EsKey;
@@ -15,7 +17,6 @@ use crate::oauth::phase::{InFlight, Purpose};
 use crate::oauth::registration::{ClientRegistration, TokenAuthMethod};
 use crate::oauth::token::{parse_token_response, token_request, Grant, TokenContext};
 use crate::oauth::url::{check_endpoint, issuer_matches};
-use crate::oauth::{DpopPolicy, OAuthError, OAuthErrorCode};
 
 /// Lifetime of a `private_key_jwt` client assertion, in seconds.
 const ASSERTION_LIFETIME: u64 = 300;

@@ -2,10 +2,21 @@
 //! out and what it is for ([`Purpose`]: resource metadata, authorization server metadata,
 //! registration, a token request), or the authorization the browser's redirect answers.
 
+use std::fmt;
+
 use crate::oauth::callback::PendingAuthorization;
-use crate::oauth::flow::FetchId;
 use crate::oauth::registration::TokenAuthMethod;
-use crate::oauth::Secret;
+use crate::oauth::secret::Secret;
+
+/// Names one HTTP exchange the flow asked for; pass it back to [`AuthFlow::on_response`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FetchId(pub(crate) u64);
+
+impl fmt::Display for FetchId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "oauth-fetch-{}", self.0)
+    }
+}
 
 /// Where the flow is.
 #[derive(Debug, Default)]

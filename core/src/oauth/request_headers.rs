@@ -3,9 +3,9 @@
 
 use std::time::Instant;
 
+use crate::oauth::flow::AuthFlow;
 use crate::oauth::grants::valid_nonce;
 use crate::oauth::token::TokenType;
-use crate::oauth::AuthFlow;
 
 impl AuthFlow {
     /// The redirect URI the browser comes back to (empty for grants without a browser).

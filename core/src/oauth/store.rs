@@ -12,13 +12,15 @@ use std::time::{Duration, Instant};
 
 use crate::oauth::credentials::{Credentials, MAX_REGISTRATIONS};
 use crate::oauth::discovered::Discovered;
+use crate::oauth::error::OAuthError;
+use crate::oauth::flow::AuthFlow;
 use crate::oauth::jwt::EsKey;
 use crate::oauth::metadata::{AuthServerMetadata, ResourceMetadata};
 use crate::oauth::registration::ClientRegistration;
+use crate::oauth::secret::Secret;
 use crate::oauth::set_aside::{SetAside, MAX_SET_ASIDE};
 use crate::oauth::token::{TokenType, Tokens, MAX_EXPIRES_IN};
 use crate::oauth::url::check_endpoint;
-use crate::oauth::{AuthFlow, OAuthError, Secret};
 
 /// Format version written by [`AuthFlow::stored`].
 pub const STORED_VERSION: u32 = 1;
