@@ -8,7 +8,8 @@ use crate::oauth::callback::PendingAuthorization;
 use crate::oauth::registration::TokenAuthMethod;
 use crate::oauth::secret::Secret;
 
-/// Names one HTTP exchange the flow asked for; pass it back to [`AuthFlow::on_response`].
+/// Names one HTTP exchange the flow asked for; pass it back to
+/// [`AuthFlow::on_response`](crate::oauth::AuthFlow::on_response).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FetchId(pub(crate) u64);
 
