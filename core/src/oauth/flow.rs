@@ -118,8 +118,8 @@ pub struct AuthFlow {
     discovered: Discovered,
     credentials: Credentials,
     dpop: DpopState,
-    /// The host's wall clock at one instant (see [`AuthFlow::set_wall_clock`]): `None` until
-    /// the host gives it, and then no JWT can be signed ([`OAuthError::NoWallClock`]).
+    /// The host's wall clock at one instant (see [`AuthFlow::set_wall_clock`]). Optional for
+    /// real: until the host gives it, no JWT can be signed ([`OAuthError::NoWallClock`]).
     wall: Option<(Instant, u64)>,
     /// The JWT bearer assertion (or the ID token behind it) was refused; a new one
     /// ([`AuthFlow::set_assertion`]) clears this.
