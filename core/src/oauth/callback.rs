@@ -3,9 +3,10 @@
 
 use crate::http_url::HttpUrl;
 use crate::oauth::entropy::pkce_challenge;
+use crate::oauth::error::{OAuthError, OAuthErrorCode};
 use crate::oauth::registration::ClientRegistration;
+use crate::oauth::secret::Secret;
 use crate::oauth::url::{clip, parse_query, with_query};
-use crate::oauth::{OAuthError, OAuthErrorCode, Secret};
 
 /// Longest callback query accepted, in bytes.
 pub const MAX_CALLBACK_BYTES: usize = 16 * 1024;

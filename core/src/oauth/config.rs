@@ -4,10 +4,11 @@
 use std::time::Duration;
 
 use crate::http_url::HttpUrl;
+use crate::oauth::error::OAuthError;
 use crate::oauth::jwt::EsKey;
 use crate::oauth::registration::TokenAuthMethod;
+use crate::oauth::secret::Secret;
 use crate::oauth::url::{check_redirect_uri, clip};
-use crate::oauth::{OAuthError, Secret};
 
 /// Which OAuth grant obtains the tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

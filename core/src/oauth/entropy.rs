@@ -7,7 +7,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
-use crate::oauth::Secret;
+use crate::oauth::secret::Secret;
 
 /// The least entropy [`crate::oauth::AuthFlow::new`] accepts, in bytes (256 bits).
 pub const MIN_ENTROPY_BYTES: usize = 32;

@@ -9,9 +9,10 @@ use serde_json::Value;
 use crate::destination::Destination;
 use crate::io::{HttpMethod, HttpRequest};
 use crate::oauth::config::IdentityProvider;
+use crate::oauth::error::{OAuthError, OAuthErrorCode};
+use crate::oauth::secret::{Secret, MAX_TOKEN_LEN};
 use crate::oauth::token::MAX_TOKEN_RESPONSE_BYTES;
 use crate::oauth::url::{clip, form_body};
-use crate::oauth::{OAuthError, OAuthErrorCode, Secret, MAX_TOKEN_LEN};
 
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 const ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";

@@ -1,5 +1,8 @@
 //! [`AuthFlow`]: the sans-IO state machine that takes a `401`/`403` challenge to a token.
-//! The step handlers that react to answers live in `flow_steps.rs`.
+//! Its state lives in parts with their own files: [`Phase`] (where the round is), `Round` and
+//! `ScopeHistory` (what it asks for), `Discovered` (metadata), `Credentials` (client, tokens,
+//! registrations, grants set aside) and `DpopState`. The step handlers that react to answers
+//! live in `flow_steps.rs`, the token requests in `grants.rs`.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -9,26 +12,21 @@ use crate::destination::Destination;
 use crate::headers::parse_www_authenticate;
 use crate::http_url::HttpUrl;
 use crate::io::HttpRequest;
-use crate::oauth::callback::{check_callback, PendingAuthorization};
+use crate::oauth::callback::check_callback;
 use crate::oauth::config::{AuthConfig, GrantType};
+use crate::oauth::credentials::Credentials;
+use crate::oauth::discovered::Discovered;
+use crate::oauth::dpop::DpopState;
 use crate::oauth::entropy::{Entropy, MIN_ENTROPY_BYTES};
+use crate::oauth::error::OAuthError;
 use crate::oauth::jwt::EsKey;
-use crate::oauth::metadata::{AuthServerMetadata, ResourceMetadata};
-use crate::oauth::registration::{ClientRegistration, TokenAuthMethod};
-use crate::oauth::set_aside::SetAside;
+use crate::oauth::metadata::AuthServerMetadata;
+use crate::oauth::phase::{FetchId, InFlight, Phase, Purpose};
+use crate::oauth::registration::ClientRegistration;
+use crate::oauth::round::{Round, ScopeHistory};
+use crate::oauth::secret::Secret;
 use crate::oauth::token::{TokenType, Tokens};
 use crate::oauth::url::{canonical_resource, check_endpoint, is_loopback, prm_candidates};
-use crate::oauth::{OAuthError, Secret};
-
-/// Names one HTTP exchange the flow asked for; pass it back to [`AuthFlow::on_response`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FetchId(pub(crate) u64);
-
-impl fmt::Display for FetchId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "oauth-fetch-{}", self.0)
-    }
-}
 
 /// Something the host should know but need not act on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,112 +88,53 @@ pub enum AuthStep {
     Failed(OAuthError),
 }
 
-/// Why the current exchange was sent.
+/// The MCP server the flow authorizes for.
 #[derive(Debug)]
-pub(crate) enum Purpose {
-    Prm {
-        candidates: Vec<String>,
-        index: usize,
-        hinted: bool,
-    },
-    AsMeta {
-        issuer: String,
-        candidates: Vec<String>,
-        index: usize,
-        legacy: bool,
-    },
-    Register {
-        method: TokenAuthMethod,
-    },
-    Code {
-        pending: Box<PendingAuthorization>,
-        code: Secret,
-    },
-    Refresh {
-        fallback: bool,
-    },
-    ClientCredentials {
-        scopes: Vec<String>,
-    },
-    JwtBearer {
-        scopes: Vec<String>,
-        assertion: Secret,
-    },
-    /// The SEP-990 token exchange at the identity provider.
-    Exchange {
-        scopes: Vec<String>,
-    },
-}
-
-/// One in-flight exchange.
-#[derive(Debug)]
-pub(crate) struct InFlight {
-    pub id: FetchId,
-    pub url: String,
-    pub purpose: Purpose,
-    /// The request carried a DPoP proof.
-    pub dpop: bool,
-    /// It is already the retry with the authorization server's `DPoP-Nonce`.
-    pub retried: bool,
-}
-
-/// What the current round (one challenge or refresh) aims for.
-#[derive(Debug, Default)]
-pub(crate) struct Round {
-    /// Scopes to request: the challenge's (union with earlier ones on a step-up), else `None`
-    /// (the Protected Resource Metadata's `scopes_supported` is used).
-    pub scopes: Option<Vec<String>>,
-    /// Try the refresh token before a new authorization.
-    pub try_refresh: bool,
+struct McpServer {
+    url: HttpUrl,
+    /// It is on a loopback address (then loopback endpoints are allowed too).
+    loopback: bool,
+    /// The canonical server URL: the `resource` until resource metadata names one.
+    default_resource: String,
 }
 
 /// The OAuth 2.1 authorization flow of one MCP server, driven by the host. See the
 /// [module documentation](crate::oauth) for the loop.
+///
+/// The flow holds no clock reading: each call that moves it on gets the host's `now` and
+/// passes it down to what needs it (token expiry, JWT times).
 pub struct AuthFlow {
-    pub(crate) server: HttpUrl,
-    pub(crate) server_loopback: bool,
-    pub(crate) default_resource: String,
-    pub(crate) config: AuthConfig,
-    pub(crate) entropy: Entropy,
+    server: McpServer,
+    config: AuthConfig,
+    entropy: Entropy,
+    /// The last [`FetchId`] given out.
     next_id: u64,
-    pub(crate) steps: VecDeque<AuthStep>,
-    pub(crate) inflight: Option<InFlight>,
-    pub(crate) awaiting: Option<PendingAuthorization>,
-    pub(crate) prm: Option<ResourceMetadata>,
-    pub(crate) meta: Option<AuthServerMetadata>,
-    pub(crate) registrations: Vec<ClientRegistration>,
-    pub(crate) client: Option<ClientRegistration>,
-    pub(crate) tokens: Option<Tokens>,
-    /// Grants of authorization servers the MCP server named before, by issuer.
-    pub(crate) set_aside: Vec<SetAside>,
-    pub(crate) requested_scopes: Vec<String>,
-    pub(crate) step_ups: u32,
-    pub(crate) round: Round,
-    /// The host's wall clock at one instant (see [`AuthFlow::set_wall_clock`]).
-    pub(crate) wall: Option<(Instant, u64)>,
-    /// The last `DPoP-Nonce` the MCP server sent (RFC 9449 §9).
-    pub(crate) resource_nonce: Option<String>,
-    /// The last `DPoP-Nonce` an authorization server sent, with its token endpoint (§8).
-    pub(crate) as_nonce: Option<(String, String)>,
-    /// The DPoP key, derived from the entropy on first use (or restored).
-    pub(crate) dpop_key: Option<EsKey>,
-    /// A `use_dpop_nonce` challenge was answered with a retry and no request succeeded since.
-    pub(crate) rs_nonce_retried: bool,
-    /// The JWT bearer assertion (or the ID token behind it) was refused.
-    pub(crate) assertion_rejected: bool,
-    /// The `now` of the latest call (the time JWTs are issued at).
-    pub(crate) now: Option<Instant>,
+    /// What the host is to do next, in order ([`AuthFlow::poll`]).
+    steps: VecDeque<AuthStep>,
+    /// Where the current round is.
+    phase: Phase,
+    round: Round,
+    scopes: ScopeHistory,
+    discovered: Discovered,
+    credentials: Credentials,
+    dpop: DpopState,
+    /// The host's wall clock at one instant (see [`AuthFlow::set_wall_clock`]). Optional for
+    /// real: until the host gives it, no JWT can be signed ([`OAuthError::NoWallClock`]).
+    wall: Option<(Instant, u64)>,
+    /// The JWT bearer assertion (or the ID token behind it) was refused; a new one
+    /// ([`AuthFlow::set_assertion`]) clears this.
+    assertion_rejected: bool,
 }
 
 impl fmt::Debug for AuthFlow {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AuthFlow")
-            .field("server", &self.server)
-            .field("issuer", &self.meta.as_ref().map(|m| &m.issuer))
-            .field("client", &self.client)
-            .field("tokens", &self.tokens)
-            .field("inflight", &self.inflight.as_ref().map(|i| i.id))
-            .field("awaiting_callback", &self.awaiting.is_some())
+            .field("server", &self.server.url)
+            .field("issuer", &self.discovered.issuer())
+            .field("client", &self.credentials.client())
+            .field("tokens", &self.credentials.tokens())
+            .field("phase", &self.phase.name())
+            .field("inflight", &self.phase.fetch_id())
             .finish_non_exhaustive()
     }
 }
@@ -208,36 +147,28 @@ impl AuthFlow {
     /// [`MIN_ENTROPY_BYTES`] bytes from the host's OS random generator) seeding every PKCE
     /// verifier and `state` it will create.
     pub fn new(server_url: &str, config: AuthConfig, entropy: &[u8]) -> Result<Self, OAuthError> {
-        let server = HttpUrl::parse(server_url).map_err(|e| OAuthError::InvalidServerUrl(e.to_string()))?;
+        let url = HttpUrl::parse(server_url).map_err(|e| OAuthError::InvalidServerUrl(e.to_string()))?;
         config.validate()?;
         let entropy =
             Entropy::new(entropy).ok_or(OAuthError::InsufficientEntropy { min: MIN_ENTROPY_BYTES })?;
         Ok(Self {
-            server_loopback: is_loopback(&server),
-            default_resource: canonical_resource(&server),
-            server,
+            server: McpServer {
+                loopback: is_loopback(&url),
+                default_resource: canonical_resource(&url),
+                url,
+            },
             config,
             entropy,
             next_id: 0,
             steps: VecDeque::new(),
-            inflight: None,
-            awaiting: None,
-            prm: None,
-            meta: None,
-            registrations: Vec::new(),
-            client: None,
-            tokens: None,
-            set_aside: Vec::new(),
-            requested_scopes: Vec::new(),
-            step_ups: 0,
+            phase: Phase::Idle,
             round: Round::default(),
+            scopes: ScopeHistory::default(),
+            discovered: Discovered::default(),
+            credentials: Credentials::default(),
+            dpop: DpopState::default(),
             wall: None,
-            resource_nonce: None,
-            as_nonce: None,
-            dpop_key: None,
-            rs_nonce_retried: false,
             assertion_rejected: false,
-            now: None,
         })
     }
 
@@ -250,20 +181,17 @@ impl AuthFlow {
     /// again with a proof carrying the nonce given to [`AuthFlow::set_resource_nonce`] (once
     /// in a row; a second one fails with [`OAuthError::DpopNonceRejected`]).
     pub fn on_challenge(&mut self, now: Instant, status: u16, www_authenticate: Option<&str>) {
-        self.now = Some(now);
-        self.inflight = None;
-        self.awaiting = None;
+        self.phase = Phase::Idle;
         let challenges = parse_www_authenticate(www_authenticate.unwrap_or(""));
-        let dpop_tokens = self.tokens.as_ref().filter(|t| t.token_type == TokenType::Dpop).cloned();
+        let dpop_tokens = self.credentials.tokens().filter(|t| t.token_type == TokenType::Dpop).cloned();
         if let Some(tokens) = dpop_tokens {
             let nonce_wanted = status == 401
                 && challenges.iter().any(|c| c.is_scheme("dpop") && c.error() == Some("use_dpop_nonce"));
             if nonce_wanted {
-                if self.rs_nonce_retried || self.resource_nonce.is_none() {
-                    self.fail(OAuthError::DpopNonceRejected);
+                if self.dpop.retry_with_resource_nonce() {
+                    self.done(tokens);
                 } else {
-                    self.rs_nonce_retried = true;
-                    self.steps.push_back(AuthStep::Done(tokens));
+                    self.fail(OAuthError::DpopNonceRejected);
                 }
                 return;
             }
@@ -284,31 +212,30 @@ impl AuthFlow {
                 let description =
                     bearer.and_then(|c| c.error_description()).map(|d| d.chars().take(300).collect());
                 self.fail(OAuthError::AuthorizationDenied {
-                    error: crate::oauth::OAuthErrorCode::parse(error),
+                    error: crate::oauth::error::OAuthErrorCode::parse(error),
                     description,
                 });
                 return;
             }
-            if self.step_ups >= self.config.max_step_ups {
-                self.fail(OAuthError::StepUpLimit { attempts: self.step_ups });
+            if let Err(attempts) = self.scopes.step_up(self.config.max_step_ups) {
+                self.fail(OAuthError::StepUpLimit { attempts });
                 return;
             }
-            self.step_ups += 1;
-            let mut scopes = self.requested_scopes.clone();
-            let held = self.tokens.as_ref().map(|t| t.scopes.clone()).unwrap_or_default();
+            let mut scopes = self.scopes.requested().to_vec();
+            let held = self.credentials.tokens().map(|t| t.scopes.clone()).unwrap_or_default();
             for s in held.into_iter().chain(challenged) {
                 if !scopes.contains(&s) && scopes.len() < MAX_SCOPES {
                     scopes.push(s);
                 }
             }
-            self.round = Round { scopes: Some(scopes), try_refresh: false };
-            if self.meta.is_some() && hint.is_none() {
-                self.after_metadata();
+            self.round = Round::new(Some(scopes), false);
+            if self.discovered.meta().is_some() && hint.is_none() {
+                self.after_metadata(now);
                 return;
             }
         } else {
-            let try_refresh = self.tokens.as_ref().is_some_and(|t| t.refresh_token.is_some());
-            self.round = Round { scopes: (!challenged.is_empty()).then_some(challenged), try_refresh };
+            let try_refresh = self.credentials.tokens().is_some_and(|t| t.refresh_token.is_some());
+            self.round = Round::new((!challenged.is_empty()).then_some(challenged), try_refresh);
         }
         self.start_discovery(hint);
     }
@@ -321,13 +248,12 @@ impl AuthFlow {
 
     /// The redirect came back: `query` is its query string (or the whole redirect URL).
     pub fn on_callback(&mut self, now: Instant, query: &str) {
-        self.now = Some(now);
-        let Some(pending) = self.awaiting.take() else {
+        let Some(pending) = self.phase.take_pending() else {
             self.fail(OAuthError::NoPendingAuthorization);
             return;
         };
         match check_callback(query, &pending) {
-            Ok(code) => self.send_token(Purpose::Code { pending: Box::new(pending), code }, false),
+            Ok(code) => self.send_token(now, Purpose::Code { pending: Box::new(pending), code }, false),
             Err(e) => self.fail(e),
         }
     }
@@ -336,32 +262,45 @@ impl AuthFlow {
     /// [`AuthStep::Done`] or [`AuthStep::Failed`] (an `invalid_grant` drops the refresh token;
     /// the next challenge then authorizes anew).
     pub fn refresh(&mut self, now: Instant) {
-        self.now = Some(now);
-        self.inflight = None;
-        self.awaiting = None;
+        self.phase = Phase::Idle;
         if !self.can_refresh() {
             self.fail(OAuthError::NoRefreshToken);
             return;
         }
-        self.send_refresh(false);
+        self.send_refresh(now, false);
     }
 
     /// The MCP server accepted a request made with the current token: the step-up budget is
     /// available again.
     pub fn on_request_succeeded(&mut self) {
-        self.step_ups = 0;
-        self.rs_nonce_retried = false;
+        self.scopes.reset_step_ups();
+        self.dpop.on_request_succeeded();
+    }
+
+    /// Replaces the assertion of [`GrantType::JwtBearer`] (a fresh workload identity token), or
+    /// the ID token of [`GrantType::EnterpriseManaged`]; a refused one may be retried only
+    /// after this.
+    pub fn set_assertion(&mut self, assertion: Secret) {
+        match self.config.grant {
+            GrantType::EnterpriseManaged => {
+                if let Some(idp) = self.config.identity_provider.as_mut() {
+                    idp.id_token = assertion;
+                }
+            }
+            _ => self.config.assertion = Some(assertion),
+        }
+        self.assertion_rejected = false;
     }
 
     /// The tokens in hand.
     pub fn tokens(&self) -> Option<&Tokens> {
-        self.tokens.as_ref()
+        self.credentials.tokens()
     }
 
     /// Whether the access token is missing, expired or within [`AuthConfig::refresh_margin`]
     /// of expiring.
     pub fn needs_refresh(&self, now: Instant) -> bool {
-        self.tokens.as_ref().is_none_or(|t| t.expires_within(now, self.config.refresh_margin))
+        self.credentials.tokens().is_none_or(|t| t.expires_within(now, self.config.refresh_margin))
     }
 
     /// The `Authorization` header for a request to `url`: only for the MCP server's own origin
@@ -371,37 +310,165 @@ impl AuthFlow {
         self.presentable(url).map(Tokens::authorization_header)
     }
 
-    /// The tokens to present to `url`: only to the MCP server's own origin, and only tokens
-    /// obtained for the resource in use (RFC 8707 audience) from the authorization server in
-    /// use.
-    pub(crate) fn presentable(&self, url: &str) -> Option<&Tokens> {
-        let same_origin = HttpUrl::parse(url).is_ok_and(|u| u.origin() == self.server.origin());
-        let tokens = self.tokens.as_ref().filter(|_| same_origin)?;
-        let issuer_in_use = self.meta.as_ref().is_none_or(|m| m.issuer == tokens.issuer);
-        (issuer_in_use && tokens.resource == self.resource()).then_some(tokens)
-    }
-
     /// The authorization server in use (its metadata), once discovered.
     pub fn auth_server(&self) -> Option<&AuthServerMetadata> {
-        self.meta.as_ref()
+        self.discovered.meta()
     }
 
     /// The client registration in use.
     pub fn client(&self) -> Option<&ClientRegistration> {
-        self.client.as_ref()
+        self.credentials.client()
+    }
+
+    /// The registrations obtained by dynamic registration, one per authorization server.
+    pub fn registrations(&self) -> &[ClientRegistration] {
+        self.credentials.registrations()
+    }
+
+    /// The issuers whose grants are set aside, the oldest first.
+    pub fn set_aside_issuers(&self) -> impl Iterator<Item = &str> {
+        self.credentials.set_aside().iter().map(|g| g.tokens.issuer.as_str())
     }
 
     /// The `resource` parameter sent (RFC 8707): the Protected Resource Metadata `resource`
     /// when known, else the canonical server URL.
     pub fn resource(&self) -> &str {
-        self.prm.as_ref().map_or(&self.default_resource, |p| &p.resource)
+        self.discovered.resource(&self.server.default_resource)
     }
 
-    // --- internals shared with flow_steps.rs ---
+    /// The RFC 7638 thumbprint of the DPoP key (what a bound token's `cnf.jkt` names), once a
+    /// key exists (after the first DPoP proof, or restored from a stored record).
+    pub fn dpop_thumbprint(&self) -> Option<String> {
+        self.dpop.key().map(EsKey::thumbprint)
+    }
 
+    /// Anchors the host's wall clock: at `at`, it read `unix_secs` (Unix seconds). Later Unix
+    /// times are derived from the monotonic `now` given to each call.
+    pub fn set_wall_clock(&mut self, at: Instant, unix_secs: u64) {
+        self.wall = Some((at, unix_secs));
+    }
+
+    /// The Unix time at `now` (0 when no wall clock was anchored).
+    pub fn unix_at(&self, now: Instant) -> u64 {
+        match self.wall {
+            Some((at, unix)) if now >= at => unix.saturating_add(now.duration_since(at).as_secs()),
+            Some((at, unix)) => unix.saturating_sub(at.duration_since(now).as_secs()),
+            None => 0,
+        }
+    }
+}
+
+/// The parts, for the sibling files: each acts on the part that owns the data.
+impl AuthFlow {
+    pub(crate) fn config(&self) -> &AuthConfig {
+        &self.config
+    }
+
+    pub(crate) fn entropy_mut(&mut self) -> &mut Entropy {
+        &mut self.entropy
+    }
+
+    /// The MCP server's URL.
+    pub(crate) fn server_url(&self) -> &HttpUrl {
+        &self.server.url
+    }
+
+    /// The canonical MCP server URL (the key of a stored record).
+    pub(crate) fn default_resource(&self) -> &str {
+        &self.server.default_resource
+    }
+
+    pub(crate) fn phase_mut(&mut self) -> &mut Phase {
+        &mut self.phase
+    }
+
+    pub(crate) fn round(&self) -> &Round {
+        &self.round
+    }
+
+    pub(crate) fn round_mut(&mut self) -> &mut Round {
+        &mut self.round
+    }
+
+    pub(crate) fn scopes_mut(&mut self) -> &mut ScopeHistory {
+        &mut self.scopes
+    }
+
+    pub(crate) fn discovered(&self) -> &Discovered {
+        &self.discovered
+    }
+
+    pub(crate) fn discovered_mut(&mut self) -> &mut Discovered {
+        &mut self.discovered
+    }
+
+    pub(crate) fn credentials(&self) -> &Credentials {
+        &self.credentials
+    }
+
+    pub(crate) fn credentials_mut(&mut self) -> &mut Credentials {
+        &mut self.credentials
+    }
+
+    pub(crate) fn dpop(&self) -> &DpopState {
+        &self.dpop
+    }
+
+    pub(crate) fn dpop_mut(&mut self) -> &mut DpopState {
+        &mut self.dpop
+    }
+
+    /// The DPoP state with the entropy its proofs draw from.
+    pub(crate) fn dpop_with_entropy(&mut self) -> (&mut DpopState, &mut Entropy) {
+        (&mut self.dpop, &mut self.entropy)
+    }
+
+    /// Whether the JWT bearer assertion (or the ID token behind it) was refused.
+    pub(crate) fn assertion_rejected(&self) -> bool {
+        self.assertion_rejected
+    }
+
+    /// The assertion (or the ID token behind it) was refused: it is not sent again until
+    /// [`AuthFlow::set_assertion`].
+    pub(crate) fn reject_assertion(&mut self) {
+        self.assertion_rejected = true;
+    }
+}
+
+/// Internals shared with the sibling files.
+impl AuthFlow {
+    /// The tokens to present to `url`: only to the MCP server's own origin, and only tokens
+    /// obtained for the resource in use (RFC 8707 audience) from the authorization server in
+    /// use.
+    pub(crate) fn presentable(&self, url: &str) -> Option<&Tokens> {
+        let same_origin = HttpUrl::parse(url).is_ok_and(|u| u.origin() == self.server.url.origin());
+        let tokens = self.credentials.tokens().filter(|_| same_origin)?;
+        let issuer_in_use = self.discovered.issuer().is_none_or(|i| i == tokens.issuer);
+        (issuer_in_use && tokens.resource == self.resource()).then_some(tokens)
+    }
+
+    /// The Unix time for a JWT issued at `now`.
+    pub(crate) fn jwt_now(&self, now: Instant) -> Result<u64, OAuthError> {
+        match self.wall {
+            Some(_) => Ok(self.unix_at(now)),
+            None => Err(OAuthError::NoWallClock),
+        }
+    }
+
+    /// Tells the host something (a notice, a change of authorization server).
+    pub(crate) fn emit(&mut self, step: AuthStep) {
+        self.steps.push_back(step);
+    }
+
+    /// The round ends with `tokens`.
+    pub(crate) fn done(&mut self, tokens: Tokens) {
+        self.phase = Phase::Authorized;
+        self.steps.push_back(AuthStep::Done(tokens));
+    }
+
+    /// The round gives up.
     pub(crate) fn fail(&mut self, e: OAuthError) {
-        self.inflight = None;
-        self.awaiting = None;
+        self.phase = Phase::Failed;
         self.steps.push_back(AuthStep::Failed(e));
     }
 
@@ -412,21 +479,22 @@ impl AuthFlow {
         if self.config.allow_private_addresses {
             Destination::Any
         } else {
-            Destination::Public { loopback: self.server_loopback }
+            Destination::Public { loopback: self.server.loopback }
         }
     }
 
     /// Emits a fetch; every fetch of the flow leaves here, which stamps it with the flow's
-    /// [`AuthFlow::destination`] (its builders leave [`Destination::Any`]).
-    pub(crate) fn send(&mut self, mut request: HttpRequest, purpose: Purpose) {
+    /// [`AuthFlow::destination`] (its builders leave [`Destination::Any`]). `dpop` says the
+    /// request carries a DPoP proof, `retried` that it is the retry with the server's nonce.
+    pub(crate) fn send(&mut self, mut request: HttpRequest, purpose: Purpose, dpop: bool, retried: bool) {
         request.destination = self.destination();
         self.next_id += 1;
         let id = FetchId(self.next_id);
-        self.inflight = Some(InFlight { id, url: request.url.clone(), purpose, dpop: false, retried: false });
+        self.phase = Phase::Fetching(InFlight { id, url: request.url.clone(), purpose, dpop, retried });
         self.steps.push_back(AuthStep::Fetch { id, request });
     }
 
-    pub(crate) fn get(&self, url: &str) -> HttpRequest {
+    fn get(&self, url: &str) -> HttpRequest {
         HttpRequest {
             method: crate::io::HttpMethod::Get,
             url: url.to_owned(),
@@ -439,7 +507,7 @@ impl AuthFlow {
 
     fn start_discovery(&mut self, hint: Option<String>) {
         let hinted = hint.is_some();
-        let candidates = hint.map_or_else(|| prm_candidates(&self.server), |h| vec![h]);
+        let candidates = hint.map_or_else(|| prm_candidates(&self.server.url), |h| vec![h]);
         self.fetch_candidate(Purpose::Prm { candidates, index: 0, hinted });
     }
 
@@ -453,24 +521,19 @@ impl AuthFlow {
         match check_endpoint(&url, self.destination()) {
             Ok(u) => {
                 let request = self.get(u.as_str());
-                self.send(request, purpose);
+                self.send(request, purpose, false, false);
             }
             Err(e) => self.fail(e),
         }
     }
 
     pub(crate) fn can_refresh(&self) -> bool {
-        match (&self.tokens, &self.meta, &self.client) {
-            (Some(t), Some(m), Some(c)) => {
-                t.refresh_token.is_some() && t.issuer == m.issuer && c.issuer == m.issuer
-            }
-            _ => false,
-        }
+        self.credentials.can_refresh(self.discovered.issuer())
     }
 
-    pub(crate) fn send_refresh(&mut self, fallback: bool) {
+    pub(crate) fn send_refresh(&mut self, now: Instant, fallback: bool) {
         if self.can_refresh() {
-            self.send_token(Purpose::Refresh { fallback }, false);
+            self.send_token(now, Purpose::Refresh { fallback }, false);
         } else {
             self.fail(OAuthError::NoRefreshToken);
         }
@@ -481,9 +544,9 @@ impl AuthFlow {
     pub(crate) fn scopes_for_request(&self, meta: &AuthServerMetadata) -> Vec<String> {
         let mut scopes = self
             .round
-            .scopes
-            .clone()
-            .or_else(|| self.prm.as_ref().and_then(|p| p.scopes_supported.clone()))
+            .scopes()
+            .map(<[String]>::to_vec)
+            .or_else(|| self.discovered.prm().and_then(|p| p.scopes_supported.clone()))
             .unwrap_or_default();
         let mut seen = Vec::with_capacity(scopes.len());
         scopes.retain(|s| {

@@ -8,16 +8,15 @@ use crate::io::{HttpMethod, HttpRequest};
 use crate::oauth::callback::{authorization_url, PendingAuthorization};
 use crate::oauth::config::GrantType;
 use crate::oauth::entropy::pkce_verifier;
-use crate::oauth::flow::{AuthFlow, AuthNotice, AuthStep, FetchId, InFlight, Purpose};
+use crate::oauth::error::OAuthError;
+use crate::oauth::flow::{AuthFlow, AuthNotice, AuthStep};
 use crate::oauth::metadata::{parse_auth_server_metadata, parse_resource_metadata, AuthServerMetadata};
+use crate::oauth::phase::{FetchId, InFlight, Phase, Purpose};
 use crate::oauth::registration::{choose, parse_registration_response, registration_request, Choice};
 use crate::oauth::registration::{ClientRegistration, RegistrationSource};
+use crate::oauth::secret::Secret;
 use crate::oauth::url::{as_metadata_candidates, check_endpoint, clip};
-use crate::oauth::{OAuthError, Secret};
 use crate::redact::redact_url;
-
-/// Most client registrations kept (one per authorization server met).
-pub const MAX_REGISTRATIONS: usize = 16;
 
 impl AuthFlow {
     /// The answer to [`AuthStep::Fetch`] `id`: its status, headers (a token endpoint's
@@ -31,47 +30,37 @@ impl AuthFlow {
         headers: &[(String, String)],
         body: &[u8],
     ) {
-        self.now = Some(now);
-        let Some(inflight) = self.take_inflight(id) else { return };
+        let Some(inflight) = self.phase_mut().take_fetch(id) else { return };
         let ok = (200..300).contains(&status);
-        if matches!(
-            inflight.purpose,
-            Purpose::Code { .. }
-                | Purpose::Refresh { .. }
-                | Purpose::ClientCredentials { .. }
-                | Purpose::JwtBearer { .. }
-                | Purpose::Exchange { .. }
-        ) {
+        if inflight.purpose.is_token_request() {
             self.on_token_answer(now, inflight, status, headers, body);
             return;
         }
         let InFlight { url, purpose, .. } = inflight;
         match purpose {
-            Purpose::Prm { .. } | Purpose::AsMeta { .. } if !ok => self.next_candidate(purpose, &url, status),
-            Purpose::Prm { .. } => match parse_resource_metadata(&url, body, &self.server) {
+            Purpose::Prm { .. } | Purpose::AsMeta { .. } if !ok => {
+                self.next_candidate(now, purpose, &url, status)
+            }
+            Purpose::Prm { .. } => match parse_resource_metadata(&url, body, self.server_url()) {
                 Ok(prm) => {
-                    self.prm = Some(prm);
-                    self.select_auth_server();
+                    self.discovered_mut().set_prm(Some(prm));
+                    self.select_auth_server(now);
                 }
                 Err(e) => self.fail(e),
             },
             Purpose::AsMeta { issuer, legacy, .. } => {
-                let needs_pkce = self.config.grant == GrantType::AuthorizationCode;
+                let needs_pkce = self.config().grant == GrantType::AuthorizationCode;
                 let destination = self.destination();
                 match parse_auth_server_metadata(&url, body, &issuer, destination, needs_pkce, legacy) {
-                    Ok(meta) => self.use_metadata(meta),
+                    Ok(meta) => self.use_metadata(now, meta),
                     Err(e) => self.fail(e),
                 }
             }
             Purpose::Register { method } => {
-                let Some(issuer) = self.meta.as_ref().map(|m| m.issuer.clone()) else { return };
-                match parse_registration_response(&self.config, &issuer, status, body, method) {
+                let Some(issuer) = self.discovered().issuer().map(str::to_owned) else { return };
+                match parse_registration_response(self.config(), &issuer, status, body, method) {
                     Ok(reg) => {
-                        self.registrations.retain(|r| r.issuer != reg.issuer);
-                        if self.registrations.len() >= MAX_REGISTRATIONS {
-                            self.registrations.remove(0);
-                        }
-                        self.registrations.push(reg.clone());
+                        self.credentials_mut().keep_registration(reg.clone());
                         self.authorize(reg);
                     }
                     Err(e) => self.fail(e),
@@ -85,11 +74,10 @@ impl AuthFlow {
     /// [`AuthStep::Fetch`] `id` could not be performed (connection refused, TLS, timeout):
     /// discovery moves on to the next well-known URL; anything else fails.
     pub fn on_fetch_failed(&mut self, now: Instant, id: FetchId, detail: &str) {
-        self.now = Some(now);
-        let Some(InFlight { url, purpose, .. }) = self.take_inflight(id) else { return };
+        let Some(InFlight { url, purpose, .. }) = self.phase_mut().take_fetch(id) else { return };
         match purpose {
-            Purpose::Prm { .. } | Purpose::AsMeta { .. } => self.next_candidate(purpose, &url, 0),
-            Purpose::Refresh { fallback: true } => self.after_metadata(),
+            Purpose::Prm { .. } | Purpose::AsMeta { .. } => self.next_candidate(now, purpose, &url, 0),
+            Purpose::Refresh { fallback: true } => self.after_metadata(now),
             _ => self.fail(OAuthError::FetchFailed {
                 url: clip(&redact_url(&url), 200),
                 detail: clip(detail, 200),
@@ -101,26 +89,17 @@ impl AuthFlow {
     /// [`Destination`]. The flow fails with [`OAuthError::UnsafeAddress`] (no other candidate
     /// is tried: they share the host or were named by the same server).
     pub fn on_fetch_refused(&mut self, now: Instant, id: FetchId, refusal: &crate::UnsafeAddress) {
-        self.now = Some(now);
-        if self.take_inflight(id).is_none() {
+        // Like every answer it comes with the time, though failing needs none.
+        let _ = now;
+        if self.phase_mut().take_fetch(id).is_none() {
             return;
         }
         let crate::UnsafeAddress { url, address, class } = refusal.clone();
         self.fail(OAuthError::UnsafeAddress { url, address, class });
     }
 
-    fn take_inflight(&mut self, id: FetchId) -> Option<InFlight> {
-        match self.inflight.take() {
-            Some(i) if i.id == id => Some(i),
-            other => {
-                self.inflight = other;
-                None
-            }
-        }
-    }
-
     /// A discovery URL answered non-2xx (or failed): try the next, or fall back.
-    fn next_candidate(&mut self, purpose: Purpose, url: &str, status: u16) {
+    fn next_candidate(&mut self, now: Instant, purpose: Purpose, url: &str, status: u16) {
         match purpose {
             Purpose::Prm { candidates, index, hinted } => {
                 if index + 1 < candidates.len() {
@@ -133,10 +112,9 @@ impl AuthFlow {
                 } else {
                     // 2025-03-26: no Protected Resource Metadata; the MCP server's origin is
                     // the authorization server.
-                    self.prm = None;
-                    let issuer = self.server.origin();
-                    self.steps
-                        .push_back(AuthStep::Notice(AuthNotice::LegacyDiscovery { issuer: issuer.clone() }));
+                    self.discovered_mut().set_prm(None);
+                    let issuer = self.server_url().origin();
+                    self.emit(AuthStep::Notice(AuthNotice::LegacyDiscovery { issuer: issuer.clone() }));
                     self.discover_metadata(issuer, true);
                 }
             }
@@ -144,9 +122,8 @@ impl AuthFlow {
                 if index + 1 < candidates.len() {
                     self.fetch_candidate(Purpose::AsMeta { issuer, candidates, index: index + 1, legacy });
                 } else if legacy {
-                    self.steps
-                        .push_back(AuthStep::Notice(AuthNotice::DefaultEndpoints { issuer: issuer.clone() }));
-                    self.use_metadata(AuthServerMetadata::defaults(&issuer));
+                    self.emit(AuthStep::Notice(AuthNotice::DefaultEndpoints { issuer: issuer.clone() }));
+                    self.use_metadata(now, AuthServerMetadata::defaults(&issuer));
                 } else {
                     self.fail(OAuthError::AuthServerMetadataUnavailable { issuer: clip(&issuer, 200) });
                 }
@@ -157,17 +134,17 @@ impl AuthFlow {
 
     /// Picks the authorization server from the resource metadata: the first one listed for
     /// which a pre-registered client exists, else the first one.
-    fn select_auth_server(&mut self) {
-        let Some(prm) = &self.prm else { return };
+    fn select_auth_server(&mut self, now: Instant) {
+        let Some(prm) = self.discovered().prm() else { return };
         let preferred = prm.authorization_servers.iter().find(|a| {
-            self.config
+            self.config()
                 .pre_registered
                 .iter()
                 .any(|c| c.issuer.as_deref().is_some_and(|i| crate::oauth::url::issuer_matches(i, a)))
         });
         let Some(issuer) = preferred.or(prm.authorization_servers.first()).cloned() else { return };
-        if let Some(meta) = self.meta.clone().filter(|m| !m.defaulted && m.issuer == issuer) {
-            self.use_metadata(meta);
+        if let Some(meta) = self.discovered().meta().filter(|m| !m.defaulted && m.issuer == issuer).cloned() {
+            self.use_metadata(now, meta);
         } else {
             self.discover_metadata(issuer, false);
         }
@@ -189,75 +166,66 @@ impl AuthFlow {
     /// the round's scopes ends the round at once, one about to expire is refreshed first.
     /// Tokens and a client of another authorization server are never kept in use (never
     /// presented to, or reused at, a server that did not issue them).
-    fn use_metadata(&mut self, meta: AuthServerMetadata) {
-        let switched = self.meta.as_ref().is_none_or(|m| m.issuer != meta.issuer);
-        let held = self.tokens.is_some();
-        let resumed = switched && self.switch_grant(&meta.issuer);
-        if self.tokens.as_ref().is_some_and(|t| t.issuer != meta.issuer) {
-            self.tokens = None;
-        }
-        if self.client.as_ref().is_some_and(|c| c.issuer != meta.issuer) {
-            self.client = None;
-        }
-        if self.tokens.as_ref().is_some_and(|t| t.resource != self.resource()) {
-            // Obtained for another audience (the resource metadata changed its `resource`).
-            self.tokens = None;
-        }
+    fn use_metadata(&mut self, now: Instant, meta: AuthServerMetadata) {
+        let switched = self.discovered().issuer().is_none_or(|i| i != meta.issuer);
+        let held = self.credentials().tokens().is_some();
+        let resource = self.resource().to_owned();
+        let credentials = self.credentials_mut();
+        let resumed = switched && credentials.switch_to(&meta.issuer, &resource);
+        credentials.keep_for(&meta.issuer, &resource);
         let issuer = meta.issuer.clone();
-        self.meta = Some(meta);
+        self.discovered_mut().set_meta(meta);
         if switched && (held || resumed) {
-            self.steps.push_back(AuthStep::AuthServerChanged { issuer, resumed });
+            self.emit(AuthStep::AuthServerChanged { issuer, resumed });
         }
         if resumed {
-            if let Some(tokens) = self.resumable_as_is() {
-                self.round.try_refresh = false;
-                self.steps.push_back(AuthStep::Done(tokens));
+            if let Some(tokens) = self.resumable_as_is(now) {
+                self.round_mut().set_try_refresh(false);
+                self.done(tokens);
                 return;
             }
-            self.round.try_refresh = self.resumed_covers_round();
+            let covers = self.resumed_covers_round();
+            self.round_mut().set_try_refresh(covers);
         }
-        self.after_metadata();
+        self.after_metadata(now);
     }
 
     /// The resumed tokens, if they can go out as they are: not about to expire, and holding
     /// every scope the round asks for.
-    fn resumable_as_is(&self) -> Option<crate::oauth::Tokens> {
-        let now = self.now?;
-        let tokens = self.tokens.as_ref()?;
-        let fresh = !tokens.expires_within(now, self.config.refresh_margin);
+    fn resumable_as_is(&self, now: Instant) -> Option<crate::oauth::token::Tokens> {
+        let tokens = self.credentials().tokens()?;
+        let fresh = !tokens.expires_within(now, self.config().refresh_margin);
         (fresh && self.resumed_covers_round()).then(|| tokens.clone())
     }
 
     /// Whether the tokens held carry every scope the round asks for (a refresh keeps the
     /// scopes, so it is worth trying only then).
     fn resumed_covers_round(&self) -> bool {
-        let held = self.tokens.as_ref().map(|t| t.scopes.as_slice()).unwrap_or_default();
-        self.round.scopes.as_ref().is_none_or(|wanted| wanted.iter().all(|s| held.contains(s)))
+        let held = self.credentials().tokens().map(|t| t.scopes.as_slice()).unwrap_or_default();
+        self.round().covered_by(held)
     }
 
     /// With the authorization server known: refresh, or obtain a client and a grant.
-    pub(crate) fn after_metadata(&mut self) {
-        let Some(meta) = self.meta.clone() else { return };
-        if self.round.try_refresh && self.can_refresh() {
-            self.round.try_refresh = false;
-            self.send_refresh(true);
+    pub(crate) fn after_metadata(&mut self, now: Instant) {
+        let Some(meta) = self.discovered().meta().cloned() else { return };
+        if self.round_mut().take_try_refresh() && self.can_refresh() {
+            self.send_refresh(now, true);
             return;
         }
-        self.round.try_refresh = false;
-        let choice = match choose(&self.config, &self.registrations, &meta) {
+        let choice = match choose(self.config(), self.credentials().registrations(), &meta) {
             Ok(c) => c,
             Err(e) => return self.fail(e),
         };
         match choice {
-            Choice::Use(reg) if self.config.grant != GrantType::AuthorizationCode => {
-                self.start_grant(reg, &meta)
+            Choice::Use(reg) if self.config().grant != GrantType::AuthorizationCode => {
+                self.start_grant(now, reg, &meta)
             }
             Choice::Use(reg) => self.authorize(reg),
             Choice::Register(endpoint) => {
-                self.steps.push_back(AuthStep::Notice(AuthNotice::DynamicClientRegistration {
+                self.emit(AuthStep::Notice(AuthNotice::DynamicClientRegistration {
                     issuer: meta.issuer.clone(),
                 }));
-                let (body, method) = registration_request(&self.config, &meta);
+                let (body, method) = registration_request(self.config(), &meta);
                 let request = HttpRequest {
                     method: HttpMethod::Post,
                     url: endpoint,
@@ -266,10 +234,10 @@ impl AuthFlow {
                         ("Accept".to_owned(), "application/json".to_owned()),
                     ],
                     body,
-                    connect_timeout: self.config.connect_timeout,
+                    connect_timeout: self.config().connect_timeout,
                     destination: Destination::Any,
                 };
-                self.send(request, Purpose::Register { method });
+                self.send(request, Purpose::Register { method }, false, false);
             }
         }
     }
@@ -277,7 +245,7 @@ impl AuthFlow {
     /// Records a pending authorization (PKCE verifier, `state`, issuer, client, scopes) and
     /// asks the host to open the authorization URL.
     fn authorize(&mut self, client: ClientRegistration) {
-        let Some(meta) = self.meta.clone() else { return };
+        let Some(meta) = self.discovered().meta().cloned() else { return };
         let endpoint =
             match meta.authorization_endpoint.as_deref().map(|e| check_endpoint(e, self.destination())) {
                 Some(Ok(u)) => u,
@@ -291,36 +259,31 @@ impl AuthFlow {
             };
         let scopes = self.scopes_for_request(&meta);
         let pending = PendingAuthorization {
-            state: Secret::new(self.entropy.token(24)),
-            verifier: pkce_verifier(&mut self.entropy),
+            state: Secret::new(self.entropy_mut().token(24)),
+            verifier: pkce_verifier(self.entropy_mut()),
             issuer: meta.issuer.clone(),
             iss_supported: meta.iss_parameter_supported,
             client: client.clone(),
-            redirect_uri: self.config.redirect_uri.clone(),
+            redirect_uri: self.config().redirect_uri.clone(),
             scopes: scopes.clone(),
             resource: self.resource().to_owned(),
             token_endpoint: meta.token_endpoint.clone(),
         };
         let url = authorization_url(&endpoint, &pending);
-        self.requested_scopes = scopes;
-        self.client = Some(client);
-        self.awaiting = Some(pending);
-        self.steps.push_back(AuthStep::Authorize { url });
+        self.scopes_mut().set_requested(scopes);
+        self.credentials_mut().use_client(client);
+        *self.phase_mut() = Phase::AwaitingCallback(Box::new(pending));
+        self.emit(AuthStep::Authorize { url });
     }
 
-    pub(crate) fn finish_tokens(&mut self, result: Result<crate::oauth::Tokens, OAuthError>) {
+    pub(crate) fn finish_tokens(&mut self, result: Result<crate::oauth::token::Tokens, OAuthError>) {
         match result {
             Ok(tokens) => {
-                self.tokens = Some(tokens.clone());
-                self.steps.push_back(AuthStep::Done(tokens));
+                self.credentials_mut().use_tokens(tokens.clone());
+                self.done(tokens);
             }
             Err(e) => self.fail(e),
         }
-    }
-
-    /// The registrations obtained by dynamic registration, one per authorization server.
-    pub fn registrations(&self) -> &[ClientRegistration] {
-        &self.registrations
     }
 
     /// Whether a registration came from dynamic registration and is kept for reuse.

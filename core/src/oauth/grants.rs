@@ -6,58 +6,46 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
+use crate::oauth::config::DpopPolicy;
 use crate::oauth::config::GrantType;
+use crate::oauth::error::{OAuthError, OAuthErrorCode};
 use crate::oauth::exchange::{exchange_request, parse_exchange_response};
-use crate::oauth::flow::{AuthFlow, InFlight, Purpose};
-use crate::oauth::jwt::{access_token_hash, htu, EsKey};
+use crate::oauth::flow::AuthFlow;
+use crate::oauth::jwt::EsKey;
 use crate::oauth::metadata::AuthServerMetadata;
+use crate::oauth::phase::{InFlight, Purpose};
 use crate::oauth::registration::{ClientRegistration, TokenAuthMethod};
 use crate::oauth::token::{parse_token_response, token_request, Grant, TokenContext};
 use crate::oauth::url::{check_endpoint, issuer_matches};
-use crate::oauth::{DpopPolicy, OAuthError, OAuthErrorCode, Secret};
 
 /// Lifetime of a `private_key_jwt` client assertion, in seconds.
 const ASSERTION_LIFETIME: u64 = 300;
 
 impl AuthFlow {
-    /// Replaces the assertion of [`GrantType::JwtBearer`] (a fresh workload identity token), or
-    /// the ID token of [`GrantType::EnterpriseManaged`]; a refused one may be retried only
-    /// after this.
-    pub fn set_assertion(&mut self, assertion: Secret) {
-        match self.config.grant {
-            GrantType::EnterpriseManaged => {
-                if let Some(idp) = self.config.identity_provider.as_mut() {
-                    idp.id_token = assertion;
-                }
-            }
-            _ => self.config.assertion = Some(assertion),
-        }
-        self.assertion_rejected = false;
-    }
-
-    /// The RFC 7638 thumbprint of the DPoP key (what a bound token's `cnf.jkt` names), once a
-    /// key exists (after the first DPoP proof, or restored from a stored record).
-    pub fn dpop_thumbprint(&self) -> Option<String> {
-        self.dpop_key.as_ref().map(EsKey::thumbprint)
-    }
-
     /// With a client at the authorization server `meta`: the token request of a grant that
     /// needs no browser (client credentials, JWT bearer), or the token exchange at the
     /// identity provider that comes before the JWT bearer grant (enterprise-managed).
-    pub(crate) fn start_grant(&mut self, client: ClientRegistration, meta: &AuthServerMetadata) {
+    pub(crate) fn start_grant(
+        &mut self,
+        now: Instant,
+        client: ClientRegistration,
+        meta: &AuthServerMetadata,
+    ) {
         let scopes = self.scopes_for_request(meta);
-        self.requested_scopes = scopes.clone();
-        self.client = Some(client);
-        match self.config.grant {
+        self.scopes_mut().set_requested(scopes.clone());
+        self.credentials_mut().use_client(client);
+        match self.config().grant {
             GrantType::AuthorizationCode => {}
-            GrantType::ClientCredentials => self.send_token(Purpose::ClientCredentials { scopes }, false),
-            _ if self.assertion_rejected => self.fail(OAuthError::AssertionRejected),
-            GrantType::JwtBearer => match self.config.assertion.clone() {
-                Some(assertion) => self.send_token(Purpose::JwtBearer { scopes, assertion }, false),
+            GrantType::ClientCredentials => {
+                self.send_token(now, Purpose::ClientCredentials { scopes }, false)
+            }
+            _ if self.assertion_rejected() => self.fail(OAuthError::AssertionRejected),
+            GrantType::JwtBearer => match self.config().assertion.clone() {
+                Some(assertion) => self.send_token(now, Purpose::JwtBearer { scopes, assertion }, false),
                 None => self.fail(OAuthError::InvalidConfig("no assertion".into())),
             },
             GrantType::EnterpriseManaged => {
-                let Some(idp) = self.config.identity_provider.clone() else {
+                let Some(idp) = self.config().identity_provider.clone() else {
                     return self.fail(OAuthError::InvalidConfig("no identity provider".into()));
                 };
                 if let Err(e) = check_endpoint(&idp.token_endpoint, self.destination()) {
@@ -69,9 +57,9 @@ impl AuthFlow {
                     &meta.issuer,
                     self.resource(),
                     (!scope.is_empty()).then_some(scope.as_str()),
-                    self.config.connect_timeout,
+                    self.config().connect_timeout,
                 );
-                self.send(request, Purpose::Exchange { scopes });
+                self.send(request, Purpose::Exchange { scopes }, false, false);
             }
         }
     }
@@ -79,38 +67,41 @@ impl AuthFlow {
     /// Sends the token-endpoint request of `purpose` with client authentication and, when DPoP
     /// is in use, a proof (carrying the server's nonce once known). `retried` marks the one
     /// retry after a `use_dpop_nonce` answer.
-    pub(crate) fn send_token(&mut self, purpose: Purpose, retried: bool) {
-        let Some(meta) = self.meta.clone() else {
+    pub(crate) fn send_token(&mut self, now: Instant, purpose: Purpose, retried: bool) {
+        let Some(meta) = self.discovered().meta().cloned() else {
             return self.fail(OAuthError::InvalidConfig("no authorization server".into()));
         };
         let (endpoint, client, resource) = match &purpose {
             Purpose::Code { pending, .. } => {
                 (pending.token_endpoint.clone(), pending.client.clone(), pending.resource.clone())
             }
-            Purpose::Refresh { .. } => match (&self.tokens, &self.client) {
+            Purpose::Refresh { .. } => match (self.credentials().tokens(), self.credentials().client()) {
                 (Some(t), Some(c)) => (meta.token_endpoint.clone(), c.clone(), t.resource.clone()),
                 _ => return self.fail(OAuthError::NoRefreshToken),
             },
-            _ => match &self.client {
+            _ => match self.credentials().client() {
                 Some(c) => (meta.token_endpoint.clone(), c.clone(), self.resource().to_owned()),
                 None => return self.fail(OAuthError::NoClientRegistration { issuer: meta.issuer.clone() }),
             },
         };
-        let assertion = match self.client_assertion(&client) {
+        let assertion = match self.client_assertion(now, &client) {
             Ok(a) => a,
             Err(e) => return self.fail(e),
         };
         let dpop = self.wants_dpop(&meta);
         let proof = if dpop {
-            let nonce = self.as_nonce.as_ref().filter(|(e, _)| *e == endpoint).map(|(_, n)| n.clone());
-            match self.jwt_now() {
-                Ok(unix) => Some(self.dpop_proof(unix, "POST", &endpoint, None, nonce.as_deref())),
+            match self.jwt_now(now) {
+                Ok(unix) => {
+                    let (dpop, entropy) = self.dpop_with_entropy();
+                    let nonce = dpop.as_nonce_for(&endpoint);
+                    Some(dpop.proof(entropy, unix, "POST", &endpoint, None, nonce.as_deref()))
+                }
                 Err(e) => return self.fail(e),
             }
         } else {
             None
         };
-        let refresh_token = self.tokens.as_ref().and_then(|t| t.refresh_token.clone());
+        let refresh_token = self.credentials().tokens().and_then(|t| t.refresh_token.clone());
         let scope = match &purpose {
             Purpose::ClientCredentials { scopes } | Purpose::JwtBearer { scopes, .. } => scopes.join(" "),
             _ => String::new(),
@@ -135,17 +126,13 @@ impl AuthFlow {
             &client,
             &grant,
             &resource,
-            self.config.connect_timeout,
+            self.config().connect_timeout,
             assertion.as_deref(),
         );
         if let Some(p) = proof {
             request.headers.push(("DPoP".to_owned(), p));
         }
-        self.send(request, purpose);
-        if let Some(i) = self.inflight.as_mut() {
-            i.dpop = dpop;
-            i.retried = retried;
-        }
+        self.send(request, purpose, dpop, retried);
     }
 
     /// The answer of a token-endpoint request (or of the token exchange).
@@ -161,23 +148,23 @@ impl AuthFlow {
         if dpop {
             let nonce = headers.iter().find(|(n, _)| n.eq_ignore_ascii_case("dpop-nonce")).map(|(_, v)| v);
             if let Some(n) = nonce.filter(|n| valid_nonce(n)) {
-                self.as_nonce = Some((url, n.clone()));
+                self.dpop_mut().set_as_nonce(url, n.clone());
                 if !retried && status == 400 && error_code(body).as_deref() == Some("use_dpop_nonce") {
-                    return self.send_token(purpose, true);
+                    return self.send_token(now, purpose, true);
                 }
             }
         }
-        let meta = self.meta.clone();
+        let meta = self.discovered().meta().cloned();
         let resource = self.resource().to_owned();
         match purpose {
             Purpose::Exchange { scopes } => match parse_exchange_response(status, body) {
-                Ok(id_jag) => self.send_token(Purpose::JwtBearer { scopes, assertion: id_jag }, false),
+                Ok(id_jag) => self.send_token(now, Purpose::JwtBearer { scopes, assertion: id_jag }, false),
                 Err(e) => {
                     if matches!(
                         &e,
                         OAuthError::TokenExchangeRejected { error: OAuthErrorCode::InvalidGrant, .. }
                     ) {
-                        self.assertion_rejected = true;
+                        self.reject_assertion();
                     }
                     self.fail(e);
                 }
@@ -204,15 +191,15 @@ impl AuthFlow {
                 };
                 let result = parse_token_response(now, status, body, &ctx);
                 if matches!(result, Err(OAuthError::TokenRejected { .. }))
-                    && self.config.grant == GrantType::JwtBearer
+                    && self.config().grant == GrantType::JwtBearer
                 {
                     // SEP-1933: a refused assertion is not retried, nor another grant tried.
-                    self.assertion_rejected = true;
+                    self.reject_assertion();
                 }
                 self.finish_tokens(result);
             }
             Purpose::Refresh { fallback } => {
-                let Some(old) = self.tokens.clone() else { return };
+                let Some(old) = self.credentials().tokens().cloned() else { return };
                 let ctx = TokenContext {
                     requested_scopes: &old.scopes,
                     issuer: &old.issuer,
@@ -227,11 +214,11 @@ impl AuthFlow {
                             &e,
                             OAuthError::TokenRejected { error: OAuthErrorCode::InvalidGrant, .. }
                         );
-                        if let Some(t) = self.tokens.as_mut().filter(|_| grant_dead || fallback) {
-                            t.refresh_token = None;
+                        if grant_dead || fallback {
+                            self.credentials_mut().drop_refresh_token();
                         }
                         if fallback {
-                            self.after_metadata();
+                            self.after_metadata(now);
                         } else {
                             self.fail(e);
                         }
@@ -244,31 +231,26 @@ impl AuthFlow {
 
     /// Whether token requests to this authorization server carry DPoP proofs.
     fn wants_dpop(&self, meta: &AuthServerMetadata) -> bool {
-        match self.config.dpop {
+        match self.config().dpop {
             DpopPolicy::Never => false,
             DpopPolicy::Always => true,
             DpopPolicy::Auto => meta.supports_dpop_es256(),
         }
     }
 
-    /// The Unix time for a JWT issued now.
-    pub(crate) fn jwt_now(&self) -> Result<u64, OAuthError> {
-        match (self.wall, self.now) {
-            (Some(_), Some(now)) => Ok(self.unix_at(now)),
-            (Some((_, unix)), None) => Ok(unix),
-            (None, _) => Err(OAuthError::NoWallClock),
-        }
-    }
-
     /// The `private_key_jwt` assertion for `client` (RFC 7523 §2.2): `iss` = `sub` = the
     /// client id, `aud` = the authorization server's issuer, five minutes of validity, a
     /// fresh `jti`. `None` for the other methods.
-    fn client_assertion(&mut self, client: &ClientRegistration) -> Result<Option<String>, OAuthError> {
+    fn client_assertion(
+        &mut self,
+        now: Instant,
+        client: &ClientRegistration,
+    ) -> Result<Option<String>, OAuthError> {
         if client.auth_method != TokenAuthMethod::PrivateKeyJwt {
             return Ok(None);
         }
         let pem = self
-            .config
+            .config()
             .pre_registered
             .iter()
             .filter(|c| c.client_id == client.client_id)
@@ -276,45 +258,16 @@ impl AuthFlow {
             .find_map(|c| c.private_key.clone())
             .ok_or_else(|| OAuthError::InvalidConfig("private_key_jwt without a private key".into()))?;
         let key = EsKey::from_pem(pem.expose())?;
-        let iat = self.jwt_now()?;
+        let iat = self.jwt_now(now)?;
         let claims = json!({
             "iss": client.client_id,
             "sub": client.client_id,
             "aud": client.issuer,
             "iat": iat,
             "exp": iat + ASSERTION_LIFETIME,
-            "jti": self.entropy.token(16),
+            "jti": self.entropy_mut().token(16),
         });
         Ok(Some(key.sign(json!({"typ": "JWT"}), &claims)))
-    }
-
-    /// A DPoP proof (RFC 9449 §4.2) for `method` on `url`, issued at `unix`, with `ath` for an
-    /// access token and the server's `nonce` when known. The key is derived on first use.
-    pub(crate) fn dpop_proof(
-        &mut self,
-        unix: u64,
-        method: &str,
-        url: &str,
-        access_token: Option<&str>,
-        nonce: Option<&str>,
-    ) -> String {
-        let jti = self.entropy.token(16);
-        let key = match &self.dpop_key {
-            Some(k) => k.clone(),
-            None => {
-                let k = EsKey::derive(&mut self.entropy);
-                self.dpop_key = Some(k.clone());
-                k
-            }
-        };
-        let mut claims = json!({"jti": jti, "htm": method, "htu": htu(url), "iat": unix});
-        if let Some(t) = access_token {
-            claims["ath"] = json!(access_token_hash(t));
-        }
-        if let Some(n) = nonce {
-            claims["nonce"] = json!(n);
-        }
-        key.sign(json!({"typ": "dpop+jwt", "jwk": key.public_jwk()}), &claims)
     }
 }
 

@@ -5,7 +5,7 @@
 use std::fmt;
 
 #[cfg(feature = "oauth")]
-use crate::oauth::OAuthSetup;
+use crate::oauth::setup::OAuthSetup;
 
 /// How an HTTP connection answers a `401`/`403` challenge.
 #[derive(Clone, PartialEq, Eq, Default)]

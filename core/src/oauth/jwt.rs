@@ -14,7 +14,8 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use crate::oauth::entropy::Entropy;
-use crate::oauth::{OAuthError, Secret};
+use crate::oauth::error::OAuthError;
+use crate::oauth::secret::Secret;
 
 /// Longest PEM accepted for a private key, in bytes.
 const MAX_PEM_LEN: usize = 16 * 1024;

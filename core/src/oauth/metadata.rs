@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use crate::http_url::HttpUrl;
+use crate::oauth::error::OAuthError;
 use crate::oauth::url::{check_endpoint, clip, issuer_matches, resource_covers, MAX_URL_LEN};
-use crate::oauth::OAuthError;
 use crate::redact::redact_url;
 
 /// Largest metadata document accepted, in bytes.

@@ -118,6 +118,12 @@ mod callback;
 #[cfg(feature = "oauth")]
 mod config;
 #[cfg(feature = "oauth")]
+mod credentials;
+#[cfg(feature = "oauth")]
+mod discovered;
+#[cfg(feature = "oauth")]
+mod dpop;
+#[cfg(feature = "oauth")]
 mod entropy;
 #[cfg(feature = "oauth")]
 mod error;
@@ -134,9 +140,13 @@ mod jwt;
 #[cfg(feature = "oauth")]
 mod metadata;
 #[cfg(feature = "oauth")]
+mod phase;
+#[cfg(feature = "oauth")]
 mod registration;
 #[cfg(feature = "oauth")]
 mod request_headers;
+#[cfg(feature = "oauth")]
+mod round;
 #[cfg(feature = "oauth")]
 mod set_aside;
 #[cfg(feature = "oauth")]
@@ -158,11 +168,12 @@ pub use secret::{Secret, MAX_TOKEN_LEN};
 pub use self::{
     callback::{MAX_CALLBACK_BYTES, MAX_CALLBACK_PARAMS},
     config::{AuthConfig, DpopPolicy, GrantType, IdentityProvider, PreRegisteredClient},
+    credentials::MAX_REGISTRATIONS,
     entropy::{pkce_challenge, MIN_ENTROPY_BYTES},
     error::{OAuthError, OAuthErrorCode},
-    flow::{AuthFlow, AuthNotice, AuthStep, FetchId, MAX_SCOPES},
-    flow_steps::MAX_REGISTRATIONS,
+    flow::{AuthFlow, AuthNotice, AuthStep, MAX_SCOPES},
     metadata::{AuthServerMetadata, ResourceMetadata, MAX_LIST_ENTRIES, MAX_METADATA_BYTES, MAX_SCOPE_LEN},
+    phase::FetchId,
     registration::{ClientRegistration, RegistrationSource, TokenAuthMethod, MAX_REGISTRATION_BYTES},
     set_aside::MAX_SET_ASIDE,
     setup::OAuthSetup,

@@ -4,9 +4,10 @@
 use serde_json::{json, Value};
 
 use crate::oauth::config::{AuthConfig, GrantType};
+use crate::oauth::error::{OAuthError, OAuthErrorCode};
 use crate::oauth::metadata::AuthServerMetadata;
+use crate::oauth::secret::Secret;
 use crate::oauth::url::{check_redirect_uri, clip, is_loopback};
-use crate::oauth::{OAuthError, OAuthErrorCode, Secret};
 
 /// Largest registration response accepted, in bytes.
 pub const MAX_REGISTRATION_BYTES: usize = 64 * 1024;

@@ -3,7 +3,8 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::oauth::{AuthConfig, StoredAuth};
+use crate::oauth::config::AuthConfig;
+use crate::oauth::store::StoredAuth;
 
 /// What an OAuth connection starts from.
 #[derive(Clone, PartialEq, Eq)]

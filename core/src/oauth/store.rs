@@ -10,13 +10,17 @@
 
 use std::time::{Duration, Instant};
 
+use crate::oauth::credentials::{Credentials, MAX_REGISTRATIONS};
+use crate::oauth::discovered::Discovered;
+use crate::oauth::error::OAuthError;
+use crate::oauth::flow::AuthFlow;
 use crate::oauth::jwt::EsKey;
 use crate::oauth::metadata::{AuthServerMetadata, ResourceMetadata};
 use crate::oauth::registration::ClientRegistration;
+use crate::oauth::secret::Secret;
 use crate::oauth::set_aside::{SetAside, MAX_SET_ASIDE};
 use crate::oauth::token::{TokenType, Tokens, MAX_EXPIRES_IN};
 use crate::oauth::url::check_endpoint;
-use crate::oauth::{AuthFlow, OAuthError, Secret};
 
 /// Format version written by [`AuthFlow::stored`].
 pub const STORED_VERSION: u32 = 1;
@@ -85,18 +89,19 @@ impl AuthFlow {
         let store = |t: &Tokens| StoredTokens::from_tokens(t, now, unix_now);
         StoredAuth {
             version: STORED_VERSION,
-            server: self.default_resource.clone(),
-            resource_metadata: self.prm.clone(),
-            auth_server: self.meta.clone(),
-            client: self.client.clone(),
-            registrations: self.registrations.iter().filter(|r| Self::is_kept(r)).cloned().collect(),
-            tokens: self.tokens.as_ref().map(store),
+            server: self.default_resource().to_owned(),
+            resource_metadata: self.discovered().prm().cloned(),
+            auth_server: self.discovered().meta().cloned(),
+            client: self.credentials().client().cloned(),
+            registrations: self.registrations().iter().filter(|r| Self::is_kept(r)).cloned().collect(),
+            tokens: self.credentials().tokens().map(store),
             set_aside: self
-                .set_aside
+                .credentials()
+                .set_aside()
                 .iter()
                 .map(|g| StoredGrant { client: g.client.clone(), tokens: store(&g.tokens) })
                 .collect(),
-            dpop_key: self.dpop_key.as_ref().map(EsKey::to_secret),
+            dpop_key: self.dpop().key().map(EsKey::to_secret),
         }
     }
 
@@ -115,7 +120,7 @@ impl AuthFlow {
         if stored.version != STORED_VERSION {
             return Err(bad("unknown version"));
         }
-        if stored.server != self.default_resource {
+        if stored.server != self.default_resource() {
             return Err(bad("record is for another server"));
         }
         if let Some(meta) = &stored.auth_server {
@@ -162,19 +167,13 @@ impl AuthFlow {
             let tokens = grant.tokens.into_tokens(now, unix_now);
             set_aside.push(SetAside { client: grant.client, tokens });
         }
-        self.dpop_key = dpop_key;
-        self.tokens = stored.tokens.map(|t| t.into_tokens(now, unix_now));
-        self.set_aside = set_aside;
-        self.requested_scopes = self.tokens.as_ref().map(|t| t.scopes.clone()).unwrap_or_default();
-        self.prm = stored.resource_metadata;
-        self.meta = stored.auth_server;
-        self.client = stored.client;
-        self.registrations = stored
-            .registrations
-            .into_iter()
-            .filter(Self::is_kept)
-            .take(crate::oauth::flow_steps::MAX_REGISTRATIONS)
-            .collect();
+        self.dpop_mut().restore_key(dpop_key);
+        let tokens = stored.tokens.map(|t| t.into_tokens(now, unix_now));
+        self.scopes_mut().set_requested(tokens.as_ref().map(|t| t.scopes.clone()).unwrap_or_default());
+        let registrations =
+            stored.registrations.into_iter().filter(Self::is_kept).take(MAX_REGISTRATIONS).collect();
+        *self.credentials_mut() = Credentials::restored(stored.client, tokens, registrations, set_aside);
+        *self.discovered_mut() = Discovered::restored(stored.resource_metadata, stored.auth_server);
         Ok(self)
     }
 }

@@ -9,9 +9,10 @@ use serde_json::Value;
 
 use crate::destination::Destination;
 use crate::io::{HttpMethod, HttpRequest};
+use crate::oauth::error::{OAuthError, OAuthErrorCode};
 use crate::oauth::registration::{ClientRegistration, TokenAuthMethod};
+use crate::oauth::secret::{Secret, MAX_TOKEN_LEN};
 use crate::oauth::url::{clip, form_body, form_encode};
-use crate::oauth::{OAuthError, OAuthErrorCode, Secret, MAX_TOKEN_LEN};
 
 /// Largest token response accepted, in bytes.
 pub const MAX_TOKEN_RESPONSE_BYTES: usize = 64 * 1024;

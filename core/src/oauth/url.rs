@@ -10,7 +10,7 @@ use url::Host;
 use crate::address_class::{classify, AddressClass};
 use crate::destination::Destination;
 use crate::http_url::HttpUrl;
-use crate::oauth::OAuthError;
+use crate::oauth::error::OAuthError;
 use crate::redact::redact_url;
 
 /// Longest URL accepted from a metadata document or a configuration.
