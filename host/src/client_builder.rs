@@ -351,7 +351,7 @@ impl<H> std::fmt::Debug for BuilderParts<H> {
     }
 }
 
-/// One server of a client being built: its connection, its driver's bookkeeping, and the view
+/// One server of a client being built: its connection, its engine's bookkeeping, and the view
 /// its API handles read.
 #[derive(Debug)]
 pub struct ServerStart<R, W> {

@@ -95,7 +95,7 @@ pub type WireTrace = Arc<dyn Fn(&str, std::time::SystemTime, &mcpwire_core::Wire
 pub type InputWaitHook =
     Arc<dyn Fn(&str, &mcpwire_core::InputWait) -> mcpwire_core::InputWaitDecision + Send + Sync>;
 
-/// What API handles read about a server without a round trip to its driver.
+/// What API handles read about a server without a round trip to its engine.
 pub type SharedView = Arc<Mutex<ServerView>>;
 
 /// A per-request `_meta` provider: evaluated when a request is submitted, its map goes over the

@@ -9,7 +9,7 @@ use mcpwire_core::{
     ServerInfo, SubscriptionUpdate,
 };
 
-/// What API handles can read about a server without asking its driver; kept current by
+/// What API handles can read about a server without asking its engine; kept current by
 /// [`ServerView::observe`] on every routed event.
 #[derive(Debug, Clone, Default)]
 pub struct ServerView {

@@ -32,7 +32,7 @@ pub enum ClientError {
     /// The client configuration is unusable (e.g. two servers with the same name).
     #[error("invalid configuration: {0}")]
     Config(String),
-    /// The client is closed (or its driver stopped): the request was refused, or ended by the
+    /// The client is closed (or its engine stopped): the request was refused, or ended by the
     /// close while it was in flight.
     #[error("the client is closed")]
     Closed,
