@@ -26,6 +26,7 @@ mod catalog_peer_checks;
 mod catalog_scenarios;
 mod deprecation_peer_checks;
 mod fan_out_scenarios;
+pub mod faults;
 mod handler_peer_checks;
 mod header_peer_checks;
 mod host_request_peer_checks;
