@@ -1,0 +1,72 @@
+//! The fault soak's short variant (`mcp-bench soak --faults` at CI sizes): 64 callers on every
+//! runtime through the fault proxy, a seeded 30 % of connections faulted. Asserted from the
+//! per-row records: every call ended exactly once, under faults only with an answer or a
+//! timeout, transport or HTTP error, every call answered after the faults, no `tools/call`
+//! received twice by the server, faults took effect, and descriptors and threads back to their
+//! baseline. Never timing.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+const BENCH: &str = env!("CARGO_BIN_EXE_mcp-bench");
+
+fn field(row: &Value, name: &str) -> u64 {
+    row[name].as_u64().unwrap_or_else(|| panic!("no {name} in {row}"))
+}
+
+#[test]
+fn every_call_ends_once_under_network_faults_on_every_runtime() {
+    let out = std::env::temp_dir().join(format!("mcp-bench-faults-test-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&out);
+    #[rustfmt::skip]
+    let args = [
+        "soak", "--faults",
+        "--fault-callers", "64", "--fault-calls", "24", "--fault-percent", "30", "--seed", "7",
+        "--request-timeout-ms", "1000",
+    ];
+    let output = Command::new(BENCH).args(args).arg("--out").arg(&out).output().expect("run mcp-bench");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let records = std::fs::read_to_string(&out).unwrap_or_default();
+    let _ = std::fs::remove_file(&out);
+    assert!(output.status.success(), "soak failed ({}):\n{stdout}\n{stderr}", output.status);
+    assert_eq!(stdout.lines().last(), Some("soak: ok"), "{stdout}");
+
+    let rows: Vec<Value> = records.lines().map(|l| serde_json::from_str(l).expect("a JSON record")).collect();
+    let runtimes: Vec<&str> = rows.iter().filter_map(|r| r["runtime"].as_str()).collect();
+    assert_eq!(runtimes, ["tokio", "tokio-ct", "smol", "blocking"], "{stdout}");
+    for row in &rows {
+        assert_eq!((row["part"].as_str(), row["transport"].as_str()), (Some("faults"), Some("http")), "{row}");
+        assert_eq!(row["ok"], true, "{row}");
+        assert_eq!(row["failures"], serde_json::json!([]), "{row}");
+        // Warm-up 8, faults 24, recovery 8 calls per caller.
+        assert_eq!(field(row, "calls"), 64 * (8 + 24 + 8), "one outcome per call: {row}");
+        assert_eq!((field(row, "other"), field(row, "duplicated")), (0, 0), "{row}");
+        let answered = field(row, "answered");
+        let failed = field(row, "timeouts") + field(row, "transport errors") + field(row, "http");
+        assert_eq!(answered + failed, field(row, "calls"), "{row}");
+        assert!(field(row, "faults") > 0, "faults took effect: {row}");
+        let (made, received) = (field(row, "tool calls"), field(row, "received"));
+        assert!(received <= made && made == 64 * 20, "half the calls are tool calls: {row}");
+        assert!(field(row, "fds end") <= field(row, "fds start"), "{row}");
+        assert!(field(row, "threads end") <= field(row, "threads start"), "{row}");
+        assert!(field(row, "fds peak") >= field(row, "fds start"), "{row}");
+        for rss in ["rss start MiB", "rss peak MiB", "rss end MiB"] {
+            assert!(row[rss].as_f64().is_some_and(|mib| mib > 0.0), "{rss} not read: {row}");
+        }
+    }
+}
+
+#[test]
+fn bad_fault_flags_are_a_usage_error() {
+    for args in [
+        &["soak", "--faults", "--fault-percent", "101"][..],
+        &["soak", "--faults", "--minutes", "0"],
+        &["soak", "--faults", "--request-timeout-ms", "1"],
+    ] {
+        let output = Command::new(BENCH).args(args).output().expect("run mcp-bench");
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains("usage: mcp-bench soak"), "{args:?}");
+    }
+}
