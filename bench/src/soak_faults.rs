@@ -25,7 +25,7 @@ use serde_json::Value;
 
 use crate::soak::{broken, HttpServer, Options, Rt};
 use crate::soak_faults_runs::callers;
-use crate::soak_leaks::{settle, PeakSampler, Usage};
+use crate::soak_leaks::{added, open_files, settle, PeakSampler, Usage};
 use crate::soak_report::Row;
 use crate::soak_watchdog::{InFlight, Watchdog};
 
@@ -102,6 +102,8 @@ pub struct Outcomes {
     pub answered_calls: Vec<String>,
     /// The first few unexpected outcomes.
     pub samples: Vec<String>,
+    /// The first few failures of any kind.
+    pub errors: Vec<String>,
 }
 
 impl Outcomes {
@@ -125,6 +127,9 @@ impl Outcomes {
     pub fn count(&mut self, op: Op, payload: &str, outcome: Result<String, ClientError>) {
         if op == Op::Call {
             self.tool_calls.push(payload.to_owned());
+        }
+        if let (Err(e), true) = (&outcome, self.errors.len() < 3) {
+            self.errors.push(format!("{payload} ({op:?}): {e}"));
         }
         match outcome {
             Ok(text) if text == op.expected(payload) => {
@@ -160,6 +165,8 @@ impl Outcomes {
         for sample in other.samples {
             self.note(sample);
         }
+        let room = 3usize.saturating_sub(self.errors.len());
+        self.errors.extend(other.errors.into_iter().take(room));
     }
 
     /// Several callers' outcomes as one.
@@ -174,7 +181,13 @@ impl Outcomes {
 
 /// Makes `calls` calls one after another as caller `id` (operation `Op::of(id + i)`, payload
 /// `{tag}-c{id}-{i}`), each registered in `flight` while it runs, and counts the outcomes.
-pub async fn fault_caller<F, Fut>(flight: &InFlight, tag: &str, id: usize, calls: usize, mut perform: F) -> Outcomes
+pub async fn fault_caller<F, Fut>(
+    flight: &InFlight,
+    tag: &str,
+    id: usize,
+    calls: usize,
+    mut perform: F,
+) -> Outcomes
 where
     F: FnMut(Op, String) -> Fut,
     Fut: std::future::Future<Output = Result<String, ClientError>>,
@@ -218,6 +231,8 @@ struct Run {
     start: Usage,
     peak: Usage,
     end: Usage,
+    /// The descriptors open at the end that were not at the start.
+    extra_files: Vec<String>,
     wall: Duration,
 }
 
@@ -253,7 +268,8 @@ fn run(rt: Rt, argv: &[String], record: &std::path::Path, opts: &Options) -> Res
         .retries(1);
     let flight = Arc::new(InFlight::default());
     let clients = callers(rt, spec, opts.fault_callers, flight.clone())?;
-    let _watchdog = Watchdog::start(format!("faults {}", rt.name()), flight, timeout * 4 + Duration::from_secs(30));
+    let _watchdog =
+        Watchdog::start(format!("faults {}", rt.name()), flight, timeout * 4 + Duration::from_secs(30));
     let mut run = Run { warm: clients.run("warm", WARM_CALLS)?, ..Run::default() };
     // The connections the warm-up opened beyond the pool's idle ones close meanwhile.
     let quiet = Instant::now() + Duration::from_secs(5);
@@ -261,6 +277,7 @@ fn run(rt: Rt, argv: &[String], record: &std::path::Path, opts: &Options) -> Res
         std::thread::sleep(Duration::from_millis(20));
     }
     run.start = Usage::now();
+    let files = open_files();
     let sampler = PeakSampler::start(run.start);
     let started = Instant::now();
     loop {
@@ -277,7 +294,8 @@ fn run(rt: Rt, argv: &[String], record: &std::path::Path, opts: &Options) -> Res
     run.wall = started.elapsed();
     // The sampler's own thread is not part of the end figure.
     run.peak = sampler.finish();
-    run.end = settle(run.start, SETTLE);
+    run.end = settle(run.start, SETTLE, |pause| clients.idle(pause));
+    run.extra_files = added(&files, &open_files());
     run.peak = run.peak.max(run.end);
     clients.close();
     let counts = proxy.counts();
@@ -345,7 +363,7 @@ fn judge(rt: Rt, opts: &Options, run: &Run) -> Row {
     row.set("secs", run.wall.as_secs_f64());
     row.check(outcomes == expected, || format!("{outcomes} outcomes for {expected} calls"));
     row.check(run.warm.failed() == 0, || {
-        format!("{} calls failed before any fault: {:?}", run.warm.failed(), run.warm.samples)
+        format!("{} calls failed before any fault: {:?}", run.warm.failed(), run.warm.errors)
     });
     row.check(f.other == 0 && f.wrong == 0, || {
         format!(
@@ -362,7 +380,7 @@ fn judge(rt: Rt, opts: &Options, run: &Run) -> Row {
             run.recovered.timeouts,
             run.recovered.transport,
             run.recovered.http,
-            run.recovered.samples
+            run.recovered.errors
         )
     });
     row.check(duplicated.is_empty(), || {
@@ -378,8 +396,8 @@ fn judge(rt: Rt, opts: &Options, run: &Run) -> Row {
     row.check(opts.fault_percent == 0 || !run.injected.is_empty(), || "no fault took effect".into());
     row.check(run.end.within(run.start), || {
         format!(
-            "descriptors or threads not back to their baseline {SETTLE:?} after the faults: {:?} at the start, {:?} at the end",
-            run.start, run.end
+            "descriptors or threads not back to their baseline {SETTLE:?} after the faults: {:?} at the start, {:?} at the end (open since the start: {:?})",
+            run.start, run.end, run.extra_files
         )
     });
     row
@@ -443,6 +461,7 @@ mod tests {
             start: usage,
             peak: usage,
             end: usage,
+            extra_files: Vec::new(),
             wall: Duration::from_secs(1),
         }
     }

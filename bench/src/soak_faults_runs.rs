@@ -4,6 +4,7 @@
 
 use std::future::IntoFuture;
 use std::sync::Arc;
+use std::time::Duration;
 
 use mcpwire_core::types::ResourceContents;
 use mcpwire_core::{ClientError, ServerSpec};
@@ -56,12 +57,20 @@ fn names<'a>(items: impl Iterator<Item = &'a str>) -> String {
 pub trait Callers {
     /// Every caller makes `calls` calls (payloads tagged `tag`); their outcomes, merged.
     fn run(&self, tag: &str, calls: usize) -> Result<Outcomes, String>;
+    /// Lets `pause` pass with the runtime running (a current-thread runtime runs only while
+    /// someone blocks on it: the tasks that release ended exchanges wait for that).
+    fn idle(&self, pause: Duration);
     /// Closes the client (and its runtime).
     fn close(self: Box<Self>);
 }
 
 /// The callers of `rt` on a client of the server `spec`, `callers` of them.
-pub fn callers(rt: Rt, spec: ServerSpec, callers: usize, flight: Arc<InFlight>) -> Result<Box<dyn Callers>, String> {
+pub fn callers(
+    rt: Rt,
+    spec: ServerSpec,
+    callers: usize,
+    flight: Arc<InFlight>,
+) -> Result<Box<dyn Callers>, String> {
     let built = |e: ClientError| format!("build: {e}");
     Ok(match rt {
         Rt::Tokio | Rt::TokioCt => {
@@ -113,6 +122,10 @@ impl Callers for TokioCallers {
         })
     }
 
+    fn idle(&self, pause: Duration) {
+        self.runtime.block_on(tokio::time::sleep(pause));
+    }
+
     fn close(self: Box<Self>) {
         self.runtime.block_on(self.client.close().into_future());
     }
@@ -142,6 +155,10 @@ impl Callers for SmolCallers {
         Ok(Outcomes::merged(outcomes))
     }
 
+    fn idle(&self, pause: Duration) {
+        std::thread::sleep(pause);
+    }
+
     fn close(self: Box<Self>) {
         async_io::block_on(self.client.close().into_future());
     }
@@ -169,6 +186,10 @@ impl Callers for BlockingCallers {
             join_all(handles)
         })?;
         Ok(Outcomes::merged(outcomes))
+    }
+
+    fn idle(&self, pause: Duration) {
+        std::thread::sleep(pause);
     }
 
     fn close(self: Box<Self>) {

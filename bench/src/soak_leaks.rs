@@ -49,6 +49,32 @@ impl Usage {
     }
 }
 
+/// What this process's descriptors point at (`socket:[inode]`, `pipe:[inode]`, paths), for
+/// saying which ones a run left open.
+pub fn open_files() -> Vec<String> {
+    let Ok(dir) = std::fs::read_dir("/proc/self/fd") else { return Vec::new() };
+    let mut files: Vec<String> =
+        dir.filter_map(|e| std::fs::read_link(e.ok()?.path()).ok()).map(|p| p.display().to_string()).collect();
+    files.sort();
+    files
+}
+
+/// The entries of `after` not in `before` (as many times as they are more).
+pub fn added(before: &[String], after: &[String]) -> Vec<String> {
+    let mut left: Vec<&String> = before.iter().collect();
+    after
+        .iter()
+        .filter(|f| match left.iter().position(|b| b == f) {
+            Some(i) => {
+                left.swap_remove(i);
+                false
+            }
+            None => true,
+        })
+        .cloned()
+        .collect()
+}
+
 /// A thread sampling [`Usage`] every 20 ms for the peak, until stopped.
 #[derive(Debug)]
 pub struct PeakSampler {
@@ -88,16 +114,16 @@ impl PeakSampler {
     }
 }
 
-/// Waits (at most `bound`) until descriptors and threads are back to `baseline`; the last
-/// sample either way.
-pub fn settle(baseline: Usage, bound: Duration) -> Usage {
+/// Waits (at most `bound`, `idle` letting each 50 ms pass) until descriptors and threads are
+/// back to `baseline`; the last sample either way.
+pub fn settle(baseline: Usage, bound: Duration, idle: impl Fn(Duration)) -> Usage {
     let until = Instant::now() + bound;
     loop {
         let now = Usage::now();
         if now.within(baseline) || Instant::now() >= until {
             return now;
         }
-        thread::sleep(Duration::from_millis(50));
+        idle(Duration::from_millis(50));
     }
 }
 
@@ -122,6 +148,13 @@ mod tests {
     }
 
     #[test]
+    fn says_which_descriptors_were_added() {
+        assert!(open_files().iter().any(|f| f.starts_with('/') || f.contains(':')));
+        let (before, after) = (["a", "b", "b"].map(String::from), ["b", "c", "b", "b"].map(String::from));
+        assert_eq!(added(&before, &after), ["c", "b"]);
+    }
+
+    #[test]
     fn compares_with_a_baseline() {
         let base = Usage { fds: 10, threads: 5, rss_kib: 100 };
         assert!(base.within(base) && Usage { rss_kib: 999, ..base }.within(base));
@@ -129,7 +162,8 @@ mod tests {
         let max = base.max(Usage { fds: 3, threads: 9, rss_kib: 100 });
         assert_eq!(max, Usage { fds: 10, threads: 9, rss_kib: 100 });
         // Already within a baseline this high: settles at once (a hang here is the failure).
-        let settled = settle(Usage { fds: u64::MAX, threads: u64::MAX, rss_kib: 0 }, Duration::from_secs(3600));
+        let settled =
+            settle(Usage { fds: u64::MAX, threads: u64::MAX, rss_kib: 0 }, Duration::from_secs(3600), thread::sleep);
         assert!(settled.fds > 0 && settled.threads > 0);
     }
 }

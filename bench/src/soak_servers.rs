@@ -15,8 +15,8 @@
 //! Both also serve what the fault soak mixes in: `prompts/list` (the prompt `greet`),
 //! `resources/list` (the resource `soak://text`) and `resources/read` of it (the text `soak`).
 
-use std::io::{self, BufRead, BufReader, Write};
 use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::path::Path;
 use std::process::exit;

@@ -37,7 +37,11 @@ fn every_call_ends_once_under_network_faults_on_every_runtime() {
     let runtimes: Vec<&str> = rows.iter().filter_map(|r| r["runtime"].as_str()).collect();
     assert_eq!(runtimes, ["tokio", "tokio-ct", "smol", "blocking"], "{stdout}");
     for row in &rows {
-        assert_eq!((row["part"].as_str(), row["transport"].as_str()), (Some("faults"), Some("http")), "{row}");
+        assert_eq!(
+            (row["part"].as_str(), row["transport"].as_str()),
+            (Some("faults"), Some("http")),
+            "{row}"
+        );
         assert_eq!(row["ok"], true, "{row}");
         assert_eq!(row["failures"], serde_json::json!([]), "{row}");
         // Warm-up 8, faults 24, recovery 8 calls per caller.

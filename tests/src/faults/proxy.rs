@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::io;
 use std::net::{Ipv4Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
@@ -42,6 +42,9 @@ impl Counts {
 pub(crate) struct Shared {
     pub(crate) upstream: SocketAddr,
     plan: Mutex<Plan>,
+    /// Bumped by every new plan: a connection's fault is armed only while the plan it was
+    /// drawn from is the current one.
+    generation: AtomicU64,
     stopping: AtomicBool,
     /// The sockets of each open connection (clones), to shut them down on drop.
     sockets: Mutex<BTreeMap<u64, Vec<TcpStream>>>,
@@ -57,6 +60,16 @@ impl Shared {
     /// Whether the proxy is being dropped.
     pub(crate) fn stopping(&self) -> bool {
         self.stopping.load(Ordering::SeqCst)
+    }
+
+    /// The current plan's generation.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
+    }
+
+    /// Whether a fault drawn under `generation` may still take effect.
+    pub(crate) fn armed(&self, generation: u64) -> bool {
+        self.generation() == generation
     }
 
     /// Counts a fault that took effect.
@@ -116,6 +129,7 @@ impl FaultProxy {
         let shared = Arc::new(Shared {
             upstream,
             plan: Mutex::new(plan),
+            generation: AtomicU64::new(0),
             stopping: AtomicBool::new(false),
             sockets: Mutex::new(BTreeMap::new()),
             threads: Mutex::new(Vec::new()),
@@ -138,10 +152,13 @@ impl FaultProxy {
         format!("http://{}{path}", self.addr)
     }
 
-    /// Replaces the plan for the connections accepted from now on (`Plan::pass()` stops the
-    /// faults; connections already open keep theirs).
+    /// Replaces the plan. It gives the faults of the connections accepted from now on; the
+    /// connections already open are disarmed (a fault that has not taken effect yet never
+    /// will: they relay faithfully from now on). `Plan::pass()` stops every fault.
     pub fn set_plan(&self, plan: Plan) {
-        *lock(&self.shared.plan) = plan;
+        let mut current = lock(&self.shared.plan);
+        *current = plan;
+        self.shared.generation.fetch_add(1, Ordering::SeqCst);
     }
 
     /// What it did so far.
@@ -195,15 +212,17 @@ fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
                 counts.refused += 1;
                 continue;
             }
-            let fault = lock(&shared.plan).next_fault();
+            // The generation is read under the plan's lock, which `set_plan` holds to bump it.
+            let mut plan = lock(&shared.plan);
+            let fault = plan.next_fault();
             *counts.planned.entry(fault.name()).or_default() += 1;
-            fault
+            (fault, shared.generation())
         };
         next_id += 1;
         let (id, conn) = (next_id, shared.clone());
         let spawned = thread::Builder::new()
             .name(format!("fault-proxy-{id}"))
-            .spawn(move || relay::serve(&conn, id, client, fault));
+            .spawn(move || relay::serve(&conn, id, client, fault.0, fault.1));
         if let Ok(handle) = spawned {
             lock(&shared.threads).push(handle);
         }

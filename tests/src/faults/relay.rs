@@ -27,8 +27,9 @@ enum End {
     Reset,
 }
 
-/// Serves connection `id` under `fault` until both directions end.
-pub(crate) fn serve(shared: &Arc<Shared>, id: u64, client: TcpStream, fault: Fault) {
+/// Serves connection `id` under `fault` (drawn under plan `generation`) until both directions
+/// end.
+pub(crate) fn serve(shared: &Arc<Shared>, id: u64, client: TcpStream, fault: Fault, generation: u64) {
     if fault == Fault::AcceptThenClose {
         shared.injected(fault.name());
         return;
@@ -50,13 +51,13 @@ pub(crate) fn serve(shared: &Arc<Shared>, id: u64, client: TcpStream, fault: Fau
             let (shared, fault) = (shared.clone(), fault.clone());
             thread::Builder::new()
                 .name(format!("fault-proxy-{id}-up"))
-                .spawn(move || relay_requests(&shared, from, to, &fault))
+                .spawn(move || relay_requests(&shared, from, to, &fault, generation))
                 .ok()
         }
         _ => None,
     };
     let end = match requests {
-        Some(_) => relay_responses(shared, &upstream, &client, &fault),
+        Some(_) => relay_responses(shared, &upstream, &client, &fault, generation),
         None => End::Close,
     };
     match end {
@@ -75,7 +76,13 @@ pub(crate) fn serve(shared: &Arc<Shared>, id: u64, client: TcpStream, fault: Fau
 
 /// Client to server; with [`Fault::HalfCloseToServer`], a FIN to the server after `at` bytes
 /// and the rest dropped.
-fn relay_requests(shared: &Shared, mut client: TcpStream, mut upstream: TcpStream, fault: &Fault) {
+fn relay_requests(
+    shared: &Shared,
+    mut client: TcpStream,
+    mut upstream: TcpStream,
+    fault: &Fault,
+    generation: u64,
+) {
     let cutoff = match *fault {
         Fault::HalfCloseToServer { at } => Some(at),
         _ => None,
@@ -85,11 +92,12 @@ fn relay_requests(shared: &Shared, mut client: TcpStream, mut upstream: TcpStrea
     let half_close = |upstream: &TcpStream, half_closed: &mut bool| {
         if !*half_closed {
             *half_closed = true;
-            let _ = upstream.shutdown(Shutdown::Write);
+            // Counted first: whoever sees the FIN then sees the count.
             shared.injected(fault.name());
+            let _ = upstream.shutdown(Shutdown::Write);
         }
     };
-    if cutoff == Some(0) {
+    if cutoff == Some(0) && shared.armed(generation) {
         half_close(&upstream, &mut half_closed);
     }
     let mut buf = vec![0u8; CHUNK];
@@ -107,21 +115,27 @@ fn relay_requests(shared: &Shared, mut client: TcpStream, mut upstream: TcpStrea
             }
         };
         let take = match cutoff {
-            Some(at) => n.min(at.saturating_sub(sent)),
-            None => n,
+            Some(at) if half_closed || shared.armed(generation) => n.min(at.saturating_sub(sent)),
+            _ => n,
         };
         if take > 0 && upstream.write_all(&buf[..take]).is_err() {
             return;
         }
         sent += take;
-        if cutoff.is_some_and(|at| sent >= at) {
+        if cutoff.is_some_and(|at| sent >= at) && shared.armed(generation) {
             half_close(&upstream, &mut half_closed);
         }
     }
 }
 
 /// Server to client, applying the response-side faults.
-fn relay_responses(shared: &Shared, mut upstream: &TcpStream, mut client: &TcpStream, fault: &Fault) -> End {
+fn relay_responses(
+    shared: &Shared,
+    mut upstream: &TcpStream,
+    mut client: &TcpStream,
+    fault: &Fault,
+    generation: u64,
+) -> End {
     let trigger = match *fault {
         Fault::Reset { at } | Fault::Stall { at, .. } | Fault::HalfCloseToClient { at } => Some(at),
         _ => None,
@@ -138,7 +152,9 @@ fn relay_responses(shared: &Shared, mut upstream: &TcpStream, mut client: &TcpSt
             Err(_) => return End::Close,
         };
         let chunk = &buf[..n];
-        if let Some(at) = trigger.filter(|&at| relayed + n >= at) {
+        // A new plan disarms the fault (one that took effect has already ended the relay).
+        let fault = if shared.armed(generation) { fault } else { &Fault::Pass };
+        if let Some(at) = trigger.filter(|&at| relayed + n >= at && *fault != Fault::Pass) {
             if client.write_all(&chunk[..at - relayed]).is_err() {
                 return End::Close;
             }

@@ -290,3 +290,15 @@ fn dropping_the_proxy_closes_every_open_connection() {
     }
     assert_eq!(peer.seen(), 4);
 }
+
+#[test]
+fn a_new_plan_disarms_the_faults_of_open_connections() {
+    let (peer, proxy, mut client) = through(Plan::script([Fault::HalfCloseToClient { at: 60 }]));
+    client.write_all(&request("first")).unwrap();
+    assert_eq!(read_message(&mut client).unwrap(), Some(b"first".to_vec()));
+    proxy.set_plan(Plan::pass());
+    // The second response crosses byte 60: relayed all the same.
+    client.write_all(&request("second")).unwrap();
+    assert_eq!(read_message(&mut client).unwrap(), Some(b"second".to_vec()));
+    assert_eq!((peer.seen(), proxy.counts().injected_total()), (2, 0));
+}
