@@ -123,7 +123,7 @@ impl Callers for TokioCallers {
     }
 
     fn idle(&self, pause: Duration) {
-        self.runtime.block_on(tokio::time::sleep(pause));
+        self.runtime.block_on(async { tokio::time::sleep(pause).await });
     }
 
     fn close(self: Box<Self>) {
