@@ -7,7 +7,7 @@
 //! mcp-bench compare --kit DIR [--calls N] [--rounds R] [--callers C] [--caller-calls M]
 //!                   [--pin CORE] [--out FILE.jsonl]
 //! mcp-bench schema [N] [ROUNDS]                       # output-schema validation cost
-//! mcp-bench soak --all | --load --long --many --restart --faults [sizes]   # load, soak, faults (see `soak`)
+//! mcp-bench soak --all | --load --long --many --restart --faults --process [sizes]   # see `soak`
 //! mcp-bench fanout [--servers N] [--delay-ms MS] [--rounds R]   # many servers: one at a time vs at once
 //! mcp-bench soak-stdio-server                        # the soak's cheap stdio server
 //! mcp-bench soak-http-server [PORT] [--record FILE]   # the soak's cheap loopback HTTP server
@@ -23,6 +23,7 @@ mod soak;
 mod soak_faults;
 mod soak_faults_runs;
 mod soak_leaks;
+mod soak_process;
 mod soak_report;
 mod soak_restart;
 mod soak_runs;

@@ -16,6 +16,9 @@
 //!   call ends once, answered or with a timeout, transport or HTTP error; no `tools/call` is
 //!   re-sent; calls succeed again once the faults stop; descriptors and threads return to
 //!   their baseline (see `soak_faults`). Not part of `--all`; `--minutes M` repeats its rounds.
+//! * process: the same callers on a stdio test server that is stopped (SIGSTOP/SIGCONT),
+//!   killed mid-write, closes its stdout, or stops reading stdin (see `soak_process`). Not part
+//!   of `--all`.
 //!
 //! Every server is this binary. Load and long talk to cheap echo servers (`mcp-bench
 //! soak-stdio-server` and `soak-http-server`, like the kit's mini servers), so they measure the
@@ -79,6 +82,8 @@ pub struct Options {
     pub restart: bool,
     /// Run the fault part (not part of `--all`).
     pub faults: bool,
+    /// Run the process-fault part (not part of `--all`).
+    pub process: bool,
     /// The runtimes, in order.
     pub runtimes: Vec<Rt>,
     /// Load: concurrent callers.
@@ -125,6 +130,7 @@ impl Default for Options {
             many: false,
             restart: false,
             faults: false,
+            process: false,
             runtimes: Rt::ALL.to_vec(),
             callers: 64,
             caller_calls: 1_000,
@@ -149,7 +155,7 @@ impl Default for Options {
 
 /// The flags of `mcp-bench soak`.
 pub const USAGE: &str =
-    "mcp-bench soak [--all | --load --long --many --restart --faults] [--runtimes tokio,tokio-ct,smol,blocking]
+    "mcp-bench soak [--all | --load --long --many --restart --faults --process] [--runtimes tokio,tokio-ct,smol,blocking]
                 [--callers C] [--caller-calls M] [--sequential N] [--max-rss-growth PCT|off]
                 [--servers S] [--restart-calls N] [--exit-every K] [--restart-callers C]
                 [--fault-callers C] [--fault-calls N] [--fault-percent P] [--seed S]
@@ -175,6 +181,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> 
             "--many" => opts.many = true,
             "--restart" => opts.restart = true,
             "--faults" => opts.faults = true,
+            "--process" => opts.process = true,
             "--runtimes" => {
                 let list = args.next().ok_or("--runtimes requires a value")?;
                 opts.runtimes = list
@@ -223,8 +230,8 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> 
             other => return Err(format!("unknown flag {other:?}")),
         }
     }
-    if !(opts.load || opts.long || opts.many || opts.restart || opts.faults) {
-        return Err("choose the parts: --all, or any of --load --long --many --restart --faults".into());
+    if !(opts.load || opts.long || opts.many || opts.restart || opts.faults || opts.process) {
+        return Err("choose the parts: --all, or any of --load --long --many --restart --faults --process".into());
     }
     if opts.test_server && opts.kit.is_some() {
         return Err("--test-server and --kit both choose the load and long servers: pick one".into());
@@ -501,6 +508,17 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         let argv = vec![ours.clone(), "soak-http-server".into(), "0".into()];
         for &rt in &opts.runtimes {
             report.add(crate::soak_faults::faults(rt, &argv, opts));
+        }
+    }
+    if opts.process {
+        for scenario in crate::soak_process::SCENARIOS {
+            report.section(format!(
+                "process {scenario}: {} callers on the test server over stdio; request timeout {} ms",
+                opts.fault_callers, opts.fault_timeout_ms
+            ));
+            for &rt in &opts.runtimes {
+                report.add(crate::soak_process::process(rt, scenario, &bundled, opts));
+            }
         }
     }
     let ok = report.finish(started.elapsed());

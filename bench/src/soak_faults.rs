@@ -55,6 +55,19 @@ pub enum Op {
     ListResources,
     /// `resources/read` of [`RESOURCE`].
     Read,
+    /// `tools/call` of the test server's `big` (`--big-tool`), [`BIG_BYTES`] of text.
+    Big,
+}
+
+/// The size of the `big` answer [`Op::Big`] asks for.
+pub const BIG_BYTES: usize = 4 * 1024 * 1024;
+
+/// Which operation caller `id` makes as its `i`-th call.
+pub type Mix = fn(usize, usize) -> Op;
+
+/// The HTTP mix: [`Op::of`]`(id + i)`.
+pub fn mixed(id: usize, i: usize) -> Op {
+    Op::of(id + i)
 }
 
 impl Op {
@@ -69,9 +82,17 @@ impl Op {
         }
     }
 
-    /// The answer's text when the call succeeds.
-    pub fn expected(self, payload: &str) -> &str {
+    /// The answer's text when the call succeeds (for [`Op::Big`], its length).
+    pub fn expected(self, payload: &str) -> String {
         match self {
+            Op::Big => BIG_BYTES.to_string(),
+            other => other.expected_text(payload).to_owned(),
+        }
+    }
+
+    fn expected_text(self, payload: &str) -> &str {
+        match self {
+            Op::Big => "",
             Op::Call => payload,
             Op::ListTools => "echo",
             Op::ListPrompts => "greet",
@@ -125,7 +146,7 @@ impl Outcomes {
 
     /// Counts one call's outcome.
     pub fn count(&mut self, op: Op, payload: &str, outcome: Result<String, ClientError>) {
-        if op == Op::Call {
+        if matches!(op, Op::Call | Op::Big) {
             self.tool_calls.push(payload.to_owned());
         }
         if let (Err(e), true) = (&outcome, self.errors.len() < 3) {
@@ -134,7 +155,7 @@ impl Outcomes {
         match outcome {
             Ok(text) if text == op.expected(payload) => {
                 self.ok += 1;
-                if op == Op::Call {
+                if matches!(op, Op::Call | Op::Big) {
                     self.answered_calls.push(payload.to_owned());
                 }
             }
@@ -179,11 +200,11 @@ impl Outcomes {
     }
 }
 
-/// Makes `calls` calls one after another as caller `id` (operation `Op::of(id + i)`, payload
+/// Makes `calls` calls one after another as caller `id` (operation `mix(id, i)`, payload
 /// `{tag}-c{id}-{i}`), each registered in `flight` while it runs, and counts the outcomes.
 pub async fn fault_caller<F, Fut>(
     flight: &InFlight,
-    tag: &str,
+    (tag, mix): (&str, Mix),
     id: usize,
     calls: usize,
     mut perform: F,
@@ -194,7 +215,7 @@ where
 {
     let mut outcomes = Outcomes::default();
     for i in 0..calls {
-        let (op, payload) = (Op::of(id + i), format!("{tag}-c{id}-{i}"));
+        let (op, payload) = (mix(id, i), format!("{tag}-c{id}-{i}"));
         let ticket = flight.start(format!("{payload} ({op:?})"));
         let outcome = perform(op, payload.clone()).await;
         drop(ticket);
@@ -270,7 +291,7 @@ fn run(rt: Rt, argv: &[String], record: &std::path::Path, opts: &Options) -> Res
     let clients = callers(rt, spec, opts.fault_callers, flight.clone())?;
     let _watchdog =
         Watchdog::start(format!("faults {}", rt.name()), flight, timeout * 4 + Duration::from_secs(30));
-    let mut run = Run { warm: clients.run("warm", WARM_CALLS)?, ..Run::default() };
+    let mut run = Run { warm: clients.run("warm", WARM_CALLS, mixed)?, ..Run::default() };
     // The connections the warm-up opened beyond the pool's idle ones close meanwhile.
     let quiet = Instant::now() + Duration::from_secs(5);
     while proxy.open_connections() > 8 && Instant::now() < quiet {
@@ -283,9 +304,9 @@ fn run(rt: Rt, argv: &[String], record: &std::path::Path, opts: &Options) -> Res
     loop {
         let seed = opts.fault_seed.wrapping_add(run.rounds as u64);
         proxy.set_plan(Plan::seeded(seed, opts.fault_percent, menu(timeout)));
-        run.faulty.merge(clients.run(&format!("f{}", run.rounds), opts.fault_calls)?);
+        run.faulty.merge(clients.run(&format!("f{}", run.rounds), opts.fault_calls, mixed)?);
         proxy.set_plan(Plan::pass());
-        run.recovered.merge(clients.run(&format!("r{}", run.rounds), RECOVERY_CALLS)?);
+        run.recovered.merge(clients.run(&format!("r{}", run.rounds), RECOVERY_CALLS, mixed)?);
         run.rounds += 1;
         if opts.fault_minutes.is_none_or(|m| started.elapsed().as_secs_f64() >= m * 60.0) {
             break;
@@ -417,6 +438,7 @@ mod tests {
             ["echo", "greet", RESOURCE, "soak"]
         );
         assert_eq!(Op::Call.expected("p"), "p");
+        assert_eq!(Op::Big.expected("p"), BIG_BYTES.to_string());
     }
 
     #[test]

@@ -10,7 +10,7 @@ use mcpwire_core::types::ResourceContents;
 use mcpwire_core::{ClientError, ServerSpec};
 
 use crate::soak::{echo_args, Rt};
-use crate::soak_faults::{fault_caller, Op, Outcomes};
+use crate::soak_faults::{fault_caller, Mix, Op, Outcomes};
 use crate::soak_runs::{join_all, tokio_runtime};
 use crate::soak_watchdog::InFlight;
 
@@ -36,6 +36,10 @@ macro_rules! perform {
                 let $x = client.list_resources();
                 $wait.into_result().map(|all| names(all.iter().map(|r| r.resource.uri.as_str())))
             }
+            Op::Big => {
+                let $x = client.call_tool("big", serde_json::json!({ "bytes": crate::soak_faults::BIG_BYTES }));
+                $wait.map(|r| r.text().len().to_string())
+            }
             Op::Read => {
                 let $x = client.read_resource(crate::soak_faults::RESOURCE);
                 $wait.map(|read| {
@@ -55,8 +59,9 @@ fn names<'a>(items: impl Iterator<Item = &'a str>) -> String {
 
 /// A client on one runtime family and its concurrent callers.
 pub trait Callers {
-    /// Every caller makes `calls` calls (payloads tagged `tag`); their outcomes, merged.
-    fn run(&self, tag: &str, calls: usize) -> Result<Outcomes, String>;
+    /// Every caller makes `calls` calls (payloads tagged `tag`, operations by `mix`); their
+    /// outcomes, merged.
+    fn run(&self, tag: &str, calls: usize, mix: Mix) -> Result<Outcomes, String>;
     /// Lets `pause` pass with the runtime running (a current-thread runtime runs only while
     /// someone blocks on it: the tasks that release ended exchanges wait for that).
     fn idle(&self, pause: Duration);
@@ -100,14 +105,14 @@ struct TokioCallers {
 }
 
 impl Callers for TokioCallers {
-    fn run(&self, tag: &str, calls: usize) -> Result<Outcomes, String> {
+    fn run(&self, tag: &str, calls: usize, mix: Mix) -> Result<Outcomes, String> {
         self.runtime.block_on(async {
             let tasks: Vec<_> = (0..self.callers)
                 .map(|id| {
                     let (client, flight, tag) = (self.client.clone(), self.flight.clone(), tag.to_owned());
                     tokio::spawn(async move {
                         let client = &client;
-                        fault_caller(&flight, &tag, id, calls, |op, payload| async move {
+                        fault_caller(&flight, (&tag, mix), id, calls, |op, payload| async move {
                             perform!(client, op, payload, |x| x.await)
                         })
                         .await
@@ -138,13 +143,13 @@ struct SmolCallers {
 }
 
 impl Callers for SmolCallers {
-    fn run(&self, tag: &str, calls: usize) -> Result<Outcomes, String> {
+    fn run(&self, tag: &str, calls: usize, mix: Mix) -> Result<Outcomes, String> {
         let outcomes = std::thread::scope(|scope| {
             let handles = (0..self.callers)
                 .map(|id| {
                     let (client, flight) = (&self.client, &*self.flight);
                     scope.spawn(move || {
-                        async_io::block_on(fault_caller(flight, tag, id, calls, |op, payload| async move {
+                        async_io::block_on(fault_caller(flight, (tag, mix), id, calls, |op, payload| async move {
                             perform!(client, op, payload, |x| x.await)
                         }))
                     })
@@ -171,13 +176,13 @@ struct BlockingCallers {
 }
 
 impl Callers for BlockingCallers {
-    fn run(&self, tag: &str, calls: usize) -> Result<Outcomes, String> {
+    fn run(&self, tag: &str, calls: usize, mix: Mix) -> Result<Outcomes, String> {
         let outcomes = std::thread::scope(|scope| {
             let handles = (0..self.callers)
                 .map(|id| {
                     let (client, flight) = (&self.client, &*self.flight);
                     scope.spawn(move || {
-                        futures_lite::future::block_on(fault_caller(flight, tag, id, calls, |op, payload| {
+                        futures_lite::future::block_on(fault_caller(flight, (tag, mix), id, calls, |op, payload| {
                             std::future::ready(perform!(client, op, payload, |x| x.send()))
                         }))
                     })
