@@ -246,7 +246,7 @@ struct Run {
     faulty: Outcomes,
     recovered: Outcomes,
     rounds: usize,
-    received: Vec<String>,
+    ledger: Ledger,
     connections: usize,
     injected: BTreeMap<&'static str, usize>,
     start: Usage,
@@ -291,7 +291,8 @@ fn run(rt: Rt, argv: &[String], record: &std::path::Path, opts: &Options) -> Res
     let clients = callers(rt, spec, opts.fault_callers, flight.clone())?;
     let _watchdog =
         Watchdog::start(format!("faults {}", rt.name()), flight, timeout * 4 + Duration::from_secs(30));
-    let mut run = Run { warm: clients.run("warm", WARM_CALLS, mixed)?, ..Run::default() };
+    let mut run = Run::default();
+    run.warm = run.ledger.settle(record, clients.run("warm", WARM_CALLS, mixed)?)?;
     // The connections the warm-up opened beyond the pool's idle ones close meanwhile.
     let quiet = Instant::now() + Duration::from_secs(5);
     while proxy.open_connections() > 8 && Instant::now() < quiet {
@@ -304,9 +305,11 @@ fn run(rt: Rt, argv: &[String], record: &std::path::Path, opts: &Options) -> Res
     loop {
         let seed = opts.fault_seed.wrapping_add(run.rounds as u64);
         proxy.set_plan(Plan::seeded(seed, opts.fault_percent, menu(timeout)));
-        run.faulty.merge(clients.run(&format!("f{}", run.rounds), opts.fault_calls, mixed)?);
+        let faulty = clients.run(&format!("f{}", run.rounds), opts.fault_calls, mixed)?;
         proxy.set_plan(Plan::pass());
-        run.recovered.merge(clients.run(&format!("r{}", run.rounds), RECOVERY_CALLS, mixed)?);
+        run.faulty.merge(run.ledger.settle(record, faulty)?);
+        let recovered = clients.run(&format!("r{}", run.rounds), RECOVERY_CALLS, mixed)?;
+        run.recovered.merge(run.ledger.settle(record, recovered)?);
         run.rounds += 1;
         if opts.fault_minutes.is_none_or(|m| started.elapsed().as_secs_f64() >= m * 60.0) {
             break;
@@ -323,38 +326,78 @@ fn run(rt: Rt, argv: &[String], record: &std::path::Path, opts: &Options) -> Res
     drop(proxy);
     drop(server);
     (run.connections, run.injected) = (counts.connections, counts.injected);
-    run.received = received_calls(record)?;
     Ok(run)
 }
 
-/// The payloads of the `tools/call` requests the server received, in order.
-fn received_calls(record: &std::path::Path) -> Result<Vec<String>, String> {
-    let text = std::fs::read_to_string(record)
-        .map_err(|e| format!("the server's record {}: {e}", record.display()))?;
-    Ok(text
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|msg| msg["method"] == "tools/call" && msg.get("id").is_some())
-        .map(|msg| msg["params"]["arguments"]["message"].as_str().unwrap_or("<no payload>").to_owned())
-        .collect())
+/// The server's record checked phase by phase, so that nothing of it is kept in memory (the
+/// RSS figures are the client's, not the ledger's): after each phase, when no call is in
+/// flight, the record is read and emptied, and its `tools/call` payloads compared with the
+/// phase's calls (payloads are unique to their phase).
+#[derive(Debug, Default)]
+struct Ledger {
+    /// Tool calls made.
+    made: usize,
+    /// Tool calls the server received.
+    received: usize,
+    /// Tool calls received more than once, and the first few.
+    duplicated: usize,
+    duplicated_samples: Vec<String>,
+    /// Tool calls answered but not received, received but not made, and the first few.
+    unanswered: usize,
+    strangers: usize,
+    mismatch_samples: Vec<String>,
+}
+
+impl Ledger {
+    /// Checks one phase's calls against what the record holds now, then empties the record;
+    /// gives back the phase's outcomes without their payload lists.
+    fn settle(&mut self, record: &std::path::Path, mut phase: Outcomes) -> Result<Outcomes, String> {
+        let text = std::fs::read_to_string(record)
+            .map_err(|e| format!("the server's record {}: {e}", record.display()))?;
+        std::fs::File::options()
+            .write(true)
+            .open(record)
+            .and_then(|f| f.set_len(0))
+            .map_err(|e| format!("emptying the server's record: {e}"))?;
+        let mut received = HashSet::new();
+        for msg in text.lines().filter_map(|line| serde_json::from_str::<Value>(line).ok()) {
+            if msg["method"] != "tools/call" || msg.get("id").is_none() {
+                continue;
+            }
+            let payload = msg["params"]["arguments"]["message"].as_str().unwrap_or("<no payload>").to_owned();
+            self.received += 1;
+            if !received.insert(payload.clone()) {
+                self.duplicated += 1;
+                if self.duplicated_samples.len() < 3 {
+                    self.duplicated_samples.push(payload);
+                }
+            }
+        }
+        let made: HashSet<&str> = phase.tool_calls.iter().map(String::as_str).collect();
+        self.made += made.len();
+        for payload in phase.answered_calls.iter().filter(|p| !received.contains(p.as_str())) {
+            self.unanswered += 1;
+            if self.mismatch_samples.len() < 3 {
+                self.mismatch_samples.push(format!("answered, not received: {payload}"));
+            }
+        }
+        for payload in received.iter().filter(|p| !made.contains(p.as_str())) {
+            self.strangers += 1;
+            if self.mismatch_samples.len() < 3 {
+                self.mismatch_samples.push(format!("received, not made: {payload}"));
+            }
+        }
+        phase.tool_calls = Vec::new();
+        phase.answered_calls = Vec::new();
+        Ok(phase)
+    }
 }
 
 fn judge(rt: Rt, opts: &Options, run: &Run) -> Row {
     let per_round = opts.fault_callers * (opts.fault_calls + RECOVERY_CALLS);
     let expected = opts.fault_callers * WARM_CALLS + run.rounds * per_round;
     let outcomes = run.warm.total() + run.faulty.total() + run.recovered.total();
-    let mut seen = HashSet::new();
-    let duplicated: Vec<&String> = run.received.iter().filter(|p| !seen.insert(p.as_str())).collect();
-    let made: HashSet<&str> = [&run.warm, &run.faulty, &run.recovered]
-        .iter()
-        .flat_map(|o| o.tool_calls.iter().map(String::as_str))
-        .collect();
-    let unanswered: Vec<&String> = [&run.warm, &run.faulty, &run.recovered]
-        .iter()
-        .flat_map(|o| o.answered_calls.iter())
-        .filter(|p| !seen.contains(p.as_str()))
-        .collect();
-    let strangers: Vec<&String> = run.received.iter().filter(|p| !made.contains(p.as_str())).collect();
+    let ledger = &run.ledger;
     let mib = |kib: u64| (kib as f64 / 1024.0 * 10.0).round() / 10.0;
     let f = &run.faulty;
     let mut row = Row::new("faults", rt, "http");
@@ -365,9 +408,9 @@ fn judge(rt: Rt, opts: &Options, run: &Run) -> Row {
     row.set("transport errors", f.transport as u64);
     row.set("http", f.http as u64);
     row.set("other", (f.other + f.wrong) as u64);
-    row.set("tool calls", made.len() as u64);
-    row.set("received", run.received.len() as u64);
-    row.set("duplicated", duplicated.len() as u64);
+    row.set("tool calls", ledger.made as u64);
+    row.set("received", ledger.received as u64);
+    row.set("duplicated", ledger.duplicated as u64);
     row.set("connections", run.connections as u64);
     row.set("faults", run.injected.values().sum::<usize>() as u64);
     let kinds: Vec<String> = run.injected.iter().map(|(k, n)| format!("{k}:{n}")).collect();
@@ -404,15 +447,17 @@ fn judge(rt: Rt, opts: &Options, run: &Run) -> Row {
             run.recovered.errors
         )
     });
-    row.check(duplicated.is_empty(), || {
+    row.check(ledger.duplicated == 0, || {
         format!(
             "{} tools/call reached the server more than once (re-sent): {:?}",
-            duplicated.len(),
-            &duplicated[..duplicated.len().min(3)]
+            ledger.duplicated, ledger.duplicated_samples
         )
     });
-    row.check(unanswered.is_empty() && strangers.is_empty(), || {
-        format!("answered but never received: {unanswered:.3?}; received but never made: {strangers:.3?}")
+    row.check(ledger.unanswered == 0 && ledger.strangers == 0, || {
+        format!(
+            "{} answered calls the server never received, {} received calls never made: {:?}",
+            ledger.unanswered, ledger.strangers, ledger.mismatch_samples
+        )
     });
     row.check(opts.fault_percent == 0 || !run.injected.is_empty(), || "no fault took effect".into());
     row.check(run.end.within(run.start), || {
@@ -459,33 +504,67 @@ mod tests {
         assert_eq!(o.samples.len(), 2);
     }
 
+    /// A record file holding a `tools/call` line for each payload.
+    fn record_of(name: &str, payloads: &[&str]) -> std::path::PathBuf {
+        let path = std::env::temp_dir().join(format!("mcp-bench-ledger-{}-{name}.jsonl", std::process::id()));
+        let lines: String = payloads
+            .iter()
+            .map(|p| {
+                let msg = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                    "params": {"name": "echo", "arguments": {"message": p}}});
+                format!("{msg}\n")
+            })
+            .collect();
+        std::fs::write(&path, lines).unwrap();
+        path
+    }
+
+    fn answered(payloads: &[&str]) -> Outcomes {
+        let mut o = Outcomes::default();
+        for p in payloads {
+            o.count(Op::Call, p, Ok((*p).to_owned()));
+        }
+        o
+    }
+
+    #[test]
+    fn the_ledger_checks_each_phase_and_empties_the_record() {
+        let record = record_of("phase", &["a", "b", "a", "x"]);
+        let mut ledger = Ledger::default();
+        let phase = ledger.settle(&record, answered(&["a", "b", "c"])).unwrap();
+        assert!(phase.tool_calls.is_empty() && phase.answered_calls.is_empty() && phase.ok == 3);
+        assert_eq!(std::fs::read_to_string(&record).unwrap(), "", "emptied");
+        assert_eq!((ledger.made, ledger.received, ledger.duplicated), (3, 4, 1));
+        assert_eq!((ledger.unanswered, ledger.strangers), (1, 1), "c answered unreceived, x a stranger");
+        ledger.settle(&record, answered(&[])).unwrap();
+        assert_eq!((ledger.made, ledger.received), (3, 4));
+        let _ = std::fs::remove_file(&record);
+    }
+
     fn clean_run(opts: &Options) -> Run {
-        let calls = |tag: &str, n: usize| {
-            let mut o = Outcomes::default();
-            for i in 0..opts.fault_callers * n {
-                let payload = format!("{tag}{i}");
-                o.count(Op::Call, &payload, Ok(payload.clone()));
-            }
-            o
-        };
-        let (warm, faulty, recovered) =
-            (calls("w", WARM_CALLS), calls("f", opts.fault_calls), calls("r", RECOVERY_CALLS));
-        let received = [&warm, &faulty, &recovered].iter().flat_map(|o| o.tool_calls.clone()).collect();
         let usage = Usage { fds: 10, threads: 5, rss_kib: 1024 };
-        Run {
-            warm,
-            faulty,
-            recovered,
+        let mut run = Run {
             rounds: 1,
-            received,
             connections: 3,
             injected: BTreeMap::from([("reset", 1)]),
             start: usage,
             peak: usage,
             end: usage,
-            extra_files: Vec::new(),
             wall: Duration::from_secs(1),
-        }
+            ..Run::default()
+        };
+        let mut phase = |tag: &str, n: usize| {
+            let payloads: Vec<String> = (0..opts.fault_callers * n).map(|i| format!("{tag}{i}")).collect();
+            let payloads: Vec<&str> = payloads.iter().map(String::as_str).collect();
+            let record = record_of(tag, &payloads);
+            let phase = run.ledger.settle(&record, answered(&payloads)).unwrap();
+            let _ = std::fs::remove_file(&record);
+            phase
+        };
+        let (warm, faulty, recovered) =
+            (phase("w", WARM_CALLS), phase("f", opts.fault_calls), phase("r", RECOVERY_CALLS));
+        (run.warm, run.faulty, run.recovered) = (warm, faulty, recovered);
+        run
     }
 
     #[test]
@@ -494,7 +573,7 @@ mod tests {
         let good = judge(Rt::Smol, &opts, &clean_run(&opts));
         assert!(good.failures.is_empty(), "{:?}", good.failures);
         let mut bad = clean_run(&opts);
-        bad.received.push(bad.received[0].clone());
+        bad.ledger.duplicated += 1;
         bad.recovered.ok -= 1;
         bad.recovered.timeouts += 1;
         bad.end.threads += 1;
