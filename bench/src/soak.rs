@@ -231,7 +231,9 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> 
         }
     }
     if !(opts.load || opts.long || opts.many || opts.restart || opts.faults || opts.process) {
-        return Err("choose the parts: --all, or any of --load --long --many --restart --faults --process".into());
+        return Err(
+            "choose the parts: --all, or any of --load --long --many --restart --faults --process".into()
+        );
     }
     if opts.test_server && opts.kit.is_some() {
         return Err("--test-server and --kit both choose the load and long servers: pick one".into());

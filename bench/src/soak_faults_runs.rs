@@ -149,9 +149,13 @@ impl Callers for SmolCallers {
                 .map(|id| {
                     let (client, flight) = (&self.client, &*self.flight);
                     scope.spawn(move || {
-                        async_io::block_on(fault_caller(flight, (tag, mix), id, calls, |op, payload| async move {
-                            perform!(client, op, payload, |x| x.await)
-                        }))
+                        async_io::block_on(fault_caller(
+                            flight,
+                            (tag, mix),
+                            id,
+                            calls,
+                            |op, payload| async move { perform!(client, op, payload, |x| x.await) },
+                        ))
                     })
                 })
                 .collect();
@@ -182,9 +186,13 @@ impl Callers for BlockingCallers {
                 .map(|id| {
                     let (client, flight) = (&self.client, &*self.flight);
                     scope.spawn(move || {
-                        futures_lite::future::block_on(fault_caller(flight, (tag, mix), id, calls, |op, payload| {
-                            std::future::ready(perform!(client, op, payload, |x| x.send()))
-                        }))
+                        futures_lite::future::block_on(fault_caller(
+                            flight,
+                            (tag, mix),
+                            id,
+                            calls,
+                            |op, payload| std::future::ready(perform!(client, op, payload, |x| x.send())),
+                        ))
                     })
                 })
                 .collect();

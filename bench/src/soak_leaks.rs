@@ -53,8 +53,10 @@ impl Usage {
 /// saying which ones a run left open.
 pub fn open_files() -> Vec<String> {
     let Ok(dir) = std::fs::read_dir("/proc/self/fd") else { return Vec::new() };
-    let mut files: Vec<String> =
-        dir.filter_map(|e| std::fs::read_link(e.ok()?.path()).ok()).map(|p| p.display().to_string()).collect();
+    let mut files: Vec<String> = dir
+        .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+        .map(|p| p.display().to_string())
+        .collect();
     files.sort();
     files
 }
@@ -162,8 +164,11 @@ mod tests {
         let max = base.max(Usage { fds: 3, threads: 9, rss_kib: 100 });
         assert_eq!(max, Usage { fds: 10, threads: 9, rss_kib: 100 });
         // Already within a baseline this high: settles at once (a hang here is the failure).
-        let settled =
-            settle(Usage { fds: u64::MAX, threads: u64::MAX, rss_kib: 0 }, Duration::from_secs(3600), thread::sleep);
+        let settled = settle(
+            Usage { fds: u64::MAX, threads: u64::MAX, rss_kib: 0 },
+            Duration::from_secs(3600),
+            thread::sleep,
+        );
         assert!(settled.fds > 0 && settled.threads > 0);
     }
 }

@@ -75,7 +75,9 @@ pub fn process(rt: Rt, scenario: &'static str, server: &StdioServer, opts: &Opti
     let warm_calls = opts.fault_callers * WARM;
     let extra: Vec<String> = match scenario {
         "sigkill" => vec!["--big-tool".into(), "--slow-write-ms".into(), "5".into()],
-        "stdout-closed" => vec!["--close-stdout-after".into(), (warm_calls + opts.fault_callers / 2 + 1).to_string()],
+        "stdout-closed" => {
+            vec!["--close-stdout-after".into(), (warm_calls + opts.fault_callers / 2 + 1).to_string()]
+        }
         "stdin-full" => vec!["--stop-reading-after".into(), (warm_calls + 1).to_string()],
         _ => Vec::new(),
     };
@@ -87,7 +89,11 @@ pub fn process(rt: Rt, scenario: &'static str, server: &StdioServer, opts: &Opti
         Err(why) => return broken(scenario, rt, "stdio", why),
     };
     let flight = Arc::new(InFlight::default());
-    let watchdog = Watchdog::start(format!("{scenario} {}", rt.name()), flight.clone(), timeout * 4 + Duration::from_secs(30));
+    let watchdog = Watchdog::start(
+        format!("{scenario} {}", rt.name()),
+        flight.clone(),
+        timeout * 4 + Duration::from_secs(30),
+    );
     let run = callers(rt, spec, opts.fault_callers, flight.clone()).and_then(|clients| {
         let phases = phases(scenario, clients.as_ref(), &marker);
         let closing = flight.start(format!("closing the client after {scenario}"));
@@ -106,7 +112,8 @@ pub fn process(rt: Rt, scenario: &'static str, server: &StdioServer, opts: &Opti
 }
 
 fn phases(scenario: &str, clients: &dyn Callers, marker: &str) -> Result<Phases, String> {
-    let mut phases = Phases { before: clients.run(&format!("{scenario}-w"), WARM, calls_only)?, ..Phases::default() };
+    let mut phases =
+        Phases { before: clients.run(&format!("{scenario}-w"), WARM, calls_only)?, ..Phases::default() };
     let pid = match processes_with_marker(marker)[..] {
         [pid] => pid,
         ref pids => return Err(format!("{} server processes after the warm-up, not one", pids.len())),
@@ -120,9 +127,9 @@ fn phases(scenario: &str, clients: &dyn Callers, marker: &str) -> Result<Phases,
         }
         "sigkill" => {
             let written = |pid: u32| {
-                std::fs::read_to_string(format!("/proc/{pid}/io"))
-                    .ok()
-                    .and_then(|io| io.lines().find_map(|l| l.strip_prefix("wchar:"))?.trim().parse::<u64>().ok())
+                std::fs::read_to_string(format!("/proc/{pid}/io")).ok().and_then(|io| {
+                    io.lines().find_map(|l| l.strip_prefix("wchar:"))?.trim().parse::<u64>().ok()
+                })
             };
             let start = written(pid).unwrap_or(0);
             let (during, mid_write) = std::thread::scope(|scope| {
@@ -193,7 +200,14 @@ fn received_calls(record: &Path) -> Vec<String> {
         .collect()
 }
 
-fn judge(rt: Rt, scenario: &'static str, opts: &Options, p: &Phases, received: &[String], left: usize) -> Row {
+fn judge(
+    rt: Rt,
+    scenario: &'static str,
+    opts: &Options,
+    p: &Phases,
+    received: &[String],
+    left: usize,
+) -> Row {
     let mut seen = HashSet::new();
     let duplicated = received.iter().filter(|r| *r != "<big>" && !seen.insert(r.as_str())).count();
     let all = [Some(&p.before), Some(&p.during), p.after.as_ref()];
@@ -228,7 +242,12 @@ fn judge(rt: Rt, scenario: &'static str, opts: &Options, p: &Phases, received: &
     });
     if scenario == "sigstop" {
         row.check(d.timeouts == d.total(), || {
-            format!("{} of {} calls to a stopped server did not time out: {:?}", d.failed(), d.total(), d.errors)
+            format!(
+                "{} of {} calls to a stopped server did not time out: {:?}",
+                d.failed(),
+                d.total(),
+                d.errors
+            )
         });
     }
     if scenario == "stdin-full" {
@@ -236,7 +255,12 @@ fn judge(rt: Rt, scenario: &'static str, opts: &Options, p: &Phases, received: &
     }
     if let Some(after) = &p.after {
         row.check(after.failed() == 0, || {
-            format!("{} of {} calls failed after the fault: {:?}", after.failed(), after.total(), after.errors)
+            format!(
+                "{} of {} calls failed after the fault: {:?}",
+                after.failed(),
+                after.total(),
+                after.errors
+            )
         });
     }
     row.check(duplicated == 0, || format!("{duplicated} tools/call reached a server more than once"));

@@ -74,3 +74,48 @@ fn bad_fault_flags_are_a_usage_error() {
         assert!(String::from_utf8_lossy(&output.stderr).contains("usage: mcp-bench soak"), "{args:?}");
     }
 }
+
+#[test]
+fn every_call_ends_once_under_process_faults_on_every_runtime() {
+    let out = std::env::temp_dir().join(format!("mcp-bench-process-test-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&out);
+    let args = ["soak", "--process", "--fault-callers", "64", "--request-timeout-ms", "1000"];
+    let output = Command::new(BENCH).args(args).arg("--out").arg(&out).output().expect("run mcp-bench");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let records = std::fs::read_to_string(&out).unwrap_or_default();
+    let _ = std::fs::remove_file(&out);
+    assert!(output.status.success(), "soak failed ({}):\n{stdout}\n{stderr}", output.status);
+    assert_eq!(stdout.lines().last(), Some("soak: ok"), "{stdout}");
+
+    let rows: Vec<Value> = records.lines().map(|l| serde_json::from_str(l).expect("a JSON record")).collect();
+    assert_eq!(rows.len(), 4 * 4, "one row per scenario and runtime:\n{stdout}");
+    for row in &rows {
+        assert_eq!(row["ok"], true, "{row}");
+        assert_eq!(row["failures"], serde_json::json!([]), "{row}");
+        assert_eq!(row["transport"], "stdio", "{row}");
+        assert_eq!(
+            (field(row, "other"), field(row, "duplicated"), field(row, "left running")),
+            (0, 0, 0),
+            "{row}"
+        );
+        // Warm-up 2 calls per caller, then the scenario's.
+        let per_caller = match row["part"].as_str() {
+            Some("sigstop") => 2 + 1 + 3,
+            Some("sigkill") => 2 + 3 + 3,
+            Some("stdout-closed") => 2 + 2 + 1,
+            Some("stdin-full") => 2 + 2,
+            other => panic!("unknown scenario {other:?}: {row}"),
+        };
+        assert_eq!(field(row, "calls"), 64 * per_caller, "one outcome per call: {row}");
+        let failed = field(row, "timeouts") + field(row, "transport errors");
+        assert_eq!(field(row, "answered") + failed, field(row, "calls"), "{row}");
+        match row["part"].as_str() {
+            Some("sigstop") => {
+                assert_eq!(field(row, "timeouts"), 64, "every call to the stopped server: {row}")
+            }
+            Some("stdin-full") => assert!(field(row, "timeouts") > 0, "{row}"),
+            _ => {}
+        }
+    }
+}

@@ -61,7 +61,7 @@ pub struct Config {
     pub cli_tools: bool,
     /// `--exit-after N`: the `N`-th `tools/call` ends the process (status 3), unanswered.
     pub exit_after: Option<u64>,
-    /// `--slow-write-ms N`: stdout is written 64 KiB at a time, `N` ms apart.
+    /// `--slow-write-ms N`: a line longer than 64 KiB is written 64 KiB at a time, `N` ms apart.
     pub slow_write_ms: u64,
     /// `--close-stdout-after N`: the `N`-th `tools/call` closes stdout, unanswered; the
     /// process lives on.
@@ -347,7 +347,10 @@ mod tests {
         let cfg = run(&[]);
         assert_eq!((cfg.slow_write_ms, cfg.close_stdout_after, cfg.stop_reading_after), (0, None, None));
         let cfg = run(&["--slow-write-ms", "5", "--close-stdout-after=3", "--stop-reading-after", "2"]);
-        assert_eq!((cfg.slow_write_ms, cfg.close_stdout_after, cfg.stop_reading_after), (5, Some(3), Some(2)));
+        assert_eq!(
+            (cfg.slow_write_ms, cfg.close_stdout_after, cfg.stop_reading_after),
+            (5, Some(3), Some(2))
+        );
         assert!(parse(["--close-stdout-after=0".to_string()]).is_err());
         assert!(parse(["--stop-reading-after=never".to_string()]).is_err());
     }

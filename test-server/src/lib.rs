@@ -108,8 +108,8 @@
 //!   `--record` wrote it), the process exits with status 3 without answering
 //!   it: a server that crashes every `N` calls (the restart soak of
 //!   `mcp-bench soak`).
-//! * `--slow-write-ms N`: write stdout 64 KiB at a time, `N` ms apart (so a kill can land
-//!   in the middle of a large answer; the fault soak of `mcp-bench soak`).
+//! * `--slow-write-ms N`: write a line longer than 64 KiB 64 KiB at a time, `N` ms apart (so
+//!   a kill can land in the middle of a large answer; the fault soak of `mcp-bench soak`).
 //! * `--close-stdout-after N`: on receiving its `N`-th `tools/call`, close stdout without
 //!   answering it and live on, reading stdin (the client must notice the end of the stream).
 //! * `--stop-reading-after N`: on receiving its `N`-th `tools/call`, stop reading stdin for
@@ -152,8 +152,8 @@ mod host_asks;
 mod input_waits;
 mod list_barrier;
 mod listen;
-mod process_faults;
 pub mod oauth_gateway;
+mod process_faults;
 mod protocol;
 mod server;
 mod tasks;

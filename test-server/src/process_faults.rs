@@ -1,5 +1,5 @@
 //! Process faults a test server can stage on itself, for the client's fault soak: a slow
-//! writer (`--slow-write-ms`, so a kill lands in the middle of a large answer), stdout closed
+//! writer of long lines (`--slow-write-ms`, so a kill lands in the middle of a large answer), stdout closed
 //! while the process lives on (`--close-stdout-after`), and stdin no longer read
 //! (`--stop-reading-after`, so the client's writes fill the pipe).
 
@@ -9,7 +9,8 @@ use std::time::Duration;
 /// The most one paced write passes on at a time.
 const PIECE: usize = 64 * 1024;
 
-/// A writer passing at most 64 KiB per write, pausing after each.
+/// A writer passing at most 64 KiB per write, pausing after each piece that has more behind
+/// it (so short lines are not slowed down, long ones are written over a while).
 pub struct Paced<W> {
     inner: W,
     pause: Duration,
@@ -25,8 +26,10 @@ impl<W> Paced<W> {
 impl<W: Write> Write for Paced<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = self.inner.write(&buf[..buf.len().min(PIECE)])?;
-        self.inner.flush()?;
-        std::thread::sleep(self.pause);
+        if n < buf.len() {
+            self.inner.flush()?;
+            std::thread::sleep(self.pause);
+        }
         Ok(n)
     }
 

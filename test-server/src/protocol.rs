@@ -112,7 +112,7 @@ impl Output {
         Output { stdout: Mutex::new(Box::new(io::stdout())) }
     }
 
-    /// Stdout written 64 KiB at a time, `pause` apart (`--slow-write-ms`).
+    /// Stdout with long lines written 64 KiB at a time, `pause` apart (`--slow-write-ms`).
     pub fn paced(pause: std::time::Duration) -> Self {
         Output { stdout: Mutex::new(Box::new(crate::process_faults::Paced::new(io::stdout(), pause))) }
     }
