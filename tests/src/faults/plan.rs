@@ -73,7 +73,7 @@ impl Fault {
 
     /// The same fault with its byte count drawn from `0..=at` (faults without one unchanged).
     fn jittered(&self, rng: &mut Rng) -> Fault {
-        let mut draw = |at: usize| (rng.next() % (at as u64 + 1)) as usize;
+        let mut draw = |at: usize| (rng.next_u64() % (at as u64 + 1)) as usize;
         match *self {
             Fault::Reset { at } => Fault::Reset { at: draw(at) },
             Fault::Stall { at, stall } => Fault::Stall { at: draw(at), stall },
@@ -95,7 +95,7 @@ impl Rng {
     }
 
     /// The next number.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -142,10 +142,10 @@ impl Plan {
             return fault;
         }
         let Some(random) = self.random.as_mut() else { return Fault::Pass };
-        if random.menu.is_empty() || random.rng.next() % 100 >= random.percent {
+        if random.menu.is_empty() || random.rng.next_u64() % 100 >= random.percent {
             return Fault::Pass;
         }
-        let pick = (random.rng.next() % random.menu.len() as u64) as usize;
+        let pick = (random.rng.next_u64() % random.menu.len() as u64) as usize;
         random.menu[pick].clone().jittered(&mut random.rng)
     }
 }
