@@ -136,6 +136,16 @@ impl Callers for TokioCallers {
     }
 }
 
+/// Runs `caller(id)` for each of `callers` ids on a thread of its own; their outcomes, merged.
+fn on_threads(callers: usize, caller: impl Fn(usize) -> Outcomes + Sync) -> Result<Outcomes, String> {
+    let caller = &caller;
+    let outcomes = std::thread::scope(|scope| {
+        let handles = (0..callers).map(|id| scope.spawn(move || caller(id))).collect();
+        join_all(handles)
+    })?;
+    Ok(Outcomes::merged(outcomes))
+}
+
 struct SmolCallers {
     client: mcpwire_smol::Client,
     callers: usize,
@@ -144,24 +154,12 @@ struct SmolCallers {
 
 impl Callers for SmolCallers {
     fn run(&self, tag: &str, calls: usize, mix: Mix) -> Result<Outcomes, String> {
-        let outcomes = std::thread::scope(|scope| {
-            let handles = (0..self.callers)
-                .map(|id| {
-                    let (client, flight) = (&self.client, &*self.flight);
-                    scope.spawn(move || {
-                        async_io::block_on(fault_caller(
-                            flight,
-                            (tag, mix),
-                            id,
-                            calls,
-                            |op, payload| async move { perform!(client, op, payload, |x| x.await) },
-                        ))
-                    })
-                })
-                .collect();
-            join_all(handles)
-        })?;
-        Ok(Outcomes::merged(outcomes))
+        let client = &self.client;
+        on_threads(self.callers, |id| {
+            async_io::block_on(fault_caller(&self.flight, (tag, mix), id, calls, |op, payload| async move {
+                perform!(client, op, payload, |x| x.await)
+            }))
+        })
     }
 
     fn idle(&self, pause: Duration) {
@@ -181,24 +179,16 @@ struct BlockingCallers {
 
 impl Callers for BlockingCallers {
     fn run(&self, tag: &str, calls: usize, mix: Mix) -> Result<Outcomes, String> {
-        let outcomes = std::thread::scope(|scope| {
-            let handles = (0..self.callers)
-                .map(|id| {
-                    let (client, flight) = (&self.client, &*self.flight);
-                    scope.spawn(move || {
-                        futures_lite::future::block_on(fault_caller(
-                            flight,
-                            (tag, mix),
-                            id,
-                            calls,
-                            |op, payload| std::future::ready(perform!(client, op, payload, |x| x.send())),
-                        ))
-                    })
-                })
-                .collect();
-            join_all(handles)
-        })?;
-        Ok(Outcomes::merged(outcomes))
+        let client = &self.client;
+        on_threads(self.callers, |id| {
+            futures_lite::future::block_on(fault_caller(
+                &self.flight,
+                (tag, mix),
+                id,
+                calls,
+                |op, payload| std::future::ready(perform!(client, op, payload, |x| x.send())),
+            ))
+        })
     }
 
     fn idle(&self, pause: Duration) {

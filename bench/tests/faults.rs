@@ -15,25 +15,31 @@ fn field(row: &Value, name: &str) -> u64 {
     row[name].as_u64().unwrap_or_else(|| panic!("no {name} in {row}"))
 }
 
-#[test]
-fn every_call_ends_once_under_network_faults_on_every_runtime() {
-    let out = std::env::temp_dir().join(format!("mcp-bench-faults-test-{}.jsonl", std::process::id()));
+/// Runs `mcp-bench soak ARGS --out FILE`, asserts it passed: its report and its rows.
+fn soak(name: &str, args: &[&str]) -> (String, Vec<Value>) {
+    let out = std::env::temp_dir().join(format!("mcp-bench-{name}-test-{}.jsonl", std::process::id()));
     let _ = std::fs::remove_file(&out);
-    #[rustfmt::skip]
-    let args = [
-        "soak", "--faults",
-        "--fault-callers", "64", "--fault-calls", "24", "--fault-percent", "30", "--seed", "7",
-        "--request-timeout-ms", "1000",
-    ];
-    let output = Command::new(BENCH).args(args).arg("--out").arg(&out).output().expect("run mcp-bench");
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let output =
+        Command::new(BENCH).arg("soak").args(args).arg("--out").arg(&out).output().expect("run mcp-bench");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&output.stderr);
     let records = std::fs::read_to_string(&out).unwrap_or_default();
     let _ = std::fs::remove_file(&out);
     assert!(output.status.success(), "soak failed ({}):\n{stdout}\n{stderr}", output.status);
     assert_eq!(stdout.lines().last(), Some("soak: ok"), "{stdout}");
+    let rows = records.lines().map(|l| serde_json::from_str(l).expect("a JSON record")).collect();
+    (stdout, rows)
+}
 
-    let rows: Vec<Value> = records.lines().map(|l| serde_json::from_str(l).expect("a JSON record")).collect();
+#[test]
+fn every_call_ends_once_under_network_faults_on_every_runtime() {
+    #[rustfmt::skip]
+    let args = [
+        "--faults",
+        "--fault-callers", "64", "--fault-calls", "24", "--fault-percent", "30", "--seed", "7",
+        "--request-timeout-ms", "1000",
+    ];
+    let (stdout, rows) = soak("faults", &args);
     let runtimes: Vec<&str> = rows.iter().filter_map(|r| r["runtime"].as_str()).collect();
     assert_eq!(runtimes, ["tokio", "tokio-ct", "smol", "blocking"], "{stdout}");
     for row in &rows {
@@ -77,18 +83,8 @@ fn bad_fault_flags_are_a_usage_error() {
 
 #[test]
 fn every_call_ends_once_under_process_faults_on_every_runtime() {
-    let out = std::env::temp_dir().join(format!("mcp-bench-process-test-{}.jsonl", std::process::id()));
-    let _ = std::fs::remove_file(&out);
-    let args = ["soak", "--process", "--fault-callers", "64", "--request-timeout-ms", "1000"];
-    let output = Command::new(BENCH).args(args).arg("--out").arg(&out).output().expect("run mcp-bench");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let records = std::fs::read_to_string(&out).unwrap_or_default();
-    let _ = std::fs::remove_file(&out);
-    assert!(output.status.success(), "soak failed ({}):\n{stdout}\n{stderr}", output.status);
-    assert_eq!(stdout.lines().last(), Some("soak: ok"), "{stdout}");
-
-    let rows: Vec<Value> = records.lines().map(|l| serde_json::from_str(l).expect("a JSON record")).collect();
+    let (stdout, rows) =
+        soak("process", &["--process", "--fault-callers", "64", "--request-timeout-ms", "1000"]);
     assert_eq!(rows.len(), 4 * 4, "one row per scenario and runtime:\n{stdout}");
     for row in &rows {
         assert_eq!(row["ok"], true, "{row}");

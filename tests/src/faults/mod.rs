@@ -27,5 +27,5 @@ mod reset;
 #[cfg(test)]
 mod tests;
 
-pub use plan::{Fault, Plan, Rng};
+pub use plan::{Fault, Plan};
 pub use proxy::{Counts, FaultProxy, MAX_CONNECTIONS};

@@ -4,6 +4,8 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use crate::sim::Rng;
+
 /// One connection's fault. Byte counts (`at`) are counted on the response stream (server to
 /// client) across every exchange of the connection, except for [`Fault::HalfCloseToServer`],
 /// whose count is on the request stream.
@@ -73,7 +75,7 @@ impl Fault {
 
     /// The same fault with its byte count drawn from `0..=at` (faults without one unchanged).
     fn jittered(&self, rng: &mut Rng) -> Fault {
-        let mut draw = |at: usize| (rng.next_u64() % (at as u64 + 1)) as usize;
+        let mut draw = |at: usize| rng.below(at as u64 + 1) as usize;
         match *self {
             Fault::Reset { at } => Fault::Reset { at: draw(at) },
             Fault::Stall { at, stall } => Fault::Stall { at: draw(at), stall },
@@ -81,26 +83,6 @@ impl Fault {
             Fault::HalfCloseToServer { at } => Fault::HalfCloseToServer { at: draw(at) },
             ref other => other.clone(),
         }
-    }
-}
-
-/// A small deterministic generator (splitmix64): the same seed, the same faults.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator seeded with `seed`.
-    pub fn new(seed: u64) -> Self {
-        Rng(seed)
-    }
-
-    /// The next number.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
     }
 }
 
@@ -142,10 +124,10 @@ impl Plan {
             return fault;
         }
         let Some(random) = self.random.as_mut() else { return Fault::Pass };
-        if random.menu.is_empty() || random.rng.next_u64() % 100 >= random.percent {
+        if random.menu.is_empty() || random.rng.below(100) >= random.percent {
             return Fault::Pass;
         }
-        let pick = (random.rng.next_u64() % random.menu.len() as u64) as usize;
+        let pick = random.rng.below(random.menu.len() as u64) as usize;
         random.menu[pick].clone().jittered(&mut random.rng)
     }
 }
