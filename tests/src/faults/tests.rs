@@ -138,6 +138,18 @@ fn through(plan: Plan) -> (Peer, FaultProxy, TcpStream) {
     (peer, proxy, client)
 }
 
+/// Asserts that no byte (and no end) arrives on `client` for `pause`.
+fn assert_silent_for(client: &mut TcpStream, pause: Duration) {
+    client.set_read_timeout(Some(pause)).unwrap();
+    let mut buf = [0u8; 64];
+    let read = client.read(&mut buf);
+    assert!(
+        matches!(&read, Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut)),
+        "{read:?}"
+    );
+    client.set_read_timeout(None).unwrap();
+}
+
 fn is_reset(result: &io::Result<()>) -> bool {
     matches!(result, Err(e) if e.kind() == io::ErrorKind::ConnectionReset)
 }
@@ -188,17 +200,10 @@ fn a_stall_sends_nothing_until_the_proxy_is_dropped() {
     let (peer, proxy, mut client) = through(Plan::script([stall]));
     client.write_all(&request("held")).unwrap();
     wait_until("the server answered", || peer.seen() == 1);
-    client.set_read_timeout(Some(Duration::from_millis(300))).unwrap();
-    let mut buf = [0u8; 64];
-    let read = client.read(&mut buf);
-    assert!(
-        matches!(&read, Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut)),
-        "{read:?}"
-    );
+    assert_silent_for(&mut client, Duration::from_millis(300));
     assert_eq!(proxy.counts().injected.get("stall"), Some(&1));
     // Dropping the proxy ends the stall and its threads (a hang here is the failure).
     drop(proxy);
-    client.set_read_timeout(None).unwrap();
     let (bytes, _) = read_to_end(&mut client);
     assert!(bytes.is_empty());
 }
@@ -251,14 +256,7 @@ fn a_delayed_head_arrives_whole_later() {
     let (peer, proxy, mut client) = through(Plan::script([delay]));
     client.write_all(&request("late")).unwrap();
     wait_until("the server answered", || peer.seen() == 1);
-    client.set_read_timeout(Some(Duration::from_millis(200))).unwrap();
-    let mut buf = [0u8; 64];
-    let early = client.read(&mut buf);
-    assert!(
-        matches!(&early, Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut)),
-        "{early:?}"
-    );
-    client.set_read_timeout(None).unwrap();
+    assert_silent_for(&mut client, Duration::from_millis(200));
     assert_eq!(read_message(&mut client).unwrap(), Some(b"late".to_vec()));
     assert_eq!(proxy.counts().injected.get("delay-head"), Some(&1));
 }
