@@ -513,6 +513,9 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         }
     }
     if opts.process {
+        for &rt in &opts.runtimes {
+            crate::soak_process::prime(rt, &bundled);
+        }
         for scenario in crate::soak_process::SCENARIOS {
             report.section(format!(
                 "process {scenario}: {} callers on the test server over stdio; request timeout {} ms",

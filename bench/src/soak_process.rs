@@ -14,8 +14,9 @@
 //!   closing the client still returns.
 //!
 //! Each checks: one outcome per call, of the acceptable kinds; no `tools/call` received twice
-//! (the server's `--record`); and no server process left running once the client is closed. A
-//! call (or a close) that never returns ends the run through the watchdog.
+//! (the server's `--record`); no server process left running once the client is closed; and
+//! this process's descriptors and threads back to where they were before the client (within
+//! 30 s). A call (or a close) that never returns ends the run through the watchdog.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -29,11 +30,16 @@ use serde_json::Value;
 use crate::soak::{broken, Options, Rt, StdioServer};
 use crate::soak_faults::{Op, Outcomes, BIG_BYTES};
 use crate::soak_faults_runs::{callers, Callers};
+use crate::soak_leaks::{settle, Usage};
 use crate::soak_report::Row;
 use crate::soak_watchdog::{InFlight, Watchdog};
 
 /// The scenarios, in report order.
 pub const SCENARIOS: [&str; 4] = ["sigstop", "sigkill", "stdout-closed", "stdin-full"];
+
+/// How long descriptors and threads may take to come back once the client is closed (the
+/// blocking client's idle workers leave after 10 s).
+const SETTLE: Duration = Duration::from_secs(30);
 
 /// Tool calls per caller before the fault.
 const WARM: usize = 2;
@@ -61,6 +67,17 @@ struct Phases {
     after: Option<Outcomes>,
     /// Scenario notes for the row (e.g. whether the kill landed mid-write).
     notes: Vec<(&'static str, Value)>,
+}
+
+/// Starts and closes one client of `rt` on the test server, one call, so that what a runtime
+/// sets up once per process (a reactor thread, a child reaper, their descriptors) is in place
+/// before the scenarios compare descriptors and threads. Failures are the scenarios' to report.
+pub fn prime(rt: Rt, server: &StdioServer) {
+    let Ok(spec) = server.spec("prime") else { return };
+    if let Ok(clients) = callers(rt, spec, 1, Arc::new(InFlight::default())) {
+        let _ = clients.run("prime", 1, calls_only);
+        clients.close();
+    }
 }
 
 /// One scenario on one runtime family.
@@ -94,6 +111,8 @@ pub fn process(rt: Rt, scenario: &'static str, server: &StdioServer, opts: &Opti
         flight.clone(),
         timeout * 4 + Duration::from_secs(30),
     );
+    // Descriptors and threads before the client exists, and once it is closed.
+    let start = Usage::now();
     let run = callers(rt, spec, opts.fault_callers, flight.clone()).and_then(|clients| {
         let phases = phases(scenario, clients.as_ref(), &marker);
         let closing = flight.start(format!("closing the client after {scenario}"));
@@ -101,12 +120,13 @@ pub fn process(rt: Rt, scenario: &'static str, server: &StdioServer, opts: &Opti
         drop(closing);
         phases
     });
+    let end = settle(start, SETTLE, std::thread::sleep);
     drop(watchdog);
     let left = wait_gone(&marker);
     let received = received_calls(&record);
     let _ = std::fs::remove_file(&record);
     match run {
-        Ok(phases) => judge(rt, scenario, opts, &phases, &received, left),
+        Ok(phases) => judge(rt, scenario, opts, &phases, &received, left, (start, end)),
         Err(why) => broken(scenario, rt, "stdio", why),
     }
 }
@@ -207,6 +227,7 @@ fn judge(
     p: &Phases,
     received: &[String],
     left: usize,
+    (start, end): (Usage, Usage),
 ) -> Row {
     let mut seen = HashSet::new();
     let duplicated = received.iter().filter(|r| *r != "<big>" && !seen.insert(r.as_str())).count();
@@ -232,6 +253,10 @@ fn judge(
     row.set("received", received.len() as u64);
     row.set("duplicated", duplicated as u64);
     row.set("left running", left as u64);
+    row.set("fds start", start.fds);
+    row.set("fds end", end.fds);
+    row.set("threads start", start.threads);
+    row.set("threads end", end.threads);
     for (name, value) in &p.notes {
         row.set(name, value.clone());
     }
@@ -265,5 +290,10 @@ fn judge(
     }
     row.check(duplicated == 0, || format!("{duplicated} tools/call reached a server more than once"));
     row.check(left == 0, || format!("{left} server processes still running after the client closed"));
+    row.check(end.within(start), || {
+        format!(
+            "descriptors or threads not back to where they were before the client: {start:?}, then {end:?}"
+        )
+    });
     row
 }

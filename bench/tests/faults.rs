@@ -104,6 +104,8 @@ fn every_call_ends_once_under_process_faults_on_every_runtime() {
             other => panic!("unknown scenario {other:?}: {row}"),
         };
         assert_eq!(field(row, "calls"), 64 * per_caller, "one outcome per call: {row}");
+        assert!(field(row, "fds end") <= field(row, "fds start"), "{row}");
+        assert!(field(row, "threads end") <= field(row, "threads start"), "{row}");
         let failed = field(row, "timeouts") + field(row, "transport errors");
         assert_eq!(field(row, "answered") + failed, field(row, "calls"), "{row}");
         match row["part"].as_str() {
