@@ -8,10 +8,10 @@
 //! mcp-bench compare --kit DIR [--calls N] [--rounds R] [--callers C] [--caller-calls M]
 //!                   [--pin CORE] [--out FILE.jsonl]
 //! mcp-bench schema [N] [ROUNDS]                       # output-schema validation cost
-//! mcp-bench soak --all | --load --long --many --restart [sizes]   # load and soak (see `soak`)
+//! mcp-bench soak --all | --load --long --many --restart --faults --process [sizes]   # see `soak`
 //! mcp-bench fanout [--servers N] [--delay-ms MS] [--rounds R]   # many servers: one at a time vs at once
 //! mcp-bench soak-stdio-server                        # the soak's cheap stdio server
-//! mcp-bench soak-http-server [PORT]                   # the soak's cheap loopback HTTP server
+//! mcp-bench soak-http-server [PORT] [--record FILE]   # the soak's cheap loopback HTTP server
 //! ```
 //!
 //! `compare` runs this project's clients through the per-runtime binaries next to it
@@ -21,10 +21,15 @@ mod compare;
 mod fanout;
 mod schema;
 mod soak;
+mod soak_faults;
+mod soak_faults_runs;
+mod soak_leaks;
+mod soak_process;
 mod soak_report;
 mod soak_restart;
 mod soak_runs;
 mod soak_servers;
+mod soak_watchdog;
 
 use std::path::PathBuf;
 use std::process::exit;
@@ -35,7 +40,7 @@ fn usage() -> ! {
          mcp-bench schema [N] [ROUNDS]\n       \
          {}\n       \
          {}\n       \
-         mcp-bench soak-stdio-server | soak-http-server [PORT]",
+         mcp-bench soak-stdio-server | soak-http-server [PORT] [--record FILE]",
         soak::USAGE,
         fanout::USAGE
     );
@@ -79,8 +84,14 @@ fn main() {
             }
         },
         Some("soak-http-server") => {
-            let port = args.next().map_or(0, |p| p.parse().unwrap_or_else(|_| usage()));
-            soak_servers::run_http(port)
+            let (mut port, mut record) = (0, None);
+            while let Some(arg) = args.next() {
+                match arg.as_str() {
+                    "--record" => record = Some(args.next().map(PathBuf::from).unwrap_or_else(|| usage())),
+                    p => port = p.parse().unwrap_or_else(|_| usage()),
+                }
+            }
+            soak_servers::run_http(port, record.as_deref())
         }
         Some("soak-stdio-server") => soak_servers::run_stdio(),
         Some("schema") => {

@@ -12,6 +12,15 @@
 //!   typed `TransportClosed` (the client never re-sends a `tools/call`, checked against the
 //!   server's record of what it received), and the client restarts the server and goes on.
 //!
+//! * faults: C callers on an HTTP server behind a fault-injecting proxy (resets, stalls,
+//!   half-closes, drips, delayed heads, keep-alive connections reset between exchanges): every
+//!   call ends once, answered or with a timeout, transport or HTTP error; no `tools/call` is
+//!   re-sent; calls succeed again once the faults stop; descriptors and threads return to
+//!   their baseline (see `soak_faults`). Not part of `--all`; `--minutes M` repeats its rounds.
+//! * process: the same callers on a stdio test server that is stopped (SIGSTOP/SIGCONT),
+//!   killed mid-write, closes its stdout, or stops reading stdin (see `soak_process`). Not part
+//!   of `--all`.
+//!
 //! Every server is this binary. Load and long talk to cheap echo servers (`mcp-bench
 //! soak-stdio-server` and `soak-http-server`, like the kit's mini servers), so they measure the
 //! client; `--test-server` puts the bundled test server under load and long over stdio instead,
@@ -34,6 +43,8 @@ use crate::soak_report::{Report, Row};
 pub enum Rt {
     /// `mcpwire-tokio` on a multi-thread tokio runtime.
     Tokio,
+    /// `mcpwire-tokio` on a current-thread tokio runtime (every caller a task on one thread).
+    TokioCt,
     /// `mcpwire-smol` (callers on threads of their own, each driving its calls).
     Smol,
     /// `mcpwire-blocking`.
@@ -42,12 +53,13 @@ pub enum Rt {
 
 impl Rt {
     /// Every family, in report order.
-    pub const ALL: [Rt; 3] = [Rt::Tokio, Rt::Smol, Rt::Blocking];
+    pub const ALL: [Rt; 4] = [Rt::Tokio, Rt::TokioCt, Rt::Smol, Rt::Blocking];
 
     /// The family's name in flags and tables.
     pub fn name(self) -> &'static str {
         match self {
             Rt::Tokio => "tokio",
+            Rt::TokioCt => "tokio-ct",
             Rt::Smol => "smol",
             Rt::Blocking => "blocking",
         }
@@ -69,6 +81,10 @@ pub struct Options {
     pub many: bool,
     /// Run the restarting-server part.
     pub restart: bool,
+    /// Run the fault part (not part of `--all`).
+    pub faults: bool,
+    /// Run the process-fault part (not part of `--all`).
+    pub process: bool,
     /// The runtimes, in order.
     pub runtimes: Vec<Rt>,
     /// Load: concurrent callers.
@@ -87,6 +103,18 @@ pub struct Options {
     pub exit_every: u64,
     /// Restart: concurrent callers.
     pub restart_callers: usize,
+    /// Faults: concurrent callers.
+    pub fault_callers: usize,
+    /// Faults: calls per caller in each fault phase.
+    pub fault_calls: usize,
+    /// Faults: the share of connections given a fault, in percent.
+    pub fault_percent: u8,
+    /// Faults: the seed of the first round's fault plan (round `r` uses `seed + r`).
+    pub fault_seed: u64,
+    /// Faults: the client's request timeout, ms.
+    pub fault_timeout_ms: u64,
+    /// Faults: repeat rounds until this many minutes have passed (`None`: one round).
+    pub fault_minutes: Option<f64>,
     /// Load and long over stdio on the bundled test server instead of the cheap echo server.
     pub test_server: bool,
     /// The comparison kit's binaries, for load and long (`None`: this binary's servers).
@@ -102,6 +130,8 @@ impl Default for Options {
             long: false,
             many: false,
             restart: false,
+            faults: false,
+            process: false,
             runtimes: Rt::ALL.to_vec(),
             callers: 64,
             caller_calls: 1_000,
@@ -111,6 +141,12 @@ impl Default for Options {
             restart_calls: 10_000,
             exit_every: 1_000,
             restart_callers: 8,
+            fault_callers: 64,
+            fault_calls: 200,
+            fault_percent: 10,
+            fault_seed: 1,
+            fault_timeout_ms: 2_000,
+            fault_minutes: None,
             test_server: false,
             kit: None,
             out: None,
@@ -120,9 +156,11 @@ impl Default for Options {
 
 /// The flags of `mcp-bench soak`.
 pub const USAGE: &str =
-    "mcp-bench soak [--all | --load --long --many --restart] [--runtimes tokio,smol,blocking]
+    "mcp-bench soak [--all | --load --long --many --restart --faults --process] [--runtimes tokio,tokio-ct,smol,blocking]
                 [--callers C] [--caller-calls M] [--sequential N] [--max-rss-growth PCT|off]
                 [--servers S] [--restart-calls N] [--exit-every K] [--restart-callers C]
+                [--fault-callers C] [--fault-calls N] [--fault-percent P] [--seed S]
+                [--request-timeout-ms MS] [--minutes M]
                 [--test-server | --kit DIR] [--out FILE.jsonl]";
 
 /// Parses the flags after `soak`; an error names the flag at fault.
@@ -143,6 +181,8 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> 
             "--long" => opts.long = true,
             "--many" => opts.many = true,
             "--restart" => opts.restart = true,
+            "--faults" => opts.faults = true,
+            "--process" => opts.process = true,
             "--runtimes" => {
                 let list = args.next().ok_or("--runtimes requires a value")?;
                 opts.runtimes = list
@@ -167,14 +207,34 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> 
             "--restart-calls" => opts.restart_calls = count(&flag, args.next(), 1)?,
             "--exit-every" => opts.exit_every = count(&flag, args.next(), 2)? as u64,
             "--restart-callers" => opts.restart_callers = count(&flag, args.next(), 1)?,
+            "--fault-callers" => opts.fault_callers = count(&flag, args.next(), 1)?,
+            "--fault-calls" => opts.fault_calls = count(&flag, args.next(), 1)?,
+            "--fault-percent" => {
+                let percent = count(&flag, args.next(), 0)?;
+                opts.fault_percent = u8::try_from(percent)
+                    .ok()
+                    .filter(|p| *p <= 100)
+                    .ok_or(format!("--fault-percent expects 0 to 100, got {percent}"))?;
+            }
+            "--seed" => opts.fault_seed = count(&flag, args.next(), 0)? as u64,
+            "--request-timeout-ms" => opts.fault_timeout_ms = count(&flag, args.next(), 10)? as u64,
+            "--minutes" => {
+                let value = args.next().ok_or("--minutes requires a value")?;
+                match value.parse::<f64>() {
+                    Ok(m) if m.is_finite() && m > 0.0 => opts.fault_minutes = Some(m),
+                    _ => return Err(format!("--minutes expects a positive number, got {value:?}")),
+                }
+            }
             "--test-server" => opts.test_server = true,
             "--kit" => opts.kit = Some(args.next().ok_or("--kit requires a folder")?.into()),
             "--out" => opts.out = Some(args.next().ok_or("--out requires a file")?.into()),
             other => return Err(format!("unknown flag {other:?}")),
         }
     }
-    if !(opts.load || opts.long || opts.many || opts.restart) {
-        return Err("choose the parts: --all, or any of --load --long --many --restart".into());
+    if !(opts.load || opts.long || opts.many || opts.restart || opts.faults || opts.process) {
+        return Err(
+            "choose the parts: --all, or any of --load --long --many --restart --faults --process".into()
+        );
     }
     if opts.test_server && opts.kit.is_some() {
         return Err("--test-server and --kit both choose the load and long servers: pick one".into());
@@ -431,6 +491,40 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         ));
         for &rt in &opts.runtimes {
             report.add(crate::soak_restart::restart(rt, &bundled, opts));
+        }
+    }
+    if opts.faults {
+        let rounds = match opts.fault_minutes {
+            Some(m) => format!("rounds for {m} min"),
+            None => "one round".into(),
+        };
+        report.section(format!(
+            "faults: {} callers x {} calls under faults ({} % of connections, seed {}), then {} each without, {rounds}; \
+             request timeout {} ms; HTTP through the fault proxy",
+            opts.fault_callers,
+            opts.fault_calls,
+            opts.fault_percent,
+            opts.fault_seed,
+            crate::soak_faults::RECOVERY_CALLS,
+            opts.fault_timeout_ms
+        ));
+        let argv = vec![ours.clone(), "soak-http-server".into(), "0".into()];
+        for &rt in &opts.runtimes {
+            report.add(crate::soak_faults::faults(rt, &argv, opts));
+        }
+    }
+    if opts.process {
+        for &rt in &opts.runtimes {
+            crate::soak_process::prime(rt, &bundled);
+        }
+        for scenario in crate::soak_process::SCENARIOS {
+            report.section(format!(
+                "process {scenario}: {} callers on the test server over stdio; request timeout {} ms",
+                opts.fault_callers, opts.fault_timeout_ms
+            ));
+            for &rt in &opts.runtimes {
+                report.add(crate::soak_process::process(rt, scenario, &bundled, opts));
+            }
         }
     }
     let ok = report.finish(started.elapsed());

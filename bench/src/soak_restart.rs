@@ -66,7 +66,7 @@ pub fn many(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
     };
     let key = server.key;
     let run: ManyRun = match rt {
-        Rt::Tokio => tokio_runtime().and_then(|runtime| {
+        Rt::Tokio | Rt::TokioCt => tokio_runtime(rt).and_then(|runtime| {
             runtime.block_on(async {
                 let builder = specs.into_iter().fold(mcpwire_tokio::Client::builder(), |b, s| b.server(s));
                 let client = builder.build().map_err(|e| format!("build: {e}"))?;
@@ -251,7 +251,7 @@ fn restart_with(
     let life = Arc::new(Lifecycle::default());
     let started = Instant::now();
     let run: Result<Vec<Tally>, String> = match rt {
-        Rt::Tokio => tokio_runtime().and_then(|runtime| {
+        Rt::Tokio | Rt::TokioCt => tokio_runtime(rt).and_then(|runtime| {
             runtime.block_on(async {
                 let client = mcpwire_tokio::Client::builder()
                     .server(spec)

@@ -11,12 +11,13 @@ use crate::soak::{broken, caller, caller_sync, echo_args, rss_kib, Options, Rt, 
 use crate::soak_report::Row;
 use mcp_bench::clients::quantile;
 
-/// A multi-thread tokio runtime for one run.
-pub fn tokio_runtime() -> Result<tokio::runtime::Runtime, String> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("tokio runtime: {e}"))
+/// A tokio runtime for one run: current-thread for [`Rt::TokioCt`], else multi-thread.
+pub fn tokio_runtime(rt: Rt) -> Result<tokio::runtime::Runtime, String> {
+    let mut builder = match rt {
+        Rt::TokioCt => tokio::runtime::Builder::new_current_thread(),
+        _ => tokio::runtime::Builder::new_multi_thread(),
+    };
+    builder.enable_all().build().map_err(|e| format!("tokio runtime: {e}"))
 }
 
 fn failed(what: &str) -> impl Fn(ClientError) -> String + '_ {
@@ -42,7 +43,7 @@ pub fn load(
     };
     let (callers, calls) = (opts.callers, opts.caller_calls);
     let run = match rt {
-        Rt::Tokio => load_tokio(spec, key, callers, calls),
+        Rt::Tokio | Rt::TokioCt => load_tokio(rt, spec, key, callers, calls),
         Rt::Smol => load_smol(spec, key, callers, calls),
         Rt::Blocking => load_blocking(spec, key, callers, calls),
     };
@@ -84,8 +85,8 @@ pub fn load(
 
 type LoadRun = Result<(Vec<Tally>, Duration), String>;
 
-fn load_tokio(spec: ServerSpec, key: &'static str, callers: usize, calls: usize) -> LoadRun {
-    let runtime = tokio_runtime()?;
+fn load_tokio(rt: Rt, spec: ServerSpec, key: &'static str, callers: usize, calls: usize) -> LoadRun {
+    let runtime = tokio_runtime(rt)?;
     runtime.block_on(async {
         let client = mcpwire_tokio::Client::builder().server(spec).build().map_err(failed("build"))?;
         client.list_tools().await.into_result().map_err(failed("connect"))?;
@@ -217,7 +218,7 @@ pub fn long(rt: Rt, server: &StdioServer, opts: &Options) -> Row {
     };
     let (n, warm, key) = (opts.sequential, warm_up(opts.sequential), server.key);
     let run = match rt {
-        Rt::Tokio => tokio_runtime().and_then(|runtime| {
+        Rt::Tokio | Rt::TokioCt => tokio_runtime(rt).and_then(|runtime| {
             runtime.block_on(async {
                 let client =
                     mcpwire_tokio::Client::builder().server(spec).build().map_err(failed("build"))?;

@@ -5,14 +5,22 @@
 //!
 //! * `mcp-bench soak-stdio-server`: newline-delimited JSON-RPC on stdin/stdout, one answer per
 //!   request line, flushed when no further input is buffered; exits at the end of stdin.
-//! * `mcp-bench soak-http-server [PORT]`: Streamable HTTP (JSON responses, no sessions,
-//!   keep-alive; notifications get 202). It listens on 127.0.0.1 only, prints
+//! * `mcp-bench soak-http-server [PORT] [--record FILE]`: Streamable HTTP (JSON responses, no
+//!   sessions, keep-alive; notifications get 202). It listens on 127.0.0.1 only, prints
 //!   `listening 127.0.0.1:PORT` (PORT 0 or none: a free one), serves each connection on a
-//!   thread of its own and exits when its stdin ends (so it never outlives the soak).
+//!   thread of its own and exits when its stdin ends (so it never outlives the soak). With
+//!   `--record FILE` it appends every request body it reads whole to FILE, one line each, before
+//!   answering (the fault soak counts the `tools/call` requests that reached it).
+//!
+//! Both also serve what the fault soak mixes in: `prompts/list` (the prompt `greet`),
+//! `resources/list` (the resource `soak://text`) and `resources/read` of it (the text `soak`).
 
+use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::path::Path;
 use std::process::exit;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 
@@ -46,8 +54,16 @@ pub fn run_stdio() {
     let _ = output.flush();
 }
 
-/// Runs the HTTP server until stdin ends; never returns.
-pub fn run_http(port: u16) -> ! {
+/// Runs the HTTP server until stdin ends, recording request bodies in `record`; never returns.
+pub fn run_http(port: u16, record: Option<&Path>) -> ! {
+    let record = match record.map(|path| File::options().create(true).append(true).open(path)) {
+        None => None,
+        Some(Ok(file)) => Some(Arc::new(Mutex::new(file))),
+        Some(Err(err)) => {
+            eprintln!("soak-http-server: cannot open the record file: {err}");
+            exit(1)
+        }
+    };
     let listener = match TcpListener::bind((Ipv4Addr::LOCALHOST, port)) {
         Ok(listener) => listener,
         Err(err) => {
@@ -66,8 +82,9 @@ pub fn run_http(port: u16) -> ! {
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };
         let _ = stream.set_nodelay(true);
+        let record = record.clone();
         std::thread::spawn(move || {
-            let _ = serve_connection(stream);
+            let _ = serve_connection(stream, record.as_deref());
         });
     }
     exit(1)
@@ -89,7 +106,7 @@ enum Stop {
     Broken,
 }
 
-fn serve_connection(stream: TcpStream) -> Result<(), Stop> {
+fn serve_connection(stream: TcpStream, record: Option<&Mutex<File>>) -> Result<(), Stop> {
     let mut writer = stream.try_clone().map_err(|_| Stop::Broken)?;
     let mut reader = BufReader::with_capacity(16 * 1024, stream);
     loop {
@@ -102,6 +119,11 @@ fn serve_connection(stream: TcpStream) -> Result<(), Stop> {
             Err(Stop::Eof) => return Ok(()),
         };
         let close = request.close;
+        if let Some(file) = record {
+            let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
+            let line: Vec<u8> = request.body.iter().copied().filter(|&b| b != b'\n').chain([b'\n']).collect();
+            let _ = file.write_all(&line);
+        }
         match (request.method.as_str(), request.path.as_str()) {
             ("POST", "/mcp") => match answer(&request.body) {
                 Some(body) => respond(&mut writer, 200, "OK", Some(body.as_bytes()), close)?,
@@ -203,7 +225,8 @@ fn answer(body: &[u8]) -> Option<String> {
                 "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25" => asked,
                 _ => "2025-11-25",
             };
-            json!({"protocolVersion": version, "capabilities": {"tools": {"listChanged": false}},
+            json!({"protocolVersion": version,
+                "capabilities": {"tools": {"listChanged": false}, "prompts": {}, "resources": {}},
                 "serverInfo": {"name": "mcp-bench-soak-http", "version": env!("CARGO_PKG_VERSION")}})
         }
         "ping" => json!({}),
@@ -213,6 +236,12 @@ fn answer(body: &[u8]) -> Option<String> {
             "inputSchema": {"type": "object", "properties": {
                 "message": {"type": "string"}, "text": {"type": "string"}}}
         }]}),
+        "prompts/list" => json!({"prompts": [{"name": "greet", "description": "A greeting"}]}),
+        "resources/list" => json!({"resources": [{"uri": "soak://text", "name": "text"}]}),
+        "resources/read" if params["uri"] == "soak://text" => {
+            json!({"contents": [{"uri": "soak://text", "mimeType": "text/plain", "text": "soak"}]})
+        }
+        "resources/read" => return Some(error(&id, -32002, "resource not found")),
         "tools/call" if params["name"] == "echo" => {
             let args = &params["arguments"];
             let text = args["message"].as_str().or_else(|| args["text"].as_str()).unwrap_or_default();
@@ -244,6 +273,12 @@ mod tests {
         let reply: Value = serde_json::from_str(&answer(discover).unwrap()).unwrap();
         assert_eq!(reply["error"]["code"], -32601);
         assert_eq!(answer(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), None);
+        let read = br#"{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"soak://text"}}"#;
+        let reply: Value = serde_json::from_str(&answer(read).unwrap()).unwrap();
+        assert_eq!(reply["result"]["contents"][0]["text"], "soak");
+        let prompts = br#"{"jsonrpc":"2.0","id":9,"method":"prompts/list"}"#;
+        let reply: Value = serde_json::from_str(&answer(prompts).unwrap()).unwrap();
+        assert_eq!(reply["result"]["prompts"][0]["name"], "greet");
         let garbage: Value = serde_json::from_str(&answer(b"{").unwrap()).unwrap();
         assert_eq!(garbage["error"]["code"], -32700);
     }

@@ -40,12 +40,12 @@ fn the_short_soak_holds_every_outcome_on_every_runtime() {
             .find(|r| r["part"] == part && r["runtime"] == runtime && r["transport"] == transport)
             .unwrap_or_else(|| panic!("no {part} {runtime} {transport} row:\n{stdout}"))
     };
-    assert_eq!(rows.len(), 3 * (1 + 2 + 1 + 1), "one row per part, runtime and transport:\n{stdout}");
+    assert_eq!(rows.len(), 4 * (1 + 2 + 1 + 1), "one row per part, runtime and transport:\n{stdout}");
     for row in &rows {
         assert_eq!(row["ok"], true, "{row}");
         assert_eq!(row["failures"], serde_json::json!([]), "{row}");
     }
-    for runtime in ["tokio", "smol", "blocking"] {
+    for runtime in ["tokio", "tokio-ct", "smol", "blocking"] {
         for transport in ["stdio", "http"] {
             let load = find("load", runtime, transport);
             assert_eq!(field(load, "calls"), 400, "{load}");

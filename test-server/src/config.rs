@@ -61,6 +61,14 @@ pub struct Config {
     pub cli_tools: bool,
     /// `--exit-after N`: the `N`-th `tools/call` ends the process (status 3), unanswered.
     pub exit_after: Option<u64>,
+    /// `--slow-write-ms N`: a line longer than 64 KiB is written 64 KiB at a time, `N` ms apart.
+    pub slow_write_ms: u64,
+    /// `--close-stdout-after N`: the `N`-th `tools/call` closes stdout, unanswered; the
+    /// process lives on.
+    pub close_stdout_after: Option<u64>,
+    /// `--stop-reading-after N`: on the `N`-th `tools/call` the process stops reading stdin
+    /// for good, unanswered, and lives on.
+    pub stop_reading_after: Option<u64>,
     /// `--answer-delay-ms N`: every answer to a request is sent `N` ms late.
     pub answer_delay_ms: u64,
     /// `--list-barrier DIR`: `tools/list` waits for `list_barrier_count` arrivals in `DIR`.
@@ -109,6 +117,9 @@ impl Default for Config {
             big_tool: false,
             cli_tools: false,
             exit_after: None,
+            slow_write_ms: 0,
+            close_stdout_after: None,
+            stop_reading_after: None,
             answer_delay_ms: 0,
             list_barrier: None,
             list_barrier_count: 2,
@@ -126,7 +137,7 @@ pub const USAGE: &str =
 [--silent-discover] [--answer-version V] [--page-size N] [--extra-tools N] [--loop-cursor] \
 [--record FILE] [--stderr-banner] [--stderr-flood] [--exit-on-start CODE] [--listen-ack-delay-ms N] [--listen-no-ack] \
 [--listen-deny-all] [--no-subscribe] [--no-subscribe-if-exists FILE] [--discover-ttl-ms N] [--task-poll-ms N] [--no-tasks] [--trip-prompt] [--host-asks] [--input-waits] [--client-roots] \
-[--big-tool] [--cli-tools] [--exit-after N] [--answer-delay-ms N] [--list-barrier DIR] [--list-barrier-count N] \
+[--big-tool] [--cli-tools] [--exit-after N] [--slow-write-ms N] [--close-stdout-after N] [--stop-reading-after N] [--answer-delay-ms N] [--list-barrier DIR] [--list-barrier-count N] \
 [--list-barrier-timeout-ms N] [--no-logging] [--no-prompts] [--no-resources] [--no-completions]";
 
 /// Outcome of parsing: run with a config, or print help and exit.
@@ -173,6 +184,9 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Parsed, String> 
                 | "--listen-ack-delay-ms"
                 | "--task-poll-ms"
                 | "--exit-after"
+                | "--slow-write-ms"
+                | "--close-stdout-after"
+                | "--stop-reading-after"
                 | "--answer-delay-ms"
                 | "--list-barrier"
                 | "--list-barrier-count"
@@ -216,6 +230,17 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Parsed, String> 
                 0 => return Err("--exit-after expects a count of at least 1".to_string()),
                 n => cfg.exit_after = Some(n),
             },
+            "--slow-write-ms" => cfg.slow_write_ms = parse_number(&flag, &value)?,
+            "--close-stdout-after" | "--stop-reading-after" => {
+                let n = match parse_number(&flag, &value)? {
+                    0 => return Err(format!("{flag} expects a count of at least 1")),
+                    n => Some(n),
+                };
+                match flag.as_str() {
+                    "--close-stdout-after" => cfg.close_stdout_after = n,
+                    _ => cfg.stop_reading_after = n,
+                }
+            }
             "--answer-delay-ms" => cfg.answer_delay_ms = parse_number(&flag, &value)?,
             "--list-barrier" => cfg.list_barrier = Some(PathBuf::from(value)),
             "--list-barrier-count" => cfg.list_barrier_count = parse_number(&flag, &value)?,
@@ -315,6 +340,19 @@ mod tests {
         assert_eq!(run(&["--exit-after=7"]).exit_after, Some(7));
         assert!(parse(["--exit-after=0".to_string()]).is_err());
         assert!(parse(["--exit-after".to_string(), "many".to_string()]).is_err());
+    }
+
+    #[test]
+    fn parses_process_fault_flags() {
+        let cfg = run(&[]);
+        assert_eq!((cfg.slow_write_ms, cfg.close_stdout_after, cfg.stop_reading_after), (0, None, None));
+        let cfg = run(&["--slow-write-ms", "5", "--close-stdout-after=3", "--stop-reading-after", "2"]);
+        assert_eq!(
+            (cfg.slow_write_ms, cfg.close_stdout_after, cfg.stop_reading_after),
+            (5, Some(3), Some(2))
+        );
+        assert!(parse(["--close-stdout-after=0".to_string()]).is_err());
+        assert!(parse(["--stop-reading-after=never".to_string()]).is_err());
     }
 
     #[test]

@@ -111,6 +111,12 @@
 //!   `--record` wrote it), the process exits with status 3 without answering
 //!   it: a server that crashes every `N` calls (the restart soak of
 //!   `mcp-bench soak`).
+//! * `--slow-write-ms N`: write a line longer than 64 KiB 64 KiB at a time, `N` ms apart (so
+//!   a kill can land in the middle of a large answer; the fault soak of `mcp-bench soak`).
+//! * `--close-stdout-after N`: on receiving its `N`-th `tools/call`, close stdout without
+//!   answering it and live on, reading stdin (the client must notice the end of the stream).
+//! * `--stop-reading-after N`: on receiving its `N`-th `tools/call`, stop reading stdin for
+//!   good without answering it and live on (the client's writes then fill the pipe).
 //! * `--answer-delay-ms N`: send every answer to a request `N` ms late (the
 //!   fan-out benchmark of `mcp-bench fanout`: servers that each take a while).
 //! * `--list-barrier DIR`, `--list-barrier-count N` (default 2),
@@ -150,6 +156,7 @@ mod input_waits;
 mod list_barrier;
 mod listen;
 pub mod oauth_gateway;
+mod process_faults;
 mod protocol;
 mod server;
 mod tasks;
@@ -217,7 +224,8 @@ pub fn run<I: Iterator<Item = String>>(args: I) -> ExitCode {
         }
     };
 
-    let exit_after = cfg.exit_after;
+    let (exit_after, close_stdout_after, stop_reading_after) =
+        (cfg.exit_after, cfg.close_stdout_after, cfg.stop_reading_after);
     let mut tool_calls = 0u64;
     let server = Arc::new(Server::new(cfg));
     let mut stdin = io::stdin().lock();
@@ -239,14 +247,22 @@ pub fn run<I: Iterator<Item = String>>(args: I) -> ExitCode {
         if let Some(file) = record.as_mut() {
             let _ = file.write_all(&buf).and_then(|()| file.write_all(b"\n")).and_then(|()| file.flush());
         }
-        // --exit-after N: the N-th `tools/call` ends the process, unanswered.
-        if let Some(limit) = exit_after {
-            if is_tool_call(&buf) {
-                tool_calls += 1;
-                if tool_calls >= limit {
-                    eprintln!("mcp-test-server: exiting on tools/call {tool_calls} (--exit-after {limit})");
-                    std::process::exit(3);
-                }
+        // --exit-after, --close-stdout-after, --stop-reading-after: the N-th `tools/call`
+        // ends the process, closes stdout or stops the reading, unanswered.
+        if (exit_after, close_stdout_after, stop_reading_after) != (None, None, None) && is_tool_call(&buf) {
+            tool_calls += 1;
+            if exit_after.is_some_and(|limit| tool_calls >= limit) {
+                eprintln!("mcp-test-server: exiting on tools/call {tool_calls} (--exit-after)");
+                std::process::exit(3);
+            }
+            if stop_reading_after.is_some_and(|limit| tool_calls >= limit) {
+                eprintln!("mcp-test-server: no longer reading stdin (--stop-reading-after)");
+                process_faults::stop_reading();
+            }
+            if close_stdout_after == Some(tool_calls) {
+                eprintln!("mcp-test-server: closing stdout (--close-stdout-after)");
+                process_faults::close_stdout();
+                continue;
             }
         }
         match std::str::from_utf8(&buf) {

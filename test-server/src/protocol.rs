@@ -112,6 +112,11 @@ impl Output {
         Output { stdout: Mutex::new(Box::new(io::stdout())) }
     }
 
+    /// Stdout with long lines written 64 KiB at a time, `pause` apart (`--slow-write-ms`).
+    pub fn paced(pause: std::time::Duration) -> Self {
+        Output { stdout: Mutex::new(Box::new(crate::process_faults::Paced::new(io::stdout(), pause))) }
+    }
+
     /// An output writing into a shared buffer instead of stdout.
     #[cfg(test)]
     pub fn capture() -> (Self, std::sync::Arc<Mutex<Vec<u8>>>) {

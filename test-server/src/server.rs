@@ -73,7 +73,11 @@ pub struct Server {
 
 impl Server {
     pub fn new(cfg: Config) -> Self {
-        Server::with_output(cfg, Output::new())
+        let output = match cfg.slow_write_ms {
+            0 => Output::new(),
+            ms => Output::paced(std::time::Duration::from_millis(ms)),
+        };
+        Server::with_output(cfg, output)
     }
 
     pub fn with_output(cfg: Config, out: Output) -> Self {

@@ -1,6 +1,7 @@
 //! Shared helpers for the integration tests: the test server's binary, server specs, event
 //! collection, temporary files, process lookup, and locating the real peers.
 
+pub mod faults;
 #[cfg(feature = "http")]
 pub mod http_peers;
 #[cfg(feature = "http")]
