@@ -21,6 +21,7 @@
 //! - [`listen`]: the legacy GET stream, its gate, and reconnections.
 
 mod auth;
+mod authorization;
 mod detection;
 mod exchange;
 mod keepalive;
@@ -70,8 +71,8 @@ pub(crate) struct HttpLink {
     /// HTTP+SSE liveness.
     keepalive: KeepAlive,
     backoff: Backoff,
-    /// The `Authorization` set by the host (`Some(None)`: none), replacing a configured one.
-    authorization: Option<Option<String>>,
+    /// The `Authorization` header: configured, or set or removed by the host.
+    authorization: authorization::AuthorizationHeader,
     /// How challenges are answered (OAuth, a token provider), if configured.
     auth: Option<Box<auth::AuthState>>,
 }
@@ -87,7 +88,7 @@ impl HttpLink {
             exchanges: Exchanges::default(),
             keepalive: KeepAlive::default(),
             backoff: Backoff { retry_ms: None, rng: SplitMix64(random_seed) },
-            authorization: None,
+            authorization: authorization::AuthorizationHeader::Configured,
             auth: None,
         }
     }
