@@ -55,6 +55,8 @@ pub(crate) enum Feed<'a> {
     Bytes(&'a [u8]),
     /// The body ended.
     End,
+    /// The transport failed.
+    Failed(crate::IoError),
 }
 
 /// Something the body carried.
@@ -289,6 +291,13 @@ impl Exchange {
     /// Pushes input through the decoders.
     pub(crate) fn feed(&mut self, input: Feed<'_>) -> Output {
         let mut out = Output::default();
+        let input = match input {
+            Feed::Failed(error) => {
+                self.fail(error);
+                return out;
+            }
+            input => input,
+        };
         let (response, decoder) = match (&mut self.phase, &input) {
             (Phase::Ended { .. }, _) | (_, Feed::Nothing) => return out,
             (Phase::AwaitingHead, _) => {
@@ -305,7 +314,7 @@ impl Exchange {
             return out;
         }
         let decoded = match input {
-            Feed::Nothing => return out,
+            Feed::Nothing | Feed::Failed(_) => return out,
             Feed::Bytes(bytes) => decoder.push(bytes).map(|b| (b, false)),
             Feed::End => decoder.finish().map(|b| (b, true)),
         };
@@ -459,6 +468,25 @@ impl Exchange {
                     out.warnings.push(Warning::InvalidMessage { reason: reason.into() })
                 }
             }
+        }
+    }
+
+    /// An event over the limit is being (`done: false`) or was skipped: whether the request it
+    /// answers was already failed for it (then nothing more is to be done).
+    pub(crate) fn oversize_already_answered(&mut self, done: bool) -> bool {
+        if done {
+            std::mem::take(&mut self.oversize_answered)
+        } else {
+            self.oversize_answered
+        }
+    }
+
+    /// The request an oversize event answers was failed (`answered`) or not; if it is this
+    /// exchange's own request, the stream has nothing more to give.
+    pub(crate) fn oversize_answer_failed(&mut self, answered: bool, done: bool, peek: &Peek) {
+        self.oversize_answered = answered && !done;
+        if answered && peek.answers() == self.role.request_id() {
+            self.answered = true;
         }
     }
 

@@ -7,6 +7,7 @@ use super::super::{Connection, Proc, WireUse};
 use super::auth;
 use super::exchange::{End, Exchange, Role, TooLarge};
 use super::session::{Listen, Resume, SessionState};
+use super::HttpLink;
 use crate::config::ProtocolMode;
 use crate::error::{RequestError, RpcError, Warning};
 use crate::event::Event;
@@ -120,9 +121,7 @@ impl Connection {
     /// An exchange ended (normally or not): act on what it means.
     pub(super) fn on_exchange_done(&mut self, now: Instant, exchange: ExchangeId, x: Exchange) {
         if x.role == Role::Delete {
-            let Some(link) = self.http_mut() else { return };
-            if link.is_close_exchange(exchange) {
-                link.session = SessionState::Idle;
+            if self.http_mut().is_some_and(|link| link.closed(exchange)) {
                 self.timers.clear(Timer::HttpClose);
                 self.maybe_closed();
             }
@@ -280,15 +279,7 @@ impl Connection {
     /// The last transport was refused too: the error listing every try (with the common
     /// endpoints when every try got 404), or `None` when no other transport was tried.
     fn detection_failed(&mut self, attempt: TransportAttempt) -> Option<RequestError> {
-        let link = self.http_mut()?;
-        let attempts = link.detection.give_up(attempt)?;
-        let suggestions = match crate::http_url::HttpUrl::parse(&link.cfg.url) {
-            Ok(url) if attempts.iter().all(|a| a.outcome.status() == 404) => {
-                crate::transport_attempt::suggestions(&url)
-            }
-            _ => Vec::new(),
-        };
-        Some(RequestError::NoTransport { attempts, suggestions })
+        self.http_mut()?.detection_failed(attempt)
     }
 
     /// Gives up on the transport being tried, which got what `attempt` says, and opens the next.
@@ -315,7 +306,9 @@ impl Connection {
             return self.on_listen_failed(now, handle, id, failure, x);
         }
         let is_tool_call = matches!(op.request, Request::CallTool { .. } | Request::CallToolAsTask { .. });
-        let retries_left = self.http().is_some_and(|l| op.retries < l.cfg.retries);
+        let (retries_left, streamable) = self.http().map_or((false, false), |l| {
+            (op.retries < l.cfg.retries, l.kind() == TransportKind::StreamableHttp)
+        });
         let modern = x.role.is_modern();
         match failure {
             Failure::Rpc(_, e) => self.deliver(now, id, Err(e)),
@@ -336,7 +329,7 @@ impl Connection {
                 }
             }
             Failure::Broken(detail) => match x.last_event_id.clone() {
-                Some(last) if self.http().is_some_and(|l| l.kind() == TransportKind::StreamableHttp) => {
+                Some(last) if streamable => {
                     self.note_retry_ms(x);
                     self.resume_later(now, x.epoch, Resume { id, last, attempts: 1 });
                 }
@@ -409,9 +402,8 @@ impl Connection {
             return;
         }
         self.open_listen_gate(now, x.epoch);
-        self.note_retry_ms(x);
-        if let (Some(last), Some(legacy)) = (&x.last_event_id, self.http_legacy_mut()) {
-            legacy.listen.last_event_id = Some(last.clone());
+        if let Some(link) = self.http_mut() {
+            link.on_listen_end(x);
         }
         let healthy = status.is_some_and(|s| (200..300).contains(&s)) && x.got_bytes;
         if let Some(s @ (401 | 403)) = status {
@@ -438,16 +430,13 @@ impl Connection {
             }
             _ => {}
         }
-        let Some(legacy) = self.http_legacy_mut() else { return };
-        let listen = &mut legacy.listen;
-        listen.failures = if healthy { 0 } else { listen.failures + 1 };
-        if listen.failures >= MAX_LISTEN_FAILURES {
+        let Some(reconnect) = self.http_mut().and_then(|l| l.count_listen_failure(healthy)) else { return };
+        if !reconnect {
             self.listen_given_up();
             let detail = format!("gave up reopening the event stream after {MAX_LISTEN_FAILURES} failures");
             self.warn(Warning::Http { detail });
             return;
         }
-        listen.state = Listen::Waiting;
         self.schedule_reconnect(now, x.epoch);
     }
 
@@ -524,10 +513,9 @@ impl Connection {
         let Some(op) = self.ops.get_mut(&handle) else { return };
         op.sent = None;
         op.retries += 1;
-        let shift = (op.retries - 1).min(16);
+        let retries = op.retries;
         let Some(link) = self.http_mut() else { return };
-        let base = link.cfg.retry_delay.saturating_mul(1 << shift).min(MAX_RETRY_DELAY);
-        let delay = link.backoff.jittered(base);
+        let delay = link.retry_delay(retries);
         self.timers.set(Timer::Retry(handle), now + delay);
     }
 
@@ -562,10 +550,63 @@ impl Connection {
 
     /// Keeps a broken response stream for the reconnection timer to resume.
     fn resume_later(&mut self, now: Instant, epoch: Epoch, resume: Resume) {
-        if let Some(legacy) = self.http_legacy_mut() {
+        if let Some(legacy) = self.http_mut().and_then(|l| l.session.legacy_mut()) {
             legacy.resumes.push(resume);
         }
         self.schedule_reconnect(now, epoch);
+    }
+}
+
+impl HttpLink {
+    /// The close `DELETE` ended: whether it was the one closing the session (now idle).
+    fn closed(&mut self, exchange: ExchangeId) -> bool {
+        if !self.is_close_exchange(exchange) {
+            return false;
+        }
+        self.session = SessionState::Idle;
+        true
+    }
+
+    /// The last transport was refused too: the error listing every try (with the common
+    /// endpoints when every try got 404), or `None` when no other transport was tried.
+    fn detection_failed(&mut self, attempt: TransportAttempt) -> Option<RequestError> {
+        let attempts = self.detection.give_up(attempt)?;
+        let suggestions = match crate::http_url::HttpUrl::parse(&self.cfg.url) {
+            Ok(url) if attempts.iter().all(|a| a.outcome.status() == 404) => {
+                crate::transport_attempt::suggestions(&url)
+            }
+            _ => Vec::new(),
+        };
+        Some(RequestError::NoTransport { attempts, suggestions })
+    }
+
+    /// The legacy GET stream ended: keep the server's `retry` and where to resume it.
+    fn on_listen_end(&mut self, x: &Exchange) {
+        self.backoff.note(x.retry_ms);
+        if let (Some(last), Some(legacy)) = (&x.last_event_id, self.session.legacy_mut()) {
+            legacy.listen.last_event_id = Some(last.clone());
+        }
+    }
+
+    /// Counts a reconnection of the GET stream (reset when it was `healthy`): whether to
+    /// reconnect (it then waits), or give up after too many failures in a row. `None`
+    /// outside a legacy session.
+    fn count_listen_failure(&mut self, healthy: bool) -> Option<bool> {
+        let listen = &mut self.session.legacy_mut()?.listen;
+        listen.failures = if healthy { 0 } else { listen.failures + 1 };
+        if listen.failures >= MAX_LISTEN_FAILURES {
+            return Some(false);
+        }
+        listen.state = Listen::Waiting;
+        Some(true)
+    }
+
+    /// The wait before re-sending a request for the `retries`-th time: exponential, capped,
+    /// with jitter.
+    fn retry_delay(&mut self, retries: u32) -> Duration {
+        let shift = (retries - 1).min(16);
+        let base = self.cfg.retry_delay.saturating_mul(1 << shift).min(MAX_RETRY_DELAY);
+        self.backoff.jittered(base)
     }
 }
 

@@ -122,6 +122,13 @@ impl SessionState {
         }
     }
 
+    /// The legacy revision was negotiated (`initialize` answered).
+    pub(super) fn set_version(&mut self, version: &str) {
+        if let Some(legacy) = self.legacy_mut() {
+            legacy.version = Some(version.to_owned());
+        }
+    }
+
     /// The epoch is over: nothing of the session is kept (a closing `DELETE` stays).
     pub(super) fn end(&mut self) {
         if !matches!(self, SessionState::Closing { .. }) {
