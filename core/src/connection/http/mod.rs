@@ -222,7 +222,8 @@ impl HttpLink {
     fn settle(&mut self, exchange: ExchangeId) -> Option<Settled> {
         let x = self.exchanges.get(exchange)?;
         if x.finished().is_some() {
-            return self.exchanges.remove(exchange).map(Settled::Ended);
+            let facts = self.facts();
+            return self.exchanges.remove(exchange).map(|x| Settled::Ended(x, facts));
         }
         if x.answered {
             self.exchanges.remove(exchange);
@@ -293,8 +294,8 @@ enum Settled {
     Open,
     /// Its answer arrived on its stream: it was dropped (the runtime must stop it).
     Answered,
-    /// It ended, and was taken out.
-    Ended(Exchange),
+    /// It ended, and was taken out (with what the link knew then).
+    Ended(Exchange, outcome::LinkFacts),
 }
 
 /// The exchanges in flight.
@@ -673,12 +674,12 @@ impl Connection {
             }
         }
         match self.http_mut().and_then(|l| l.settle(exchange)) {
-            Some(Settled::Ended(x)) => {
+            Some(Settled::Ended(x, facts)) => {
                 if !runtime_done {
                     // Ended by the core (a limit, a bad body): the runtime must stop reading.
                     self.io.push_back(Io::HttpAbort { exchange });
                 }
-                self.on_exchange_done(now, exchange, x);
+                self.on_exchange_done(now, exchange, x, facts);
             }
             // The result arrived on an event stream: the stream has nothing more to give.
             Some(Settled::Answered) => self.io.push_back(Io::HttpAbort { exchange }),

@@ -77,7 +77,7 @@ impl Failure {
 
 impl Connection {
     /// Classifies an exchange that ended without the awaited response.
-    fn classify(&self, x: &Exchange) -> Failure {
+    fn classify(&self, x: &Exchange, link: LinkFacts) -> Failure {
         let end = x.finished().cloned().unwrap_or(End::Complete);
         let status = match (x.status(), &end) {
             (_, End::TooLarge(t)) => return Failure::TooLarge(t.clone()),
@@ -108,10 +108,9 @@ impl Connection {
             });
         }
         let rpc = x.error_body().map(|e| RpcError { code: e.code, message: e.message, data: e.data });
-        let legacy_session = self.http().is_some_and(|l| l.session.id().is_some());
         match (status, rpc) {
             (401 | 403, rpc) => Failure::Unauthorized(status, rpc),
-            (404, _) if legacy_session => Failure::SessionGone,
+            (404, _) if link.legacy_session => Failure::SessionGone,
             (_, Some(e)) => Failure::Rpc(status, e),
             (500..=599, None) => Failure::Server(status, x.error_text()),
             (_, None) => Failure::Status(status, x.error_text()),
@@ -119,7 +118,14 @@ impl Connection {
     }
 
     /// An exchange ended (normally or not): act on what it means.
-    pub(super) fn on_exchange_done(&mut self, now: Instant, exchange: ExchangeId, x: Exchange) {
+    /// `link`: what the link knew when it ended.
+    pub(super) fn on_exchange_done(
+        &mut self,
+        now: Instant,
+        exchange: ExchangeId,
+        x: Exchange,
+        link: LinkFacts,
+    ) {
         if x.role == Role::Delete {
             if self.http_mut().is_some_and(|link| link.closed(exchange)) {
                 self.timers.clear(Timer::HttpClose);
@@ -131,22 +137,22 @@ impl Connection {
             return;
         }
         match x.role.clone() {
-            Role::Post { id: Some(id), .. } => self.on_request_exchange_done(now, id, &x),
-            Role::Post { id: None, .. } => self.on_message_exchange_done(now, &x),
-            Role::Resume { id, last, attempts } => self.on_resume_done(now, id, last, attempts, &x),
-            Role::Listen => self.on_listen_done(now, &x),
-            Role::SseStream => self.on_sse_stream_done(now, &x),
+            Role::Post { id: Some(id), .. } => self.on_request_exchange_done(now, id, &x, link),
+            Role::Post { id: None, .. } => self.on_message_exchange_done(now, &x, link),
+            Role::Resume { id, last, attempts } => self.on_resume_done(now, id, last, attempts, &x, link),
+            Role::Listen => self.on_listen_done(now, &x, link),
+            Role::SseStream => self.on_sse_stream_done(now, &x, link),
             Role::Delete => {}
         }
     }
 
     /// A POSTed notification or answer ended: only a failure is worth reporting.
-    fn on_message_exchange_done(&mut self, now: Instant, x: &Exchange) {
+    fn on_message_exchange_done(&mut self, now: Instant, x: &Exchange, link: LinkFacts) {
         if matches!(x.finished(), Some(End::Complete)) && x.status().is_some_and(|s| (200..300).contains(&s))
         {
             return;
         }
-        match self.classify(x) {
+        match self.classify(x, link) {
             Failure::SessionGone => self.on_session_expired(now, x.epoch),
             f => {
                 let detail = format!("a message the client posted was not delivered: {}", f.into_error(x));
@@ -156,18 +162,18 @@ impl Connection {
     }
 
     /// A POSTed request's exchange ended without its response (or with it: then nothing to do).
-    fn on_request_exchange_done(&mut self, now: Instant, id: WireId, x: &Exchange) {
+    fn on_request_exchange_done(&mut self, now: Instant, id: WireId, x: &Exchange, link: LinkFacts) {
         if x.answered {
             return;
         }
         let Some(usage) = self.wire.get(&id).copied() else { return };
-        let sse_transport = self.http().is_some_and(|l| l.kind() == TransportKind::Sse);
+        let sse_transport = link.kind == TransportKind::Sse;
         let accepted = x.status().is_some_and(|s| (200..300).contains(&s));
         if sse_transport && accepted && matches!(x.finished(), Some(End::Complete)) {
             // HTTP+SSE: the response comes on the event stream.
             return;
         }
-        let failure = self.classify(x);
+        let failure = self.classify(x, link);
         if let Failure::Unauthorized(status, _) = failure {
             let parked = match usage {
                 WireUse::Probe => Some(auth::Parked::Handshake(x.epoch)),
@@ -187,8 +193,8 @@ impl Connection {
         }
         match usage {
             WireUse::Probe => self.on_probe_failed(now, id, failure, x),
-            WireUse::Initialize => self.on_initialize_failed(now, id, failure, x),
-            WireUse::Op(handle) => self.on_op_failed(now, handle, id, failure, x),
+            WireUse::Initialize => self.on_initialize_failed(now, id, failure, x, link),
+            WireUse::Op(handle) => self.on_op_failed(now, handle, id, failure, x, link),
             WireUse::Fire => self.forget_wire(&id),
             WireUse::KeepAlive => {
                 self.forget_wire(&id);
@@ -230,11 +236,18 @@ impl Connection {
 
     /// The legacy `initialize` got no answer: a 4xx means this is not the transport (try the
     /// next one); anything else fails the handshake.
-    fn on_initialize_failed(&mut self, now: Instant, id: WireId, failure: Failure, x: &Exchange) {
+    fn on_initialize_failed(
+        &mut self,
+        now: Instant,
+        id: WireId,
+        failure: Failure,
+        x: &Exchange,
+        link: LinkFacts,
+    ) {
         let attempt = match &failure {
             // A server error with a JSON-RPC error is the server's answer, not a wrong transport.
             Failure::Rpc(status, _) if !(400..500).contains(status) => None,
-            _ => self.not_this_transport(&failure, x),
+            _ => not_this_transport(&failure, x, link),
         };
         let Some(attempt) = attempt else {
             return match failure {
@@ -242,7 +255,7 @@ impl Connection {
                 f => self.fail_handshake(now, handshake_error(f.into_error(x))),
             };
         };
-        if self.has_next_kind() {
+        if link.has_next_kind {
             return self.next_kind(now, attempt);
         }
         match (self.detection_failed(attempt), failure) {
@@ -250,30 +263,6 @@ impl Connection {
             (None, Failure::Rpc(_, e)) => self.deliver(now, id, Err(e)),
             (None, f) => self.fail_handshake(now, handshake_error(f.into_error(x))),
         }
-    }
-
-    fn has_next_kind(&self) -> bool {
-        self.http().is_some_and(|l| l.detection.has_next())
-    }
-
-    /// The attempt an exchange of the handshake makes, when its failure says the server does
-    /// not speak the transport tried (an error status other than 401, 403 and 5xx without a
-    /// JSON-RPC error, or a success without what the transport needs): detection tries the
-    /// next one. `None` for any other failure.
-    fn not_this_transport(&self, failure: &Failure, x: &Exchange) -> Option<TransportAttempt> {
-        let outcome = match failure {
-            Failure::Status(status, _) => AttemptOutcome::Status(*status),
-            Failure::Rpc(status, error) => AttemptOutcome::Rpc { status: *status, error: error.clone() },
-            Failure::SessionGone => AttemptOutcome::Status(404),
-            Failure::Broken(_) => AttemptOutcome::NoAnswer { status: x.status().unwrap_or(200) },
-            _ => return None,
-        };
-        Some(TransportAttempt {
-            transport: self.http()?.kind(),
-            method: x.kept.method(),
-            url: crate::redact::redact_url(x.kept.url()),
-            outcome,
-        })
     }
 
     /// The last transport was refused too: the error listing every try (with the common
@@ -300,15 +289,14 @@ impl Connection {
         id: WireId,
         failure: Failure,
         x: &Exchange,
+        link: LinkFacts,
     ) {
         let Some(op) = self.ops.get(&handle) else { return };
         if matches!(op.request, Request::Listen { .. }) {
             return self.on_listen_failed(now, handle, id, failure, x);
         }
         let is_tool_call = matches!(op.request, Request::CallTool { .. } | Request::CallToolAsTask { .. });
-        let (retries_left, streamable) = self.http().map_or((false, false), |l| {
-            (op.retries < l.cfg.retries, l.kind() == TransportKind::StreamableHttp)
-        });
+        let retries_left = op.retries < link.retries;
         let modern = x.role.is_modern();
         match failure {
             Failure::Rpc(_, e) => self.deliver(now, id, Err(e)),
@@ -329,7 +317,7 @@ impl Connection {
                 }
             }
             Failure::Broken(detail) => match x.last_event_id.clone() {
-                Some(last) if streamable => {
+                Some(last) if link.kind == TransportKind::StreamableHttp => {
                     self.note_retry_ms(x);
                     self.resume_later(now, x.epoch, Resume { id, last, attempts: 1 });
                 }
@@ -369,12 +357,20 @@ impl Connection {
     }
 
     /// A resumption of a broken legacy response stream ended.
-    fn on_resume_done(&mut self, now: Instant, id: WireId, last: String, attempts: u32, x: &Exchange) {
+    fn on_resume_done(
+        &mut self,
+        now: Instant,
+        id: WireId,
+        last: String,
+        attempts: u32,
+        x: &Exchange,
+        link: LinkFacts,
+    ) {
         if x.answered {
             return;
         }
         let Some(WireUse::Op(handle)) = self.wire.get(&id).copied() else { return };
-        match self.classify(x) {
+        match self.classify(x, link) {
             Failure::SessionGone => self.on_session_expired(now, x.epoch),
             Failure::Broken(_) | Failure::Transport(..) if attempts < MAX_RESUMES => {
                 // A resumption that carried no event keeps the id it resumed from.
@@ -395,9 +391,9 @@ impl Connection {
     }
 
     /// The legacy GET stream ended: reconnect (with `Last-Event-ID`), or give up on it.
-    fn on_listen_done(&mut self, now: Instant, x: &Exchange) {
+    fn on_listen_done(&mut self, now: Instant, x: &Exchange, link: LinkFacts) {
         let status = x.status();
-        if status == Some(404) && self.http().is_some_and(|l| l.session.id().is_some()) {
+        if status == Some(404) && link.legacy_session {
             self.on_session_expired(now, x.epoch);
             return;
         }
@@ -442,17 +438,17 @@ impl Connection {
 
     /// The HTTP+SSE event stream ended: before the `endpoint` event the transport failed;
     /// afterwards the session is lost (requests in flight fail; the next one reconnects).
-    fn on_sse_stream_done(&mut self, now: Instant, x: &Exchange) {
+    fn on_sse_stream_done(&mut self, now: Instant, x: &Exchange, link: LinkFacts) {
         if matches!(self.proc, Proc::Starting { .. }) {
-            let failure = self.classify(x);
+            let failure = self.classify(x, link);
             if let Failure::Unauthorized(status, _) = failure {
                 if self.auth_challenge(now, status, x.www_authenticate(), auth::Parked::SseStream(x.epoch)) {
                     self.timers.clear(Timer::Handshake);
                     return;
                 }
             }
-            if let Some(attempt) = self.not_this_transport(&failure, x) {
-                if self.has_next_kind() {
+            if let Some(attempt) = not_this_transport(&failure, x, link) {
+                if link.has_next_kind {
                     return self.next_kind(now, attempt);
                 }
                 if let Some(err) = self.detection_failed(attempt) {
@@ -557,7 +553,30 @@ impl Connection {
     }
 }
 
+/// What the link knew when an exchange ended, to judge what the end means.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LinkFacts {
+    /// The transport in use (or being tried).
+    kind: TransportKind,
+    /// The server assigned an `Mcp-Session-Id` (a 404 means the session expired).
+    legacy_session: bool,
+    /// Another transport remains to be tried.
+    has_next_kind: bool,
+    /// How many times a request may be re-sent.
+    retries: u32,
+}
+
 impl HttpLink {
+    /// What the link knows now, for judging the end of an exchange.
+    pub(super) fn facts(&self) -> LinkFacts {
+        LinkFacts {
+            kind: self.kind(),
+            legacy_session: self.session.id().is_some(),
+            has_next_kind: self.detection.has_next(),
+            retries: self.cfg.retries,
+        }
+    }
+
     /// The close `DELETE` ended: whether it was the one closing the session (now idle).
     fn closed(&mut self, exchange: ExchangeId) -> bool {
         if !self.is_close_exchange(exchange) {
@@ -608,6 +627,26 @@ impl HttpLink {
         let base = self.cfg.retry_delay.saturating_mul(1 << shift).min(MAX_RETRY_DELAY);
         self.backoff.jittered(base)
     }
+}
+
+/// The attempt an exchange of the handshake makes, when its failure says the server does
+/// not speak the transport tried (an error status other than 401, 403 and 5xx without a
+/// JSON-RPC error, or a success without what the transport needs): detection tries the
+/// next one. `None` for any other failure.
+fn not_this_transport(failure: &Failure, x: &Exchange, link: LinkFacts) -> Option<TransportAttempt> {
+    let outcome = match failure {
+        Failure::Status(status, _) => AttemptOutcome::Status(*status),
+        Failure::Rpc(status, error) => AttemptOutcome::Rpc { status: *status, error: error.clone() },
+        Failure::SessionGone => AttemptOutcome::Status(404),
+        Failure::Broken(_) => AttemptOutcome::NoAnswer { status: x.status().unwrap_or(200) },
+        _ => return None,
+    };
+    Some(TransportAttempt {
+        transport: link.kind,
+        method: x.kept.method(),
+        url: crate::redact::redact_url(x.kept.url()),
+        outcome,
+    })
 }
 
 /// Handshake failures keep their HTTP meaning (401 stays `Unauthorized`); transport ones say
