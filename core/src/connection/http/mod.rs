@@ -12,8 +12,14 @@
 //! - [`keepalive`]: HTTP+SSE liveness (activity, ping, reopening);
 //! - [`Exchanges`] and [`Backoff`] (below): the exchanges in flight, and delays with jitter.
 //!
+//! Each part decides what only its own state decides, and returns it as a value (what to
+//! abort, what a head means, where an ended exchange stands, what the keep-alive timer found);
+//! the [`Connection`] methods reach the link once, at their entry, and act on the rest of the
+//! connection (events, requests in flight, timers, the I/O queue).
+//!
 //! The [`Connection`] side is split by concern:
-//! - [`exchange`]: one exchange's response decoding (gzip, JSON or SSE, error bodies);
+//! - [`exchange`]: one exchange's response decoding (gzip, JSON or SSE, error bodies), in the
+//!   phase it is in (awaiting the head, reading the body, ended);
 //! - [`outbound`]: the requests (headers per era and transport);
 //! - [`outcome`]: what an exchange's end means (results, fallbacks, retries, re-issues,
 //!   session expiry, resumption);
@@ -534,8 +540,13 @@ impl Connection {
 
     /// Opens an event stream (GET) for `role`, resuming after `last_event_id` if given.
     fn start_stream(&mut self, epoch: Epoch, role: Role, last_event_id: Option<&str>) -> Option<ExchangeId> {
-        let request = self.http()?.stream_request(last_event_id, self.cfg.timeouts.http_connect);
-        self.start_exchange(epoch, role, request)
+        let setup = self.exchange_setup();
+        let connect_timeout = self.cfg.timeouts.http_connect;
+        let link = self.http_mut()?;
+        let request = link.stream_request(last_event_id, connect_timeout);
+        let (exchange, request) = link.start_exchange(epoch, role, request, &setup);
+        self.launch_exchange(exchange, request, setup.trace);
+        Some(exchange)
     }
 
     fn abort_exchange(&mut self, exchange: ExchangeId) {
