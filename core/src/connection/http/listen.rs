@@ -39,7 +39,7 @@ impl HttpLink {
 
     /// The wait before the reconnection timer: the server's `retry`, or a backoff after the
     /// GET stream's failures in a row.
-    fn reconnect_delay_now(&mut self) -> Duration {
+    pub(super) fn reconnect_delay_now(&mut self) -> Duration {
         let failures = self.session.legacy().map_or(0, |l| l.listen.failures);
         self.backoff.reconnect_delay(failures)
     }
@@ -120,11 +120,5 @@ impl Connection {
         if listen_waiting {
             self.open_listen(epoch);
         }
-    }
-
-    /// Schedules the reconnection timer after the server's `retry` (or a backoff).
-    pub(super) fn schedule_reconnect(&mut self, now: Instant, epoch: Epoch) {
-        let Some(delay) = self.http_mut().map(HttpLink::reconnect_delay_now) else { return };
-        self.timers.set(Timer::HttpReconnect(epoch), now + delay);
     }
 }

@@ -318,8 +318,7 @@ impl Connection {
             }
             Failure::Broken(detail) => match x.last_event_id.clone() {
                 Some(last) if link.kind == TransportKind::StreamableHttp => {
-                    self.note_retry_ms(x);
-                    self.resume_later(now, x.epoch, Resume { id, last, attempts: 1 });
+                    self.resume_later(now, x.epoch, Resume { id, last, attempts: 1 }, x.retry_ms);
                 }
                 _ => self.finish(handle, Err(RequestError::StreamClosed { detail })),
             },
@@ -375,8 +374,7 @@ impl Connection {
             Failure::Broken(_) | Failure::Transport(..) if attempts < MAX_RESUMES => {
                 // A resumption that carried no event keeps the id it resumed from.
                 let last = x.last_event_id.clone().unwrap_or(last);
-                self.note_retry_ms(x);
-                self.resume_later(now, x.epoch, Resume { id, last, attempts: attempts + 1 });
+                self.resume_later(now, x.epoch, Resume { id, last, attempts: attempts + 1 }, x.retry_ms);
             }
             f => {
                 let err = match f {
@@ -426,14 +424,18 @@ impl Connection {
             }
             _ => {}
         }
-        let Some(reconnect) = self.http_mut().and_then(|l| l.count_listen_failure(healthy)) else { return };
-        if !reconnect {
-            self.listen_given_up();
-            let detail = format!("gave up reopening the event stream after {MAX_LISTEN_FAILURES} failures");
-            self.warn(Warning::Http { detail });
-            return;
+        match self.http_mut().and_then(|l| l.count_listen_failure(healthy)) {
+            Some(ListenRetry::Reconnect(delay)) => {
+                self.timers.set(Timer::HttpReconnect(x.epoch), now + delay)
+            }
+            Some(ListenRetry::GiveUp) => {
+                self.listen_given_up();
+                let detail =
+                    format!("gave up reopening the event stream after {MAX_LISTEN_FAILURES} failures");
+                self.warn(Warning::Http { detail });
+            }
+            None => {}
         }
-        self.schedule_reconnect(now, x.epoch);
     }
 
     /// The HTTP+SSE event stream ended: before the `endpoint` event the transport failed;
@@ -538,19 +540,21 @@ impl Connection {
         self.remember_finished(id.clone());
     }
 
-    fn note_retry_ms(&mut self, x: &Exchange) {
-        if let Some(link) = self.http_mut() {
-            link.backoff.note(x.retry_ms);
-        }
+    /// Keeps a broken response stream (which carried the server's `retry_ms`, if any) for the
+    /// reconnection timer to resume.
+    fn resume_later(&mut self, now: Instant, epoch: Epoch, resume: Resume, retry_ms: Option<u64>) {
+        let Some(delay) = self.http_mut().map(|l| l.keep_resume(resume, retry_ms)) else { return };
+        self.timers.set(Timer::HttpReconnect(epoch), now + delay);
     }
+}
 
-    /// Keeps a broken response stream for the reconnection timer to resume.
-    fn resume_later(&mut self, now: Instant, epoch: Epoch, resume: Resume) {
-        if let Some(legacy) = self.http_mut().and_then(|l| l.session.legacy_mut()) {
-            legacy.resumes.push(resume);
-        }
-        self.schedule_reconnect(now, epoch);
-    }
+/// What follows a failed (or ended) GET stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ListenRetry {
+    /// Reopen it after this wait.
+    Reconnect(Duration),
+    /// Too many failures in a row: give it up.
+    GiveUp,
 }
 
 /// What the link knew when an exchange ended, to judge what the end means.
@@ -607,17 +611,27 @@ impl HttpLink {
         }
     }
 
-    /// Counts a reconnection of the GET stream (reset when it was `healthy`): whether to
-    /// reconnect (it then waits), or give up after too many failures in a row. `None`
-    /// outside a legacy session.
-    fn count_listen_failure(&mut self, healthy: bool) -> Option<bool> {
+    /// Counts a reconnection of the GET stream (reset when it was `healthy`): reconnect (it
+    /// then waits, for the server's `retry` or a backoff), or give up after too many failures
+    /// in a row. `None` outside a legacy session.
+    fn count_listen_failure(&mut self, healthy: bool) -> Option<ListenRetry> {
         let listen = &mut self.session.legacy_mut()?.listen;
         listen.failures = if healthy { 0 } else { listen.failures + 1 };
         if listen.failures >= MAX_LISTEN_FAILURES {
-            return Some(false);
+            return Some(ListenRetry::GiveUp);
         }
         listen.state = Listen::Waiting;
-        Some(true)
+        Some(ListenRetry::Reconnect(self.reconnect_delay_now()))
+    }
+
+    /// Keeps a broken response stream to resume (and the server's `retry`, if it sent one):
+    /// the wait before the reconnection timer.
+    fn keep_resume(&mut self, resume: Resume, retry_ms: Option<u64>) -> Duration {
+        self.backoff.note(retry_ms);
+        if let Some(legacy) = self.session.legacy_mut() {
+            legacy.resumes.push(resume);
+        }
+        self.reconnect_delay_now()
     }
 
     /// The wait before re-sending a request for the `retries`-th time: exponential, capped,
