@@ -229,7 +229,7 @@ impl HttpLink {
         let x = self.exchanges.get(exchange)?;
         if x.finished().is_some() {
             let facts = self.facts();
-            return self.exchanges.remove(exchange).map(|x| Settled::Ended(x, facts));
+            return self.exchanges.remove(exchange).map(|x| Settled::Ended(Box::new(x), facts));
         }
         if x.answered {
             self.exchanges.remove(exchange);
@@ -301,7 +301,7 @@ enum Settled {
     /// Its answer arrived on its stream: it was dropped (the runtime must stop it).
     Answered,
     /// It ended, and was taken out (with what the link knew then).
-    Ended(Exchange, outcome::LinkFacts),
+    Ended(Box<Exchange>, outcome::LinkFacts),
 }
 
 /// The exchanges in flight.
@@ -690,7 +690,7 @@ impl Connection {
                     // Ended by the core (a limit, a bad body): the runtime must stop reading.
                     self.io.push_back(Io::HttpAbort { exchange });
                 }
-                self.on_exchange_done(now, exchange, x, facts);
+                self.on_exchange_done(now, exchange, *x, facts);
             }
             // The result arrived on an event stream: the stream has nothing more to give.
             Some(Settled::Answered) => self.io.push_back(Io::HttpAbort { exchange }),
