@@ -12,7 +12,7 @@ use crate::redirect_error::RedirectError;
 use crate::sse::{SseDecoder, SseItem, SseLimits};
 use crate::text::sanitize_bytes;
 
-use super::redirect::KeptRequest;
+use super::kept_request::KeptRequest;
 
 /// What an exchange is for.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -31,6 +31,7 @@ mod authorization;
 mod detection;
 mod exchange;
 mod keepalive;
+mod kept_request;
 mod listen;
 mod outbound;
 mod outcome;
@@ -55,7 +56,8 @@ use crate::timers::Timer;
 use detection::Detection;
 use exchange::{Exchange, Feed, Role};
 use keepalive::KeepAlive;
-use redirect::{KeptRequest, Redirect};
+use kept_request::KeptRequest;
+use redirect::Redirect;
 use session::SessionState;
 
 /// How long a reconnection of the legacy event stream waits when the server gave no `retry`.
@@ -264,6 +266,31 @@ impl HttpLink {
     }
 }
 
+/// What the link knew when an exchange ended, to judge what the end means.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LinkFacts {
+    /// The transport in use (or being tried).
+    pub(super) kind: TransportKind,
+    /// The server assigned an `Mcp-Session-Id` (a 404 means the session expired).
+    pub(super) legacy_session: bool,
+    /// Another transport remains to be tried.
+    pub(super) has_next_kind: bool,
+    /// How many times a request may be re-sent.
+    pub(super) retries: u32,
+}
+
+impl HttpLink {
+    /// What the link knows now, for judging the end of an exchange.
+    pub(super) fn facts(&self) -> LinkFacts {
+        LinkFacts {
+            kind: self.kind(),
+            legacy_session: self.session.id().is_some(),
+            has_next_kind: self.detection.has_next(),
+            retries: self.cfg.retries,
+        }
+    }
+}
+
 /// What a new exchange needs from the rest of the connection.
 #[derive(Debug)]
 struct ExchangeSetup {
@@ -301,7 +328,7 @@ enum Settled {
     /// Its answer arrived on its stream: it was dropped (the runtime must stop it).
     Answered,
     /// It ended, and was taken out (with what the link knew then).
-    Ended(Box<Exchange>, outcome::LinkFacts),
+    Ended(Box<Exchange>, LinkFacts),
 }
 
 /// The exchanges in flight.

@@ -7,7 +7,7 @@ use super::super::{Connection, Proc, WireUse};
 use super::auth;
 use super::exchange::{End, Exchange, Role, TooLarge};
 use super::session::{Listen, Resume, SessionState};
-use super::HttpLink;
+use super::{HttpLink, LinkFacts};
 use crate::config::ProtocolMode;
 use crate::error::{RequestError, RpcError, Warning};
 use crate::event::Event;
@@ -557,30 +557,7 @@ enum ListenRetry {
     GiveUp,
 }
 
-/// What the link knew when an exchange ended, to judge what the end means.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct LinkFacts {
-    /// The transport in use (or being tried).
-    kind: TransportKind,
-    /// The server assigned an `Mcp-Session-Id` (a 404 means the session expired).
-    legacy_session: bool,
-    /// Another transport remains to be tried.
-    has_next_kind: bool,
-    /// How many times a request may be re-sent.
-    retries: u32,
-}
-
 impl HttpLink {
-    /// What the link knows now, for judging the end of an exchange.
-    pub(super) fn facts(&self) -> LinkFacts {
-        LinkFacts {
-            kind: self.kind(),
-            legacy_session: self.session.id().is_some(),
-            has_next_kind: self.detection.has_next(),
-            retries: self.cfg.retries,
-        }
-    }
-
     /// The close `DELETE` ended: whether it was the one closing the session (now idle).
     fn closed(&mut self, exchange: ExchangeId) -> bool {
         if !self.is_close_exchange(exchange) {

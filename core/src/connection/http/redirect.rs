@@ -5,6 +5,7 @@
 //! later requests go straight there. Any other redirect ends the exchange with a
 //! [`RedirectError`]. Credentials cannot leave the origin: nothing is sent to another one.
 
+use super::kept_request::KeptRequest;
 use super::session::{Listen, SessionState};
 use super::{ExchangeSetup, HttpLink};
 use crate::connection::Connection;
@@ -12,32 +13,6 @@ use crate::handle::{Epoch, ExchangeId};
 use crate::http_url::HttpUrl;
 use crate::io::{HttpHead, HttpMethod, HttpRequest, Io};
 use crate::redirect_error::{RedirectError, RedirectRefusal, MAX_REDIRECTS};
-
-/// A copy of an exchange's request (before its credentials are added), kept until the
-/// exchange ends so that a redirect can send it again.
-#[derive(Debug, Clone)]
-pub(super) struct KeptRequest(HttpRequest);
-
-impl KeptRequest {
-    pub(super) fn new(request: &HttpRequest) -> Self {
-        Self(request.clone())
-    }
-
-    /// The request's URL.
-    pub(super) fn url(&self) -> &str {
-        &self.0.url
-    }
-
-    /// The request's method.
-    pub(super) fn method(&self) -> HttpMethod {
-        self.0.method
-    }
-
-    /// The request again, sent to `url`.
-    fn resend_to(&self, url: &HttpUrl) -> HttpRequest {
-        HttpRequest { url: url.as_str().to_owned(), ..self.0.clone() }
-    }
-}
 
 /// Where a `3xx` answer to a request for `url` leads, if it is followed: a `307` or `308` with
 /// a `Location` on the same origin (scheme, host, port), not back to `url` or a URL in
