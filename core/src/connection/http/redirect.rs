@@ -5,13 +5,12 @@
 //! later requests go straight there. Any other redirect ends the exchange with a
 //! [`RedirectError`]. Credentials cannot leave the origin: nothing is sent to another one.
 
-use super::kept_request::KeptRequest;
 use super::session::{Listen, SessionState};
 use super::{ExchangeSetup, HttpLink};
 use crate::connection::Connection;
 use crate::handle::{Epoch, ExchangeId};
 use crate::http_url::HttpUrl;
-use crate::io::{HttpHead, HttpMethod, HttpRequest, Io};
+use crate::io::{HttpHead, HttpRequest, Io};
 use crate::redirect_error::{RedirectError, RedirectRefusal, MAX_REDIRECTS};
 
 /// Where a `3xx` answer to a request for `url` leads, if it is followed: a `307` or `308` with
@@ -136,7 +135,9 @@ impl Connection {
 
 #[cfg(test)]
 mod tests {
+    use super::super::kept_request::KeptRequest;
     use super::*;
+    use crate::io::HttpMethod;
     use std::time::Duration;
 
     fn request() -> HttpRequest {
