@@ -28,8 +28,10 @@
 
 mod auth;
 mod authorization;
+mod backoff;
 mod detection;
 mod exchange;
+mod exchanges;
 mod keepalive;
 mod kept_request;
 mod listen;
@@ -38,14 +40,13 @@ mod outcome;
 mod redirect;
 mod session;
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use super::{Connection, Outgoing, Proc, Session, Transport};
 use crate::config::{HttpConfig, Limits, ProtocolMode};
 use crate::era::Era;
 use crate::error::{RequestError, Warning};
-use crate::handle::{Counter, Epoch, ExchangeId};
+use crate::handle::{Epoch, ExchangeId};
 use crate::io::{HttpHead, HttpRequest, Io};
 use crate::jsonrpc::WireId;
 use crate::jsonrpc_head::Peek;
@@ -53,17 +54,15 @@ use crate::mcp_servers::{HttpUrl, TransportKind};
 use crate::response::Response;
 use crate::timers::Timer;
 
+use backoff::{Backoff, DEFAULT_RECONNECT};
 use detection::Detection;
 use exchange::{Exchange, Feed, Role};
+use exchanges::Exchanges;
 use keepalive::KeepAlive;
 use kept_request::KeptRequest;
 use redirect::Redirect;
 use session::SessionState;
 
-/// How long a reconnection of the legacy event stream waits when the server gave no `retry`.
-const DEFAULT_RECONNECT: Duration = Duration::from_secs(1);
-/// Longest wait between reconnection attempts of the legacy event stream.
-const MAX_RECONNECT: Duration = Duration::from_secs(30);
 /// How long closing waits for the `DELETE` of a legacy session.
 const CLOSE_DELETE_WAIT: Duration = Duration::from_secs(2);
 
@@ -95,7 +94,7 @@ impl HttpLink {
             session: SessionState::Idle,
             exchanges: Exchanges::default(),
             keepalive: KeepAlive::default(),
-            backoff: Backoff { retry_ms: None, rng: SplitMix64(random_seed) },
+            backoff: Backoff::new(random_seed),
             authorization: authorization::AuthorizationHeader::Configured,
             auth: None,
         }
@@ -329,104 +328,6 @@ enum Settled {
     Answered,
     /// It ended, and was taken out (with what the link knew then).
     Ended(Box<Exchange>, LinkFacts),
-}
-
-/// The exchanges in flight.
-#[derive(Debug, Default)]
-struct Exchanges {
-    map: BTreeMap<ExchangeId, Exchange>,
-    ids: Counter,
-}
-
-impl Exchanges {
-    fn start(&mut self, epoch: Epoch, role: Role, kept: KeptRequest, limits: &Limits) -> ExchangeId {
-        let exchange = ExchangeId::new(self.ids.next());
-        self.map.insert(exchange, Exchange::new(epoch, role, kept, limits));
-        exchange
-    }
-
-    fn get(&self, exchange: ExchangeId) -> Option<&Exchange> {
-        self.map.get(&exchange)
-    }
-
-    fn get_mut(&mut self, exchange: ExchangeId) -> Option<&mut Exchange> {
-        self.map.get_mut(&exchange)
-    }
-
-    fn remove(&mut self, exchange: ExchangeId) -> Option<Exchange> {
-        self.map.remove(&exchange)
-    }
-
-    /// The exchanges carrying the response to `id`, with whether each went out as modern.
-    fn for_request(&self, id: &WireId) -> Vec<(ExchangeId, bool)> {
-        self.map
-            .iter()
-            .filter(|(_, x)| x.role.request_id() == Some(id))
-            .map(|(ex, x)| (*ex, x.role.is_modern()))
-            .collect()
-    }
-
-    /// Drops the exchanges carrying the response to `id`; returns them.
-    fn remove_for_request(&mut self, id: &WireId) -> Vec<ExchangeId> {
-        let found = self.for_request(id);
-        found.into_iter().filter_map(|(ex, _)| self.map.remove(&ex).map(|_| ex)).collect()
-    }
-
-    /// The exchanges of an epoch, but `keep`.
-    fn of_epoch(&self, epoch: Epoch, keep: Option<ExchangeId>) -> Vec<ExchangeId> {
-        self.map.iter().filter(|(ex, x)| x.epoch == epoch && Some(**ex) != keep).map(|(ex, _)| *ex).collect()
-    }
-}
-
-/// Delays: the server's `retry` hint (kept for the connection's lifetime) and jitter.
-#[derive(Debug)]
-struct Backoff {
-    /// The server's `retry`, in milliseconds.
-    retry_ms: Option<u64>,
-    rng: SplitMix64,
-}
-
-impl Backoff {
-    /// A delay with ±25% jitter.
-    fn jittered(&mut self, base: Duration) -> Duration {
-        let quarter = base / 4;
-        let spread = quarter.as_millis() as u64 * 2;
-        let offset = if spread == 0 { 0 } else { self.rng.next() % (spread + 1) };
-        base - quarter + Duration::from_millis(offset)
-    }
-
-    /// Remembers the server's `retry`, if an exchange carried one.
-    fn note(&mut self, retry_ms: Option<u64>) {
-        if let Some(ms) = retry_ms {
-            self.retry_ms = Some(ms);
-        }
-    }
-
-    /// The wait before reconnecting an event stream: the server's `retry`, or an exponential
-    /// backoff with jitter after `failures` failures in a row.
-    fn reconnect_delay(&mut self, failures: u32) -> Duration {
-        match self.retry_ms {
-            Some(ms) => Duration::from_millis(ms),
-            None => {
-                let base = (DEFAULT_RECONNECT * (1 << failures.min(5))).min(MAX_RECONNECT);
-                self.jittered(base)
-            }
-        }
-    }
-}
-
-/// A small deterministic generator for jitter, seeded by the configuration.
-#[derive(Debug, Clone)]
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
 }
 
 impl Connection {
