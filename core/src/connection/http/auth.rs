@@ -122,6 +122,43 @@ impl AuthState {
         let state = Self { mode, round: None, rounds_without_success: 0, server_url: url.to_owned() };
         (Some(state), warning)
     }
+
+    /// A response from the MCP server: a success resets the counts of refused rounds (and
+    /// OAuth keeps a `DPoP-Nonce`).
+    pub(super) fn on_server_head(&mut self, head: &HttpHead) {
+        let success = (200..300).contains(&head.status);
+        if success {
+            self.rounds_without_success = 0;
+        }
+        match &mut self.mode {
+            Mode::Provider { attempts, .. } => {
+                if success {
+                    *attempts = 0;
+                }
+            }
+            #[cfg(feature = "oauth")]
+            Mode::OAuth(oauth) => oauth.on_server_head(head, success),
+        }
+    }
+
+    /// Puts the credentials on a request to the MCP server (replacing any configured
+    /// `Authorization`); `now` is the connection's clock.
+    #[cfg_attr(not(feature = "oauth"), allow(unused_variables))]
+    pub(super) fn decorate(&mut self, now: Instant, request: &mut HttpRequest) {
+        let added = match &mut self.mode {
+            #[cfg(feature = "oauth")]
+            Mode::OAuth(oauth) => oauth.request_headers(now, request),
+            Mode::Provider { token: Some(t), .. } => {
+                vec![("authorization".to_owned(), format!("Bearer {}", t.expose()))]
+            }
+            Mode::Provider { token: None, .. } => Vec::new(),
+        };
+        if added.is_empty() {
+            return;
+        }
+        request.headers.retain(|(n, _)| !added.iter().any(|(a, _)| a.eq_ignore_ascii_case(n)));
+        request.headers.extend(added);
+    }
 }
 
 /// Whether a challenge is one authorization can answer: a 401, or a 403 asking for more
@@ -203,46 +240,6 @@ impl Connection {
             Mode::OAuth(_) => self.oauth_challenge(now, status, www_authenticate),
         }
         true
-    }
-
-    /// A response from the MCP server: a success resets the counts of refused rounds (and
-    /// OAuth keeps a `DPoP-Nonce`).
-    pub(super) fn auth_on_server_head(&mut self, head: &HttpHead) {
-        let Some(auth) = self.auth_mut() else { return };
-        let success = (200..300).contains(&head.status);
-        if success {
-            auth.rounds_without_success = 0;
-        }
-        match &mut auth.mode {
-            Mode::Provider { attempts, .. } => {
-                if success {
-                    *attempts = 0;
-                }
-            }
-            #[cfg(feature = "oauth")]
-            Mode::OAuth(oauth) => oauth.on_server_head(head, success),
-        }
-    }
-
-    /// Puts the credentials on a request to the MCP server (replacing any configured
-    /// `Authorization`).
-    pub(super) fn auth_decorate(&mut self, request: &mut HttpRequest) {
-        #[cfg(feature = "oauth")]
-        let now = self.now;
-        let Some(auth) = self.auth_mut() else { return };
-        let added = match &mut auth.mode {
-            #[cfg(feature = "oauth")]
-            Mode::OAuth(oauth) => oauth.request_headers(now, request),
-            Mode::Provider { token: Some(t), .. } => {
-                vec![("authorization".to_owned(), format!("Bearer {}", t.expose()))]
-            }
-            Mode::Provider { token: None, .. } => Vec::new(),
-        };
-        if added.is_empty() {
-            return;
-        }
-        request.headers.retain(|(n, _)| !added.iter().any(|(a, _)| a.eq_ignore_ascii_case(n)));
-        request.headers.extend(added);
     }
 
     /// The round's step took too long (a fetch, the browser, the token provider).

@@ -12,7 +12,7 @@ use crate::redirect_error::RedirectError;
 use crate::sse::{SseDecoder, SseItem, SseLimits};
 use crate::text::sanitize_bytes;
 
-use super::redirect::KeptRequest;
+use super::kept_request::KeptRequest;
 
 /// What an exchange is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +55,8 @@ pub(crate) enum Feed<'a> {
     Bytes(&'a [u8]),
     /// The body ended.
     End,
+    /// The transport failed.
+    Failed(crate::IoError),
 }
 
 /// Something the body carried.
@@ -108,16 +110,34 @@ pub(crate) enum End {
     Redirect(RedirectError),
 }
 
+/// Where an exchange stands: waiting for the response head, reading the body, or ended.
+#[derive(Debug)]
+enum Phase {
+    /// No response head yet.
+    AwaitingHead,
+    /// The head arrived: the body is being decoded.
+    Reading { response: Response, decoder: BodyDecoder },
+    /// It ended, keeping the response if its head had arrived.
+    Ended { response: Option<Response>, end: End },
+}
+
+/// A response whose head arrived.
+#[derive(Debug)]
+struct Response {
+    status: u16,
+    www_authenticate: Option<String>,
+    body: Body,
+}
+
 #[derive(Debug)]
 enum Body {
-    /// No head yet.
-    Waiting,
     /// A 2xx JSON body, buffered up to `max_message_bytes`.
     Json(Vec<u8>),
     /// A 2xx event stream.
     Events(Box<SseDecoder>),
-    /// An error status: the start of the body, to find a JSON-RPC error in it.
-    Error(Vec<u8>),
+    /// An error status: the start of the body, to find a JSON-RPC error in it; `full` once it
+    /// reached its cap (the rest is ignored until the end).
+    Error { start: Vec<u8>, full: bool },
 }
 
 /// One exchange in flight.
@@ -129,11 +149,7 @@ pub(crate) struct Exchange {
     pub(crate) kept: KeptRequest,
     /// The URLs this request was redirected from, first to last (empty: not redirected).
     pub(crate) visited: Vec<String>,
-    status: Option<u16>,
-    www_authenticate: Option<String>,
-    decoder: Option<BodyDecoder>,
-    body: Body,
-    end: Option<End>,
+    phase: Phase,
     /// The response to [`Role::request_id`] arrived.
     pub(crate) answered: bool,
     /// The last event id of the stream (to resume it).
@@ -142,8 +158,6 @@ pub(crate) struct Exchange {
     pub(crate) retry_ms: Option<u64>,
     /// Any body byte arrived on a 2xx response.
     pub(crate) got_bytes: bool,
-    /// An error body reached its cap; the rest is ignored until the end.
-    error_full: bool,
     /// The oversize event being skipped already failed the request it answers.
     pub(crate) oversize_answered: bool,
     /// The size of the last oversize event that could be this exchange's response (not known
@@ -163,16 +177,11 @@ impl Exchange {
             role,
             kept,
             visited: Vec::new(),
-            status: None,
-            www_authenticate: None,
-            decoder: None,
-            body: Body::Waiting,
-            end: None,
+            phase: Phase::AwaitingHead,
             answered: false,
             last_event_id: None,
             retry_ms: None,
             got_bytes: false,
-            error_full: false,
             oversize_answered: false,
             oversize_event: None,
             max_message: limits.max_message_bytes,
@@ -182,43 +191,52 @@ impl Exchange {
         }
     }
 
+    /// The response, once its head arrived.
+    fn response(&self) -> Option<&Response> {
+        match &self.phase {
+            Phase::AwaitingHead => None,
+            Phase::Reading { response, .. } => Some(response),
+            Phase::Ended { response, .. } => response.as_ref(),
+        }
+    }
+
     /// The response status, once the head arrived.
     pub(crate) fn status(&self) -> Option<u16> {
-        self.status
+        self.response().map(|r| r.status)
     }
 
     /// The `WWW-Authenticate` header of the response.
     pub(crate) fn www_authenticate(&self) -> Option<&str> {
-        self.www_authenticate.as_deref()
+        self.response().and_then(|r| r.www_authenticate.as_deref())
     }
 
     /// How it ended, once it did.
     pub(crate) fn finished(&self) -> Option<&End> {
-        self.end.as_ref()
+        match &self.phase {
+            Phase::Ended { end, .. } => Some(end),
+            _ => None,
+        }
+    }
+
+    /// Ends the exchange with `end`, unless it already ended.
+    fn end_with(&mut self, end: End) {
+        self.phase = match std::mem::replace(&mut self.phase, Phase::AwaitingHead) {
+            Phase::AwaitingHead => Phase::Ended { response: None, end },
+            Phase::Reading { response, .. } => Phase::Ended { response: Some(response), end },
+            ended @ Phase::Ended { .. } => ended,
+        };
     }
 
     /// The head arrived: pick how to read the body.
     pub(crate) fn on_head(&mut self, head: &HttpHead) {
-        if self.status.is_some() || self.end.is_some() {
+        if !matches!(self.phase, Phase::AwaitingHead) {
             return;
         }
-        self.status = Some(head.status);
-        self.www_authenticate = head.header("www-authenticate").map(str::to_owned);
         let success = (200..300).contains(&head.status);
         let content_type = head.header("content-type").unwrap_or("").to_ascii_lowercase();
         let events = success && content_type.trim_start().starts_with("text/event-stream");
-        let identity = match ContentEncoding::from_header(head.header("content-encoding")) {
-            Ok(encoding) => {
-                self.decoder = Some(BodyDecoder::new(encoding, self.max_decompressed));
-                encoding == ContentEncoding::Identity
-            }
-            Err(e) => {
-                self.end = Some(End::BadBody(e.to_string()));
-                return;
-            }
-        };
-        self.body = if !success {
-            Body::Error(Vec::new())
+        let body = if !success {
+            Body::Error { start: Vec::new(), full: false }
         } else if events {
             Body::Events(Box::new(SseDecoder::new(SseLimits {
                 max_event_bytes: self.max_message,
@@ -228,12 +246,27 @@ impl Exchange {
         } else {
             Body::Json(Vec::new())
         };
+        let response = Response {
+            status: head.status,
+            www_authenticate: head.header("www-authenticate").map(str::to_owned),
+            body,
+        };
+        let encoding = match ContentEncoding::from_header(head.header("content-encoding")) {
+            Ok(encoding) => encoding,
+            Err(e) => {
+                self.phase = Phase::Ended { response: Some(response), end: End::BadBody(e.to_string()) };
+                return;
+            }
+        };
         // A JSON body announced over the limit is refused before any of it is read.
         let length = head.header("content-length").and_then(|v| v.trim().parse::<usize>().ok());
-        if let (Body::Json(_), true, Some(len)) = (&self.body, identity, length) {
+        let identity = encoding == ContentEncoding::Identity;
+        let json = matches!(response.body, Body::Json(_));
+        self.phase = Phase::Reading { response, decoder: BodyDecoder::new(encoding, self.max_decompressed) };
+        if let (true, true, Some(len)) = (json, identity, length) {
             if len > self.max_message {
                 let limit = self.max_message;
-                self.end = Some(End::TooLarge(TooLarge {
+                self.end_with(End::TooLarge(TooLarge {
                     limit,
                     seen: len,
                     detail: format!(
@@ -247,53 +280,59 @@ impl Exchange {
 
     /// The head was a redirect that is not followed: the exchange ends with `refused`.
     pub(crate) fn refuse_redirect(&mut self, refused: RedirectError) {
-        if self.end.is_none() {
-            self.end = Some(End::Redirect(refused));
-        }
+        self.end_with(End::Redirect(refused));
     }
 
     /// The transport failed.
     pub(crate) fn fail(&mut self, error: crate::IoError) {
-        if self.end.is_none() {
-            self.end = Some(End::Failed(error));
-        }
+        self.end_with(End::Failed(error));
     }
 
     /// Pushes input through the decoders.
     pub(crate) fn feed(&mut self, input: Feed<'_>) -> Output {
         let mut out = Output::default();
-        if self.end.is_some() {
-            return out;
-        }
-        if self.error_full {
-            if matches!(input, Feed::End) {
-                self.end = Some(End::Complete);
-            }
-            return out;
-        }
-        let decoded = match (input, self.decoder.as_mut()) {
-            (Feed::Nothing, _) => return out,
-            (Feed::Bytes(_) | Feed::End, None) => {
-                // Body bytes without a head: a runtime bug; end the exchange cleanly.
-                self.end = Some(End::Failed(crate::IoError::other("body data before the response head")));
+        let input = match input {
+            Feed::Failed(error) => {
+                self.fail(error);
                 return out;
             }
-            (Feed::Bytes(bytes), Some(d)) => d.push(bytes).map(|b| (b, false)),
-            (Feed::End, Some(d)) => d.finish().map(|b| (b, true)),
+            input => input,
+        };
+        let (response, decoder) = match (&mut self.phase, &input) {
+            (Phase::Ended { .. }, _) | (_, Feed::Nothing) => return out,
+            (Phase::AwaitingHead, _) => {
+                // Body bytes without a head: a runtime bug; end the exchange cleanly.
+                self.end_with(End::Failed(crate::IoError::other("body data before the response head")));
+                return out;
+            }
+            (Phase::Reading { response, decoder }, _) => (response, decoder),
+        };
+        if let Body::Error { full: true, .. } = response.body {
+            if matches!(input, Feed::End) {
+                self.end_with(End::Complete);
+            }
+            return out;
+        }
+        let decoded = match input {
+            Feed::Nothing | Feed::Failed(_) => return out,
+            Feed::Bytes(bytes) => decoder.push(bytes).map(|b| (b, false)),
+            Feed::End => decoder.finish().map(|b| (b, true)),
         };
         match decoded {
             Ok((bytes, at_end)) => {
                 self.take(&bytes, &mut out);
-                if at_end && self.end.is_none() {
+                if at_end && matches!(self.phase, Phase::Reading { .. }) {
                     self.finish_body(&mut out);
                 }
             }
             // The start of an error body is all that is wanted: the rest is ignored.
-            Err(BodyError::TooLarge { .. }) if matches!(self.body, Body::Error(_)) => {
-                self.error_full = true;
+            Err(BodyError::TooLarge { .. }) if matches!(response.body, Body::Error { .. }) => {
+                if let Body::Error { full, .. } = &mut response.body {
+                    *full = true;
+                }
             }
             Err(BodyError::TooLarge { limit }) => {
-                self.end = Some(End::TooLarge(TooLarge {
+                self.end_with(End::TooLarge(TooLarge {
                     limit,
                     seen: limit.saturating_add(1),
                     detail: format!(
@@ -301,7 +340,7 @@ impl Exchange {
                     ),
                 }));
             }
-            Err(e) => self.end = Some(End::BadBody(e.to_string())),
+            Err(e) => self.end_with(End::BadBody(e.to_string())),
         }
         out
     }
@@ -310,21 +349,22 @@ impl Exchange {
         if bytes.is_empty() {
             return;
         }
-        match &mut self.body {
-            Body::Waiting => {}
-            Body::Error(buf) => {
-                let room = self.max_error_body.saturating_sub(buf.len());
-                buf.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        let Phase::Reading { response, .. } = &mut self.phase else { return };
+        match &mut response.body {
+            Body::Error { start, full } => {
+                let room = self.max_error_body.saturating_sub(start.len());
+                start.extend_from_slice(&bytes[..bytes.len().min(room)]);
                 // The start is all that is wanted: stop decoding the rest.
-                self.error_full = buf.len() >= self.max_error_body;
+                *full = start.len() >= self.max_error_body;
             }
             Body::Json(buf) => {
                 self.got_bytes = true;
                 if buf.len() + bytes.len() > self.max_message {
                     let limit = self.max_message;
-                    self.end = Some(End::TooLarge(TooLarge {
+                    let seen = buf.len() + bytes.len();
+                    self.end_with(End::TooLarge(TooLarge {
                         limit,
-                        seen: buf.len() + bytes.len(),
+                        seen,
                         detail: format!(
                             "a JSON response body passed the {limit}-byte limit (max_message_bytes)"
                         ),
@@ -342,7 +382,8 @@ impl Exchange {
     }
 
     fn finish_body(&mut self, out: &mut Output) {
-        match &mut self.body {
+        let Phase::Reading { response, .. } = &mut self.phase else { return };
+        match &mut response.body {
             Body::Json(buf) => {
                 let buf = std::mem::take(buf);
                 if !buf.iter().all(u8::is_ascii_whitespace) {
@@ -353,22 +394,21 @@ impl Exchange {
                 sse.finish();
                 self.drain_events(out);
             }
-            Body::Waiting | Body::Error(_) => {}
+            Body::Error { .. } => {}
         }
-        self.end = Some(End::Complete);
+        self.end_with(End::Complete);
     }
 
     fn drain_events(&mut self, out: &mut Output) {
         loop {
-            let Body::Events(sse) = &mut self.body else { return };
+            let Phase::Reading { response, decoder } = &mut self.phase else { return };
+            let Body::Events(sse) = &mut response.body else { return };
             let Some(item) = sse.next_event() else { return };
             // An event stream may run as long as the server keeps it open: the decompression
             // cap bounds what comes between two of its lines, so only a line or an oversize
             // event that never ends reaches it (a bomb), never a long stream of events.
             if !matches!(item, SseItem::OverflowStart { .. }) {
-                if let Some(decoder) = self.decoder.as_mut() {
-                    decoder.restart_count();
-                }
+                decoder.restart_count();
             }
             match item {
                 SseItem::Event(ev) => {
@@ -431,9 +471,30 @@ impl Exchange {
         }
     }
 
+    /// An event over the limit is being (`done: false`) or was skipped: whether the request it
+    /// answers was already failed for it (then nothing more is to be done).
+    pub(crate) fn oversize_already_answered(&mut self, done: bool) -> bool {
+        if done {
+            std::mem::take(&mut self.oversize_answered)
+        } else {
+            self.oversize_answered
+        }
+    }
+
+    /// The request an oversize event answers was failed (`answered`) or not; if it is this
+    /// exchange's own request, the stream has nothing more to give.
+    pub(crate) fn oversize_answer_failed(&mut self, answered: bool, done: bool, peek: &Peek) {
+        self.oversize_answered = answered && !done;
+        if answered && peek.answers() == self.role.request_id() {
+            self.answered = true;
+        }
+    }
+
     /// For an error status: the JSON-RPC error in the body, if there is one.
     pub(crate) fn error_body(&self) -> Option<RpcErrorObject> {
-        let Body::Error(buf) = &self.body else { return None };
+        let Some(Response { body: Body::Error { start: buf, .. }, .. }) = self.response() else {
+            return None;
+        };
         jsonrpc::decode(buf).into_iter().find_map(|m| match m {
             Ok(Message::Error { error, .. }) => Some(error),
             _ => None,
@@ -442,8 +503,10 @@ impl Exchange {
 
     /// For an error status: the start of the body as text, sanitised.
     pub(crate) fn error_text(&self) -> String {
-        match &self.body {
-            Body::Error(buf) if !buf.is_empty() => sanitize_bytes(&buf[..buf.len().min(500)], 500),
+        match self.response().map(|r| &r.body) {
+            Some(Body::Error { start, .. }) if !start.is_empty() => {
+                sanitize_bytes(&start[..start.len().min(500)], 500)
+            }
             _ => "(no body)".into(),
         }
     }

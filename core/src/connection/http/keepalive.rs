@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::Backoff;
+use super::{Backoff, HttpLink};
 use crate::connection::{Connection, Outgoing, Phase, Proc, WireUse};
 use crate::handle::Epoch;
 use crate::timers::Timer;
@@ -42,6 +42,24 @@ impl KeepAlive {
         self.activity = Some(now);
     }
 
+    /// The keep-alive timer fired at `now` (`interval`: the keep-alive period): what to do.
+    /// The session lived a whole interval, so a later loss starts the backoff afresh.
+    fn check(&mut self, now: Instant, interval: Duration) -> Check {
+        self.reopens = 0;
+        let activity = self.activity.unwrap_or(now);
+        match self.ping_sent {
+            Some(sent) if activity < sent && now >= sent + interval => Check::Dead,
+            _ if now >= activity + interval => {
+                self.ping_sent = Some(now);
+                Check::Ping
+            }
+            _ => {
+                self.ping_sent = None;
+                Check::Alive { next: activity + interval }
+            }
+        }
+    }
+
     /// The wait before the next automatic reopening, unless there were too many in a row.
     fn next_reopen(&mut self, backoff: &mut Backoff) -> Option<Duration> {
         if self.reopens >= MAX_REOPENS {
@@ -51,6 +69,29 @@ impl KeepAlive {
         let base = FIRST_REOPEN.saturating_mul(1 << (self.reopens - 1)).min(MAX_REOPEN);
         self.reopening = true;
         Some(backoff.jittered(base))
+    }
+}
+
+/// What the keep-alive timer finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Check {
+    /// Silent for a whole interval after a ping: the stream is dead.
+    Dead,
+    /// Silent for a whole interval: send a ping (noted as sent now), check again an interval
+    /// later.
+    Ping,
+    /// Alive: check again at `next`.
+    Alive { next: Instant },
+}
+
+impl HttpLink {
+    /// Arms the reopening of a lost HTTP+SSE stream: the wait, unless the transport is not
+    /// HTTP+SSE or the stream failed too often in a row.
+    fn next_sse_reopen(&mut self) -> Option<Duration> {
+        if self.kind() != TransportKind::Sse {
+            return None;
+        }
+        self.keepalive.next_reopen(&mut self.backoff)
     }
 }
 
@@ -69,27 +110,18 @@ impl Connection {
         }
         let interval = self.cfg.timeouts.sse_keepalive;
         let Some(link) = self.http_mut() else { return };
-        // The session lived a whole interval: a later loss starts the backoff afresh.
-        link.keepalive.reopens = 0;
-        let (activity, ping_sent) = (link.keepalive.activity.unwrap_or(now), link.keepalive.ping_sent);
-        match ping_sent {
-            Some(sent) if activity < sent && now >= sent + interval => {
+        match link.keepalive.check(now, interval) {
+            Check::Dead => {
                 let detail = format!("the HTTP+SSE event stream was silent for {interval:?} after a ping");
                 self.lose_sse_stream(now, epoch, detail);
             }
-            _ if now >= activity + interval => {
+            Check::Ping => {
                 let id = self.next_wire_id();
                 self.wire.insert(id.clone(), WireUse::KeepAlive);
                 self.send(epoch, Outgoing::Request { id, method: "ping".into(), params: None });
-                if let Some(link) = self.http_mut() {
-                    link.keepalive.ping_sent = Some(now);
-                }
                 self.timers.set(Timer::SseKeepAlive(epoch), now + interval);
             }
-            _ => {
-                link.keepalive.ping_sent = None;
-                self.timers.set(Timer::SseKeepAlive(epoch), activity + interval);
-            }
+            Check::Alive { next } => self.timers.set(Timer::SseKeepAlive(epoch), next),
         }
     }
 
@@ -105,11 +137,7 @@ impl Connection {
         if self.phase != Phase::Open {
             return;
         }
-        let Some(link) = self.http_mut() else { return };
-        if link.kind() != TransportKind::Sse {
-            return;
-        }
-        if let Some(delay) = link.keepalive.next_reopen(&mut link.backoff) {
+        if let Some(delay) = self.http_mut().and_then(HttpLink::next_sse_reopen) {
             self.timers.set(Timer::SseReopen, now + delay);
         }
     }

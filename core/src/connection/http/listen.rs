@@ -28,31 +28,49 @@ impl HttpLink {
             TransportKind::PlainHttp => false,
         }
     }
+
+    /// Takes what the reconnection timer reopens: the broken response streams to resume, and
+    /// whether the GET stream waits to be reopened. `None` outside a legacy session.
+    fn take_reconnects(&mut self) -> Option<(Vec<Resume>, bool)> {
+        let legacy = self.session.legacy_mut()?;
+        let resumes = std::mem::take(&mut legacy.resumes);
+        Some((resumes, legacy.listen.state == Listen::Waiting))
+    }
+
+    /// The wait before the reconnection timer: the server's `retry`, or a backoff after the
+    /// GET stream's failures in a row.
+    pub(super) fn reconnect_delay_now(&mut self) -> Duration {
+        let failures = self.session.legacy().map_or(0, |l| l.listen.failures);
+        self.backoff.reconnect_delay(failures)
+    }
 }
 
 impl Connection {
     /// A legacy Streamable HTTP session is ready: hold host requests and open the GET stream.
     pub(super) fn start_listen(&mut self, now: Instant, epoch: Epoch) {
-        let Some(legacy) = self.http_mut().and_then(|l| l.session.legacy_mut()) else { return };
-        legacy.listen.gate = true;
+        if !self.http_mut().is_some_and(|l| l.session.close_gate()) {
+            return;
+        }
         self.timers.set(Timer::ListenGate(epoch), now + LISTEN_GATE_WAIT);
         self.open_listen(epoch);
     }
 
     fn open_listen(&mut self, epoch: Epoch) {
-        let Some(legacy) = self.http().and_then(|l| l.session.legacy()) else { return };
-        let last = legacy.listen.last_event_id.clone();
-        let Some(ex) = self.start_stream(epoch, Role::Listen, last.as_deref()) else { return };
-        if let Some(legacy) = self.http_mut().and_then(|l| l.session.legacy_mut()) {
-            legacy.listen.state = Listen::Open(ex);
-        }
+        let setup = self.exchange_setup();
+        let connect_timeout = self.cfg.timeouts.http_connect;
+        let Some(link) = self.http_mut() else { return };
+        let Some(last) = link.session.legacy().map(|l| l.listen.last_event_id.clone()) else { return };
+        let request = link.stream_request(last.as_deref(), connect_timeout);
+        let (exchange, request) = link.start_exchange(epoch, Role::Listen, request, &setup);
+        link.session.listen_opened(exchange);
+        self.launch_exchange(exchange, request, setup.trace);
     }
 
     /// The legacy GET stream is gone for good: no `list_changed` can arrive any more, so the
     /// lists cached on that promise are dropped.
     pub(super) fn listen_given_up(&mut self) {
-        if let Some(legacy) = self.http_mut().and_then(|l| l.session.legacy_mut()) {
-            legacy.listen.state = Listen::Unsupported;
+        if let Some(link) = self.http_mut() {
+            link.session.listen_unsupported();
         }
         self.drop_lists_awaiting_notifications();
     }
@@ -73,8 +91,7 @@ impl Connection {
     /// The GET stream answered (or will not): requests held for it go out now.
     pub(super) fn open_listen_gate(&mut self, now: Instant, epoch: Epoch) {
         self.timers.clear(Timer::ListenGate(epoch));
-        let Some(legacy) = self.http_mut().and_then(|l| l.session.legacy_mut()) else { return };
-        if std::mem::replace(&mut legacy.listen.gate, false) {
+        if self.http_mut().is_some_and(|l| l.session.open_gate()) {
             self.pump(now);
         }
     }
@@ -90,8 +107,9 @@ impl Connection {
         if self.current_epoch() != Some(epoch) {
             return;
         }
-        let Some(legacy) = self.http_mut().and_then(|l| l.session.legacy_mut()) else { return };
-        let resumes = std::mem::take(&mut legacy.resumes);
+        let Some((resumes, listen_waiting)) = self.http_mut().and_then(HttpLink::take_reconnects) else {
+            return;
+        };
         for Resume { id, last, attempts } in resumes {
             if !self.wire.contains_key(&id) {
                 continue;
@@ -99,16 +117,8 @@ impl Connection {
             let role = Role::Resume { id, last: last.clone(), attempts };
             self.start_stream(epoch, role, Some(&last));
         }
-        if self.http().is_some_and(|l| l.session.listen() == Listen::Waiting) {
+        if listen_waiting {
             self.open_listen(epoch);
         }
-    }
-
-    /// Schedules the reconnection timer after the server's `retry` (or a backoff).
-    pub(super) fn schedule_reconnect(&mut self, now: Instant, epoch: Epoch) {
-        let Some(link) = self.http_mut() else { return };
-        let failures = link.session.legacy().map_or(0, |l| l.listen.failures);
-        let delay = link.backoff.reconnect_delay(failures);
-        self.timers.set(Timer::HttpReconnect(epoch), now + delay);
     }
 }

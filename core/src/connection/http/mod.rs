@@ -12,8 +12,14 @@
 //! - [`keepalive`]: HTTP+SSE liveness (activity, ping, reopening);
 //! - [`Exchanges`] and [`Backoff`] (below): the exchanges in flight, and delays with jitter.
 //!
+//! Each part decides what only its own state decides, and returns it as a value (what to
+//! abort, what a head means, where an ended exchange stands, what the keep-alive timer found);
+//! the [`Connection`] methods reach the link once, at their entry, and act on the rest of the
+//! connection (events, requests in flight, timers, the I/O queue).
+//!
 //! The [`Connection`] side is split by concern:
-//! - [`exchange`]: one exchange's response decoding (gzip, JSON or SSE, error bodies);
+//! - [`exchange`]: one exchange's response decoding (gzip, JSON or SSE, error bodies), in the
+//!   phase it is in (awaiting the head, reading the body, ended);
 //! - [`outbound`]: the requests (headers per era and transport);
 //! - [`outcome`]: what an exchange's end means (results, fallbacks, retries, re-issues,
 //!   session expiry, resumption);
@@ -21,23 +27,26 @@
 //! - [`listen`]: the legacy GET stream, its gate, and reconnections.
 
 mod auth;
+mod authorization;
+mod backoff;
 mod detection;
 mod exchange;
+mod exchanges;
 mod keepalive;
+mod kept_request;
 mod listen;
 mod outbound;
 mod outcome;
 mod redirect;
 mod session;
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use super::{Connection, Outgoing, Proc, Session, Transport};
 use crate::config::{HttpConfig, Limits, ProtocolMode};
 use crate::era::Era;
 use crate::error::{RequestError, Warning};
-use crate::handle::{Counter, Epoch, ExchangeId};
+use crate::handle::{Epoch, ExchangeId};
 use crate::io::{HttpHead, HttpRequest, Io};
 use crate::jsonrpc::WireId;
 use crate::jsonrpc_head::Peek;
@@ -45,16 +54,15 @@ use crate::mcp_servers::{HttpUrl, TransportKind};
 use crate::response::Response;
 use crate::timers::Timer;
 
+use backoff::{Backoff, DEFAULT_RECONNECT};
 use detection::Detection;
 use exchange::{Exchange, Feed, Role};
+use exchanges::Exchanges;
 use keepalive::KeepAlive;
-use redirect::{KeptRequest, Redirect};
+use kept_request::KeptRequest;
+use redirect::Redirect;
 use session::SessionState;
 
-/// How long a reconnection of the legacy event stream waits when the server gave no `retry`.
-const DEFAULT_RECONNECT: Duration = Duration::from_secs(1);
-/// Longest wait between reconnection attempts of the legacy event stream.
-const MAX_RECONNECT: Duration = Duration::from_secs(30);
 /// How long closing waits for the `DELETE` of a legacy session.
 const CLOSE_DELETE_WAIT: Duration = Duration::from_secs(2);
 
@@ -70,8 +78,8 @@ pub(crate) struct HttpLink {
     /// HTTP+SSE liveness.
     keepalive: KeepAlive,
     backoff: Backoff,
-    /// The `Authorization` set by the host (`Some(None)`: none), replacing a configured one.
-    authorization: Option<Option<String>>,
+    /// The `Authorization` header: configured, or set or removed by the host.
+    authorization: authorization::AuthorizationHeader,
     /// How challenges are answered (OAuth, a token provider), if configured.
     auth: Option<Box<auth::AuthState>>,
 }
@@ -86,8 +94,8 @@ impl HttpLink {
             session: SessionState::Idle,
             exchanges: Exchanges::default(),
             keepalive: KeepAlive::default(),
-            backoff: Backoff { retry_ms: None, rng: SplitMix64(random_seed) },
-            authorization: None,
+            backoff: Backoff::new(random_seed),
+            authorization: authorization::AuthorizationHeader::Configured,
             auth: None,
         }
     }
@@ -102,113 +110,228 @@ impl HttpLink {
         self.url.as_ref().map_or("", HttpUrl::as_str)
     }
 
-    /// A new session: HTTP+SSE waits for its endpoint; the others post to the configured URL.
-    fn open_session(&mut self) {
-        self.session = match self.kind() {
-            TransportKind::Sse => SessionState::AwaitingEndpoint,
-            _ => SessionState::open(self.base_url().to_owned()),
-        };
-    }
-
     /// Whether an exchange is the close `DELETE`.
     fn is_close_exchange(&self, exchange: ExchangeId) -> bool {
         self.session.closing() == Some(exchange)
     }
-}
 
-/// The exchanges in flight.
-#[derive(Debug, Default)]
-struct Exchanges {
-    map: BTreeMap<ExchangeId, Exchange>,
-    ids: Counter,
-}
-
-impl Exchanges {
-    fn start(&mut self, epoch: Epoch, role: Role, kept: KeptRequest, limits: &Limits) -> ExchangeId {
-        let exchange = ExchangeId::new(self.ids.next());
-        self.map.insert(exchange, Exchange::new(epoch, role, kept, limits));
-        exchange
+    /// Sets up how challenges are answered, from the configuration (at creation); a warning if
+    /// a saved authorization could not be used.
+    fn init_auth(&mut self, now: Instant) -> Option<Warning> {
+        let (state, warning) = auth::AuthState::new(&self.cfg.auth, &self.cfg.url, now);
+        self.auth = state.map(Box::new);
+        warning
     }
 
-    fn get(&self, exchange: ExchangeId) -> Option<&Exchange> {
-        self.map.get(&exchange)
+    /// A new session: HTTP+SSE waits for its endpoint; the others post to the configured URL.
+    /// The transport it uses, or `None` when the URL is not a valid http(s) one.
+    fn open_session(&mut self) -> Option<TransportKind> {
+        self.url.as_ref()?;
+        self.session = match self.kind() {
+            TransportKind::Sse => SessionState::AwaitingEndpoint,
+            _ => SessionState::open(self.base_url().to_owned()),
+        };
+        Some(self.kind())
     }
 
-    fn get_mut(&mut self, exchange: ExchangeId) -> Option<&mut Exchange> {
-        self.map.get_mut(&exchange)
-    }
-
-    fn remove(&mut self, exchange: ExchangeId) -> Option<Exchange> {
-        self.map.remove(&exchange)
-    }
-
-    /// The exchanges carrying the response to `id`, with whether each went out as modern.
-    fn for_request(&self, id: &WireId) -> Vec<(ExchangeId, bool)> {
-        self.map
-            .iter()
-            .filter(|(_, x)| x.role.request_id() == Some(id))
-            .map(|(ex, x)| (*ex, x.role.is_modern()))
-            .collect()
-    }
-
-    /// The exchanges of an epoch, but `keep`.
-    fn of_epoch(&self, epoch: Epoch, keep: Option<ExchangeId>) -> Vec<ExchangeId> {
-        self.map.iter().filter(|(ex, x)| x.epoch == epoch && Some(**ex) != keep).map(|(ex, _)| *ex).collect()
-    }
-}
-
-/// Delays: the server's `retry` hint (kept for the connection's lifetime) and jitter.
-#[derive(Debug)]
-struct Backoff {
-    /// The server's `retry`, in milliseconds.
-    retry_ms: Option<u64>,
-    rng: SplitMix64,
-}
-
-impl Backoff {
-    /// A delay with ±25% jitter.
-    fn jittered(&mut self, base: Duration) -> Duration {
-        let quarter = base / 4;
-        let spread = quarter.as_millis() as u64 * 2;
-        let offset = if spread == 0 { 0 } else { self.rng.next() % (spread + 1) };
-        base - quarter + Duration::from_millis(offset)
-    }
-
-    /// Remembers the server's `retry`, if an exchange carried one.
-    fn note(&mut self, retry_ms: Option<u64>) {
-        if let Some(ms) = retry_ms {
-            self.retry_ms = Some(ms);
+    /// Starts an exchange for `request` (kept for redirects without its credentials, then
+    /// given them): its id, and the request to hand to the runtime.
+    fn start_exchange(
+        &mut self,
+        epoch: Epoch,
+        role: Role,
+        mut request: HttpRequest,
+        setup: &ExchangeSetup,
+    ) -> (ExchangeId, HttpRequest) {
+        let kept = KeptRequest::new(&request);
+        if let Some(auth) = self.auth.as_deref_mut() {
+            auth.decorate(setup.now, &mut request);
         }
-    }
-
-    /// The wait before reconnecting an event stream: the server's `retry`, or an exponential
-    /// backoff with jitter after `failures` failures in a row.
-    fn reconnect_delay(&mut self, failures: u32) -> Duration {
-        match self.retry_ms {
-            Some(ms) => Duration::from_millis(ms),
-            None => {
-                let base = (DEFAULT_RECONNECT * (1 << failures.min(5))).min(MAX_RECONNECT);
-                self.jittered(base)
+        let exchange = self.exchanges.start(epoch, role, kept, &setup.limits);
+        if setup.trace {
+            if let Some(x) = self.exchanges.get_mut(exchange) {
+                x.trace = true;
             }
         }
+        (exchange, request)
+    }
+
+    /// Stops waiting for the response to `id`: drops its resumption and its exchanges.
+    /// Returns the exchanges dropped, and whether the first went out as modern (`None`: none).
+    fn abandon(&mut self, id: &WireId) -> (Vec<ExchangeId>, Option<bool>) {
+        if let Some(legacy) = self.session.legacy_mut() {
+            legacy.resumes.retain(|r| r.id != *id);
+        }
+        let modern = self.exchanges.for_request(id).first().map(|(_, modern)| *modern);
+        (self.exchanges.remove_for_request(id), modern)
+    }
+
+    /// The response head of `exchange` arrived (`current`: the connection's epoch;
+    /// `initialize`: whether a request id is the `initialize` one).
+    fn on_head(
+        &mut self,
+        exchange: ExchangeId,
+        head: &HttpHead,
+        current: Option<Epoch>,
+        initialize: impl Fn(&WireId) -> bool,
+    ) -> HeadTaken {
+        let Some(x) = self.exchanges.get(exchange) else { return HeadTaken::Unknown };
+        if matches!(x.role, Role::Post { id: Some(_), .. }) {
+            if let Some(auth) = self.auth.as_deref_mut() {
+                auth.on_server_head(head);
+            }
+        }
+        let refused = match self.judge_redirect(exchange, head, current) {
+            Redirect::Follow(target) => return HeadTaken::Redirect(target),
+            Redirect::Refused(refused) => Some(refused),
+            Redirect::No => None,
+        };
+        let closing = self.is_close_exchange(exchange);
+        let Some(x) = self.exchanges.get_mut(exchange) else { return HeadTaken::Unknown };
+        x.on_head(head);
+        if let Some(refused) = refused {
+            x.refuse_redirect(refused);
+        }
+        let (epoch, listen) = (x.epoch, x.role == Role::Listen);
+        let answers_initialize = matches!(&x.role, Role::Post { id: Some(id), .. } if initialize(id));
+        let mut warning = None;
+        if answers_initialize && (200..300).contains(&head.status) {
+            warning = self.capture_session_id(head);
+        }
+        HeadTaken::Read { epoch, listen, closing, warning }
+    }
+
+    /// Keeps the `Mcp-Session-Id` the server assigned in its `initialize` answer, if it is a
+    /// valid one (visible ASCII, bounded); a warning if it is not.
+    fn capture_session_id(&mut self, head: &HttpHead) -> Option<Warning> {
+        let value = head.header("mcp-session-id")?;
+        let valid =
+            !value.is_empty() && value.len() <= 256 && value.bytes().all(|b| (0x21..=0x7e).contains(&b));
+        if !valid {
+            let detail =
+                "ignored an invalid Mcp-Session-Id (it must be 1-256 visible ASCII characters)".into();
+            return Some(Warning::Http { detail });
+        }
+        if let Some(legacy) = self.session.legacy_mut() {
+            legacy.id = Some(value.to_owned());
+        }
+        None
+    }
+
+    /// Body bytes arrived on `exchange`: the HTTP+SSE stream is alive.
+    fn note_activity(&mut self, exchange: ExchangeId, now: Instant) {
+        if self.exchanges.get(exchange).is_some_and(|x| x.role == Role::SseStream) {
+            self.keepalive.on_activity(now);
+        }
+    }
+
+    /// After a feed: takes an ended exchange out (or one whose stream carried its answer).
+    fn settle(&mut self, exchange: ExchangeId) -> Option<Settled> {
+        let x = self.exchanges.get(exchange)?;
+        if x.finished().is_some() {
+            let facts = self.facts();
+            return self.exchanges.remove(exchange).map(|x| Settled::Ended(Box::new(x), facts));
+        }
+        if x.answered {
+            self.exchanges.remove(exchange);
+            return Some(Settled::Answered);
+        }
+        Some(Settled::Open)
+    }
+
+    /// HTTP+SSE: the `endpoint` event named where to post. Whether it is on the server's
+    /// origin (the session opens there); otherwise it is refused.
+    fn on_endpoint(&mut self, data: &str) -> bool {
+        let Some(url) = self.url.as_ref().and_then(|u| u.join_same_origin(data.trim())) else { return false };
+        self.session = SessionState::open(url);
+        true
+    }
+
+    /// The epoch is over: drops its exchanges (the close `DELETE` excepted) and the session.
+    /// Returns the exchanges dropped.
+    fn end_session(&mut self, epoch: Epoch) -> Vec<ExchangeId> {
+        let ids = self.exchanges.of_epoch(epoch, self.session.closing());
+        let aborted = ids.into_iter().filter(|ex| self.exchanges.remove(*ex).is_some()).collect();
+        self.session.end();
+        aborted
+    }
+
+    /// The close `DELETE` took too long: the session is idle. `None` when not closing;
+    /// otherwise the exchange dropped (if it was still in flight).
+    fn stop_closing(&mut self) -> Option<Vec<ExchangeId>> {
+        let delete = self.session.closing()?;
+        self.session = SessionState::Idle;
+        Some(self.exchanges.remove(delete).map(|_| delete).into_iter().collect())
     }
 }
 
-/// A small deterministic generator for jitter, seeded by the configuration.
-#[derive(Debug, Clone)]
-struct SplitMix64(u64);
+/// What the link knew when an exchange ended, to judge what the end means.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LinkFacts {
+    /// The transport in use (or being tried).
+    pub(super) kind: TransportKind,
+    /// The server assigned an `Mcp-Session-Id` (a 404 means the session expired).
+    pub(super) legacy_session: bool,
+    /// Another transport remains to be tried.
+    pub(super) has_next_kind: bool,
+    /// How many times a request may be re-sent.
+    pub(super) retries: u32,
+}
 
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+impl HttpLink {
+    /// What the link knows now, for judging the end of an exchange.
+    pub(super) fn facts(&self) -> LinkFacts {
+        LinkFacts {
+            kind: self.kind(),
+            legacy_session: self.session.id().is_some(),
+            has_next_kind: self.detection.has_next(),
+            retries: self.cfg.retries,
+        }
     }
+}
+
+/// What a new exchange needs from the rest of the connection.
+#[derive(Debug)]
+struct ExchangeSetup {
+    /// The wire trace is on.
+    trace: bool,
+    /// The connection's clock (OAuth proofs are dated).
+    now: Instant,
+    limits: Limits,
+}
+
+/// What a response head means, once the link took it in.
+#[derive(Debug)]
+enum HeadTaken {
+    /// No such exchange.
+    Unknown,
+    /// A redirect to follow to this URL.
+    Redirect(HttpUrl),
+    /// Read the body.
+    Read {
+        epoch: Epoch,
+        /// The exchange is the legacy GET stream.
+        listen: bool,
+        /// The exchange is the close `DELETE`.
+        closing: bool,
+        /// The session id the server assigned was refused.
+        warning: Option<Warning>,
+    },
+}
+
+/// Where an exchange stands after a feed.
+#[derive(Debug)]
+enum Settled {
+    /// Still in flight.
+    Open,
+    /// Its answer arrived on its stream: it was dropped (the runtime must stop it).
+    Answered,
+    /// It ended, and was taken out (with what the link knew then).
+    Ended(Box<Exchange>, LinkFacts),
 }
 
 impl Connection {
+    /// The HTTP link, at an entry point of the HTTP side (`None` on stdio).
     fn http(&self) -> Option<&HttpLink> {
         match &self.transport {
             Transport::Http(link) => Some(&**link),
@@ -216,6 +339,7 @@ impl Connection {
         }
     }
 
+    /// The HTTP link, mutably, at an entry point of the HTTP side (`None` on stdio).
     fn http_mut(&mut self) -> Option<&mut HttpLink> {
         match &mut self.transport {
             Transport::Http(link) => Some(&mut **link),
@@ -223,18 +347,10 @@ impl Connection {
         }
     }
 
-    /// The legacy state of the open HTTP session.
-    fn http_legacy_mut(&mut self) -> Option<&mut session::LegacySession> {
-        self.http_mut().and_then(|l| l.session.legacy_mut())
-    }
-
     /// Sets up how challenges are answered, from the configuration (at creation).
     pub(super) fn init_http_auth(&mut self, now: Instant) {
-        let Some(link) = self.http_mut() else { return };
-        let (state, warning) = auth::AuthState::new(&link.cfg.auth, &link.cfg.url, now);
-        link.auth = state.map(Box::new);
-        if let Some(w) = warning {
-            self.warn(w);
+        if let Some(warning) = self.http_mut().and_then(|link| link.init_auth(now)) {
+            self.warn(warning);
         }
     }
 
@@ -247,14 +363,12 @@ impl Connection {
     pub(super) fn open_http(&mut self, now: Instant, epoch: Epoch) {
         let protocol = self.cfg.protocol;
         let Some(link) = self.http_mut() else { return };
-        if link.url.is_none() {
+        let Some(kind) = link.open_session() else {
             let detail = "the server URL is not a valid http:// or https:// URL".to_owned();
             self.proc = Proc::Running { epoch, session: Session::Probing { retried: false } };
             self.fail_handshake(now, RequestError::Handshake { detail });
             return;
-        }
-        link.open_session();
-        let kind = link.kind();
+        };
         if kind == TransportKind::Sse && protocol == ProtocolMode::Modern {
             // HTTP+SSE is 2024-11-05 only: refuse before anything goes out.
             self.proc = Proc::Running { epoch, session: Session::Probing { retried: false } };
@@ -284,12 +398,9 @@ impl Connection {
         self.http().is_some_and(|l| l.detection.known_legacy())
     }
 
-    /// Sends one message as a POST.
+    /// Sends one message as a POST (only called on HTTP).
     pub(super) fn http_send(&mut self, epoch: Epoch, mut out: Outgoing) {
         let modern = self.message_is_modern(&out);
-        if self.http().is_none() {
-            return;
-        }
         let body = out.take_bytes();
         self.trace_sent(epoch, &body);
         let Some(link) = self.http() else { return };
@@ -314,21 +425,24 @@ impl Connection {
         }
     }
 
-    fn start_exchange(&mut self, epoch: Epoch, role: Role, mut request: HttpRequest) -> Option<ExchangeId> {
-        // Kept without the credentials: a redirect gets them afresh for its URL.
-        let kept = KeptRequest::new(&request);
-        self.auth_decorate(&mut request);
-        let trace = self.tracing_wire();
-        let Transport::Http(link) = &mut self.transport else { return None };
-        let exchange = link.exchanges.start(epoch, role, kept, &self.cfg.limits);
+    /// What a new exchange needs from the rest of the connection.
+    fn exchange_setup(&self) -> ExchangeSetup {
+        ExchangeSetup { trace: self.tracing_wire(), now: self.now, limits: self.cfg.limits.clone() }
+    }
+
+    fn start_exchange(&mut self, epoch: Epoch, role: Role, request: HttpRequest) -> Option<ExchangeId> {
+        let setup = self.exchange_setup();
+        let (exchange, request) = self.http_mut()?.start_exchange(epoch, role, request, &setup);
+        self.launch_exchange(exchange, request, setup.trace);
+        Some(exchange)
+    }
+
+    /// Hands a started exchange to the runtime (tracing its request first, if `trace`).
+    fn launch_exchange(&mut self, exchange: ExchangeId, request: HttpRequest, trace: bool) {
         if trace {
-            if let Some(x) = link.exchanges.get_mut(exchange) {
-                x.trace = true;
-            }
             self.trace_http_request(exchange, &request, true);
         }
         self.io.push_back(Io::HttpStart { exchange, request });
-        Some(exchange)
     }
 
     /// Traces an HTTP request, if the trace is on: with its headers (redacted) when `headers`,
@@ -354,35 +468,34 @@ impl Connection {
 
     /// Opens an event stream (GET) for `role`, resuming after `last_event_id` if given.
     fn start_stream(&mut self, epoch: Epoch, role: Role, last_event_id: Option<&str>) -> Option<ExchangeId> {
-        let request = self.http()?.stream_request(last_event_id, self.cfg.timeouts.http_connect);
-        self.start_exchange(epoch, role, request)
+        let setup = self.exchange_setup();
+        let connect_timeout = self.cfg.timeouts.http_connect;
+        let link = self.http_mut()?;
+        let request = link.stream_request(last_event_id, connect_timeout);
+        let (exchange, request) = link.start_exchange(epoch, role, request, &setup);
+        self.launch_exchange(exchange, request, setup.trace);
+        Some(exchange)
     }
 
     fn abort_exchange(&mut self, exchange: ExchangeId) {
-        if let Some(link) = self.http_mut() {
-            if link.exchanges.remove(exchange).is_some() {
-                self.io.push_back(Io::HttpAbort { exchange });
-            }
+        if self.http_mut().is_some_and(|l| l.exchanges.remove(exchange).is_some()) {
+            self.io.push_back(Io::HttpAbort { exchange });
         }
+    }
+
+    /// The runtime stops the exchanges the link dropped.
+    fn push_aborts(&mut self, exchanges: Vec<ExchangeId>) {
+        self.io.extend(exchanges.into_iter().map(|exchange| Io::HttpAbort { exchange }));
     }
 
     /// Stops waiting for a request's response stream. `None` on stdio; otherwise whether
     /// closing the stream is the whole cancellation (modern), or a `notifications/cancelled`
     /// must follow (legacy).
     pub(super) fn http_abandon(&mut self, id: &WireId) -> Option<bool> {
-        let link = self.http_mut()?;
-        if let Some(legacy) = link.session.legacy_mut() {
-            legacy.resumes.retain(|r| r.id != *id);
-        }
-        let found = link.exchanges.for_request(id);
-        let modern = match found.first() {
-            Some((_, modern)) => *modern,
-            None => self.era() == Some(Era::Modern),
-        };
-        for (ex, _) in found {
-            self.abort_exchange(ex);
-        }
-        Some(modern)
+        let era_modern = self.era() == Some(Era::Modern);
+        let (aborted, modern) = self.http_mut()?.abandon(id);
+        self.push_aborts(aborted);
+        Some(modern.unwrap_or(era_modern))
     }
 
     // ----- inputs ---------------------------------------------------------------------------
@@ -398,29 +511,23 @@ impl Connection {
         if self.auth_owns(exchange) {
             return self.auth_fetch_head(exchange, head);
         }
-        if matches!(self.http().and_then(|l| l.exchanges.get(exchange)), Some(x) if matches!(x.role, Role::Post { id: Some(_), .. }))
-        {
-            self.auth_on_server_head(&head);
+        let current = self.current_epoch();
+        // Split borrows: the link takes the head in, asking the wire table which request is
+        // `initialize` (whose answer assigns the session id).
+        let Transport::Http(link) = &mut self.transport else { return };
+        let wire = &self.wire;
+        let initialize = |id: &WireId| wire.get(id) == Some(&super::WireUse::Initialize);
+        let (epoch, listen, closing, warning) = match link.on_head(exchange, &head, current, initialize) {
+            HeadTaken::Unknown => return,
+            HeadTaken::Redirect(target) => return self.follow_redirect(exchange, &target),
+            HeadTaken::Read { epoch, listen, closing, warning } => (epoch, listen, closing, warning),
+        };
+        if let Some(warning) = warning {
+            self.warn(warning);
         }
-        let redirect = self.http_redirect(exchange, &head);
-        if matches!(redirect, Redirect::Followed) {
-            return;
-        }
-        let Some(x) = self.http_mut().and_then(|l| l.exchanges.get_mut(exchange)) else { return };
-        x.on_head(&head);
-        if let Redirect::Refused(refused) = redirect {
-            x.refuse_redirect(refused);
-        }
-        let epoch = x.epoch;
-        let is_listen = x.role == Role::Listen;
-        let is_initialize = matches!(&x.role, Role::Post { .. }) && self.initialize_exchange(exchange);
-        if is_initialize && (200..300).contains(&head.status) {
-            self.capture_session_id(&head);
-        }
-        if is_listen && self.current_epoch() == Some(epoch) {
+        if listen && self.current_epoch() == Some(epoch) {
             self.open_listen_gate(now, epoch);
         }
-        let closing = self.http().is_some_and(|l| l.is_close_exchange(exchange));
         if self.current_epoch() != Some(epoch) && !closing {
             self.abort_exchange(exchange);
             return;
@@ -436,9 +543,7 @@ impl Connection {
             return self.auth_fetch_body(now, exchange, bytes);
         }
         if let Some(link) = self.http_mut() {
-            if link.exchanges.get(exchange).is_some_and(|x| x.role == Role::SseStream) {
-                link.keepalive.on_activity(now);
-            }
+            link.note_activity(exchange, now);
         }
         self.feed(now, exchange, Feed::Bytes(bytes), false);
     }
@@ -463,9 +568,7 @@ impl Connection {
         if self.auth_owns(exchange) {
             return self.auth_fetch_failed(now, exchange, &error.to_string());
         }
-        let Some(x) = self.http_mut().and_then(|l| l.exchanges.get_mut(exchange)) else { return };
-        x.fail(crate::IoError::new(error));
-        self.feed(now, exchange, Feed::Nothing, true);
+        self.feed(now, exchange, Feed::Failed(crate::IoError::new(error)), true);
     }
 
     /// The runtime refused an exchange before connecting: every address its host resolved to
@@ -509,21 +612,17 @@ impl Connection {
                 }
             }
         }
-        let state =
-            self.http().and_then(|l| l.exchanges.get(exchange)).map(|x| (x.finished().is_some(), x.answered));
-        match state {
-            Some((true, _)) => {
+        match self.http_mut().and_then(|l| l.settle(exchange)) {
+            Some(Settled::Ended(x, facts)) => {
                 if !runtime_done {
                     // Ended by the core (a limit, a bad body): the runtime must stop reading.
                     self.io.push_back(Io::HttpAbort { exchange });
                 }
-                if let Some(x) = self.http_mut().and_then(|l| l.exchanges.remove(exchange)) {
-                    self.on_exchange_done(now, exchange, x);
-                }
+                self.on_exchange_done(now, exchange, *x, facts);
             }
             // The result arrived on an event stream: the stream has nothing more to give.
-            Some((false, true)) => self.abort_exchange(exchange),
-            _ => {}
+            Some(Settled::Answered) => self.io.push_back(Io::HttpAbort { exchange }),
+            Some(Settled::Open) | None => {}
         }
     }
 
@@ -538,48 +637,19 @@ impl Connection {
         done: bool,
     ) {
         let Some(x) = self.http_mut().and_then(|l| l.exchanges.get_mut(exchange)) else { return };
-        let already = if done { std::mem::take(&mut x.oversize_answered) } else { x.oversize_answered };
-        if already {
+        if x.oversize_already_answered(done) {
             return;
         }
         let answered = self.fail_oversize_answer(now, peek, seen);
         if let Some(x) = self.http_mut().and_then(|l| l.exchanges.get_mut(exchange)) {
-            x.oversize_answered = answered && !done;
-            if answered && peek.answers() == x.role.request_id() {
-                x.answered = true;
-            }
-        }
-    }
-
-    fn initialize_exchange(&self, exchange: ExchangeId) -> bool {
-        let Some(x) = self.http().and_then(|l| l.exchanges.get(exchange)) else { return false };
-        match &x.role {
-            Role::Post { id: Some(id), .. } => self.wire.get(id) == Some(&super::WireUse::Initialize),
-            _ => false,
-        }
-    }
-
-    /// Keeps the `Mcp-Session-Id` the server assigned in its `initialize` answer, if it is a
-    /// valid one (visible ASCII, bounded).
-    fn capture_session_id(&mut self, head: &HttpHead) {
-        let Some(value) = head.header("mcp-session-id") else { return };
-        let valid =
-            !value.is_empty() && value.len() <= 256 && value.bytes().all(|b| (0x21..=0x7e).contains(&b));
-        if valid {
-            if let Some(legacy) = self.http_mut().and_then(|l| l.session.legacy_mut()) {
-                legacy.id = Some(value.to_owned());
-            }
-        } else {
-            let detail =
-                "ignored an invalid Mcp-Session-Id (it must be 1-256 visible ASCII characters)".into();
-            self.warn(Warning::Http { detail });
+            x.oversize_answer_failed(answered, done, peek);
         }
     }
 
     /// The legacy revision was negotiated (`initialize` answered).
     pub(super) fn http_set_legacy_version(&mut self, version: &str) {
-        if let Some(legacy) = self.http_mut().and_then(|l| l.session.legacy_mut()) {
-            legacy.version = Some(version.to_owned());
+        if let Some(link) = self.http_mut() {
+            link.session.set_version(version);
         }
     }
 
@@ -589,23 +659,18 @@ impl Connection {
             return;
         }
         let Some(link) = self.http_mut() else { return };
-        let endpoint = link.url.as_ref().and_then(|u| u.join_same_origin(data.trim()));
-        match endpoint {
-            Some(url) => {
-                link.session = SessionState::open(url);
-                // Only now is the server known to serve HTTP+SSE (trying it is not using it).
-                self.note_deprecated(crate::Deprecation::HttpSseTransport, crate::UsedBy::Server);
-                self.proc = Proc::Running { epoch, session: Session::Probing { retried: false } };
-                self.start_handshake(now, epoch);
-            }
-            None => {
-                let detail = format!(
-                    "the HTTP+SSE endpoint event named {:?}, which is not on the server's origin; refused",
-                    crate::text::sanitize(data, 200)
-                );
-                self.proc = Proc::Running { epoch, session: Session::Probing { retried: false } };
-                self.fail_handshake(now, RequestError::Handshake { detail });
-            }
+        if link.on_endpoint(data) {
+            // Only now is the server known to serve HTTP+SSE (trying it is not using it).
+            self.note_deprecated(crate::Deprecation::HttpSseTransport, crate::UsedBy::Server);
+            self.proc = Proc::Running { epoch, session: Session::Probing { retried: false } };
+            self.start_handshake(now, epoch);
+        } else {
+            let detail = format!(
+                "the HTTP+SSE endpoint event named {:?}, which is not on the server's origin; refused",
+                crate::text::sanitize(data, 200)
+            );
+            self.proc = Proc::Running { epoch, session: Session::Probing { retried: false } };
+            self.fail_handshake(now, RequestError::Handshake { detail });
         }
     }
 
@@ -622,12 +687,9 @@ impl Connection {
             .filter(|(_, u)| **u == super::WireUse::Probe)
             .map(|(id, _)| id.clone())
             .collect();
-        for id in probes {
-            let found = self.http().map(|l| l.exchanges.for_request(&id)).unwrap_or_default();
-            for (ex, _) in found {
-                self.abort_exchange(ex);
-            }
-        }
+        let Some(link) = self.http_mut() else { return };
+        let aborted = probes.iter().flat_map(|id| link.exchanges.remove_for_request(id)).collect();
+        self.push_aborts(aborted);
     }
 
     /// Modern HTTP: a tool whose `x-mcp-header` annotations are invalid is left out of
@@ -657,7 +719,7 @@ impl Connection {
         let Some(link) = self.http_mut() else { return };
         let kind = link.detection.settle(era);
         if era == Era::Legacy {
-            self.http_set_legacy_version(protocol_version);
+            link.session.set_version(protocol_version);
             match kind {
                 TransportKind::StreamableHttp => self.start_listen(now, epoch),
                 TransportKind::Sse => self.sse_watch(now, epoch),
@@ -673,12 +735,8 @@ impl Connection {
         self.timers.clear(Timer::ListenGate(epoch));
         self.timers.clear(Timer::SseKeepAlive(epoch));
         let Some(link) = self.http_mut() else { return };
-        for ex in link.exchanges.of_epoch(epoch, link.session.closing()) {
-            self.abort_exchange(ex);
-        }
-        if let Some(link) = self.http_mut() {
-            link.session.end();
-        }
+        let aborted = link.end_session(epoch);
+        self.push_aborts(aborted);
     }
 
     /// At close: ends a legacy session with `DELETE` (waiting for it briefly).
@@ -689,12 +747,12 @@ impl Connection {
         let delete = self.http().and_then(|l| l.delete_request(self.cfg.timeouts.http_connect));
         self.drop_process(now, epoch, false);
         let Some(request) = delete else { return };
-        if let Some(delete) = self.start_exchange(epoch, Role::Delete, request) {
-            if let Some(link) = self.http_mut() {
-                link.session = SessionState::Closing { delete };
-            }
-            self.timers.set(Timer::HttpClose, now + CLOSE_DELETE_WAIT);
-        }
+        let setup = self.exchange_setup();
+        let Some(link) = self.http_mut() else { return };
+        let (delete, request) = link.start_exchange(epoch, Role::Delete, request, &setup);
+        link.session = SessionState::Closing { delete };
+        self.launch_exchange(delete, request, setup.trace);
+        self.timers.set(Timer::HttpClose, now + CLOSE_DELETE_WAIT);
     }
 
     /// True while the close `DELETE` is still under way.
@@ -703,11 +761,8 @@ impl Connection {
     }
 
     pub(super) fn on_http_close_timeout(&mut self) {
-        let Some(link) = self.http_mut() else { return };
-        if let Some(delete) = link.session.closing() {
-            link.session = SessionState::Idle;
-            self.abort_exchange(delete);
-            self.maybe_closed();
-        }
+        let Some(aborted) = self.http_mut().and_then(HttpLink::stop_closing) else { return };
+        self.push_aborts(aborted);
+        self.maybe_closed();
     }
 }

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::authorization::AuthorizationHeader;
 use super::HttpLink;
 use crate::config::MODERN_VERSION;
 use crate::connection::{Connection, Outgoing};
@@ -12,9 +13,6 @@ use crate::headers::{self, MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION};
 use crate::io::{HttpMethod, HttpRequest};
 use crate::transport::TransportKind;
 use crate::types::Tool;
-
-/// The header [`Connection::set_authorization`] sets.
-const AUTHORIZATION: &str = "Authorization";
 
 /// Headers the protocol sets; a configured header of the same name is not sent.
 const PROTOCOL_HEADERS: [&str; 8] = [
@@ -128,25 +126,13 @@ impl HttpLink {
     fn user_headers(&self, modern: bool) -> Vec<(String, String)> {
         let mut out = headers::filter_user_headers(&self.cfg.headers, modern);
         out.retain(|(name, _)| !PROTOCOL_HEADERS.iter().any(|p| name.eq_ignore_ascii_case(p)));
-        if let Some(authorization) = &self.authorization {
-            out.retain(|(name, _)| !name.eq_ignore_ascii_case(AUTHORIZATION));
-            out.extend(authorization.iter().map(|v| (AUTHORIZATION.to_owned(), v.clone())));
-        }
+        self.authorization.apply(&mut out);
         out
     }
 
     /// The `Authorization` values requests go out with (none, usually one).
     pub(in crate::connection) fn authorization_values(&self) -> Vec<&str> {
-        match &self.authorization {
-            Some(set) => set.as_deref().into_iter().collect(),
-            None => self
-                .cfg
-                .headers
-                .iter()
-                .filter(|(name, _)| name.eq_ignore_ascii_case(AUTHORIZATION))
-                .map(|(_, value)| value.as_str())
-                .collect(),
-        }
+        self.authorization.values(&self.cfg.headers)
     }
 
     /// `MCP-Protocol-Version` (once negotiated) and `Mcp-Session-Id` (once assigned).
@@ -165,7 +151,7 @@ impl Connection {
     /// Replaces the `Authorization` header of later requests (`None`: send none). No-op on stdio.
     pub(in crate::connection) fn http_set_authorization(&mut self, value: Option<String>) {
         if let Some(link) = self.http_mut() {
-            link.authorization = Some(value);
+            link.authorization = AuthorizationHeader::from_host(value);
         }
     }
 }

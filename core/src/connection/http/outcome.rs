@@ -7,6 +7,7 @@ use super::super::{Connection, Proc, WireUse};
 use super::auth;
 use super::exchange::{End, Exchange, Role, TooLarge};
 use super::session::{Listen, Resume, SessionState};
+use super::{HttpLink, LinkFacts};
 use crate::config::ProtocolMode;
 use crate::error::{RequestError, RpcError, Warning};
 use crate::event::Event;
@@ -76,7 +77,7 @@ impl Failure {
 
 impl Connection {
     /// Classifies an exchange that ended without the awaited response.
-    fn classify(&self, x: &Exchange) -> Failure {
+    fn classify(&self, x: &Exchange, link: LinkFacts) -> Failure {
         let end = x.finished().cloned().unwrap_or(End::Complete);
         let status = match (x.status(), &end) {
             (_, End::TooLarge(t)) => return Failure::TooLarge(t.clone()),
@@ -107,10 +108,9 @@ impl Connection {
             });
         }
         let rpc = x.error_body().map(|e| RpcError { code: e.code, message: e.message, data: e.data });
-        let legacy_session = self.http().is_some_and(|l| l.session.id().is_some());
         match (status, rpc) {
             (401 | 403, rpc) => Failure::Unauthorized(status, rpc),
-            (404, _) if legacy_session => Failure::SessionGone,
+            (404, _) if link.legacy_session => Failure::SessionGone,
             (_, Some(e)) => Failure::Rpc(status, e),
             (500..=599, None) => Failure::Server(status, x.error_text()),
             (_, None) => Failure::Status(status, x.error_text()),
@@ -118,11 +118,16 @@ impl Connection {
     }
 
     /// An exchange ended (normally or not): act on what it means.
-    pub(super) fn on_exchange_done(&mut self, now: Instant, exchange: ExchangeId, x: Exchange) {
+    /// `link`: what the link knew when it ended.
+    pub(super) fn on_exchange_done(
+        &mut self,
+        now: Instant,
+        exchange: ExchangeId,
+        x: Exchange,
+        link: LinkFacts,
+    ) {
         if x.role == Role::Delete {
-            let Some(link) = self.http_mut() else { return };
-            if link.is_close_exchange(exchange) {
-                link.session = SessionState::Idle;
+            if self.http_mut().is_some_and(|link| link.closed(exchange)) {
                 self.timers.clear(Timer::HttpClose);
                 self.maybe_closed();
             }
@@ -132,22 +137,22 @@ impl Connection {
             return;
         }
         match x.role.clone() {
-            Role::Post { id: Some(id), .. } => self.on_request_exchange_done(now, id, &x),
-            Role::Post { id: None, .. } => self.on_message_exchange_done(now, &x),
-            Role::Resume { id, last, attempts } => self.on_resume_done(now, id, last, attempts, &x),
-            Role::Listen => self.on_listen_done(now, &x),
-            Role::SseStream => self.on_sse_stream_done(now, &x),
+            Role::Post { id: Some(id), .. } => self.on_request_exchange_done(now, id, &x, link),
+            Role::Post { id: None, .. } => self.on_message_exchange_done(now, &x, link),
+            Role::Resume { id, last, attempts } => self.on_resume_done(now, id, last, attempts, &x, link),
+            Role::Listen => self.on_listen_done(now, &x, link),
+            Role::SseStream => self.on_sse_stream_done(now, &x, link),
             Role::Delete => {}
         }
     }
 
     /// A POSTed notification or answer ended: only a failure is worth reporting.
-    fn on_message_exchange_done(&mut self, now: Instant, x: &Exchange) {
+    fn on_message_exchange_done(&mut self, now: Instant, x: &Exchange, link: LinkFacts) {
         if matches!(x.finished(), Some(End::Complete)) && x.status().is_some_and(|s| (200..300).contains(&s))
         {
             return;
         }
-        match self.classify(x) {
+        match self.classify(x, link) {
             Failure::SessionGone => self.on_session_expired(now, x.epoch),
             f => {
                 let detail = format!("a message the client posted was not delivered: {}", f.into_error(x));
@@ -157,18 +162,18 @@ impl Connection {
     }
 
     /// A POSTed request's exchange ended without its response (or with it: then nothing to do).
-    fn on_request_exchange_done(&mut self, now: Instant, id: WireId, x: &Exchange) {
+    fn on_request_exchange_done(&mut self, now: Instant, id: WireId, x: &Exchange, link: LinkFacts) {
         if x.answered {
             return;
         }
         let Some(usage) = self.wire.get(&id).copied() else { return };
-        let sse_transport = self.http().is_some_and(|l| l.kind() == TransportKind::Sse);
+        let sse_transport = link.kind == TransportKind::Sse;
         let accepted = x.status().is_some_and(|s| (200..300).contains(&s));
         if sse_transport && accepted && matches!(x.finished(), Some(End::Complete)) {
             // HTTP+SSE: the response comes on the event stream.
             return;
         }
-        let failure = self.classify(x);
+        let failure = self.classify(x, link);
         if let Failure::Unauthorized(status, _) = failure {
             let parked = match usage {
                 WireUse::Probe => Some(auth::Parked::Handshake(x.epoch)),
@@ -188,8 +193,8 @@ impl Connection {
         }
         match usage {
             WireUse::Probe => self.on_probe_failed(now, id, failure, x),
-            WireUse::Initialize => self.on_initialize_failed(now, id, failure, x),
-            WireUse::Op(handle) => self.on_op_failed(now, handle, id, failure, x),
+            WireUse::Initialize => self.on_initialize_failed(now, id, failure, x, link),
+            WireUse::Op(handle) => self.on_op_failed(now, handle, id, failure, x, link),
             WireUse::Fire => self.forget_wire(&id),
             WireUse::KeepAlive => {
                 self.forget_wire(&id);
@@ -231,11 +236,18 @@ impl Connection {
 
     /// The legacy `initialize` got no answer: a 4xx means this is not the transport (try the
     /// next one); anything else fails the handshake.
-    fn on_initialize_failed(&mut self, now: Instant, id: WireId, failure: Failure, x: &Exchange) {
+    fn on_initialize_failed(
+        &mut self,
+        now: Instant,
+        id: WireId,
+        failure: Failure,
+        x: &Exchange,
+        link: LinkFacts,
+    ) {
         let attempt = match &failure {
             // A server error with a JSON-RPC error is the server's answer, not a wrong transport.
             Failure::Rpc(status, _) if !(400..500).contains(status) => None,
-            _ => self.not_this_transport(&failure, x),
+            _ => not_this_transport(&failure, x, link),
         };
         let Some(attempt) = attempt else {
             return match failure {
@@ -243,7 +255,7 @@ impl Connection {
                 f => self.fail_handshake(now, handshake_error(f.into_error(x))),
             };
         };
-        if self.has_next_kind() {
+        if link.has_next_kind {
             return self.next_kind(now, attempt);
         }
         match (self.detection_failed(attempt), failure) {
@@ -253,42 +265,10 @@ impl Connection {
         }
     }
 
-    fn has_next_kind(&self) -> bool {
-        self.http().is_some_and(|l| l.detection.has_next())
-    }
-
-    /// The attempt an exchange of the handshake makes, when its failure says the server does
-    /// not speak the transport tried (an error status other than 401, 403 and 5xx without a
-    /// JSON-RPC error, or a success without what the transport needs): detection tries the
-    /// next one. `None` for any other failure.
-    fn not_this_transport(&self, failure: &Failure, x: &Exchange) -> Option<TransportAttempt> {
-        let outcome = match failure {
-            Failure::Status(status, _) => AttemptOutcome::Status(*status),
-            Failure::Rpc(status, error) => AttemptOutcome::Rpc { status: *status, error: error.clone() },
-            Failure::SessionGone => AttemptOutcome::Status(404),
-            Failure::Broken(_) => AttemptOutcome::NoAnswer { status: x.status().unwrap_or(200) },
-            _ => return None,
-        };
-        Some(TransportAttempt {
-            transport: self.http()?.kind(),
-            method: x.kept.method(),
-            url: crate::redact::redact_url(x.kept.url()),
-            outcome,
-        })
-    }
-
     /// The last transport was refused too: the error listing every try (with the common
     /// endpoints when every try got 404), or `None` when no other transport was tried.
     fn detection_failed(&mut self, attempt: TransportAttempt) -> Option<RequestError> {
-        let link = self.http_mut()?;
-        let attempts = link.detection.give_up(attempt)?;
-        let suggestions = match crate::http_url::HttpUrl::parse(&link.cfg.url) {
-            Ok(url) if attempts.iter().all(|a| a.outcome.status() == 404) => {
-                crate::transport_attempt::suggestions(&url)
-            }
-            _ => Vec::new(),
-        };
-        Some(RequestError::NoTransport { attempts, suggestions })
+        self.http_mut()?.detection_failed(attempt)
     }
 
     /// Gives up on the transport being tried, which got what `attempt` says, and opens the next.
@@ -309,13 +289,14 @@ impl Connection {
         id: WireId,
         failure: Failure,
         x: &Exchange,
+        link: LinkFacts,
     ) {
         let Some(op) = self.ops.get(&handle) else { return };
         if matches!(op.request, Request::Listen { .. }) {
             return self.on_listen_failed(now, handle, id, failure, x);
         }
         let is_tool_call = matches!(op.request, Request::CallTool { .. } | Request::CallToolAsTask { .. });
-        let retries_left = self.http().is_some_and(|l| op.retries < l.cfg.retries);
+        let retries_left = op.retries < link.retries;
         let modern = x.role.is_modern();
         match failure {
             Failure::Rpc(_, e) => self.deliver(now, id, Err(e)),
@@ -336,9 +317,8 @@ impl Connection {
                 }
             }
             Failure::Broken(detail) => match x.last_event_id.clone() {
-                Some(last) if self.http().is_some_and(|l| l.kind() == TransportKind::StreamableHttp) => {
-                    self.note_retry_ms(x);
-                    self.resume_later(now, x.epoch, Resume { id, last, attempts: 1 });
+                Some(last) if link.kind == TransportKind::StreamableHttp => {
+                    self.resume_later(now, x.epoch, Resume { id, last, attempts: 1 }, x.retry_ms);
                 }
                 _ => self.finish(handle, Err(RequestError::StreamClosed { detail })),
             },
@@ -376,18 +356,25 @@ impl Connection {
     }
 
     /// A resumption of a broken legacy response stream ended.
-    fn on_resume_done(&mut self, now: Instant, id: WireId, last: String, attempts: u32, x: &Exchange) {
+    fn on_resume_done(
+        &mut self,
+        now: Instant,
+        id: WireId,
+        last: String,
+        attempts: u32,
+        x: &Exchange,
+        link: LinkFacts,
+    ) {
         if x.answered {
             return;
         }
         let Some(WireUse::Op(handle)) = self.wire.get(&id).copied() else { return };
-        match self.classify(x) {
+        match self.classify(x, link) {
             Failure::SessionGone => self.on_session_expired(now, x.epoch),
             Failure::Broken(_) | Failure::Transport(..) if attempts < MAX_RESUMES => {
                 // A resumption that carried no event keeps the id it resumed from.
                 let last = x.last_event_id.clone().unwrap_or(last);
-                self.note_retry_ms(x);
-                self.resume_later(now, x.epoch, Resume { id, last, attempts: attempts + 1 });
+                self.resume_later(now, x.epoch, Resume { id, last, attempts: attempts + 1 }, x.retry_ms);
             }
             f => {
                 let err = match f {
@@ -402,16 +389,15 @@ impl Connection {
     }
 
     /// The legacy GET stream ended: reconnect (with `Last-Event-ID`), or give up on it.
-    fn on_listen_done(&mut self, now: Instant, x: &Exchange) {
+    fn on_listen_done(&mut self, now: Instant, x: &Exchange, link: LinkFacts) {
         let status = x.status();
-        if status == Some(404) && self.http().is_some_and(|l| l.session.id().is_some()) {
+        if status == Some(404) && link.legacy_session {
             self.on_session_expired(now, x.epoch);
             return;
         }
         self.open_listen_gate(now, x.epoch);
-        self.note_retry_ms(x);
-        if let (Some(last), Some(legacy)) = (&x.last_event_id, self.http_legacy_mut()) {
-            legacy.listen.last_event_id = Some(last.clone());
+        if let Some(link) = self.http_mut() {
+            link.on_listen_end(x);
         }
         let healthy = status.is_some_and(|s| (200..300).contains(&s)) && x.got_bytes;
         if let Some(s @ (401 | 403)) = status {
@@ -438,32 +424,33 @@ impl Connection {
             }
             _ => {}
         }
-        let Some(legacy) = self.http_legacy_mut() else { return };
-        let listen = &mut legacy.listen;
-        listen.failures = if healthy { 0 } else { listen.failures + 1 };
-        if listen.failures >= MAX_LISTEN_FAILURES {
-            self.listen_given_up();
-            let detail = format!("gave up reopening the event stream after {MAX_LISTEN_FAILURES} failures");
-            self.warn(Warning::Http { detail });
-            return;
+        match self.http_mut().and_then(|l| l.count_listen_failure(healthy)) {
+            Some(ListenRetry::Reconnect(delay)) => {
+                self.timers.set(Timer::HttpReconnect(x.epoch), now + delay)
+            }
+            Some(ListenRetry::GiveUp) => {
+                self.listen_given_up();
+                let detail =
+                    format!("gave up reopening the event stream after {MAX_LISTEN_FAILURES} failures");
+                self.warn(Warning::Http { detail });
+            }
+            None => {}
         }
-        listen.state = Listen::Waiting;
-        self.schedule_reconnect(now, x.epoch);
     }
 
     /// The HTTP+SSE event stream ended: before the `endpoint` event the transport failed;
     /// afterwards the session is lost (requests in flight fail; the next one reconnects).
-    fn on_sse_stream_done(&mut self, now: Instant, x: &Exchange) {
+    fn on_sse_stream_done(&mut self, now: Instant, x: &Exchange, link: LinkFacts) {
         if matches!(self.proc, Proc::Starting { .. }) {
-            let failure = self.classify(x);
+            let failure = self.classify(x, link);
             if let Failure::Unauthorized(status, _) = failure {
                 if self.auth_challenge(now, status, x.www_authenticate(), auth::Parked::SseStream(x.epoch)) {
                     self.timers.clear(Timer::Handshake);
                     return;
                 }
             }
-            if let Some(attempt) = self.not_this_transport(&failure, x) {
-                if self.has_next_kind() {
+            if let Some(attempt) = not_this_transport(&failure, x, link) {
+                if link.has_next_kind {
                     return self.next_kind(now, attempt);
                 }
                 if let Some(err) = self.detection_failed(attempt) {
@@ -524,10 +511,9 @@ impl Connection {
         let Some(op) = self.ops.get_mut(&handle) else { return };
         op.sent = None;
         op.retries += 1;
-        let shift = (op.retries - 1).min(16);
+        let retries = op.retries;
         let Some(link) = self.http_mut() else { return };
-        let base = link.cfg.retry_delay.saturating_mul(1 << shift).min(MAX_RETRY_DELAY);
-        let delay = link.backoff.jittered(base);
+        let delay = link.retry_delay(retries);
         self.timers.set(Timer::Retry(handle), now + delay);
     }
 
@@ -554,19 +540,104 @@ impl Connection {
         self.remember_finished(id.clone());
     }
 
-    fn note_retry_ms(&mut self, x: &Exchange) {
-        if let Some(link) = self.http_mut() {
-            link.backoff.note(x.retry_ms);
+    /// Keeps a broken response stream (which carried the server's `retry_ms`, if any) for the
+    /// reconnection timer to resume.
+    fn resume_later(&mut self, now: Instant, epoch: Epoch, resume: Resume, retry_ms: Option<u64>) {
+        let Some(delay) = self.http_mut().map(|l| l.keep_resume(resume, retry_ms)) else { return };
+        self.timers.set(Timer::HttpReconnect(epoch), now + delay);
+    }
+}
+
+/// What follows a failed (or ended) GET stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ListenRetry {
+    /// Reopen it after this wait.
+    Reconnect(Duration),
+    /// Too many failures in a row: give it up.
+    GiveUp,
+}
+
+impl HttpLink {
+    /// The close `DELETE` ended: whether it was the one closing the session (now idle).
+    fn closed(&mut self, exchange: ExchangeId) -> bool {
+        if !self.is_close_exchange(exchange) {
+            return false;
+        }
+        self.session = SessionState::Idle;
+        true
+    }
+
+    /// The last transport was refused too: the error listing every try (with the common
+    /// endpoints when every try got 404), or `None` when no other transport was tried.
+    fn detection_failed(&mut self, attempt: TransportAttempt) -> Option<RequestError> {
+        let attempts = self.detection.give_up(attempt)?;
+        let suggestions = match crate::http_url::HttpUrl::parse(&self.cfg.url) {
+            Ok(url) if attempts.iter().all(|a| a.outcome.status() == 404) => {
+                crate::transport_attempt::suggestions(&url)
+            }
+            _ => Vec::new(),
+        };
+        Some(RequestError::NoTransport { attempts, suggestions })
+    }
+
+    /// The legacy GET stream ended: keep the server's `retry` and where to resume it.
+    fn on_listen_end(&mut self, x: &Exchange) {
+        self.backoff.note(x.retry_ms);
+        if let (Some(last), Some(legacy)) = (&x.last_event_id, self.session.legacy_mut()) {
+            legacy.listen.last_event_id = Some(last.clone());
         }
     }
 
-    /// Keeps a broken response stream for the reconnection timer to resume.
-    fn resume_later(&mut self, now: Instant, epoch: Epoch, resume: Resume) {
-        if let Some(legacy) = self.http_legacy_mut() {
+    /// Counts a reconnection of the GET stream (reset when it was `healthy`): reconnect (it
+    /// then waits, for the server's `retry` or a backoff), or give up after too many failures
+    /// in a row. `None` outside a legacy session.
+    fn count_listen_failure(&mut self, healthy: bool) -> Option<ListenRetry> {
+        let listen = &mut self.session.legacy_mut()?.listen;
+        listen.failures = if healthy { 0 } else { listen.failures + 1 };
+        if listen.failures >= MAX_LISTEN_FAILURES {
+            return Some(ListenRetry::GiveUp);
+        }
+        listen.state = Listen::Waiting;
+        Some(ListenRetry::Reconnect(self.reconnect_delay_now()))
+    }
+
+    /// Keeps a broken response stream to resume (and the server's `retry`, if it sent one):
+    /// the wait before the reconnection timer.
+    fn keep_resume(&mut self, resume: Resume, retry_ms: Option<u64>) -> Duration {
+        self.backoff.note(retry_ms);
+        if let Some(legacy) = self.session.legacy_mut() {
             legacy.resumes.push(resume);
         }
-        self.schedule_reconnect(now, epoch);
+        self.reconnect_delay_now()
     }
+
+    /// The wait before re-sending a request for the `retries`-th time: exponential, capped,
+    /// with jitter.
+    fn retry_delay(&mut self, retries: u32) -> Duration {
+        let shift = (retries - 1).min(16);
+        let base = self.cfg.retry_delay.saturating_mul(1 << shift).min(MAX_RETRY_DELAY);
+        self.backoff.jittered(base)
+    }
+}
+
+/// The attempt an exchange of the handshake makes, when its failure says the server does
+/// not speak the transport tried (an error status other than 401, 403 and 5xx without a
+/// JSON-RPC error, or a success without what the transport needs): detection tries the
+/// next one. `None` for any other failure.
+fn not_this_transport(failure: &Failure, x: &Exchange, link: LinkFacts) -> Option<TransportAttempt> {
+    let outcome = match failure {
+        Failure::Status(status, _) => AttemptOutcome::Status(*status),
+        Failure::Rpc(status, error) => AttemptOutcome::Rpc { status: *status, error: error.clone() },
+        Failure::SessionGone => AttemptOutcome::Status(404),
+        Failure::Broken(_) => AttemptOutcome::NoAnswer { status: x.status().unwrap_or(200) },
+        _ => return None,
+    };
+    Some(TransportAttempt {
+        transport: link.kind,
+        method: x.kept.method(),
+        url: crate::redact::redact_url(x.kept.url()),
+        outcome,
+    })
 }
 
 /// Handshake failures keep their HTTP meaning (401 stays `Unauthorized`); transport ones say

@@ -6,38 +6,12 @@
 //! [`RedirectError`]. Credentials cannot leave the origin: nothing is sent to another one.
 
 use super::session::{Listen, SessionState};
-use super::HttpLink;
+use super::{ExchangeSetup, HttpLink};
 use crate::connection::Connection;
-use crate::handle::ExchangeId;
+use crate::handle::{Epoch, ExchangeId};
 use crate::http_url::HttpUrl;
-use crate::io::{HttpHead, HttpMethod, HttpRequest, Io};
+use crate::io::{HttpHead, HttpRequest, Io};
 use crate::redirect_error::{RedirectError, RedirectRefusal, MAX_REDIRECTS};
-
-/// A copy of an exchange's request (before its credentials are added), kept until the
-/// exchange ends so that a redirect can send it again.
-#[derive(Debug, Clone)]
-pub(super) struct KeptRequest(HttpRequest);
-
-impl KeptRequest {
-    pub(super) fn new(request: &HttpRequest) -> Self {
-        Self(request.clone())
-    }
-
-    /// The request's URL.
-    pub(super) fn url(&self) -> &str {
-        &self.0.url
-    }
-
-    /// The request's method.
-    pub(super) fn method(&self) -> HttpMethod {
-        self.0.method
-    }
-
-    /// The request again, sent to `url`.
-    fn resend_to(&self, url: &HttpUrl) -> HttpRequest {
-        HttpRequest { url: url.as_str().to_owned(), ..self.0.clone() }
-    }
-}
 
 /// Where a `3xx` answer to a request for `url` leads, if it is followed: a `307` or `308` with
 /// a `Location` on the same origin (scheme, host, port), not back to `url` or a URL in
@@ -71,8 +45,8 @@ pub(super) fn judge(
 pub(super) enum Redirect {
     /// Not a redirect (or not this exchange's to follow): read the response as usual.
     No,
-    /// Followed: the exchange was replaced by one to the new URL.
-    Followed,
+    /// To follow: the exchange is to be replaced by one to this URL.
+    Follow(HttpUrl),
     /// Refused: the exchange ends with this error.
     Refused(RedirectError),
 }
@@ -91,16 +65,18 @@ impl HttpLink {
             }
         }
     }
-}
 
-impl Connection {
-    /// The first response head of `exchange` arrived: a `3xx` is followed or refused, and the
-    /// end of a chain that was followed is remembered.
-    pub(super) fn http_redirect(&mut self, exchange: ExchangeId, head: &HttpHead) -> Redirect {
-        let current = self.current_epoch();
-        let Some(link) = self.http_mut() else { return Redirect::No };
-        let closing = link.is_close_exchange(exchange);
-        let Some(x) = link.exchanges.get(exchange) else { return Redirect::No };
+    /// The first response head of `exchange` arrived (`current`: the connection's epoch):
+    /// whether a `3xx` is followed or refused; the end of a chain that was followed is
+    /// remembered.
+    pub(super) fn judge_redirect(
+        &mut self,
+        exchange: ExchangeId,
+        head: &HttpHead,
+        current: Option<Epoch>,
+    ) -> Redirect {
+        let closing = self.is_close_exchange(exchange);
+        let Some(x) = self.exchanges.get(exchange) else { return Redirect::No };
         // A second head, or an exchange of a finished session (it is aborted), is not followed.
         if x.status().is_some() || (current != Some(x.epoch) && !closing) {
             return Redirect::No;
@@ -108,45 +84,60 @@ impl Connection {
         if !(300..400).contains(&head.status) {
             if let Some(first) = x.visited.first().cloned() {
                 let to = x.kept.url().to_owned();
-                link.remember_redirect(&first, &to);
+                self.remember_redirect(&first, &to);
             }
             return Redirect::No;
         }
         match judge(x.kept.url(), head.status, head.header("location"), &x.visited) {
-            Ok(target) => {
-                self.follow_redirect(exchange, &target);
-                Redirect::Followed
-            }
+            Ok(target) => Redirect::Follow(target),
             Err(refused) => Redirect::Refused(refused),
         }
     }
 
-    /// Replaces `exchange` by the same request to `target`.
-    fn follow_redirect(&mut self, exchange: ExchangeId, target: &HttpUrl) {
-        let Some(old) = self.http_mut().and_then(|l| l.exchanges.remove(exchange)) else { return };
-        self.io.push_back(Io::HttpAbort { exchange });
+    /// Replaces `exchange` by the same request to `target`: the new exchange and its request
+    /// (`None`: no such exchange).
+    fn follow_redirect(
+        &mut self,
+        exchange: ExchangeId,
+        target: &HttpUrl,
+        setup: &ExchangeSetup,
+    ) -> Option<(ExchangeId, HttpRequest)> {
+        let old = self.exchanges.remove(exchange)?;
         let request = old.kept.resend_to(target);
-        let Some(new) = self.start_exchange(old.epoch, old.role.clone(), request) else { return };
-        let Some(link) = self.http_mut() else { return };
-        if let Some(x) = link.exchanges.get_mut(new) {
+        let (new, request) = self.start_exchange(old.epoch, old.role.clone(), request, setup);
+        if let Some(x) = self.exchanges.get_mut(new) {
             x.visited = old.visited;
             x.visited.push(old.kept.url().to_owned());
         }
         // What named the old exchange names the new one.
-        if link.session.closing() == Some(exchange) {
-            link.session = SessionState::Closing { delete: new };
+        if self.session.closing() == Some(exchange) {
+            self.session = SessionState::Closing { delete: new };
         }
-        if let Some(legacy) = link.session.legacy_mut() {
+        if let Some(legacy) = self.session.legacy_mut() {
             if legacy.listen.state == Listen::Open(exchange) {
                 legacy.listen.state = Listen::Open(new);
             }
         }
+        Some((new, request))
+    }
+}
+
+impl Connection {
+    /// Replaces `exchange` by the same request to `target`.
+    pub(super) fn follow_redirect(&mut self, exchange: ExchangeId, target: &HttpUrl) {
+        let setup = self.exchange_setup();
+        let Some(link) = self.http_mut() else { return };
+        let Some((new, request)) = link.follow_redirect(exchange, target, &setup) else { return };
+        self.io.push_back(Io::HttpAbort { exchange });
+        self.launch_exchange(new, request, setup.trace);
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::kept_request::KeptRequest;
     use super::*;
+    use crate::io::HttpMethod;
     use std::time::Duration;
 
     fn request() -> HttpRequest {

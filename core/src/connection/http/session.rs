@@ -122,6 +122,38 @@ impl SessionState {
         }
     }
 
+    /// A new legacy session holds host requests until its GET stream answers. Whether the
+    /// session is open.
+    pub(super) fn close_gate(&mut self) -> bool {
+        self.legacy_mut().map(|l| l.listen.gate = true).is_some()
+    }
+
+    /// The GET stream answered (or will not): whether host requests were held for it.
+    pub(super) fn open_gate(&mut self) -> bool {
+        self.legacy_mut().is_some_and(|l| std::mem::replace(&mut l.listen.gate, false))
+    }
+
+    /// The GET stream is open as `exchange`.
+    pub(super) fn listen_opened(&mut self, exchange: ExchangeId) {
+        if let Some(legacy) = self.legacy_mut() {
+            legacy.listen.state = Listen::Open(exchange);
+        }
+    }
+
+    /// The server has no GET stream, or reconnections keep failing.
+    pub(super) fn listen_unsupported(&mut self) {
+        if let Some(legacy) = self.legacy_mut() {
+            legacy.listen.state = Listen::Unsupported;
+        }
+    }
+
+    /// The legacy revision was negotiated (`initialize` answered).
+    pub(super) fn set_version(&mut self, version: &str) {
+        if let Some(legacy) = self.legacy_mut() {
+            legacy.version = Some(version.to_owned());
+        }
+    }
+
     /// The epoch is over: nothing of the session is kept (a closing `DELETE` stays).
     pub(super) fn end(&mut self) {
         if !matches!(self, SessionState::Closing { .. }) {

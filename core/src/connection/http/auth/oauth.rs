@@ -268,7 +268,7 @@ impl Connection {
             match step {
                 AuthStep::Fetch { id, request } => {
                     let Some(link) = self.http_mut() else { return };
-                    let exchange = ExchangeId::new(link.exchanges.ids.next());
+                    let exchange = link.exchanges.reserve_id();
                     if let Some(round) = link.auth.as_deref_mut().and_then(|a| a.round.as_mut()) {
                         let fetch = Fetch { id, status: 0, headers: Vec::new(), body: Vec::new() };
                         round.fetches.insert(exchange, fetch);
