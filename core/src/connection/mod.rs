@@ -34,12 +34,14 @@ mod inbound;
 mod input_rounds;
 mod input_waits;
 mod lifecycle;
+mod output;
 mod oversize;
 mod pages;
 mod recent;
 mod requests;
 mod resource_subscriptions;
 mod roots;
+mod state;
 mod stdio;
 mod subscriptions;
 mod tasks;
@@ -47,20 +49,21 @@ mod tasks;
 mod validation;
 
 use std::collections::{BTreeMap, VecDeque};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 pub use cache::{CacheInfo, CacheKey, CacheScope};
 pub use drive::{Input, Output};
+pub(crate) use state::Outgoing;
+use state::{Counters, Phase, Proc, ReapStage, Session, Transport, WireUse};
 
-use crate::config::{ConnectionConfig, TransportConfig};
+use crate::config::ConnectionConfig;
 use crate::era::{Era, ServerInfo};
 use crate::error::{CommandError, RequestError, Warning};
 use crate::event::Event;
-use crate::handle::{Counter, Epoch, RequestHandle, ServerRequestHandle};
+use crate::handle::{Epoch, RequestHandle, ServerRequestHandle};
 use crate::io::Io;
-use crate::jsonrpc::{self, WireId};
+use crate::jsonrpc::WireId;
 use crate::request::{Request, RequestOptions};
-use crate::response::Response;
 use crate::timers::{Timer, Timers};
 use crate::types::{LoggingLevel, Tool};
 
@@ -182,176 +185,6 @@ pub struct Connection {
     resource_subscriptions: resource_subscriptions::ResourceSubscriptions,
     /// The wire trace not yet drained (only with [`ConnectionConfig::wire_trace`]).
     wire_log: VecDeque<crate::WireRecord>,
-}
-
-/// The transport of a connection, with the state only it has.
-// One per connection, never moved: boxing the stdio side would buy nothing.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug)]
-enum Transport {
-    /// A child process: its stdout and stderr framing, stderr tail, EOF and exit.
-    Stdio(stdio::StdioLink),
-    /// HTTP: detection, the session, exchanges, keep-alive.
-    #[cfg(feature = "http")]
-    Http(Box<http::HttpLink>),
-}
-
-impl Transport {
-    fn new(cfg: &ConnectionConfig) -> Self {
-        match &cfg.transport {
-            TransportConfig::Stdio(command) => Transport::Stdio(stdio::StdioLink::new(command, &cfg.limits)),
-            #[cfg(feature = "http")]
-            TransportConfig::Http(http) => {
-                Transport::Http(Box::new(http::HttpLink::new(http, cfg.random_seed)))
-            }
-        }
-    }
-
-    /// Whether messages can go out: always on HTTP; on stdio until stdout ends or the process
-    /// exits.
-    fn is_open(&self) -> bool {
-        match self {
-            Transport::Stdio(link) => link.is_open(),
-            #[cfg(feature = "http")]
-            Transport::Http(_) => true,
-        }
-    }
-
-    /// The stdio link, on stdio.
-    fn stdio(&self) -> Option<&stdio::StdioLink> {
-        match self {
-            Transport::Stdio(link) => Some(link),
-            #[cfg(feature = "http")]
-            Transport::Http(_) => None,
-        }
-    }
-
-    /// The stdio link, on stdio.
-    fn stdio_mut(&mut self) -> Option<&mut stdio::StdioLink> {
-        match self {
-            Transport::Stdio(link) => Some(link),
-            #[cfg(feature = "http")]
-            Transport::Http(_) => None,
-        }
-    }
-
-    /// Whether server notifications can arrive (a legacy list is cached on a `listChanged`
-    /// promise only then): always on stdio and HTTP+SSE; on legacy Streamable HTTP while the GET
-    /// stream is open or reconnecting; never on plain HTTP.
-    fn can_receive_notifications(&self) -> bool {
-        match self {
-            Transport::Stdio(_) => true,
-            #[cfg(feature = "http")]
-            Transport::Http(link) => link.can_receive_notifications(),
-        }
-    }
-
-    /// The transport in use (on HTTP: the one being tried until one works).
-    fn kind(&self) -> crate::transport::TransportKind {
-        match self {
-            Transport::Stdio(_) => crate::transport::TransportKind::Stdio,
-            #[cfg(feature = "http")]
-            Transport::Http(link) => link.kind(),
-        }
-    }
-}
-
-#[derive(Debug, Default)]
-struct Counters {
-    handles: Counter,
-    server: Counter,
-    epochs: Counter,
-    wire: Counter,
-    progress: Counter,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    Open,
-    Closing,
-    Closed,
-}
-
-/// The current server process.
-// One per connection, never collected: boxing the session would buy nothing.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug)]
-enum Proc {
-    /// No process; the next request starts one.
-    Down,
-    /// Spawn requested, not yet confirmed.
-    Starting { epoch: Epoch },
-    /// Running (on stdio, possibly just exited, with its last output still being read).
-    Running { epoch: Epoch, session: Session },
-}
-
-/// The era sub-protocol of a running process.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug)]
-enum Session {
-    /// `server/discover` sent; `retried`: sent a second time already (after `-32022` naming a
-    /// version the client speaks: one retry per handshake).
-    Probing { retried: bool },
-    /// Legacy `initialize` sent (the probe may still answer late).
-    Initializing,
-    /// Usable.
-    Ready(ServerInfo),
-}
-
-/// One message for the server.
-#[derive(Debug)]
-pub(crate) enum Outgoing {
-    /// A request (it expects a response with this id).
-    Request { id: WireId, method: std::borrow::Cow<'static, str>, params: Option<serde_json::Value> },
-    /// A notification.
-    Notification { method: &'static str, params: Option<serde_json::Value> },
-    /// An answer to a server-to-client request, already encoded.
-    Response(Vec<u8>),
-    /// A request already encoded (a plain `tools/call` of the legacy era, see
-    /// `requests/send.rs`, `is_plain_call`, on HTTP): no params value is built for it.
-    #[cfg(feature = "http")]
-    Encoded { id: WireId, method: &'static str, bytes: Vec<u8> },
-}
-
-impl Outgoing {
-    /// The message as one line, leaving an encoded one's bytes empty (they are moved out).
-    pub(super) fn take_bytes(&mut self) -> Vec<u8> {
-        match self {
-            Outgoing::Request { id, method, params } => jsonrpc::encode_request(id, method, params.as_ref()),
-            Outgoing::Notification { method, params } => {
-                jsonrpc::encode_notification(method, params.as_ref())
-            }
-            Outgoing::Response(bytes) => std::mem::take(bytes),
-            #[cfg(feature = "http")]
-            Outgoing::Encoded { bytes, .. } => std::mem::take(bytes),
-        }
-    }
-}
-
-/// What a wire id in flight is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum WireUse {
-    Op(RequestHandle),
-    Probe,
-    Initialize,
-    /// A `ping` the client sent on its own (HTTP+SSE keep-alive).
-    #[cfg(feature = "http")]
-    KeepAlive,
-    /// A request whose answer nobody waits for (`tasks/cancel`).
-    Fire,
-}
-
-/// Shutdown escalation of a process that is going away.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ReapStage {
-    /// Spawn not confirmed yet; close it as soon as it is.
-    AwaitSpawn,
-    /// Stdin closed; waiting for a voluntary exit.
-    Grace,
-    /// Terminate sent.
-    Terminated,
-    /// Kill sent; waiting for the exit report.
-    Killed,
 }
 
 impl Connection {
@@ -590,126 +423,5 @@ impl Connection {
             Proc::Down => None,
             Proc::Starting { epoch } | Proc::Running { epoch, .. } => Some(epoch),
         }
-    }
-
-    // ----- shared helpers -------------------------------------------------------------------
-
-    /// Queues an event, dropping non-essential ones past the limit.
-    fn emit(&mut self, ev: Event) {
-        let essential = match ev {
-            Event::Response { .. }
-            | Event::Connected(_)
-            | Event::Disconnected { .. }
-            | Event::Closed
-            | Event::ServerRequest { .. }
-            | Event::ServerRequestCancelled { .. }
-            | Event::ResourceSubscriptionDropped { .. }
-            // A listen's host queue bounds (and counts) what it drops.
-            | Event::Subscription { .. } => true,
-            #[cfg(feature = "oauth")]
-            Event::AuthorizationSaved(_) => true,
-            _ => false,
-        };
-        if !essential && self.events.len() >= self.cfg.limits.max_pending_events {
-            self.dropped_events += 1;
-            return;
-        }
-        self.events.push_back(ev);
-    }
-
-    /// Whether the wire trace is on: check it before building a record.
-    fn tracing_wire(&self) -> bool {
-        self.cfg.wire_trace
-    }
-
-    /// Adds a record to the wire trace (built only when [`Connection::tracing_wire`]).
-    fn trace_wire(&mut self, record: crate::WireRecord) {
-        if self.wire_log.len() >= self.cfg.limits.max_pending_events.max(1) {
-            self.wire_log.pop_front();
-        }
-        self.wire_log.push_back(record);
-    }
-
-    /// Traces a message going out, if the trace is on.
-    fn trace_sent(&mut self, epoch: Epoch, bytes: &[u8]) {
-        if self.tracing_wire() {
-            self.trace_wire(crate::WireRecord::Sent { epoch, message: crate::wire::message_text(bytes) });
-        }
-    }
-
-    /// Traces a message coming in, if the trace is on.
-    fn trace_received(&mut self, epoch: Epoch, bytes: &[u8]) {
-        if self.tracing_wire() {
-            self.trace_wire(crate::WireRecord::Received { epoch, message: crate::wire::message_text(bytes) });
-        }
-    }
-
-    fn warn(&mut self, w: Warning) {
-        self.emit(Event::Warning(w));
-    }
-
-    /// Sends one message on the current transport: a stdin line, or an HTTP POST.
-    fn send(&mut self, epoch: Epoch, out: Outgoing) {
-        match self.transport {
-            Transport::Stdio(_) => {
-                let mut out = out;
-                let bytes = out.take_bytes();
-                self.trace_sent(epoch, &bytes);
-                self.io.push_back(Io::Write { epoch, bytes });
-            }
-            #[cfg(feature = "http")]
-            Transport::Http(_) => self.http_send(epoch, out),
-        }
-    }
-
-    fn remember_finished(&mut self, id: WireId) {
-        // Ids this client sent are integers; any other id was never in flight.
-        let Some(id) = id.as_int() else { return };
-        self.recent.remember(id, self.cfg.limits.recent_finished);
-    }
-
-    /// Whether `id` is the id of a request that finished lately (its response would be late).
-    fn finished_recently(&self, id: &WireId) -> bool {
-        id.as_int().is_some_and(|n| self.recent.contains(n))
-    }
-
-    fn next_wire_id(&mut self) -> WireId {
-        WireId::from_int(self.counters.wire.next())
-    }
-
-    fn request_timeout_of(&self, handle: RequestHandle) -> Duration {
-        self.ops.get(&handle).map_or(self.cfg.timeouts.request, |op| op.timeout)
-    }
-
-    /// Ends a request with its single outcome.
-    fn finish(&mut self, handle: RequestHandle, result: Result<Response, RequestError>) {
-        let Some(mut op) = self.ops.remove(&handle) else { return };
-        self.timers.clear(Timer::Request(handle));
-        self.timers.clear(Timer::Retry(handle));
-        self.queue.retain(|h| *h != handle);
-        if let Some(token) = &op.progress_token {
-            self.progress.remove(&requests::progress_key(token));
-        }
-        if let Some((_, id)) = op.sent.take() {
-            if self.wire.remove(&id).is_some() {
-                self.remember_finished(id);
-            }
-        }
-        self.drop_inputs(handle);
-        // HTTP: a re-fetch that failed transiently may be answered from the cache.
-        #[cfg(feature = "http")]
-        let result = match result {
-            Err(e) => self.stale_fallback(&op, e),
-            ok => ok,
-        };
-        // An internal tools/list hands its outcome to the calls waiting for it instead.
-        #[cfg(feature = "http")]
-        let Some(result) = self.header_op_finished(&op, handle, result) else {
-            return;
-        };
-        // So do a `server/discover` refresh and a renewed subscription (to the connection).
-        let Some(result) = self.discover_refresh_finished(handle, result) else { return };
-        let Some(result) = self.subscription_op_finished(&op, result) else { return };
-        self.emit(Event::Response { handle, result });
     }
 }

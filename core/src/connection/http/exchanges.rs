@@ -17,6 +17,7 @@ pub(super) struct Exchanges {
 
 impl Exchanges {
     /// An id for an exchange the link does not keep here (an authorization fetch).
+    #[cfg(feature = "oauth")]
     pub(super) fn reserve_id(&mut self) -> ExchangeId {
         ExchangeId::new(self.ids.next())
     }
