@@ -22,7 +22,7 @@ pub fn input_wait_delay(n: u32) -> Duration {
     FIRST_INPUT_WAIT.saturating_mul(1u32 << doublings).min(MAX_INPUT_WAIT)
 }
 
-/// One paced wait before a state-only retry, as announced by [`Event::InputWait`].
+/// One paced wait before a state-only retry, as announced by [`Event::InputWait`](crate::Event::InputWait).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputWait {
     /// The request that waits.
@@ -47,12 +47,12 @@ pub enum InputWaitDecision {
     /// Wait, then retry (the default).
     #[default]
     Continue,
-    /// Stop: the request fails with [`RequestError::InputWaitCancelled`] (resumable).
+    /// Stop: the request fails with [`RequestError::InputWaitCancelled`](crate::RequestError::InputWaitCancelled) (resumable).
     Cancel,
 }
 
 /// Where a multi-round-trip request stopped, to go on from there (a host's `Server::resume`,
-/// or [`Connection::request`] with [`RequestOptions::input_state`]).
+/// or [`Connection::request`](crate::Connection::request) with [`RequestOptions::input_state`](crate::RequestOptions::input_state)).
 #[derive(Debug, Clone, PartialEq)]
 pub struct InputResume {
     /// The original request (`tools/call`, `prompts/get` or `resources/read`).

@@ -23,7 +23,7 @@ pub enum ListKind {
 #[non_exhaustive]
 pub enum Request {
     /// Start the server (if needed) and wait until its era is known; answers
-    /// [`Response::Connected`] without sending anything once ready.
+    /// [`Response::Connected`](crate::Response::Connected) without sending anything once ready.
     Connect,
     /// `tools/list`, every page.
     ListTools,
@@ -65,9 +65,9 @@ pub enum Request {
     },
     /// A liveness check: `ping` (legacy) or `server/discover` (2026-07-28).
     Ping,
-    /// What the server is now ([`Response::Connected`]). 2026-07-28: the last `server/discover`
+    /// What the server is now ([`Response::Connected`](crate::Response::Connected)). 2026-07-28: the last `server/discover`
     /// result while its `ttlMs` keeps it fresh, else `server/discover` is sent again and its
-    /// answer replaces the connection's [`ServerInfo`] (capabilities included), announced by an
+    /// answer replaces the connection's [`ServerInfo`](crate::ServerInfo) (capabilities included), announced by an
     /// [`crate::Event::Connected`]. Legacy servers: the `initialize` answer, without a request.
     Discover,
     /// Server log level: `logging/setLevel` (legacy) or the per-request `logLevel` `_meta`
@@ -96,35 +96,35 @@ pub enum Request {
         /// The resource URI.
         uri: String,
     },
-    /// `tools/call` started as a task: [`Response::TaskStarted`] when the server made one (on
+    /// `tools/call` started as a task: [`Response::TaskStarted`](crate::Response::TaskStarted) when the server made one (on
     /// 2025-11-25 the call goes out task-augmented, which the server must declare), or
-    /// [`Response::ToolResult`] when a 2026-07-28 server ran the call at once.
+    /// [`Response::ToolResult`](crate::Response::ToolResult) when a 2026-07-28 server ran the call at once.
     CallToolAsTask {
         /// The tool name.
         name: String,
         /// The arguments (a JSON object, or `null` for none).
         arguments: Value,
     },
-    /// `tasks/get`: [`Response::Task`].
+    /// `tasks/get`: [`Response::Task`](crate::Response::Task).
     GetTask {
         /// The task.
         task_id: String,
     },
     /// Waits for a task's outcome, polling it like a call that turned into one:
-    /// [`Response::ToolResult`] (checked against `tool`'s output schema when named).
+    /// [`Response::ToolResult`](crate::Response::ToolResult) (checked against `tool`'s output schema when named).
     TaskResult {
         /// The task.
         task_id: String,
         /// The tool the task runs, when known.
         tool: Option<String>,
     },
-    /// `tasks/cancel`: [`Response::Empty`] (2025-11-25 servers may answer the task, which is
+    /// `tasks/cancel`: [`Response::Empty`](crate::Response::Empty) (2025-11-25 servers may answer the task, which is
     /// dropped).
     CancelTask {
         /// The task.
         task_id: String,
     },
-    /// `tasks/list`, every page (2025-11-25 servers declaring `tasks.list`): [`Response::Tasks`].
+    /// `tasks/list`, every page (2025-11-25 servers declaring `tasks.list`): [`Response::Tasks`](crate::Response::Tasks).
     ListTasks,
     /// Any other method, with raw params (the core still adds the modern `_meta` envelope).
     Custom {

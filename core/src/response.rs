@@ -16,7 +16,7 @@ use crate::types::{
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Response {
-    /// For [`Request::Connect`] and [`Request::Discover`].
+    /// For [`Request::Connect`](crate::Request::Connect) and [`Request::Discover`](crate::Request::Discover).
     Connected(Box<ServerInfo>),
     /// All tools, across pages.
     Tools(Vec<Tool>),
@@ -38,15 +38,15 @@ pub enum Response {
     Pong,
     /// An empty acknowledgement (e.g. `logging/setLevel`).
     Empty,
-    /// The server ended a [`Request::Listen`] gracefully.
+    /// The server ended a [`Request::Listen`](crate::Request::Listen) gracefully.
     ListenEnded,
-    /// A call started as a task ([`Request::CallToolAsTask`]).
+    /// A call started as a task ([`Request::CallToolAsTask`](crate::Request::CallToolAsTask)).
     TaskStarted(Box<crate::types::Task>),
-    /// A task's state ([`Request::GetTask`]).
+    /// A task's state ([`Request::GetTask`](crate::Request::GetTask)).
     Task(Box<crate::types::Task>),
-    /// Every task ([`Request::ListTasks`]).
+    /// Every task ([`Request::ListTasks`](crate::Request::ListTasks)).
     Tasks(Vec<crate::types::Task>),
-    /// The result of a [`Request::Custom`], as received.
+    /// The result of a [`Request::Custom`](crate::Request::Custom), as received.
     Raw(Value),
 }
 

@@ -322,15 +322,13 @@ fn canonical(v: &Value, out: &mut String) {
 impl Connection {
     // ----- commands and getters -------------------------------------------------------------
 
-    /// Drops every cached result (the next request of each kind goes to the server).
-    pub fn clear_cache(&mut self) {
+    /// The work of [`Connection::clear_cache`].
+    pub(super) fn drop_cache(&mut self) {
         self.cache.clear();
     }
 
-    /// What is cached for `key` that a request with default options, going out with the
-    /// current credential, may be answered from; `None` when nothing is (for
-    /// [`CacheKey::Discover`]: on legacy servers, or before a 2026-07-28 server answered).
-    pub fn cache_info(&self, now: Instant, key: CacheKey) -> Option<CacheInfo> {
+    /// The work of [`Connection::cache_info`].
+    pub(super) fn cached_info(&self, now: Instant, key: CacheKey) -> Option<CacheInfo> {
         let now = now.max(self.now);
         let credential = self.credential();
         let meta = self.meta_key(None);

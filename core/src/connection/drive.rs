@@ -81,8 +81,8 @@ impl crate::ExchangeFailure {
 }
 
 impl Connection {
-    /// Feeds one [`Input`] to the matching `handle_*` method.
-    pub fn handle_input(&mut self, now: Instant, input: Input) {
+    /// The work of [`Connection::handle_input`].
+    pub(super) fn dispatch_input(&mut self, now: Instant, input: Input) {
         match input {
             Input::Started(epoch) => self.handle_process_started(now, epoch),
             Input::SpawnFailed(epoch, error) => self.handle_spawn_failed(now, epoch, error),
@@ -112,10 +112,8 @@ impl Connection {
         }
     }
 
-    /// The next output: pending IO first, then events. Draining until `None` is the run loop's
-    /// drain step (acting on an output may queue more; keep polling).
-    #[must_use]
-    pub fn poll_output(&mut self) -> Option<Output> {
+    /// The work of [`Connection::poll_output`].
+    pub(super) fn next_output(&mut self) -> Option<Output> {
         if let Some(io) = self.poll_io() {
             return Some(Output::Io(io));
         }

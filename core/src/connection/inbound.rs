@@ -334,15 +334,8 @@ impl Connection {
         Ok(answer)
     }
 
-    /// Answers a server-to-client request: `Ok(result)` is sent as the result. An error is
-    /// reported locally as [`Warning::HandlerFailed`]; the server gets a constant JSON-RPC
-    /// error (`-32603`, the detail stays local) unless the [`HandlerError`] names a code, which
-    /// is then sent with its message.
-    ///
-    /// Nothing is sent when the request is gone ([`AnswerError::Gone`]: withdrawn by the server,
-    /// or its process exited), or when an elicitation answer does not match the requested form
-    /// ([`AnswerError::InvalidAnswer`]; the request still waits for a valid answer or a decline).
-    pub fn respond_to_server(
+    /// The work of [`Connection::respond_to_server`].
+    pub(super) fn send_answer(
         &mut self,
         now: Instant,
         handle: ServerRequestHandle,

@@ -73,11 +73,8 @@ impl Connection {
         self.emit(Event::InputWait(wait));
     }
 
-    /// The host decided to stop request `handle` during a paced input wait (its
-    /// [`Event::InputWait`]): it fails with [`RequestError::InputWaitCancelled`], which carries
-    /// what [`RequestOptions::input_state`] needs to go on later. Nothing is sent (nothing is
-    /// in flight during a wait). Returns false, doing nothing, when the request is not waiting.
-    pub fn cancel_input_wait(&mut self, handle: RequestHandle) -> bool {
+    /// The work of [`Connection::cancel_input_wait`].
+    pub(super) fn stop_input_wait(&mut self, handle: RequestHandle) -> bool {
         let armed = self.timers.at(Timer::Retry(handle));
         let Some(op) = self.ops.get(&handle) else { return false };
         // The retry timer is the wait's own (not an HTTP retry's backoff after the wait).

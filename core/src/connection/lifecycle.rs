@@ -40,8 +40,8 @@ impl Connection {
         }
     }
 
-    /// The runtime started the process for `epoch`.
-    pub fn handle_process_started(&mut self, now: Instant, epoch: Epoch) {
+    /// The work of [`Connection::handle_process_started`].
+    pub(super) fn process_started(&mut self, now: Instant, epoch: Epoch) {
         let now = self.tick(now);
         if self.reaping.get(&epoch) == Some(&ReapStage::AwaitSpawn) {
             self.begin_reap(now, epoch);
@@ -54,8 +54,8 @@ impl Connection {
         self.start_handshake(now, epoch);
     }
 
-    /// The runtime could not start the process for `epoch`.
-    pub fn handle_spawn_failed(&mut self, now: Instant, epoch: Epoch, error: std::io::Error) {
+    /// The work of [`Connection::handle_spawn_failed`].
+    pub(super) fn spawn_failed(&mut self, now: Instant, epoch: Epoch, error: std::io::Error) {
         self.tick(now);
         if self.tracing_wire() {
             self.trace_wire(crate::WireRecord::SpawnFailed { epoch, error: error.to_string() });

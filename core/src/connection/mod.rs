@@ -51,6 +51,8 @@ mod validation;
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
+use serde_json::Value;
+
 pub use cache::{CacheInfo, CacheKey, CacheScope};
 pub use drive::{Input, Output};
 pub(crate) use state::Outgoing;
@@ -58,14 +60,20 @@ use state::{Counters, Phase, Proc, ReapStage, Session, Transport, WireUse};
 
 use crate::config::ConnectionConfig;
 use crate::era::{Era, ServerInfo};
-use crate::error::{CommandError, RequestError, Warning};
+use crate::error::{AnswerError, CommandError, RequestError, Warning};
 use crate::event::Event;
+#[cfg(feature = "http")]
+use crate::handle::ExchangeId;
 use crate::handle::{Epoch, RequestHandle, ServerRequestHandle};
-use crate::io::Io;
+#[cfg(feature = "http")]
+use crate::io::HttpHead;
+use crate::io::{ExitInfo, Io};
 use crate::jsonrpc::WireId;
 use crate::request::{Request, RequestOptions};
 use crate::timers::{Timer, Timers};
-use crate::types::{LoggingLevel, Tool};
+#[cfg(feature = "http")]
+use crate::transport::TransportKind;
+use crate::types::{HandlerError, LoggingLevel, Root, Tool};
 
 /// The sans-IO state machine for one MCP server.
 ///
@@ -423,5 +431,175 @@ impl Connection {
             Proc::Down => None,
             Proc::Starting { epoch } | Proc::Running { epoch, .. } => Some(epoch),
         }
+    }
+
+    // ----- inputs from the runtime (`handle_input` takes each as one `Input`) ---------
+
+    /// Feeds one [`Input`] to the matching `handle_*` method.
+    pub fn handle_input(&mut self, now: Instant, input: Input) {
+        self.dispatch_input(now, input)
+    }
+
+    /// The runtime started the process for `epoch`.
+    pub fn handle_process_started(&mut self, now: Instant, epoch: Epoch) {
+        self.process_started(now, epoch)
+    }
+
+    /// The runtime could not start the process for `epoch`.
+    pub fn handle_spawn_failed(&mut self, now: Instant, epoch: Epoch, error: std::io::Error) {
+        self.spawn_failed(now, epoch, error)
+    }
+
+    /// Bytes from the server's stdout.
+    pub fn handle_stdout(&mut self, now: Instant, epoch: Epoch, bytes: &[u8]) {
+        self.read_stdout(now, epoch, bytes)
+    }
+
+    /// The server's stdout reached end of file.
+    pub fn handle_stdout_eof(&mut self, now: Instant, epoch: Epoch) {
+        self.end_stdout(now, epoch)
+    }
+
+    /// Bytes from the server's stderr: split into lines, sanitised, surfaced as
+    /// [`Event::Stderr`]; the last few are kept to explain a crash.
+    pub fn handle_stderr(&mut self, now: Instant, epoch: Epoch, bytes: &[u8]) {
+        self.read_stderr(now, epoch, bytes)
+    }
+
+    /// The server's stderr reached end of file: a final unterminated line is surfaced.
+    pub fn handle_stderr_eof(&mut self, now: Instant, epoch: Epoch) {
+        self.end_stderr(now, epoch)
+    }
+
+    /// The process for `epoch` exited.
+    pub fn handle_process_exited(&mut self, now: Instant, epoch: Epoch, status: ExitInfo) {
+        self.process_exited(now, epoch, status)
+    }
+
+    /// The response head of an exchange arrived.
+    #[cfg(feature = "http")]
+    pub fn handle_http_head(&mut self, now: Instant, exchange: ExchangeId, head: HttpHead) {
+        self.take_http_head(now, exchange, head)
+    }
+
+    /// A chunk of an exchange's response body arrived (raw, not decompressed).
+    #[cfg(feature = "http")]
+    pub fn handle_http_body(&mut self, now: Instant, exchange: ExchangeId, bytes: &[u8]) {
+        self.take_http_body(now, exchange, bytes)
+    }
+
+    /// An exchange's response body ended normally.
+    #[cfg(feature = "http")]
+    pub fn handle_http_end(&mut self, now: Instant, exchange: ExchangeId) {
+        self.take_http_end(now, exchange)
+    }
+
+    /// An exchange failed in transport (connect, TLS, reset, ...).
+    #[cfg(feature = "http")]
+    pub fn handle_http_failed(&mut self, now: Instant, exchange: ExchangeId, error: std::io::Error) {
+        self.take_http_failure(now, exchange, error)
+    }
+
+    /// The runtime refused an exchange before connecting: every address its host resolved to
+    /// is outside the request's [`crate::Destination`]. An OAuth fetch fails the flow with
+    /// [`crate::oauth::OAuthError::UnsafeAddress`]; any other exchange fails as
+    /// [`Connection::handle_http_failed`] would, with the refusal as its detail.
+    #[cfg(feature = "http")]
+    pub fn handle_http_refused(&mut self, now: Instant, exchange: ExchangeId, refusal: crate::UnsafeAddress) {
+        self.take_http_refusal(now, exchange, refusal)
+    }
+
+    // ----- more commands --------------------------------------------------------------
+
+    /// Answers a server-to-client request: `Ok(result)` is sent as the result. An error is
+    /// reported locally as [`Warning::HandlerFailed`]; the server gets a constant JSON-RPC
+    /// error (`-32603`, the detail stays local) unless the [`HandlerError`] names a code, which
+    /// is then sent with its message.
+    ///
+    /// Nothing is sent when the request is gone ([`AnswerError::Gone`]: withdrawn by the server,
+    /// or its process exited), or when an elicitation answer does not match the requested form
+    /// ([`AnswerError::InvalidAnswer`]; the request still waits for a valid answer or a decline).
+    pub fn respond_to_server(
+        &mut self,
+        now: Instant,
+        handle: ServerRequestHandle,
+        outcome: Result<Value, HandlerError>,
+    ) -> Result<(), AnswerError> {
+        self.send_answer(now, handle, outcome)
+    }
+
+    /// The host decided to stop request `handle` during a paced input wait (its
+    /// [`Event::InputWait`]): it fails with [`RequestError::InputWaitCancelled`], which carries
+    /// what [`RequestOptions::input_state`] needs to go on later. Nothing is sent (nothing is
+    /// in flight during a wait). Returns false, doing nothing, when the request is not waiting.
+    pub fn cancel_input_wait(&mut self, handle: RequestHandle) -> bool {
+        self.stop_input_wait(handle)
+    }
+
+    /// Replaces the roots this connection answers `roots/list` with. When the list changed and
+    /// the session is a legacy one whose client declared `roots.listChanged`, the server is
+    /// sent `notifications/roots/list_changed`; its next `roots/list` gets the new list. A
+    /// 2026-07-28 server gets the new list the next time it asks (no notification exists).
+    /// Before the connection is up, the list is simply kept for when it is.
+    ///
+    /// Fails with [`CommandError::RootsNotManaged`] when the connection was configured without
+    /// roots of its own, and [`CommandError::Closed`] once closed.
+    pub fn set_roots(&mut self, now: Instant, roots: Vec<Root>) -> Result<(), CommandError> {
+        self.replace_roots(now, roots)
+    }
+
+    /// Drops every cached result (the next request of each kind goes to the server).
+    pub fn clear_cache(&mut self) {
+        self.drop_cache()
+    }
+
+    /// Sets the `Authorization` header of every later HTTP request (requests, event streams,
+    /// the closing `DELETE`), replacing a configured `Authorization` header; `None` sends none.
+    /// Requests already sent keep theirs. Private cached results stay bound to the credential
+    /// they were fetched with. No effect on stdio.
+    ///
+    /// Fails with [`CommandError::InvalidArgument`] (changing nothing) for a value with control
+    /// characters.
+    #[cfg(feature = "http")]
+    pub fn set_authorization(&mut self, now: Instant, value: Option<String>) -> Result<(), CommandError> {
+        self.replace_authorization(now, value)
+    }
+
+    // ----- more outputs ---------------------------------------------------------------
+
+    /// The next output: pending IO first, then events. Draining until `None` is the run loop's
+    /// drain step (acting on an output may queue more; keep polling).
+    #[must_use]
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.next_output()
+    }
+
+    // ----- more getters ---------------------------------------------------------------
+
+    /// The roots this connection answers `roots/list` with, when it holds them (`None`: a
+    /// handler answers, if the host installed one).
+    pub fn roots(&self) -> Option<&[Root]> {
+        self.held_roots()
+    }
+
+    /// What is cached for `key` that a request with default options, going out with the
+    /// current credential, may be answered from; `None` when nothing is (for
+    /// [`CacheKey::Discover`]: on legacy servers, or before a 2026-07-28 server answered).
+    pub fn cache_info(&self, now: Instant, key: CacheKey) -> Option<CacheInfo> {
+        self.cached_info(now, key)
+    }
+
+    /// The resources subscribed with [`Request::SubscribeResource`] (handshake servers) and
+    /// not unsubscribed since, in URI order: the server confirmed each one, and the
+    /// connection renews them on every new process or session (a refused renewal removes it,
+    /// with [`Event::ResourceSubscriptionDropped`]).
+    pub fn resource_subscriptions(&self) -> impl Iterator<Item = &str> + '_ {
+        self.subscribed_resources()
+    }
+
+    /// The transport an HTTP connection uses (or is trying), for display.
+    #[cfg(feature = "http")]
+    pub fn http_transport(&self) -> Option<TransportKind> {
+        self.http_kind()
     }
 }

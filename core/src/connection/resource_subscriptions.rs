@@ -45,11 +45,8 @@ fn refused(err: &RequestError) -> bool {
 }
 
 impl Connection {
-    /// The resources subscribed with [`Request::SubscribeResource`] (handshake servers) and
-    /// not unsubscribed since, in URI order: the server confirmed each one, and the
-    /// connection renews them on every new process or session (a refused renewal removes it,
-    /// with [`Event::ResourceSubscriptionDropped`]).
-    pub fn resource_subscriptions(&self) -> impl Iterator<Item = &str> + '_ {
+    /// The work of [`Connection::resource_subscriptions`].
+    pub(super) fn subscribed_resources(&self) -> impl Iterator<Item = &str> + '_ {
         self.resource_subscriptions.uris.iter().map(String::as_str)
     }
 

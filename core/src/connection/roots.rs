@@ -21,21 +21,13 @@ use crate::types::ServerRequestKind;
 use crate::types::{roots_result, Root, RootsRequest};
 
 impl Connection {
-    /// The roots this connection answers `roots/list` with, when it holds them (`None`: a
-    /// handler answers, if the host installed one).
-    pub fn roots(&self) -> Option<&[Root]> {
+    /// The work of [`Connection::roots`].
+    pub(super) fn held_roots(&self) -> Option<&[Root]> {
         self.cfg.roots.as_deref()
     }
 
-    /// Replaces the roots this connection answers `roots/list` with. When the list changed and
-    /// the session is a legacy one whose client declared `roots.listChanged`, the server is
-    /// sent `notifications/roots/list_changed`; its next `roots/list` gets the new list. A
-    /// 2026-07-28 server gets the new list the next time it asks (no notification exists).
-    /// Before the connection is up, the list is simply kept for when it is.
-    ///
-    /// Fails with [`CommandError::RootsNotManaged`] when the connection was configured without
-    /// roots of its own, and [`CommandError::Closed`] once closed.
-    pub fn set_roots(&mut self, now: Instant, roots: Vec<Root>) -> Result<(), CommandError> {
+    /// The work of [`Connection::set_roots`].
+    pub(super) fn replace_roots(&mut self, now: Instant, roots: Vec<Root>) -> Result<(), CommandError> {
         self.tick(now);
         if self.phase != Phase::Open {
             return Err(CommandError::Closed);

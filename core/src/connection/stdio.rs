@@ -158,8 +158,8 @@ impl Connection {
         }
     }
 
-    /// Bytes from the server's stdout.
-    pub fn handle_stdout(&mut self, now: Instant, epoch: Epoch, bytes: &[u8]) {
+    /// The work of [`Connection::handle_stdout`].
+    pub(super) fn read_stdout(&mut self, now: Instant, epoch: Epoch, bytes: &[u8]) {
         let now = self.tick(now);
         if !self.is_current_reader(epoch) {
             return;
@@ -183,8 +183,8 @@ impl Connection {
         self.drain_stdout(now, epoch);
     }
 
-    /// The server's stdout reached end of file.
-    pub fn handle_stdout_eof(&mut self, now: Instant, epoch: Epoch) {
+    /// The work of [`Connection::handle_stdout_eof`].
+    pub(super) fn end_stdout(&mut self, now: Instant, epoch: Epoch) {
         let now = self.tick(now);
         if !self.is_current_reader(epoch) {
             return;
@@ -196,9 +196,8 @@ impl Connection {
         self.on_stdout_closed(now, epoch);
     }
 
-    /// Bytes from the server's stderr: split into lines, sanitised, surfaced as
-    /// [`Event::Stderr`]; the last few are kept to explain a crash.
-    pub fn handle_stderr(&mut self, now: Instant, epoch: Epoch, bytes: &[u8]) {
+    /// The work of [`Connection::handle_stderr`].
+    pub(super) fn read_stderr(&mut self, now: Instant, epoch: Epoch, bytes: &[u8]) {
         self.tick(now);
         if self.current_epoch() != Some(epoch) {
             return;
@@ -209,8 +208,8 @@ impl Connection {
         self.drain_stderr();
     }
 
-    /// The server's stderr reached end of file: a final unterminated line is surfaced.
-    pub fn handle_stderr_eof(&mut self, now: Instant, epoch: Epoch) {
+    /// The work of [`Connection::handle_stderr_eof`].
+    pub(super) fn end_stderr(&mut self, now: Instant, epoch: Epoch) {
         self.tick(now);
         if self.current_epoch() != Some(epoch) {
             return;
@@ -221,8 +220,8 @@ impl Connection {
         self.drain_stderr();
     }
 
-    /// The process for `epoch` exited.
-    pub fn handle_process_exited(&mut self, now: Instant, epoch: Epoch, status: ExitInfo) {
+    /// The work of [`Connection::handle_process_exited`].
+    pub(super) fn process_exited(&mut self, now: Instant, epoch: Epoch, status: ExitInfo) {
         let now = self.tick(now);
         if self.tracing_wire() {
             self.trace_wire(crate::WireRecord::ProcessExit { epoch, status });

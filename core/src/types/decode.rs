@@ -33,7 +33,7 @@ impl DecodeError {
 ///
 /// Every type in this module implements it by delegating to its inherent
 /// `from_value`; it exists so generic code such as
-/// [`ListPage::decode_items`] can decode any of them.
+/// [`ListPage::decode_items`](super::ListPage::decode_items) can decode any of them.
 pub trait FromValue: Sized {
     /// Decodes `value`, keeping it as the raw JSON of the result.
     fn from_value(value: Value) -> Result<Self, DecodeError>;

@@ -22,14 +22,12 @@ impl Slot {
 }
 
 impl Connection {
-    /// Sets the `Authorization` header of every later HTTP request (requests, event streams,
-    /// the closing `DELETE`), replacing a configured `Authorization` header; `None` sends none.
-    /// Requests already sent keep theirs. Private cached results stay bound to the credential
-    /// they were fetched with. No effect on stdio.
-    ///
-    /// Fails with [`CommandError::InvalidArgument`] (changing nothing) for a value with control
-    /// characters.
-    pub fn set_authorization(&mut self, now: Instant, value: Option<String>) -> Result<(), CommandError> {
+    /// The work of [`Connection::set_authorization`].
+    pub(in crate::connection) fn replace_authorization(
+        &mut self,
+        now: Instant,
+        value: Option<String>,
+    ) -> Result<(), CommandError> {
         self.tick(now);
         if let Some(v) = &value {
             crate::headers::validate_header("Authorization", v)

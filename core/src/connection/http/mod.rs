@@ -354,8 +354,8 @@ impl Connection {
         }
     }
 
-    /// The transport an HTTP connection uses (or is trying), for display.
-    pub fn http_transport(&self) -> Option<TransportKind> {
+    /// The work of [`Connection::http_transport`].
+    pub(in crate::connection) fn http_kind(&self) -> Option<TransportKind> {
         self.http().map(HttpLink::kind)
     }
 
@@ -500,8 +500,13 @@ impl Connection {
 
     // ----- inputs ---------------------------------------------------------------------------
 
-    /// The response head of an exchange arrived.
-    pub fn handle_http_head(&mut self, now: Instant, exchange: ExchangeId, head: HttpHead) {
+    /// The work of [`Connection::handle_http_head`].
+    pub(in crate::connection) fn take_http_head(
+        &mut self,
+        now: Instant,
+        exchange: ExchangeId,
+        head: HttpHead,
+    ) {
         let now = self.tick(now);
         if self.tracing_wire() {
             let headers = crate::wire::response_headers(&head.headers);
@@ -535,8 +540,8 @@ impl Connection {
         self.feed(now, exchange, Feed::Nothing, false);
     }
 
-    /// A chunk of an exchange's response body arrived (raw, not decompressed).
-    pub fn handle_http_body(&mut self, now: Instant, exchange: ExchangeId, bytes: &[u8]) {
+    /// The work of [`Connection::handle_http_body`].
+    pub(in crate::connection) fn take_http_body(&mut self, now: Instant, exchange: ExchangeId, bytes: &[u8]) {
         let now = self.tick(now);
         #[cfg(feature = "oauth")]
         if self.auth_owns(exchange) {
@@ -548,8 +553,8 @@ impl Connection {
         self.feed(now, exchange, Feed::Bytes(bytes), false);
     }
 
-    /// An exchange's response body ended normally.
-    pub fn handle_http_end(&mut self, now: Instant, exchange: ExchangeId) {
+    /// The work of [`Connection::handle_http_end`].
+    pub(in crate::connection) fn take_http_end(&mut self, now: Instant, exchange: ExchangeId) {
         let now = self.tick(now);
         #[cfg(feature = "oauth")]
         if self.auth_owns(exchange) {
@@ -558,8 +563,13 @@ impl Connection {
         self.feed(now, exchange, Feed::End, true);
     }
 
-    /// An exchange failed in transport (connect, TLS, reset, ...).
-    pub fn handle_http_failed(&mut self, now: Instant, exchange: ExchangeId, error: std::io::Error) {
+    /// The work of [`Connection::handle_http_failed`].
+    pub(in crate::connection) fn take_http_failure(
+        &mut self,
+        now: Instant,
+        exchange: ExchangeId,
+        error: std::io::Error,
+    ) {
         let now = self.tick(now);
         if self.tracing_wire() {
             self.trace_wire(crate::WireRecord::HttpFailed { exchange, error: error.to_string() });
@@ -571,11 +581,13 @@ impl Connection {
         self.feed(now, exchange, Feed::Failed(crate::IoError::new(error)), true);
     }
 
-    /// The runtime refused an exchange before connecting: every address its host resolved to
-    /// is outside the request's [`crate::Destination`]. An OAuth fetch fails the flow with
-    /// [`crate::oauth::OAuthError::UnsafeAddress`]; any other exchange fails as
-    /// [`Connection::handle_http_failed`] would, with the refusal as its detail.
-    pub fn handle_http_refused(&mut self, now: Instant, exchange: ExchangeId, refusal: crate::UnsafeAddress) {
+    /// The work of [`Connection::handle_http_refused`].
+    pub(in crate::connection) fn take_http_refusal(
+        &mut self,
+        now: Instant,
+        exchange: ExchangeId,
+        refusal: crate::UnsafeAddress,
+    ) {
         let now = self.tick(now);
         #[cfg(feature = "oauth")]
         if self.auth_owns(exchange) {
