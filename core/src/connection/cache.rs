@@ -29,6 +29,9 @@ use crate::response::Response;
 // failure, lists cached on a GET stream's promise.
 #[cfg(feature = "http")]
 mod http;
+mod scope;
+
+pub use scope::CacheScope;
 
 /// A cached result the host can ask about ([`Connection::cache_info`]).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -46,26 +49,6 @@ pub enum CacheKey {
     Read(String),
     /// The last `server/discover` result (2026-07-28 servers only).
     Discover,
-}
-
-/// Who may be served a cached result (the result's `cacheScope`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum CacheScope {
-    /// No user-specific data: served whatever credential a request goes out with.
-    Public,
-    /// Served only to requests going out with the `Authorization` it was fetched with. A missing
-    /// or unrecognised `cacheScope` means private.
-    Private,
-}
-
-impl CacheScope {
-    /// The scope a `cacheScope` hint means.
-    pub(crate) fn from_hint(hint: Option<&str>) -> Self {
-        match hint {
-            Some("public") => CacheScope::Public,
-            _ => CacheScope::Private,
-        }
-    }
 }
 
 /// What is cached for a [`CacheKey`] ([`Connection::cache_info`]).

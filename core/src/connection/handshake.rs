@@ -7,7 +7,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::config::{ClientFeatures, ProtocolMode, LEGACY_VERSIONS, MODERN_VERSION};
-use crate::connection::CacheScope;
+use crate::connection::cache::CacheScope;
 use crate::era::{Era, ServerInfo};
 use crate::error::{RequestError, RpcError, RpcErrorKind};
 use crate::text::sanitize;

@@ -56,9 +56,9 @@ use serde_json::Value;
 pub use cache::{CacheInfo, CacheKey, CacheScope};
 pub use drive::{Input, Output};
 pub(crate) use state::Outgoing;
-use state::{Counters, Phase, Proc, ReapStage, Session, Transport, WireUse};
+use state::{Counters, Phase, Proc, ReapStage, Session, WireUse};
 
-use crate::config::ConnectionConfig;
+use crate::config::{ConnectionConfig, TransportConfig};
 use crate::era::{Era, ServerInfo};
 use crate::error::{AnswerError, CommandError, RequestError, Warning};
 use crate::event::Event;
@@ -193,6 +193,78 @@ pub struct Connection {
     resource_subscriptions: resource_subscriptions::ResourceSubscriptions,
     /// The wire trace not yet drained (only with [`ConnectionConfig::wire_trace`]).
     wire_log: VecDeque<crate::WireRecord>,
+}
+
+/// The transport of a connection, with the state only it has.
+// One per connection, never moved: boxing the stdio side would buy nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+enum Transport {
+    /// A child process: its stdout and stderr framing, stderr tail, EOF and exit.
+    Stdio(stdio::StdioLink),
+    /// HTTP: detection, the session, exchanges, keep-alive.
+    #[cfg(feature = "http")]
+    Http(Box<http::HttpLink>),
+}
+
+impl Transport {
+    fn new(cfg: &ConnectionConfig) -> Self {
+        match &cfg.transport {
+            TransportConfig::Stdio(command) => Transport::Stdio(stdio::StdioLink::new(command, &cfg.limits)),
+            #[cfg(feature = "http")]
+            TransportConfig::Http(http) => {
+                Transport::Http(Box::new(http::HttpLink::new(http, cfg.random_seed)))
+            }
+        }
+    }
+
+    /// Whether messages can go out: always on HTTP; on stdio until stdout ends or the process
+    /// exits.
+    fn is_open(&self) -> bool {
+        match self {
+            Transport::Stdio(link) => link.is_open(),
+            #[cfg(feature = "http")]
+            Transport::Http(_) => true,
+        }
+    }
+
+    /// The stdio link, on stdio.
+    fn stdio(&self) -> Option<&stdio::StdioLink> {
+        match self {
+            Transport::Stdio(link) => Some(link),
+            #[cfg(feature = "http")]
+            Transport::Http(_) => None,
+        }
+    }
+
+    /// The stdio link, on stdio.
+    fn stdio_mut(&mut self) -> Option<&mut stdio::StdioLink> {
+        match self {
+            Transport::Stdio(link) => Some(link),
+            #[cfg(feature = "http")]
+            Transport::Http(_) => None,
+        }
+    }
+
+    /// Whether server notifications can arrive (a legacy list is cached on a `listChanged`
+    /// promise only then): always on stdio and HTTP+SSE; on legacy Streamable HTTP while the GET
+    /// stream is open or reconnecting; never on plain HTTP.
+    fn can_receive_notifications(&self) -> bool {
+        match self {
+            Transport::Stdio(_) => true,
+            #[cfg(feature = "http")]
+            Transport::Http(link) => link.can_receive_notifications(),
+        }
+    }
+
+    /// The transport in use (on HTTP: the one being tried until one works).
+    fn kind(&self) -> crate::transport::TransportKind {
+        match self {
+            Transport::Stdio(_) => crate::transport::TransportKind::Stdio,
+            #[cfg(feature = "http")]
+            Transport::Http(link) => link.kind(),
+        }
+    }
 }
 
 impl Connection {

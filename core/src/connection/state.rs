@@ -1,87 +1,11 @@
 //! The states a connection moves through, each small and explicit: the process (`Proc`) and its
 //! era handshake (`Session`), the connection's own life (`Phase`), a process's shutdown
-//! (`ReapStage`), the transport with what only it holds (`Transport`), what each wire id in
-//! flight is for (`WireUse`), and one message for the server (`Outgoing`).
+//! (`ReapStage`), what each wire id in flight is for (`WireUse`), and one message for the server
+//! (`Outgoing`). The transport with what only it holds (`Transport`) is beside the connection.
 
-#[cfg(feature = "http")]
-use super::http;
-use super::stdio;
-use crate::config::{ConnectionConfig, TransportConfig};
 use crate::era::ServerInfo;
 use crate::handle::{Counter, Epoch, RequestHandle};
 use crate::jsonrpc::{self, WireId};
-
-/// The transport of a connection, with the state only it has.
-// One per connection, never moved: boxing the stdio side would buy nothing.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug)]
-pub(super) enum Transport {
-    /// A child process: its stdout and stderr framing, stderr tail, EOF and exit.
-    Stdio(stdio::StdioLink),
-    /// HTTP: detection, the session, exchanges, keep-alive.
-    #[cfg(feature = "http")]
-    Http(Box<http::HttpLink>),
-}
-
-impl Transport {
-    pub(super) fn new(cfg: &ConnectionConfig) -> Self {
-        match &cfg.transport {
-            TransportConfig::Stdio(command) => Transport::Stdio(stdio::StdioLink::new(command, &cfg.limits)),
-            #[cfg(feature = "http")]
-            TransportConfig::Http(http) => {
-                Transport::Http(Box::new(http::HttpLink::new(http, cfg.random_seed)))
-            }
-        }
-    }
-
-    /// Whether messages can go out: always on HTTP; on stdio until stdout ends or the process
-    /// exits.
-    pub(super) fn is_open(&self) -> bool {
-        match self {
-            Transport::Stdio(link) => link.is_open(),
-            #[cfg(feature = "http")]
-            Transport::Http(_) => true,
-        }
-    }
-
-    /// The stdio link, on stdio.
-    pub(super) fn stdio(&self) -> Option<&stdio::StdioLink> {
-        match self {
-            Transport::Stdio(link) => Some(link),
-            #[cfg(feature = "http")]
-            Transport::Http(_) => None,
-        }
-    }
-
-    /// The stdio link, on stdio.
-    pub(super) fn stdio_mut(&mut self) -> Option<&mut stdio::StdioLink> {
-        match self {
-            Transport::Stdio(link) => Some(link),
-            #[cfg(feature = "http")]
-            Transport::Http(_) => None,
-        }
-    }
-
-    /// Whether server notifications can arrive (a legacy list is cached on a `listChanged`
-    /// promise only then): always on stdio and HTTP+SSE; on legacy Streamable HTTP while the GET
-    /// stream is open or reconnecting; never on plain HTTP.
-    pub(super) fn can_receive_notifications(&self) -> bool {
-        match self {
-            Transport::Stdio(_) => true,
-            #[cfg(feature = "http")]
-            Transport::Http(link) => link.can_receive_notifications(),
-        }
-    }
-
-    /// The transport in use (on HTTP: the one being tried until one works).
-    pub(super) fn kind(&self) -> crate::transport::TransportKind {
-        match self {
-            Transport::Stdio(_) => crate::transport::TransportKind::Stdio,
-            #[cfg(feature = "http")]
-            Transport::Http(link) => link.kind(),
-        }
-    }
-}
 
 #[derive(Debug, Default)]
 pub(super) struct Counters {
