@@ -268,6 +268,8 @@ impl Transport {
 }
 
 impl Connection {
+    // ----- construction ---------------------------------------------------------------
+
     /// A connection in its initial state. Nothing happens until the first request.
     pub fn new(cfg: ConnectionConfig, now: Instant) -> Self {
         #[cfg_attr(not(feature = "http"), allow(unused_mut))]
@@ -317,7 +319,7 @@ impl Connection {
         self.now
     }
 
-    // ----- commands -------------------------------------------------------------------------
+    // ----- commands -------------------------------------------------------------------
 
     /// Starts a request. The outcome arrives later as exactly one [`Event::Response`] for the
     /// returned handle. Fails at once only for host misuse.
@@ -397,45 +399,65 @@ impl Connection {
         self.maybe_closed();
     }
 
-    // ----- outputs --------------------------------------------------------------------------
-
-    /// The next IO action for the runtime.
-    #[must_use]
-    pub fn poll_io(&mut self) -> Option<Io> {
-        self.io.pop_front()
+    /// Answers a server-to-client request: `Ok(result)` is sent as the result. An error is
+    /// reported locally as [`Warning::HandlerFailed`]; the server gets a constant JSON-RPC
+    /// error (`-32603`, the detail stays local) unless the [`HandlerError`] names a code, which
+    /// is then sent with its message.
+    ///
+    /// Nothing is sent when the request is gone ([`AnswerError::Gone`]: withdrawn by the server,
+    /// or its process exited), or when an elicitation answer does not match the requested form
+    /// ([`AnswerError::InvalidAnswer`]; the request still waits for a valid answer or a decline).
+    pub fn respond_to_server(
+        &mut self,
+        now: Instant,
+        handle: ServerRequestHandle,
+        outcome: Result<Value, HandlerError>,
+    ) -> Result<(), AnswerError> {
+        self.send_answer(now, handle, outcome)
     }
 
-    /// The next event for the host.
-    #[must_use]
-    pub fn poll_event(&mut self) -> Option<Event> {
-        if let Some(ev) = self.events.pop_front() {
-            return Some(ev);
-        }
-        if self.dropped_events > 0 {
-            let count = std::mem::take(&mut self.dropped_events);
-            return Some(Event::Warning(Warning::EventsDropped { count }));
-        }
-        None
+    /// The host decided to stop request `handle` during a paced input wait (its
+    /// [`Event::InputWait`]): it fails with [`RequestError::InputWaitCancelled`], which carries
+    /// what [`RequestOptions::input_state`] needs to go on later. Nothing is sent (nothing is
+    /// in flight during a wait). Returns false, doing nothing, when the request is not waiting.
+    pub fn cancel_input_wait(&mut self, handle: RequestHandle) -> bool {
+        self.stop_input_wait(handle)
     }
 
-    /// The next record of the wire trace, in the order things happened; always `None` unless
-    /// [`ConnectionConfig::wire_trace`] is on. Drain it with the rest: past
-    /// [`Limits::max_pending_events`](crate::Limits::max_pending_events) records, the oldest
-    /// are dropped.
-    #[must_use]
-    pub fn poll_wire(&mut self) -> Option<crate::WireRecord> {
-        self.wire_log.pop_front()
+    /// Replaces the roots this connection answers `roots/list` with. When the list changed and
+    /// the session is a legacy one whose client declared `roots.listChanged`, the server is
+    /// sent `notifications/roots/list_changed`; its next `roots/list` gets the new list. A
+    /// 2026-07-28 server gets the new list the next time it asks (no notification exists).
+    /// Before the connection is up, the list is simply kept for when it is.
+    ///
+    /// Fails with [`CommandError::RootsNotManaged`] when the connection was configured without
+    /// roots of its own, and [`CommandError::Closed`] once closed.
+    pub fn set_roots(&mut self, now: Instant, roots: Vec<Root>) -> Result<(), CommandError> {
+        self.replace_roots(now, roots)
     }
 
-    /// When to call [`Connection::handle_timeout`] next (`None`: no timer is armed).
-    #[must_use]
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        self.timers.next().map(|(at, _)| at)
+    /// Drops every cached result (the next request of each kind goes to the server).
+    pub fn clear_cache(&mut self) {
+        self.drop_cache()
     }
 
-    /// The next deadline and what it is for, for logs.
-    pub fn poll_timeout_reason(&self) -> Option<(Instant, &'static str)> {
-        self.timers.next().map(|(at, t)| (at, t.reason()))
+    /// Sets the `Authorization` header of every later HTTP request (requests, event streams,
+    /// the closing `DELETE`), replacing a configured `Authorization` header; `None` sends none.
+    /// Requests already sent keep theirs. Private cached results stay bound to the credential
+    /// they were fetched with. No effect on stdio.
+    ///
+    /// Fails with [`CommandError::InvalidArgument`] (changing nothing) for a value with control
+    /// characters.
+    #[cfg(feature = "http")]
+    pub fn set_authorization(&mut self, now: Instant, value: Option<String>) -> Result<(), CommandError> {
+        self.replace_authorization(now, value)
+    }
+
+    // ----- inputs from the runtime (`handle_input` takes each as one `Input`) ---------
+
+    /// Feeds one [`Input`] to the matching `handle_*` method.
+    pub fn handle_input(&mut self, now: Instant, input: Input) {
+        self.dispatch_input(now, input)
     }
 
     /// Fires every timer due at `now`. Calling it early or twice is harmless; afterwards no
@@ -463,53 +485,6 @@ impl Connection {
                 Timer::Auth => self.on_auth_timeout(now),
             }
         }
-    }
-
-    // ----- getters --------------------------------------------------------------------------
-
-    /// What is known about the server, once connected.
-    pub fn server_info(&self) -> Option<&ServerInfo> {
-        match &self.proc {
-            Proc::Running { session: Session::Ready(info), .. } => Some(info),
-            _ => None,
-        }
-    }
-
-    /// The era, once connected.
-    pub fn era(&self) -> Option<Era> {
-        self.server_info().map(|i| i.era)
-    }
-
-    /// The tools of the last complete `tools/list`, until a `list_changed` or a restart makes
-    /// them unknown. Used to route tool calls between servers.
-    pub fn known_tools(&self) -> Option<&[Tool]> {
-        self.known_tools.as_deref()
-    }
-
-    /// Host requests waiting for an outcome (the client's own internal requests, such as a
-    /// `tools/list` before a call, are not counted).
-    pub fn in_flight(&self) -> usize {
-        self.ops.values().filter(|op| !op.is_internal()).count()
-    }
-
-    /// True once [`Event::Closed`] has been emitted.
-    pub fn is_closed(&self) -> bool {
-        self.phase == Phase::Closed
-    }
-
-    /// The epoch of the current process, if one is starting or running.
-    pub fn current_epoch(&self) -> Option<Epoch> {
-        match self.proc {
-            Proc::Down => None,
-            Proc::Starting { epoch } | Proc::Running { epoch, .. } => Some(epoch),
-        }
-    }
-
-    // ----- inputs from the runtime (`handle_input` takes each as one `Input`) ---------
-
-    /// Feeds one [`Input`] to the matching `handle_*` method.
-    pub fn handle_input(&mut self, now: Instant, input: Input) {
-        self.dispatch_input(now, input)
     }
 
     /// The runtime started the process for `epoch`.
@@ -581,63 +556,7 @@ impl Connection {
         self.take_http_refusal(now, exchange, refusal)
     }
 
-    // ----- more commands --------------------------------------------------------------
-
-    /// Answers a server-to-client request: `Ok(result)` is sent as the result. An error is
-    /// reported locally as [`Warning::HandlerFailed`]; the server gets a constant JSON-RPC
-    /// error (`-32603`, the detail stays local) unless the [`HandlerError`] names a code, which
-    /// is then sent with its message.
-    ///
-    /// Nothing is sent when the request is gone ([`AnswerError::Gone`]: withdrawn by the server,
-    /// or its process exited), or when an elicitation answer does not match the requested form
-    /// ([`AnswerError::InvalidAnswer`]; the request still waits for a valid answer or a decline).
-    pub fn respond_to_server(
-        &mut self,
-        now: Instant,
-        handle: ServerRequestHandle,
-        outcome: Result<Value, HandlerError>,
-    ) -> Result<(), AnswerError> {
-        self.send_answer(now, handle, outcome)
-    }
-
-    /// The host decided to stop request `handle` during a paced input wait (its
-    /// [`Event::InputWait`]): it fails with [`RequestError::InputWaitCancelled`], which carries
-    /// what [`RequestOptions::input_state`] needs to go on later. Nothing is sent (nothing is
-    /// in flight during a wait). Returns false, doing nothing, when the request is not waiting.
-    pub fn cancel_input_wait(&mut self, handle: RequestHandle) -> bool {
-        self.stop_input_wait(handle)
-    }
-
-    /// Replaces the roots this connection answers `roots/list` with. When the list changed and
-    /// the session is a legacy one whose client declared `roots.listChanged`, the server is
-    /// sent `notifications/roots/list_changed`; its next `roots/list` gets the new list. A
-    /// 2026-07-28 server gets the new list the next time it asks (no notification exists).
-    /// Before the connection is up, the list is simply kept for when it is.
-    ///
-    /// Fails with [`CommandError::RootsNotManaged`] when the connection was configured without
-    /// roots of its own, and [`CommandError::Closed`] once closed.
-    pub fn set_roots(&mut self, now: Instant, roots: Vec<Root>) -> Result<(), CommandError> {
-        self.replace_roots(now, roots)
-    }
-
-    /// Drops every cached result (the next request of each kind goes to the server).
-    pub fn clear_cache(&mut self) {
-        self.drop_cache()
-    }
-
-    /// Sets the `Authorization` header of every later HTTP request (requests, event streams,
-    /// the closing `DELETE`), replacing a configured `Authorization` header; `None` sends none.
-    /// Requests already sent keep theirs. Private cached results stay bound to the credential
-    /// they were fetched with. No effect on stdio.
-    ///
-    /// Fails with [`CommandError::InvalidArgument`] (changing nothing) for a value with control
-    /// characters.
-    #[cfg(feature = "http")]
-    pub fn set_authorization(&mut self, now: Instant, value: Option<String>) -> Result<(), CommandError> {
-        self.replace_authorization(now, value)
-    }
-
-    // ----- more outputs ---------------------------------------------------------------
+    // ----- outputs --------------------------------------------------------------------
 
     /// The next output: pending IO first, then events. Draining until `None` is the run loop's
     /// drain step (acting on an output may queue more; keep polling).
@@ -646,7 +565,84 @@ impl Connection {
         self.next_output()
     }
 
-    // ----- more getters ---------------------------------------------------------------
+    /// The next IO action for the runtime.
+    #[must_use]
+    pub fn poll_io(&mut self) -> Option<Io> {
+        self.io.pop_front()
+    }
+
+    /// The next event for the host.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<Event> {
+        if let Some(ev) = self.events.pop_front() {
+            return Some(ev);
+        }
+        if self.dropped_events > 0 {
+            let count = std::mem::take(&mut self.dropped_events);
+            return Some(Event::Warning(Warning::EventsDropped { count }));
+        }
+        None
+    }
+
+    /// The next record of the wire trace, in the order things happened; always `None` unless
+    /// [`ConnectionConfig::wire_trace`] is on. Drain it with the rest: past
+    /// [`Limits::max_pending_events`](crate::Limits::max_pending_events) records, the oldest
+    /// are dropped.
+    #[must_use]
+    pub fn poll_wire(&mut self) -> Option<crate::WireRecord> {
+        self.wire_log.pop_front()
+    }
+
+    /// When to call [`Connection::handle_timeout`] next (`None`: no timer is armed).
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.timers.next().map(|(at, _)| at)
+    }
+
+    /// The next deadline and what it is for, for logs.
+    pub fn poll_timeout_reason(&self) -> Option<(Instant, &'static str)> {
+        self.timers.next().map(|(at, t)| (at, t.reason()))
+    }
+
+    // ----- getters --------------------------------------------------------------------
+
+    /// What is known about the server, once connected.
+    pub fn server_info(&self) -> Option<&ServerInfo> {
+        match &self.proc {
+            Proc::Running { session: Session::Ready(info), .. } => Some(info),
+            _ => None,
+        }
+    }
+
+    /// The era, once connected.
+    pub fn era(&self) -> Option<Era> {
+        self.server_info().map(|i| i.era)
+    }
+
+    /// The tools of the last complete `tools/list`, until a `list_changed` or a restart makes
+    /// them unknown. Used to route tool calls between servers.
+    pub fn known_tools(&self) -> Option<&[Tool]> {
+        self.known_tools.as_deref()
+    }
+
+    /// Host requests waiting for an outcome (the client's own internal requests, such as a
+    /// `tools/list` before a call, are not counted).
+    pub fn in_flight(&self) -> usize {
+        self.ops.values().filter(|op| !op.is_internal()).count()
+    }
+
+    /// True once [`Event::Closed`] has been emitted.
+    pub fn is_closed(&self) -> bool {
+        self.phase == Phase::Closed
+    }
+
+    /// The epoch of the current process, if one is starting or running.
+    pub fn current_epoch(&self) -> Option<Epoch> {
+        match self.proc {
+            Proc::Down => None,
+            Proc::Starting { epoch } | Proc::Running { epoch, .. } => Some(epoch),
+        }
+    }
 
     /// The roots this connection answers `roots/list` with, when it holds them (`None`: a
     /// handler answers, if the host installed one).
