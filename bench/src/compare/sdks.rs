@@ -79,7 +79,7 @@ impl Sdks {
 
     /// The SDK clients' configurations on `transport` (server argv for stdio, URL for HTTP).
     /// `n` = 0 is the connect phase (no warm-up).
-    pub fn configs(&self, transport: &'static str, n: usize, target: &[String]) -> Vec<Config> {
+    pub(super) fn configs(&self, transport: &'static str, n: usize, target: &[String]) -> Vec<Config> {
         let warmup = if n == 0 { 0 } else { self.warmup };
         let env = vec![
             ("MCP_PEERS", self.peers.display().to_string()),
