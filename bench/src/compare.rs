@@ -331,7 +331,8 @@ pub fn run(ours: &Path, opts: &Options) {
     connect.retain(|c| !c.label.starts_with("raw"));
     if let Some(sdks) = &opts.sdks {
         let stdio_server = [programs.kit("mini-stdio-server")];
-        let targets: [(&'static str, &[String]); 2] = [("stdio", &stdio_server), ("http", &[url.clone()])];
+        let targets: [(&'static str, &[String]); 2] =
+            [("stdio", &stdio_server), ("http", std::slice::from_ref(&url))];
         for (transport, target) in targets {
             sequential.extend(sdks.configs(transport, sdks.calls, target));
             connect.extend(sdks.configs(transport, 0, target));
@@ -360,7 +361,7 @@ pub fn run(ours: &Path, opts: &Options) {
     });
     if let Some(sdks) = &opts.sdks {
         concurrent.extend(sdks.configs("stdio", sdks.caller_calls, &[programs.kit("mini-stdio-server")]));
-        concurrent.extend(sdks.configs("http", sdks.caller_calls, &[url.clone()]));
+        concurrent.extend(sdks.configs("http", sdks.caller_calls, std::slice::from_ref(&url)));
     }
     let callers_env = [("CALLERS", opts.callers.to_string())];
     let mut order: Vec<(&Config, &'static str)> = Vec::new();
@@ -429,7 +430,12 @@ fn report(records: &[Record], opts: &Options) {
         }
     }
     if opts.callers > 1 {
-        println!("\n{} callers x {} calls: throughput and call latency", opts.callers, opts.caller_calls);
+        let sdk_calls =
+            opts.sdks.as_ref().map_or(String::new(), |s| format!(" (SDK clients: {})", s.caller_calls));
+        println!(
+            "\n{} callers x {} calls{sdk_calls}: throughput and call latency",
+            opts.callers, opts.caller_calls
+        );
         println!(
             "{:<8} {:<18} {:>12} {:>9} {:>9} {:>9} {:>10}",
             "", "client", "calls/s", "p50 µs", "p99 µs", "cpu µs", "rss MiB"

@@ -46,7 +46,8 @@ fn usage() -> ! {
 }
 
 /// `compare`'s SDK options.
-const SDKS_USAGE: &str = "                  [--sdks [--sdk-calls N] [--sdk-caller-calls M] [--sdk-warmup W]]: \
+const SDKS_USAGE: &str =
+    "                  [--sdks [--sdk-calls N] [--sdk-caller-calls M] [--sdk-warmup W]]: \
      also the TypeScript SDK (v1, v2) and Python SDK (mcp, fastmcp) clients, run with the peers \
      ($MCP_PEERS, else ./.peers; install them with `bash peers/setup.sh .peers`); defaults 2000, 50, 1000";
 

@@ -51,8 +51,12 @@ impl Sdks {
     /// Checks that every SDK client can run: the runtimes, the packages, the scripts.
     pub fn check(&self) -> Result<(), String> {
         let packages = self.peers.join("node/node_modules/@modelcontextprotocol");
-        for path in [self.node(), self.python(), packages.join("sdk/package.json"), packages.join("client/package.json")]
-        {
+        for path in [
+            self.node(),
+            self.python(),
+            packages.join("sdk/package.json"),
+            packages.join("client/package.json"),
+        ] {
             if !path.exists() {
                 return Err(format!("--sdks: {} is missing: {INSTALL}", path.display()));
             }
@@ -81,10 +85,7 @@ impl Sdks {
     /// `n` = 0 is the connect phase (no warm-up).
     pub(super) fn configs(&self, transport: &'static str, n: usize, target: &[String]) -> Vec<Config> {
         let warmup = if n == 0 { 0 } else { self.warmup };
-        let env = vec![
-            ("MCP_PEERS", self.peers.display().to_string()),
-            ("WARMUP", warmup.to_string()),
-        ];
+        let env = vec![("MCP_PEERS", self.peers.display().to_string()), ("WARMUP", warmup.to_string())];
         let node = self.node().display().to_string();
         let python = self.python().display().to_string();
         let head = |label: &str| -> Vec<String> {
