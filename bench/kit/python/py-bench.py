@@ -11,6 +11,7 @@ bench/kit/README.md. With CALLERS=C, C callers make N calls each at once (tasks 
 group on the one event loop) and the line adds p50/p99 latency.
 """
 
+import functools
 import json
 import os
 import resource
@@ -57,6 +58,16 @@ async def timed_calls(call, n, callers, warmup):
     return time.perf_counter() - t1, cpu_s() - c0, latencies
 
 
+async def connected(t0, tool_count, call, n, callers, warmup):
+    """What follows the connection: the connect figure, the calls, peak RSS; and when close starts."""
+    if tool_count != 1:
+        raise SystemExit(f"py-bench: tools/list answered {tool_count} tools")
+    connect_list = time.perf_counter() - t0
+    figures = await timed_calls(call, n, callers, warmup)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return connect_list, figures, rss, time.perf_counter()
+
+
 async def bench_mcp(kind, n, target, callers, warmup):
     # Imports first: the in-process connect figure starts at the client, as in ts-bench.mjs.
     from mcp import ClientSession
@@ -72,14 +83,8 @@ async def bench_mcp(kind, n, target, callers, warmup):
         async with ClientSession(pair[0], pair[1]) as session:
             await session.initialize()
             tools = await session.list_tools()
-            if len(tools.tools) != 1:
-                raise SystemExit(f"py-bench: tools/list answered {len(tools.tools)} tools")
-            connect_list = time.perf_counter() - t0
-            figures = await timed_calls(
-                lambda: session.call_tool("echo", {"text": "hello world"}), n, callers, warmup
-            )
-            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-            t2 = time.perf_counter()
+            call = functools.partial(session.call_tool, "echo", {"text": "hello world"})
+            connect_list, figures, rss, t2 = await connected(t0, len(tools.tools), call, n, callers, warmup)
     return connect_list, figures, rss, time.perf_counter() - t2
 
 
@@ -94,14 +99,8 @@ async def bench_fastmcp(kind, n, target, callers, warmup):
         transport = StreamableHttpTransport(target[0])
     async with Client(transport) as client:
         tools = await client.list_tools()
-        if len(tools) != 1:
-            raise SystemExit(f"py-bench: tools/list answered {len(tools)} tools")
-        connect_list = time.perf_counter() - t0
-        figures = await timed_calls(
-            lambda: client.call_tool("echo", {"text": "hello world"}), n, callers, warmup
-        )
-        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        t2 = time.perf_counter()
+        call = functools.partial(client.call_tool, "echo", {"text": "hello world"})
+        connect_list, figures, rss, t2 = await connected(t0, len(tools), call, n, callers, warmup)
     return connect_list, figures, rss, time.perf_counter() - t2
 
 
