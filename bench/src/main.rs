@@ -49,7 +49,7 @@ fn usage() -> ! {
 const SDKS_USAGE: &str =
     "                  [--sdks [--sdk-calls N] [--sdk-caller-calls M] [--sdk-warmup W]]: \
      also the TypeScript SDK (v1, v2) and Python SDK (mcp, fastmcp) clients, run with the peers \
-     ($MCP_PEERS, else ./.peers; install them with `bash peers/setup.sh .peers`); defaults 2000, 50, 1000";
+     ($MCP_PEERS, else ./.peers; install them with `bash peers/setup.sh .peers`); defaults 20000, 50, 2000 (Node's JIT warms for thousands of calls)";
 
 fn number(value: Option<String>) -> usize {
     value.and_then(|v| v.parse().ok()).unwrap_or_else(|| usage())
@@ -110,9 +110,9 @@ fn main() {
             };
             let mut sdks = compare::Sdks {
                 peers: compare::Sdks::peers_dir(),
-                calls: 2_000,
+                calls: 20_000,
                 caller_calls: 50,
-                warmup: 1_000,
+                warmup: 2_000,
             };
             let mut with_sdks = false;
             while let Some(flag) = args.next() {
