@@ -6,6 +6,9 @@
 //! stdio server inheriting the pin) that prints one `RESULT` line. The tables give medians.
 //! Three phases: sequential calls (CPU and wall per call, allocations, peak RSS), concurrent
 //! callers (throughput, p50/p99 latency) and connect (spawn, handshake, list, close; N = 0).
+//! With `--sdks`, the TypeScript and Python SDK clients run in every phase too (`sdks`).
+
+mod sdks;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -16,6 +19,8 @@ use std::time::Instant;
 use serde_json::Value;
 
 use mcp_bench::clients::{binary_of, RUNTIMES};
+
+pub use sdks::Sdks;
 
 /// Where the comparison programs are and how to run them.
 #[derive(Debug, Clone)]
@@ -34,6 +39,8 @@ pub struct Options {
     pub pin: Option<usize>,
     /// Append every run's record (JSON lines) here.
     pub out: Option<PathBuf>,
+    /// The TypeScript and Python SDK clients too (`--sdks`), with their own N.
+    pub sdks: Option<Sdks>,
 }
 
 /// One runnable configuration.
@@ -322,6 +329,15 @@ pub fn run(ours: &Path, opts: &Options) {
     let mut connect = programs.configs("stdio", 0, &url, server.port);
     connect.extend(programs.configs("http", 0, &url, server.port));
     connect.retain(|c| !c.label.starts_with("raw"));
+    if let Some(sdks) = &opts.sdks {
+        let stdio_server = [programs.kit("mini-stdio-server")];
+        let targets: [(&'static str, &[String]); 2] =
+            [("stdio", &stdio_server), ("http", std::slice::from_ref(&url))];
+        for (transport, target) in targets {
+            sequential.extend(sdks.configs(transport, sdks.calls, target));
+            connect.extend(sdks.configs(transport, 0, target));
+        }
+    }
     let mut concurrent: Vec<Config> = programs
         .configs("stdio", opts.caller_calls, &url, server.port)
         .into_iter()
@@ -343,6 +359,10 @@ pub fn run(ours: &Path, opts: &Options) {
         ],
         env: vec![],
     });
+    if let Some(sdks) = &opts.sdks {
+        concurrent.extend(sdks.configs("stdio", sdks.caller_calls, &[programs.kit("mini-stdio-server")]));
+        concurrent.extend(sdks.configs("http", sdks.caller_calls, std::slice::from_ref(&url)));
+    }
     let callers_env = [("CALLERS", opts.callers.to_string())];
     let mut order: Vec<(&Config, &'static str)> = Vec::new();
     for round in 0..opts.rounds {
@@ -369,6 +389,15 @@ fn report(records: &[Record], opts: &Options) {
     let connect = summarize(records, "connect");
     let pin = opts.pin.map_or("not pinned".to_owned(), |c| format!("pinned to core {c}"));
     println!("{} sequential echo calls x {} rounds, {pin}; medians (cpu min-max)", opts.calls, opts.rounds);
+    if let Some(sdks) = &opts.sdks {
+        println!(
+            "SDK clients ({}): {} sequential calls, {} per concurrent caller, each after {} untimed warm-up calls",
+            sdks::LABELS.join(", "),
+            sdks.calls,
+            sdks.caller_calls,
+            sdks.warmup
+        );
+    }
     for transport in ["stdio", "http"] {
         let (base, floor) =
             if transport == "stdio" { ("rmcp-ct", "raw-json") } else { ("rmcp-pooled-ct", "raw") };
@@ -401,7 +430,12 @@ fn report(records: &[Record], opts: &Options) {
         }
     }
     if opts.callers > 1 {
-        println!("\n{} callers x {} calls: throughput and call latency", opts.callers, opts.caller_calls);
+        let sdk_calls =
+            opts.sdks.as_ref().map_or(String::new(), |s| format!(" (SDK clients: {})", s.caller_calls));
+        println!(
+            "\n{} callers x {} calls{sdk_calls}: throughput and call latency",
+            opts.callers, opts.caller_calls
+        );
         println!(
             "{:<8} {:<18} {:>12} {:>9} {:>9} {:>9} {:>10}",
             "", "client", "calls/s", "p50 µs", "p99 µs", "cpu µs", "rss MiB"

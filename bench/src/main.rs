@@ -7,6 +7,7 @@
 //! bench/run [compare options]                      # build, then the side-by-side tables
 //! mcp-bench compare --kit DIR [--calls N] [--rounds R] [--callers C] [--caller-calls M]
 //!                   [--pin CORE] [--out FILE.jsonl]
+//!                   [--sdks [--sdk-calls N] [--sdk-caller-calls M] [--sdk-warmup W]]
 //! mcp-bench schema [N] [ROUNDS]                       # output-schema validation cost
 //! mcp-bench soak --all | --load --long --many --restart --faults --process [sizes]   # see `soak`
 //! mcp-bench fanout [--servers N] [--delay-ms MS] [--rounds R]   # many servers: one at a time vs at once
@@ -37,15 +38,23 @@ use std::process::exit;
 fn usage() -> ! {
     eprintln!(
         "usage: mcp-bench compare --kit DIR [--calls N] [--rounds R] [--callers C] [--caller-calls M] [--pin CORE] [--out FILE]\n       \
+         {}\n       \
          mcp-bench schema [N] [ROUNDS]\n       \
          {}\n       \
          {}\n       \
          mcp-bench soak-stdio-server | soak-http-server [PORT] [--record FILE]",
+        SDKS_USAGE,
         soak::USAGE,
         fanout::USAGE
     );
     exit(2)
 }
+
+/// `compare`'s SDK options.
+const SDKS_USAGE: &str =
+    "                  [--sdks [--sdk-calls N] [--sdk-caller-calls M] [--sdk-warmup W]]: \
+     also the TypeScript SDK (v1, v2) and Python SDK (mcp, fastmcp) clients, run with the peers \
+     ($MCP_PEERS, else ./.peers; install them with `bash peers/setup.sh .peers`); defaults 20000, 50, 2000 (Node's JIT warms for thousands of calls)";
 
 fn number(value: Option<String>) -> usize {
     value.and_then(|v| v.parse().ok()).unwrap_or_else(|| usage())
@@ -108,7 +117,15 @@ fn main() {
                 caller_calls: 1_000,
                 pin: None,
                 out: None,
+                sdks: None,
             };
+            let mut sdks = compare::Sdks {
+                peers: compare::Sdks::peers_dir(),
+                calls: 20_000,
+                caller_calls: 50,
+                warmup: 2_000,
+            };
+            let mut with_sdks = false;
             while let Some(flag) = args.next() {
                 match flag.as_str() {
                     "--kit" => opts.kit_bin = args.next().map(PathBuf::from).unwrap_or_else(|| usage()),
@@ -118,11 +135,22 @@ fn main() {
                     "--caller-calls" => opts.caller_calls = number(args.next()),
                     "--pin" => opts.pin = Some(number(args.next())),
                     "--out" => opts.out = args.next().map(PathBuf::from),
+                    "--sdks" => with_sdks = true,
+                    "--sdk-calls" => sdks.calls = number(args.next()),
+                    "--sdk-caller-calls" => sdks.caller_calls = number(args.next()),
+                    "--sdk-warmup" => sdks.warmup = number(args.next()),
                     _ => usage(),
                 }
             }
             if opts.kit_bin.as_os_str().is_empty() {
                 usage();
+            }
+            if with_sdks {
+                if let Err(why) = sdks.check() {
+                    eprintln!("mcp-bench compare: {why}");
+                    exit(1)
+                }
+                opts.sdks = Some(sdks);
             }
             let ours = std::env::current_exe().expect("the path of mcp-bench");
             compare::run(&ours, &opts);

@@ -1,5 +1,7 @@
 //! The benchmark's smoke run (`bench/run --smoke`): every program of the comparison builds,
-//! runs a few calls and reports its figures; nothing about timing is asserted.
+//! runs a few calls and reports its figures; nothing about timing is asserted. It includes the
+//! TypeScript and Python SDK clients (`--sdks`), so it needs the peers, as the tests crate does:
+//! `bash peers/setup.sh .peers` and `MCP_PEERS` (scripts/test does both).
 
 use std::process::Command;
 
@@ -9,6 +11,7 @@ fn the_comparison_runs_every_client_on_every_transport() {
     let output = Command::new("bash")
         .arg("bench/run")
         .arg("--smoke")
+        .arg("--sdks")
         .env("MCP_BENCH_BIN", env!("CARGO_BIN_EXE_mcp-bench"))
         .current_dir(root)
         .output()
@@ -28,15 +31,23 @@ fn the_comparison_runs_every_client_on_every_transport() {
         "mcpwire-smol",
         "mcpwire-blocking",
     ];
-    for client in clients {
+    let sdks = ["ts-v1", "ts-v2", "py-mcp", "fastmcp"];
+    for client in clients.into_iter().chain(sdks) {
         let rows = stdout.lines().filter(|l| l.split_whitespace().next() == Some(client)).count();
         assert_eq!(rows, 2, "{client}: one sequential row per transport expected:\n{stdout}");
-        if client.starts_with("mcpwire-") {
+        if client.starts_with("mcpwire-") || sdks.contains(&client) {
             let figures = stdout
                 .lines()
                 .filter(|l| l.contains("ms whole process") && l.split_whitespace().nth(1) == Some(client))
                 .count();
             assert_eq!(figures, 2, "{client}: one connect row per transport expected:\n{stdout}");
+        }
+        if sdks.contains(&client) {
+            let concurrent = stdout
+                .lines()
+                .filter(|l| !l.contains("whole process") && l.split_whitespace().nth(1) == Some(client))
+                .count();
+            assert_eq!(concurrent, 2, "{client}: one concurrency row per transport expected:\n{stdout}");
         }
     }
     assert!(stdout.contains("callers x"), "no concurrency table:\n{stdout}");
