@@ -71,7 +71,8 @@
 //! - [`jsonrpc`]: the JSON-RPC 2.0 codec; [`framing`]: bounded newline framing;
 //!   [`jsonrpc_head`]: which request an oversize (discarded) message answered.
 //! - [`Connection`]: era detection, requests with pagination, timeouts, cancellation and
-//!   progress, legacy server-to-client requests, notifications, the stdio process lifecycle.
+//!   progress, requests from the server ([`server_requests`] checks and shapes them),
+//!   notifications, the stdio process lifecycle.
 //! - HTTP building blocks, pure and bounded, for the HTTP transports: [`sse`] (event-stream
 //!   decoder), [`gzip`] (capped body inflation), [`headers`] (`Mcp-Name`, `Mcp-Param-*`,
 //!   `WWW-Authenticate`); [`mcp_servers`] (transport detection from a target, `mcpServers`
@@ -81,10 +82,15 @@
 //! - [`types`]: typed MCP data (tools, prompts, resources, content blocks) keeping raw JSON.
 //! - [`deprecation`]: the deprecated features a client can observe, reported once per process
 //!   (or per connection, or never) as [`Warning::Deprecated`].
-//! - [`routing`]: which of several servers owns a tool name; [`calls`]: typed request
+//! - [`routing`]: which of several servers owns a tool name; [`catalog`]: what every server
+//!   of a client offered, tagged by server, with the failures beside it; [`calls`]: typed request
 //!   descriptors, the one place a request kind is defined for every client family.
 //!
 //! Every buffer is bounded by [`Limits`]; untrusted input never panics the core.
+//!
+//! The modules form layers, bottom to top: plain data, wire formats, OAuth, protocol data and
+//! configuration, host requests, errors, answers and events, the connection. None uses one
+//! above it; the repository's `scripts/module-graph.py` checks it in CI (ARCHITECTURE.md).
 //!
 //! # Features
 //!
