@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use crate::era::ServerInfo;
+use crate::error::ClientError;
 use crate::types::{
     CallToolResult, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate,
     Tool,
@@ -50,74 +51,100 @@ pub enum Response {
     Raw(Value),
 }
 
-macro_rules! into_variant {
-    ($(#[$doc:meta])* $fn:ident, $variant:ident, $ty:ty, $expected:literal) => {
-        $(#[$doc])*
-        pub fn $fn(self) -> Result<$ty, crate::error::ClientError> {
-            match self {
-                Response::$variant(v) => Ok(v),
-                _ => Err(crate::error::ClientError::UnexpectedResponse { expected: $expected }),
-            }
-        }
-    };
-    (boxed $(#[$doc:meta])* $fn:ident, $variant:ident, $ty:ty, $expected:literal) => {
-        $(#[$doc])*
-        pub fn $fn(self) -> Result<$ty, crate::error::ClientError> {
-            match self {
-                Response::$variant(v) => Ok(*v),
-                _ => Err(crate::error::ClientError::UnexpectedResponse { expected: $expected }),
-            }
-        }
-    };
-}
-
 impl Response {
-    into_variant!(boxed
-        /// The server info of a `Connect`.
-        into_connected, Connected, ServerInfo, "server info"
-    );
-    into_variant!(
-        /// The tools of a `ListTools`.
-        into_tools, Tools, Vec<Tool>, "tools"
-    );
-    into_variant!(
-        /// The prompts of a `ListPrompts`.
-        into_prompts, Prompts, Vec<Prompt>, "prompts"
-    );
-    into_variant!(
-        /// The resources of a `ListResources`.
-        into_resources, Resources, Vec<Resource>, "resources"
-    );
-    into_variant!(
-        /// The templates of a `ListResourceTemplates`.
-        into_resource_templates, ResourceTemplates, Vec<ResourceTemplate>, "resource templates"
-    );
-    into_variant!(
-        /// The result of a `CallTool`.
-        into_tool_result, ToolResult, CallToolResult, "a tool result"
-    );
-    into_variant!(
-        /// The prompt of a `GetPrompt`.
-        into_prompt, Prompt, GetPromptResult, "a prompt"
-    );
-    into_variant!(
-        /// The contents of a `ReadResource`.
-        into_resource, Resource, ReadResourceResult, "resource contents"
-    );
-    into_variant!(
-        /// The values of a `Complete`.
-        into_completion, Completion, CompleteResult, "completion values"
-    );
-    into_variant!(boxed
-        /// The task of a `GetTask`.
-        into_task, Task, crate::types::Task, "a task"
-    );
-    into_variant!(
-        /// The tasks of a `ListTasks`.
-        into_tasks, Tasks, Vec<crate::types::Task>, "tasks"
-    );
-    into_variant!(
-        /// The raw result of a `Custom` request.
-        into_raw, Raw, Value, "a raw result"
-    );
+    /// The server info of a `Connect`. A response of another kind is [`ClientError::UnexpectedResponse`].
+    pub fn into_connected(self) -> Result<ServerInfo, ClientError> {
+        match self {
+            Response::Connected(v) => Ok(*v),
+            _ => Err(ClientError::UnexpectedResponse { expected: "server info" }),
+        }
+    }
+
+    /// The tools of a `ListTools`. A response of another kind is [`ClientError::UnexpectedResponse`].
+    pub fn into_tools(self) -> Result<Vec<Tool>, ClientError> {
+        match self {
+            Response::Tools(v) => Ok(v),
+            _ => Err(ClientError::UnexpectedResponse { expected: "tools" }),
+        }
+    }
+
+    /// The prompts of a `ListPrompts`. A response of another kind is [`ClientError::UnexpectedResponse`].
+    pub fn into_prompts(self) -> Result<Vec<Prompt>, ClientError> {
+        match self {
+            Response::Prompts(v) => Ok(v),
+            _ => Err(ClientError::UnexpectedResponse { expected: "prompts" }),
+        }
+    }
+
+    /// The resources of a `ListResources`. A response of another kind is [`ClientError::UnexpectedResponse`].
+    pub fn into_resources(self) -> Result<Vec<Resource>, ClientError> {
+        match self {
+            Response::Resources(v) => Ok(v),
+            _ => Err(ClientError::UnexpectedResponse { expected: "resources" }),
+        }
+    }
+
+    /// The templates of a `ListResourceTemplates`. A response of another kind is [`ClientError::UnexpectedResponse`].
+    pub fn into_resource_templates(self) -> Result<Vec<ResourceTemplate>, ClientError> {
+        match self {
+            Response::ResourceTemplates(v) => Ok(v),
+            _ => Err(ClientError::UnexpectedResponse { expected: "resource templates" }),
+        }
+    }
+
+    /// The result of a `CallTool`. A response of another kind is [`ClientError::UnexpectedResponse`].
+    pub fn into_tool_result(self) -> Result<CallToolResult, ClientError> {
+        match self {
+            Response::ToolResult(v) => Ok(v),
+            _ => Err(ClientError::UnexpectedResponse { expected: "a tool result" }),
+        }
+    }
+
+    /// The prompt of a `GetPrompt`. A response of another kind is [`ClientError::UnexpectedResponse`].
+    pub fn into_prompt(self) -> Result<GetPromptResult, ClientError> {
+        match self {
+            Response::Prompt(v) => Ok(v),
+            _ => Err(ClientError::UnexpectedResponse { expected: "a prompt" }),
+        }
+    }
+
+    /// The contents of a `ReadResource`. A response of another kind is [`ClientError::UnexpectedResponse`].
+    pub fn into_resource(self) -> Result<ReadResourceResult, ClientError> {
+        match self {
+            Response::Resource(v) => Ok(v),
+            _ => Err(ClientError::UnexpectedResponse { expected: "resource contents" }),
+        }
+    }
+
+    /// The values of a `Complete`. A response of another kind is [`ClientError::UnexpectedResponse`].
+    pub fn into_completion(self) -> Result<CompleteResult, ClientError> {
+        match self {
+            Response::Completion(v) => Ok(v),
+            _ => Err(ClientError::UnexpectedResponse { expected: "completion values" }),
+        }
+    }
+
+    /// The task of a `GetTask`. A response of another kind is [`ClientError::UnexpectedResponse`].
+    pub fn into_task(self) -> Result<crate::types::Task, ClientError> {
+        match self {
+            Response::Task(v) => Ok(*v),
+            _ => Err(ClientError::UnexpectedResponse { expected: "a task" }),
+        }
+    }
+
+    /// The tasks of a `ListTasks`. A response of another kind is [`ClientError::UnexpectedResponse`].
+    pub fn into_tasks(self) -> Result<Vec<crate::types::Task>, ClientError> {
+        match self {
+            Response::Tasks(v) => Ok(v),
+            _ => Err(ClientError::UnexpectedResponse { expected: "tasks" }),
+        }
+    }
+
+    /// The raw result of a `Custom` request. A response of another kind is [`ClientError::UnexpectedResponse`].
+    pub fn into_raw(self) -> Result<Value, ClientError> {
+        match self {
+            Response::Raw(v) => Ok(v),
+            _ => Err(ClientError::UnexpectedResponse { expected: "a raw result" }),
+        }
+    }
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::{Fault, FaultProxy, Plan};
+use super::{Fault, FaultProxy, Plan, MAX_CONNECTIONS};
 
 /// The echo peer: keep-alive, `Content-Length` framing both ways.
 struct Peer {
@@ -299,4 +299,22 @@ fn a_new_plan_disarms_the_faults_of_open_connections() {
     client.write_all(&request("second")).unwrap();
     assert_eq!(read_message(&mut client).unwrap(), Some(b"second".to_vec()));
     assert_eq!((peer.seen(), proxy.counts().injected_total()), (2, 0));
+}
+
+#[test]
+fn connections_past_the_cap_are_closed_at_once_and_counted() {
+    let (peer, proxy, _first) = through(Plan::pass());
+    // The first connection plus these fill the cap; each is relayed (the peer sees it).
+    let held: Vec<TcpStream> =
+        (1..MAX_CONNECTIONS).map(|_| TcpStream::connect(proxy.addr()).unwrap()).collect();
+    wait_until("the cap is reached", || proxy.open_connections() == MAX_CONNECTIONS);
+    let mut over = TcpStream::connect(proxy.addr()).unwrap();
+    let (bytes, _) = read_to_end(&mut over);
+    assert!(bytes.is_empty(), "the connection past the cap is closed without a byte");
+    wait_until("the refusal is counted", || proxy.counts().refused == 1);
+    assert_eq!(proxy.counts().connections, MAX_CONNECTIONS + 1);
+    wait_until("the peer saw every relayed connection", || {
+        peer.connections.load(Ordering::SeqCst) == MAX_CONNECTIONS
+    });
+    drop(held);
 }
