@@ -385,11 +385,11 @@ impl Connection {
 
     /// A cacheable request is going out: remember the credential it carries.
     pub(super) fn note_sent(&mut self, handle: RequestHandle) {
-        if !self.ops.get(&handle).is_some_and(|op| cacheable(&op.request)) {
+        if !self.in_flight.get(handle).is_some_and(|op| cacheable(&op.request)) {
             return;
         }
         let credential = self.credential();
-        if let Some(op) = self.ops.get_mut(&handle) {
+        if let Some(op) = self.in_flight.get_mut(handle) {
             let c = &mut op.cache;
             c.mixed |= c.sent_with.is_some_and(|before| before != credential);
             c.sent_with = Some(credential);
@@ -453,7 +453,7 @@ impl Connection {
         scope: CacheScope,
         response: &Response,
     ) {
-        let Some(op) = self.ops.get(&handle) else { return };
+        let Some(op) = self.in_flight.get(handle) else { return };
         let meta = self.meta_key(op.opts.meta.as_ref());
         let credential = op.cache.credential();
         // Results of multi-round-trip retries depend on inputs outside the key: never kept.
@@ -537,7 +537,7 @@ impl Connection {
             Ok(judged) => judged,
             Err(e) => return self.finish(handle, Err(e)),
         };
-        let Some(op) = self.ops.get(&handle) else { return };
+        let Some(op) = self.in_flight.get(handle) else { return };
         let meta = self.meta_key(op.opts.meta.as_ref());
         let (binding, ttl_ms) = match (scope, op.cache.credential()) {
             _ if op.input.is_some() => (Binding::Public, 0),

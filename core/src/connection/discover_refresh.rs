@@ -61,14 +61,14 @@ impl Connection {
             return false;
         }
         let Some(info) = self.server_info() else { return false };
-        let Some(op) = self.ops.get(&handle) else { return false };
+        let Some(op) = self.in_flight.get(handle) else { return false };
         if op.is_internal() || op.waited_for_discover || !super::gating::is_gated(&op.request, info) {
             return false;
         }
-        if let Some(op) = self.ops.get_mut(&handle) {
+        if let Some(op) = self.in_flight.get_mut(handle) {
             op.waited_for_discover = true;
         }
-        let in_flight = self.discover_refresh.op.filter(|h| self.ops.contains_key(h));
+        let in_flight = self.discover_refresh.op.filter(|h| self.in_flight.contains(*h));
         if in_flight.is_none() {
             let opts = RequestOptions { refresh: true, ..RequestOptions::default() };
             self.discover_refresh.op = Some(self.queue_internal(now, Request::Discover, opts));
@@ -90,12 +90,11 @@ impl Connection {
         }
         self.discover_refresh.op = None;
         let waiters = std::mem::take(&mut self.discover_refresh.waiters);
-        let waiting: Vec<RequestHandle> = waiters.into_iter().filter(|h| self.ops.contains_key(h)).collect();
+        let waiting: Vec<RequestHandle> =
+            waiters.into_iter().filter(|h| self.in_flight.contains(*h)).collect();
         // Back to the front of the queue, in the order they came.
         for &h in waiting.iter().rev() {
-            if !self.queue.contains(&h) {
-                self.queue.push_front(h);
-            }
+            self.in_flight.queue_first_once(h);
         }
         // When the process or session ended, its requests fail with it (or wait for the next).
         let session_lives = self.server_info().is_some() && self.phase == super::Phase::Open;

@@ -96,7 +96,7 @@ impl Connection {
         if !self.param_headers_apply(era) || self.known_tools.is_some() {
             return false;
         }
-        let Some(op) = self.ops.get_mut(&handle) else { return false };
+        let Some(op) = self.in_flight.get_mut(handle) else { return false };
         if called_tool(op).is_none() || op.headers.listed_first {
             return false;
         }
@@ -117,7 +117,7 @@ impl Connection {
         if !mismatch || !self.era().is_some_and(|era| self.param_headers_apply(era)) {
             return Some(outcome);
         }
-        let Some(op) = self.ops.get_mut(&handle) else { return Some(outcome) };
+        let Some(op) = self.in_flight.get_mut(handle) else { return Some(outcome) };
         let Some(tool) = called_tool(op).map(str::to_owned) else { return Some(outcome) };
         let Err(e) = outcome else { return Some(outcome) };
         if op.headers.mismatch {
@@ -137,10 +137,10 @@ impl Connection {
         let shared = if refresh {
             None
         } else {
-            self.ops
+            self.in_flight
                 .iter()
                 .find(|(_, op)| op.headers.waiters.is_some() && !op.headers.refresh)
-                .map(|(h, _)| *h)
+                .map(|(h, _)| h)
         };
         let list = match shared {
             Some(list) => list,
@@ -152,15 +152,14 @@ impl Connection {
                 op.headers.waiters = Some(Vec::new());
                 op.headers.refresh = refresh;
                 let list = RequestHandle::new(self.counters.handles.next());
-                self.ops.insert(list, Box::new(op));
-                self.queue.push_front(list);
+                self.in_flight.add_first(list, op);
                 list
             }
         };
-        if let Some(waiters) = self.ops.get_mut(&list).and_then(|op| op.headers.waiters.as_mut()) {
+        if let Some(waiters) = self.in_flight.get_mut(list).and_then(|op| op.headers.waiters.as_mut()) {
             waiters.push(call);
         }
-        if let Some(op) = self.ops.get_mut(&call) {
+        if let Some(op) = self.in_flight.get_mut(call) {
             op.headers.waiting = Some(list);
         }
     }
@@ -182,7 +181,7 @@ impl Connection {
             waiters.iter().copied().filter(|&call| self.resume_call(call, handle, &result)).collect();
         // Back to the front of the queue, in the order they came.
         for &call in resumed.iter().rev() {
-            self.queue.push_front(call);
+            self.in_flight.queue_first(call);
         }
         if !resumed.is_empty() {
             self.pump(self.now);
@@ -192,7 +191,7 @@ impl Connection {
 
     /// `call` no longer waits for `list`; a list nobody waits for is abandoned.
     fn stop_waiting(&mut self, call: RequestHandle, list: RequestHandle) {
-        let Some(waiters) = self.ops.get_mut(&list).and_then(|op| op.headers.waiters.as_mut()) else {
+        let Some(waiters) = self.in_flight.get_mut(list).and_then(|op| op.headers.waiters.as_mut()) else {
             return;
         };
         waiters.retain(|h| *h != call);
@@ -210,7 +209,7 @@ impl Connection {
         list: RequestHandle,
         result: &Result<Response, RequestError>,
     ) -> bool {
-        let Some(op) = self.ops.get_mut(&call) else { return false };
+        let Some(op) = self.in_flight.get_mut(call) else { return false };
         if op.headers.waiting != Some(list) {
             return false;
         }
@@ -236,7 +235,7 @@ impl Connection {
             Ok(()) => {
                 // The definition the call now goes out under (its dialect is checked on send).
                 let schemas = self.tool_schemas.for_call(&tool);
-                if let Some(op) = self.ops.get_mut(&call) {
+                if let Some(op) = self.in_flight.get_mut(call) {
                     op.tool = schemas;
                 }
                 true

@@ -33,6 +33,8 @@ pub(super) struct PendingServerRequest {
     form: Option<FormSchema>,
 }
 
+use super::requests::Answered;
+
 impl Connection {
     pub(super) fn on_message(&mut self, now: Instant, epoch: Epoch, msg: Message) {
         match msg {
@@ -75,24 +77,18 @@ impl Connection {
     /// What the answered wire id was used for, now finished; a warning (and `None`) for an
     /// id nothing waits for.
     pub(super) fn take_answered(&mut self, id: WireId) -> Option<WireUse> {
-        let Some(usage) = self.wire.remove(&id) else {
-            let w = if self.finished_recently(&id) {
-                Warning::LateResponse { id: id.to_string() }
-            } else {
-                Warning::UnknownResponseId { id: sanitize(&id.as_json(), 100) }
-            };
-            self.warn(w);
-            return None;
+        let warning = match self.in_flight.answered(&id) {
+            Answered::InFlight(usage) => return Some(usage),
+            Answered::Late => Warning::LateResponse { id: id.to_string() },
+            Answered::Unknown => Warning::UnknownResponseId { id: sanitize(&id.as_json(), 100) },
         };
-        self.remember_finished(id);
-        Some(usage)
+        self.warn(warning);
+        None
     }
 
     /// An operation's request was answered: nothing of it is in flight any more.
     pub(super) fn op_answered(&mut self, handle: RequestHandle) {
-        if let Some(op) = self.ops.get_mut(&handle) {
-            op.sent = None;
-        }
+        self.in_flight.clear_sent(handle);
     }
 
     fn on_notification(&mut self, now: Instant, method: &str, params: Value) {
@@ -188,7 +184,7 @@ impl Connection {
             },
             "notifications/cancelled" => {
                 let id = params.get("requestId").map(WireId::from_value)?;
-                if let Some(super::WireUse::Op(handle)) = self.wire.get(&id).copied() {
+                if let Some(super::WireUse::Op(handle)) = self.in_flight.wire_use(&id) {
                     // On stdio a server ends a listen stream this way.
                     self.on_listen_cancelled_by_server(handle, &params);
                     return None;

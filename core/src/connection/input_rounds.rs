@@ -89,7 +89,7 @@ impl Connection {
     /// The server answered `input_required`: ask the host, or, when it asked for nothing (a
     /// state only), retry after a paced wait.
     pub(super) fn on_input_required(&mut self, now: Instant, handle: RequestHandle, value: Value) {
-        let Some(op) = self.ops.get_mut(&handle) else { return };
+        let Some(op) = self.in_flight.get_mut(handle) else { return };
         let allowed = matches!(
             op.request,
             Request::CallTool { .. } | Request::GetPrompt { .. } | Request::ReadResource { .. }
@@ -166,7 +166,7 @@ impl Connection {
             }
         }
         let asks = prepared;
-        let Some(round) = self.ops.get_mut(&handle).and_then(|op| op.input.as_mut()) else { return };
+        let Some(round) = self.in_flight.get_mut(handle).and_then(|op| op.input.as_mut()) else { return };
         round.responses = Map::new();
         round.waiting = asks.len();
         if asks.is_empty() {
@@ -277,7 +277,7 @@ impl Connection {
         detail: String,
         stopped: impl FnOnce(Vec<OutstandingInput>, Box<InputResume>) -> RequestError,
     ) {
-        let Some(op) = self.ops.get(&handle) else { return };
+        let Some(op) = self.in_flight.get(handle) else { return };
         let err = match self.round_resume(handle, requests, request_state) {
             Some((outstanding, resume)) => stopped(outstanding, resume),
             None => match &op.task {
@@ -297,7 +297,7 @@ impl Connection {
         requests: &Map<String, Value>,
         request_state: Option<String>,
     ) -> Option<(Vec<OutstandingInput>, Box<InputResume>)> {
-        let op = self.ops.get(&handle).filter(|op| op.task.is_none())?;
+        let op = self.in_flight.get(handle).filter(|op| op.task.is_none())?;
         let outstanding = requests
             .iter()
             .filter_map(|(key, request)| {
@@ -324,7 +324,9 @@ impl Connection {
         let op = pending.op;
         match outcome {
             Ok(value) => {
-                let Some(round) = self.ops.get_mut(&op).and_then(|o| o.input.as_mut()) else { return Ok(()) };
+                let Some(round) = self.in_flight.get_mut(op).and_then(|o| o.input.as_mut()) else {
+                    return Ok(());
+                };
                 round.responses.insert(pending.key, value);
                 round.waiting = round.waiting.saturating_sub(1);
                 if round.waiting == 0 {
@@ -335,12 +337,12 @@ impl Connection {
                 let method = pending.kind.method().to_owned();
                 let detail = error.to_string();
                 self.warn(Warning::HandlerFailed { method: method.clone(), detail: detail.clone() });
-                if let Some(task) = self.ops.get_mut(&op).and_then(|o| o.task.as_mut()) {
+                if let Some(task) = self.in_flight.get_mut(op).and_then(|o| o.task.as_mut()) {
                     // Inside a task the answers the other handlers produced are kept (they go
                     // in the next tasks/update); the failed request is asked again if the task
                     // still wants it, within the rounds bound.
                     task.forget_answer(&pending.key);
-                    let Some(round) = self.ops.get_mut(&op).and_then(|o| o.input.as_mut()) else {
+                    let Some(round) = self.in_flight.get_mut(op).and_then(|o| o.input.as_mut()) else {
                         return Ok(());
                     };
                     round.waiting = round.waiting.saturating_sub(1);
@@ -361,7 +363,7 @@ impl Connection {
 
     /// Every answer is in: send the request again (new id) with them and the state.
     fn retry_with_input(&mut self, now: Instant, handle: RequestHandle) {
-        let Some(op) = self.ops.get_mut(&handle) else { return };
+        let Some(op) = self.in_flight.get_mut(handle) else { return };
         let Some(round) = op.input.as_mut() else { return };
         round.retry = Some((std::mem::take(&mut round.responses), round.state.take()));
         if op.task.is_some() && op.sent.is_some() {
@@ -369,7 +371,7 @@ impl Connection {
             return;
         }
         op.sent = None;
-        self.queue.push_front(handle);
+        self.in_flight.queue_first(handle);
         self.pump(now);
     }
 

@@ -46,7 +46,7 @@ impl Connection {
     /// would outlast the request (then it times out now).
     pub(super) fn wait_for_input(&mut self, now: Instant, handle: RequestHandle, state: String) {
         let deadline = self.timers.at(Timer::Request(handle));
-        let Some(op) = self.ops.get_mut(&handle) else { return };
+        let Some(op) = self.in_flight.get_mut(handle) else { return };
         let Some(round) = op.input.as_mut() else { return };
         round.paced += 1;
         let delay = input_wait_delay(round.paced);
@@ -76,7 +76,7 @@ impl Connection {
     /// The work of [`Connection::cancel_input_wait`].
     pub(super) fn stop_input_wait(&mut self, handle: RequestHandle) -> bool {
         let armed = self.timers.at(Timer::Retry(handle));
-        let Some(op) = self.ops.get(&handle) else { return false };
+        let Some(op) = self.in_flight.get(handle) else { return false };
         // The retry timer is the wait's own (not an HTTP retry's backoff after the wait).
         let Some(round) = op.input.as_ref().filter(|r| armed.is_some() && r.wait_until == armed) else {
             return false;

@@ -105,15 +105,7 @@ impl Connection {
         self.proc = Proc::Down;
         self.timers.clear(Timer::Handshake);
         self.timers.clear(Timer::ExitDrain(epoch));
-        let stale: Vec<_> = self.wire.keys().cloned().collect();
-        for id in stale {
-            if let Some(WireUse::Op(h)) = self.wire.remove(&id) {
-                if let Some(op) = self.ops.get_mut(&h) {
-                    op.sent = None;
-                }
-            }
-            self.remember_finished(id);
-        }
+        self.in_flight.end_all_ids();
         self.server_requests.clear();
         self.cache.clear();
         self.known_tools = None;
@@ -217,7 +209,7 @@ impl Connection {
         let id = self.next_wire_id();
         let meta = handshake::modern_meta(&self.cfg.client_info, &self.cfg.features);
         let params = serde_json::json!({ "_meta": Value::Object(meta) });
-        self.wire.insert(id.clone(), WireUse::Probe);
+        self.in_flight.bind(id.clone(), WireUse::Probe);
         let probe = Outgoing::Request { id, method: "server/discover".into(), params: Some(params) };
         self.send(epoch, probe);
         self.timers.set(Timer::Handshake, now + self.cfg.timeouts.discover);
@@ -226,7 +218,7 @@ impl Connection {
     pub(super) fn send_initialize(&mut self, now: Instant, epoch: Epoch) {
         let id = self.next_wire_id();
         let params = handshake::initialize_params(&self.cfg.client_info, &self.cfg.features);
-        self.wire.insert(id.clone(), WireUse::Initialize);
+        self.in_flight.bind(id.clone(), WireUse::Initialize);
         self.send(epoch, Outgoing::Request { id, method: "initialize".into(), params: Some(params) });
         if let Proc::Running { session, .. } = &mut self.proc {
             *session = Session::Initializing;
@@ -264,16 +256,7 @@ impl Connection {
             // the legacy session is ready, the era is settled and the late answer is ignored.
             let initializing = matches!(self.proc, Proc::Running { session: Session::Initializing, .. });
             if let (ProbeVerdict::Modern(info), true) = (verdict, initializing) {
-                let stale: Vec<_> = self
-                    .wire
-                    .iter()
-                    .filter(|(_, u)| **u == WireUse::Initialize)
-                    .map(|(id, _)| id.clone())
-                    .collect();
-                for id in stale {
-                    self.wire.remove(&id);
-                    self.remember_finished(id);
-                }
+                self.in_flight.end_all_of(WireUse::Initialize);
                 self.record_discover(now, hints);
                 self.ready(now, info);
             }

@@ -37,7 +37,6 @@ mod lifecycle;
 mod output;
 mod oversize;
 mod pages;
-mod recent;
 mod requests;
 mod resource_subscriptions;
 mod roots;
@@ -68,7 +67,6 @@ use crate::handle::{Epoch, RequestHandle, ServerRequestHandle};
 #[cfg(feature = "http")]
 use crate::io::HttpHead;
 use crate::io::{ExitInfo, Io};
-use crate::jsonrpc::WireId;
 use crate::request::{Request, RequestOptions};
 use crate::timers::{Timer, Timers};
 #[cfg(feature = "http")]
@@ -157,15 +155,8 @@ pub struct Connection {
     phase: Phase,
     proc: Proc,
     reaping: BTreeMap<Epoch, ReapStage>,
-    /// Boxed: an `Op` is large (~800 bytes), and a B-tree moves its values within a node on
-    /// every insert and remove.
-    ops: BTreeMap<RequestHandle, Box<requests::Op>>,
-    queue: VecDeque<RequestHandle>,
-    wire: BTreeMap<WireId, WireUse>,
-    /// The wire ids of the requests finished last: a response to one of them is late rather
-    /// than unknown.
-    recent: recent::RecentIds,
-    progress: BTreeMap<String, RequestHandle>,
+    /// The requests in flight, their queue, wire ids and progress tokens.
+    in_flight: requests::InFlight,
     timers: Timers,
     server_requests: BTreeMap<ServerRequestHandle, inbound::PendingServerRequest>,
     cache: cache::Cache,
@@ -279,16 +270,12 @@ impl Connection {
             phase: Phase::Open,
             proc: Proc::Down,
             reaping: BTreeMap::new(),
-            ops: BTreeMap::new(),
-            queue: VecDeque::new(),
-            wire: BTreeMap::new(),
-            recent: recent::RecentIds::default(),
-            progress: BTreeMap::new(),
+            in_flight: requests::InFlight::new(cfg.limits.recent_finished),
             timers: Timers::default(),
             server_requests: BTreeMap::new(),
             cache: cache::Cache::default(),
             known_tools: None,
-            tool_schemas: validation::ToolSchemaCache::default(),
+            tool_schemas: validation::ToolSchemaCache::new(&cfg),
             log_level: None,
             io: VecDeque::new(),
             events: VecDeque::new(),
@@ -333,7 +320,7 @@ impl Connection {
         if self.phase != Phase::Open {
             return Err(CommandError::Closed);
         }
-        if self.ops.len() >= self.cfg.limits.max_in_flight {
+        if self.in_flight.len() >= self.cfg.limits.max_in_flight {
             return Err(CommandError::TooManyInFlight { limit: self.cfg.limits.max_in_flight });
         }
         requests::validate(&request)?;
@@ -361,8 +348,7 @@ impl Connection {
         if let Some(at) = op.deadline(now) {
             self.timers.set(Timer::Request(handle), at);
         }
-        self.ops.insert(handle, Box::new(op));
-        self.queue.push_back(handle);
+        self.in_flight.add_last(handle, op);
         self.pump(now);
         Ok(handle)
     }
@@ -372,7 +358,7 @@ impl Connection {
     /// already ended.
     pub fn cancel(&mut self, now: Instant, handle: RequestHandle) -> bool {
         self.tick(now);
-        if !self.ops.contains_key(&handle) {
+        if !self.in_flight.contains(handle) {
             return false;
         }
         self.abandon(handle, "cancelled by the client");
@@ -389,7 +375,7 @@ impl Connection {
             return;
         }
         self.phase = Phase::Closing;
-        let handles: Vec<_> = self.ops.keys().copied().collect();
+        let handles = self.in_flight.handles();
         for h in handles {
             self.abandon(h, "client is closing");
             self.finish(h, Err(RequestError::Closed));
@@ -628,7 +614,7 @@ impl Connection {
     /// Host requests waiting for an outcome (the client's own internal requests, such as a
     /// `tools/list` before a call, are not counted).
     pub fn in_flight(&self) -> usize {
-        self.ops.values().filter(|op| !op.is_internal()).count()
+        self.in_flight.iter().filter(|(_, op)| !op.is_internal()).count()
     }
 
     /// True once [`Event::Closed`] has been emitted.

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::{requests, Connection, Outgoing, Transport};
+use super::{Connection, Outgoing, Transport};
 use crate::error::{RequestError, Warning};
 use crate::event::Event;
 use crate::handle::{Epoch, RequestHandle};
@@ -82,39 +82,19 @@ impl Connection {
         }
     }
 
-    pub(super) fn remember_finished(&mut self, id: WireId) {
-        // Ids this client sent are integers; any other id was never in flight.
-        let Some(id) = id.as_int() else { return };
-        self.recent.remember(id, self.cfg.limits.recent_finished);
-    }
-
-    /// Whether `id` is the id of a request that finished lately (its response would be late).
-    pub(super) fn finished_recently(&self, id: &WireId) -> bool {
-        id.as_int().is_some_and(|n| self.recent.contains(n))
-    }
-
     pub(super) fn next_wire_id(&mut self) -> WireId {
         WireId::from_int(self.counters.wire.next())
     }
 
     pub(super) fn request_timeout_of(&self, handle: RequestHandle) -> Duration {
-        self.ops.get(&handle).map_or(self.cfg.timeouts.request, |op| op.timeout)
+        self.in_flight.get(handle).map_or(self.cfg.timeouts.request, |op| op.timeout)
     }
 
     /// Ends a request with its single outcome.
     pub(super) fn finish(&mut self, handle: RequestHandle, result: Result<Response, RequestError>) {
-        let Some(mut op) = self.ops.remove(&handle) else { return };
+        let Some(op) = self.in_flight.remove(handle) else { return };
         self.timers.clear(Timer::Request(handle));
         self.timers.clear(Timer::Retry(handle));
-        self.queue.retain(|h| *h != handle);
-        if let Some(token) = &op.progress_token {
-            self.progress.remove(&requests::progress_key(token));
-        }
-        if let Some((_, id)) = op.sent.take() {
-            if self.wire.remove(&id).is_some() {
-                self.remember_finished(id);
-            }
-        }
         self.drop_inputs(handle);
         // HTTP: a re-fetch that failed transiently may be answered from the cache.
         #[cfg(feature = "http")]

@@ -23,6 +23,8 @@ pub(super) fn message_too_large(limit: usize, seen: usize) -> RequestError {
     }
 }
 
+use super::requests::Answered;
+
 impl Connection {
     /// A message over `max_message_bytes` is being (or was) discarded, and `peek` is what its
     /// kept start and end showed. If it is the response to a request still waiting, that
@@ -30,14 +32,11 @@ impl Connection {
     /// handshake). Returns whether a request was failed.
     pub(super) fn fail_oversize_answer(&mut self, now: Instant, peek: &Peek, seen: usize) -> bool {
         let Some(id) = peek.answers() else { return false };
-        let Some(usage) = self.wire.remove(id) else { return false };
-        self.remember_finished(id.clone());
+        let Answered::InFlight(usage) = self.in_flight.answered(id) else { return false };
         let err = message_too_large(self.cfg.limits.max_message_bytes, seen);
         match usage {
             WireUse::Op(handle) => {
-                if let Some(op) = self.ops.get_mut(&handle) {
-                    op.sent = None;
-                }
+                self.in_flight.clear_sent(handle);
                 // A task the call turned into is not left running on the server.
                 self.cancel_task(handle);
                 self.finish(handle, Err(err));

@@ -47,7 +47,7 @@ impl Connection {
     /// copies are dropped and the list starts again from the first page, once. Returns false
     /// when the error ends the request (not a list, no cursor, or restarted already).
     pub(super) fn restart_pages(&mut self, now: Instant, handle: RequestHandle) -> bool {
-        let Some(op) = self.ops.get_mut(&handle) else { return false };
+        let Some(op) = self.in_flight.get_mut(handle) else { return false };
         let Some((_, method, _)) = op.request.list_kind() else { return false };
         if op.pages.cursor.is_none() {
             return false;
@@ -59,7 +59,7 @@ impl Connection {
         }
         self.drop_cached_list(method);
         if again {
-            self.queue.push_front(handle);
+            self.in_flight.queue_first(handle);
             self.pump(now);
         }
         again
@@ -75,7 +75,7 @@ impl Connection {
         next_cursor: Option<String>,
     ) -> Option<Vec<Value>> {
         let limits = self.cfg.limits.clone();
-        let op = self.ops.get_mut(&handle)?;
+        let op = self.in_flight.get_mut(handle)?;
         op.pages.count += 1;
         op.pages.items.extend(items);
         if let Some(detail) = op.pages.out_of_bounds(next_cursor.as_deref(), &limits) {
@@ -84,7 +84,7 @@ impl Connection {
         }
         if let Some(cursor) = next_cursor {
             op.pages.cursor = Some(cursor);
-            self.queue.push_front(handle);
+            self.in_flight.queue_first(handle);
             self.pump(now);
             return None;
         }
@@ -113,7 +113,7 @@ impl Connection {
 
     /// One page of a list arrived: follow the cursor or finish.
     pub(super) fn on_page(&mut self, now: Instant, handle: RequestHandle, value: Value) {
-        let Some(op) = self.ops.get_mut(&handle) else { return };
+        let Some(op) = self.in_flight.get_mut(handle) else { return };
         let (kind, method, key) = op.request.list_kind().expect("list request");
         let page = match ListPage::from_value(value, key) {
             Ok(p) => p,
@@ -128,7 +128,7 @@ impl Connection {
         }
         op.pages.private |= page.cache_scope.as_deref() != Some("public");
         let Some(items) = self.take_page(now, handle, page.items, page.next_cursor) else { return };
-        let Some(op) = self.ops.get(&handle) else { return };
+        let Some(op) = self.in_flight.get(handle) else { return };
         let ttl = op.pages.ttl_ms;
         let scope = if op.pages.private { CacheScope::Private } else { CacheScope::Public };
         let response = self.decode_list(method, items);
@@ -137,7 +137,9 @@ impl Connection {
         if method == "tools/list" {
             if let Response::Tools(tools) = &response {
                 self.known_tools = Some(tools.clone());
-                self.compile_tool_schemas(tools);
+                for warning in self.tool_schemas.compile(tools) {
+                    self.warn(warning);
+                }
             }
         }
         self.keep_list(now, handle, (kind, method), ttl, scope, &response);

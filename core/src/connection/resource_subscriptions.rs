@@ -62,8 +62,9 @@ impl Connection {
     /// still queued from an earlier session is not queued twice).
     pub(super) fn renew_resource_subscriptions(&mut self, now: Instant) {
         let queued: BTreeSet<&str> = self
-            .ops
-            .values()
+            .in_flight
+            .iter()
+            .map(|(_, op)| op)
             .filter(|op| op.internal)
             .filter_map(|op| match &op.request {
                 Request::SubscribeResource { uri } => Some(uri.as_str()),

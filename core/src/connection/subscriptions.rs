@@ -63,12 +63,12 @@ impl Connection {
             return Tagged::Untagged;
         };
         let id = WireId::from_value(tag);
-        if let Some(super::WireUse::Op(h)) = self.wire.get(&id) {
-            if self.ops.get(h).is_some_and(|op| matches!(op.request, Request::Listen { .. })) {
-                return Tagged::Listen(*h);
+        if let Some(super::WireUse::Op(h)) = self.in_flight.wire_use(&id) {
+            if self.in_flight.get(h).is_some_and(|op| matches!(op.request, Request::Listen { .. })) {
+                return Tagged::Listen(h);
             }
         }
-        if !self.finished_recently(&id) {
+        if !self.in_flight.finished_recently(&id) {
             self.warn(Warning::UnknownSubscription { id: crate::text::sanitize(&id.as_json(), 100) });
         }
         Tagged::Gone
@@ -76,7 +76,7 @@ impl Connection {
 
     /// `notifications/subscriptions/acknowledged` for a live listen.
     pub(super) fn on_listen_ack(&mut self, handle: RequestHandle, params: &Value) {
-        let Some(op) = self.ops.get_mut(&handle) else { return };
+        let Some(op) = self.in_flight.get_mut(handle) else { return };
         let Request::Listen { filter, require_all } = &op.request else { return };
         let granted = SubscriptionFilter::from_value(params.get("notifications").unwrap_or(&Value::Null));
         let unsupported = filter.missing_from(&granted);
@@ -105,7 +105,7 @@ impl Connection {
     /// [`Warning::UnrequestedNotification`]. `notifications/cancelled` always passes: a stdio
     /// server ends a stream with it.
     pub(super) fn listen_asked_for(&mut self, handle: RequestHandle, method: &str, params: &Value) -> bool {
-        let Some(op) = self.ops.get_mut(&handle) else { return true };
+        let Some(op) = self.in_flight.get_mut(handle) else { return true };
         let Request::Listen { filter, .. } = &op.request else { return true };
         if method == "notifications/cancelled" || filter.asks_for(method, params) {
             return true;
@@ -146,7 +146,7 @@ impl Connection {
     /// The server cancelled a listen (`notifications/cancelled` naming it): the stream is over,
     /// and not gracefully. Other requests cannot be cancelled by the server; that is ignored.
     pub(super) fn on_listen_cancelled_by_server(&mut self, handle: RequestHandle, params: &Value) {
-        if !self.ops.get(&handle).is_some_and(|op| matches!(op.request, Request::Listen { .. })) {
+        if !self.in_flight.get(handle).is_some_and(|op| matches!(op.request, Request::Listen { .. })) {
             return;
         }
         let why = params.get("reason").and_then(Value::as_str).map(|r| crate::text::sanitize(r, 200));
@@ -177,7 +177,7 @@ impl Connection {
 
     /// A listen attempt is going out now.
     pub(super) fn on_listen_sent(&mut self, now: Instant, handle: RequestHandle) {
-        let Some(op) = self.ops.get_mut(&handle) else { return };
+        let Some(op) = self.in_flight.get_mut(handle) else { return };
         if !matches!(op.request, Request::Listen { .. }) {
             return;
         }
@@ -202,7 +202,7 @@ impl Connection {
             return Vec::new();
         }
         let kept: Vec<RequestHandle> = self
-            .ops
+            .in_flight
             .iter()
             .filter(|(_, op)| {
                 op.listen.as_ref().is_some_and(|l| {
@@ -211,20 +211,18 @@ impl Connection {
                             .is_some_and(|at| now.saturating_duration_since(at) >= MIN_LISTEN_LIFETIME)
                 })
             })
-            .map(|(h, _)| *h)
+            .map(|(h, _)| h)
             .collect();
         for h in &kept {
             self.listen_dropped(*h, reason.clone());
-            if !self.queue.contains(h) {
-                self.queue.push_back(*h);
-            }
+            self.in_flight.queue_last_once(*h);
         }
         kept
     }
 
     /// A listen's stream or process is gone: it waits to be sent again.
     fn listen_dropped(&mut self, handle: RequestHandle, reason: RequestError) {
-        let Some(op) = self.ops.get_mut(&handle) else { return };
+        let Some(op) = self.in_flight.get_mut(handle) else { return };
         op.sent = None;
         let acked_once = op.listen.as_ref().is_some_and(|l| l.acked_once);
         if let Some(listen) = op.listen.as_mut() {
@@ -247,11 +245,11 @@ impl Connection {
         handle: RequestHandle,
         reason: RequestError,
     ) -> bool {
-        if !self.ops.get(&handle).is_some_and(|op| matches!(op.request, Request::Listen { .. })) {
+        if !self.in_flight.get(handle).is_some_and(|op| matches!(op.request, Request::Listen { .. })) {
             return false;
         }
         self.listen_dropped(handle, reason);
-        let failures = self.ops.get(&handle).and_then(|op| op.listen.as_ref()).map_or(1, |l| l.failures);
+        let failures = self.in_flight.get(handle).and_then(|op| op.listen.as_ref()).map_or(1, |l| l.failures);
         let delay = self.http_reconnect_delay(failures.saturating_sub(1));
         self.timers.set(Timer::Retry(handle), now + delay);
         true

@@ -87,7 +87,7 @@ impl Connection {
         value: Value,
         legacy: bool,
     ) {
-        let Some(op) = self.ops.get(&handle) else { return };
+        let Some(op) = self.in_flight.get(handle) else { return };
         let as_task = matches!(op.request, Request::CallToolAsTask { .. });
         if !(as_task || matches!(op.request, Request::CallTool { .. })) || op.task.is_some() {
             self.finish(handle, Err(invalid("a task result for a request that cannot become a task")));
@@ -126,7 +126,7 @@ impl Connection {
             fetch_result: false,
             pending_update: None,
         };
-        if let Some(op) = self.ops.get_mut(&handle) {
+        if let Some(op) = self.in_flight.get_mut(handle) {
             op.task = Some(task);
         }
         self.on_task_status(now, handle, value);
@@ -134,7 +134,7 @@ impl Connection {
 
     /// What a task's status says: poll again, ask the host for input, or end the call.
     pub(super) fn on_task_status(&mut self, now: Instant, handle: RequestHandle, task: Value) {
-        let Some(state) = self.ops.get_mut(&handle).and_then(|op| op.task.as_mut()) else { return };
+        let Some(state) = self.in_flight.get_mut(handle).and_then(|op| op.task.as_mut()) else { return };
         state.poll = poll_interval(&task);
         // The latest status sets the pace: a poll armed before it (after a failed input
         // handler, while this answer was on its way) is dropped.
@@ -155,7 +155,7 @@ impl Connection {
                 Some(result @ Value::Object(_))
                     if result.get("resultType").and_then(Value::as_str) != Some("task") =>
                 {
-                    if let Some(op) = self.ops.get_mut(&handle) {
+                    if let Some(op) = self.in_flight.get_mut(handle) {
                         op.task = None;
                     }
                     self.on_op_result(now, handle, result.clone());
@@ -192,15 +192,14 @@ impl Connection {
     /// Sends the task's next message now, unless one is in flight (its answer moves on).
     fn poll_task_now(&mut self, now: Instant, handle: RequestHandle) {
         self.timers.clear(Timer::Retry(handle));
-        if self.ops.get(&handle).is_some_and(|op| op.sent.is_none()) && !self.queue.contains(&handle) {
-            self.queue.push_back(handle);
+        if self.in_flight.requeue_unsent(handle) {
             self.pump(now);
         }
     }
 
     /// Schedules the next `tasks/get`, unless the task outlived its lifetime.
     pub(super) fn poll_task_later(&mut self, now: Instant, handle: RequestHandle) {
-        let Some(op) = self.ops.get_mut(&handle) else { return };
+        let Some(op) = self.in_flight.get_mut(handle) else { return };
         let Some(task) = op.task.as_ref() else { return };
         let update_due =
             task.pending_update.is_some() || op.input.as_ref().is_some_and(|r| r.retry.is_some());
@@ -230,7 +229,7 @@ impl Connection {
     /// back in `tasks/update` (then polling goes on).
     fn on_task_input(&mut self, now: Instant, handle: RequestHandle, task: &Value) {
         let fresh: Map<String, Value> = {
-            let Some(state) = self.ops.get(&handle).and_then(|op| op.task.as_ref()) else { return };
+            let Some(state) = self.in_flight.get(handle).and_then(|op| op.task.as_ref()) else { return };
             let Some(requests) = task.get("inputRequests").and_then(Value::as_object) else {
                 self.finish(handle, Err(invalid("an input_required task without inputRequests")));
                 return;
@@ -247,7 +246,7 @@ impl Connection {
             self.poll_task_later(now, handle);
             return;
         }
-        if let Some(state) = self.ops.get_mut(&handle).and_then(|op| op.task.as_mut()) {
+        if let Some(state) = self.in_flight.get_mut(handle).and_then(|op| op.task.as_mut()) {
             state.answered.extend(fresh.keys().cloned());
         }
         let mut round = Map::new();
@@ -262,7 +261,7 @@ impl Connection {
         &mut self,
         handle: RequestHandle,
     ) -> Option<(&'static str, Map<String, Value>, bool)> {
-        let op = self.ops.get_mut(&handle)?;
+        let op = self.in_flight.get_mut(handle)?;
         let task = op.task.as_ref()?;
         let (id, fetch_result, modern) = (task.id.clone(), task.fetch_result, !task.legacy);
         let mut params = Map::new();
@@ -301,14 +300,14 @@ impl Connection {
     ) {
         match method {
             "tasks/update" => {
-                if let Some(task) = self.ops.get_mut(&handle).and_then(|op| op.task.as_mut()) {
+                if let Some(task) = self.in_flight.get_mut(handle).and_then(|op| op.task.as_mut()) {
                     task.pending_update = None;
                 }
                 self.poll_task_now(now, handle);
                 return;
             }
             "tasks/result" => {
-                if let Some(op) = self.ops.get_mut(&handle) {
+                if let Some(op) = self.in_flight.get_mut(handle) {
                     op.task = None;
                 }
                 self.on_op_result(now, handle, value);
@@ -343,8 +342,11 @@ impl Connection {
     /// its status, at once.
     pub(super) fn on_task_notification(&mut self, now: Instant, params: &Value) {
         let Some(id) = params.get("taskId").and_then(Value::as_str) else { return };
-        let found =
-            self.ops.iter().find(|(_, op)| op.task.as_ref().is_some_and(|t| t.id == id)).map(|(h, _)| *h);
+        let found = self
+            .in_flight
+            .iter()
+            .find(|(_, op)| op.task.as_ref().is_some_and(|t| t.id == id))
+            .map(|(h, _)| h);
         let Some(handle) = found else { return };
         let terminal = matches!(
             params.get("status").and_then(Value::as_str),
@@ -358,7 +360,8 @@ impl Connection {
     /// Tells the server a task is no longer wanted (`tasks/cancel`; its answer is not awaited).
     /// Returns false when `handle` is not a task.
     pub(super) fn cancel_task(&mut self, handle: RequestHandle) -> bool {
-        let Some(id) = self.ops.get(&handle).and_then(|op| op.task.as_ref()).map(|t| t.id.clone()) else {
+        let Some(id) = self.in_flight.get(handle).and_then(|op| op.task.as_ref()).map(|t| t.id.clone())
+        else {
             return false;
         };
         // Only a ready session can carry it (a task of an expired session is gone with it).
@@ -366,7 +369,8 @@ impl Connection {
         let mut params = Map::new();
         params.insert("taskId".into(), Value::String(id));
         if let Some(info) = self.server_info() {
-            let legacy_task = self.ops.get(&handle).and_then(|op| op.task.as_ref()).is_some_and(|t| t.legacy);
+            let legacy_task =
+                self.in_flight.get(handle).and_then(|op| op.task.as_ref()).is_some_and(|t| t.legacy);
             if info.era == crate::era::Era::Modern && !legacy_task {
                 params.insert(
                     "_meta".into(),
@@ -375,7 +379,7 @@ impl Connection {
             }
         }
         let wire = self.next_wire_id();
-        self.wire.insert(wire.clone(), WireUse::Fire);
+        self.in_flight.bind(wire.clone(), WireUse::Fire);
         self.send(
             epoch,
             Outgoing::Request {
@@ -391,7 +395,7 @@ impl Connection {
 impl Connection {
     /// The task of a 2025-11-25 `CreateTaskResult` answering a task-augmented `tools/call`.
     pub(super) fn legacy_task_created(&self, handle: RequestHandle, value: &Value) -> Option<Value> {
-        let op = self.ops.get(&handle)?;
+        let op = self.in_flight.get(handle)?;
         let task = value.get("task").filter(|t| t.is_object())?;
         let is_call = matches!(op.request, Request::CallTool { .. } | Request::CallToolAsTask { .. });
         (is_call
@@ -432,7 +436,7 @@ impl SeenTaskIds {
 impl Connection {
     /// `Request::TaskResult` going out for the first time: it is polled as a task.
     pub(super) fn start_task_wait(&mut self, handle: RequestHandle, era: crate::era::Era) {
-        let Some(op) = self.ops.get_mut(&handle) else { return };
+        let Some(op) = self.in_flight.get_mut(handle) else { return };
         let Request::TaskResult { task_id, .. } = &op.request else { return };
         if op.task.is_none() {
             op.task = Some(TaskState {

@@ -348,12 +348,7 @@ impl Connection {
                 self.timers.set(Timer::Handshake, now + self.cfg.timeouts.initialize);
             }
             Parked::Listen(epoch) if self.current_epoch() == Some(epoch) => self.start_listen(now, epoch),
-            Parked::Op(handle)
-                if self.ops.get(&handle).is_some_and(|op| op.sent.is_none())
-                    && !self.queue.contains(&handle) =>
-            {
-                self.queue.push_front(handle);
-            }
+            Parked::Op(handle) if self.in_flight.is_unsent(handle) => self.in_flight.queue_first_once(handle),
             _ => {}
         }
     }
@@ -379,8 +374,12 @@ impl Connection {
     /// requests that have not gone out (waiting for this round, or queued) get that step's
     /// time on top of their own, so a slow answer does not time them out.
     fn extend_waiting_deadlines(&mut self, now: Instant, browser_timeout: Duration) {
-        let waiting: Vec<(RequestHandle, Duration)> =
-            self.ops.iter().filter(|(_, op)| op.sent.is_none()).map(|(h, op)| (*h, op.timeout)).collect();
+        let waiting: Vec<(RequestHandle, Duration)> = self
+            .in_flight
+            .iter()
+            .filter(|(_, op)| op.sent.is_none())
+            .map(|(h, op)| (h, op.timeout))
+            .collect();
         for (handle, timeout) in waiting {
             let key = Timer::Request(handle);
             if let Some(at) = self.timers.at(key) {

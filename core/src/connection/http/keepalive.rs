@@ -117,7 +117,7 @@ impl Connection {
             }
             Check::Ping => {
                 let id = self.next_wire_id();
-                self.wire.insert(id.clone(), WireUse::KeepAlive);
+                self.in_flight.bind(id.clone(), WireUse::KeepAlive);
                 self.send(epoch, Outgoing::Request { id, method: "ping".into(), params: None });
                 self.timers.set(Timer::SseKeepAlive(epoch), now + interval);
             }

@@ -111,7 +111,7 @@ impl Connection {
             return;
         };
         for Resume { id, last, attempts } in resumes {
-            if !self.wire.contains_key(&id) {
+            if !self.in_flight.is_on_wire(&id) {
                 continue;
             }
             let role = Role::Resume { id, last: last.clone(), attempts };

@@ -520,8 +520,8 @@ impl Connection {
         // Split borrows: the link takes the head in, asking the wire table which request is
         // `initialize` (whose answer assigns the session id).
         let Transport::Http(link) = &mut self.transport else { return };
-        let wire = &self.wire;
-        let initialize = |id: &WireId| wire.get(id) == Some(&super::WireUse::Initialize);
+        let in_flight = &self.in_flight;
+        let initialize = |id: &WireId| in_flight.wire_use(id) == Some(super::WireUse::Initialize);
         let (epoch, listen, closing, warning) = match link.on_head(exchange, &head, current, initialize) {
             HeadTaken::Unknown => return,
             HeadTaken::Redirect(target) => return self.follow_redirect(exchange, &target),
@@ -693,12 +693,7 @@ impl Connection {
 
     /// The era probe gave up waiting: stop its exchange before `initialize` goes out.
     pub(super) fn http_abort_probe(&mut self) {
-        let probes: Vec<WireId> = self
-            .wire
-            .iter()
-            .filter(|(_, u)| **u == super::WireUse::Probe)
-            .map(|(id, _)| id.clone())
-            .collect();
+        let probes = self.in_flight.ids_of(super::WireUse::Probe);
         let Some(link) = self.http_mut() else { return };
         let aborted = probes.iter().flat_map(|id| link.exchanges.remove_for_request(id)).collect();
         self.push_aborts(aborted);

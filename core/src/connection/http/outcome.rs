@@ -166,7 +166,7 @@ impl Connection {
         if x.answered {
             return;
         }
-        let Some(usage) = self.wire.get(&id).copied() else { return };
+        let Some(usage) = self.in_flight.wire_use(&id) else { return };
         let sse_transport = link.kind == TransportKind::Sse;
         let accepted = x.status().is_some_and(|s| (200..300).contains(&s));
         if sse_transport && accepted && matches!(x.finished(), Some(End::Complete)) {
@@ -291,7 +291,7 @@ impl Connection {
         x: &Exchange,
         link: LinkFacts,
     ) {
-        let Some(op) = self.ops.get(&handle) else { return };
+        let Some(op) = self.in_flight.get(handle) else { return };
         if matches!(op.request, Request::Listen { .. }) {
             return self.on_listen_failed(now, handle, id, failure, x);
         }
@@ -306,13 +306,14 @@ impl Connection {
                 self.schedule_retry(now, handle);
             }
             Failure::Broken(detail) if modern => {
-                let reissued = std::mem::replace(&mut self.ops.get_mut(&handle).expect("op").reissued, true);
+                let reissued =
+                    std::mem::replace(&mut self.in_flight.get_mut(handle).expect("op").reissued, true);
                 self.forget_wire(&id);
                 if reissued {
                     let detail = format!("{detail} (after the one re-issue)");
                     self.finish(handle, Err(RequestError::StreamClosed { detail }));
                 } else {
-                    self.queue.push_front(handle);
+                    self.in_flight.queue_first(handle);
                     self.pump(now);
                 }
             }
@@ -368,7 +369,7 @@ impl Connection {
         if x.answered {
             return;
         }
-        let Some(WireUse::Op(handle)) = self.wire.get(&id).copied() else { return };
+        let Some(WireUse::Op(handle)) = self.in_flight.wire_use(&id) else { return };
         match self.classify(x, link) {
             Failure::SessionGone => self.on_session_expired(now, x.epoch),
             Failure::Broken(_) | Failure::Transport(..) if attempts < MAX_RESUMES => {
@@ -486,21 +487,21 @@ impl Connection {
             return;
         }
         let in_flight: Vec<RequestHandle> = self
-            .ops
+            .in_flight
             .iter()
             .filter(|(_, op)| op.sent.as_ref().is_some_and(|(e, _)| *e == epoch))
-            .map(|(h, _)| *h)
+            .map(|(h, _)| h)
             .collect();
         self.drop_process(now, epoch, false);
         self.emit(Event::Disconnected { reason: RequestError::SessionExpired });
         for handle in in_flight.into_iter().rev() {
-            let tool_call = self.ops.get(&handle).is_some_and(|op| {
+            let tool_call = self.in_flight.get(handle).is_some_and(|op| {
                 matches!(op.request, Request::CallTool { .. } | Request::CallToolAsTask { .. })
             });
             if tool_call {
                 self.finish(handle, Err(RequestError::SessionExpired));
             } else {
-                self.queue.push_front(handle);
+                self.in_flight.queue_first(handle);
             }
         }
         self.pump(now);
@@ -508,7 +509,7 @@ impl Connection {
 
     /// Waits before re-sending a request that failed in transport or with 5xx.
     fn schedule_retry(&mut self, now: Instant, handle: RequestHandle) {
-        let Some(op) = self.ops.get_mut(&handle) else { return };
+        let Some(op) = self.in_flight.get_mut(handle) else { return };
         op.sent = None;
         op.retries += 1;
         let retries = op.retries;
@@ -532,12 +533,7 @@ impl Connection {
 
     /// Drops a wire id that will get no response.
     fn forget_wire(&mut self, id: &WireId) {
-        if let Some(WireUse::Op(h)) = self.wire.remove(id) {
-            if let Some(op) = self.ops.get_mut(&h) {
-                op.sent = None;
-            }
-        }
-        self.remember_finished(id.clone());
+        self.in_flight.end_id(id);
     }
 
     /// Keeps a broken response stream (which carried the server's `retry_ms`, if any) for the

@@ -43,15 +43,17 @@ impl Connection {
 
     /// A result for an operation, parsed: routed by what it is and what the request was.
     pub(in crate::connection) fn on_op_result(&mut self, now: Instant, handle: RequestHandle, value: Value) {
-        if self.ops.get(&handle).is_some_and(|op| matches!(op.request, Request::Listen { .. })) {
+        if self.in_flight.get(handle).is_some_and(|op| matches!(op.request, Request::Listen { .. })) {
             self.on_listen_response(handle, value);
             return;
         }
-        if let Some(method) = self.ops.get(&handle).and_then(|op| op.task.as_ref()).map(|t| t.sent_method) {
+        if let Some(method) =
+            self.in_flight.get(handle).and_then(|op| op.task.as_ref()).map(|t| t.sent_method)
+        {
             self.on_task_response(now, handle, method, value);
             return;
         }
-        if let Some(round) = self.ops.get_mut(&handle).and_then(|op| op.input.as_mut()) {
+        if let Some(round) = self.in_flight.get_mut(handle).and_then(|op| op.input.as_mut()) {
             // The retry's input was for that one attempt.
             round.retry = None;
         }
@@ -77,7 +79,7 @@ impl Connection {
             self.on_task_created(now, handle, task, true);
             return;
         }
-        let Some(op) = self.ops.get(&handle) else { return };
+        let Some(op) = self.in_flight.get(handle) else { return };
         if matches!(op.request, Request::ListTasks) {
             self.on_tasks_page(now, handle, value);
             return;
@@ -140,7 +142,7 @@ impl Connection {
 
     /// Whether `handle` is a plain `tools/call`: no task, no input round in progress.
     fn is_plain_call_op(&self, handle: RequestHandle) -> bool {
-        self.ops.get(&handle).is_some_and(|op| {
+        self.in_flight.get(handle).is_some_and(|op| {
             matches!(op.request, Request::CallTool { .. }) && op.task.is_none() && op.input.is_none()
         })
     }
@@ -149,8 +151,7 @@ impl Connection {
     /// one pass ([`CallToolResult::from_answer_line`]) and delivered; the line comes back for
     /// the general path otherwise.
     pub(in crate::connection) fn on_call_answer_line(&mut self, line: Vec<u8>) -> Result<(), Vec<u8>> {
-        let wanted =
-            |id: &WireId| matches!(self.wire.get(id), Some(WireUse::Op(h)) if self.is_plain_call_op(*h));
+        let wanted = |id: &WireId| matches!(self.in_flight.wire_use(id), Some(WireUse::Op(h)) if self.is_plain_call_op(h));
         let (id, call) = CallToolResult::from_answer_line(line, &wanted)?;
         if let Some(WireUse::Op(handle)) = self.take_answered(id) {
             self.op_answered(handle);
@@ -161,7 +162,7 @@ impl Connection {
 
     /// Ends a `tools/call` with its decoded result, checked against the tool's output schema.
     fn finish_tool_result(&mut self, handle: RequestHandle, call: CallToolResult) {
-        let tool = self.ops.get(&handle).and_then(|op| op.tool.clone());
+        let tool = self.in_flight.get(handle).and_then(|op| op.tool.clone());
         let checked = self.check_output(tool.as_deref(), Response::ToolResult(call));
         self.finish(handle, checked);
     }
@@ -175,7 +176,12 @@ impl Connection {
     ) -> Result<Response, RequestError> {
         match (&response, tool) {
             (Response::ToolResult(call), Some(schemas)) => {
-                self.check_tool_result(schemas, call).map(|()| response)
+                let modern = self.era() == Some(Era::Modern);
+                let warning = self.tool_schemas.check(schemas, call, modern)?;
+                if let Some(warning) = warning {
+                    self.warn(warning);
+                }
+                Ok(response)
             }
             _ => Ok(response),
         }

@@ -15,11 +15,11 @@ use crate::timers::Timer;
 impl Connection {
     /// Progress for a live request.
     pub(in crate::connection) fn on_progress(&mut self, now: Instant, token_key: &str, progress: Progress) {
-        let Some(&handle) = self.progress.get(token_key) else {
+        let Some(handle) = self.in_flight.by_progress(token_key) else {
             self.warn(Warning::StaleProgress { token: crate::text::sanitize(token_key, 200) });
             return;
         };
-        if let Some(op) = self.ops.get(&handle) {
+        if let Some(op) = self.in_flight.get(handle) {
             if op.opts.reset_timeout_on_progress {
                 if let Some(at) = op.deadline(now) {
                     self.timers.set(Timer::Request(handle), at);
@@ -43,14 +43,14 @@ impl Connection {
         // flight is simply dropped.
         if self.cancel_task(handle) {
             #[cfg(feature = "http")]
-            if let Some((_, id)) = self.ops.get(&handle).and_then(|op| op.sent.clone()) {
+            if let Some((_, id)) = self.in_flight.get(handle).and_then(|op| op.sent.clone()) {
                 self.http_abandon(&id);
             }
             return;
         }
-        let Some(op) = self.ops.get(&handle) else { return };
+        let Some(op) = self.in_flight.get(handle) else { return };
         let Some((epoch, id)) = op.sent.clone() else { return };
-        if self.current_epoch() != Some(epoch) || !self.wire.contains_key(&id) {
+        if self.current_epoch() != Some(epoch) || !self.in_flight.is_on_wire(&id) {
             return;
         }
         #[cfg(feature = "http")]
@@ -71,7 +71,7 @@ impl Connection {
 
     /// [`Self::fail_all`], sparing `keep` (listens waiting for the next process).
     pub(in crate::connection) fn fail_all_but(&mut self, err: &RequestError, keep: &[RequestHandle]) {
-        let handles: Vec<_> = self.ops.keys().copied().filter(|h| !keep.contains(h)).collect();
+        let handles: Vec<_> = self.in_flight.handles().into_iter().filter(|h| !keep.contains(h)).collect();
         for h in handles {
             self.finish(h, Err(err.clone()));
         }

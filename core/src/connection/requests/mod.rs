@@ -6,7 +6,11 @@
 
 mod answer;
 mod end;
+mod in_flight;
+mod recent;
 mod send;
+
+pub(super) use in_flight::{Answered, InFlight};
 
 use std::time::{Duration, Instant};
 

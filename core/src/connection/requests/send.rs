@@ -7,14 +7,14 @@ use std::time::Instant;
 use serde_json::{json, Map, Value};
 
 use crate::connection::handshake::modern_meta;
-use crate::connection::{Connection, Outgoing, Proc, Session, WireUse};
+use crate::connection::{Connection, Outgoing, Proc, Session};
 use crate::era::Era;
 use crate::handle::{Epoch, RequestHandle};
 use crate::request::{Request, RequestOptions};
 use crate::response::Response;
 use crate::timers::Timer;
 
-use super::{progress_key, Op};
+use super::Op;
 
 impl Connection {
     /// Queues a request the connection issues on its own ([`Op::internal`]) at the front of the
@@ -31,23 +31,21 @@ impl Connection {
         if let Some(at) = op.deadline(now) {
             self.timers.set(Timer::Request(handle), at);
         }
-        self.ops.insert(handle, Box::new(op));
-        self.queue.push_front(handle);
+        self.in_flight.add_first(handle, op);
         handle
     }
 
     /// A retry's wait is over (HTTP), or a task's next poll or a paced input wait is due: send
     /// the request again.
     pub(in crate::connection) fn on_retry_timer(&mut self, now: Instant, handle: RequestHandle) {
-        if self.ops.get(&handle).is_some_and(|op| op.sent.is_none()) && !self.queue.contains(&handle) {
-            self.queue.push_back(handle);
+        if self.in_flight.requeue_unsent(handle) {
             self.pump(now);
         }
     }
 
     /// Moves queued requests forward: starts the process if needed, sends when ready.
     pub(in crate::connection) fn pump(&mut self, now: Instant) {
-        if self.queue.is_empty() || self.phase != crate::connection::Phase::Open {
+        if !self.in_flight.has_queued() || self.phase != crate::connection::Phase::Open {
             return;
         }
         // HTTP: requests wait for a new legacy session's GET stream, or for an authorization.
@@ -62,7 +60,7 @@ impl Connection {
             Proc::Starting { .. } => {}
             Proc::Running { session: Session::Ready(info), epoch } if self.transport.is_open() => {
                 let (epoch, era) = (*epoch, info.era);
-                while let Some(h) = self.queue.pop_front() {
+                while let Some(h) = self.in_flight.next_queued() {
                     self.send_op(now, epoch, era, h);
                 }
             }
@@ -72,7 +70,7 @@ impl Connection {
 
     /// Sends (or answers locally) one request on a ready connection.
     fn send_op(&mut self, now: Instant, epoch: Epoch, era: Era, handle: RequestHandle) {
-        let Some(op) = self.ops.get(&handle) else { return };
+        let Some(op) = self.in_flight.get(handle) else { return };
         if let Some(refusal) = self.refusal(&op.request, era) {
             self.finish(handle, Err(refusal));
             return;
@@ -80,7 +78,7 @@ impl Connection {
         if self.wait_for_discover_refresh(now, era, handle) {
             return;
         }
-        let Some(op) = self.ops.get(&handle) else { return };
+        let Some(op) = self.in_flight.get(handle) else { return };
         if let Some(refusal) = self.capability_gate(&op.request) {
             self.finish(handle, Err(refusal));
             return;
@@ -90,7 +88,7 @@ impl Connection {
         if self.list_tools_first(now, era, handle) {
             return;
         }
-        let Some(op) = self.ops.get(&handle) else { return };
+        let Some(op) = self.in_flight.get(handle) else { return };
         let fresh_info = match (&op.request, era) {
             (Request::Connect | Request::Discover, Era::Legacy) | (Request::Connect, Era::Modern) => true,
             (Request::Discover, Era::Modern) => self.discover_fresh(now, &op.opts),
@@ -123,10 +121,7 @@ impl Connection {
         let (method, params) = self.build(handle, era);
         self.note_sent(handle);
         let id = self.next_wire_id();
-        self.wire.insert(id.clone(), WireUse::Op(handle));
-        if let Some(op) = self.ops.get_mut(&handle) {
-            op.sent = Some((epoch, id.clone()));
-        }
+        self.in_flight.mark_sent(handle, epoch, id.clone());
         self.send(epoch, Outgoing::Request { id, method, params });
         self.on_listen_sent(now, handle);
     }
@@ -136,7 +131,7 @@ impl Connection {
     /// [`Connection::build`] would give `{"arguments", "name"}` and nothing else, so the message
     /// is written straight from the request (`jsonrpc::encode_call`).
     fn is_plain_call(&self, handle: RequestHandle, era: Era) -> bool {
-        let Some(op) = self.ops.get(&handle) else { return false };
+        let Some(op) = self.in_flight.get(handle) else { return false };
         let Request::CallTool { name, arguments } = &op.request else { return false };
         let plain_args = match arguments {
             Value::Object(args) => !args.contains_key("_meta"),
@@ -157,19 +152,17 @@ impl Connection {
     fn send_plain_call(&mut self, now: Instant, epoch: Epoch, handle: RequestHandle) {
         self.note_sent(handle);
         let id = self.next_wire_id();
-        let Some(op) = self.ops.get_mut(&handle) else { return };
+        let Some(op) = self.in_flight.get(handle) else { return };
         let Request::CallTool { name, arguments } = &op.request else { return };
         let bytes = crate::jsonrpc::encode_call(&id, name, arguments.as_object());
-        op.sent = Some((epoch, id.clone()));
+        self.in_flight.mark_sent(handle, epoch, id.clone());
         match self.transport {
             crate::connection::Transport::Stdio(_) => {
-                self.wire.insert(id, WireUse::Op(handle));
                 self.trace_sent(epoch, &bytes);
                 self.io.push_back(crate::io::Io::Write { epoch, bytes });
             }
             #[cfg(feature = "http")]
             crate::connection::Transport::Http(_) => {
-                self.wire.insert(id.clone(), WireUse::Op(handle));
                 self.send(epoch, Outgoing::Encoded { id, method: "tools/call", bytes });
             }
         }
@@ -191,7 +184,7 @@ impl Connection {
             }
             return (Cow::Borrowed(method), Some(Value::Object(params)));
         }
-        let op = self.ops.get(&handle).expect("op exists");
+        let op = self.in_flight.get(handle).expect("op exists");
         let mut hoisted: Option<Map<String, Value>> = None;
         let (method, params): (&'static str, Map<String, Value>) = match &op.request {
             Request::Connect => unreachable!("answered locally"),
@@ -298,7 +291,7 @@ impl Connection {
         mut params: Map<String, Value>,
         hoisted: Option<Map<String, Value>>,
     ) -> (Cow<'static, str>, Option<Value>) {
-        let op = self.ops.get(&handle).expect("op exists");
+        let op = self.in_flight.get(handle).expect("op exists");
         let (op_meta, want_progress, existing_token) =
             (op.opts.meta.clone(), op.opts.progress, op.progress_token.clone());
         if let Some((responses, state)) = op.input.as_ref().and_then(|r| r.retry.as_ref()) {
@@ -338,10 +331,7 @@ impl Connection {
             params.insert("_meta".into(), Value::Object(meta));
         }
         if let Some(token) = token_to_register {
-            self.progress.insert(progress_key(&token), handle);
-            if let Some(op) = self.ops.get_mut(&handle) {
-                op.progress_token = Some(token);
-            }
+            self.in_flight.track_progress(token, handle);
         }
         let params = if params.is_empty() && era == Era::Legacy { None } else { Some(Value::Object(params)) };
         (method, params)

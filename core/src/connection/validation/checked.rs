@@ -16,9 +16,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::config::ValidationMode;
-use crate::connection::Connection;
-use crate::era::Era;
+use crate::config::{ConnectionConfig, SchemaValidation, ValidationMode};
 use crate::error::{RequestError, Warning};
 use crate::schema::{CompiledSchema, Dialect, SchemaOptions, SchemaProblem, ValidationFailure, Violation};
 use crate::types::{CallToolResult, Tool};
@@ -35,9 +33,12 @@ pub(in crate::connection) struct ToolSchemas {
     output: Option<Result<CompiledSchema, SchemaProblem>>,
 }
 
-/// The schemas of the last complete `tools/list`.
-#[derive(Debug, Default)]
+/// The schemas of the last complete `tools/list`, and how they are compiled and checked.
+#[derive(Debug)]
 pub(in crate::connection) struct ToolSchemaCache {
+    /// How results are checked (the configuration's `structured_content`).
+    mode: ValidationMode,
+    options: SchemaOptions,
     by_name: BTreeMap<String, Arc<ToolSchemas>>,
     /// False after a `list_changed` or a restart: the definitions may be stale, so new calls are
     /// not checked until the next list (their compiled forms are kept for reuse).
@@ -45,6 +46,12 @@ pub(in crate::connection) struct ToolSchemaCache {
 }
 
 impl ToolSchemaCache {
+    /// An empty cache checking as the connection's configuration says.
+    pub(in crate::connection) fn new(cfg: &ConnectionConfig) -> Self {
+        let options = options(&cfg.validation);
+        Self { mode: cfg.validation.structured_content, options, by_name: BTreeMap::new(), current: false }
+    }
+
     /// The definitions may have changed.
     pub(in crate::connection) fn mark_stale(&mut self) {
         self.current = false;
@@ -59,7 +66,7 @@ impl ToolSchemaCache {
     }
 }
 
-fn options(cfg: &crate::config::SchemaValidation) -> SchemaOptions {
+fn options(cfg: &SchemaValidation) -> SchemaOptions {
     SchemaOptions {
         #[cfg(feature = "schema-formats")]
         assert_format: cfg.assert_format,
@@ -68,14 +75,13 @@ fn options(cfg: &crate::config::SchemaValidation) -> SchemaOptions {
     }
 }
 
-impl Connection {
-    /// A complete `tools/list` arrived: compile what changed, report problems once.
-    pub(in crate::connection) fn compile_tool_schemas(&mut self, tools: &[Tool]) {
-        if self.cfg.validation.structured_content == ValidationMode::Off {
-            return;
+impl ToolSchemaCache {
+    /// A complete `tools/list` arrived: compiles what changed and returns what to report once.
+    pub(in crate::connection) fn compile(&mut self, tools: &[Tool]) -> Vec<Warning> {
+        if self.mode == ValidationMode::Off {
+            return Vec::new();
         }
-        let options = options(&self.cfg.validation);
-        let mut previous = std::mem::take(&mut self.tool_schemas.by_name);
+        let mut previous = std::mem::take(&mut self.by_name);
         let mut next = BTreeMap::new();
         let mut warnings = Vec::new();
         for tool in tools {
@@ -85,32 +91,33 @@ impl Connection {
             let schemas = match reused {
                 Some(s) => s,
                 None => {
-                    let compiled = compile(tool, &options);
+                    let compiled = compile(tool, &self.options);
                     warnings.extend(compiled.warnings());
                     Arc::new(compiled)
                 }
             };
             next.insert(tool.name.clone(), schemas);
         }
-        self.tool_schemas = ToolSchemaCache { by_name: next, current: true };
-        for w in warnings {
-            self.warn(w);
-        }
+        self.by_name = next;
+        self.current = true;
+        warnings
     }
 
-    /// Checks a `tools/call` result against the schemas the call went out under. `Ok` delivers
-    /// it (after any warning); `Err` fails the call.
-    pub(in crate::connection) fn check_tool_result(
-        &mut self,
+    /// Checks a `tools/call` result against `schemas`, the ones the call went out under, on a
+    /// server of the 2026-07-28 era or not (`modern`). `Ok` delivers it (after the warning, if
+    /// any); `Err` fails the call.
+    pub(in crate::connection) fn check(
+        &self,
         schemas: &ToolSchemas,
         result: &CallToolResult,
-    ) -> Result<(), RequestError> {
-        let mode = self.cfg.validation.structured_content;
+        modern: bool,
+    ) -> Result<Option<Warning>, RequestError> {
+        let mode = self.mode;
         if mode == ValidationMode::Off || result.is_error {
-            return Ok(());
+            return Ok(None);
         }
         let compiled = match &schemas.output {
-            None => return Ok(()),
+            None => return Ok(None),
             Some(Ok(compiled)) => compiled,
             Some(Err(problem)) => {
                 let dialect = matches!(problem, SchemaProblem::UnsupportedDialect { .. });
@@ -121,23 +128,19 @@ impl Connection {
                         problem: problem.clone(),
                     });
                 }
-                return Ok(());
+                return Ok(None);
             }
         };
-        let modern = self.era() == Some(Era::Modern);
         let outcome = match result.structured_content_for(modern) {
             Some(content) => compiled.validate(content),
             None => Err(missing(result, modern)),
         };
         match outcome {
-            Ok(()) => Ok(()),
+            Ok(()) => Ok(None),
             Err(failure) if mode == ValidationMode::Strict => {
                 Err(RequestError::StructuredContent { tool: schemas.name.clone(), failure })
             }
-            Err(failure) => {
-                self.warn(Warning::StructuredContent { tool: schemas.name.clone(), failure });
-                Ok(())
-            }
+            Err(failure) => Ok(Some(Warning::StructuredContent { tool: schemas.name.clone(), failure })),
         }
     }
 }

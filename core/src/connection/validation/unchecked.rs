@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use crate::connection::Connection;
-use crate::error::RequestError;
+use crate::config::ConnectionConfig;
+use crate::error::{RequestError, Warning};
 use crate::types::{CallToolResult, Tool};
 
 /// The compiled schemas of one tool definition: none exist without the `schema` feature.
@@ -14,16 +14,36 @@ use crate::types::{CallToolResult, Tool};
 pub(in crate::connection) enum ToolSchemas {}
 
 /// The schemas of the last complete `tools/list`: always empty.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(in crate::connection) struct ToolSchemaCache {}
 
 impl ToolSchemaCache {
+    /// An empty cache; there is nothing to configure.
+    pub(in crate::connection) fn new(_cfg: &ConnectionConfig) -> Self {
+        Self {}
+    }
+
     /// The definitions may have changed: nothing is kept to go stale.
     pub(in crate::connection) fn mark_stale(&mut self) {}
+
+    /// A complete `tools/list` arrived: nothing to compile, nothing to report.
+    pub(in crate::connection) fn compile(&mut self, _tools: &[Tool]) -> Vec<Warning> {
+        Vec::new()
+    }
 
     /// The schemas a call of `tool` goes out under: none.
     pub(in crate::connection) fn for_call(&self, _tool: &str) -> Option<Arc<ToolSchemas>> {
         None
+    }
+
+    /// Checks a `tools/call` result (unreachable: there are no schemas).
+    pub(in crate::connection) fn check(
+        &self,
+        schemas: &ToolSchemas,
+        _result: &CallToolResult,
+        _modern: bool,
+    ) -> Result<Option<Warning>, RequestError> {
+        match *schemas {}
     }
 }
 
@@ -31,19 +51,5 @@ impl ToolSchemas {
     /// Why a call must not be sent (unreachable: there are no schemas).
     pub(in crate::connection) fn refusal(&self) -> Option<RequestError> {
         match *self {}
-    }
-}
-
-impl Connection {
-    /// A complete `tools/list` arrived: nothing to compile.
-    pub(in crate::connection) fn compile_tool_schemas(&mut self, _tools: &[Tool]) {}
-
-    /// Checks a `tools/call` result (unreachable: there are no schemas).
-    pub(in crate::connection) fn check_tool_result(
-        &mut self,
-        schemas: &ToolSchemas,
-        _result: &CallToolResult,
-    ) -> Result<(), RequestError> {
-        match *schemas {}
     }
 }
