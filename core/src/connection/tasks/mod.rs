@@ -18,63 +18,23 @@
 //! Polls go out under the call's own handle with new wire ids, like multi-round-trip retries;
 //! [`Connection::build`](super::Connection) asks [`Connection::task_request`] what to send.
 
-use std::collections::{BTreeSet, VecDeque};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{Map, Value};
 
 use super::{Connection, Outgoing, WireUse};
-use crate::error::{RequestError, RpcError};
+use crate::error::RequestError;
 use crate::handle::RequestHandle;
 use crate::request::Request;
 use crate::timers::Timer;
 
-/// The shortest wait between polls, whatever the server asks.
-const MIN_POLL: Duration = Duration::from_millis(10);
-/// The longest wait between polls, whatever the server asks.
-const MAX_POLL: Duration = Duration::from_secs(30);
-/// The wait between polls when the server gives no `pollIntervalMs`.
-const DEFAULT_POLL: Duration = Duration::from_secs(1);
-/// A task id longer than this is refused (a hostile server's memory, and a header value).
-const MAX_TASK_ID: usize = 512;
+mod state;
 
-/// A call that turned into a task.
-#[derive(Debug)]
-pub(super) struct TaskState {
-    /// The server's id for it.
-    pub(super) id: String,
-    poll: Duration,
-    /// When the server may have discarded it (`ttlMs` after it was created), if it said.
-    expires: Option<Instant>,
-    /// `inputRequests` keys already answered: a later poll repeating one is not asked again.
-    answered: BTreeSet<String>,
-    /// The method of the message in flight (`tasks/get`, `tasks/update`, `tasks/result`).
-    pub(super) sent_method: &'static str,
-    /// 2025-11-25: fields are `ttl` / `pollInterval`, and the result comes from `tasks/result`.
-    legacy: bool,
-    /// 2025-11-25: the next message is `tasks/result`.
-    fetch_result: bool,
-    /// The answers of a `tasks/update` not acknowledged yet (sent again if its exchange breaks).
-    pending_update: Option<Map<String, Value>>,
-}
+use state::{NextPoll, TaskStep, MAX_TASK_ID};
+pub(super) use state::{SeenTaskIds, TaskState};
 
 fn invalid(detail: impl Into<String>) -> RequestError {
     RequestError::InvalidResponse { detail: detail.into() }
-}
-
-impl TaskState {
-    /// An input request whose handler failed may be asked again.
-    pub(super) fn forget_answer(&mut self, key: &str) {
-        self.answered.remove(key);
-    }
-}
-
-/// The poll interval a task announces, within bounds.
-fn poll_interval(task: &Value) -> Duration {
-    match task.get("pollIntervalMs").or_else(|| task.get("pollInterval")).and_then(Value::as_u64) {
-        Some(ms) => Duration::from_millis(ms).clamp(MIN_POLL, MAX_POLL),
-        None => DEFAULT_POLL,
-    }
 }
 
 impl Connection {
@@ -112,20 +72,7 @@ impl Connection {
             self.finish(handle, started);
             return;
         }
-        let expires = value
-            .get(if legacy { "ttl" } else { "ttlMs" })
-            .and_then(Value::as_u64)
-            .and_then(|ms| now.checked_add(Duration::from_millis(ms)));
-        let task = TaskState {
-            id,
-            poll: poll_interval(&value),
-            expires,
-            answered: BTreeSet::new(),
-            sent_method: "tasks/get",
-            legacy,
-            fetch_result: false,
-            pending_update: None,
-        };
+        let task = TaskState::created(id, &value, legacy, now);
         if let Some(op) = self.in_flight.get_mut(handle) {
             op.task = Some(task);
         }
@@ -135,57 +82,21 @@ impl Connection {
     /// What a task's status says: poll again, ask the host for input, or end the call.
     pub(super) fn on_task_status(&mut self, now: Instant, handle: RequestHandle, task: Value) {
         let Some(state) = self.in_flight.get_mut(handle).and_then(|op| op.task.as_mut()) else { return };
-        state.poll = poll_interval(&task);
+        let step = state.on_status(&task);
         // The latest status sets the pace: a poll armed before it (after a failed input
         // handler, while this answer was on its way) is dropped.
         self.timers.clear(Timer::Retry(handle));
-        let id = state.id.clone();
-        let status = task.get("status").and_then(Value::as_str);
-        if state.legacy && matches!(status, Some("completed" | "failed" | "input_required")) {
-            // The result (or the input the server asks for, with requests of its own while
-            // tasks/result waits) comes through tasks/result.
-            state.fetch_result = true;
-            self.poll_task_now(now, handle);
-            return;
-        }
-        match status {
-            Some("working") => self.poll_task_later(now, handle),
-            Some("input_required") => self.on_task_input(now, handle, &task),
-            Some("completed") => match task.get("result") {
-                Some(result @ Value::Object(_))
-                    if result.get("resultType").and_then(Value::as_str) != Some("task") =>
-                {
-                    if let Some(op) = self.in_flight.get_mut(handle) {
-                        op.task = None;
-                    }
-                    self.on_op_result(now, handle, result.clone());
+        match step {
+            TaskStep::PollNow => self.poll_task_now(now, handle),
+            TaskStep::PollLater => self.poll_task_later(now, handle),
+            TaskStep::Input => self.on_task_input(now, handle, &task),
+            TaskStep::Completed(result) => {
+                if let Some(op) = self.in_flight.get_mut(handle) {
+                    op.task = None;
                 }
-                _ => {
-                    self.finish(handle, Err(invalid(format!("task {id} completed without a result object"))))
-                }
-            },
-            Some("failed") => {
-                let err = task.get("error").cloned().unwrap_or(Value::Null);
-                let rpc = RpcError {
-                    code: err.get("code").and_then(Value::as_i64).unwrap_or(-32603),
-                    message: err
-                        .get("message")
-                        .and_then(Value::as_str)
-                        .map_or_else(|| "the task failed".to_owned(), |m| crate::text::sanitize(m, 500)),
-                    data: err.get("data").cloned(),
-                };
-                self.finish(handle, Err(RequestError::Rpc(rpc)));
+                self.on_op_result(now, handle, result);
             }
-            Some("cancelled") => {
-                let why =
-                    task.get("statusMessage").and_then(Value::as_str).map(|m| crate::text::sanitize(m, 300));
-                let detail = why.unwrap_or_else(|| "the server cancelled it".into());
-                self.finish(handle, Err(RequestError::Task { task_id: id, detail }));
-            }
-            other => {
-                let status = other.map_or_else(|| "none".to_owned(), |s| crate::text::sanitize(s, 50));
-                self.finish(handle, Err(invalid(format!("task {id} has an unknown status {status}"))));
-            }
+            TaskStep::Failed(err) => self.finish(handle, Err(err)),
         }
     }
 
@@ -199,22 +110,17 @@ impl Connection {
 
     /// Schedules the next `tasks/get`, unless the task outlived its lifetime.
     pub(super) fn poll_task_later(&mut self, now: Instant, handle: RequestHandle) {
-        let Some(op) = self.in_flight.get_mut(handle) else { return };
+        let Some(op) = self.in_flight.get(handle) else { return };
         let Some(task) = op.task.as_ref() else { return };
-        let update_due =
-            task.pending_update.is_some() || op.input.as_ref().is_some_and(|r| r.retry.is_some());
-        if update_due {
-            self.poll_task_now(now, handle);
-            return;
-        }
-        if task.expires.is_some_and(|at| at <= now) {
-            let detail = "its ttlMs passed without a final status".to_owned();
-            let task_id = task.id.clone();
-            self.abandon(handle, "task expired");
-            self.finish(handle, Err(RequestError::Task { task_id, detail }));
-            return;
-        }
-        let at = now + task.poll;
+        let answers_waiting = op.input.as_ref().is_some_and(|r| r.retry.is_some());
+        let at = match task.next_poll(now, answers_waiting) {
+            NextPoll::Now => return self.poll_task_now(now, handle),
+            NextPoll::Expired(err) => {
+                self.abandon(handle, "task expired");
+                return self.finish(handle, Err(err));
+            }
+            NextPoll::At(at) => at,
+        };
         // A poll that keeps hearing "working" keeps the call alive when the host asked for
         // its timeout to reset on progress.
         if op.opts.reset_timeout_on_progress {
@@ -228,17 +134,10 @@ impl Connection {
     /// `input_required`: the host answers the requests it has not answered yet; the answers go
     /// back in `tasks/update` (then polling goes on).
     fn on_task_input(&mut self, now: Instant, handle: RequestHandle, task: &Value) {
-        let fresh: Map<String, Value> = {
-            let Some(state) = self.in_flight.get(handle).and_then(|op| op.task.as_ref()) else { return };
-            let Some(requests) = task.get("inputRequests").and_then(Value::as_object) else {
-                self.finish(handle, Err(invalid("an input_required task without inputRequests")));
-                return;
-            };
-            requests
-                .iter()
-                .filter(|(k, _)| !state.answered.contains(*k))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect()
+        let Some(state) = self.in_flight.get(handle).and_then(|op| op.task.as_ref()) else { return };
+        let Some(fresh) = state.unanswered(task) else {
+            self.finish(handle, Err(invalid("an input_required task without inputRequests")));
+            return;
         };
         let waiting = self.inputs.values().any(|p| p.op == handle);
         if fresh.is_empty() || waiting {
@@ -247,46 +146,25 @@ impl Connection {
             return;
         }
         if let Some(state) = self.in_flight.get_mut(handle).and_then(|op| op.task.as_mut()) {
-            state.answered.extend(fresh.keys().cloned());
+            state.mark_answered(fresh.keys().cloned());
         }
         let mut round = Map::new();
         round.insert("inputRequests".into(), Value::Object(fresh));
         self.on_input_required(now, handle, Value::Object(round));
     }
 
-    /// The method and params of a task's next message: `tasks/update` with the answers of an
-    /// input round, else `tasks/get`.
-    /// The method and params of a task's next message, and whether it is a 2026-07-28 one.
+    /// The method and params of a task's next message, and whether it is a 2026-07-28 one
+    /// (see [`TaskState::next_message`]); `None` when `handle` is not a task.
     pub(super) fn task_request(
         &mut self,
         handle: RequestHandle,
     ) -> Option<(&'static str, Map<String, Value>, bool)> {
         let op = self.in_flight.get_mut(handle)?;
-        let task = op.task.as_ref()?;
-        let (id, fetch_result, modern) = (task.id.clone(), task.fetch_result, !task.legacy);
-        let mut params = Map::new();
-        params.insert("taskId".into(), Value::String(id));
-        let fresh = op.input.as_mut().and_then(|round| round.retry.take()).map(|(responses, _)| responses);
         let task = op.task.as_mut()?;
-        // Answers not acknowledged yet go again (with any new ones) until an update is.
-        let answers = match (task.pending_update.take(), fresh) {
-            (Some(mut pending), Some(fresh)) => {
-                pending.extend(fresh);
-                Some(pending)
-            }
-            (pending, fresh) => pending.or(fresh),
-        };
-        let method = match answers {
-            _ if fetch_result => "tasks/result",
-            Some(responses) => {
-                params.insert("inputResponses".into(), Value::Object(responses.clone()));
-                task.pending_update = Some(responses);
-                "tasks/update"
-            }
-            None => "tasks/get",
-        };
-        task.sent_method = method;
-        Some((method, params, modern))
+        // The answers of an input round the task asked for go out in its next message.
+        let fresh = op.input.as_mut().and_then(|round| round.retry.take()).map(|(responses, _)| responses);
+        let (method, params) = task.next_message(fresh);
+        Some((method, params, !task.legacy))
     }
 
     /// A task message was answered: `tasks/get` with the task's status, `tasks/update` with an
@@ -301,7 +179,7 @@ impl Connection {
         match method {
             "tasks/update" => {
                 if let Some(task) = self.in_flight.get_mut(handle).and_then(|op| op.task.as_mut()) {
-                    task.pending_update = None;
+                    task.update_acknowledged();
                 }
                 self.poll_task_now(now, handle);
                 return;
@@ -406,49 +284,13 @@ impl Connection {
     }
 }
 
-/// Task ids remembered to catch a server reusing one for a new task.
-const REMEMBERED_TASK_IDS: usize = 4096;
-
-/// The ids of the tasks created on a connection: the newest [`REMEMBERED_TASK_IDS`], in order
-/// and as a set (a server that reuses one is refused).
-#[derive(Debug, Default)]
-pub(super) struct SeenTaskIds {
-    order: VecDeque<String>,
-    set: BTreeSet<String>,
-}
-
-impl SeenTaskIds {
-    /// Records a newly created task's id; false when it was seen before.
-    fn remember(&mut self, id: &str) -> bool {
-        if !self.set.insert(id.to_owned()) {
-            return false;
-        }
-        self.order.push_back(id.to_owned());
-        while self.order.len() > REMEMBERED_TASK_IDS {
-            if let Some(old) = self.order.pop_front() {
-                self.set.remove(&old);
-            }
-        }
-        true
-    }
-}
-
 impl Connection {
     /// `Request::TaskResult` going out for the first time: it is polled as a task.
     pub(super) fn start_task_wait(&mut self, handle: RequestHandle, era: crate::era::Era) {
         let Some(op) = self.in_flight.get_mut(handle) else { return };
         let Request::TaskResult { task_id, .. } = &op.request else { return };
         if op.task.is_none() {
-            op.task = Some(TaskState {
-                id: task_id.clone(),
-                poll: DEFAULT_POLL,
-                expires: None,
-                answered: BTreeSet::new(),
-                sent_method: "tasks/get",
-                legacy: era == crate::era::Era::Legacy,
-                fetch_result: false,
-                pending_update: None,
-            });
+            op.task = Some(TaskState::waited_for(task_id.clone(), era == crate::era::Era::Legacy));
         }
     }
 
