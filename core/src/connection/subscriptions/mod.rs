@@ -8,9 +8,13 @@
 //! than the request; it survives the loss of its stream or process (it is sent again); and
 //! its response is the end of the stream.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::Value;
+
+mod listen;
+
+pub(super) use listen::{ListenState, Tagged};
 
 use super::Connection;
 use crate::era::Era;
@@ -23,38 +27,6 @@ use crate::request::Request;
 use crate::response::Response;
 use crate::subscription::{SubscriptionFilter, SUBSCRIPTION_ID_META};
 use crate::timers::Timer;
-
-/// A process that dies sooner than this after receiving its listens does not get them sent to
-/// its replacement: the listens end with the error (a server that crashes on them would
-/// otherwise be restarted for ever).
-pub(crate) const MIN_LISTEN_LIFETIME: Duration = Duration::from_secs(1);
-
-/// What a listen request keeps besides the common request state.
-#[derive(Debug, Default)]
-pub(super) struct ListenState {
-    /// When the current attempt went out.
-    sent_at: Option<Instant>,
-    /// The current attempt was acknowledged.
-    acked: bool,
-    /// Some attempt was acknowledged (after that, each attempt has its own ack timeout).
-    acked_once: bool,
-    /// Attempts sent so far.
-    sends: u32,
-    /// Re-opens since the last acknowledgment (for the backoff).
-    failures: u32,
-    /// Notifications dropped because the listen did not ask for them (every attempt).
-    unrequested: u64,
-}
-
-/// Where a notification tagged with a subscription id goes.
-pub(super) enum Tagged {
-    /// Not tagged: an ordinary notification.
-    Untagged,
-    /// A live listen.
-    Listen(RequestHandle),
-    /// A stream this client no longer has: drop it.
-    Gone,
-}
 
 impl Connection {
     /// The listen a notification's `_meta` names, if it names one.
@@ -81,10 +53,7 @@ impl Connection {
         let granted = SubscriptionFilter::from_value(params.get("notifications").unwrap_or(&Value::Null));
         let unsupported = filter.missing_from(&granted);
         let refused = *require_all && !unsupported.is_empty();
-        let listen = op.listen.get_or_insert_with(ListenState::default);
-        listen.acked = true;
-        listen.acked_once = true;
-        listen.failures = 0;
+        op.listen.get_or_insert_with(ListenState::default).acknowledged();
         op.retries = 0;
         self.timers.clear(Timer::Request(handle));
         let detail = refused.then(|| format!("not granted: {}", unsupported.to_value()));
@@ -110,9 +79,7 @@ impl Connection {
         if method == "notifications/cancelled" || filter.asks_for(method, params) {
             return true;
         }
-        let listen = op.listen.get_or_insert_with(ListenState::default);
-        listen.unrequested += 1;
-        let count = listen.unrequested;
+        let count = op.listen.get_or_insert_with(ListenState::default).count_unrequested();
         let method = crate::text::sanitize(method, 100);
         if count == 1 {
             self.warn(Warning::UnrequestedNotification { method: method.clone() });
@@ -181,13 +148,9 @@ impl Connection {
         if !matches!(op.request, Request::Listen { .. }) {
             return;
         }
-        let listen = op.listen.get_or_insert_with(ListenState::default);
-        listen.sent_at = Some(now);
-        listen.acked = false;
-        listen.sends += 1;
         // The first attempt is bounded from the host's call (connecting included); each later
         // one from when it goes out.
-        if listen.sends > 1 {
+        if op.listen.get_or_insert_with(ListenState::default).sent(now) {
             if let Some(at) = op.deadline(now) {
                 self.timers.set(Timer::Request(handle), at);
             }
@@ -204,13 +167,7 @@ impl Connection {
         let kept: Vec<RequestHandle> = self
             .in_flight
             .iter()
-            .filter(|(_, op)| {
-                op.listen.as_ref().is_some_and(|l| {
-                    l.acked
-                        && l.sent_at
-                            .is_some_and(|at| now.saturating_duration_since(at) >= MIN_LISTEN_LIFETIME)
-                })
-            })
+            .filter(|(_, op)| op.listen.as_ref().is_some_and(|l| l.survives_loss(now)))
             .map(|(h, _)| h)
             .collect();
         for h in &kept {
@@ -224,11 +181,7 @@ impl Connection {
     fn listen_dropped(&mut self, handle: RequestHandle, reason: RequestError) {
         let Some(op) = self.in_flight.get_mut(handle) else { return };
         op.sent = None;
-        let acked_once = op.listen.as_ref().is_some_and(|l| l.acked_once);
-        if let Some(listen) = op.listen.as_mut() {
-            listen.acked = false;
-            listen.failures += 1;
-        }
+        let acked_once = op.listen.as_mut().is_some_and(ListenState::dropped);
         // Before the first acknowledgment the host's own bound keeps running.
         if acked_once {
             self.timers.clear(Timer::Request(handle));
@@ -249,7 +202,8 @@ impl Connection {
             return false;
         }
         self.listen_dropped(handle, reason);
-        let failures = self.in_flight.get(handle).and_then(|op| op.listen.as_ref()).map_or(1, |l| l.failures);
+        let failures =
+            self.in_flight.get(handle).and_then(|op| op.listen.as_ref()).map_or(1, ListenState::failures);
         let delay = self.http_reconnect_delay(failures.saturating_sub(1));
         self.timers.set(Timer::Retry(handle), now + delay);
         true
