@@ -1,46 +1,20 @@
 //! Paginated lists: following cursors within the list bounds, restarting once after a refused
 //! cursor, decoding the items (a bad item is a warning, not a failure), and caching the whole list.
 
-use std::collections::BTreeSet;
 use std::time::Instant;
 
 use serde_json::Value;
 
-use super::cache::CacheScope;
+mod sequence;
+
+use sequence::PageStep;
+pub(super) use sequence::Pages;
+
 use super::Connection;
 use crate::error::{RequestError, Warning};
 use crate::handle::RequestHandle;
 use crate::response::Response;
 use crate::types::{ListPage, Prompt, Resource, ResourceTemplate, Tool};
-
-/// The pages of a paginated list received so far.
-#[derive(Debug, Default)]
-pub(super) struct Pages {
-    items: Vec<Value>,
-    pub(super) cursor: Option<String>,
-    seen: BTreeSet<String>,
-    count: usize,
-    ttl_ms: Option<u64>,
-    /// Some page had a `cacheScope` other than `"public"`.
-    private: bool,
-}
-
-impl Pages {
-    /// Why the pages received so far, and the next cursor, break the list bounds (items,
-    /// pages, a repeated cursor), if they do.
-    fn out_of_bounds(&mut self, next_cursor: Option<&str>, limits: &crate::config::Limits) -> Option<String> {
-        if self.items.len() > limits.max_list_items {
-            return Some(format!("more than {} items", limits.max_list_items));
-        }
-        match next_cursor {
-            Some(c) if !self.seen.insert(c.to_owned()) => Some(format!("the server repeated cursor {c:?}")),
-            Some(_) if self.count >= limits.max_list_pages => {
-                Some(format!("more than {} pages", limits.max_list_pages))
-            }
-            _ => None,
-        }
-    }
-}
 
 impl Connection {
     /// The server refused a list's cursor (-32602): that page sequence is over. Its cached
@@ -74,21 +48,19 @@ impl Connection {
         items: Vec<Value>,
         next_cursor: Option<String>,
     ) -> Option<Vec<Value>> {
-        let limits = self.cfg.limits.clone();
         let op = self.in_flight.get_mut(handle)?;
-        op.pages.count += 1;
-        op.pages.items.extend(items);
-        if let Some(detail) = op.pages.out_of_bounds(next_cursor.as_deref(), &limits) {
-            self.finish(handle, Err(RequestError::Pagination { detail }));
-            return None;
+        match op.pages.add(items, next_cursor, &self.cfg.limits) {
+            PageStep::OutOfBounds(detail) => {
+                self.finish(handle, Err(RequestError::Pagination { detail }));
+                None
+            }
+            PageStep::Next => {
+                self.in_flight.queue_first(handle);
+                self.pump(now);
+                None
+            }
+            PageStep::Done(items) => Some(items),
         }
-        if let Some(cursor) = next_cursor {
-            op.pages.cursor = Some(cursor);
-            self.in_flight.queue_first(handle);
-            self.pump(now);
-            return None;
-        }
-        Some(std::mem::take(&mut op.pages.items))
     }
 
     /// One page of `tasks/list` arrived: follow the cursor (within the list bounds) or finish.
@@ -123,14 +95,10 @@ impl Connection {
             }
         };
         op.sent = None;
-        if let Some(ttl) = page.ttl_ms {
-            op.pages.ttl_ms = Some(op.pages.ttl_ms.map_or(ttl, |t| t.min(ttl)));
-        }
-        op.pages.private |= page.cache_scope.as_deref() != Some("public");
+        op.pages.note_cache_hints(page.ttl_ms, page.cache_scope.as_deref());
         let Some(items) = self.take_page(now, handle, page.items, page.next_cursor) else { return };
         let Some(op) = self.in_flight.get(handle) else { return };
-        let ttl = op.pages.ttl_ms;
-        let scope = if op.pages.private { CacheScope::Private } else { CacheScope::Public };
+        let (ttl, scope) = (op.pages.ttl_ms(), op.pages.scope());
         let response = self.decode_list(method, items);
         #[cfg(feature = "http")]
         let response = self.http_exclude_invalid_header_tools(response);
