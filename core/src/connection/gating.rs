@@ -1,9 +1,10 @@
 //! Capability gating: a host request goes to a server only when the server declared the
 //! capability it needs (the lifecycle's "only use capabilities that were negotiated").
 //!
-//! The rules are one table, [`rules`]: for each request kind and era, the method it sends and
-//! the capabilities it needs, checked in order against what `initialize` or `server/discover`
-//! declared. The check runs where a request is about to go out on a ready session
+//! The rules are one table, [`rules`], kept with everything else a request kind is on the wire
+//! in `requests/kinds.rs`: for each request kind and era, the method it sends and the
+//! capabilities it needs. This file checks them, in order, against what `initialize` or
+//! `server/discover` declared. The check runs where a request is about to go out on a ready session
 //! ([`Connection::capability_gate`], called from the send path in `requests/send.rs`), so a request issued
 //! before the handshake is checked once the capabilities are known, and a refused request ends
 //! with [`RequestError::CapabilityMissing`] without anything being sent.
@@ -14,112 +15,12 @@
 
 use serde_json::Value;
 
+use super::requests::kinds::{rules, Need};
 use super::Connection;
-use crate::era::{Era, ServerInfo};
+use crate::era::ServerInfo;
 use crate::error::RequestError;
 use crate::request::Request;
 use crate::types::ServerCapabilities;
-
-/// The 2026-07-28 tasks extension's capability key.
-const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
-
-/// The first revision with the `completions` capability; before it (2024-11-05)
-/// `completion/complete` needs none.
-const COMPLETIONS_SINCE: &str = "2025-03-26";
-
-/// What a capability needs to be present in the declared capabilities.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Need {
-    /// The entry at this path is present (and not `null`).
-    Entry(&'static [&'static str]),
-    /// The boolean flag at this path is `true`.
-    Flag(&'static [&'static str]),
-    /// The extension with this id is declared (2026-07-28 `extensions`).
-    Extension(&'static str),
-}
-
-/// One gating rule: the method a request sends and the capability it needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Rule {
-    /// The method (for the error).
-    method: &'static str,
-    /// The capability's name as the spec writes it (for the error).
-    capability: &'static str,
-    /// How to find it among the declared capabilities.
-    need: Need,
-}
-
-const fn entry(method: &'static str, capability: &'static str, path: &'static [&'static str]) -> Rule {
-    Rule { method, capability, need: Need::Entry(path) }
-}
-
-const TOOLS_LIST: &[Rule] = &[entry("tools/list", "tools", &["tools"])];
-const TOOLS_CALL: &[Rule] = &[entry("tools/call", "tools", &["tools"])];
-const PROMPTS_LIST: &[Rule] = &[entry("prompts/list", "prompts", &["prompts"])];
-const PROMPTS_GET: &[Rule] = &[entry("prompts/get", "prompts", &["prompts"])];
-const RESOURCES_LIST: &[Rule] = &[entry("resources/list", "resources", &["resources"])];
-const TEMPLATES_LIST: &[Rule] = &[entry("resources/templates/list", "resources", &["resources"])];
-const RESOURCES_READ: &[Rule] = &[entry("resources/read", "resources", &["resources"])];
-const SUBSCRIBE: &[Rule] = &[Rule {
-    method: "resources/subscribe",
-    capability: "resources.subscribe",
-    need: Need::Flag(&["resources", "subscribe"]),
-}];
-const UNSUBSCRIBE: &[Rule] = &[Rule {
-    method: "resources/unsubscribe",
-    capability: "resources.subscribe",
-    need: Need::Flag(&["resources", "subscribe"]),
-}];
-const COMPLETE: &[Rule] = &[entry("completion/complete", "completions", &["completions"])];
-const SET_LEVEL: &[Rule] = &[entry("logging/setLevel", "logging", &["logging"])];
-const LEGACY_TASKS_LIST: &[Rule] = &[entry("tasks/list", "tasks.list", &["tasks", "list"])];
-const LEGACY_TASKS_CANCEL: &[Rule] = &[entry("tasks/cancel", "tasks.cancel", &["tasks", "cancel"])];
-const LEGACY_TASKS_GET: &[Rule] = &[entry("tasks/get", "tasks", &["tasks"])];
-const LEGACY_TASKS_RESULT: &[Rule] = &[entry("tasks/result", "tasks", &["tasks"])];
-const LEGACY_CALL_AS_TASK: &[Rule] = &[
-    entry("tools/call", "tools", &["tools"]),
-    entry("tools/call", "tasks.requests.tools.call", &["tasks", "requests", "tools", "call"]),
-];
-const fn extension(method: &'static str) -> Rule {
-    Rule {
-        method,
-        capability: "extensions.io.modelcontextprotocol/tasks",
-        need: Need::Extension(TASKS_EXTENSION),
-    }
-}
-const MODERN_TASKS_GET: &[Rule] = &[extension("tasks/get")];
-const MODERN_TASKS_CANCEL: &[Rule] = &[extension("tasks/cancel")];
-const MODERN_CALL_AS_TASK: &[Rule] = &[entry("tools/call", "tools", &["tools"]), extension("tools/call")];
-
-/// The capabilities `request` needs on a server of `era` speaking `version`, in the order they
-/// are checked. Empty for requests no capability governs (`ping`, `server/discover`, custom
-/// methods, listen streams) and for those the era refuses outright (checked elsewhere).
-fn rules(request: &Request, era: Era, version: &str) -> &'static [Rule] {
-    let modern = era == Era::Modern;
-    match request {
-        Request::ListTools => TOOLS_LIST,
-        Request::CallTool { .. } => TOOLS_CALL,
-        Request::ListPrompts => PROMPTS_LIST,
-        Request::GetPrompt { .. } => PROMPTS_GET,
-        Request::ListResources => RESOURCES_LIST,
-        Request::ListResourceTemplates => TEMPLATES_LIST,
-        Request::ReadResource { .. } => RESOURCES_READ,
-        Request::SubscribeResource { .. } if !modern => SUBSCRIBE,
-        Request::UnsubscribeResource { .. } if !modern => UNSUBSCRIBE,
-        // Dates compare as strings; every accepted revision is one.
-        Request::Complete { .. } if modern || version >= COMPLETIONS_SINCE => COMPLETE,
-        Request::SetLogLevel(_) => SET_LEVEL,
-        Request::ListTasks if !modern => LEGACY_TASKS_LIST,
-        Request::CancelTask { .. } if modern => MODERN_TASKS_CANCEL,
-        Request::CancelTask { .. } => LEGACY_TASKS_CANCEL,
-        Request::GetTask { .. } | Request::TaskResult { .. } if modern => MODERN_TASKS_GET,
-        Request::GetTask { .. } => LEGACY_TASKS_GET,
-        Request::TaskResult { .. } => LEGACY_TASKS_RESULT,
-        Request::CallToolAsTask { .. } if modern => MODERN_CALL_AS_TASK,
-        Request::CallToolAsTask { .. } => LEGACY_CALL_AS_TASK,
-        _ => &[],
-    }
-}
 
 /// Whether `caps` declares what `need` asks for.
 fn declared(caps: &ServerCapabilities, need: Need) -> bool {
@@ -162,6 +63,8 @@ impl Connection {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::connection::requests::kinds::TASKS_EXTENSION;
+    use crate::era::Era;
     use crate::transport::TransportKind;
     use serde_json::json;
 

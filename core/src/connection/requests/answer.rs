@@ -1,5 +1,7 @@
-//! Taking answers: a response decoded into the typed [`crate::Response`] its request expects,
-//! tool results checked against their output schema, list answers invalidating caches.
+//! Taking answers: a response routed by what it is (an error, a page, a task, an input round,
+//! a `server/discover` refresh, a listen stream's end) and otherwise decoded into the typed
+//! [`crate::Response`] its kind gives ([`super::kinds::decode`]); tool results checked against
+//! their output schema, list answers invalidating caches.
 
 use std::time::Instant;
 
@@ -12,7 +14,7 @@ use crate::handle::RequestHandle;
 use crate::jsonrpc::{ResultJson, RpcErrorObject, WireId};
 use crate::request::Request;
 use crate::response::Response;
-use crate::types::{CallToolResult, CompleteResult, GetPromptResult, ReadResourceResult};
+use crate::types::CallToolResult;
 
 impl Connection {
     /// The server answered a host request.
@@ -97,26 +99,7 @@ impl Connection {
             _ => None,
         };
         let tool = op.tool.clone();
-        let result = match &op.request {
-            Request::CallTool { .. } => CallToolResult::from_value(value).map(Response::ToolResult),
-            Request::GetPrompt { .. } => GetPromptResult::from_value(value).map(Response::Prompt),
-            Request::ReadResource { .. } => ReadResourceResult::from_value(value).map(Response::Resource),
-            Request::Complete { .. } => CompleteResult::from_value(value).map(Response::Completion),
-            Request::Ping => Ok(Response::Pong),
-            Request::SetLogLevel(_)
-            | Request::SubscribeResource { .. }
-            | Request::UnsubscribeResource { .. }
-            | Request::CancelTask { .. } => Ok(Response::Empty),
-            Request::CallToolAsTask { .. } | Request::TaskResult { .. } => {
-                CallToolResult::from_value(value).map(Response::ToolResult)
-            }
-            Request::GetTask { .. } => {
-                crate::types::Task::from_value(value).map(|t| Response::Task(Box::new(t)))
-            }
-            Request::Custom { .. } => Ok(Response::Raw(value)),
-            _ => Ok(Response::Raw(value)),
-        };
-        let result = result
+        let result = super::kinds::decode(&op.request, value)
             .map_err(|e| RequestError::InvalidResponse { detail: e.to_string() })
             .and_then(|response| self.check_output(tool.as_deref(), response));
         if let (Ok(response), Some(uri)) = (&result, read_uri) {

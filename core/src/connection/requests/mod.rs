@@ -1,23 +1,25 @@
 //! Requests in flight: one [`Op`] per host request (or internal one) from the moment it is
-//! issued until it ends. Sending them for the server's era (`send.rs`), taking their answers
-//! (`answer.rs`) and ending them otherwise: progress, timeout, abandon, failure of their
-//! process or session (`end.rs`). Pagination is in [`super::pages`], the cache in
-//! [`super::cache`].
+//! issued until it ends. What each kind of request is on the wire ([`kinds`]: its method and
+//! params, the capability it needs, the input refused up front, how its result decodes);
+//! sending them for the server's era (`send.rs`), taking their answers (`answer.rs`) and
+//! ending them otherwise: progress, timeout, abandon, failure of their process or session
+//! (`end.rs`). Pagination is in [`super::pages`], the cache in [`super::cache`].
 
 mod answer;
 mod end;
 mod in_flight;
+pub(super) mod kinds;
 mod recent;
 mod send;
 
 pub(super) use in_flight::{Answered, InFlight};
+pub(super) use kinds::validate;
 
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use super::pages::Pages;
-use crate::error::CommandError;
 use crate::handle::Epoch;
 use crate::jsonrpc::WireId;
 use crate::request::{Request, RequestOptions};
@@ -109,43 +111,6 @@ impl Op {
             (at, hard) => at.or(hard),
         }
     }
-}
-
-/// Rejects requests that cannot be sent.
-pub(super) fn validate(request: &Request) -> Result<(), CommandError> {
-    match request {
-        Request::GetTask { task_id }
-        | Request::CancelTask { task_id }
-        | Request::TaskResult { task_id, .. }
-            if task_id.is_empty() =>
-        {
-            return Err(CommandError::InvalidArgument("task id is empty".into()));
-        }
-        Request::CallTool { name, arguments } | Request::CallToolAsTask { name, arguments } => {
-            if name.is_empty() {
-                return Err(CommandError::InvalidArgument("tool name is empty".into()));
-            }
-            if !(arguments.is_object() || arguments.is_null()) {
-                return Err(CommandError::InvalidArgument("tool arguments must be a JSON object".into()));
-            }
-        }
-        Request::Complete { context: Some(ctx), .. } => {
-            if let Some((name, _)) = ctx.iter().find(|(_, v)| !v.is_string()) {
-                let detail = format!("completion context argument {name:?} must be a string");
-                return Err(CommandError::InvalidArgument(detail));
-            }
-        }
-        Request::Custom { method, params } => {
-            if method.is_empty() {
-                return Err(CommandError::InvalidArgument("method is empty".into()));
-            }
-            if !(params.is_object() || params.is_null()) {
-                return Err(CommandError::InvalidArgument("params must be a JSON object".into()));
-            }
-        }
-        _ => {}
-    }
-    Ok(())
 }
 
 /// Progress tokens are matched by their JSON text, so a number never matches a string.

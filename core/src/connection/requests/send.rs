@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::time::Instant;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::connection::handshake::modern_meta;
 use crate::connection::{Connection, Outgoing, Proc, Session};
@@ -14,7 +14,7 @@ use crate::request::{Request, RequestOptions};
 use crate::response::Response;
 use crate::timers::Timer;
 
-use super::Op;
+use super::{kinds, Op};
 
 impl Connection {
     /// Queues a request the connection issues on its own ([`Op::internal`]) at the front of the
@@ -169,7 +169,9 @@ impl Connection {
         self.on_listen_sent(now, handle);
     }
 
-    /// The method and params of a request for the given era.
+    /// The method and params of a request for the given era: a task poll's own
+    /// ([`Connection::task_request`]), or what the request's kind gives ([`kinds::wire`]) with
+    /// `_meta` and input responses added.
     fn build(&mut self, handle: RequestHandle, era: Era) -> (Cow<'static, str>, Option<Value>) {
         if let Some((method, mut params, modern)) = self.task_request(handle) {
             if modern {
@@ -185,101 +187,19 @@ impl Connection {
             return (Cow::Borrowed(method), Some(Value::Object(params)));
         }
         let op = self.in_flight.get(handle).expect("op exists");
-        let mut hoisted: Option<Map<String, Value>> = None;
-        let (method, params): (&'static str, Map<String, Value>) = match &op.request {
-            Request::Connect => unreachable!("answered locally"),
-            r @ (Request::ListTools
-            | Request::ListPrompts
-            | Request::ListResources
-            | Request::ListResourceTemplates) => {
-                let (_, method, _) = r.list_kind().expect("list request");
-                let mut p = Map::new();
-                if let Some(c) = &op.pages.cursor {
-                    p.insert("cursor".into(), Value::String(c.clone()));
-                }
-                (method, p)
-            }
-            Request::GetTask { task_id } => ("tasks/get", one("taskId", Value::String(task_id.clone()))),
-            Request::CancelTask { task_id } => {
-                ("tasks/cancel", one("taskId", Value::String(task_id.clone())))
-            }
-            Request::TaskResult { .. } => unreachable!("a task result is polled as a task"),
-            Request::ListTasks => {
-                let mut p = Map::new();
-                if let Some(c) = &op.pages.cursor {
-                    p.insert("cursor".into(), Value::String(c.clone()));
-                }
-                ("tasks/list", p)
-            }
-            r @ (Request::CallTool { name, arguments } | Request::CallToolAsTask { name, arguments }) => {
-                let as_task = matches!(r, Request::CallToolAsTask { .. });
-                let mut args = match arguments {
-                    Value::Object(m) => m.clone(),
-                    _ => Map::new(),
-                };
-                if let Some(meta) = args.remove("_meta") {
-                    hoisted = meta.as_object().cloned();
-                }
-                let mut p = Map::new();
-                p.insert("name".into(), Value::String(name.clone()));
-                p.insert("arguments".into(), Value::Object(args));
-                if era == Era::Legacy && (as_task || self.legacy_task_required(name)) {
-                    // A call waiting for its task asks it to live as long as the call may wait;
-                    // one started on purpose takes the server's default.
-                    let mut task = Map::new();
-                    if !as_task {
-                        let ms = u64::try_from(op.timeout.as_millis()).unwrap_or(u64::MAX);
-                        task.insert("ttl".into(), Value::from(ms));
-                    }
-                    p.insert("task".into(), Value::Object(task));
-                }
-                ("tools/call", p)
-            }
-            Request::GetPrompt { name, arguments } => {
-                let mut p = Map::new();
-                p.insert("name".into(), Value::String(name.clone()));
-                if !arguments.is_empty() {
-                    p.insert("arguments".into(), Value::Object(arguments.clone()));
-                }
-                ("prompts/get", p)
-            }
-            Request::ReadResource { uri } => ("resources/read", one("uri", Value::String(uri.clone()))),
-            Request::SubscribeResource { uri } => {
-                ("resources/subscribe", one("uri", Value::String(uri.clone())))
-            }
-            Request::UnsubscribeResource { uri } => {
-                ("resources/unsubscribe", one("uri", Value::String(uri.clone())))
-            }
-            Request::Listen { filter, .. } => {
-                ("subscriptions/listen", one("notifications", filter.to_value()))
-            }
-            Request::Complete { reference, argument, value, context } => {
-                let mut p = Map::new();
-                p.insert("ref".into(), reference.to_value());
-                p.insert("argument".into(), json!({"name": argument, "value": value}));
-                // `context` exists since 2025-06-18; older revisions do not get it.
-                let has_context =
-                    self.server_info().is_some_and(|i| i.protocol_version.as_str() >= "2025-06-18");
-                if let Some(ctx) = context.as_ref().filter(|_| has_context) {
-                    p.insert("context".into(), json!({"arguments": ctx}));
-                }
-                ("completion/complete", p)
-            }
-            Request::Ping => match era {
-                Era::Modern => ("server/discover", Map::new()),
-                Era::Legacy => ("ping", Map::new()),
-            },
-            // Legacy servers are answered locally.
-            Request::Discover => ("server/discover", Map::new()),
-            Request::SetLogLevel(level) => {
-                ("logging/setLevel", one("level", Value::String(level.as_str().into())))
-            }
-            Request::Custom { method, params } => {
-                let p = params.as_object().cloned().unwrap_or_default();
-                return self.finish_build(handle, era, Cow::Owned(method.clone()), p, None);
-            }
+        let legacy_task_required = match &op.request {
+            Request::CallTool { name, .. } if era == Era::Legacy => self.legacy_task_required(name),
+            _ => false,
         };
-        self.finish_build(handle, era, Cow::Borrowed(method), params, hoisted)
+        let facts = kinds::WireFacts {
+            era,
+            protocol_version: self.server_info().map(|i| i.protocol_version.as_str()),
+            cursor: op.pages.cursor.as_deref(),
+            timeout: op.timeout,
+            legacy_task_required,
+        };
+        let kinds::Wire { method, params, hoisted } = kinds::wire(&op.request, &facts);
+        self.finish_build(handle, era, method, params, hoisted)
     }
 
     /// Merges `_meta` into the params and registers the progress token.
@@ -336,11 +256,4 @@ impl Connection {
         let params = if params.is_empty() && era == Era::Legacy { None } else { Some(Value::Object(params)) };
         (method, params)
     }
-}
-
-/// A one-member object.
-fn one(key: &str, v: Value) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert(key.into(), v);
-    m
 }
