@@ -366,3 +366,150 @@ pub(in crate::connection) fn decode(request: &Request, value: Value) -> Result<R
         | Request::Custom { .. } => Ok(Response::Raw(value)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::subscription::SubscriptionFilter;
+    use crate::types::{CompletionReference, LoggingLevel};
+
+    fn facts(era: Era, version: &str) -> WireFacts<'_> {
+        WireFacts {
+            era,
+            protocol_version: Some(version),
+            cursor: None,
+            timeout: Duration::from_secs(30),
+            legacy_task_required: false,
+        }
+    }
+
+    fn complete(context: Option<Map<String, Value>>) -> Request {
+        Request::Complete {
+            reference: CompletionReference::Prompt { name: "p".into() },
+            argument: "a".into(),
+            value: "v".into(),
+            context,
+        }
+    }
+
+    /// One request of every kind the connection builds itself (`Connect` is answered locally,
+    /// `TaskResult` polled as a task).
+    fn built_kinds() -> Vec<Request> {
+        vec![
+            Request::ListTools,
+            Request::ListPrompts,
+            Request::ListResources,
+            Request::ListResourceTemplates,
+            Request::call_tool("t", json!({"x": 1})),
+            Request::get_prompt("p", Map::new()),
+            Request::read_resource("a://b"),
+            complete(None),
+            Request::Ping,
+            Request::Discover,
+            Request::SetLogLevel(LoggingLevel::Info),
+            Request::Listen { filter: SubscriptionFilter::new().all_lists(), require_all: false },
+            Request::SubscribeResource { uri: "a://b".into() },
+            Request::UnsubscribeResource { uri: "a://b".into() },
+            Request::CallToolAsTask { name: "t".into(), arguments: Value::Null },
+            Request::GetTask { task_id: "t".into() },
+            Request::CancelTask { task_id: "t".into() },
+            Request::ListTasks,
+            Request::Custom { method: "x/y".into(), params: json!({"k": 1}) },
+        ]
+    }
+
+    #[test]
+    fn every_capability_rule_names_the_method_the_kind_sends() {
+        for (era, version) in
+            [(Era::Legacy, "2024-11-05"), (Era::Legacy, "2025-11-25"), (Era::Modern, "2026-07-28")]
+        {
+            for request in built_kinds() {
+                let sent = wire(&request, &facts(era, version)).method;
+                for rule in rules(&request, era, version) {
+                    assert_eq!(rule.method, sent, "{request:?} on {era:?} {version}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ping_and_discover_per_era() {
+        let legacy = wire(&Request::Ping, &facts(Era::Legacy, "2025-11-25"));
+        assert_eq!((legacy.method.as_ref(), legacy.params.len()), ("ping", 0));
+        let modern = wire(&Request::Ping, &facts(Era::Modern, "2026-07-28"));
+        assert_eq!(modern.method, "server/discover");
+        assert_eq!(wire(&Request::Discover, &facts(Era::Modern, "2026-07-28")).method, "server/discover");
+    }
+
+    #[test]
+    fn completion_context_goes_only_to_revisions_that_have_it() {
+        let ctx: Map<String, Value> = [("b".to_owned(), json!("x"))].into_iter().collect();
+        let old = wire(&complete(Some(ctx.clone())), &facts(Era::Legacy, "2025-03-26"));
+        assert_eq!(
+            Value::Object(old.params),
+            json!({"ref": {"type": "ref/prompt", "name": "p"}, "argument": {"name": "a", "value": "v"}})
+        );
+        let newer = wire(&complete(Some(ctx)), &facts(Era::Legacy, "2025-06-18"));
+        assert_eq!(newer.params.get("context"), Some(&json!({"arguments": {"b": "x"}})));
+    }
+
+    #[test]
+    fn tool_calls_hoist_meta_and_ask_legacy_tasks_for_their_timeout() {
+        let call = Request::call_tool("t", json!({"x": 1, "_meta": {"k": "v"}}));
+        let modern =
+            wire(&call, &WireFacts { legacy_task_required: true, ..facts(Era::Modern, "2026-07-28") });
+        assert_eq!(Value::Object(modern.params), json!({"name": "t", "arguments": {"x": 1}}));
+        assert_eq!(modern.hoisted.map(Value::Object), Some(json!({"k": "v"})));
+
+        let required = WireFacts { legacy_task_required: true, ..facts(Era::Legacy, "2025-11-25") };
+        let legacy = wire(&call, &required);
+        assert_eq!(legacy.params.get("task"), Some(&json!({"ttl": 30_000})));
+        let as_task = Request::CallToolAsTask { name: "t".into(), arguments: Value::Null };
+        let started = wire(&as_task, &facts(Era::Legacy, "2025-11-25"));
+        assert_eq!(Value::Object(started.params), json!({"name": "t", "arguments": {}, "task": {}}));
+    }
+
+    #[test]
+    fn lists_carry_their_cursor_and_custom_requests_their_own_method() {
+        let page = WireFacts { cursor: Some("c2"), ..facts(Era::Legacy, "2025-11-25") };
+        assert_eq!(Value::Object(wire(&Request::ListTasks, &page).params), json!({"cursor": "c2"}));
+        let first = wire(&Request::ListResourceTemplates, &facts(Era::Legacy, "2025-11-25"));
+        assert_eq!((first.method.as_ref(), first.params.len()), ("resources/templates/list", 0));
+        let custom = Request::Custom { method: "x/y".into(), params: Value::Null };
+        let built = wire(&custom, &facts(Era::Modern, "2026-07-28"));
+        assert_eq!((built.method.as_ref(), built.params.len(), built.hoisted), ("x/y", 0, None));
+    }
+
+    #[test]
+    fn refused_input_names_what_is_wrong() {
+        let refused = |r: Request| match validate(&r) {
+            Err(CommandError::InvalidArgument(detail)) => detail,
+            other => panic!("{r:?} gave {other:?}"),
+        };
+        assert_eq!(refused(Request::call_tool("", Value::Null)), "tool name is empty");
+        assert_eq!(refused(Request::call_tool("t", json!([1]))), "tool arguments must be a JSON object");
+        let ctx: Map<String, Value> = [("n".to_owned(), json!(1))].into_iter().collect();
+        assert_eq!(refused(complete(Some(ctx))), "completion context argument \"n\" must be a string");
+        assert_eq!(refused(Request::TaskResult { task_id: "".into(), tool: None }), "task id is empty");
+        assert_eq!(refused(Request::Custom { method: "".into(), params: Value::Null }), "method is empty");
+        assert_eq!(
+            refused(Request::Custom { method: "m".into(), params: json!(1) }),
+            "params must be a JSON object"
+        );
+        for request in built_kinds() {
+            assert_eq!(validate(&request), Ok(()), "{request:?}");
+        }
+    }
+
+    #[test]
+    fn results_decode_to_the_kind_s_response() {
+        assert_eq!(decode(&Request::Ping, json!({})), Ok(Response::Pong));
+        let unsubscribe = Request::UnsubscribeResource { uri: "a://b".into() };
+        assert_eq!(decode(&unsubscribe, json!({})), Ok(Response::Empty));
+        let custom = Request::Custom { method: "x/y".into(), params: Value::Null };
+        assert_eq!(decode(&custom, json!({"a": 1})), Ok(Response::Raw(json!({"a": 1}))));
+        let call = decode(&Request::call_tool("t", Value::Null), json!({"content": []}));
+        assert!(matches!(call, Ok(Response::ToolResult(r)) if r.content.is_empty()));
+        assert!(decode(&Request::read_resource("a://b"), json!({"contents": 3})).is_err());
+    }
+}
