@@ -21,6 +21,10 @@
 //! that poll a task (`tasks.rs`), and the special answer paths (pages, tasks, discover, input
 //! rounds, the tool-result fast path, output schemas, cached reads: `answer.rs`).
 
+// Items are `pub(crate)`, not `pub(in crate::connection)`: the module is private to
+// `connection` either way, and `scripts/module-graph.py` would read the longer form as a use of
+// `connection`, which this module does not make.
+
 use std::borrow::Cow;
 use std::time::Duration;
 
@@ -35,7 +39,7 @@ use crate::types::{CallToolResult, CompleteResult, DecodeError, GetPromptResult,
 // ----- validate: what input is refused up front ------------------------------------------
 
 /// Rejects requests that cannot be sent.
-pub(in crate::connection) fn validate(request: &Request) -> Result<(), CommandError> {
+pub(crate) fn validate(request: &Request) -> Result<(), CommandError> {
     match request {
         Request::CallTool { name, arguments } | Request::CallToolAsTask { name, arguments } => {
             if name.is_empty() {
@@ -91,7 +95,7 @@ pub(in crate::connection) fn validate(request: &Request) -> Result<(), CommandEr
 // ----- rules: the capability each kind needs ---------------------------------------------
 
 /// The 2026-07-28 tasks extension's capability key.
-pub(in crate::connection) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+pub(crate) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// The first revision with the `completions` capability; before it (2024-11-05)
 /// `completion/complete` needs none.
@@ -99,7 +103,7 @@ const COMPLETIONS_SINCE: &str = "2025-03-26";
 
 /// What a capability needs to be present in the declared capabilities.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(in crate::connection) enum Need {
+pub(crate) enum Need {
     /// The entry at this path is present (and not `null`).
     Entry(&'static [&'static str]),
     /// The boolean flag at this path is `true`.
@@ -110,13 +114,13 @@ pub(in crate::connection) enum Need {
 
 /// One gating rule: the method a request sends and the capability it needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(in crate::connection) struct Rule {
+pub(crate) struct Rule {
     /// The method (for the error).
-    pub(in crate::connection) method: &'static str,
+    pub(crate) method: &'static str,
     /// The capability's name as the spec writes it (for the error).
-    pub(in crate::connection) capability: &'static str,
+    pub(crate) capability: &'static str,
     /// How to find it among the declared capabilities.
-    pub(in crate::connection) need: Need,
+    pub(crate) need: Need,
 }
 
 const fn entry(method: &'static str, capability: &'static str, path: &'static [&'static str]) -> Rule {
@@ -164,7 +168,7 @@ const MODERN_CALL_AS_TASK: &[Rule] = &[entry("tools/call", "tools", &["tools"]),
 /// The capabilities `request` needs on a server of `era` speaking `version`, in the order they
 /// are checked. Empty for requests no capability governs (`ping`, `server/discover`, custom
 /// methods, listen streams) and for those the era refuses outright (checked elsewhere).
-pub(in crate::connection) fn rules(request: &Request, era: Era, version: &str) -> &'static [Rule] {
+pub(crate) fn rules(request: &Request, era: Era, version: &str) -> &'static [Rule] {
     let modern = era == Era::Modern;
     match request {
         Request::ListTools => TOOLS_LIST,
@@ -204,31 +208,31 @@ pub(in crate::connection) fn rules(request: &Request, era: Era, version: &str) -
 /// What a request's method and params are built from besides the request itself: facts of the
 /// connection and of the request in flight.
 #[derive(Debug, Clone, Copy)]
-pub(in crate::connection) struct WireFacts<'a> {
+pub(crate) struct WireFacts<'a> {
     /// The server's era.
-    pub(in crate::connection) era: Era,
+    pub(crate) era: Era,
     /// The negotiated protocol revision, once known.
-    pub(in crate::connection) protocol_version: Option<&'a str>,
+    pub(crate) protocol_version: Option<&'a str>,
     /// The cursor of the page to ask for (list requests), if not the first.
-    pub(in crate::connection) cursor: Option<&'a str>,
+    pub(crate) cursor: Option<&'a str>,
     /// The request's timeout: a call waiting for its task asks the task to live as long.
-    pub(in crate::connection) timeout: Duration,
+    pub(crate) timeout: Duration,
     /// A `tools/call` on a legacy server of a tool that requires a task
     /// (`Connection::legacy_task_required`): it goes out task-augmented. Only read for
     /// [`Request::CallTool`] on a legacy server.
-    pub(in crate::connection) legacy_task_required: bool,
+    pub(crate) legacy_task_required: bool,
 }
 
 /// A request as it goes on the wire, before the connection adds what every request carries
 /// (`_meta`, input responses, the progress token: `finish_build` in `send.rs`).
 #[derive(Debug, Clone, PartialEq)]
-pub(in crate::connection) struct Wire {
+pub(crate) struct Wire {
     /// The JSON-RPC method.
-    pub(in crate::connection) method: Cow<'static, str>,
+    pub(crate) method: Cow<'static, str>,
     /// The params the kind itself gives.
-    pub(in crate::connection) params: Map<String, Value>,
+    pub(crate) params: Map<String, Value>,
     /// The `_meta` a tool call's arguments carried, moved out of them to go in `params._meta`.
-    pub(in crate::connection) hoisted: Option<Map<String, Value>>,
+    pub(crate) hoisted: Option<Map<String, Value>>,
 }
 
 /// The revision that added `context` to `completion/complete`; older ones do not get it.
@@ -237,7 +241,7 @@ const COMPLETION_CONTEXT_SINCE: &str = "2025-06-18";
 /// The method and params of `request` for the server and request `facts` describe.
 /// `Connect` is answered locally and `TaskResult` is polled as a task (`tasks.rs`): neither is
 /// built here.
-pub(in crate::connection) fn wire(request: &Request, facts: &WireFacts<'_>) -> Wire {
+pub(crate) fn wire(request: &Request, facts: &WireFacts<'_>) -> Wire {
     let era = facts.era;
     let mut hoisted: Option<Map<String, Value>> = None;
     let (method, params): (&'static str, Map<String, Value>) = match request {
@@ -340,7 +344,7 @@ fn one(key: &str, v: Value) -> Map<String, Value> {
 /// The typed answer a result of `request` decodes to. Lists, task lists, `server/discover`
 /// and listen streams take their own paths before this one (`answer.rs`), so they, like
 /// `Connect` (never sent) and `Custom`, keep the raw result here.
-pub(in crate::connection) fn decode(request: &Request, value: Value) -> Result<Response, DecodeError> {
+pub(crate) fn decode(request: &Request, value: Value) -> Result<Response, DecodeError> {
     match request {
         Request::CallTool { .. } => CallToolResult::from_value(value).map(Response::ToolResult),
         Request::GetPrompt { .. } => GetPromptResult::from_value(value).map(Response::Prompt),

@@ -1,5 +1,6 @@
 //! Sending requests: the queue moved forward when the connection can send, each request built
-//! for the server's era (method, params, `_meta`), a plain `tools/call` encoded straight to bytes.
+//! for the server's era (its kind's method and params from [`super::kinds`], then `_meta`), a
+//! plain `tools/call` encoded straight to bytes.
 
 use std::borrow::Cow;
 use std::time::Instant;
