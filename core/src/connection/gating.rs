@@ -4,10 +4,10 @@
 //! The rules are one table, [`rules`], kept with everything else a request kind is on the wire
 //! in `requests/kinds.rs`: for each request kind and era, the method it sends and the
 //! capabilities it needs. This file checks them, in order, against what `initialize` or
-//! `server/discover` declared. The check runs where a request is about to go out on a ready session
-//! ([`Connection::capability_gate`], called from the send path in `requests/send.rs`), so a request issued
-//! before the handshake is checked once the capabilities are known, and a refused request ends
-//! with [`RequestError::CapabilityMissing`] without anything being sent.
+//! `server/discover` declared. The check runs where a request is about to go out on a ready
+//! session ([`Connection::capability_gate`], called from the send path in `requests/send.rs`),
+//! so a request issued before the handshake is checked once the capabilities are known, and a
+//! refused request ends with [`RequestError::CapabilityMissing`] without anything being sent.
 //!
 //! Era refusals (a method the server's revision does not have, e.g. `resources/subscribe` on a
 //! 2026-07-28 server) are not capabilities: they stay with the features that own them
