@@ -21,10 +21,6 @@
 //! that poll a task (`tasks.rs`), and the special answer paths (pages, tasks, discover, input
 //! rounds, the tool-result fast path, output schemas, cached reads: `answer.rs`).
 
-// Items are `pub(crate)`, not `pub(in crate::connection)`: the module is private to
-// `connection` either way, and `scripts/module-graph.py` would read the longer form as a use of
-// `connection`, which this module does not make.
-
 use std::borrow::Cow;
 use std::time::Duration;
 
@@ -39,7 +35,7 @@ use crate::types::{CallToolResult, CompleteResult, DecodeError, GetPromptResult,
 // ----- validate: what input is refused up front ------------------------------------------
 
 /// Rejects requests that cannot be sent.
-pub(crate) fn validate(request: &Request) -> Result<(), CommandError> {
+pub(in crate::connection) fn validate(request: &Request) -> Result<(), CommandError> {
     match request {
         Request::CallTool { name, arguments } | Request::CallToolAsTask { name, arguments } => {
             if name.is_empty() {
@@ -95,7 +91,7 @@ pub(crate) fn validate(request: &Request) -> Result<(), CommandError> {
 // ----- rules: the capability each kind needs ---------------------------------------------
 
 /// The 2026-07-28 tasks extension's capability key.
-pub(crate) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+pub(in crate::connection) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// The first revision with the `completions` capability; before it (2024-11-05)
 /// `completion/complete` needs none.
@@ -103,7 +99,7 @@ const COMPLETIONS_SINCE: &str = "2025-03-26";
 
 /// What a capability needs to be present in the declared capabilities.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Need {
+pub(in crate::connection) enum Need {
     /// The entry at this path is present (and not `null`).
     Entry(&'static [&'static str]),
     /// The boolean flag at this path is `true`.
@@ -114,13 +110,13 @@ pub(crate) enum Need {
 
 /// One gating rule: the method a request sends and the capability it needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Rule {
+pub(in crate::connection) struct Rule {
     /// The method (for the error).
-    pub(crate) method: &'static str,
+    pub(in crate::connection) method: &'static str,
     /// The capability's name as the spec writes it (for the error).
-    pub(crate) capability: &'static str,
+    pub(in crate::connection) capability: &'static str,
     /// How to find it among the declared capabilities.
-    pub(crate) need: Need,
+    pub(in crate::connection) need: Need,
 }
 
 const fn entry(method: &'static str, capability: &'static str, path: &'static [&'static str]) -> Rule {
@@ -168,7 +164,7 @@ const MODERN_CALL_AS_TASK: &[Rule] = &[entry("tools/call", "tools", &["tools"]),
 /// The capabilities `request` needs on a server of `era` speaking `version`, in the order they
 /// are checked. Empty for requests no capability governs (`ping`, `server/discover`, custom
 /// methods, listen streams) and for those the era refuses outright (checked elsewhere).
-pub(crate) fn rules(request: &Request, era: Era, version: &str) -> &'static [Rule] {
+pub(in crate::connection) fn rules(request: &Request, era: Era, version: &str) -> &'static [Rule] {
     let modern = era == Era::Modern;
     match request {
         Request::ListTools => TOOLS_LIST,
@@ -208,31 +204,31 @@ pub(crate) fn rules(request: &Request, era: Era, version: &str) -> &'static [Rul
 /// What a request's method and params are built from besides the request itself: facts of the
 /// connection and of the request in flight.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct WireFacts<'a> {
+pub(in crate::connection) struct WireFacts<'a> {
     /// The server's era.
-    pub(crate) era: Era,
+    pub(in crate::connection) era: Era,
     /// The negotiated protocol revision, once known.
-    pub(crate) protocol_version: Option<&'a str>,
+    pub(in crate::connection) protocol_version: Option<&'a str>,
     /// The cursor of the page to ask for (list requests), if not the first.
-    pub(crate) cursor: Option<&'a str>,
+    pub(in crate::connection) cursor: Option<&'a str>,
     /// The request's timeout: a call waiting for its task asks the task to live as long.
-    pub(crate) timeout: Duration,
+    pub(in crate::connection) timeout: Duration,
     /// A `tools/call` on a legacy server of a tool that requires a task
     /// (`Connection::legacy_task_required`): it goes out task-augmented. Only read for
     /// [`Request::CallTool`] on a legacy server.
-    pub(crate) legacy_task_required: bool,
+    pub(in crate::connection) legacy_task_required: bool,
 }
 
 /// A request as it goes on the wire, before the connection adds what every request carries
 /// (`_meta`, input responses, the progress token: `finish_build` in `send.rs`).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Wire {
+pub(in crate::connection) struct Wire {
     /// The JSON-RPC method.
-    pub(crate) method: Cow<'static, str>,
+    pub(in crate::connection) method: Cow<'static, str>,
     /// The params the kind itself gives.
-    pub(crate) params: Map<String, Value>,
+    pub(in crate::connection) params: Map<String, Value>,
     /// The `_meta` a tool call's arguments carried, moved out of them to go in `params._meta`.
-    pub(crate) hoisted: Option<Map<String, Value>>,
+    pub(in crate::connection) hoisted: Option<Map<String, Value>>,
 }
 
 /// The revision that added `context` to `completion/complete`; older ones do not get it.
@@ -241,7 +237,7 @@ const COMPLETION_CONTEXT_SINCE: &str = "2025-06-18";
 /// The method and params of `request` for the server and request `facts` describe.
 /// `Connect` is answered locally and `TaskResult` is polled as a task (`tasks.rs`): neither is
 /// built here.
-pub(crate) fn wire(request: &Request, facts: &WireFacts<'_>) -> Wire {
+pub(in crate::connection) fn wire(request: &Request, facts: &WireFacts<'_>) -> Wire {
     let era = facts.era;
     let mut hoisted: Option<Map<String, Value>> = None;
     let (method, params): (&'static str, Map<String, Value>) = match request {
@@ -344,7 +340,7 @@ fn one(key: &str, v: Value) -> Map<String, Value> {
 /// The typed answer a result of `request` decodes to. Lists, task lists, `server/discover`
 /// and listen streams take their own paths before this one (`answer.rs`), so they, like
 /// `Connect` (never sent) and `Custom`, keep the raw result here.
-pub(crate) fn decode(request: &Request, value: Value) -> Result<Response, DecodeError> {
+pub(in crate::connection) fn decode(request: &Request, value: Value) -> Result<Response, DecodeError> {
     match request {
         Request::CallTool { .. } => CallToolResult::from_value(value).map(Response::ToolResult),
         Request::GetPrompt { .. } => GetPromptResult::from_value(value).map(Response::Prompt),
