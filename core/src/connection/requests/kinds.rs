@@ -11,14 +11,15 @@
 //! say what it is.
 //!
 //! The file is ordered by question, not by kind, because the questions take different inputs
-//! at different times: the capability gate runs before anything is built (and again for every
-//! `server/discover` refresh), so asking it through a per-kind description would build params,
-//! cloning a call's arguments, only to read a capability name.
+//! at different times: the capability rules are read before anything is built (by the gate,
+//! and by the `server/discover` refresh deciding whether a request waits for it), so asking
+//! them through a per-kind description would build params, cloning a call's arguments, only to
+//! read a capability name.
 //!
 //! Not here, because they are decided by the state of the connection rather than by the kind:
 //! requests answered without the server (`Connect`, a fresh `Discover`, `SetLogLevel` on a
-//! 2026-07-28 server: `send.rs`), era refusals (`subscriptions.rs`, `tasks.rs`), the requests
-//! that poll a task (`tasks.rs`), and the special answer paths (pages, tasks, discover, input
+//! 2026-07-28 server: `send.rs`), era refusals (`subscriptions.rs`, `tasks/`), the requests
+//! that poll a task (`tasks/`), and the special answer paths (pages, tasks, discover, input
 //! rounds, the tool-result fast path, output schemas, cached reads: `answer.rs`).
 
 use std::borrow::Cow;
@@ -235,7 +236,7 @@ pub(in crate::connection) struct Wire {
 const COMPLETION_CONTEXT_SINCE: &str = "2025-06-18";
 
 /// The method and params of `request` for the server and request `facts` describe.
-/// `Connect` is answered locally and `TaskResult` is polled as a task (`tasks.rs`): neither is
+/// `Connect` is answered locally and `TaskResult` is polled as a task (`tasks/`): neither is
 /// built here.
 pub(in crate::connection) fn wire(request: &Request, facts: &WireFacts<'_>) -> Wire {
     let era = facts.era;
