@@ -11,7 +11,7 @@
 //!
 //! Era refusals (a method the server's revision does not have, e.g. `resources/subscribe` on a
 //! 2026-07-28 server) are not capabilities: they stay with the features that own them
-//! (`subscriptions.rs`, `tasks/`) and run first.
+//! (`subscriptions/`, `tasks/`) and run first.
 
 use serde_json::Value;
 

@@ -18,7 +18,7 @@
 //!
 //! Not here, because they are decided by the state of the connection rather than by the kind:
 //! requests answered without the server (`Connect`, a fresh `Discover`, `SetLogLevel` on a
-//! 2026-07-28 server: `send.rs`), era refusals (`subscriptions.rs`, `tasks/`), the requests
+//! 2026-07-28 server: `send.rs`), era refusals (`subscriptions/`, `tasks/`), the requests
 //! that poll a task (`tasks/`), and the special answer paths (pages, tasks, discover, input
 //! rounds, the tool-result fast path, output schemas, cached reads: `answer.rs`).
 
