@@ -8,7 +8,7 @@
 //! recognised scope) only a request going out with the same `Authorization` (its SHA-256; no
 //! header is a credential of its own, and stdio has a single one). A stale entry is kept until
 //! a re-fetch replaces it: one that fails transiently over HTTP serves it, with
-//! [`Warning::StaleCacheServed`]. Everything is dropped when the process or session ends.
+//! [`Warning::StaleCacheServed`](crate::Warning::StaleCacheServed). Everything is dropped when the process or session ends.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};

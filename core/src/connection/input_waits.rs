@@ -2,8 +2,8 @@
 //!
 //! An `input_required` answer with a `requestState` and no `inputRequests` is the server
 //! saying "not yet, come back" (load shedding, or an interaction happening elsewhere, such as
-//! a URL elicitation). The retry then goes out after a wait that grows ([`FIRST_INPUT_WAIT`],
-//! doubling, at most [`MAX_INPUT_WAIT`]; deterministic, no jitter) and never outlasts the
+//! a URL elicitation). The retry then goes out after a wait that grows ([`FIRST_INPUT_WAIT`](crate::FIRST_INPUT_WAIT),
+//! doubling, at most [`MAX_INPUT_WAIT`](crate::input_round::MAX_INPUT_WAIT); deterministic, no jitter) and never outlasts the
 //! request's own timeout: a wait that would end at or after the deadline fails the request with
 //! [`RequestError::Timeout`] at once. Each wait is announced as an [`Event::InputWait`] the
 //! host may answer with [`Connection::cancel_input_wait`].

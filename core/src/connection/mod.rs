@@ -2,23 +2,28 @@
 //! documented on [`Connection`] itself.
 //!
 //! - [`drive`]: the driver contract as messages ([`Input`], [`Output`]);
-//! - [`lifecycle`]: process start and loss, shutdown escalation, the era handshake;
-//! - [`stdio`]: the stdio transport (stdout/stderr framing, EOF and exit);
-//! - [`http`]: the HTTP transports;
-//! - [`ops`], [`inbound`], [`input_rounds`], [`validation`]: host requests, messages from the server,
-//!   multi-round-trip input, tool output validation (feature `schema`; without it `validation`
-//!   is `no_validation.rs`, whose types hold nothing);
-//! - [`input_waits`]: paced state-only input waits, the input budget, resumption;
-//! - [`subscriptions`]: listen streams and resource subscriptions;
+//! - [`state`], [`output`]: the small explicit states, and what every part uses to act;
+//! - [`lifecycle`], [`handshake`]: process start and loss, shutdown escalation, the era
+//!   handshake;
+//! - [`stdio`]: the stdio transport (its link: stdout/stderr framing, EOF and exit);
+//! - [`http`]: the HTTP transports (the link, its exchanges, sessions and OAuth);
+//! - [`requests`]: host requests in flight (the table, what each kind is on the wire, sending,
+//!   answers, ends); [`gating`]: the capability check; [`pages`]: pagination;
+//! - [`inbound`]: messages from the server; [`oversize`]: an answer too large to keep;
+//! - [`input_rounds`], [`input_waits`]: multi-round-trip input, paced state-only waits, the
+//!   input budget, resumption;
+//! - [`validation`]: tool output validation (feature `schema`; without it `unchecked.rs`, whose
+//!   types hold nothing);
+//! - [`subscriptions`]: listen streams; [`resource_subscriptions`]: legacy
+//!   `resources/subscribe` subscriptions renewed on every new process or session;
 //! - [`cache`]: cached results (lists, reads, `server/discover`) and who may be served them;
-//! - [`deprecations`]: deprecated features noticed in use (roots, sampling, logging, HTTP+SSE);
+//! - [`tasks`]: calls that became tasks (both task surfaces);
 //! - [`header_retry`]: `Mcp-Param-*` headers kept in step with the tool definitions (list
 //!   first, the retry after a header mismatch);
-//! - [`tasks`]: polling tasks (the 2026-07-28 tasks extension);
 //! - [`discover_refresh`]: an expired `server/discover` answer fetched again before the next
 //!   request it gates;
-//! - [`resource_subscriptions`]: legacy `resources/subscribe` subscriptions renewed on every
-//!   new process or session.
+//! - [`roots`]: the roots the connection holds; [`deprecations`]: deprecated features noticed
+//!   in use (roots, sampling, logging, HTTP+SSE).
 
 mod cache;
 mod deprecations;

@@ -40,7 +40,7 @@ pub trait FromValue: Sized {
 }
 
 /// Implements `raw()`, `into_raw()`, [`FromValue`] and `Deserialize` for a
-/// struct with a private `raw` field (a `Value` or a [`RawJson`]) and an inherent `from_value`.
+/// struct with a private `raw` field (a `Value` or a [`RawJson`](super::RawJson)) and an inherent `from_value`.
 macro_rules! raw_json_impls {
     ($($ty:ident),* $(,)?) => {$(
         impl $ty {
