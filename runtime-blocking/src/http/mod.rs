@@ -71,7 +71,11 @@ pub use mcpwire_host::{HttpClientConfig, ProxySetting};
 /// core's contract, made on the first exchange. Cheap to clone; every clone shares them.
 #[derive(Debug, Clone)]
 pub struct HttpClient {
-    agents: Arc<OnceLock<Result<Agents, String>>>,
+    /// The agents for requests that need no TLS (an `http` URL, not through an `https` proxy):
+    /// made without trusted roots, so plain HTTP never pays for reading them.
+    plain: Arc<OnceLock<Agents>>,
+    /// The agents for requests that need TLS, with the trusted roots (see [`HttpClient::new`]).
+    tls: Arc<OnceLock<Result<Agents, String>>>,
     config: Arc<HttpClientConfig>,
     /// The configured (or environment) proxy, as ureq reads it.
     proxy: Option<ureq::Proxy>,
@@ -95,9 +99,10 @@ struct Agents {
 impl HttpClient {
     /// Builds the client: the proxy (the environment is read here, once) and the configured
     /// root certificates are checked. Fails with [`ClientError::Config`] for an unusable
-    /// certificate or proxy URL, or when nothing would be trusted. The agents, with the
-    /// trusted roots (the operating system's are read then, under `native-roots`), are made on
-    /// the first exchange: a client that makes none pays for none.
+    /// certificate or proxy URL, or when nothing would be trusted. The agents are made on the
+    /// first exchange that needs them: those with the trusted roots (the operating system's
+    /// are read then, under `native-roots`) on the first that needs TLS, so a client that
+    /// only speaks plain `http` never reads them.
     pub fn new(config: &HttpClientConfig) -> Result<Self, ClientError> {
         let proxy = match &config.proxy {
             ProxySetting::None => None,
@@ -110,28 +115,34 @@ impl HttpClient {
             None => Some(mcpwire_host::Proxies::default()),
             Some(_) => mcpwire_host::Proxies::resolve(&config.proxy).ok().filter(|p| !p.is_empty()),
         };
-        let agents = OnceLock::new();
+        let tls = OnceLock::new();
         if !config.extra_root_certificates.is_empty() || !config.webpki_roots {
             // Bad certificates, or nothing to trust, are the builder's error.
-            let made = Agents::new(config, proxy.clone()).map_err(ClientError::Config)?;
-            let _ = agents.set(Ok(made));
+            let (settings, no_tls) = tls_config(config).map_err(ClientError::Config)?;
+            let _ = tls.set(Ok(Agents::new(config, proxy.clone(), settings, no_tls)));
         }
-        Ok(Self { agents: Arc::new(agents), config: Arc::new(config.clone()), proxy, proxies })
+        let plain = Arc::new(OnceLock::new());
+        Ok(Self { plain, tls: Arc::new(tls), config: Arc::new(config.clone()), proxy, proxies })
     }
 
     /// The agent for `request`: by its destination. A [`Destination::Public`] request that
     /// would go through a proxy is refused (the proxy would resolve its host unchecked).
     fn agent_for(&self, request: &HttpRequest) -> Result<ureq::Agent, String> {
-        let agents = self.agents.get_or_init(|| Agents::new(&self.config, self.proxy.clone()));
-        let agents = agents.as_ref().map_err(Clone::clone)?;
         let url = mcpwire_core::mcp_servers::HttpUrl::parse(&request.url)
             .map_err(|e| format!("invalid URL: {e}"))?;
-        if let Some(why) = &agents.no_tls {
-            let proxy = self.proxies.as_ref().and_then(|p| p.for_url(&url));
-            if url.is_https() || proxy.is_some_and(|p| p.kind == mcpwire_host::ProxyKind::Https) {
+        let agents = if needs_tls(&url, self.proxies.as_ref(), self.proxy.as_ref()) {
+            let made = self.tls.get_or_init(|| {
+                let (settings, no_tls) = tls_config(&self.config)?;
+                Ok(Agents::new(&self.config, self.proxy.clone(), settings, no_tls))
+            });
+            let agents = made.as_ref().map_err(Clone::clone)?;
+            if let Some(why) = &agents.no_tls {
                 return Err(why.clone());
             }
-        }
+            agents
+        } else {
+            self.plain.get_or_init(|| Agents::plain(&self.config, self.proxy.clone()))
+        };
         let Destination::Public { loopback } = request.destination else { return Ok(agents.any.clone()) };
         let proxied = self.proxies.as_ref().is_none_or(|p| p.for_url(&url).is_some());
         if proxied {
@@ -272,13 +283,45 @@ impl HttpReport {
     }
 }
 
+/// Whether a request to `url` needs TLS: an `https` URL, or one that goes through an `https`
+/// proxy. `proxies` says which URLs go through which proxy; `None` is a proxy the host's
+/// parser does not read (taken to apply to every URL), whose scheme ureq read as `proxy`'s.
+fn needs_tls(
+    url: &mcpwire_core::mcp_servers::HttpUrl,
+    proxies: Option<&mcpwire_host::Proxies>,
+    proxy: Option<&ureq::Proxy>,
+) -> bool {
+    if url.is_https() {
+        return true;
+    }
+    match proxies {
+        Some(proxies) => proxies.for_url(url).is_some_and(|p| p.kind == mcpwire_host::ProxyKind::Https),
+        None => proxy.is_some_and(|p| p.protocol() == ureq::ProxyProtocol::Https),
+    }
+}
+
 impl Agents {
-    /// The agents for `config`, going through `proxy` for [`Destination::Any`]. Fails when the
-    /// trusted roots cannot be made. Without a TLS crypto provider (see
-    /// `mcpwire_host::tls_provider`) the agents are made for plain `http` only: ureq would
-    /// panic on a TLS connection, so [`HttpClient::prepare`] refuses those that need one.
-    fn new(config: &HttpClientConfig, proxy: Option<ureq::Proxy>) -> Result<Self, String> {
-        let (tls, no_tls) = tls_config(config)?;
+    /// The agents for requests that need no TLS: the same as [`Agents::new`]'s, without
+    /// trusted roots (ureq only reads its TLS settings on a TLS connection).
+    fn plain(config: &HttpClientConfig, proxy: Option<ureq::Proxy>) -> Self {
+        let no_roots =
+            TlsConfig::builder().root_certs(RootCerts::from(Vec::<Certificate<'static>>::new())).build();
+        // Never used for TLS: `HttpClient::agent_for` gives these only to requests without it.
+        let why = "the agent for plain http was asked for TLS".to_owned();
+        Self::new(config, proxy, no_roots, Some(why))
+    }
+
+    /// The agents for `config` with the TLS settings `tls` (and `no_tls`, why TLS cannot be
+    /// used, if it cannot), going through `proxy` for [`Destination::Any`]. Without a TLS
+    /// crypto provider (see `mcpwire_host::tls_provider`) the agents are made for plain `http`
+    /// only: ureq would panic on a TLS connection, so [`HttpClient::prepare`] refuses those
+    /// that need one.
+    fn new(
+        config: &HttpClientConfig,
+        proxy: Option<ureq::Proxy>,
+        tls: TlsConfig,
+        no_tls: Option<String>,
+    ) -> Self {
         let resolve = Arc::new(config.clone());
         let agent = |proxy: Option<ureq::Proxy>, destination: Destination| {
             let agent_config = ureq::Agent::config_builder()
@@ -299,14 +342,14 @@ impl Agents {
                 PooledResolver::new(resolve.clone(), destination),
             )
         };
-        Ok(Self {
+        Self {
             any: agent(proxy, Destination::Any),
             checked: [
                 agent(None, Destination::Public { loopback: false }),
                 agent(None, Destination::Public { loopback: true }),
             ],
             no_tls,
-        })
+        }
     }
 }
 
@@ -508,5 +551,41 @@ fn describe(e: ureq::Error) -> ExchangeFailure {
         }
         ureq::Error::Io(e) => ExchangeFailure::io("io", e),
         e => ExchangeFailure::described("HTTP request failed", &e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mcpwire_core::mcp_servers::HttpUrl;
+    use mcpwire_host::{Proxies, ProxySetting};
+
+    use super::needs_tls;
+
+    fn url(s: &str) -> HttpUrl {
+        HttpUrl::parse(s).expect("a valid URL")
+    }
+
+    fn proxies(proxy: &str) -> Proxies {
+        Proxies::resolve(&ProxySetting::Url(proxy.to_owned())).expect("a proxy the host reads")
+    }
+
+    #[test]
+    fn only_https_urls_and_https_proxies_need_tls() {
+        let none = Proxies::default();
+        assert!(!needs_tls(&url("http://127.0.0.1:8080/mcp"), Some(&none), None));
+        assert!(needs_tls(&url("https://example.com/mcp"), Some(&none), None));
+        let https_proxy = proxies("https://proxy.example:443");
+        assert!(needs_tls(&url("http://example.com/mcp"), Some(&https_proxy), None));
+        let http_proxy = proxies("http://proxy.example:3128");
+        assert!(!needs_tls(&url("http://example.com/mcp"), Some(&http_proxy), None));
+        assert!(needs_tls(&url("https://example.com/mcp"), Some(&http_proxy), None));
+    }
+
+    #[test]
+    fn a_proxy_the_host_does_not_read_is_judged_by_its_scheme() {
+        let https = ureq::Proxy::new("https://proxy.example:443").expect("proxy");
+        let socks = ureq::Proxy::new("socks5://proxy.example:1080").expect("proxy");
+        assert!(needs_tls(&url("http://example.com/mcp"), None, Some(&https)));
+        assert!(!needs_tls(&url("http://example.com/mcp"), None, Some(&socks)));
     }
 }
