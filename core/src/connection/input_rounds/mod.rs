@@ -15,45 +15,19 @@ use std::time::Instant;
 
 use serde_json::{Map, Value};
 
+mod round;
+
+use round::{parse_input_request, Answered, BadRound, RoundAsk};
+pub(super) use round::{InputRound, PendingInput};
+
 use super::Connection;
 use crate::error::{AnswerError, RequestError, Warning};
 use crate::event::{Event, ServerRequest};
 use crate::handle::{RequestHandle, ServerRequestHandle};
 use crate::input_round::{InputResume, OutstandingInput};
-use crate::request::InputState;
 use crate::request::Request;
-use crate::schema::elicitation::FormSchema;
 use crate::types::HandlerError;
 use crate::types::ServerRequestKind;
-
-/// The input state of one request between rounds.
-#[derive(Debug, Default)]
-pub(super) struct InputRound {
-    /// `input_required` answers received so far.
-    pub(super) rounds: u32,
-    /// Consecutive state-only rounds (they set the pace of the next wait).
-    pub(super) paced: u32,
-    /// When the paced wait under way (if one is) ends: its retry timer.
-    pub(super) wait_until: Option<Instant>,
-    /// Answers collected for the current round, by the server's key.
-    responses: Map<String, Value>,
-    /// Keys still waiting for the host.
-    waiting: usize,
-    /// The `requestState` to echo (absent: none is sent).
-    state: Option<String>,
-    /// Ready to be merged into the retry's params.
-    pub(super) retry: Option<(Map<String, Value>, Option<String>)>,
-}
-
-/// A host request that belongs to a request's input round.
-#[derive(Debug)]
-pub(super) struct PendingInput {
-    pub(super) op: RequestHandle,
-    key: String,
-    pub(super) kind: ServerRequestKind,
-    /// Elicitation (form mode): the form the answer must match.
-    form: Option<FormSchema>,
-}
 
 fn fail(detail: impl Into<String>) -> RequestError {
     RequestError::InvalidResponse { detail: detail.into() }
@@ -65,24 +39,6 @@ enum UnusableRound {
     Malformed(Vec<String>),
     /// The methods (sanitised, sorted, each once) of kinds this client did not declare.
     Undeclared(Vec<String>),
-}
-
-/// One entry of `inputRequests`: its method and params (absent params read as `{}`), or
-/// `None` when it is not an object with a method string and object params.
-fn parse_input_request(request: &Value) -> Option<(&str, Value)> {
-    let method = request.get("method")?.as_str()?;
-    match request.get("params") {
-        None => Some((method, Value::Object(Map::new()))),
-        Some(params @ Value::Object(_)) => Some((method, params.clone())),
-        Some(_) => None,
-    }
-}
-
-impl InputRound {
-    /// The input of a resumed request, sent with its first attempt (a fresh budget).
-    pub(super) fn resumed(state: InputState) -> Self {
-        Self { retry: Some((state.responses, state.request_state)), ..Self::default() }
-    }
 }
 
 impl Connection {
@@ -101,33 +57,25 @@ impl Connection {
             );
             return;
         }
-        let round = op.input.get_or_insert_with(InputRound::default);
-        round.rounds += 1;
-        round.wait_until = None;
-        let rounds = round.rounds;
-        let state = match value.get("requestState") {
-            None => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(_) => {
+        let rounds = op.input.get_or_insert_with(InputRound::default).next_round();
+        let RoundAsk { state, requests } = match RoundAsk::read(&value) {
+            Ok(ask) => ask,
+            Err(BadRound::StateNotString) => {
                 self.finish(handle, Err(fail("requestState is not a string")));
                 return;
             }
-        };
-        let requests = match value.get("inputRequests") {
-            None => Map::new(),
-            Some(Value::Object(m)) => m.clone(),
-            Some(_) => {
+            Err(BadRound::RequestsNotObject(state)) => {
                 let detail = "inputRequests is not an object".to_owned();
                 self.stop_round(handle, &Map::new(), state, detail.clone(), |outstanding, resume| {
                     RequestError::InputMalformed { detail, outstanding, resume }
                 });
                 return;
             }
+            Err(BadRound::Empty) => {
+                self.finish(handle, Err(fail("input_required without inputRequests or requestState")));
+                return;
+            }
         };
-        if requests.is_empty() && state.is_none() {
-            self.finish(handle, Err(fail("input_required without inputRequests or requestState")));
-            return;
-        }
         if rounds > self.cfg.limits.max_input_rounds {
             let budget = self.cfg.limits.max_input_rounds;
             let detail = format!("the server asked for input more than {budget} times");
@@ -167,18 +115,15 @@ impl Connection {
         }
         let asks = prepared;
         let Some(round) = self.in_flight.get_mut(handle).and_then(|op| op.input.as_mut()) else { return };
-        round.responses = Map::new();
-        round.waiting = asks.len();
         if asks.is_empty() {
             // Nothing to ask, so a state: "not yet, come back" after a paced wait.
-            round.state = None;
+            round.state_only();
             if let Some(state) = state {
                 self.wait_for_input(now, handle, state);
             }
             return;
         }
-        round.paced = 0;
-        round.state = state;
+        round.ask(asks.len(), state);
         for (key, request, form) in asks {
             let server = ServerRequestHandle::new(self.counters.server.next());
             self.inputs.insert(server, PendingInput { op: handle, key, kind: request.kind, form });
@@ -327,9 +272,7 @@ impl Connection {
                 let Some(round) = self.in_flight.get_mut(op).and_then(|o| o.input.as_mut()) else {
                     return Ok(());
                 };
-                round.responses.insert(pending.key, value);
-                round.waiting = round.waiting.saturating_sub(1);
-                if round.waiting == 0 {
+                if let Answered::AllIn { .. } = round.answered(pending.key, value) {
                     self.retry_with_input(now, op);
                 }
             }
@@ -345,13 +288,10 @@ impl Connection {
                     let Some(round) = self.in_flight.get_mut(op).and_then(|o| o.input.as_mut()) else {
                         return Ok(());
                     };
-                    round.waiting = round.waiting.saturating_sub(1);
-                    if round.waiting == 0 {
-                        if round.responses.is_empty() {
-                            self.poll_task_later(now, op);
-                        } else {
-                            self.retry_with_input(now, op);
-                        }
+                    match round.handler_failed() {
+                        Answered::Waiting => {}
+                        Answered::AllIn { any: false } => self.poll_task_later(now, op),
+                        Answered::AllIn { any: true } => self.retry_with_input(now, op),
                     }
                     return Ok(());
                 }
@@ -365,7 +305,7 @@ impl Connection {
     fn retry_with_input(&mut self, now: Instant, handle: RequestHandle) {
         let Some(op) = self.in_flight.get_mut(handle) else { return };
         let Some(round) = op.input.as_mut() else { return };
-        round.retry = Some((std::mem::take(&mut round.responses), round.state.take()));
+        round.prepare_retry();
         if op.task.is_some() && op.sent.is_some() {
             // A task's poll is in flight: its answer sends the update (one message at a time).
             return;
