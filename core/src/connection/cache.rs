@@ -27,10 +27,13 @@ use crate::response::Response;
 
 // What only HTTP has: the host's `Authorization`, stale results served after a transient
 // failure, lists cached on a GET stream's promise.
+mod credential;
 #[cfg(feature = "http")]
 mod http;
 mod scope;
 
+pub(super) use credential::OpCache;
+use credential::{Credential, Digest32};
 pub use scope::CacheScope;
 
 /// A cached result the host can ask about ([`Connection::cache_info`]).
@@ -65,9 +68,6 @@ pub struct CacheInfo {
     pub fresh: bool,
 }
 
-/// A SHA-256 digest.
-type Digest32 = [u8; 32];
-
 /// The `_meta` keys left out of the cache key: the protocol envelope (the same for every request
 /// of a connection) and progress tokens (unique per request).
 const UNKEYED_META: [&str; 5] = [
@@ -77,11 +77,6 @@ const UNKEYED_META: [&str; 5] = [
     "io.modelcontextprotocol/clientCapabilities",
     "io.modelcontextprotocol/logLevel",
 ];
-
-/// The credential a request goes out with: the SHA-256 of its `Authorization` value (several
-/// values combined as HTTP does, joined by `", "`); `None`: no such header, or stdio.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
-pub(super) struct Credential(Option<Digest32>);
 
 /// What an entry answers.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -227,29 +222,6 @@ impl Cache {
     }
 }
 
-/// How a cacheable request went out.
-#[derive(Debug, Default)]
-pub(super) struct OpCache {
-    /// The credential of its attempts, once one was sent.
-    sent_with: Option<Credential>,
-    /// Attempts (pages, retries) went out with different credentials: no private entry can be
-    /// bound to the answer.
-    mixed: bool,
-    /// The page sequence was restarted after the server refused a cursor.
-    pub(super) restarted: bool,
-}
-
-impl OpCache {
-    /// The one credential every attempt went out with.
-    fn credential(&self) -> Option<Credential> {
-        if self.mixed {
-            None
-        } else {
-            self.sent_with
-        }
-    }
-}
-
 /// Whether a request's answer can be cached.
 fn cacheable(request: &Request) -> bool {
     matches!(request, Request::Discover | Request::ReadResource { .. }) || request.list_kind().is_some()
@@ -342,15 +314,9 @@ impl Connection {
     fn credential(&self) -> Credential {
         match &self.transport {
             // Stdio has a single credential.
-            Transport::Stdio(_) => Credential(None),
+            Transport::Stdio(_) => Credential::NONE,
             #[cfg(feature = "http")]
-            Transport::Http(link) => {
-                let values = link.authorization_values();
-                if values.is_empty() {
-                    return Credential(None);
-                }
-                Credential(Some(Sha256::digest(values.join(", ").as_bytes()).into()))
-            }
+            Transport::Http(link) => Credential::of_authorization(&link.authorization_values()),
         }
     }
 
@@ -390,9 +356,7 @@ impl Connection {
         }
         let credential = self.credential();
         if let Some(op) = self.in_flight.get_mut(handle) {
-            let c = &mut op.cache;
-            c.mixed |= c.sent_with.is_some_and(|before| before != credential);
-            c.sent_with = Some(credential);
+            op.cache.note_sent(credential);
         }
     }
 
@@ -543,7 +507,7 @@ impl Connection {
             _ if op.input.is_some() => (Binding::Public, 0),
             (CacheScope::Public, _) => (Binding::Public, ttl_ms),
             (CacheScope::Private, Some(c)) => (Binding::Private(c), ttl_ms),
-            (CacheScope::Private, None) => (Binding::Private(Credential(None)), 0),
+            (CacheScope::Private, None) => (Binding::Private(Credential::NONE), 0),
         };
         self.cache.discover = Some(DiscoverRecord { received: now, ttl_ms, binding, meta });
         if let Proc::Running { session: Session::Ready(session), .. } = &mut self.proc {

@@ -64,7 +64,7 @@ impl Connection {
             },
             request => {
                 let Some(slot) = Slot::of_request(request) else { return Err(err) };
-                let credential = op.cache.sent_with.unwrap_or_else(|| self.credential());
+                let credential = op.cache.sent_with().unwrap_or_else(|| self.credential());
                 let meta = self.meta_key(op.opts.meta.as_ref());
                 let Some((_, entry)) = self.cache.find(&slot, meta, credential) else { return Err(err) };
                 let detail = match &slot {

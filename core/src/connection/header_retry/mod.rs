@@ -19,6 +19,10 @@
 //! and when the call ends (timeout, cancel, close) the list is dropped unless another call
 //! still waits for it.
 
+mod state;
+
+pub(super) use state::HeaderState;
+
 use std::time::Instant;
 
 use crate::jsonrpc::ResultJson;
@@ -34,28 +38,6 @@ use crate::response::Response;
 
 /// The JSON-RPC code of a header mismatch (`HeaderMismatch`).
 const HEADER_MISMATCH: i64 = -32020;
-
-/// What an op did about `Mcp-Param-*` headers, or whom an internal `tools/list` is for.
-#[derive(Debug, Default)]
-pub(super) struct HeaderState {
-    /// A call: the internal list it waits for.
-    waiting: Option<RequestHandle>,
-    /// A call: it listed the tools before going out (never twice).
-    listed_first: bool,
-    /// A call: it was answered with `-32020` once; it waits for (or went out after) a refresh.
-    mismatch: bool,
-    /// An internal list: the calls waiting for it (`None`: not an internal list).
-    waiters: Option<Vec<RequestHandle>>,
-    /// An internal list refreshing definitions after a mismatch (no call joins it to list first).
-    refresh: bool,
-}
-
-impl HeaderState {
-    /// Whether the op is an internal `tools/list` (no host request).
-    pub(super) fn is_internal(&self) -> bool {
-        self.waiters.is_some()
-    }
-}
 
 /// The tool a `tools/call` op calls, while it is a call (not a task being polled).
 fn called_tool(op: &Op) -> Option<&str> {
