@@ -77,7 +77,7 @@ impl Connection {
         true
     }
 
-    /// An op ended (it is out of `ops` already): the refresh hands its outcome to the session
+    /// An op ended (it is out of the table of requests in flight already): the refresh hands its outcome to the session
     /// (the info is already replaced when it succeeded) and lets its waiters go (`None`: not
     /// reported). Anything else passes `result` through.
     pub(super) fn discover_refresh_finished(

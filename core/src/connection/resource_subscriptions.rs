@@ -83,7 +83,7 @@ impl Connection {
         }
     }
 
-    /// An op ended (it is out of `ops` already): a host's subscribe the server confirmed joins
+    /// An op ended (it is out of the table of requests in flight already): a host's subscribe the server confirmed joins
     /// the set; a renewal is settled here (`None`: not reported). Anything else passes
     /// `result` through.
     pub(super) fn subscription_op_finished(

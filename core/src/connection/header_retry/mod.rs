@@ -146,7 +146,7 @@ impl Connection {
         }
     }
 
-    /// An op ended (it is out of `ops` already): a call stops waiting for its list (dropped
+    /// An op ended (it is out of the table of requests in flight already): a call stops waiting for its list (dropped
     /// when no call waits for it any more); an internal list hands its outcome to its calls and
     /// is not reported (`None`). Anything else passes `result` through.
     pub(super) fn header_op_finished(

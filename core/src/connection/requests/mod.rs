@@ -1,5 +1,6 @@
 //! Requests in flight: one [`Op`] per host request (or internal one) from the moment it is
-//! issued until it ends. What each kind of request is on the wire ([`kinds`]: its method and
+//! issued until it ends, kept in [`InFlight`] (with the send queue, wire ids, finished ids and
+//! progress tokens). What each kind of request is on the wire ([`kinds`]: its method and
 //! params, the capability it needs, the input refused up front, how its result decodes);
 //! sending them for the server's era (`send.rs`), taking their answers (`answer.rs`) and
 //! ending them otherwise: progress, timeout, abandon, failure of their process or session
