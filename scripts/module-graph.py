@@ -59,7 +59,7 @@ LAYERS = [
 # The largest cycle allowed among files (a cycle is a set of modules that use each other): the
 # files of `connection/`, which are still parts of one `impl Connection`. Lower it as the
 # connection's parts come to own their state; never raise it.
-MAX_CYCLE = 13
+MAX_CYCLE = 12
 
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 
