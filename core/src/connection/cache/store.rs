@@ -14,7 +14,7 @@ use super::scope::CacheScope;
 use crate::request::Request;
 use crate::response::Response;
 
-/// A cached result the host can ask about ([`Connection::cache_info`]).
+/// A cached result the host can ask about ([`Connection::cache_info`](crate::Connection::cache_info)).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
 pub enum CacheKey {
@@ -32,7 +32,7 @@ pub enum CacheKey {
     Discover,
 }
 
-/// What is cached for a [`CacheKey`] ([`Connection::cache_info`]).
+/// What is cached for a [`CacheKey`] ([`Connection::cache_info`](crate::Connection::cache_info)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CacheInfo {
     /// The result's `ttlMs`; `None` for a legacy list kept until a `list_changed` notification.
