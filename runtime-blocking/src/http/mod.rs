@@ -307,8 +307,7 @@ impl Agents {
         let no_roots =
             TlsConfig::builder().root_certs(RootCerts::from(Vec::<Certificate<'static>>::new())).build();
         // Never used for TLS: `HttpClient::agent_for` gives these only to requests without it.
-        let why = "the agent for plain http was asked for TLS".to_owned();
-        Self::new(config, proxy, no_roots, Some(why))
+        Self::new(config, proxy, no_roots, None)
     }
 
     /// The agents for `config` with the TLS settings `tls` (and `no_tls`, why TLS cannot be

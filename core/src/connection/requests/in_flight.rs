@@ -272,16 +272,13 @@ impl InFlight {
 
 #[cfg(test)]
 mod tests {
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
     use super::*;
     use crate::request::{Request, RequestOptions};
 
     fn op() -> Op {
-        // Any instant serves: the table never reads the clock.
-        #[allow(clippy::disallowed_methods)]
-        let now = Instant::now();
-        Op::new(Request::Ping, RequestOptions::default(), now, Duration::from_secs(1))
+        Op::unbounded(Request::Ping, RequestOptions::default(), Duration::from_secs(1))
     }
 
     fn handle(n: u64) -> RequestHandle {

@@ -65,17 +65,24 @@ pub(super) struct Op {
 }
 
 impl Op {
+    /// A request issued at `now`: its timeout, and the hard bound of a timeout reset on
+    /// progress ([`RequestOptions::max_total_timeout`]) running from now.
     pub(super) fn new(request: Request, opts: RequestOptions, now: Instant, timeout: Duration) -> Self {
         let hard_deadline = if opts.reset_timeout_on_progress {
             opts.max_total_timeout.and_then(|d| now.checked_add(d))
         } else {
             None
         };
+        Self { hard_deadline, ..Self::unbounded(request, opts, timeout) }
+    }
+
+    /// A request with its timeout and no hard bound, nothing sent yet.
+    fn unbounded(request: Request, opts: RequestOptions, timeout: Duration) -> Self {
         Self {
             request,
             opts,
             timeout,
-            hard_deadline,
+            hard_deadline: None,
             sent: None,
             progress_token: None,
             pages: Pages::default(),

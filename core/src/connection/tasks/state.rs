@@ -249,32 +249,28 @@ mod tests {
 
     use super::*;
 
-    fn now() -> Instant {
-        // Any instant serves: the state never reads the clock.
-        #[allow(clippy::disallowed_methods)]
-        Instant::now()
-    }
-
     #[test]
-    fn a_modern_task_polls_at_its_pace_until_it_completes() {
-        let t0 = now();
-        let mut task =
-            TaskState::created("t1".into(), &json!({"pollIntervalMs": 250, "ttlMs": 1000}), false, t0);
-        assert_eq!(task.on_status(&json!({"status": "working", "pollIntervalMs": 5})), TaskStep::PollLater);
-        // The interval is bounded below.
-        assert_eq!(task.next_poll(t0, false), NextPoll::At(t0 + MIN_POLL));
+    fn a_task_completes_with_an_object_result_that_is_not_itself_a_task() {
+        let mut task = TaskState::waited_for("t1".into(), false);
+        assert_eq!(task.on_status(&json!({"status": "working"})), TaskStep::PollLater);
         assert_eq!(task.next_message(None).0, "tasks/get");
         let result = json!({"content": [], "resultType": "complete"});
         assert_eq!(
             task.on_status(&json!({"status": "completed", "result": result})),
             TaskStep::Completed(result)
         );
-        // A result that is itself a task is not a result.
         let nested = json!({"status": "completed", "result": {"resultType": "task"}});
         assert!(matches!(task.on_status(&nested), TaskStep::Failed(RequestError::InvalidResponse { .. })));
-        // Past its ttlMs, polling stops.
-        let later = t0 + Duration::from_millis(1000);
-        assert!(matches!(task.next_poll(later, false), NextPoll::Expired(RequestError::Task { .. })));
+        let missing = json!({"status": "completed"});
+        assert!(matches!(task.on_status(&missing), TaskStep::Failed(RequestError::InvalidResponse { .. })));
+    }
+
+    #[test]
+    fn the_announced_pace_is_bounded() {
+        assert_eq!(poll_interval(&json!({"pollIntervalMs": 5})), MIN_POLL);
+        assert_eq!(poll_interval(&json!({"pollInterval": 600_000})), MAX_POLL);
+        assert_eq!(poll_interval(&json!({"pollIntervalMs": 250})), Duration::from_millis(250));
+        assert_eq!(poll_interval(&json!({})), DEFAULT_POLL);
     }
 
     #[test]
@@ -314,8 +310,7 @@ mod tests {
         let answers: Map<String, Value> = [("b".to_owned(), json!({"ok": true}))].into_iter().collect();
         let (method, params) = task.next_message(Some(answers));
         assert_eq!((method, &params["inputResponses"]["b"]), ("tasks/update", &json!({"ok": true})));
-        // Not acknowledged: the next poll is due at once and sends the answers again.
-        assert_eq!(task.next_poll(now(), false), NextPoll::Now);
+        // Not acknowledged: the next message sends the answers again.
         assert_eq!(task.next_message(None).0, "tasks/update");
         task.update_acknowledged();
         assert_eq!(task.next_message(None).0, "tasks/get");
@@ -324,8 +319,7 @@ mod tests {
 
     #[test]
     fn a_legacy_task_fetches_its_result_once_it_is_done() {
-        let mut task =
-            TaskState::created("t4".into(), &json!({"ttl": 60000, "pollInterval": 500}), true, now());
+        let mut task = TaskState::waited_for("t4".into(), true);
         assert_eq!(task.on_status(&json!({"status": "working"})), TaskStep::PollLater);
         assert_eq!(task.on_status(&json!({"status": "input_required"})), TaskStep::PollNow);
         assert_eq!(
